@@ -1,0 +1,38 @@
+# ratecard: `make run` validates the bundled content, `make test` runs the whole suite.
+# Both install what they need from Debian (and PyPI for test-only helpers) when it is missing.
+
+SWIFT ?= swift
+APT_PACKAGES = pkg-config libgit2-dev libcmark-dev libyaml-dev libssl-dev git
+TEST_APT_PACKAGES = python3-pip
+PIP_PACKAGES = jsonschema xmlschema junitparser
+BIN = .build/debug/ratecard
+
+.PHONY: deps test-deps build run test lint clean
+
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "Installing: $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+test-deps: deps
+	@python3 -c 'import jsonschema, xmlschema, junitparser' 2>/dev/null || \
+		python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES) || \
+		python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(PIP_PACKAGES)
+
+build: deps
+	$(SWIFT) build
+
+run: build
+	cd content && ../$(BIN) validate
+
+test: test-deps
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(SWIFT) test --skip-build --parallel --num-workers 2
+
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests
+
+clean:
+	rm -rf .build

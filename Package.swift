@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ratecard",
+    products: [
+        .executable(name: "ratecard", targets: ["ratecard"]),
+        .library(name: "RatecardKit", targets: ["RatecardKit"]),
+    ],
+    targets: [
+        // C libraries from Debian's -dev packages; headers and link flags through pkg-config.
+        .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
+        .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Linux calls that Glibc does not export to Swift (renameat2, flock constants).
+        .target(name: "CShims"),
+
+        .target(
+            name: "RatecardKit",
+            dependencies: ["CGit2", "CCmark", "CYAML", "CCrypto", "CShims"]
+        ),
+        .target(name: "RatecardCLI", dependencies: ["RatecardKit"]),
+        .executableTarget(name: "ratecard", dependencies: ["RatecardCLI"]),
+
+        .testTarget(
+            name: "RatecardKitTests",
+            dependencies: ["RatecardKit"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "RatecardCLITests", dependencies: ["RatecardCLI", "RatecardKit"]),
+    ]
+)

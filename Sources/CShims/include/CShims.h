@@ -1,0 +1,13 @@
+#ifndef CSHIMS_H
+#define CSHIMS_H
+
+/// Atomically exchange two paths (Linux renameat2 with RENAME_EXCHANGE). Returns 0 or -1/errno.
+int cshims_exchange_paths(const char *a, const char *b);
+
+/// flock(2) on an open descriptor: exclusive, optionally non-blocking. Returns 0 or -1/errno.
+int cshims_flock_exclusive(int fd, int nonblocking);
+
+/// Release a flock(2) lock.
+int cshims_flock_unlock(int fd);
+
+#endif

@@ -1,0 +1,80 @@
+/// A usage error: a flag or argument the command does not accept. Exit code 2.
+public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// One option a command accepts: `--name VALUE` (when `value` is set) or a `--name` flag.
+public struct OptionSpec: Sendable {
+    public var name: String
+    public var short: String?
+    public var value: String?
+    public var help: String
+
+    public init(_ name: String, short: String? = nil, value: String? = nil, _ help: String) {
+        self.name = name
+        self.short = short
+        self.value = value
+        self.help = help
+    }
+}
+
+/// What was given on the command line, checked against a command's options.
+public struct ParsedArguments: Sendable, Equatable {
+    public var values: [String: String] = [:]
+    public var flags: Set<String> = []
+    public var positionals: [String] = []
+
+    public func value(_ name: String) -> String? { values[name] }
+    public func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    /// Parses `arguments` (without the command name): `--opt value`, `--opt=value`, `-x value`,
+    /// `--flag`, and `--` to end options. Pure: no I/O.
+    public static func parse(_ arguments: [String], options: [OptionSpec], positionals range: ClosedRange<Int>) throws(UsageError) -> ParsedArguments {
+        var result = ParsedArguments()
+        var index = 0
+        var onlyPositionals = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
+                result.positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            guard let spec = options.first(where: { $0.name == name || ($0.short != nil && $0.short == name) }) else {
+                throw UsageError("Unknown option '\(name)'")
+            }
+            if let placeholder = spec.value {
+                if let inline {
+                    result.values[spec.name] = inline
+                } else if index < arguments.count {
+                    result.values[spec.name] = arguments[index]
+                    index += 1
+                } else {
+                    throw UsageError("Missing value for '\(spec.name) <\(placeholder.lowercased())>'")
+                }
+            } else {
+                if inline != nil { throw UsageError("'\(spec.name)' takes no value") }
+                result.flags.insert(spec.name)
+            }
+        }
+        if result.positionals.count < range.lowerBound {
+            throw UsageError(range.lowerBound == 1 ? "Missing expected argument" : "Missing expected arguments")
+        }
+        if result.positionals.count > range.upperBound {
+            throw UsageError("Unexpected argument '\(result.positionals[range.upperBound])'")
+        }
+        return result
+    }
+}

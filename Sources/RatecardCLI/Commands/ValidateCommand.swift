@@ -1,0 +1,36 @@
+import RatecardKit
+
+/// `ratecard validate`: every problem in the content, in one run.
+enum ValidateCommand {
+    static let command = Command(
+        name: "validate",
+        abstract: "Check the content: schema, legal caps, references, bands, dates, disclosures, history.",
+        usage: "[--rev <rev> | --range <a..b>] [--format <format>] [--as-of <date>]",
+        options: [
+            OptionSpec("--rev", value: "REV", "Validate a commit, read from git objects (no checkout; works in a bare clone)"),
+            OptionSpec("--range", value: "A..B", "Validate every commit in A..B and say which commit introduced each problem"),
+            OptionSpec("--format", value: "FORMAT", "text (default), json, github, sarif or junit"),
+            OptionSpec("--as-of", value: "DATE", "The date that decides what is current (default: today in Asia/Seoul)"),
+        ],
+        discussion: "Without --rev or --range the work tree is checked, with history rules against HEAD.\nExit codes: 0 valid (warnings allowed), 1 invalid, 2 usage error, 4 git or I/O failure.",
+        run: run)
+
+    static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        let format = try ReportFormat.named(arguments.value("--format"))
+        if arguments.value("--rev") != nil && arguments.value("--range") != nil {
+            throw UsageError("'--rev' and '--range' cannot be used together")
+        }
+        let context = ValidationContext(asOf: try invocation.asOf(arguments))
+        let run = ValidationRun(location: try ContentLocation.find(from: invocation.directory), context: context)
+        let report: ValidationReport
+        if let range = arguments.value("--range") {
+            report = try run.validate(range: range)
+        } else if let revision = arguments.value("--rev") {
+            report = try run.validate(revision: revision)
+        } else {
+            report = try run.validateWorkingTree()
+        }
+        invocation.console.out(format.render(report, version: RatecardCLI.version))
+        return report.hasErrors ? RatecardCLI.ExitCode.invalid : RatecardCLI.ExitCode.ok
+    }
+}

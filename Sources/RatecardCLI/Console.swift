@@ -1,0 +1,37 @@
+import Glibc
+
+/// Where a command writes: requested output to `out`, everything else to `err`.
+public final class Console {
+    public private(set) var captured: (out: String, err: String) = ("", "")
+    private let capture: Bool
+
+    /// A console writing to the process's stdout and stderr.
+    public static func standard() -> Console { Console(capture: false) }
+
+    /// A console that keeps what is written (for tests).
+    public static func capturing() -> Console { Console(capture: true) }
+
+    private init(capture: Bool) { self.capture = capture }
+
+    public func out(_ text: String) {
+        if capture { captured.out += text } else { write(1, text) }
+    }
+
+    public func err(_ text: String) {
+        if capture { captured.err += text } else { write(2, text) }
+    }
+
+    /// Whether stdout is a terminal (colour and progress only then).
+    public var outIsTerminal: Bool { !capture && isatty(1) == 1 }
+
+    private func write(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written <= 0 { if errno == EINTR { continue }; return }
+            offset += written
+        }
+        bytes.removeAll()
+    }
+}

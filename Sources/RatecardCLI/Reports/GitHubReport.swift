@@ -1,0 +1,32 @@
+import RatecardKit
+
+/// GitHub Actions workflow commands: `::error file=...,line=...,col=...,title=RULE::message`.
+enum GitHubReport {
+    static func render(_ report: ValidationReport) -> String {
+        var text = ""
+        for diagnostic in report.diagnostics {
+            let level = diagnostic.severity == .error ? "error" : "warning"
+            var message = diagnostic.message
+            if let commit = diagnostic.commit { message += " (introduced in \(commit.id.short))" }
+            text += "::\(level) file=\(property(diagnostic.path)),line=\(diagnostic.mark.line),col=\(diagnostic.mark.column),title=\(property(diagnostic.rule))::\(data(message))\n"
+        }
+        text += (report.hasErrors ? "invalid: " : "ok: ") + report.summary + "\n"
+        return text
+    }
+
+    /// Escaping for the message part of a workflow command.
+    static func data(_ text: String) -> String {
+        text.replacingAll("%", "%25").replacingAll("\r", "%0D").replacingAll("\n", "%0A")
+    }
+
+    /// Escaping for a property value (also `:` and `,`).
+    static func property(_ text: String) -> String {
+        data(text).replacingAll(":", "%3A").replacingAll(",", "%2C")
+    }
+}
+
+extension String {
+    func replacingAll(_ target: String, _ replacement: String) -> String {
+        split(separator: Substring(target), omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,32 @@
+import RatecardKit
+
+/// The report as one JSON object: summary counts and every diagnostic.
+enum JSONReport {
+    static func render(_ report: ValidationReport, version: String) -> String {
+        let diagnostics = report.diagnostics.map { diagnostic -> JSON in
+            var fields: [String: JSON] = [
+                "path": .string(diagnostic.path),
+                "line": .int(diagnostic.mark.line),
+                "column": .int(diagnostic.mark.column),
+                "rule": .string(diagnostic.rule),
+                "severity": .string(diagnostic.severity.rawValue),
+                "message": .string(diagnostic.message),
+            ]
+            if let commit = diagnostic.commit {
+                fields["commit"] = .object(["id": .string(commit.id.hex), "summary": .string(commit.summary)])
+            }
+            return .object(fields)
+        }
+        let object: JSON = .object([
+            "generator": .string("ratecard \(version)"),
+            "valid": .bool(!report.hasErrors),
+            "errors": .int(report.errorCount),
+            "warnings": .int(report.warningCount),
+            "files": .int(report.files),
+            "files_parsed": .int(report.filesParsed),
+            "commits": .array(report.commits.map { .object(["id": .string($0.id.hex), "summary": .string($0.summary)]) }),
+            "diagnostics": .array(diagnostics),
+        ])
+        return object.serialized() + "\n"
+    }
+}

@@ -1,0 +1,46 @@
+import RatecardKit
+
+/// JUnit XML: one test suite, one test case per rule; a rule's errors are its failures.
+enum JUnitReport {
+    static func render(_ report: ValidationReport) -> String {
+        let byRule = Dictionary(grouping: report.diagnostics, by: \.rule)
+        let failures = Rule.all.filter { rule in byRule[rule.id]?.contains { $0.severity == .error } ?? false }.count
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"ratecard validate\" tests=\"\(Rule.all.count)\" failures=\"\(failures)\" errors=\"0\">\n"
+        xml += "  <testsuite name=\"ratecard validate\" tests=\"\(Rule.all.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n"
+        for rule in Rule.all {
+            let found = byRule[rule.id] ?? []
+            xml += "    <testcase classname=\"ratecard.\(escape(rule.id))\" name=\"\(escape(rule.id)): \(escape(rule.title))\">\n"
+            let errors = found.filter { $0.severity == .error }
+            if !errors.isEmpty {
+                xml += "      <failure message=\"\(errors.count) problem\(errors.count == 1 ? "" : "s")\" type=\"\(escape(rule.id))\">"
+                xml += errors.map { escape(TextReport.line($0)) }.joined(separator: "\n")
+                xml += "</failure>\n"
+            }
+            let warnings = found.filter { $0.severity == .warning }
+            if !warnings.isEmpty {
+                xml += "      <system-out>" + warnings.map { escape(TextReport.line($0)) }.joined(separator: "\n") + "</system-out>\n"
+            }
+            xml += "    </testcase>\n"
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default:
+                // XML 1.0 forbids most control characters even when escaped.
+                if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r" { out += "?" } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+}

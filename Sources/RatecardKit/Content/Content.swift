@@ -1,0 +1,39 @@
+/// Everything one snapshot of the content holds, parsed, with where each file came from.
+public struct Content: Sendable {
+    /// The content root relative to the repository root, with a trailing `/` (or empty).
+    public var prefix: String
+    public var config: ServiceConfig?
+    public var limits: LegalLimits?
+    public var phrases: [Phrase]?
+    public var partners: [Partner] = []
+    public var products: [Product] = []
+    public var rateTables: [RateTable] = []
+    public var terms: [TermsVersion] = []
+    /// Content-relative paths of asset files.
+    public var assets: Set<String> = []
+    /// Partner ids that have a file, parsed or not (so one broken file does not cascade).
+    public var partnerFiles: Set<String> = []
+    /// `<partner>/<product>` keys that have a product.yaml, parsed or not.
+    public var productFiles: Set<String> = []
+    /// Raw text of every terms file by repository-relative path (history rules compare it).
+    public var termsText: [String: String] = [:]
+    /// Problems found while reading files (syntax, schema, encoding, tree).
+    public var fileDiagnostics: [Diagnostic] = []
+
+    public init(prefix: String) { self.prefix = prefix }
+
+    public func partner(_ id: String) -> Partner? { partners.first { $0.id.value == id } }
+
+    /// The rate tables of one product, oldest first.
+    public func rateTables(of productKey: String) -> [RateTable] {
+        rateTables.filter { $0.productKey == productKey }.sorted { $0.effectiveFrom.value < $1.effectiveFrom.value }
+    }
+
+    /// The versions of one terms document, oldest first.
+    public func versions(of documentID: String) -> [TermsVersion] {
+        terms.filter { $0.documentID == documentID }.sorted { ($0.semver ?? []).lexicographicallyPrecedes($1.semver ?? []) }
+    }
+
+    /// Terms document ids, sorted.
+    public var documentIDs: [String] { Array(Set(terms.map(\.documentID))).sorted() }
+}

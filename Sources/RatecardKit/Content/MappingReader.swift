@@ -1,0 +1,190 @@
+/// Reads the fields of one YAML mapping strictly, reporting every problem with its position.
+///
+/// Each accessor marks its key as known; `finish()` reports the keys nobody asked for. Values
+/// are typed by policy: plain `true`/`false` are booleans, plain digits are numbers, quoted
+/// scalars are always text, plain `~`/`null`/empty are absent.
+final class MappingReader {
+    let node: YAMLNode
+    let path: String
+    let diagnostics: Diagnostics
+    private let pairs: [YAMLNode.Pair]
+    private var known: Set<String> = []
+
+    /// Returns nil (after reporting SCH-03) when `node` is not a mapping.
+    init?(_ node: YAMLNode, path: String, what: String, diagnostics: Diagnostics) {
+        guard case .mapping(let pairs) = node.kind else {
+            diagnostics.report(SchemaRules.wrongType, path, node.mark, "expected a mapping of fields for \(what), found a \(node.kindName)")
+            return nil
+        }
+        self.node = node
+        self.path = path
+        self.diagnostics = diagnostics
+        self.pairs = pairs
+    }
+
+    /// The keys present, in file order.
+    var keys: [String] { pairs.compactMap(\.key.scalarText) }
+
+    /// The raw value of `key`, or nil when absent or null; reports SCH-01 if required and absent.
+    func value(_ key: String, required: Bool) -> YAMLNode? {
+        known.insert(key)
+        if let pair = pairs.first(where: { $0.key.scalarText == key }), pair.value.kindName != "null" {
+            return pair.value
+        }
+        if required {
+            diagnostics.report(SchemaRules.missingField, path, node.mark, "missing required field '\(key)'")
+        }
+        return nil
+    }
+
+    func string(_ key: String, required: Bool = true) -> Located<String>? {
+        guard let value = value(key, required: required) else { return nil }
+        return Scalar.string(value, key: key, reader: self)
+    }
+
+    func integer(_ key: String, required: Bool = true) -> Located<Int>? {
+        guard let value = value(key, required: required) else { return nil }
+        return Scalar.integer(value, key: key, reader: self)
+    }
+
+    /// An integer amount of won (`*_krw`): a decimal is RNG-06, not a type error.
+    func krw(_ key: String, required: Bool = true) -> Located<Int>? {
+        guard let value = value(key, required: required) else { return nil }
+        return Scalar.krw(value, key: key, reader: self)
+    }
+
+    /// A rate or spread with at most 3 decimals (`*_pct`, `*_pp`).
+    func percent(_ key: String, required: Bool = true) -> Located<Percent>? {
+        guard let value = value(key, required: required) else { return nil }
+        return Scalar.percent(value, key: key, reader: self)
+    }
+
+    func day(_ key: String, required: Bool = true) -> Located<Day>? {
+        guard let value = value(key, required: required) else { return nil }
+        return Scalar.day(value, key: key, reader: self)
+    }
+
+    func bool(_ key: String, required: Bool = true) -> Located<Bool>? {
+        guard let value = value(key, required: required) else { return nil }
+        guard case .scalar(let text, let plain) = value.kind, plain, text == "true" || text == "false" else {
+            report(SchemaRules.wrongType, value, "'\(key)' must be true or false, found \(Scalar.describe(value))")
+            return nil
+        }
+        return Located(text == "true", at: value.mark)
+    }
+
+    func choice<E: RawRepresentable & CaseIterable & Sendable>(_ key: String, required: Bool = true) -> Located<E>? where E.RawValue == String {
+        guard let text = string(key, required: required) else { return nil }
+        guard let value = E(rawValue: text.value) else {
+            let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
+            diagnostics.report(SchemaRules.notAllowed, path, text.mark, "'\(key)' is '\(text.value)', which is not one of: \(allowed)")
+            return nil
+        }
+        return Located(value, at: text.mark)
+    }
+
+    /// A list; reports SCH-03 when the value is not a list.
+    func list(_ key: String, required: Bool = true) -> Located<[YAMLNode]>? {
+        guard let value = value(key, required: required) else { return nil }
+        guard case .sequence(let items) = value.kind else {
+            report(SchemaRules.wrongType, value, "'\(key)' must be a list, found \(Scalar.describe(value))")
+            return nil
+        }
+        return Located(items, at: value.mark)
+    }
+
+    /// A list of text values.
+    func strings(_ key: String, required: Bool = true) -> Located<[Located<String>]>? {
+        guard let items = list(key, required: required) else { return nil }
+        return Located(items.value.compactMap { Scalar.string($0, key: key, reader: self) }, at: items.mark)
+    }
+
+    /// A nested mapping.
+    func mapping(_ key: String, required: Bool = true) -> MappingReader? {
+        guard let value = value(key, required: required) else { return nil }
+        return MappingReader(value, path: path, what: "'\(key)'", diagnostics: diagnostics)
+    }
+
+    /// Reports every key that no accessor asked for (SCH-02).
+    func finish() {
+        let expected = known.sorted().joined(separator: ", ")
+        for pair in pairs {
+            guard let key = pair.key.scalarText, !known.contains(key) else { continue }
+            diagnostics.report(SchemaRules.unknownField, path, pair.key.mark, "unknown field '\(key)'; expected one of: \(expected)")
+        }
+    }
+
+    func report(_ rule: Rule, _ node: YAMLNode, _ message: String) {
+        diagnostics.report(rule, path, node.mark, message)
+    }
+}
+
+/// Typing policy for scalars, shared by mappings and lists.
+enum Scalar {
+    static func describe(_ node: YAMLNode) -> String {
+        switch node.kind {
+        case .scalar(let text, let plain):
+            if !plain { return "text \"\(text)\"" }
+            if text == "true" || text == "false" { return "boolean \(text)" }
+            if Percent.parse(text) != nil { return "number \(text)" }
+            return "'\(text)'"
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        }
+    }
+
+    static func string(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<String>? {
+        guard case .scalar(let text, let plain) = node.kind else {
+            reader.report(SchemaRules.wrongType, node, "'\(key)' must be text, found \(describe(node))")
+            return nil
+        }
+        if plain && (text == "true" || text == "false" || Percent.parse(text) != nil) {
+            reader.report(SchemaRules.wrongType, node, "'\(key)' must be text, found \(describe(node)); put it in quotes")
+            return nil
+        }
+        return Located(text, at: node.mark)
+    }
+
+    static func integer(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<Int>? {
+        guard case .scalar(let text, true) = node.kind, let value = Int(text), text.first != "+" else {
+            reader.report(SchemaRules.wrongType, node, "'\(key)' must be a whole number, found \(describe(node))")
+            return nil
+        }
+        return Located(value, at: node.mark)
+    }
+
+    static func krw(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<Int>? {
+        guard case .scalar(let text, true) = node.kind, Percent.parse(text) != nil else {
+            reader.report(SchemaRules.wrongType, node, "'\(key)' must be a whole number of won, found \(describe(node))")
+            return nil
+        }
+        guard let value = Int(text) else {
+            reader.report(RangeRules.wholeWon, node, "'\(key)' is \(text); amounts in won are whole numbers (no decimals, no separators)")
+            return nil
+        }
+        return Located(value, at: node.mark)
+    }
+
+    static func percent(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<Percent>? {
+        guard case .scalar(let text, true) = node.kind, let (value, decimals) = Percent.parse(text) else {
+            reader.report(SchemaRules.wrongType, node, "'\(key)' must be a number, found \(describe(node))")
+            return nil
+        }
+        if decimals > 3 {
+            reader.report(RangeRules.precision, node, "'\(key)' is \(text) with \(decimals) decimals; rates have at most 3")
+        }
+        return Located(value, at: node.mark)
+    }
+
+    static func day(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<Day>? {
+        guard case .scalar(let text, _) = node.kind else {
+            reader.report(SchemaRules.wrongType, node, "'\(key)' must be a date (YYYY-MM-DD), found \(describe(node))")
+            return nil
+        }
+        guard let day = Day(text) else {
+            reader.report(SchemaRules.date, node, "'\(key)' is '\(text)', which is not a real date in YYYY-MM-DD form")
+            return nil
+        }
+        return Located(day, at: node.mark)
+    }
+}

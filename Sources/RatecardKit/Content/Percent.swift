@@ -1,0 +1,55 @@
+/// A rate or spread as exact thousandths (12.345 -> 12345), so comparisons never round.
+public struct Percent: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var thousandths: Int
+
+    public init(thousandths: Int) { self.thousandths = thousandths }
+
+    /// Parses a decimal like `12`, `12.5` or `12.345`; returns the value and its number of decimals.
+    ///
+    /// More than 3 decimals are kept out of the value (truncated) but counted, so RNG-04 can report them.
+    public static func parse(_ text: String) -> (value: Percent, decimals: Int)? {
+        var body = Substring(text)
+        var negative = false
+        if body.first == "-" {
+            negative = true
+            body = body.dropFirst()
+        } else if body.first == "+" {
+            body = body.dropFirst()
+        }
+        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy({ $0.isASCII && $0.isNumber }),
+              whole.count <= 9 else { return nil }
+        var fraction = Substring("")
+        if parts.count == 2 {
+            fraction = parts[1]
+            guard !fraction.isEmpty, fraction.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        }
+        var thousandths = Int(whole)! * 1000
+        let digits = Array(fraction.prefix(3)) + Array(repeating: "0", count: max(0, 3 - fraction.count))
+        thousandths += Int(String(digits))!
+        return (Percent(thousandths: negative ? -thousandths : thousandths), fraction.count)
+    }
+
+    /// Fixed formatting: the shortest of 1-3 decimals that shows the exact value (`20.0`, `12.45`, `7.125`).
+    public var description: String {
+        let sign = thousandths < 0 ? "-" : ""
+        let magnitude = abs(thousandths)
+        var fraction = String(magnitude % 1000)
+        fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+        while fraction.count > 1 && fraction.hasSuffix("0") { fraction.removeLast() }
+        return "\(sign)\(magnitude / 1000).\(fraction)"
+    }
+
+    /// Always two decimals, as rates are shown to people (`연 12.45%`); rounds half up.
+    public var twoDecimals: String {
+        let sign = thousandths < 0 ? "-" : ""
+        let hundredths = (abs(thousandths) + 5) / 10
+        let fraction = hundredths % 100
+        return "\(sign)\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+
+    public static func < (lhs: Percent, rhs: Percent) -> Bool { lhs.thousandths < rhs.thousandths }
+    public static func - (lhs: Percent, rhs: Percent) -> Percent { Percent(thousandths: lhs.thousandths - rhs.thousandths) }
+    public static func + (lhs: Percent, rhs: Percent) -> Percent { Percent(thousandths: lhs.thousandths + rhs.thousandths) }
+    public static let zero = Percent(thousandths: 0)
+}

@@ -1,0 +1,52 @@
+/// One version of a terms document: `terms/<doc-id>/<version>.md`.
+public struct TermsVersion: Sendable, Equatable {
+    public enum Consent: String, CaseIterable, Sendable {
+        case required
+        case optional
+        case none
+    }
+
+    public var path: String
+    public var documentID: String
+    /// The version in the file name.
+    public var fileVersion: String
+    public var mark: SourceMark
+    public var title: Located<String>
+    public var version: Located<String>
+    public var effectiveFrom: Located<Day>
+    public var consent: Located<Consent>
+    public var requiresReconsent: Located<Bool>
+    public var summary: Located<String>
+    /// The Markdown body below the front matter.
+    public var body: String
+    /// The 1-based line the body starts on.
+    public var bodyLine: Int
+
+    /// The semantic version numbers, if the file name is one.
+    public var semver: [Int]? { TermsVersion.semver(fileVersion) }
+
+    static func semver(_ text: String) -> [Int]? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        let numbers = parts.compactMap { part -> Int? in
+            guard !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }), part == "0" || part.first != "0" else { return nil }
+            return Int(part)
+        }
+        return numbers.count == 3 ? numbers : nil
+    }
+
+    static func read(_ node: YAMLNode, path: String, documentID: String, fileVersion: String, body: String, bodyLine: Int, diagnostics: Diagnostics) -> TermsVersion? {
+        guard let fields = MappingReader(node, path: path, what: "terms front matter", diagnostics: diagnostics) else { return nil }
+        defer { fields.finish() }
+        let title = fields.string("title")
+        let version = fields.string("version")
+        let from = fields.day("effective_from")
+        let consent: Located<Consent>? = fields.choice("consent")
+        let reconsent = fields.bool("requires_reconsent")
+        let summary = fields.string("summary")
+        guard let title, let version, let from, let consent, let reconsent, let summary else { return nil }
+        return TermsVersion(
+            path: path, documentID: documentID, fileVersion: fileVersion, mark: node.mark, title: title, version: version,
+            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, body: body, bodyLine: bodyLine)
+    }
+}

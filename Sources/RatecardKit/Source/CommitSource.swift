@@ -1,0 +1,27 @@
+/// Content read straight from a commit's tree through libgit2: no checkout, works in a bare clone.
+public struct CommitSource: ContentSource {
+    public let repository: Repository
+    public let commit: ObjectID
+    /// The content root inside the tree (`content` or empty).
+    public let treePrefix: String
+
+    public init(repository: Repository, commit: ObjectID, treePrefix: String) {
+        self.repository = repository
+        self.commit = commit
+        self.treePrefix = treePrefix
+    }
+
+    public var displayPrefix: String { treePrefix.isEmpty ? "" : treePrefix + "/" }
+
+    public func entries() throws -> [TreeEntry] {
+        guard let entries = try repository.treeEntries(commit: commit, under: treePrefix) else {
+            throw OperationalError("commit \(commit.short) has no folder '\(treePrefix)' holding the content")
+        }
+        return entries.filter { !$0.path.split(separator: "/").contains { $0.hasPrefix(".") } }
+    }
+
+    public func read(_ entry: TreeEntry) throws -> [UInt8] {
+        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
+        return try repository.blob(id)
+    }
+}

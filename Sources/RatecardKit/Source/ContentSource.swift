@@ -1,0 +1,9 @@
+/// Where content files come from: a work tree or a commit.
+public protocol ContentSource {
+    /// The content root's path relative to the repository root, with a trailing `/` (or empty).
+    var displayPrefix: String { get }
+    /// Every file below the content root, with symlinks and submodules listed, not followed.
+    func entries() throws -> [TreeEntry]
+    /// The bytes of one file entry.
+    func read(_ entry: TreeEntry) throws -> [UInt8]
+}

@@ -1,0 +1,332 @@
+internal import CGit2
+import Foundation
+
+/// An open git repository.
+///
+/// Owns its `git_repository`. Not `Sendable` and not thread-safe: open one per operation and
+/// use it from one thread (libgit2's objects and its error slot are per-thread).
+public final class Repository {
+    private let handle: OpaquePointer
+
+    private init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit { git_repository_free(handle) }
+
+    // MARK: - Opening
+
+    /// Opens the repository that holds `path`, searching upwards as git does.
+    public static func discover(from path: String) throws(GitError) -> Repository {
+        LibGit2.ensureInitialized()
+        var found = git_buf()
+        defer { git_buf_dispose(&found) }
+        try check("git_repository_discover", git_repository_discover(&found, path, 0, nil))
+        let gitDir = String(cString: found.ptr)
+        return try open(at: gitDir)
+    }
+
+    /// Opens the repository at `path` (a work tree, a `.git` folder or a bare repository).
+    public static func open(at path: String) throws(GitError) -> Repository {
+        LibGit2.ensureInitialized()
+        var out: OpaquePointer?
+        try check("git_repository_open", git_repository_open(&out, path))
+        return Repository(handle: out!)
+    }
+
+    /// Creates an empty repository with `main` as its initial branch.
+    public static func create(at path: String, bare: Bool = false) throws(GitError) -> Repository {
+        LibGit2.ensureInitialized()
+        var options = git_repository_init_options()
+        try check("git_repository_init_options_init",
+                  git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)))
+        options.flags = GIT_REPOSITORY_INIT_MKPATH.rawValue | (bare ? GIT_REPOSITORY_INIT_BARE.rawValue : 0)
+        var out: OpaquePointer?
+        let result = "main".withCString { head in
+            options.initial_head = head
+            return git_repository_init_ext(&out, path, &options)
+        }
+        try check("git_repository_init_ext", result)
+        return Repository(handle: out!)
+    }
+
+    /// The work tree folder (with a trailing slash stripped), or nil for a bare repository.
+    public var workdir: String? {
+        guard let raw = git_repository_workdir(handle) else { return nil }
+        var path = String(cString: raw)
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
+    /// The `.git` folder (or the bare repository folder).
+    public var gitDir: String {
+        var path = String(cString: git_repository_path(handle))
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
+    // MARK: - Revisions
+
+    /// Resolves a revision (`HEAD`, a branch, a tag, a hex id, `main~3`) to a commit id.
+    public func resolveCommit(_ revision: String) throws(GitError) -> ObjectID {
+        var object: OpaquePointer?
+        try Repository.check("git_revparse_single", git_revparse_single(&object, handle, revision))
+        defer { git_object_free(object) }
+        var commit: OpaquePointer?
+        try Repository.check("git_object_peel", git_object_peel(&commit, object, GIT_OBJECT_COMMIT))
+        defer { git_object_free(commit) }
+        return ObjectID(git_object_id(commit)!.pointee)
+    }
+
+    /// The commit HEAD points at, or nil when the branch has no commits yet.
+    public func headCommit() throws(GitError) -> ObjectID? {
+        var oid = git_oid()
+        let result = git_reference_name_to_id(&oid, handle, "HEAD")
+        if result == GIT_ENOTFOUND.rawValue || result == GIT_EUNBORNBRANCH.rawValue { return nil }
+        try Repository.check("git_reference_name_to_id", result)
+        return ObjectID(oid)
+    }
+
+    /// Facts about one commit, copied out of libgit2.
+    public func commitInfo(_ id: ObjectID) throws(GitError) -> CommitInfo {
+        let commit = try lookupCommit(id)
+        defer { git_commit_free(commit) }
+        let author = git_commit_author(commit)!.pointee
+        let message = git_commit_message(commit).map { String(cString: $0) } ?? ""
+        var parents: [ObjectID] = []
+        for index in 0..<git_commit_parentcount(commit) {
+            parents.append(ObjectID(git_commit_parent_id(commit, index)!.pointee))
+        }
+        return CommitInfo(
+            id: id,
+            parents: parents,
+            authorName: String(cString: author.name),
+            authorEmail: String(cString: author.email),
+            time: Int64(author.when.time),
+            timeOffsetMinutes: Int(author.when.offset),
+            message: message)
+    }
+
+    /// The commits reachable from `tip` but not from `base`, oldest first (like `git rev-list --reverse base..tip`).
+    public func commits(from base: ObjectID?, to tip: ObjectID) throws(GitError) -> [ObjectID] {
+        var walk: OpaquePointer?
+        try Repository.check("git_revwalk_new", git_revwalk_new(&walk, handle))
+        defer { git_revwalk_free(walk) }
+        try Repository.check("git_revwalk_sorting",
+                             git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue))
+        var tipOID = tip.raw
+        try Repository.check("git_revwalk_push", git_revwalk_push(walk, &tipOID))
+        if let base {
+            var baseOID = base.raw
+            try Repository.check("git_revwalk_hide", git_revwalk_hide(walk, &baseOID))
+        }
+        var result: [ObjectID] = []
+        var oid = git_oid()
+        while true {
+            let step = git_revwalk_next(&oid, walk)
+            if step == GIT_ITEROVER.rawValue { break }
+            try Repository.check("git_revwalk_next", step)
+            result.append(ObjectID(oid))
+        }
+        return result
+    }
+
+    // MARK: - Trees and blobs
+
+    /// Every entry below `prefix` in the commit's tree, recursively, with paths relative to `prefix`.
+    ///
+    /// Symlinks and submodules are listed (never followed) so that callers can refuse them.
+    /// Returns nil when `prefix` does not exist in that commit.
+    public func treeEntries(commit id: ObjectID, under prefix: String) throws(GitError) -> [TreeEntry]? {
+        let commit = try lookupCommit(id)
+        defer { git_commit_free(commit) }
+        var root: OpaquePointer?
+        try Repository.check("git_commit_tree", git_commit_tree(&root, commit))
+        defer { git_tree_free(root) }
+        var start = root
+        var subtree: OpaquePointer?
+        defer { if subtree != nil { git_tree_free(subtree) } }
+        if !prefix.isEmpty {
+            var entry: OpaquePointer?
+            let found = git_tree_entry_bypath(&entry, root, prefix)
+            if found == GIT_ENOTFOUND.rawValue { return nil }
+            try Repository.check("git_tree_entry_bypath", found)
+            defer { git_tree_entry_free(entry) }
+            guard git_tree_entry_type(entry) == GIT_OBJECT_TREE else { return nil }
+            try Repository.check("git_tree_lookup", git_tree_lookup(&subtree, handle, git_tree_entry_id(entry)))
+            start = subtree
+        }
+        var entries: [TreeEntry] = []
+        try collect(tree: start!, path: "", into: &entries)
+        return entries
+    }
+
+    private func collect(tree: OpaquePointer, path: String, into entries: inout [TreeEntry]) throws(GitError) {
+        for index in 0..<git_tree_entrycount(tree) {
+            let entry = git_tree_entry_byindex(tree, index)
+            let name = String(cString: git_tree_entry_name(entry))
+            let full = path.isEmpty ? name : "\(path)/\(name)"
+            let oid = ObjectID(git_tree_entry_id(entry)!.pointee)
+            switch git_tree_entry_filemode(entry) {
+            case GIT_FILEMODE_TREE:
+                var child: OpaquePointer?
+                try Repository.check("git_tree_lookup", git_tree_lookup(&child, handle, git_tree_entry_id(entry)))
+                defer { git_tree_free(child) }
+                try collect(tree: child!, path: full, into: &entries)
+            case GIT_FILEMODE_LINK:
+                entries.append(TreeEntry(path: full, kind: .symlink, id: oid))
+            case GIT_FILEMODE_COMMIT:
+                entries.append(TreeEntry(path: full, kind: .submodule, id: oid))
+            default:
+                entries.append(TreeEntry(path: full, kind: .file, id: oid))
+            }
+        }
+    }
+
+    /// The bytes of a blob.
+    public func blob(_ id: ObjectID) throws(GitError) -> [UInt8] {
+        var blob: OpaquePointer?
+        var oid = id.raw
+        try Repository.check("git_blob_lookup", git_blob_lookup(&blob, handle, &oid))
+        defer { git_blob_free(blob) }
+        let size = Int(git_blob_rawsize(blob))
+        guard size > 0, let raw = git_blob_rawcontent(blob) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: raw, count: size))
+    }
+
+    /// The size of a blob without reading it.
+    public func blobSize(_ id: ObjectID) throws(GitError) -> Int {
+        var blob: OpaquePointer?
+        var oid = id.raw
+        try Repository.check("git_blob_lookup", git_blob_lookup(&blob, handle, &oid))
+        defer { git_blob_free(blob) }
+        return Int(git_blob_rawsize(blob))
+    }
+
+    // MARK: - Writing
+
+    /// Stages every change in the work tree below `paths` (adds, edits and deletions) and commits it on HEAD.
+    ///
+    /// - Returns: the new commit's id.
+    @discardableResult
+    public func commitAll(paths: [String] = ["*"], message: String, author: Signature) throws(GitError) -> ObjectID {
+        var index: OpaquePointer?
+        try Repository.check("git_repository_index", git_repository_index(&index, handle))
+        defer { git_index_free(index) }
+        try withStrArray(paths) { (array: inout git_strarray) throws(GitError) in
+            try Repository.check("git_index_add_all", git_index_add_all(index, &array, 0, nil, nil))
+            try Repository.check("git_index_update_all", git_index_update_all(index, &array, nil, nil))
+        }
+        try Repository.check("git_index_write", git_index_write(index))
+        return try commitIndex(index!, message: message, author: author)
+    }
+
+    /// Commits what the index holds now (nothing is added).
+    @discardableResult
+    public func commitStaged(message: String, author: Signature) throws(GitError) -> ObjectID {
+        var index: OpaquePointer?
+        try Repository.check("git_repository_index", git_repository_index(&index, handle))
+        defer { git_index_free(index) }
+        return try commitIndex(index!, message: message, author: author)
+    }
+
+    private func commitIndex(_ index: OpaquePointer, message: String, author: Signature) throws(GitError) -> ObjectID {
+        var treeID = git_oid()
+        try Repository.check("git_index_write_tree", git_index_write_tree(&treeID, index))
+        var tree: OpaquePointer?
+        try Repository.check("git_tree_lookup", git_tree_lookup(&tree, handle, &treeID))
+        defer { git_tree_free(tree) }
+        var signature: UnsafeMutablePointer<git_signature>?
+        if let time = author.time {
+            try Repository.check("git_signature_new",
+                                 git_signature_new(&signature, author.name, author.email, git_time_t(time), Int32(author.offsetMinutes)))
+        } else {
+            try Repository.check("git_signature_now", git_signature_now(&signature, author.name, author.email))
+        }
+        defer { git_signature_free(signature) }
+        var parents: [OpaquePointer?] = []
+        defer { parents.forEach { git_commit_free($0) } }
+        if let head = try headCommit() {
+            parents.append(try lookupCommit(head))
+        }
+        var commitID = git_oid()
+        let result = parents.withUnsafeMutableBufferPointer { buffer in
+            git_commit_create(&commitID, handle, "HEAD", signature, signature, "UTF-8", message, tree,
+                              buffer.count, buffer.baseAddress)
+        }
+        try Repository.check("git_commit_create", result)
+        return ObjectID(commitID)
+    }
+
+    /// The identity from git config (`user.name`, `user.email`), or nil when none is set.
+    public func configuredSignature() -> Signature? {
+        var signature: UnsafeMutablePointer<git_signature>?
+        guard git_signature_default(&signature, handle) == 0, let signature else { return nil }
+        defer { git_signature_free(signature) }
+        return Signature(name: String(cString: signature.pointee.name), email: String(cString: signature.pointee.email))
+    }
+
+    // MARK: - Helpers
+
+    private func lookupCommit(_ id: ObjectID) throws(GitError) -> OpaquePointer {
+        var commit: OpaquePointer?
+        var oid = id.raw
+        try Repository.check("git_commit_lookup", git_commit_lookup(&commit, handle, &oid))
+        return commit!
+    }
+
+    private func withStrArray<R>(_ strings: [String], _ body: (inout git_strarray) throws(GitError) -> R) throws(GitError) -> R {
+        let pointers = strings.map { strdup($0) }
+        defer { pointers.forEach { free($0) } }
+        var mutable = pointers
+        return try mutable.withUnsafeMutableBufferPointer { (buffer) throws(GitError) -> R in
+            var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+            return try body(&array)
+        }
+    }
+
+    /// Reads libgit2's per-thread error right after a failing call.
+    static func check(_ function: String, _ result: Int32) throws(GitError) {
+        guard result < 0 else { return }
+        let message = git_error_last().flatMap { String(validatingCString: $0.pointee.message) } ?? "unknown libgit2 error"
+        throw GitError(function: function, code: result, message: message)
+    }
+}
+
+/// libgit2's global state: initialised once per process, never shut down.
+enum LibGit2 {
+    static let initialized: Void = {
+        _ = git_libgit2_init()
+        // The repositories we read are the user's own; do not refuse them for ownership.
+        _ = cgit2_set_owner_validation(0)
+    }()
+
+    static func ensureInitialized() { _ = initialized }
+}
+
+extension ObjectID {
+    init(_ oid: git_oid) {
+        var copy = oid
+        var chars = [CChar](repeating: 0, count: 40)
+        git_oid_fmt(&chars, &copy)
+        self.init(hex: String(decoding: chars.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    var raw: git_oid {
+        var oid = git_oid()
+        _ = git_oid_fromstr(&oid, hex)
+        return oid
+    }
+}
+
+extension Repository {
+    /// Hashes bytes as a git blob (the id `git hash-object` would print), without writing it.
+    public static func blobID(of bytes: [UInt8]) -> ObjectID {
+        LibGit2.ensureInitialized()
+        var oid = git_oid()
+        bytes.withUnsafeBytes { raw in
+            _ = git_odb_hash(&oid, raw.baseAddress, raw.count, GIT_OBJECT_BLOB)
+        }
+        return ObjectID(oid)
+    }
+}

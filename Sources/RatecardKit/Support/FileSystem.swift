@@ -1,0 +1,141 @@
+import Glibc
+
+/// Thin, throwing wrappers over the POSIX calls ratecard needs, with errno turned into messages.
+public enum FileSystem {
+    public enum Kind: Sendable, Equatable {
+        case file
+        case directory
+        case symlink
+        case other
+    }
+
+    /// The kind of the item at `path`, without following a final symlink.
+    public static func kind(ofItemAt path: String) throws -> Kind {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw failure("lstat", path) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symlink
+        default: return .other
+        }
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Names in a folder (not `.` or `..`), sorted.
+    public static func listDirectory(_ path: String) throws -> [String] {
+        guard let dir = opendir(path) else { throw failure("opendir", path) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    public static func readFile(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("open", path) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("read", path)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return bytes
+    }
+
+    /// Creates a folder and its parents.
+    public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, mode) != 0 && errno != EEXIST { throw failure("mkdir", current) }
+        }
+    }
+
+    /// Writes a file in place (no fsync); for scratch files and tests.
+    public static func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw failure("open", path) }
+        defer { close(fd) }
+        try writeAll(fd, bytes, path: path)
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure("write", path)
+            }
+            offset += written
+        }
+    }
+
+    /// Removes a file or a folder tree; a missing path is not an error.
+    public static func removeTree(_ path: String) throws {
+        guard let kind = try? kind(ofItemAt: path) else { return }
+        if kind == .directory {
+            for name in try listDirectory(path) { try removeTree(path + "/" + name) }
+            guard rmdir(path) == 0 else { throw failure("rmdir", path) }
+        } else {
+            guard unlink(path) == 0 || errno == ENOENT else { throw failure("unlink", path) }
+        }
+    }
+
+    /// The absolute, symlink-free form of an existing path.
+    public static func realPath(_ path: String) throws -> String {
+        guard let resolved = realpath(path, nil) else { throw failure("realpath", path) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    public static func currentDirectory() -> String {
+        guard let cwd = getcwd(nil, 0) else { return "." }
+        defer { free(cwd) }
+        return String(cString: cwd)
+    }
+
+    /// An `OperationalError` naming the call, the path and errno's text.
+    public static func failure(_ call: String, _ path: String, code: Int32 = errno) -> OperationalError {
+        OperationalError("\(call) \(path): \(String(cString: strerror(code)))")
+    }
+}
+
+extension FileSystem {
+    /// Copies regular files and folders from `source` into `destination` (created), skipping
+    /// dot-files and refusing symlinks.
+    public static func copyTree(from source: String, to destination: String) throws {
+        try makeDirectories(destination)
+        for name in try listDirectory(source) where !name.hasPrefix(".") {
+            let from = source + "/" + name
+            let to = destination + "/" + name
+            switch try kind(ofItemAt: from) {
+            case .directory: try copyTree(from: from, to: to)
+            case .file: try writeFile(to, try readFile(from))
+            case .symlink: throw OperationalError("\(from) is a symlink; refusing to copy it")
+            case .other: break
+            }
+        }
+    }
+}

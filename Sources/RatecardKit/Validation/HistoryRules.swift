@@ -1,0 +1,58 @@
+/// Rules that compare a snapshot with the commit before it.
+public enum HistoryRules {
+    public static let frozenVersion = Rule("HIS-01", .error, "a committed terms version never changes", "Users consented to that exact text; publish a new version instead (금소법 제28조 record keeping).")
+    public static let bodyNeedsVersion = Rule("HIS-02", .error, "a changed terms body needs a new version", "Changing what a version says without a new version silently changes what users agreed to.")
+    public static let deletedVersion = Rule("HIS-03", .error, "committed terms versions are kept", "Records must be kept 10 years (금소법 시행령 제26조); old versions stay published.")
+    public static let rateMove = Rule("HIS-04", .warning, "large rate moves are flagged", "A rate moving more than the threshold in one commit is more often a typo than a decision.")
+
+    public static let all = [frozenVersion, bodyNeedsVersion, deletedVersion, rateMove]
+
+    static func check(_ content: Content, base: Content, into diagnostics: Diagnostics) {
+        for (path, old) in base.termsText.sorted(by: { $0.key < $1.key }) {
+            guard let new = content.termsText[path] else {
+                diagnostics.report(deletedVersion, path, .start, "this committed terms version was deleted; restore it (old versions stay published)")
+                continue
+            }
+            guard new != old else { continue }
+            let oldBody = try? FrontMatter.split(old)
+            let newBody = try? FrontMatter.split(new)
+            let mark = SourceMark(line: firstDifferingLine(old, new), column: 1)
+            if oldBody?.body != newBody?.body {
+                diagnostics.report(bodyNeedsVersion, path, mark, "the body of a committed version changed; restore it and add the new text as a new version file")
+            } else {
+                diagnostics.report(frozenVersion, path, mark, "a committed version changed; restore it and publish a new version instead")
+            }
+        }
+        let threshold = content.config?.rateMoveWarn ?? ServiceConfig.defaultRateMoveWarn
+        let baseTables = Dictionary(grouping: base.rateTables, by: \.productKey)
+        let basePaths = Set(base.rateTables.map(\.path))
+        for table in content.rateTables {
+            let previous: RateTable?
+            if basePaths.contains(table.path) {
+                previous = base.rateTables.first { $0.path == table.path }
+            } else {
+                previous = baseTables[table.productKey]?
+                    .filter { $0.effectiveFrom.value < table.effectiveFrom.value }
+                    .max { $0.effectiveFrom.value < $1.effectiveFrom.value }
+            }
+            guard let previous, previous != table || previous.path != table.path else { continue }
+            for band in table.bands {
+                guard let old = previous.bands.first(where: { $0.scoreMin.value == band.scoreMin.value && $0.scoreMax.value == band.scoreMax.value }) else { continue }
+                for (new, before, name) in [(band.aprMin, old.aprMin, "apr_min_pct"), (band.aprMax, old.aprMax, "apr_max_pct")] {
+                    let move = new.value - before.value
+                    if abs(move.thousandths) > threshold.thousandths {
+                        let sign = move.thousandths > 0 ? "+" : ""
+                        diagnostics.report(rateMove, table.path, new.mark, "\(name) for scores \(band.scoreMin.value)-\(band.scoreMax.value) moved \(sign)\(move)pp (\(before.value) -> \(new.value)), more than \(threshold)pp; check it is intended")
+                    }
+                }
+            }
+        }
+    }
+
+    static func firstDifferingLine(_ old: String, _ new: String) -> Int {
+        let a = old.split(separator: "\n", omittingEmptySubsequences: false)
+        let b = new.split(separator: "\n", omittingEmptySubsequences: false)
+        for index in 0..<min(a.count, b.count) where a[index] != b[index] { return index + 1 }
+        return min(a.count, b.count) + 1
+    }
+}

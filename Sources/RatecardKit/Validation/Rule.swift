@@ -1,0 +1,33 @@
+/// A validation rule: a stable id, a severity and why it exists.
+public struct Rule: Sendable, Hashable {
+    public enum Severity: String, Sendable, Hashable, Comparable {
+        case error
+        case warning
+
+        public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs == .error && rhs == .warning }
+    }
+
+    public var id: String
+    public var severity: Severity
+    /// What the rule checks, in a few words.
+    public var title: String
+    /// Why it exists, in one line (with the legal basis where there is one).
+    public var rationale: String
+
+    public init(_ id: String, _ severity: Severity, _ title: String, _ rationale: String) {
+        self.id = id
+        self.severity = severity
+        self.title = title
+        self.rationale = rationale
+    }
+}
+
+extension Rule {
+    /// Every rule, in the order `ratecard rules` lists them.
+    public static let all: [Rule] =
+        FileRules.all + SchemaRules.all + ReferenceRules.all + CapRules.all + RangeRules.all
+        + BandRules.all + DateRules.all + DisclosureRules.all + HistoryRules.all
+
+    /// Looks a rule up by id.
+    public static func named(_ id: String) -> Rule? { all.first { $0.id == id } }
+}

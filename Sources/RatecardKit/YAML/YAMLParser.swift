@@ -1,0 +1,147 @@
+internal import CYAML
+
+/// Strict YAML reading through libyaml's event parser.
+///
+/// Anchors, aliases and tags are rejected at the event that carries them, so an alias bomb
+/// is refused before anything is expanded; duplicate keys are rejected when their mapping
+/// ends. Input must already be valid UTF-8 (see `SourceText`). Marks are converted from
+/// libyaml's 0-based character counts to 1-based `SourceMark`s.
+public enum YAMLParser {
+    /// Parses one YAML document. Returns nil for an empty stream.
+    ///
+    /// - Parameter lineOffset: added to every line (front matter sits below its fence).
+    public static func parse(_ bytes: [UInt8], lineOffset: Int = 0) throws(YAMLError) -> YAMLNode? {
+        let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
+        defer { parser.deallocate() }
+        guard yaml_parser_initialize(parser) == 1 else {
+            throw YAMLError(rule: "YML-01", mark: .start, message: "the YAML parser could not be initialised")
+        }
+        defer { yaml_parser_delete(parser) }
+
+        // libyaml keeps a pointer to the input for the whole parse: the buffer lives until return.
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+        defer { buffer.deallocate() }
+        bytes.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { buffer.initialize(from: base, count: bytes.count) }
+        }
+        yaml_parser_set_input_string(parser, buffer, bytes.count)
+        yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
+
+        var builder = TreeBuilder(lineOffset: lineOffset)
+        var event = yaml_event_t()
+        while true {
+            guard yaml_parser_parse(parser, &event) == 1 else {
+                throw builder.syntaxError(parser.pointee)
+            }
+            defer { yaml_event_delete(&event) }
+            if event.type == YAML_STREAM_END_EVENT { break }
+            try builder.consume(event)
+        }
+        return builder.root
+    }
+}
+
+// MARK: - Tree building
+
+private struct TreeBuilder {
+    enum Frame {
+        case mapping(mark: SourceMark, pairs: [YAMLNode.Pair], pendingKey: YAMLNode?)
+        case sequence(mark: SourceMark, items: [YAMLNode])
+    }
+
+    let lineOffset: Int
+    var stack: [Frame] = []
+    var root: YAMLNode?
+    var documents = 0
+
+    init(lineOffset: Int) { self.lineOffset = lineOffset }
+
+    func mark(_ raw: yaml_mark_t) -> SourceMark {
+        SourceMark(line: Int(raw.line) + 1 + lineOffset, column: Int(raw.column) + 1)
+    }
+
+    func syntaxError(_ parser: yaml_parser_t) -> YAMLError {
+        let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
+        var message = problem
+        if let context = parser.context.map({ String(cString: $0) }) {
+            message = "\(problem) \(context)"
+        }
+        return YAMLError(rule: "YML-01", mark: mark(parser.problem_mark), message: "YAML syntax error: \(message)")
+    }
+
+    mutating func consume(_ event: yaml_event_t) throws(YAMLError) {
+        let at = mark(event.start_mark)
+        switch event.type {
+        case YAML_DOCUMENT_START_EVENT:
+            documents += 1
+            if documents > 1 {
+                throw YAMLError(rule: "YML-01", mark: at, message: "a file holds exactly one YAML document; remove the extra '---'")
+            }
+            if event.data.document_start.tag_directives.start != nil {
+                throw YAMLError(rule: "YML-04", mark: at, message: "%TAG directives are not allowed; write plain values")
+            }
+        case YAML_ALIAS_EVENT:
+            throw YAMLError(rule: "YML-03", mark: at, message: "aliases (*name) are not allowed; write the value out in full")
+        case YAML_SCALAR_EVENT:
+            let scalar = event.data.scalar
+            try check(anchor: scalar.anchor, tag: scalar.tag, at: at)
+            let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+            let plain = scalar.style == YAML_PLAIN_SCALAR_STYLE
+            try add(YAMLNode(kind: .scalar(text, plain: plain), mark: at))
+        case YAML_SEQUENCE_START_EVENT:
+            try check(anchor: event.data.sequence_start.anchor, tag: event.data.sequence_start.tag, at: at)
+            stack.append(.sequence(mark: at, items: []))
+        case YAML_MAPPING_START_EVENT:
+            try check(anchor: event.data.mapping_start.anchor, tag: event.data.mapping_start.tag, at: at)
+            stack.append(.mapping(mark: at, pairs: [], pendingKey: nil))
+        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+            guard let frame = stack.popLast() else { return }
+            switch frame {
+            case .sequence(let start, let items):
+                try add(YAMLNode(kind: .sequence(items), mark: start))
+            case .mapping(let start, let pairs, _):
+                try add(YAMLNode(kind: .mapping(pairs), mark: start))
+            }
+        default:
+            break
+        }
+    }
+
+    func check(anchor: UnsafeMutablePointer<yaml_char_t>?, tag: UnsafeMutablePointer<yaml_char_t>?, at: SourceMark) throws(YAMLError) {
+        if let anchor {
+            let name = String(cString: anchor)
+            throw YAMLError(rule: "YML-03", mark: at, message: "anchors (&\(name)) are not allowed; write each value out in full")
+        }
+        if let tag {
+            let name = String(cString: tag)
+            throw YAMLError(rule: "YML-04", mark: at, message: "tags (\(name)) are not allowed; write a plain value")
+        }
+    }
+
+    mutating func add(_ node: YAMLNode) throws(YAMLError) {
+        guard let top = stack.popLast() else {
+            root = node
+            return
+        }
+        switch top {
+        case .sequence(let start, var items):
+            items.append(node)
+            stack.append(.sequence(mark: start, items: items))
+        case .mapping(let start, var pairs, let pendingKey):
+            if let key = pendingKey {
+                pairs.append(YAMLNode.Pair(key: key, value: node))
+                stack.append(.mapping(mark: start, pairs: pairs, pendingKey: nil))
+            } else {
+                guard case .scalar(let name, _) = node.kind else {
+                    throw YAMLError(rule: "YML-01", mark: node.mark, message: "mapping keys must be plain text, not a \(node.kindName)")
+                }
+                if let first = pairs.first(where: { $0.key.scalarText == name }) {
+                    throw YAMLError(
+                        rule: "YML-02", mark: node.mark,
+                        message: "duplicate key '\(name)' (first defined at line \(first.key.mark.line)); keep one")
+                }
+                stack.append(.mapping(mark: start, pairs: pairs, pendingKey: node))
+            }
+        }
+    }
+}
