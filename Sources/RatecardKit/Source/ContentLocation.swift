@@ -18,7 +18,10 @@ public struct ContentLocation {
             guard let slash = folder.lastIndex(of: "/"), folder != "/" else {
                 // No content folder on disk: a bare clone still has the content in its commits.
                 if let repository = try? Repository.discover(from: absolute) {
-                    return ContentLocation(contentDir: nil, repository: repository, treePrefix: nil)
+                    if repository.workdir == nil {
+                        return ContentLocation(contentDir: nil, repository: repository, treePrefix: nil)
+                    }
+                    throw OperationalError("no ratecard.yaml in \(start) or any folder above it; run inside the content folder or pass -C DIR")
                 }
                 throw OperationalError("no ratecard.yaml in \(start) or any folder above it, and no git repository; run inside a content repo or pass -C DIR")
             }

@@ -50,6 +50,17 @@ public final class Repository {
         return Repository(handle: out!)
     }
 
+    /// Clones `source` (a path or URL) into `path`; `bare` leaves out the work tree.
+    public static func clone(from source: String, to path: String, bare: Bool) throws(GitError) -> Repository {
+        LibGit2.ensureInitialized()
+        var options = git_clone_options()
+        try check("git_clone_options_init", git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)))
+        options.bare = bare ? 1 : 0
+        var out: OpaquePointer?
+        try check("git_clone", git_clone(&out, source, path, &options))
+        return Repository(handle: out!)
+    }
+
     /// The work tree folder (with a trailing slash stripped), or nil for a bare repository.
     public var workdir: String? {
         guard let raw = git_repository_workdir(handle) else { return nil }

@@ -1,0 +1,104 @@
+import Foundation
+import RatecardCLI
+import RatecardKit
+import Testing
+
+/// End to end: the built binary, its streams, its exit codes and the files it leaves.
+@Suite struct CommandLineTests {
+    @Test func theExampleContentValidatesClean() throws {
+        let result = try ratecard(["validate", "--as-of", "2026-11-29"], in: exampleContent)
+        #expect(result.status == 0, "\(result.out)\(result.err)")
+        #expect(result.out.hasPrefix("ok: 0 errors, 0 warnings in "))
+        #expect(result.err == "")
+    }
+
+    @Test(arguments: RatecardCLI.commands.map(\.name))
+    func everyCommandHasHelp(_ name: String) throws {
+        let result = try ratecard([name, "--help"], in: "/")
+        #expect(result.status == 0)
+        #expect(result.out.hasPrefix("OVERVIEW: "))
+        #expect(result.out.contains("USAGE: ratecard \(name) "))
+        #expect(result.out.contains("--help"))
+        #expect(result.err == "")
+    }
+
+    @Test func topLevelHelpListsEveryCommand() throws {
+        let result = try ratecard(["--help"], in: "/")
+        #expect(result.status == 0)
+        for command in RatecardCLI.commands { #expect(result.out.contains("  \(command.name) ")) }
+    }
+
+    @Test func unknownFlagIsAUsageError() throws {
+        let result = try ratecard(["validate", "--frobnicate"], in: exampleContent)
+        #expect(result.status == 2)
+        #expect(result.out == "")
+        #expect(result.err == """
+            Error: Unknown option '--frobnicate'
+
+            Usage: ratecard validate [--rev <rev> | --range <a..b>] [--format <format>] [--as-of <date>]
+              See 'ratecard validate --help' for more information.
+
+            """)
+    }
+
+    @Test func missingValueAndMissingArgumentAreUsageErrors() throws {
+        let missingValue = try ratecard(["validate", "--rev"], in: exampleContent)
+        #expect(missingValue.status == 2)
+        #expect(missingValue.err.hasPrefix("Error: Missing value for '--rev <rev>'\n\nUsage: ratecard validate "))
+        let missingArgument = try ratecard(["init"], in: "/tmp")
+        #expect(missingArgument.status == 2)
+        #expect(missingArgument.err.hasPrefix("Error: Missing expected argument\n\nUsage: ratecard init <dir>\n"))
+        let unknownCommand = try ratecard(["frobnicate"], in: "/tmp")
+        #expect(unknownCommand.status == 2)
+        #expect(unknownCommand.err.hasPrefix("Error: Unknown command 'frobnicate'\n\nUsage: ratecard <command>"))
+        let badFormat = try ratecard(["validate", "--format", "xml"], in: exampleContent)
+        #expect(badFormat.status == 2)
+        #expect(badFormat.err.hasPrefix("Error: Unknown format 'xml'; use one of: text, json, github, sarif, junit\n"))
+    }
+
+    @Test func initCreatesACommittedRepositoryThatValidates() throws {
+        try withTemporaryDirectory { directory in
+            let created = try ratecard(["init", "repo"], in: directory)
+            #expect(created.status == 0, "\(created.err)")
+            let repository = try Repository.open(at: directory + "/repo")
+            let head = try #require(try repository.headCommit())
+            #expect(try repository.commitInfo(head).summary == "Example content from ratecard init")
+            let validated = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-11-29"], in: directory + "/repo")
+            #expect(validated.status == 0, "\(validated.out)")
+            let again = try ratecard(["init", "repo"], in: directory)
+            #expect(again.status == 4)
+            #expect(again.err.contains("already exists and is not empty"))
+        }
+    }
+
+    @Test func invalidContentExitsOneWithPositionedErrors() throws {
+        try withTemporaryDirectory { directory in
+            _ = try ratecard(["init", "repo"], in: directory)
+            let partner = directory + "/repo/partners/ibk.yaml"
+            let text = String(decoding: try FileSystem.readFile(partner), as: UTF8.self)
+            try FileSystem.writeFile(partner, Array(text.replacingOccurrences(of: "category: bank", with: "category: bnak").utf8))
+            let result = try ratecard(["validate", "--as-of", "2026-11-29"], in: directory + "/repo")
+            #expect(result.status == 1)
+            let line = text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("category:") }! + 1
+            #expect(result.out.hasPrefix("partners/ibk.yaml:\(line):11: error SCH-04: 'category' is 'bnak', which is not one of: bank, internet_bank, savings_bank, card, capital, insurance, p2p\n"))
+            #expect(result.out.hasSuffix("invalid: 1 error, 0 warnings in 205 files\n") || result.out.contains("invalid: "))
+        }
+    }
+
+    @Test func outsideAnyContentRepoIsAnOperationalError() throws {
+        try withTemporaryDirectory { directory in
+            let result = try ratecard(["validate"], in: directory)
+            #expect(result.status == 4)
+            #expect(result.err.hasPrefix("Error: no ratecard.yaml in "))
+        }
+    }
+
+    @Test func rulesListsAtLeastThirtyRulesWithStableIDs() throws {
+        let result = try ratecard(["rules", "--format", "json"], in: "/")
+        #expect(result.status == 0)
+        let rules = try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as! [[String: String]]
+        #expect(rules.count >= 30)
+        #expect(Set(rules.map { $0["id"]! }).count == rules.count)
+        #expect(rules.allSatisfy { ["error", "warning"].contains($0["severity"]!) && !$0["rationale"]!.isEmpty })
+    }
+}

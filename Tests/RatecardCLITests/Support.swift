@@ -1,0 +1,67 @@
+import Foundation
+import Glibc
+import RatecardKit
+
+/// The outcome of running the built `ratecard` binary.
+struct Execution {
+    var status: Int32
+    var out: String
+    var err: String
+}
+
+/// Runs the built binary with `arguments` in `directory`, stdin closed.
+func ratecard(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> Execution {
+    let process = Process()
+    process.executableURL = Bundle.main.bundleURL.appendingPathComponent("ratecard")
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    var env = ProcessInfo.processInfo.environment
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Execution(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
+}
+
+/// A fresh folder for one test, removed afterwards.
+func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
+    var template = Array("/tmp/ratecard-cli-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw OperationalError("mkdtemp failed") }
+    let path = String(cString: made)
+    defer { try? FileSystem.removeTree(path) }
+    return try body(path)
+}
+
+/// The project's own example content (the `content/` folder of this source tree).
+var exampleContent: String {
+    var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/") + "/content"
+}
+
+var schemaChecker: String {
+    var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(2)
+    return parts.joined(separator: "/") + "/RatecardKitTests/Fixtures/schemas/check_report.py"
+}
+
+/// Runs a program and returns its exit status and combined output.
+func runTool(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Glibc
+import RatecardKit
+import Testing
+
+/// One bad input from `Fixtures/bad/*.case`: edits to the base content and the problem they must trip.
+///
+/// Format:
+/// ```
+/// rule: CAP-01
+/// at: products/acme-bank/credit/rates/2025-01-01.yaml:7:18
+/// --- write products/acme-bank/credit/rates/2025-01-01.yaml
+/// <the whole new file>
+/// --- delete terms/service-terms/1.0.0.md
+/// --- symlink partners/alias.yaml -> acme-bank.yaml
+/// --- hex partners/acme-bank.yaml
+/// <hex bytes, whitespace ignored>
+/// ```
+/// The base content is committed first (through libgit2), so history rules see the edit as a
+/// change to the work tree.
+struct BadInputCase: CustomTestStringConvertible, Sendable {
+    enum Edit: Sendable {
+        case write(String, [UInt8])
+        case delete(String)
+        case symlink(String, target: String)
+    }
+
+    var name: String
+    var rule: String
+    var path: String
+    var line: Int
+    var column: Int
+    var edits: [Edit]
+
+    var testDescription: String { name }
+
+    static func load(_ file: String) throws -> BadInputCase {
+        let text = String(decoding: try FileSystem.readFile(file), as: UTF8.self)
+        var rule = ""
+        var at = ""
+        var edits: [Edit] = []
+        var current: (kind: String, path: String, lines: [Substring])?
+        func flush() {
+            guard let section = current else { return }
+            switch section.kind {
+            case "write":
+                edits.append(.write(section.path, Array((section.lines.joined(separator: "\n") + "\n").utf8)))
+            case "hex":
+                let digits = section.lines.joined().filter { !$0.isWhitespace }
+                var bytes: [UInt8] = []
+                var index = digits.startIndex
+                while index < digits.endIndex {
+                    let next = digits.index(index, offsetBy: 2)
+                    bytes.append(UInt8(digits[index..<next], radix: 16)!)
+                    index = next
+                }
+                edits.append(.write(section.path, bytes))
+            default: break
+            }
+        }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("--- ") {
+                flush()
+                let words = line.dropFirst(4).split(separator: " ", maxSplits: 1).map(String.init)
+                switch words[0] {
+                case "delete":
+                    edits.append(.delete(words[1]))
+                    current = nil
+                case "symlink":
+                    let parts = words[1].components(separatedBy: " -> ")
+                    edits.append(.symlink(parts[0], target: parts[1]))
+                    current = nil
+                default:
+                    current = (words[0], words[1], [])
+                }
+            } else if current != nil {
+                current!.lines.append(line)
+            } else if line.hasPrefix("rule: ") {
+                rule = String(line.dropFirst(6))
+            } else if line.hasPrefix("at: ") {
+                at = String(line.dropFirst(4))
+            }
+        }
+        flush()
+        let location = at.split(separator: ":").map(String.init)
+        precondition(location.count == 3, "\(file): 'at:' must be path:line:column")
+        let name = String(file.split(separator: "/").last!.dropLast(5))
+        return BadInputCase(name: name, rule: rule, path: location[0], line: Int(location[1])!, column: Int(location[2])!, edits: edits)
+    }
+
+    static var all: [BadInputCase] {
+        let folder = Fixtures.root + "/bad"
+        let files = (try? FileSystem.listDirectory(folder)) ?? []
+        return files.filter { $0.hasSuffix(".case") }.map { try! load(folder + "/" + $0) }
+    }
+
+    func apply(in directory: String) throws {
+        for edit in edits {
+            switch edit {
+            case .write(let path, let bytes): try writeBytes(bytes, to: directory + "/" + path)
+            case .delete(let path): try FileSystem.removeTree(directory + "/" + path)
+            case .symlink(let path, let target):
+                guard Glibc.symlink(target, directory + "/" + path) == 0 else { throw OperationalError("symlink failed") }
+            }
+        }
+    }
+}
+
+@Suite struct BadInputCorpusTests {
+    @Test func corpusIsLargeAndCoversTheRequiredRules() {
+        let cases = BadInputCase.all
+        #expect(cases.count >= 60)
+        let rules = Set(cases.map(\.rule))
+        for required in ["YML-01", "YML-02", "YML-03", "YML-05", "SCH-01", "SCH-02", "SCH-03", "CAP-01", "BND-02", "BND-03", "REF-01", "DSC-01", "DSC-02", "HIS-02", "GIT-01"] {
+            #expect(rules.contains(required), "no bad input trips \(required)")
+        }
+        for rule in rules { #expect(Rule.named(rule) != nil, "unknown rule \(rule) in the corpus") }
+    }
+
+    @Test func baseContentIsValid() throws {
+        try withTemporaryDirectory { directory in
+            try Fixtures.makeBaseRepository(at: directory)
+            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: fixtureDay))
+            let report = try run.validateWorkingTree()
+            #expect(report.diagnostics == [])
+        }
+    }
+
+    @Test(arguments: BadInputCase.all)
+    func badInputTripsItsRuleAtItsPosition(_ badCase: BadInputCase) throws {
+        try withTemporaryDirectory { directory in
+            try Fixtures.makeBaseRepository(at: directory)
+            try badCase.apply(in: directory)
+            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: fixtureDay))
+            let report = try run.validateWorkingTree()
+            let found = report.diagnostics.map { "\($0.rule) \($0.path):\($0.mark.line):\($0.mark.column)" }
+            let expected = "\(badCase.rule) \(badCase.path):\(badCase.line):\(badCase.column)"
+            #expect(found.contains(expected), "expected \(expected); got \(found)")
+        }
+    }
+}
