@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <unistd.h>
 #include "CShims.h"
 
 int cshims_exchange_paths(const char *a, const char *b) {
@@ -14,4 +15,8 @@ int cshims_flock_exclusive(int fd, int nonblocking) {
 
 int cshims_flock_unlock(int fd) {
     return flock(fd, LOCK_UN);
+}
+
+int cshims_syncfs(int fd) {
+    return syncfs(fd);
 }

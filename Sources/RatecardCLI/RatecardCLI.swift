@@ -9,6 +9,8 @@ public enum RatecardCLI {
         InitCommand.command,
         ValidateCommand.command,
         RulesCommand.command,
+        BuildCommand.command,
+        PreviewCommand.command,
     ]
 
     /// Exit codes (DESIGN.md): the contract scripts rely on.

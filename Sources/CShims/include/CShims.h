@@ -10,4 +10,8 @@ int cshims_flock_exclusive(int fd, int nonblocking);
 /// Release a flock(2) lock.
 int cshims_flock_unlock(int fd);
 
+
+
+/// syncfs(2): flush every dirty page of the filesystem holding fd. Returns 0 or -1/errno.
+int cshims_syncfs(int fd);
 #endif

@@ -17,7 +17,12 @@ public struct CommitSource: ContentSource {
         guard let entries = try repository.treeEntries(commit: commit, under: treePrefix) else {
             throw OperationalError("commit \(commit.short) has no folder '\(treePrefix)' holding the content")
         }
-        return entries.filter { !$0.path.split(separator: "/").contains { $0.hasPrefix(".") } }
+        return filtered(entries)
+    }
+
+    /// Drops dot-files and dot-folders, as the work tree source does.
+    func filtered(_ entries: [TreeEntry]) -> [TreeEntry] {
+        entries.filter { !$0.path.split(separator: "/").contains { $0.hasPrefix(".") } }.sorted { $0.path < $1.path }
     }
 
     public func read(_ entry: TreeEntry) throws -> [UInt8] {

@@ -24,31 +24,78 @@ public final class ValidationRun {
         self.validator = Validator(context: context)
     }
 
+    /// One validated snapshot: the content, where it came from, and what is wrong with it.
+    public struct Snapshot {
+        public var content: Content
+        public var source: any ContentSource
+        public var report: ValidationReport
+        /// The commit read, or HEAD for a work tree.
+        public var commit: ObjectID?
+        /// True when the work tree's content differs from HEAD (or there is no HEAD).
+        public var dirty: Bool
+    }
+
     /// The work tree, with history rules against HEAD when there is one.
     public func validateWorkingTree() throws -> ValidationReport {
-        let source = try location.workingTree()
-        let content = try loader.load(source)
-        var base: Content?
-        if let repository = location.repository, let head = try repository.headCommit(),
-           let prefix = location.treePrefix, try repository.treeEntries(commit: head, under: prefix) != nil {
-            base = try loader.load(CommitSource(repository: repository, commit: head, treePrefix: prefix))
-        }
-        return ValidationReport(
-            diagnostics: validator.check(content, base: base), commits: [],
-            filesParsed: loader.parses, files: try source.entries().count)
+        try snapshot(revision: nil).report
     }
 
     /// One commit, read from git objects, with history rules against its first parent.
     public func validate(revision: String) throws -> ValidationReport {
+        try snapshot(revision: revision).report
+    }
+
+    /// Loads and validates the work tree (`revision == nil`) or one commit.
+    public func snapshot(revision: String?) throws -> Snapshot {
+        guard let revision else {
+            let source = try location.workingTree()
+            let content = try loader.load(source)
+            var base: Content?
+            var head: ObjectID?
+            var dirty = true
+            if let repository = location.repository, let commit = try repository.headCommit(),
+               let prefix = location.treePrefix, let entries = try repository.treeEntries(commit: commit, under: prefix) {
+                head = commit
+                let baseSource = CommitSource(repository: repository, commit: commit, treePrefix: prefix)
+                base = try loader.load(baseSource)
+                dirty = try !Self.same(source, as: baseSource.filtered(entries))
+            }
+            let report = ValidationReport(
+                diagnostics: validator.check(content, base: base), commits: [],
+                filesParsed: loader.parses, files: content.fileCount)
+            return Snapshot(content: content, source: source, report: report, commit: head, dirty: dirty)
+        }
         let repository = try location.requireRepository()
-        let commit = try repository.resolveCommit(revision)
+        let commit = try Self.resolve(revision, in: repository)
         let info = try repository.commitInfo(commit)
-        let content = try load(commit)
+        let source = try location.source(for: commit)
+        let content = try loader.load(source)
         let base = try info.parents.first.flatMap { try loadIfPresent($0) }
-        return ValidationReport(
+        let report = ValidationReport(
             diagnostics: validator.check(content, base: base),
             commits: [CommitStamp(id: commit, summary: info.summary)],
             filesParsed: loader.parses, files: content.fileCount)
+        return Snapshot(content: content, source: source, report: report, commit: commit, dirty: false)
+    }
+
+    /// A revision as a commit id, or an error that names the revision.
+    static func resolve(_ revision: String, in repository: Repository) throws -> ObjectID {
+        let result: Result<ObjectID, GitError> = Result { () throws(GitError) in try repository.resolveCommit(revision) }
+        switch result {
+        case .success(let id): return id
+        case .failure(let error): throw OperationalError("revision '\(revision)' cannot be read: \(error.message)")
+        }
+    }
+
+    /// Whether the work tree's files are byte-for-byte those of a commit's tree.
+    static func same(_ workTree: WorkingTreeSource, as committed: [TreeEntry]) throws -> Bool {
+        let files = try workTree.entries()
+        guard files.count == committed.count else { return false }
+        for (file, entry) in zip(files, committed) {
+            guard file.path == entry.path, file.kind == entry.kind, let id = entry.id else { return false }
+            if file.kind == .file, Repository.blobID(of: try workTree.read(file)) != id { return false }
+        }
+        return true
     }
 
     /// Every commit in `A..B`, oldest first; each problem is reported once, stamped with the
@@ -56,8 +103,8 @@ public final class ValidationRun {
     public func validate(range: String) throws -> ValidationReport {
         let repository = try location.requireRepository()
         let (baseRev, tipRev) = try Self.split(range: range)
-        let tip = try repository.resolveCommit(tipRev)
-        let base = try baseRev.map { try repository.resolveCommit($0) }
+        let tip = try Self.resolve(tipRev, in: repository)
+        let base = try baseRev.map { try Self.resolve($0, in: repository) }
         let commits = try repository.commits(from: base, to: tip)
         var snapshots: [ObjectID: Content] = [:]
         var problems: [ObjectID: Set<String>] = [:]

@@ -1,0 +1,35 @@
+import RatecardKit
+
+/// `ratecard build`: render the bundle (JSON data, HTML pages, manifest) into a folder.
+enum BuildCommand {
+    static let command = Command(
+        name: "build",
+        abstract: "Render the content into a bundle: JSON data, HTML pages and a sha256 manifest.",
+        usage: "[--rev <rev>] [--as-of <date>] --out <dir>",
+        options: [
+            OptionSpec("--rev", value: "REV", "Build a commit, read from git objects (default: the work tree)"),
+            OptionSpec("--as-of", value: "DATE", "The date that decides the current rate tables and terms (default: today in Asia/Seoul)"),
+            OptionSpec("--out", value: "DIR", "The folder to write; replaced only when the new bundle is complete"),
+            OptionSpec("--format", value: "FORMAT", "How to print problems if the content is invalid (text, json, github, sarif, junit)"),
+        ],
+        discussion: "The same commit and --as-of always give byte-identical output. Invalid content exits 1 with the\nsame report as 'ratecard validate' and writes nothing.",
+        run: run)
+
+    static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        guard let out = arguments.value("--out") else { throw UsageError("Missing expected option '--out <dir>'") }
+        let format = try ReportFormat.named(arguments.value("--format"))
+        let run = BundleRun(location: try ContentLocation.find(from: invocation.directory), asOf: try invocation.asOf(arguments))
+        switch try run.render(revision: arguments.value("--rev")) {
+        case .invalid(let report):
+            invocation.console.out(format.render(report, version: RatecardCLI.version))
+            invocation.console.err("Error: the content is invalid; nothing was written\n")
+            return RatecardCLI.ExitCode.invalid
+        case .built(let output, _):
+            let destination = RatecardCLI.resolve(out, against: invocation.directory)
+            try BundleWriter.write(output.files, to: destination)
+            let bytes = output.files.values.reduce(0) { $0 + $1.count }
+            invocation.console.out("Built bundle \(output.manifest.bundleID) (\(output.files.count) files, \(bytes) bytes) into \(out)\n")
+            return RatecardCLI.ExitCode.ok
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// `data/manifest.json`: what a bundle is and every file in it, with sha256 and size.
+public struct BundleManifest: Sendable, Equatable {
+    public struct File: Sendable, Equatable {
+        public var path: String
+        public var sha256: String
+        public var size: Int
+    }
+
+    public var bundleID: String
+    public var sourceCommit: ObjectID?
+    public var sourceDirty: Bool
+    public var asOf: Day
+    public var generator: String
+    public var files: [File]
+
+    public func json() -> JSON {
+        .object([
+            "format": .int(1),
+            "bundle_id": .string(bundleID),
+            "data": .string(BundleLayout.dataFolder(bundleID)),
+            "source_commit": sourceCommit.map { .string($0.hex) } ?? .null,
+            "source_dirty": .bool(sourceDirty),
+            "as_of": .string(asOf.description),
+            "generator": .string(generator),
+            "files": .array(files.map { .object(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size)]) }),
+        ])
+    }
+
+    /// Reads a manifest back (for publish, verify and status).
+    public static func parse(_ bytes: [UInt8]) throws -> BundleManifest {
+        let text = try SourceText.decode(bytes)
+        guard let node = try YAMLParser.parse(Array(text.utf8)) else { throw OperationalError("manifest is empty") }
+        // JSON is YAML: read it with the strict reader and check the fields we need.
+        let diagnostics = Diagnostics()
+        guard let fields = MappingReader(node, path: BundleLayout.manifest, what: "a manifest", diagnostics: diagnostics) else {
+            throw OperationalError("manifest is not an object")
+        }
+        let id = fields.string("bundle_id")
+        let commit = fields.string("source_commit", required: false)
+        let dirty = fields.bool("source_dirty")
+        let asOf = fields.day("as_of")
+        let generator = fields.string("generator")
+        _ = fields.integer("format")
+        _ = fields.string("data")
+        var files: [File] = []
+        for item in fields.list("files")?.value ?? [] {
+            guard let entry = MappingReader(item, path: BundleLayout.manifest, what: "a file", diagnostics: diagnostics) else { continue }
+            if let path = entry.string("path"), let sha = entry.string("sha256"), let size = entry.integer("size") {
+                files.append(File(path: path.value, sha256: sha.value, size: size.value))
+            }
+            entry.finish()
+        }
+        fields.finish()
+        guard let id, let dirty, let asOf, let generator, !diagnostics.hasErrors else {
+            let first = diagnostics.items.first.map { "\($0.mark): \($0.message)" } ?? "missing fields"
+            throw OperationalError("manifest is malformed: \(first)")
+        }
+        return BundleManifest(
+            bundleID: id.value, sourceCommit: commit.map { ObjectID(hex: $0.value) }, sourceDirty: dirty.value,
+            asOf: asOf.value, generator: generator.value, files: files)
+    }
+}

@@ -1,0 +1,51 @@
+/// Validates content and renders it into a bundle, refusing content with errors.
+public struct BundleRun {
+    public var location: ContentLocation
+    public var asOf: Day
+
+    public init(location: ContentLocation, asOf: Day) {
+        self.location = location
+        self.asOf = asOf
+    }
+
+    /// What `build` produced, or the report that stopped it.
+    public enum Outcome {
+        case built(BundleBuilder.Output, ValidationRun.Snapshot)
+        case invalid(ValidationReport)
+    }
+
+    public func render(revision: String?) throws -> Outcome {
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
+        let snapshot = try run.snapshot(revision: revision)
+        if snapshot.report.hasErrors { return .invalid(snapshot.report) }
+        let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty)
+        let source = snapshot.source
+        let output = try builder.build(snapshot.content) { asset in
+            try source.read(TreeEntry(path: asset, kind: .file, id: (source as? CommitSource)?.blobID(of: asset)))
+        }
+        return .built(output, snapshot)
+    }
+
+    /// The web build folder named by `ratecard.yaml` (`web:`, default `../site`), if it exists.
+    public func webFolder(override: String?) throws -> String? {
+        if let override { return override }
+        guard let contentDir = location.contentDir else { return nil }
+        let configured = (try? loadConfig())?.web ?? "../site"
+        let path = configured.hasPrefix("/") ? configured : contentDir + "/" + configured
+        return FileSystem.isDirectory(path) ? path : nil
+    }
+
+    private func loadConfig() throws -> ServiceConfig? {
+        guard let contentDir = location.contentDir else { return nil }
+        let bytes = try FileSystem.readFile(contentDir + "/ratecard.yaml")
+        guard let node = try YAMLParser.parse(Array(try SourceText.decode(bytes).utf8)) else { return nil }
+        return ServiceConfig.read(node, path: "ratecard.yaml", diagnostics: Diagnostics())
+    }
+}
+
+extension CommitSource {
+    /// The blob id of a content-relative path in this commit.
+    func blobID(of path: String) -> ObjectID? {
+        (try? entries())?.first { $0.path == path }?.id
+    }
+}

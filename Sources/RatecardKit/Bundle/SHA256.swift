@@ -1,0 +1,32 @@
+internal import CCrypto
+
+/// SHA-256 through OpenSSL's libcrypto (EVP), as lowercase hex.
+public enum SHA256 {
+    /// The digest of `bytes`.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        // EVP_Digest is one-shot: it owns and frees its context internally.
+        let ok = bytes.withUnsafeBytes { raw in
+            digest.withUnsafeMutableBufferPointer { out in
+                EVP_Digest(raw.baseAddress, raw.count, out.baseAddress, &length, EVP_sha256(), nil)
+            }
+        }
+        precondition(ok == 1 && length == 32, "EVP_Digest(sha256) failed")
+        return hex(digest: digest)
+    }
+
+    public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func hex(digest: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(digest.count * 2)
+        for byte in digest {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,171 @@
+/// The JSON documents of a bundle's data folder (see docs/bundle-format.md).
+struct DataDocuments {
+    let content: Content
+    let asOf: Day
+
+    var phrasesByID: [String: Phrase] {
+        Dictionary((content.phrases ?? []).map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func service() -> JSON {
+        .object([
+            "service_name": .string(content.config?.serviceName.value ?? ""),
+            "broker_registration_no": .string(content.config?.brokerRegistrationNo.value ?? ""),
+        ])
+    }
+
+    var orderedPartners: [Partner] {
+        content.partners.sorted { ($0.displayOrder.value, $0.id.value) < ($1.displayOrder.value, $1.id.value) }
+    }
+
+    func partners() -> JSON {
+        let productKeys = Dictionary(grouping: content.products.map(\.key).sorted(), by: { String($0.split(separator: "/")[0]) })
+        return .object(["partners": .array(orderedPartners.map { partner in
+            .object([
+                "id": .string(partner.id.value),
+                "name_ko": .string(partner.nameKo.value),
+                "name_en": partner.nameEn.map(JSON.string) ?? .null,
+                "category": .string(partner.category.value.rawValue),
+                "category_ko": .string(KoreanLabels.category(partner.category.value)),
+                "status": .string(partner.status.value.rawValue),
+                "status_reason": partner.statusReason.map { .string($0.value) } ?? .null,
+                "display_order": .int(partner.displayOrder.value),
+                "logo": .string(partner.logo.value),
+                "phone": .string(partner.phone.value),
+                "website": .string(partner.website.value),
+                "products": .array((productKeys[partner.id.value] ?? []).map(JSON.string)),
+            ])
+        })])
+    }
+
+    var orderedProducts: [Product] { content.products.sorted { $0.key < $1.key } }
+
+    /// The table in force on the as-of date and the next one scheduled after it.
+    func tables(of product: Product) -> (current: RateTable?, next: RateTable?) {
+        let tables = content.rateTables(of: product.key)
+        let current = tables.last { $0.isInForce(on: asOf) }
+        let next = tables.first { $0.effectiveFrom.value > asOf }
+        return (current, next)
+    }
+
+    /// What the app shows for a product: `withdrawn`, `paused` (its partner is paused) or `active`.
+    func status(of product: Product) -> String {
+        if product.status.value == .withdrawn { return "withdrawn" }
+        if content.partner(product.partner.value)?.status.value != .active { return "paused" }
+        return "active"
+    }
+
+    func product(_ product: Product) -> JSON {
+        let (current, next) = tables(of: product)
+        var apr: JSON = .null
+        if let current, let low = current.bands.map(\.aprMin.value).min(), let high = current.bands.map(\.aprMax.value).max() {
+            apr = .object(["min_pct": .number(low.description), "max_pct": .number(high.description)])
+        }
+        return .object([
+            "key": .string(product.key),
+            "id": .string(product.id.value),
+            "partner": .string(product.partner.value),
+            "partner_name_ko": .string(content.partner(product.partner.value)?.nameKo.value ?? product.partner.value),
+            "name_ko": .string(product.nameKo.value),
+            "name_en": product.nameEn.map(JSON.string) ?? .null,
+            "type": .string(product.kind.value.rawValue),
+            "type_ko": .string(KoreanLabels.productType(product.kind.value)),
+            "status": .string(status(of: product)),
+            "description_ko": product.description.map(JSON.string) ?? .null,
+            "repayment_methods": .array(product.repayment.map { .string($0.value.rawValue) }),
+            "terms_months": .array(product.termsMonths.value.map { .int($0.value) }),
+            "limit": .object(["min_krw": .int(product.limitMin.value), "max_krw": .int(product.limitMax.value)]),
+            "fees": .object([
+                "origination_krw": .int(product.originationFee.value),
+                "early_repayment_pct": .number(product.earlyRepaymentFee.value.description),
+                "early_repayment_months": .int(product.earlyRepaymentMonths.value),
+            ]),
+            "late_interest": .object([
+                "spread_pp": .number(product.lateSpread.value.description),
+                "max_pct": .number(product.lateMax.value.description),
+            ]),
+            "phrases": .array(product.requiredPhrases.value.map { .string($0.value) }),
+            "apr": apr,
+            "current": current.map(table) ?? .null,
+            "next": next.map(table) ?? .null,
+        ])
+    }
+
+    func table(_ table: RateTable) -> JSON {
+        .object([
+            "bureau": .string(table.bureau.value.rawValue),
+            "effective_from": .string(table.effectiveFrom.value.description),
+            "effective_to": table.effectiveTo.map { .string($0.value.description) } ?? .null,
+            "bands": .array(table.bands.sorted { $0.scoreMin.value > $1.scoreMin.value }.map { band in
+                .object([
+                    "score_min": .int(band.scoreMin.value),
+                    "score_max": .int(band.scoreMax.value),
+                    "apr_min_pct": .number(band.aprMin.value.description),
+                    "apr_max_pct": .number(band.aprMax.value.description),
+                    "limit_max_krw": .int(band.limitMax.value),
+                ])
+            }),
+        ])
+    }
+
+    func products() -> JSON {
+        .object(["products": .array(orderedProducts.map(product))])
+    }
+
+    /// The version of a document in force on the as-of date.
+    func currentVersion(of document: String) -> TermsVersion? {
+        content.versions(of: document).last { $0.effectiveFrom.value <= asOf }
+    }
+
+    func terms() -> JSON {
+        .object(["documents": .array(content.documentIDs.map { document in
+            let versions = content.versions(of: document)
+            let current = currentVersion(of: document)
+            let head = current ?? versions.first
+            return .object([
+                "id": .string(document),
+                "title": .string(head?.title.value ?? document),
+                "consent": .string(head?.consent.value.rawValue ?? "none"),
+                "current": current.map { .string($0.fileVersion) } ?? .null,
+                "versions": .array(versions.map { version in
+                    .object([
+                        "version": .string(version.fileVersion),
+                        "title": .string(version.title.value),
+                        "effective_from": .string(version.effectiveFrom.value.description),
+                        "consent": .string(version.consent.value.rawValue),
+                        "requires_reconsent": .bool(version.requiresReconsent.value),
+                        "summary": .string(version.summary.value),
+                        "url": .string(BundleLayout.termsPage(document, version.fileVersion)),
+                    ])
+                }),
+            ])
+        })])
+    }
+
+    func limits() -> JSON {
+        var fields: [String: JSON] = [:]
+        for kind in LegalLimits.Kind.allCases {
+            guard let entry = content.limits?.inForce(kind, on: asOf) else { continue }
+            fields[kind.rawValue] = .object([
+                "value": .number(entry.value.description),
+                "effective_from": .string(entry.effectiveFrom.description),
+                "citation": .string(entry.citation),
+            ])
+        }
+        return .object(["as_of": .string(asOf.description), "limits": .object(fields)])
+    }
+
+    func phrases() -> JSON {
+        .object(["phrases": .array((content.phrases ?? []).sorted { $0.id.value < $1.id.value }.map { phrase in
+            .object([
+                "id": .string(phrase.id.value),
+                "text": .string(phrase.text(config: content.config)),
+                "pages": .array(phrase.pages.map { .string($0.value.rawValue) }),
+            ])
+        })])
+    }
+}
+
+private func < (lhs: (Int, String), rhs: (Int, String)) -> Bool {
+    lhs.0 != rhs.0 ? lhs.0 < rhs.0 : lhs.1 < rhs.1
+}

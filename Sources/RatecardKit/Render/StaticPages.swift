@@ -1,0 +1,96 @@
+/// The static HTML pages of a bundle: terms versions, the comparison table and the partner list.
+struct StaticPages {
+    let documents: DataDocuments
+    let bundleID: String
+
+    var content: Content { documents.content }
+
+    /// One terms version as a complete page (`terms/<doc>/<version>.html`).
+    func termsPage(_ version: TermsVersion) -> String {
+        let versions = content.versions(of: version.documentID)
+        var meta = HTML.element("span", [("class", "badge")], text: KoreanLabels.consent(version.consent.value))
+        meta += HTML(text: " 버전 \(version.fileVersion) · 시행일 \(version.effectiveFrom.value)")
+        if version.requiresReconsent.value { meta += HTML(text: " · 재동의 필요") }
+        var body = HTML.element("h1", text: version.title.value)
+        body += HTML.element("p", [("class", "meta")], meta)
+        body += HTML.element("p", [("class", "meta")], text: "변경 요약: \(version.summary.value)")
+        body += HTML.element("article", [], HTML(raw: CommonMark.html(version.body)))
+        if versions.count > 1 {
+            let items = versions.map { other -> HTML in
+                let label = "버전 \(other.fileVersion) (시행일 \(other.effectiveFrom.value))"
+                if other.fileVersion == version.fileVersion { return HTML.element("li", text: label + " · 현재 보고 있는 버전") }
+                return HTML.element("li", [], HTML.element("a", [("href", "\(other.fileVersion).html")], text: label))
+            }
+            body += HTML.element("h2", text: "다른 버전") + HTML.element("ul", [], items.joined())
+        }
+        return PageTemplate.page(title: "\(version.title.value) (버전 \(version.fileVersion))", root: "../../", body: body)
+    }
+
+    /// Active products ordered consumer-first: lowest APR, then lowest maximum, then highest limit.
+    var comparableProducts: [(Product, RateTable)] {
+        content.products.compactMap { product -> (Product, RateTable)? in
+            guard documents.status(of: product) == "active", let table = documents.tables(of: product).current else { return nil }
+            return (product, table)
+        }.sorted { lhs, rhs in
+            let l = envelope(lhs.1)
+            let r = envelope(rhs.1)
+            if l.low != r.low { return l.low < r.low }
+            if l.high != r.high { return l.high < r.high }
+            if lhs.0.limitMax.value != rhs.0.limitMax.value { return lhs.0.limitMax.value > rhs.0.limitMax.value }
+            return lhs.0.key < rhs.0.key
+        }
+    }
+
+    func envelope(_ table: RateTable) -> (low: Percent, high: Percent) {
+        (table.bands.map(\.aprMin.value).min() ?? .zero, table.bands.map(\.aprMax.value).max() ?? .zero)
+    }
+
+    /// `rates.html`: every active product, its APR range and its limit by score band.
+    func ratesPage() -> String {
+        var body = HTML.element("h1", text: "대출 금리 비교")
+        body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
+        for (product, table) in comparableProducts {
+            let partner = content.partner(product.partner.value)
+            let (low, high) = envelope(table)
+            var section = HTML.element("h2", [], HTML(text: partner?.nameKo.value ?? product.partner.value) + HTML(raw: " · ") + HTML(text: product.nameKo.value))
+            section += HTML.element("p", [("class", "meta")], text: "연 \(low.twoDecimals)% ~ \(high.twoDecimals)% · 최대 \(KoreanLabels.won(product.limitMax.value)) · \(KoreanLabels.productType(product.kind.value)) · \(table.bureau.value.rawValue) 점수 기준 (\(table.effectiveFrom.value) 시행)")
+            let header = HTML.element("tr", [], [HTML.element("th", text: "신용점수"), HTML.element("th", text: "금리 (연)"), HTML.element("th", text: "최대 한도")].joined())
+            let rows = table.bands.sorted { $0.scoreMin.value > $1.scoreMin.value }.map { band in
+                HTML.element("tr", [], [
+                    HTML.element("td", text: "\(band.scoreMin.value)~\(band.scoreMax.value)점"),
+                    HTML.element("td", text: "\(band.aprMin.value.twoDecimals)% ~ \(band.aprMax.value.twoDecimals)%"),
+                    HTML.element("td", text: KoreanLabels.won(min(band.limitMax.value, product.limitMax.value))),
+                ].joined())
+            }
+            section += HTML.element("table", [], HTML.element("thead", [], header) + HTML.element("tbody", [], rows.joined()))
+            body += HTML.element("section", [("id", product.key)], section)
+        }
+        body += notice(for: .rates)
+        return PageTemplate.page(title: "대출 금리 비교", root: "", body: body)
+    }
+
+    /// `partners.html`: the partner list in display order; paused partners marked, terminated ones left out.
+    func partnersPage() -> String {
+        var body = HTML.element("h1", text: "제휴 금융회사")
+        var items: [HTML] = []
+        for partner in documents.orderedPartners where partner.status.value != .terminated {
+            var item = HTML.element("img", [("class", "logo"), ("src", "\(BundleLayout.dataFolder(bundleID))\(partner.logo.value)"), ("alt", partner.nameKo.value)])
+            item += HTML.element("strong", text: partner.nameKo.value)
+            item += HTML(raw: " ") + HTML.element("span", [("class", "badge")], text: KoreanLabels.category(partner.category.value))
+            if partner.status.value == .paused {
+                item += HTML.element("p", [("class", "paused")], text: "일시 중단: \(partner.statusReason?.value ?? "")")
+            }
+            item += HTML.element("p", [("class", "meta")], text: "고객센터 \(partner.phone.value)")
+            items.append(HTML.element("li", [("class", partner.status.value == .paused ? "paused" : "active")], item))
+        }
+        body += HTML.element("ul", [], items.joined())
+        body += notice(for: .rates)
+        return PageTemplate.page(title: "제휴 금융회사", root: "", body: body)
+    }
+
+    private func notice(for page: Phrase.Page) -> HTML {
+        let phrases = (content.phrases ?? []).filter { $0.pages.contains { $0.value == page } }
+        guard !phrases.isEmpty else { return .empty }
+        return HTML.element("aside", [("class", "notice")], phrases.map { HTML.element("p", text: $0.text(config: content.config)) }.joined())
+    }
+}
