@@ -53,13 +53,13 @@ var schemaChecker: String {
 }
 
 /// Runs a program and returns its exit status and combined output.
-func runTool(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
+func runTool(_ path: String, _ arguments: [String], stderrToNull: Bool = false) throws -> (Int32, String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     let pipe = Pipe()
     process.standardOutput = pipe
-    process.standardError = pipe
+    process.standardError = stderrToNull ? FileHandle.nullDevice : pipe
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

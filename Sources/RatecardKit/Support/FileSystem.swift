@@ -68,7 +68,10 @@ public enum FileSystem {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/" + part
-            if mkdir(current, mode) != 0 && errno != EEXIST { throw failure("mkdir", current) }
+            if mkdir(current, mode) != 0 {
+                if errno != EEXIST { throw failure("mkdir", current) }
+                if !isDirectory(current) { throw failure("mkdir", current, code: ENOTDIR) }
+            }
         }
     }
 

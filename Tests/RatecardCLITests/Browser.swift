@@ -1,0 +1,68 @@
+import Foundation
+import Glibc
+
+/// Headless Chromium (Debian's `chromium`), for tests that load real pages.
+enum Browser {
+    static var path: String? {
+        ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The DOM after the page's scripts ran (`--dump-dom` with a virtual time budget).
+    static func dumpDOM(_ url: String, budgetMilliseconds: Int = 5000) throws -> String {
+        guard let path else { throw BrowserError("chromium is not installed (apt-get install -y chromium)") }
+        let profile = NSTemporaryDirectory() + "ratecard-chromium-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let (status, output) = try runTool(path, [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--user-data-dir=\(profile)", "--virtual-time-budget=\(budgetMilliseconds)", "--dump-dom", url,
+        ], stderrToNull: true)
+        guard status == 0 else { throw BrowserError("chromium exited \(status): \(output.prefix(500))") }
+        return output
+    }
+}
+
+struct BrowserError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// `python3 -m http.server` on a free loopback port, stopped when the value is released.
+final class StaticServer {
+    let process = Process()
+    let port: Int
+
+    init(root: String) throws {
+        var chosen = 0
+        for _ in 0..<20 {
+            let candidate = Int.random(in: 20_000..<40_000)
+            if StaticServer.isFree(candidate) { chosen = candidate; break }
+        }
+        port = chosen
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", root]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<100 where StaticServer.isFree(port) { usleep(50_000) }
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    var base: String { "http://127.0.0.1:\(port)/" }
+
+    static func isFree(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return result != 0
+    }
+}

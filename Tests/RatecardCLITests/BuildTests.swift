@@ -1,0 +1,99 @@
+import Foundation
+import RatecardKit
+import Testing
+
+/// `ratecard build` and `preview` end to end: determinism, refusal, and leaving nothing behind.
+@Suite struct BuildTests {
+    /// Every file below `root`, relative path -> bytes.
+    func tree(_ root: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: root)!
+        while let path = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue { files[path] = FileManager.default.contents(atPath: root + "/" + path) }
+        }
+        return files
+    }
+
+    @Test func theSameCommitBuildsByteIdenticalTreesInDifferentFoldersAndTimes() throws {
+        try withTemporaryDirectory { directory in
+            _ = try ratecard(["init", "repo"], in: directory)
+            let first = try ratecard(["build", "--rev", "HEAD", "--as-of", "2026-11-29", "--out", directory + "/one"], in: directory + "/repo")
+            #expect(first.status == 0, "\(first.err)")
+            sleep(1)
+            let second = try ratecard(["build", "--rev", "HEAD", "--as-of", "2026-11-29", "--out", directory + "/elsewhere/two"], in: directory + "/repo", environment: ["TZ": "America/New_York"])
+            #expect(second.status == 0, "\(second.err)")
+            let one = try tree(directory + "/one")
+            let two = try tree(directory + "/elsewhere/two")
+            #expect(one.count > 90)
+            #expect(one.keys.sorted() == two.keys.sorted())
+            for (path, bytes) in one { #expect(two[path] == bytes, "\(path) differs") }
+        }
+    }
+
+    @Test func theManifestListsEveryFileWithItsHashAndSize() throws {
+        try withTemporaryDirectory { directory in
+            _ = try ratecard(["init", "repo"], in: directory)
+            _ = try ratecard(["build", "--as-of", "2026-11-29", "--out", directory + "/out"], in: directory + "/repo")
+            let files = try tree(directory + "/out")
+            let manifest = try BundleManifest.parse(Array(files["data/manifest.json"]!))
+            #expect(manifest.files.count == files.count - 1)
+            #expect(manifest.asOf == Day("2026-11-29"))
+            #expect(manifest.sourceDirty == false)
+            #expect(manifest.sourceCommit != nil)
+            for file in manifest.files {
+                let bytes = try #require(files[file.path])
+                #expect(SHA256.hex(Array(bytes)) == file.sha256)
+                #expect(bytes.count == file.size)
+            }
+            #expect(files.keys.contains("data/\(manifest.bundleID)/products/kbank/credit.json") || files.keys.contains { $0.hasPrefix("data/\(manifest.bundleID)/products/kbank/") })
+        }
+    }
+
+    @Test func invalidContentExitsOneAndWritesNothing() throws {
+        try withTemporaryDirectory { directory in
+            _ = try ratecard(["init", "repo"], in: directory)
+            try FileSystem.writeFile(directory + "/repo/partners/kbank.yaml", Array("id: kbank\n".utf8))
+            let result = try ratecard(["build", "--as-of", "2026-11-29", "--out", directory + "/out"], in: directory + "/repo")
+            #expect(result.status == 1)
+            #expect(result.out.contains("partners/kbank.yaml:1:1: error SCH-01: missing required field 'name_ko'"))
+            #expect(result.err == "Error: the content is invalid; nothing was written\n")
+            #expect(!FileSystem.exists(directory + "/out"))
+            #expect(try FileSystem.listDirectory(directory) == ["repo"])
+        }
+    }
+
+    @Test func anUnwritableOutputExitsFourAndLeavesNothing() throws {
+        try withTemporaryDirectory { directory in
+            _ = try ratecard(["init", "repo"], in: directory)
+            try FileSystem.writeFile(directory + "/blocker", Array("a file, not a folder\n".utf8))
+            let result = try ratecard(["build", "--as-of", "2026-11-29", "--out", directory + "/blocker/out"], in: directory + "/repo")
+            #expect(result.status == 4)
+            #expect(result.err.hasPrefix("Error: cannot create the output folder: mkdir "))
+            #expect(try FileSystem.listDirectory(directory) == ["blocker", "repo"])
+        }
+    }
+
+    @Test func aMissingRevisionExitsFourAndLeavesNothing() throws {
+        try withTemporaryDirectory { directory in
+            _ = try ratecard(["init", "repo"], in: directory)
+            let result = try ratecard(["build", "--rev", "no-such-tag", "--out", directory + "/out"], in: directory + "/repo")
+            #expect(result.status == 4)
+            #expect(result.err.hasPrefix("Error: revision 'no-such-tag' cannot be read: "))
+            #expect(!FileSystem.exists(directory + "/out"))
+        }
+    }
+
+    @Test func aFolderThatIsNotABuildIsNeverReplaced() throws {
+        try withTemporaryDirectory { directory in
+            _ = try ratecard(["init", "repo"], in: directory)
+            try FileSystem.makeDirectories(directory + "/precious")
+            try FileSystem.writeFile(directory + "/precious/notes.txt", Array("keep me\n".utf8))
+            let result = try ratecard(["build", "--as-of", "2026-11-29", "--out", directory + "/precious"], in: directory + "/repo")
+            #expect(result.status == 4)
+            #expect(try FileSystem.listDirectory(directory + "/precious") == ["notes.txt"])
+            let missingOut = try ratecard(["build"], in: directory + "/repo")
+            #expect(missingOut.status == 2)
+        }
+    }
+}
