@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 APT_PACKAGES = pkg-config libgit2-dev libcmark-dev libyaml-dev libssl-dev git
-TEST_APT_PACKAGES = python3-pip
+TEST_APT_PACKAGES = chromium
 PIP_PACKAGES = jsonschema xmlschema junitparser
 BIN = .build/debug/ratecard
 
@@ -17,6 +17,11 @@ deps:
 	fi
 
 test-deps: deps
+	@missing=$$(for p in $(TEST_APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "Installing: $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
 	@python3 -c 'import jsonschema, xmlschema, junitparser' 2>/dev/null || \
 		python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES) || \
 		python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(PIP_PACKAGES)

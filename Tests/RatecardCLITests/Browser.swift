@@ -12,12 +12,26 @@ enum Browser {
         guard let path else { throw BrowserError("chromium is not installed (apt-get install -y chromium)") }
         let profile = NSTemporaryDirectory() + "ratecard-chromium-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: profile) }
-        let (status, output) = try runTool(path, [
+        // Output goes to a file, not a pipe: Chromium's crash handler outlives it and would hold a pipe open.
+        let outputPath = profile + ".dom"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = [
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--disable-breakpad", "--disable-crash-reporter", "--noerrdialogs",
             "--user-data-dir=\(profile)", "--virtual-time-budget=\(budgetMilliseconds)", "--dump-dom", url,
-        ], stderrToNull: true)
-        guard status == 0 else { throw BrowserError("chromium exited \(status): \(output.prefix(500))") }
-        return output
+        ]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try output.close()
+        guard process.terminationStatus == 0 else { throw BrowserError("chromium exited \(process.terminationStatus) for \(url)") }
+        return String(decoding: FileManager.default.contents(atPath: outputPath) ?? Data(), as: UTF8.self)
     }
 }
 
@@ -47,7 +61,8 @@ final class StaticServer {
     }
 
     deinit {
-        process.terminate()
+        // SIGKILL: children started by Foundation inherit a mask that blocks SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 

@@ -41,7 +41,9 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
         var edits: [Edit] = []
         var current: (kind: String, path: String, lines: [Substring])?
         func flush() {
-            guard let section = current else { return }
+            guard var section = current else { return }
+            // The newline that ends a case file (or precedes the next section) is not content.
+            if section.lines.last == "" { section.lines.removeLast() }
             switch section.kind {
             case "write":
                 edits.append(.write(section.path, Array((section.lines.joined(separator: "\n") + "\n").utf8)))

@@ -29,11 +29,11 @@ import Testing
         }
     }
 
-    @Test func aMissingRevisionIsAGitError() throws {
+    @Test func aMissingRevisionIsAnOperationalError() throws {
         try withTemporaryDirectory { directory in
             try Fixtures.makeBaseRepository(at: directory)
             let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context)
-            #expect(throws: GitError.self) { try run.validate(revision: "no-such-branch") }
+            #expect(throws: OperationalError("revision 'no-such-branch' cannot be read: revspec 'no-such-branch' not found")) { try run.validate(revision: "no-such-branch") }
         }
     }
 
@@ -53,13 +53,13 @@ import Testing
         try withTemporaryDirectory { directory in
             let repository = try Fixtures.makeBaseRepository(at: directory)
             let base = try #require(try repository.headCommit())
-            let table = directory + "/products/acme-bank/credit/rates/2026-01-01.yaml"
+            let table = directory + "/products/acme-bank/credit/rates/2026-01-15.yaml"
             let original = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
             var badCommit: ObjectID?
             for step in 1...50 {
                 // Move the best band's limit a little each commit; commit 30 breaks the cap.
                 var text = original.replacingOccurrences(of: "limit_max_krw: 100000000", with: "limit_max_krw: \(100_000_000 - step * 10_000)")
-                if step == 30 { text = text.replacingOccurrences(of: "apr_max_pct: 7.5", with: "apr_max_pct: 20.5") }
+                if step == 30 { text = text.replacingOccurrences(of: "apr_max_pct: 5.6", with: "apr_max_pct: 20.5") }
                 try write(text, to: table)
                 let commit = try repository.commitAll(message: "Rate change \(step)", author: Fixtures.testAuthor)
                 if step == 30 { badCommit = commit }

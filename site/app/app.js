@@ -200,14 +200,15 @@
     if (controller) opts.signal = controller.signal;
     opts.credentials = "same-origin";
     return fetch(url, opts).then(function (res) {
-      if (!res.ok) throw new Error(url + ": HTTP " + res.status);
+      if (!res.ok) throw new Error("HTTP " + res.status);
       return res.json();
     }).then(function (json) {
       if (timer) clearTimeout(timer);
       return json;
     }, function (err) {
       if (timer) clearTimeout(timer);
-      throw new Error(url + ": " + (err && err.message ? err.message : String(err)));
+      var reason = err && err.name === "AbortError" ? "시간 초과" : (err && err.message ? err.message : String(err));
+      throw new Error(url + ": " + reason);
     });
   }
 
@@ -404,7 +405,7 @@
     } else if (view === "terms" && s.length <= 3) {
       if (s.length === 1) renderTermsList();
       else renderTermsDoc(s[1], s[2]);
-    } else if (view === "compare" && s.length === 1) {
+    } else if (view === "compare" && s.length <= 1) {
       renderCompare(r.params);
     } else {
       renderNotFound();
@@ -574,8 +575,8 @@
     var amountField = makeField("amount", "희망 금액 (만원)", "만원 단위 (3000 = 3,000만원)", {
       maxlength: "9", placeholder: "예: 3000"
     });
-    scoreField.input.value = scoreText;
-    amountField.input.value = amountText;
+    scoreField.input.defaultValue = scoreText;
+    amountField.input.defaultValue = amountText;
     append(form, scoreField.wrap, amountField.wrap);
     form.addEventListener("submit", function (e) {
       e.preventDefault();
@@ -625,8 +626,8 @@
       }
       summary.textContent = "신용점수 " + s.value + "점 · " + rows.length + "개 상품" +
         (amountKrw !== null ? " (희망 금액 " + fmtKrw(amountKrw) + (overCount ? ", 한도 초과 " + overCount + "개" : "") + ")" : "");
-      rows.forEach(function (r, i) {
-        append(list, renderResultRow(r, i + 1));
+      rows.forEach(function (r) {
+        append(list, renderResultRow(r));
       });
     }
 
@@ -636,7 +637,7 @@
     focusHeading(h);
   }
 
-  function renderResultRow(r, rank) {
+  function renderResultRow(r) {
     var p = r.product;
     var li = el("li", "result");
     li.setAttribute("data-key", r.key);
@@ -648,8 +649,7 @@
       el("span", "partner", partnerName(p)),
       el("span", "product", str(p.name_ko)),
       el("span", "apr", aprRange(r.band.apr_min_pct, r.band.apr_max_pct)),
-      el("span", "limit", "한도 " + limitText),
-      el("span", "rank", rank + "위")
+      el("span", "limit", "한도 " + limitText)
     );
     if (r.over) append(a, el("span", "badge badge-danger over-badge", "한도 초과"));
     append(li, a);
@@ -731,20 +731,22 @@
       var li = el("li", "partner-item" + (paused ? " is-paused" : ""));
       li.setAttribute("data-id", str(p.id));
       if (paused) li.setAttribute("data-status", "paused");
-      var nameLine = el("span", "partner-name", str(p.name_ko));
-      var meta = el("span", "partner-meta", str(p.category_ko) || str(p.category));
-      append(li, renderLogo(p, "partner-logo"), nameLine, meta);
+      var body = el("div", "partner-body");
+      var nameLine = el("p", "partner-name", str(p.name_ko));
+      var meta = el("p", "partner-meta", str(p.category_ko) || str(p.category));
+      append(body, nameLine, meta);
       if (paused) {
-        var reason = el("span", "status-reason");
+        var reason = el("p", "status-reason");
         append(reason, el("span", "badge badge-warn", "일시 중단"), " ", str(p.status_reason) || "신규 접수가 일시 중단되었습니다.");
-        append(li, reason);
+        append(body, reason);
       }
-      var contact = el("span", "partner-meta");
+      var contact = el("p", "partner-meta");
       var phone = str(p.phone);
       if (phone) append(contact, "고객센터 " + phone);
       var site = websiteLink(p, "홈페이지");
       if (site) append(contact, phone ? " · " : "", site);
-      if (contact.firstChild) append(li, contact);
+      if (contact.firstChild) append(body, contact);
+      append(li, renderLogo(p, "partner-logo"), body);
       append(list, li);
     });
     append(m, h, el("p", "hint", "표시 순서는 금리와 무관합니다. 금리 비교는 ‘금리 비교’ 탭에서 금리가 낮은 순서로 보여 드립니다."), list);
@@ -984,11 +986,11 @@
     var back = el("a", "back-link", "‹ 약관 목록");
     back.href = "#/terms";
     var h = el("h1", null, str(doc.title));
-    var head = el("div");
-    append(head, consentBadge(doc.consent));
+    var head = el("p", "doc-badges");
+    append(head, el("span", "visually-hidden", "동의 구분: "), consentBadge(doc.consent));
 
     var picker = el("section", "card");
-    var pickerTitle = el("h2", null, "버전 선택");
+    var pickerTitle = el("h2", null, "버전");
     pickerTitle.id = "version-picker-title";
     var ul = el("ul", "versions");
     ul.id = "versions";
@@ -1017,7 +1019,10 @@
     var viewer = el("section");
     if (chosen) {
       var title = (str(chosen.title) || str(doc.title)) + " v" + str(chosen.version);
-      append(viewer, el("h2", null, title + " (" + fmtDate(chosen.effective_from) + " 시행)"));
+      var vh = el("h2", "viewer-title", "v" + str(chosen.version) + " 본문 · " + fmtDate(chosen.effective_from) + " 시행");
+      vh.id = "terms-viewer-title";
+      viewer.setAttribute("aria-labelledby", vh.id);
+      append(viewer, vh);
       var url = str(chosen.url) || ("terms/" + str(doc.id) + "/" + str(chosen.version) + ".html");
       if (isSafeRelPath(url)) {
         var frame = document.createElement("iframe");
@@ -1033,7 +1038,7 @@
     } else {
       append(viewer, el("p", "notice", "표시할 약관 버전이 없습니다."));
     }
-    append(m, viewer, picker);
+    append(m, picker, viewer);
     focusHeading(h);
     if (chosen) postNative({ type: "open_terms", document: str(doc.id), version: str(chosen.version) });
   }

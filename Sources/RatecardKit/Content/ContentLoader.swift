@@ -58,13 +58,15 @@ public final class ContentLoader {
         }
         let diagnostics = Diagnostics()
         let bytes = try source.read(entry)
-        let model: ParsedFile.Model
+        var model: ParsedFile.Model
         do {
             let text = try SourceText.decode(bytes)
             model = try parseModel(role, text: text, bytes: bytes, path: path, diagnostics: diagnostics)
         } catch let error as YAMLError {
             diagnostics.report(FileRules.rule(for: error), path, error.mark, error.message)
             model = .none
+            // A terms file that no longer parses still exists: history rules compare its text.
+            if case .terms = role { model = .terms(nil, text: String(decoding: bytes, as: UTF8.self)) }
         }
         return ParsedFile(role: role, model: model, diagnostics: diagnostics.items)
     }

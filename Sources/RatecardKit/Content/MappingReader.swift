@@ -39,7 +39,17 @@ final class MappingReader {
 
     func string(_ key: String, required: Bool = true) -> Located<String>? {
         guard let value = value(key, required: required) else { return nil }
-        return Scalar.string(value, key: key, reader: self)
+        guard let text = Scalar.string(value, key: key, reader: self) else { return nil }
+        if required && text.value.allSatisfy(\.isWhitespace) {
+            diagnostics.report(SchemaRules.missingField, path, text.mark, "required field '\(key)' is empty")
+            return nil
+        }
+        return text
+    }
+
+    /// Where a key is written, if present.
+    func keyMark(_ key: String) -> SourceMark? {
+        pairs.first { $0.key.scalarText == key }?.key.mark
     }
 
     func integer(_ key: String, required: Bool = true) -> Located<Int>? {
@@ -154,15 +164,21 @@ enum Scalar {
     }
 
     static func krw(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<Int>? {
-        guard case .scalar(let text, true) = node.kind, Percent.parse(text) != nil else {
+        guard case .scalar(let text, true) = node.kind, Int(text) != nil || isDecimal(text) else {
             reader.report(SchemaRules.wrongType, node, "'\(key)' must be a whole number of won, found \(describe(node))")
             return nil
         }
-        guard let value = Int(text) else {
+        guard let value = Int(text), text.first != "+" else {
             reader.report(RangeRules.wholeWon, node, "'\(key)' is \(text); amounts in won are whole numbers (no decimals, no separators)")
             return nil
         }
         return Located(value, at: node.mark)
+    }
+
+    /// Digits with one decimal point (`1500000.5`), of any length.
+    static func isDecimal(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
     }
 
     static func percent(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<Percent>? {

@@ -25,6 +25,9 @@ public struct Phrase: Sendable, Equatable {
         guard let fields = MappingReader(node, path: path, what: "phrases.yaml", diagnostics: diagnostics) else { return nil }
         defer { fields.finish() }
         guard let items = fields.list("phrases") else { return nil }
+        if items.value.isEmpty {
+            diagnostics.report(SchemaRules.empty, path, items.mark, "'phrases' is empty; the mandatory disclosure phrases belong here")
+        }
         var phrases: [Phrase] = []
         for item in items.value {
             guard let entry = MappingReader(item, path: path, what: "a phrase", diagnostics: diagnostics) else { continue }

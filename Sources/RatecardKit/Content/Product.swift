@@ -33,6 +33,8 @@ public struct Product: Sendable, Equatable {
     public var kind: Located<Kind>
     public var status: Located<Status>
     public var repayment: [Located<Repayment>]
+    /// Where `repayment_methods` is written.
+    public var repaymentMark: SourceMark?
     public var termsMonths: Located<[Located<Int>]>
     public var limitMin: Located<Int>
     public var limitMax: Located<Int>
@@ -42,7 +44,7 @@ public struct Product: Sendable, Equatable {
     public var lateSpread: Located<Percent>
     public var lateMax: Located<Percent>
     public var requiredPhrases: Located<[Located<String>]>
-    public var description: String?
+    public var description: Located<String>?
 
     /// `<partner>/<product>`: unique across the repository.
     public var key: String { "\(folderPartner)/\(folderID)" }
@@ -57,7 +59,8 @@ public struct Product: Sendable, Equatable {
         let kind: Located<Kind>? = fields.choice("type")
         let status: Located<Status>? = fields.choice("status")
         var repayment: [Located<Repayment>] = []
-        for method in fields.strings("repayment_methods")?.value ?? [] {
+        let methods = fields.strings("repayment_methods")
+        for method in methods?.value ?? [] {
             if let value = Repayment(rawValue: method.value) {
                 repayment.append(Located(value, at: method.mark))
             } else {
@@ -88,9 +91,9 @@ public struct Product: Sendable, Equatable {
               let origination, let early, let earlyMonths, let spread, let lateMax, let phrases else { return nil }
         return Product(
             path: path, folderPartner: folderPartner, folderID: folderID, mark: node.mark, id: id, partner: partner,
-            nameKo: nameKo, nameEn: nameEn?.value, kind: kind, status: status, repayment: repayment, termsMonths: terms,
+            nameKo: nameKo, nameEn: nameEn?.value, kind: kind, status: status, repayment: repayment, repaymentMark: methods?.mark, termsMonths: terms,
             limitMin: limitMin, limitMax: limitMax, originationFee: origination, earlyRepaymentFee: early,
             earlyRepaymentMonths: earlyMonths, lateSpread: spread, lateMax: lateMax, requiredPhrases: phrases,
-            description: description?.value)
+            description: description)
     }
 }

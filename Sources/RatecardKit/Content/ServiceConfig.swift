@@ -32,7 +32,7 @@ public struct ServiceConfig: Sendable, Equatable {
             for name in envs.keys {
                 guard let entry = envs.mapping(name) else { continue }
                 if !SchemaRules.isValidID(name) {
-                    diagnostics.report(SchemaRules.identifier, path, entry.node.mark, "environment name '\(name)' must match ^[a-z0-9][a-z0-9-]{0,62}$")
+                    diagnostics.report(SchemaRules.identifier, path, envs.keyMark(name) ?? entry.node.mark, "environment name '\(name)' must match ^[a-z0-9][a-z0-9-]{0,62}$")
                 }
                 let root = entry.string("root")
                 let protected = entry.bool("protected", required: false)?.value ?? false

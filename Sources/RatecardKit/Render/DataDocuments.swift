@@ -71,7 +71,7 @@ struct DataDocuments {
             "type": .string(product.kind.value.rawValue),
             "type_ko": .string(KoreanLabels.productType(product.kind.value)),
             "status": .string(status(of: product)),
-            "description_ko": product.description.map(JSON.string) ?? .null,
+            "description_ko": product.description.map { .string($0.value) } ?? .null,
             "repayment_methods": .array(product.repayment.map { .string($0.value.rawValue) }),
             "terms_months": .array(product.termsMonths.value.map { .int($0.value) }),
             "limit": .object(["min_krw": .int(product.limitMin.value), "max_krw": .int(product.limitMax.value)]),

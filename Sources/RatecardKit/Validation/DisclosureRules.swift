@@ -21,8 +21,8 @@ public enum DisclosureRules {
                 diagnostics.report(productPhrases, product.path, product.requiredPhrases.mark, "required_phrases lacks '\(id)', which every product page must show")
             }
             if let description = product.description {
-                for word in bannedWording where description.contains(word) {
-                    diagnostics.report(prohibited, product.path, product.mark, "description_ko uses the prohibited wording '\(word)'")
+                for word in bannedWording where description.value.contains(word) {
+                    diagnostics.report(prohibited, product.path, description.mark, "description_ko uses the prohibited wording '\(word)'")
                 }
             }
         }

@@ -67,6 +67,9 @@ public enum RangeRules {
         if product.earlyRepaymentMonths.value < 0 {
             diagnostics.report(nonNegative, product.path, product.earlyRepaymentMonths.mark, "fees.early_repayment_months \(product.earlyRepaymentMonths.value) is negative")
         }
+        if product.repayment.isEmpty, product.repaymentMark != nil {
+            diagnostics.report(repaymentMethods, product.path, product.repaymentMark!, "repayment_methods is empty; list how the loan is repaid")
+        }
         var seen: Set<Product.Repayment> = []
         for method in product.repayment where !seen.insert(method.value).inserted {
             diagnostics.report(repaymentMethods, product.path, method.mark, "repayment method '\(method.value.rawValue)' is listed twice")

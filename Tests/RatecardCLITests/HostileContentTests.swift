@@ -1,0 +1,106 @@
+import Foundation
+import RatecardKit
+import Testing
+
+/// Hostile content must render inert: loaded in headless Chromium, no payload runs.
+///
+/// Every payload, if it ever executed, would set `data-pwned` on the root element; the dumped
+/// DOM must not carry it, and no page may hold a `javascript:`/`data:` link or an event handler.
+@Suite(.serialized) struct HostileContentTests {
+    static let mark = "document.documentElement.dataset.pwned"
+
+    /// The example content plus a hostile partner name, product description and terms document.
+    func hostileRepository(in directory: String) throws -> String {
+        _ = try ratecard(["init", "repo"], in: directory)
+        let root = directory + "/repo"
+        let partner = root + "/partners/kbank.yaml"
+        var text = String(decoding: try FileSystem.readFile(partner), as: UTF8.self)
+        let nameLine = text.split(separator: "\n").first { $0.hasPrefix("name_ko:") }!
+        text = text.replacingOccurrences(of: String(nameLine), with: "name_ko: '케이뱅크\"><img src=x onerror=\(Self.mark)=1> '' onmouseover=''\(Self.mark)=2'")
+        try FileSystem.writeFile(partner, Array(text.utf8))
+        let productFolder = try FileSystem.listDirectory(root + "/products/kbank").first!
+        let product = root + "/products/kbank/\(productFolder)/product.yaml"
+        var productText = String(decoding: try FileSystem.readFile(product), as: UTF8.self)
+        productText = productText.split(separator: "\n").filter { !$0.hasPrefix("description_ko:") }.joined(separator: "\n")
+        productText += "\ndescription_ko: '</script><script>\(Self.mark)=3</script>{{x}}'\n"
+        try FileSystem.writeFile(product, Array(productText.utf8))
+        try FileSystem.makeDirectories(root + "/terms/hostile-doc")
+        try FileSystem.writeFile(root + "/terms/hostile-doc/1.0.0.md", Array("""
+            ---
+            title: '</title><script>\(Self.mark)=8</script>'
+            version: 1.0.0
+            effective_from: 2026-01-01
+            consent: none
+            requires_reconsent: false
+            summary: '" onload="\(Self.mark)=9'
+            ---
+            # 안내
+
+            <script>\(Self.mark)=4</script>
+
+            [누르기](javascript:\(Self.mark)=5) 와 [데이터](data:text/html,<script>\(Self.mark)=6</script>)
+            그리고 <img src=x onerror="\(Self.mark)=7"> 와 ![그림](javascript:\(Self.mark)=10)
+
+            <javascript:\(Self.mark)=11> 와 [공백](  JaVaScRiPt:\(Self.mark)=12) 와 [안전한 링크](https://www.fss.or.kr)
+
+            <div onclick="\(Self.mark)=13">raw</div>
+            """.utf8))
+        return root
+    }
+
+    /// In a serialized DOM a literal `<` only ever starts a real tag (text has `&lt;`), so these
+    /// patterns find real attributes, never escaped text.
+    static let dangerous = [
+        #"<[a-zA-Z][^<>]*\son[a-zA-Z]+\s*="#,
+        #"<[a-zA-Z][^<>]*\s(href|src|action|formaction)\s*=\s*"\s*(javascript|data|vbscript):"#,
+        #"<script(?![^<>]*\ssrc="app/app\.js")"#,
+    ]
+
+    func assertInert(_ dom: String, _ page: String) {
+        #expect(!dom.contains("data-pwned"), "a payload ran in \(page)")
+        // Serialized attribute values are always double-quoted with `"` escaped, so blanking them
+        // leaves only tag and attribute names for the event-handler pattern.
+        let names = dom.replacingOccurrences(of: #"="[^"]*""#, with: "=\"\"", options: .regularExpression)
+        for (index, pattern) in Self.dangerous.enumerated() {
+            let text = index == 0 ? names : dom
+            let regex = try! NSRegularExpression(pattern: pattern, options: [.caseInsensitive])
+            let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
+            #expect(match == nil, "\(page) holds \(match.map { (text as NSString).substring(with: $0.range) } ?? "")")
+        }
+    }
+
+    @Test func staticPagesRenderHostileContentInert() throws {
+        try withTemporaryDirectory { directory in
+            let root = try hostileRepository(in: directory)
+            let built = try ratecard(["build", "--as-of", "2026-11-29", "--out", directory + "/out"], in: root)
+            #expect(built.status == 0, "\(built.out)\(built.err)")
+            let terms = String(decoding: try FileSystem.readFile(directory + "/out/terms/hostile-doc/1.0.0.html"), as: UTF8.self)
+            #expect(terms.contains("<a href=\"https://www.fss.or.kr\">안전한 링크</a>"))
+            #expect(terms.contains("raw HTML omitted"))
+            let server = try StaticServer(root: directory + "/out")
+            for page in ["terms/hostile-doc/1.0.0.html", "rates.html", "partners.html"] {
+                let dom = try Browser.dumpDOM(server.base + page)
+                #expect(dom.contains("</main>"), "\(page) did not load")
+                assertInert(dom, page)
+            }
+            let partners = try Browser.dumpDOM(server.base + "partners.html")
+            #expect(partners.contains("케이뱅크\"&gt;&lt;img src=x onerror="))
+        }
+    }
+
+    @Test func theWebAppRendersHostileContentInert() throws {
+        try withTemporaryDirectory { directory in
+            let root = try hostileRepository(in: directory)
+            let site = exampleContent.replacingOccurrences(of: "/content", with: "/site")
+            let built = try ratecard(["preview", "--as-of", "2026-11-29", "--web", site, "--out", directory + "/preview"], in: root)
+            #expect(built.status == 0, "\(built.out)\(built.err)")
+            let server = try StaticServer(root: directory + "/preview")
+            let productFolder = try FileSystem.listDirectory(root + "/products/kbank").first!
+            for route in ["#/partners", "#/compare?score=950&amount=1000", "#/product/kbank/\(productFolder)", "#/terms/hostile-doc"] {
+                let dom = try Browser.dumpDOM(server.base + "index.html" + route)
+                #expect(dom.contains("케이뱅크") || route.hasPrefix("#/terms"), "\(route) did not render")
+                assertInert(dom, route)
+            }
+        }
+    }
+}
