@@ -11,6 +11,14 @@ public enum RatecardCLI {
         RulesCommand.command,
         BuildCommand.command,
         PreviewCommand.command,
+        PublishCommand.command,
+        PromoteCommand.command,
+        RollbackCommand.command,
+        ServeRootCommands.status,
+        ServeRootCommands.releases,
+        ServeRootCommands.verify,
+        ServeRootCommands.prune,
+        ServeRootCommands.nginxConf,
     ]
 
     /// Exit codes (DESIGN.md): the contract scripts rely on.

@@ -1,0 +1,50 @@
+import RatecardKit
+
+/// `ratecard promote`: ship the identical release (same id, same bytes) to another environment.
+enum PromoteCommand {
+    static let command = Command(
+        name: "promote",
+        abstract: "Make the release live in one environment live in another, byte for byte.",
+        usage: "--from <env> --to <env> [--release <id>] [--expect-live <id>] [-m <msg>] [--dry-run]",
+        options: [
+            OptionSpec("--from", value: "ENV", "The environment (or serve root folder) to take the release from"),
+            OptionSpec("--to", value: "ENV", "The environment (or serve root folder) to make it live in"),
+            OptionSpec("--release", value: "ID", "The release to promote (default: what is live in --from)"),
+            OptionSpec("--expect-live", value: "ID", "Only swap if this release is live in --to now"),
+            OptionSpec("-m", value: "MSG", "Why: recorded in the journal"),
+            OptionSpec("--dry-run", "Print what would change and touch nothing"),
+            ServeRootOptions.noWait,
+        ],
+        run: run)
+
+    static func root(_ value: String, _ invocation: Invocation) throws -> ServeRoot {
+        if value.contains("/") { return ServeRoot(path: RatecardCLI.resolve(value, against: invocation.directory)) }
+        return ServeRoot(path: try Environments.root(named: value, from: invocation.directory).path)
+    }
+
+    static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        guard let fromName = arguments.value("--from") else { throw UsageError("Missing expected option '--from <env>'") }
+        guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'") }
+        let source = try root(fromName, invocation)
+        let target = try root(toName, invocation)
+        if arguments.has("--dry-run") {
+            guard let id = try arguments.value("--release") ?? source.live() else { throw OperationalError("\(fromName) has nothing live to promote") }
+            let next = try ReleaseInfo.read(from: source.folder(of: id))
+            let live = try target.live()
+            let liveFiles = try live.map { try ReleaseInfo.read(from: target.folder(of: $0)).files } ?? []
+            let plan = ReleasePlan.between(live: liveFiles, next: next.files)
+            invocation.console.out("Dry run: promoting \(id) from \(fromName) to \(toName) (live: \(live ?? "none")) would change: \(plan.summary)\nNothing was changed.\n")
+            return RatecardCLI.ExitCode.ok
+        }
+        try FileSystem.makeDirectories(target.path)
+        let result = try ReleaseHistory.promote(
+            release: arguments.value("--release"), from: source, to: target, expectLive: arguments.value("--expect-live"),
+            message: arguments.value("-m") ?? "", wait: !arguments.has("--no-wait"), extra: ["from_env": .string(fromName)])
+        if result.alreadyLive {
+            invocation.console.out("Release \(result.id) is already live in \(toName); nothing changed.\n")
+        } else {
+            invocation.console.out("Promoted release \(result.id) from \(fromName) to \(toName) (was \(result.previous ?? "none")).\n")
+        }
+        return RatecardCLI.ExitCode.ok
+    }
+}

@@ -1,0 +1,72 @@
+import RatecardKit
+
+/// `ratecard publish`: validate, build and stage a release, then swap it live atomically.
+enum PublishCommand {
+    static let command = Command(
+        name: "publish",
+        abstract: "Build a commit and make it live: staged beside the live release, swapped in one rename.",
+        usage: "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir>] [--expect-live <id>] [-m <msg>] [--dry-run]",
+        options: ServeRootOptions.options + [
+            OptionSpec("--rev", value: "REV", "The commit to publish (default: HEAD; uncommitted content is refused)"),
+            OptionSpec("--web", value: "DIR", "The web build folder (default: 'web' in ratecard.yaml, else ../site)"),
+            OptionSpec("--as-of", value: "DATE", "The date that decides what is current (default: today in Asia/Seoul)"),
+            OptionSpec("--expect-live", value: "ID", "Only swap if this release is live now (compare-and-swap; 'none' for an empty root)"),
+            OptionSpec("-m", value: "MSG", "Why: recorded in the journal"),
+            OptionSpec("--dry-run", "Print what would change and touch nothing"),
+            ServeRootOptions.noWait,
+        ],
+        discussion: "Exit codes: 0 published (or already live), 1 content invalid or uncommitted, 2 usage, 3 lock held or\nlive is not --expect-live, 4 I/O failure (the live release is unchanged with 1, 3 and 4).",
+        run: run)
+
+    static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
+        let location = try ContentLocation.find(from: invocation.directory)
+        let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
+        let revision = arguments.value("--rev") ?? "HEAD"
+        if arguments.value("--rev") == nil, location.contentDir != nil {
+            let worktree = try ValidationRun(location: location, context: ValidationContext(asOf: run.asOf)).snapshot(revision: nil)
+            if worktree.dirty {
+                invocation.console.err("Error: the content has uncommitted changes; commit them first (or pass --rev to publish a commit as it is)\n")
+                return RatecardCLI.ExitCode.invalid
+            }
+        }
+        let web = try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
+        switch try run.render(revision: revision) {
+        case .invalid(let report):
+            invocation.console.out(ReportFormat.text.render(report, version: RatecardCLI.version))
+            invocation.console.err("Error: the content is invalid; nothing was published\n")
+            return RatecardCLI.ExitCode.invalid
+        case .built(let output, let snapshot):
+            var author = ProcessUser.name
+            if let commit = snapshot.commit, let repository = location.repository, let info = try? repository.commitInfo(commit) {
+                author = "\(info.authorName) <\(info.authorEmail)>"
+            }
+            let request = Publisher.Request(
+                bundle: output, webFolder: web, author: author, message: arguments.value("-m") ?? "",
+                expectLive: arguments.value("--expect-live"), wait: !arguments.has("--no-wait"))
+            let publisher = Publisher(root: root)
+            if arguments.has("--dry-run") {
+                let (plan, live) = try publisher.plan(request)
+                invocation.console.out(describe(plan, live: live, target: name, bundle: output.manifest.bundleID))
+                return RatecardCLI.ExitCode.ok
+            }
+            try FileSystem.makeDirectories(root.path)
+            switch try publisher.publish(request, onWait: invocation.console.err) {
+            case .alreadyLive(let id):
+                invocation.console.out("Already live on \(name): release \(id) serves this commit; nothing changed.\n")
+            case .published(let id, let previous, let plan, let bytes, let linked):
+                invocation.console.out("Published release \(id) to \(name) (was \(previous ?? "none")): \(plan.summary); wrote \(bytes) bytes, linked \(linked) unchanged files.\n")
+            }
+            return RatecardCLI.ExitCode.ok
+        }
+    }
+
+    static func describe(_ plan: ReleasePlan, live: String?, target: String, bundle: String) -> String {
+        var text = "Dry run: publishing bundle \(bundle) to \(target) (live: \(live ?? "none")) would change: \(plan.summary)\n"
+        for path in plan.added { text += "  + \(path)\n" }
+        for path in plan.changed { text += "  ~ \(path)\n" }
+        for path in plan.removed { text += "  - \(path)\n" }
+        text += "Nothing was changed.\n"
+        return text
+    }
+}

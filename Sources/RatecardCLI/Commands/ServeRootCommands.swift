@@ -1,0 +1,136 @@
+import RatecardKit
+
+/// Commands that read or tidy a serve root: status, releases, verify, prune, nginx-conf.
+enum ServeRootCommands {
+    static let status = Command(
+        name: "status",
+        abstract: "What is live: release, since when, from which commit, and whether it verifies.",
+        usage: "(--env <name> | --root <dir>) [--format <format>]",
+        options: ServeRootOptions.options + [OptionSpec("--format", value: "FORMAT", "text (default) or json")],
+        run: runStatus)
+
+    static let releases = Command(
+        name: "releases",
+        abstract: "The release history: id, commit, who, when, message, live and bad marks.",
+        usage: "(--env <name> | --root <dir>) [--format <format>]",
+        options: ServeRootOptions.options + [OptionSpec("--format", value: "FORMAT", "text (default) or json")],
+        run: runReleases)
+
+    static let verify = Command(
+        name: "verify",
+        abstract: "Re-hash the live release against its file list; exit 1 on any drift.",
+        usage: "(--env <name> | --root <dir>)",
+        options: ServeRootOptions.options,
+        run: runVerify)
+
+    static let prune = Command(
+        name: "prune",
+        abstract: "Delete old releases, keeping the newest N, the live one and the newest good one before it.",
+        usage: "(--env <name> | --root <dir>) --keep <n>",
+        options: ServeRootOptions.options + [OptionSpec("--keep", value: "N", "How many of the newest releases to keep"), ServeRootOptions.noWait],
+        run: runPrune)
+
+    static let nginxConf = Command(
+        name: "nginx-conf",
+        abstract: "Print an nginx server block that serves this root safely.",
+        usage: "(--env <name> | --root <dir>) [--listen <addr:port>]",
+        options: ServeRootOptions.options + [OptionSpec("--listen", value: "ADDR:PORT", "Where nginx listens (default 127.0.0.1:8080)")],
+        run: runNginxConf)
+
+    static func format(_ arguments: ParsedArguments) throws -> Bool {
+        switch arguments.value("--format") ?? "text" {
+        case "text": return false
+        case "json": return true
+        case let other: throw UsageError("Unknown format '\(other)'; use text or json")
+        }
+    }
+
+    static func runStatus(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        let json = try format(arguments)
+        let root = try ServeRootOptions.existing(arguments, invocation)
+        guard let live = try root.live() else {
+            invocation.console.out(json ? JSON.object(["live": .null]).serialized() + "\n" : "Nothing is live in \(root.path) yet.\n")
+            return RatecardCLI.ExitCode.ok
+        }
+        let info = try ReleaseInfo.read(from: root.folder(of: live))
+        let since = try root.journal.entries().last { $0.activated == live }
+        let drift = try root.drift(of: live)
+        if json {
+            invocation.console.out(JSON.object([
+                "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
+                "activated_by": since.map { .string($0.action) } ?? .null,
+                "commit": info.sourceCommit.map(JSON.string) ?? .null, "bundle_id": .string(info.bundleID),
+                "as_of": .string(info.asOf), "published_at": .string(info.publishedAt), "author": .string(info.author),
+                "message": .string(info.message), "files": .int(info.files.count),
+                "verified": .bool(drift.isEmpty), "drift": .array(drift.map(JSON.string)),
+            ]).serialized() + "\n")
+        } else {
+            invocation.console.out("""
+                live:      \(live)
+                since:     \(since?.time ?? "unknown") (\(since?.action ?? "not in the journal"))
+                commit:    \(info.sourceCommit ?? "none")
+                bundle:    \(info.bundleID) (as of \(info.asOf), \(info.files.count) files)
+                author:    \(info.author)
+                message:   \(info.message)
+                verified:  \(drift.isEmpty ? "yes" : "NO: " + drift.prefix(5).joined(separator: "; "))
+
+                """)
+        }
+        return RatecardCLI.ExitCode.ok
+    }
+
+    static func runReleases(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        let json = try format(arguments)
+        let root = try ServeRootOptions.existing(arguments, invocation)
+        let live = try root.live()
+        let bad = try root.journal.badReleases()
+        let entries = try root.journal.entries()
+        var rows: [JSON] = []
+        var text = ""
+        for id in try root.releaseIDs().reversed() {
+            let info = try? ReleaseInfo.read(from: root.folder(of: id))
+            let activated = entries.filter { $0.activated == id }.map(\.time)
+            var marks: [String] = []
+            if id == live { marks.append("live") }
+            if bad.contains(id) { marks.append("bad") }
+            rows.append(.object([
+                "id": .string(id), "commit": info?.sourceCommit.map(JSON.string) ?? .null,
+                "bundle_id": info.map { .string($0.bundleID) } ?? .null, "author": .string(info?.author ?? ""),
+                "user": .string(info?.user ?? ""), "published_at": .string(info?.publishedAt ?? ""),
+                "message": .string(info?.message ?? ""), "activated": .array(activated.map(JSON.string)),
+                "live": .bool(id == live), "bad": .bool(bad.contains(id)),
+            ]))
+            let commit = String((info?.sourceCommit ?? "none").prefix(7))
+            text += "\(id)  \(commit)  \(info?.publishedAt ?? "")  \(info?.author ?? "")  \(info?.message ?? "")\(marks.isEmpty ? "" : "  [" + marks.joined(separator: ", ") + "]")\n"
+        }
+        invocation.console.out(json ? JSON.object(["releases": .array(rows)]).serialized() + "\n" : (text.isEmpty ? "No releases yet.\n" : text))
+        return RatecardCLI.ExitCode.ok
+    }
+
+    static func runVerify(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        let root = try ServeRootOptions.existing(arguments, invocation)
+        guard let live = try root.live() else { throw OperationalError("nothing is live in \(root.path)") }
+        let drift = try root.drift(of: live)
+        if drift.isEmpty {
+            invocation.console.out("ok: release \(live) matches its \(try ReleaseInfo.read(from: root.folder(of: live)).files.count) listed files\n")
+            return RatecardCLI.ExitCode.ok
+        }
+        invocation.console.out(drift.map { "\(live): \($0)\n" }.joined() + "drift: \(drift.count) problem\(drift.count == 1 ? "" : "s") in release \(live)\n")
+        return RatecardCLI.ExitCode.invalid
+    }
+
+    static func runPrune(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        guard let text = arguments.value("--keep"), let keep = Int(text), keep >= 0 else { throw UsageError("'--keep' needs a whole number of releases") }
+        let root = try ServeRootOptions.existing(arguments, invocation)
+        let removed = try ReleaseHistory(root: root).prune(keep: keep, wait: !arguments.has("--no-wait"))
+        invocation.console.out(removed.isEmpty ? "Nothing to prune.\n" : "Removed \(removed.count) release\(removed.count == 1 ? "" : "s"): \(removed.joined(separator: ", "))\n")
+        return RatecardCLI.ExitCode.ok
+    }
+
+    static func runNginxConf(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        let root = try ServeRootOptions.resolve(arguments, invocation).root
+        try FileSystem.makeDirectories(root.path)
+        invocation.console.out(NginxConfig.serverBlock(root: try FileSystem.realPath(root.path), listen: arguments.value("--listen") ?? "127.0.0.1:8080"))
+        return RatecardCLI.ExitCode.ok
+    }
+}

@@ -1,0 +1,35 @@
+import RatecardKit
+
+/// `--env E | --root DIR`, shared by every command that works on a serve root.
+enum ServeRootOptions {
+    static let options = [
+        OptionSpec("--env", value: "NAME", "An environment named in ratecard.yaml"),
+        OptionSpec("--root", value: "DIR", "A serve root folder"),
+    ]
+
+    static let noWait = OptionSpec("--no-wait", "Exit 3 at once if another ratecard process holds the root's lock")
+
+    /// The serve root the arguments name, and whether its environment is protected.
+    static func resolve(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: ServeRoot, protected: Bool, name: String) {
+        switch (arguments.value("--env"), arguments.value("--root")) {
+        case (let env?, nil):
+            let (path, protected) = try Environments.root(named: env, from: invocation.directory)
+            return (ServeRoot(path: path), protected, env)
+        case (nil, let root?):
+            return (ServeRoot(path: RatecardCLI.resolve(root, against: invocation.directory)), false, root)
+        case (.some, .some):
+            throw UsageError("'--env' and '--root' cannot be used together")
+        case (nil, nil):
+            throw UsageError("Missing expected option '--env <name>' or '--root <dir>'")
+        }
+    }
+
+    /// Like `resolve`, but the root must already hold releases.
+    static func existing(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> ServeRoot {
+        let root = try resolve(arguments, invocation).root
+        guard FileSystem.isDirectory(root.releasesFolder) else {
+            throw OperationalError("\(root.path) is not a serve root yet (no releases/); publish to it first")
+        }
+        return root
+    }
+}

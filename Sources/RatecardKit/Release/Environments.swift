@@ -1,0 +1,26 @@
+/// Resolves `--env NAME` (from ratecard.yaml) or `--root DIR` to a serve root.
+public enum Environments {
+    /// The environments of the content found from `directory`.
+    public static func configured(from directory: String) throws -> (config: ServiceConfig, contentDir: String) {
+        let location = try ContentLocation.find(from: directory)
+        guard let contentDir = location.contentDir else { throw OperationalError("--env needs a content folder with ratecard.yaml; pass --root DIR instead") }
+        let bytes = try FileSystem.readFile(contentDir + "/ratecard.yaml")
+        let diagnostics = Diagnostics()
+        guard let node = try YAMLParser.parse(Array(try SourceText.decode(bytes).utf8)),
+              let config = ServiceConfig.read(node, path: "ratecard.yaml", diagnostics: diagnostics) else {
+            throw OperationalError("ratecard.yaml is invalid; run 'ratecard validate'")
+        }
+        return (config, contentDir)
+    }
+
+    /// The serve root for an environment name, and whether it is protected.
+    public static func root(named name: String, from directory: String) throws -> (path: String, protected: Bool) {
+        let (config, contentDir) = try configured(from: directory)
+        guard let environment = config.environments.first(where: { $0.name == name }) else {
+            let known = config.environments.map(\.name).joined(separator: ", ")
+            throw OperationalError("no environment '\(name)' in ratecard.yaml (known: \(known.isEmpty ? "none" : known))")
+        }
+        let path = environment.root.hasPrefix("/") ? environment.root : contentDir + "/" + environment.root
+        return (path, environment.protected)
+    }
+}

@@ -1,0 +1,234 @@
+import Glibc
+
+/// Stages a release beside the live one and swaps `current` to it, crash-safely.
+///
+/// Protocol (reliability.md §4): lock, recover, stage into `releases/.partial-<id>` (hard-linking
+/// files unchanged since the live release), write version.json last, flush the filesystem,
+/// verify what was written, rename to `releases/<id>`, swap `current` with one rename(2), fsync,
+/// journal. A failure at any step leaves `current` as it was; the next run removes the rest.
+public struct Publisher {
+    /// How many earlier releases' data folders a new release carries (pages loaded from them keep working).
+    public static let carriedReleases = 5
+
+    public var root: ServeRoot
+
+    public init(root: ServeRoot) { self.root = root }
+
+    /// A release to publish: a built bundle plus the web build.
+    public struct Request {
+        public var bundle: BundleBuilder.Output
+        public var webFolder: String?
+        public var author: String
+        public var message: String
+        public var expectLive: String?
+        public var wait: Bool
+        public var action: String
+        public var extra: [String: JSON]
+
+        public init(bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String, expectLive: String?, wait: Bool, action: String = "publish", extra: [String: JSON] = [:]) {
+            self.bundle = bundle
+            self.webFolder = webFolder
+            self.author = author
+            self.message = message
+            self.expectLive = expectLive
+            self.wait = wait
+            self.action = action
+            self.extra = extra
+        }
+    }
+
+    public enum Outcome: Equatable {
+        case published(id: String, previous: String?, plan: ReleasePlan, bytesWritten: Int, filesLinked: Int)
+        case alreadyLive(id: String)
+    }
+
+    /// Files of the new release and where each comes from.
+    struct Staged {
+        var files: [BundleManifest.File] = []
+        var bytes: [String: [UInt8]] = [:]
+        /// Path in the release -> absolute path of an identical file to hard-link.
+        var links: [String: String] = [:]
+        var carried: [String] = []
+    }
+
+    /// What would change, without touching the root.
+    public func plan(_ request: Request) throws -> (plan: ReleasePlan, live: String?) {
+        let live = try root.live()
+        let staged = try stage(request, live: live)
+        let liveInfo = try live.map { try ReleaseInfo.read(from: root.folder(of: $0)) }
+        let liveFiles = liveInfo.map { info in info.files.filter { !info.isCarried($0.path) } } ?? []
+        let newFiles = staged.files.filter { file in !staged.carried.contains { file.path.hasPrefix(BundleLayout.dataFolder($0)) } }
+        return (ReleasePlan.between(live: liveFiles, next: newFiles), live)
+    }
+
+    public func publish(_ request: Request, onWait: (String) -> Void = { _ in }) throws -> Outcome {
+        let lock = try ReleaseLock.acquire(root: root.path, command: request.action, wait: request.wait, onWait: onWait)
+        defer { withExtendedLifetime(lock) {} }
+        CrashPoint.hit("locked")
+        try root.recover()
+        CrashPoint.hit("recovered")
+        let live = try root.live()
+        if let expected = request.expectLive, expected != (live ?? "none") {
+            throw ConflictError("live is \(live ?? "none"), not \(expected) as --expect-live said; nothing was changed")
+        }
+        var staged = try stage(request, live: live)
+        let liveInfo = try live.map { try ReleaseInfo.read(from: root.folder(of: $0)) }
+        let newOwn = staged.files.filter { file in !staged.carried.contains { file.path.hasPrefix(BundleLayout.dataFolder($0)) } }
+        if let liveInfo, let live, liveInfo.contentKey == ReleaseInfo.contentKey(of: newOwn) {
+            return .alreadyLive(id: live)
+        }
+        let plan = ReleasePlan.between(live: liveInfo.map { info in info.files.filter { !info.isCarried($0.path) } } ?? [], next: newOwn)
+        let id = try nextID(bundleID: request.bundle.manifest.bundleID)
+        let info = ReleaseInfo(
+            id: id, bundleID: request.bundle.manifest.bundleID, sourceCommit: request.bundle.manifest.sourceCommit?.hex,
+            asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(), author: request.author,
+            user: ProcessUser.name, message: request.message, carried: staged.carried, files: staged.files)
+        staged.bytes[ReleaseInfo.fileName] = Array((info.json().serialized() + "\n").utf8)
+        do {
+            let written = try write(staged, id: id)
+            try root.swap(to: id)
+            var fields = JournalFields.base(action: request.action)
+            fields["release"] = .string(id)
+            fields["previous"] = live.map(JSON.string) ?? .null
+            fields["bundle_id"] = .string(info.bundleID)
+            fields["commit"] = info.sourceCommit.map(JSON.string) ?? .null
+            fields["author"] = .string(request.author)
+            fields["message"] = .string(request.message)
+            for (key, value) in request.extra { fields[key] = value }
+            try root.journal.append(fields)
+            CrashPoint.hit("journaled")
+            return .published(id: id, previous: live, plan: plan, bytesWritten: written, filesLinked: staged.links.count)
+        } catch {
+            try? FileSystem.removeTree(root.releasesFolder + "/.partial-\(id)")
+            var fields = JournalFields.base(action: "failure")
+            fields["attempted"] = .string(request.action)
+            fields["release"] = .string(id)
+            fields["error"] = .string("\(error)")
+            try? root.journal.append(fields)
+            throw error
+        }
+    }
+
+    /// Collects the new release's files: web build, bundle, and carried data folders.
+    func stage(_ request: Request, live: String?) throws -> Staged {
+        var staged = Staged()
+        var entries: [String: BundleManifest.File] = [:]
+        if let web = request.webFolder {
+            for path in try ReleaseFiles.list(web) where !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+                let bytes = try FileSystem.readFile(web + "/" + path)
+                staged.bytes[path] = bytes
+                entries[path] = BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
+            }
+        }
+        let hashes = Dictionary(request.bundle.manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        for (path, bytes) in request.bundle.files {
+            if entries[path] != nil { throw OperationalError("the web build and the bundle both have \(path); rename it in the web build") }
+            staged.bytes[path] = bytes
+            entries[path] = hashes[path] ?? BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
+        }
+        // Index identical files already on disk (live release first) so unchanged bytes are linked, not copied.
+        var onDisk: [String: String] = [:]
+        var history = try activationHistory()
+        if let live { history.removeAll { $0 == live }; history.insert(live, at: 0) }
+        var carriedCount = 0
+        for release in history.prefix(Publisher.carriedReleases + 1) {
+            let folder = root.folder(of: release)
+            guard let info = try? ReleaseInfo.read(from: folder) else { continue }
+            for file in info.files where onDisk["\(file.sha256)/\(file.size)"] == nil {
+                onDisk["\(file.sha256)/\(file.size)"] = folder + "/" + file.path
+            }
+            if carriedCount < Publisher.carriedReleases {
+                carriedCount += 1
+                for bundle in [info.bundleID] + info.carried where bundle != request.bundle.manifest.bundleID && !staged.carried.contains(bundle) {
+                    let prefix = BundleLayout.dataFolder(bundle)
+                    let files = info.files.filter { $0.path.hasPrefix(prefix) }
+                    guard !files.isEmpty, staged.carried.count < Publisher.carriedReleases else { continue }
+                    staged.carried.append(bundle)
+                    for file in files { entries[file.path] = file }
+                }
+            }
+        }
+        staged.files = entries.values.sorted { $0.path < $1.path }
+        for file in staged.files {
+            if let source = onDisk["\(file.sha256)/\(file.size)"] { staged.links[file.path] = source }
+        }
+        staged.carried.sort()
+        return staged
+    }
+
+    /// Writes the staged release and renames it complete. Returns the bytes written (not linked).
+    private func write(_ staged: Staged, id: String) throws -> Int {
+        let partial = root.releasesFolder + "/.partial-\(id)"
+        let needed = staged.files.filter { staged.links[$0.path] == nil }.reduce(0) { $0 + $1.size }
+        try checkSpace(needed: needed + (staged.bytes[ReleaseInfo.fileName]?.count ?? 0))
+        guard mkdir(partial, 0o755) == 0 else { throw FileSystem.failure("mkdir", partial) }
+        CrashPoint.hit("staged")
+        var made: Set<String> = [partial]
+        var written = 0
+        for file in staged.files {
+            let target = partial + "/" + file.path
+            let folder = DurableFiles.parent(of: target)
+            if !made.contains(folder) {
+                try FileSystem.makeDirectories(folder)
+                made.insert(folder)
+            }
+            if let source = staged.links[file.path], link(source, target) == 0 {
+                continue
+            }
+            guard let bytes = staged.bytes[file.path] ?? (staged.links[file.path].flatMap { try? FileSystem.readFile($0) }) else {
+                throw OperationalError("no bytes for \(file.path)")
+            }
+            try DurableFiles.create(target, bytes, sync: false)
+            written += bytes.count
+        }
+        CrashPoint.hit("files-written")
+        let version = staged.bytes[ReleaseInfo.fileName]!
+        try DurableFiles.create(partial + "/" + ReleaseInfo.fileName, version, sync: false)
+        written += version.count
+        CrashPoint.hit("version-written")
+        try DurableFiles.syncFilesystem(of: partial)
+        CrashPoint.hit("synced")
+        // Verify what was written (linked files were verified when first published).
+        for file in staged.files where staged.links[file.path] == nil {
+            let bytes = try FileSystem.readFile(partial + "/" + file.path)
+            guard bytes.count == file.size, SHA256.hex(bytes) == file.sha256 else {
+                throw OperationalError("\(file.path) reads back different from what was written; the disk may be failing")
+            }
+        }
+        CrashPoint.hit("verified")
+        guard rename(partial, root.folder(of: id)) == 0 else { throw FileSystem.failure("rename", partial) }
+        try DurableFiles.syncDirectory(root.releasesFolder)
+        CrashPoint.hit("renamed")
+        return written
+    }
+
+    private func checkSpace(needed: Int) throws {
+        var info = statvfs()
+        guard statvfs(root.releasesFolder, &info) == 0 else { throw FileSystem.failure("statvfs", root.releasesFolder) }
+        let free = Int(info.f_bavail) * Int(info.f_frsize)
+        if free < needed * 2 + 65536 {
+            throw OperationalError("not enough space in \(root.releasesFolder): the release needs \(needed) bytes (twice that free to be safe), \(free) are free")
+        }
+    }
+
+    /// Releases that were live, newest first, without repeats.
+    func activationHistory() throws -> [String] {
+        var seen: Set<String> = []
+        return try root.journal.entries().reversed().compactMap(\.activated).filter { seen.insert($0).inserted }
+    }
+
+    /// `000042-3f2a9c0d1e4b`: a sequence number above every release ever seen, and the bundle id.
+    private func nextID(bundleID: String) throws -> String {
+        var highest = 0
+        let names = try root.releaseIDs() + root.journal.entries().compactMap(\.release)
+        for name in names { highest = max(highest, Int(name.prefix { $0.isNumber }) ?? 0) }
+        let number = String(highest + 1)
+        return String(repeating: "0", count: max(0, 6 - number.count)) + number + "-" + String(bundleID.prefix(12))
+    }
+}
+
+extension ReleaseInfo {
+    static func contentKey(of files: [BundleManifest.File]) -> String {
+        SHA256.hex(files.map { "\($0.sha256) \($0.path)\n" }.joined())
+    }
+}

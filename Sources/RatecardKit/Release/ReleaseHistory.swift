@@ -1,0 +1,125 @@
+import Glibc
+
+/// Rollback, promotion and pruning: the operations that move `current` among existing releases.
+public struct ReleaseHistory {
+    public var root: ServeRoot
+
+    public init(root: ServeRoot) { self.root = root }
+
+    /// Swaps back to `target` (or the newest good release before live), marks the left release bad.
+    public func rollback(to target: String?, expectLive: String?, reason: String, wait: Bool) throws -> (from: String, to: String) {
+        let lock = try ReleaseLock.acquire(root: root.path, command: "rollback", wait: wait)
+        defer { withExtendedLifetime(lock) {} }
+        try root.recover()
+        guard let live = try root.live() else { throw OperationalError("\(root.path) has no live release to roll back") }
+        if let expectLive, expectLive != live {
+            throw ConflictError("live is \(live), not \(expectLive) as --expect-live said; nothing was changed")
+        }
+        let bad = try root.journal.badReleases()
+        let chosen: String
+        if let target {
+            guard try root.releaseIDs().contains(target) else { throw OperationalError("release \(target) does not exist in \(root.releasesFolder)") }
+            guard target != live else { throw OperationalError("release \(target) is already live") }
+            chosen = target
+        } else {
+            let history = try Publisher(root: root).activationHistory()
+            let existing = Set(try root.releaseIDs())
+            guard let candidate = history.first(where: { $0 != live && !bad.contains($0) && existing.contains($0) }) else {
+                throw OperationalError("no earlier good release to roll back to; name one with --to")
+            }
+            chosen = candidate
+        }
+        let drift = try root.drift(of: chosen)
+        guard drift.isEmpty else {
+            throw OperationalError("release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live")
+        }
+        try root.swap(to: chosen)
+        var fields = JournalFields.base(action: "rollback")
+        fields["from"] = .string(live)
+        fields["to"] = .string(chosen)
+        fields["message"] = .string(reason)
+        try root.journal.append(fields)
+        return (live, chosen)
+    }
+
+    /// Makes the identical release of another root live here (same id, same bytes).
+    public static func promote(release: String?, from source: ServeRoot, to target: ServeRoot, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws -> (id: String, previous: String?, alreadyLive: Bool) {
+        guard let id = try release ?? source.live() else { throw OperationalError("\(source.path) has nothing live to promote") }
+        let sourceFolder = source.folder(of: id)
+        guard FileSystem.isDirectory(sourceFolder) else { throw OperationalError("release \(id) does not exist in \(source.releasesFolder)") }
+        let drift = try source.drift(of: id)
+        guard drift.isEmpty else { throw OperationalError("release \(id) in \(source.path) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))") }
+        let lock = try ReleaseLock.acquire(root: target.path, command: "promote", wait: wait)
+        defer { withExtendedLifetime(lock) {} }
+        try target.recover()
+        let live = try target.live()
+        if let expectLive, expectLive != (live ?? "none") {
+            throw ConflictError("live is \(live ?? "none"), not \(expectLive) as --expect-live said; nothing was changed")
+        }
+        if live == id { return (id, live, true) }
+        if !FileSystem.isDirectory(target.folder(of: id)) {
+            let partial = target.releasesFolder + "/.partial-\(id)"
+            do {
+                for path in try ReleaseFiles.list(sourceFolder) {
+                    let destination = partial + "/" + path
+                    try FileSystem.makeDirectories(DurableFiles.parent(of: destination))
+                    if link(sourceFolder + "/" + path, destination) != 0 {
+                        try DurableFiles.create(destination, try FileSystem.readFile(sourceFolder + "/" + path), sync: false)
+                    }
+                }
+                try DurableFiles.syncFilesystem(of: partial)
+                guard rename(partial, target.folder(of: id)) == 0 else { throw FileSystem.failure("rename", partial) }
+                try DurableFiles.syncDirectory(target.releasesFolder)
+            } catch {
+                try? FileSystem.removeTree(partial)
+                throw error
+            }
+        }
+        let drifted = try target.drift(of: id)
+        guard drifted.isEmpty else { throw OperationalError("the copy of \(id) does not verify: \(drifted.prefix(3).joined(separator: ", "))") }
+        try target.swap(to: id)
+        let info = try ReleaseInfo.read(from: target.folder(of: id))
+        var fields = JournalFields.base(action: "promote")
+        fields["release"] = .string(id)
+        fields["previous"] = live.map(JSON.string) ?? .null
+        fields["bundle_id"] = .string(info.bundleID)
+        fields["commit"] = info.sourceCommit.map(JSON.string) ?? .null
+        fields["source_root"] = .string(source.path)
+        fields["message"] = .string(message)
+        for (key, value) in extra { fields[key] = value }
+        try target.journal.append(fields)
+        return (id, live, false)
+    }
+
+    /// Removes old releases, keeping the newest `keep`, the live one and the newest good one before it.
+    public func prune(keep: Int, wait: Bool) throws -> [String] {
+        let lock = try ReleaseLock.acquire(root: root.path, command: "prune", wait: wait)
+        defer { withExtendedLifetime(lock) {} }
+        try root.recover()
+        let live = try root.live()
+        let bad = try root.journal.badReleases()
+        let history = try Publisher(root: root).activationHistory()
+        var protected: Set<String> = []
+        if let live {
+            protected.insert(live)
+            if let previous = history.first(where: { $0 != live && !bad.contains($0) && FileSystem.isDirectory(root.folder(of: $0)) }) {
+                protected.insert(previous)
+            }
+        }
+        let ids = try root.releaseIDs()
+        let keepers = Set(ids.suffix(max(0, keep))).union(protected)
+        var removed: [String] = []
+        for id in ids where !keepers.contains(id) {
+            let trash = root.releasesFolder + "/.trash-\(id)"
+            guard rename(root.folder(of: id), trash) == 0 else { throw FileSystem.failure("rename", root.folder(of: id)) }
+            try FileSystem.removeTree(trash)
+            removed.append(id)
+        }
+        try DurableFiles.syncDirectory(root.releasesFolder)
+        var fields = JournalFields.base(action: "prune")
+        fields["removed"] = .array(removed.map(JSON.string))
+        fields["keep"] = .int(keep)
+        try root.journal.append(fields)
+        return removed
+    }
+}

@@ -1,0 +1,59 @@
+/// `releases/<id>/version.json`: what a release is, who made it, and every file with its hash.
+public struct ReleaseInfo: Sendable, Equatable {
+    public static let fileName = "version.json"
+
+    public var id: String
+    public var bundleID: String
+    public var sourceCommit: String?
+    public var asOf: String
+    public var publishedAt: String
+    public var author: String
+    public var user: String
+    public var message: String
+    /// Bundle ids of earlier releases whose `data/<id>/` folders are carried in this one.
+    public var carried: [String]
+    /// Every file of the release except version.json itself.
+    public var files: [BundleManifest.File]
+
+    public func json() -> JSON {
+        .object([
+            "id": .string(id),
+            "bundle_id": .string(bundleID),
+            "source_commit": sourceCommit.map(JSON.string) ?? .null,
+            "as_of": .string(asOf),
+            "published_at": .string(publishedAt),
+            "author": .string(author),
+            "user": .string(user),
+            "message": .string(message),
+            "carried_bundles": .array(carried.map(JSON.string)),
+            "files": .array(files.map { .object(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size)]) }),
+        ])
+    }
+
+    public static func read(from folder: String) throws -> ReleaseInfo {
+        let json = try JSONReader.parse(try FileSystem.readFile(folder + "/" + fileName))
+        guard let id = json["id"]?.stringValue, let bundle = json["bundle_id"]?.stringValue else {
+            throw OperationalError("\(folder)/\(fileName) is malformed")
+        }
+        let files = (json["files"]?.arrayValue ?? []).compactMap { file -> BundleManifest.File? in
+            guard let path = file["path"]?.stringValue, let sha = file["sha256"]?.stringValue, let size = file["size"]?.intValue else { return nil }
+            return BundleManifest.File(path: path, sha256: sha, size: size)
+        }
+        return ReleaseInfo(
+            id: id, bundleID: bundle, sourceCommit: json["source_commit"]?.stringValue,
+            asOf: json["as_of"]?.stringValue ?? "", publishedAt: json["published_at"]?.stringValue ?? "",
+            author: json["author"]?.stringValue ?? "", user: json["user"]?.stringValue ?? "",
+            message: json["message"]?.stringValue ?? "",
+            carried: (json["carried_bundles"]?.arrayValue ?? []).compactMap(\.stringValue), files: files)
+    }
+
+    /// The hash of what the release serves, ignoring who published it and when: equal keys mean
+    /// publishing again would change nothing.
+    public var contentKey: String {
+        ReleaseInfo.contentKey(of: files.filter { !isCarried($0.path) })
+    }
+
+    func isCarried(_ path: String) -> Bool {
+        carried.contains { path.hasPrefix(BundleLayout.dataFolder($0)) }
+    }
+}

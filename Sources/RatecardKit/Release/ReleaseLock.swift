@@ -1,0 +1,94 @@
+internal import CShims
+import Glibc
+
+/// The one lock for everything that changes a serve root: `flock` on `.ratecard/lock`.
+///
+/// The kernel releases a `flock` when its holder dies, so a dead holder is never waited on.
+/// The file says who holds it (for people); it is never deleted. Opened `O_CLOEXEC` so no
+/// child process keeps it alive.
+public final class ReleaseLock {
+    private let fd: Int32
+    public let path: String
+
+    private init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit {
+        _ = cshims_flock_unlock(fd)
+        close(fd)
+    }
+
+    /// Takes the lock, waiting for the holder unless `wait` is false (then a held lock is a `ConflictError`).
+    public static func acquire(root: String, command: String, wait: Bool, onWait: (String) -> Void = { _ in }) throws -> ReleaseLock {
+        let folder = root + "/.ratecard"
+        try FileSystem.makeDirectories(folder)
+        let path = folder + "/lock"
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileSystem.failure("open", path) }
+        if cshims_flock_exclusive(fd, 1) != 0 {
+            let code = errno
+            guard code == EWOULDBLOCK else {
+                close(fd)
+                throw FileSystem.failure("flock", path, code: code)
+            }
+            let holder = describeHolder(path)
+            guard wait else {
+                close(fd)
+                throw ConflictError("\(root) is locked by \(holder); try again when it finishes (or wait without --no-wait)")
+            }
+            onWait("waiting for the lock on \(root), held by \(holder)\n")
+            while cshims_flock_exclusive(fd, 0) != 0 {
+                guard errno == EINTR else {
+                    let failure = FileSystem.failure("flock", path)
+                    close(fd)
+                    throw failure
+                }
+            }
+        }
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, host.count)
+        let hostName = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let holder = "pid \(getpid()) (\(ProcessUser.name)@\(hostName), 'ratecard \(command)', since \(Timestamp.now()))\n"
+        _ = ftruncate(fd, 0)
+        _ = pwrite(fd, holder, holder.utf8.count, 0)
+        return ReleaseLock(fd: fd, path: path)
+    }
+
+    static func describeHolder(_ path: String) -> String {
+        let text = (try? FileSystem.readFile(path)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let trimmed = text.trimmingCharacters(in: "\n ")
+        return trimmed.isEmpty ? "another ratecard process" : trimmed
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var view = Substring(self)
+        while let first = view.first, set.contains(first) { view = view.dropFirst() }
+        while let last = view.last, set.contains(last) { view = view.dropLast() }
+        return String(view)
+    }
+}
+
+/// The operating-system user running ratecard.
+public enum ProcessUser {
+    public static var name: String {
+        if let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name { return String(cString: name) }
+        return ProcessEnvironment.current["USER"] ?? "uid \(geteuid())"
+    }
+}
+
+/// Wall-clock time for journals and release ids (never used in bundles).
+public enum Timestamp {
+    /// `2026-11-29T06:30:00Z`.
+    public static func now() -> String { format(seconds: time(nil)) }
+
+    public static func format(seconds: Int) -> String {
+        let day = Day(ordinal: seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400)
+        let rest = ((seconds % 86400) + 86400) % 86400
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(day)T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
+    }
+}

@@ -1,0 +1,136 @@
+import Glibc
+
+/// A serve root: `current -> releases/<id>`, the releases, the journal and the lock.
+///
+/// State is named, not remembered: `releases/.partial-*` is unfinished, `releases/<id>` is
+/// complete, `.current.tmp-*` is a link not yet swapped, and what is live is `readlink(current)`.
+public struct ServeRoot {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    public var releasesFolder: String { path + "/releases" }
+    public var currentLink: String { path + "/current" }
+    public var journal: Journal { Journal(path: path + "/.ratecard/journal.jsonl") }
+
+    public func folder(of release: String) -> String { releasesFolder + "/" + release }
+
+    /// The live release id (`readlink(current)`), or nil before the first publish.
+    public func live() throws -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink(currentLink, &buffer, buffer.count - 1)
+        if count < 0 {
+            if errno == ENOENT { return nil }
+            throw FileSystem.failure("readlink", currentLink)
+        }
+        let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard target.hasPrefix("releases/"), !target.dropFirst(9).contains("/"), !target.contains("..") else {
+            throw OperationalError("\(currentLink) points at '\(target)', not at releases/<id>; fix it by hand")
+        }
+        return String(target.dropFirst(9))
+    }
+
+    /// Complete releases on disk, oldest first.
+    public func releaseIDs() throws -> [String] {
+        guard FileSystem.isDirectory(releasesFolder) else { return [] }
+        return try FileSystem.listDirectory(releasesFolder).filter { !$0.hasPrefix(".") }.sorted()
+    }
+
+    /// Removes what a crash left (unfinished releases, unswapped links, half-deleted releases)
+    /// and records a swap the journal missed. Idempotent; runs under the lock.
+    @discardableResult
+    public func recover() throws -> [String] {
+        var removed: [String] = []
+        try FileSystem.makeDirectories(releasesFolder)
+        for name in try FileSystem.listDirectory(releasesFolder) where name.hasPrefix(".partial-") || name.hasPrefix(".trash-") {
+            try makeWritable(releasesFolder + "/" + name)
+            try FileSystem.removeTree(releasesFolder + "/" + name)
+            removed.append("releases/" + name)
+        }
+        for name in try FileSystem.listDirectory(path) where name.hasPrefix(".current.tmp-") {
+            unlink(path + "/" + name)
+            removed.append(name)
+        }
+        if !removed.isEmpty {
+            try DurableFiles.syncDirectory(releasesFolder)
+            try DurableFiles.syncDirectory(path)
+        }
+        if let live = try live(), try journal.entries().last(where: { $0.activated != nil })?.activated != live {
+            try journal.append(JournalFields.base(action: "recover") .merging(["release": .string(live), "message": .string("current pointed at \(live) but the journal did not say so (a run was interrupted after the swap)")]) { $1 })
+        }
+        return removed
+    }
+
+    /// Points `current` at `release` with one rename(2) of a new symlink, then fsyncs the root.
+    public func swap(to release: String) throws {
+        let temporary = path + "/.current.tmp-\(release)-\(getpid())"
+        unlink(temporary)
+        guard symlink("releases/" + release, temporary) == 0 else { throw FileSystem.failure("symlink", temporary) }
+        CrashPoint.hit("linked")
+        guard rename(temporary, currentLink) == 0 else {
+            let failure = FileSystem.failure("rename", currentLink)
+            unlink(temporary)
+            throw failure
+        }
+        try DurableFiles.syncDirectory(path)
+        CrashPoint.hit("swapped")
+        guard try live() == release else { throw OperationalError("current does not point at \(release) after the swap") }
+    }
+
+    /// Re-hashes a release against its version.json: the paths that are missing, changed or unlisted.
+    public func drift(of release: String) throws -> [String] {
+        let folder = folder(of: release)
+        let info = try ReleaseInfo.read(from: folder)
+        var problems: [String] = []
+        var listed: Set<String> = [ReleaseInfo.fileName]
+        for file in info.files {
+            listed.insert(file.path)
+            let full = folder + "/" + file.path
+            guard (try? FileSystem.kind(ofItemAt: full)) == .file else {
+                problems.append("missing: \(file.path)")
+                continue
+            }
+            let bytes = try FileSystem.readFile(full)
+            if bytes.count != file.size || SHA256.hex(bytes) != file.sha256 { problems.append("changed: \(file.path)") }
+        }
+        for path in try ReleaseFiles.list(folder) where !listed.contains(path) {
+            problems.append("unlisted: \(path)")
+        }
+        return problems
+    }
+
+    private func makeWritable(_ path: String) throws {
+        guard (try? FileSystem.kind(ofItemAt: path)) == .directory else { return }
+        chmod(path, 0o755)
+        for name in try FileSystem.listDirectory(path) { try makeWritable(path + "/" + name) }
+    }
+}
+
+/// Lists the regular files of a folder tree, relative paths, refusing symlinks.
+public enum ReleaseFiles {
+    public static func list(_ root: String) throws -> [String] {
+        var result: [String] = []
+        try walk(root, "", &result)
+        return result.sorted()
+    }
+
+    private static func walk(_ root: String, _ relative: String, _ result: inout [String]) throws {
+        let folder = relative.isEmpty ? root : root + "/" + relative
+        for name in try FileSystem.listDirectory(folder) {
+            let path = relative.isEmpty ? name : relative + "/" + name
+            switch try FileSystem.kind(ofItemAt: root + "/" + path) {
+            case .directory: try walk(root, path, &result)
+            case .file: result.append(path)
+            case .symlink: throw OperationalError("\(root)/\(path) is a symlink; releases hold regular files only")
+            case .other: throw OperationalError("\(root)/\(path) is not a regular file")
+            }
+        }
+    }
+}
+
+/// The fields every journal entry carries.
+public enum JournalFields {
+    public static func base(action: String) -> [String: JSON] {
+        ["action": .string(action), "time": .string(Timestamp.now()), "user": .string(ProcessUser.name)]
+    }
+}

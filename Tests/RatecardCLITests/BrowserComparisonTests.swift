@@ -1,0 +1,238 @@
+import Foundation
+import RatecardKit
+import Testing
+
+/// The web app end to end in headless Chromium: `ratecard preview` of the example content,
+/// served on loopback, compared with what the bundle's JSON says the app must show.
+@Suite(.serialized) struct BrowserComparisonTests {
+    static let asOf = "2026-11-29"
+
+    /// The example content in `directory/repo`, previewed with the site into `directory/preview`.
+    func preview(in directory: String) throws -> (repo: String, out: String) {
+        let created = try ratecard(["init", "repo"], in: directory)
+        #expect(created.status == 0, "\(created.out)\(created.err)")
+        let site = exampleContent.replacingOccurrences(of: "/content", with: "/site")
+        let out = directory + "/preview"
+        let built = try ratecard(["preview", "--as-of", Self.asOf, "--web", site, "--out", out], in: directory + "/repo")
+        #expect(built.status == 0, "\(built.out)\(built.err)")
+        return (directory + "/repo", out)
+    }
+
+    /// A data file of the preview's bundle, parsed with JSONSerialization.
+    func dataFile(_ out: String, _ name: String) throws -> [String: Any] {
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(try FileSystem.readFile(out + "/data/manifest.json"))) as? [String: Any])
+        let folder = try #require(manifest["data"] as? String)
+        let bytes = try FileSystem.readFile(out + "/" + folder + name)
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    // MARK: - The comparison, computed independently
+
+    struct Row: Equatable, CustomStringConvertible {
+        var key: String
+        var partner: String
+        var apr: String
+        var over: Bool
+        var description: String { "\(key) | \(partner) | \(apr)\(over ? " | over" : "")" }
+    }
+
+    /// app.js `fmtApr`: at least 2 and at most 3 decimals (6.9 -> "6.90", 5.125 -> "5.125").
+    static func formatRate(_ value: Double) -> String {
+        let thousandths = Int((abs(value) * 1000).rounded())
+        var fraction = String(thousandths % 1000)
+        fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+        if fraction.hasSuffix("0") { fraction.removeLast() }
+        return (value < 0 ? "-" : "") + "\(thousandths / 1000).\(fraction)"
+    }
+
+    /// What `#results` must list for a score and an amount in 만원 (app.js `compareRows`):
+    /// comparable products (active, partner active, a current table) with a band holding the
+    /// score; products whose limit is under the amount go last; then band APR min asc, APR max
+    /// asc, limit (band vs product, the smaller) desc, key.
+    static func expectedRows(products: [String: Any], partners: [String: Any], score: Int, amountMan: Int?) throws -> [Row] {
+        let partnerList = try #require(partners["partners"] as? [[String: Any]])
+        let partnerStatus = Dictionary(uniqueKeysWithValues: partnerList.map { ($0["id"] as! String, $0["status"] as! String) })
+        let partnerName = Dictionary(uniqueKeysWithValues: partnerList.map { ($0["id"] as! String, $0["name_ko"] as! String) })
+        let amount = amountMan.map { $0 * 10_000 }
+        struct Candidate { var row: Row; var aprMin: Double; var aprMax: Double; var limit: Int }
+        var candidates: [Candidate] = []
+        for product in try #require(products["products"] as? [[String: Any]]) {
+            let partner = try #require(product["partner"] as? String)
+            guard product["status"] as? String == "active", partnerStatus[partner] == "active",
+                  let current = product["current"] as? [String: Any], let bands = current["bands"] as? [[String: Any]] else { continue }
+            guard let band = bands.first(where: { ($0["score_min"] as! Int) <= score && score <= ($0["score_max"] as! Int) }) else { continue }
+            let aprMin = (band["apr_min_pct"] as! NSNumber).doubleValue
+            let aprMax = (band["apr_max_pct"] as! NSNumber).doubleValue
+            let productLimit = try #require((product["limit"] as? [String: Any])?["max_krw"] as? Int)
+            let limit = min(band["limit_max_krw"] as! Int, productLimit)
+            let apr = aprMin == aprMax ? "연 \(formatRate(aprMin))%" : "연 \(formatRate(aprMin))% ~ \(formatRate(aprMax))%"
+            let name = (product["partner_name_ko"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? partnerName[partner] ?? partner
+            let row = Row(key: product["key"] as! String, partner: name, apr: apr, over: amount.map { $0 > limit } ?? false)
+            candidates.append(Candidate(row: row, aprMin: aprMin, aprMax: aprMax, limit: limit))
+        }
+        return candidates.sorted { a, b in
+            if a.row.over != b.row.over { return !a.row.over }
+            if a.aprMin != b.aprMin { return a.aprMin < b.aprMin }
+            if a.aprMax != b.aprMax { return a.aprMax < b.aprMax }
+            if a.limit != b.limit { return a.limit > b.limit }
+            return a.row.key < b.row.key
+        }.map(\.row)
+    }
+
+    // MARK: - Reading the dumped DOM
+
+    static func matches(_ pattern: String, in text: String) -> [[String]] {
+        let regex = try! NSRegularExpression(pattern: pattern, options: [.dotMatchesLineSeparators])
+        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { match in
+            (0..<match.numberOfRanges).map { index in
+                Range(match.range(at: index), in: text).map { String(text[$0]) } ?? ""
+            }
+        }
+    }
+
+    static func unescape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&nbsp;", with: "\u{A0}").replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    /// The rows of `#results` in document order.
+    static func renderedRows(_ dom: String) -> [Row]? {
+        guard let list = matches(#"<ol\b[^>]*\bid="results"[^>]*>(.*?)</ol>"#, in: dom).first?[1] else { return nil }
+        return matches(#"<li class="result"([^>]*)>(.*?)</li>"#, in: list).map { item in
+            let attributes = item[1]
+            let body = item[2]
+            return Row(
+                key: unescape(matches(#"\bdata-key="([^"]*)""#, in: attributes).first?[1] ?? "<no data-key>"),
+                partner: unescape(matches(#"<span class="partner">([^<]*)</span>"#, in: body).first?[1] ?? "<no .partner>"),
+                apr: unescape(matches(#"<span class="apr">([^<]*)</span>"#, in: body).first?[1] ?? "<no .apr>"),
+                over: attributes.contains(#"data-over-limit="true""#))
+        }
+    }
+
+    static func text(ofElementWithID id: String, in dom: String) -> String? {
+        matches(#"<[a-z0-9]+\b[^>]*\bid="\#(id)"[^>]*>([^<]*)<"#, in: dom).first.map { unescape($0[1]) }
+    }
+
+    // MARK: - Tests
+
+    @Test func theComparisonListsWhatTheBundleSaysInConsumerOrder() throws {
+        try withTemporaryDirectory { directory in
+            let (_, out) = try preview(in: directory)
+            let products = try dataFile(out, "products.json")
+            let partners = try dataFile(out, "partners.json")
+            let server = try StaticServer(root: out)
+            // A high score with a few products over the amount, a mid score with many over it,
+            // and a low score without an amount (ties on APR decided by the limit).
+            for (score, amount) in [(950, 3000 as Int?), (750, 5000), (420, nil)] {
+                let route = "#/compare?score=\(score)" + (amount.map { "&amount=\($0)" } ?? "")
+                let dom = try Browser.dumpDOM(server.base + "index.html" + route)
+                let rendered = try #require(Self.renderedRows(dom), "\(route): no #results in the page")
+                let expected = try Self.expectedRows(products: products, partners: partners, score: score, amountMan: amount)
+                #expect(!expected.isEmpty, "\(route): the expectation is empty")
+                #expect(rendered.count == expected.count, "\(route): \(rendered.count) rows shown, \(expected.count) expected")
+                for (index, (shown, wanted)) in zip(rendered, expected).enumerated() where shown != wanted {
+                    Issue.record("\(route): row \(index + 1) is [\(shown)], expected [\(wanted)]")
+                    break
+                }
+                let over = expected.filter(\.over).count
+                let summary = "신용점수 \(score)점 · \(expected.count)개 상품"
+                    + (amount.map { " (희망 금액 \(Self.formatKRW($0 * 10_000))" + (over > 0 ? ", 한도 초과 \(over)개" : "") + ")" } ?? "")
+                #expect(Self.text(ofElementWithID: "result-summary", in: dom) == summary, "\(route)")
+
+                if score == 950 {
+                    // Hard facts, so an empty or wrongly computed expectation cannot pass.
+                    #expect(rendered.count >= 20)
+                    #expect(rendered.first == Row(key: "ibk/worker-credit", partner: "IBK기업은행", apr: "연 4.15% ~ 5.35%", over: false))
+                    #expect(rendered.filter(\.over).count == 3)
+                    #expect(rendered.suffix(3).allSatisfy(\.over))
+                    #expect(summary == "신용점수 950점 · 48개 상품 (희망 금액 3,000만원, 한도 초과 3개)")
+                }
+                if score == 420 {
+                    #expect(rendered.prefix(2).map(\.key) == ["hyundai-capital/auto-secured", "hana-capital/auto-secured"])
+                    #expect(rendered.first?.apr == "연 14.90% ~ 18.10%")
+                }
+            }
+        }
+    }
+
+    /// Front matter field of a terms file (`title: 서비스 이용약관`, quotes removed).
+    static func frontMatter(_ field: String, in markdown: String) -> String? {
+        let header = markdown.components(separatedBy: "\n---\n").first ?? ""
+        guard let line = header.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
+        var value = line.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces)
+        if value.count >= 2, let first = value.first, first == value.last, first == "\"" || first == "'" {
+            value = String(value.dropFirst().dropLast())
+        }
+        return value
+    }
+
+    @Test func theTermsPageAndTheAppsTermsViewShowTheDocument() throws {
+        try withTemporaryDirectory { directory in
+            let (repo, out) = try preview(in: directory)
+            let folder = repo + "/terms/service-terms"
+            var versions: [(version: String, effective: String, title: String)] = []
+            for name in try FileSystem.listDirectory(folder) where name.hasSuffix(".md") {
+                let markdown = String(decoding: try FileSystem.readFile(folder + "/" + name), as: UTF8.self)
+                versions.append((
+                    try #require(Self.frontMatter("version", in: markdown)),
+                    try #require(Self.frontMatter("effective_from", in: markdown)),
+                    try #require(Self.frontMatter("title", in: markdown))))
+            }
+            #expect(versions.count >= 2)
+            let current = try #require(versions.filter { $0.effective <= Self.asOf }.max { $0.effective < $1.effective })
+            #expect(current.version == "1.1.0")
+            let markdown = String(decoding: try FileSystem.readFile(folder + "/1.1.0.md"), as: UTF8.self)
+            let title = try #require(Self.frontMatter("title", in: markdown))
+            #expect(title == "서비스 이용약관")
+            let sentence = "제9조(준거법) 이 약관은 대한민국 법률에 따라 해석합니다."
+            #expect(markdown.contains(sentence))
+
+            let server = try StaticServer(root: out)
+            let page = try Browser.dumpDOM(server.base + "terms/service-terms/1.1.0.html")
+            #expect(page.contains("<title>\(title) (버전 1.1.0)</title>"))
+            #expect(page.contains("<h1>\(title)</h1>"))
+            #expect(page.contains(sentence))
+            #expect(page.contains("</main>"))
+
+            let app = try Browser.dumpDOM(server.base + "index.html#/terms/service-terms")
+            let main = try #require(Self.matches(#"<main\b[^>]*>(.*?)</main>"#, in: app).first?[1], "the app has no <main>")
+            #expect(Self.matches(#"<h1\b[^>]*>([^<]*)</h1>"#, in: main).first?[1] == title)
+            let frames = Self.matches(#"<iframe\b([^>]*)>"#, in: main).map { $0[1] }
+            #expect(frames.count == 1)
+            let src = Self.matches(#"\bsrc="([^"]*)""#, in: frames.first ?? "").first?[1]
+            #expect(src == "terms/service-terms/\(current.version).html")
+            #expect(frames.first?.contains(#"sandbox="""#) == true)
+            // The picker lists every version, newest first, the current one marked.
+            let list = try #require(Self.matches(#"<ul\b[^>]*\bid="versions"[^>]*>(.*?)</ul>"#, in: main).first?[1], "no version list")
+            let links = Self.matches(#"<a class="version-link"([^>]*)>"#, in: list).map { $0[1] }
+            let shown = links.compactMap { Self.matches(#"\bdata-version="([^"]*)""#, in: $0).first?[1] }
+            let expected = versions.sorted { $0.effective > $1.effective }.map(\.version)
+            #expect(shown == expected)
+            let marked = links.filter { $0.contains(#"aria-current="true""#) }.compactMap { Self.matches(#"\bdata-version="([^"]*)""#, in: $0).first?[1] }
+            #expect(marked == [current.version])
+        }
+    }
+
+    /// app.js `fmtKrw` for whole amounts: 30000000 -> "3,000만원", 150000000 -> "1억 5,000만원".
+    static func formatKRW(_ krw: Int) -> String {
+        let eok = krw / 100_000_000
+        let man = (krw % 100_000_000) / 10_000
+        let won = krw % 10_000
+        var parts: [String] = []
+        if eok > 0 { parts.append(grouped(eok) + "억") }
+        if man > 0 { parts.append(grouped(man) + "만") }
+        if won > 0 { parts.append(grouped(won)) }
+        return parts.isEmpty ? "0원" : parts.joined(separator: " ") + "원"
+    }
+
+    static func grouped(_ value: Int) -> String {
+        let digits = Array(String(value))
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out += "," }
+            out.append(digit)
+        }
+        return out
+    }
+}
