@@ -145,7 +145,7 @@ import Testing
                     #expect(rendered.count >= 20)
                     #expect(rendered.first == Row(key: "ibk/worker-credit", partner: "IBK기업은행", apr: "연 4.15% ~ 5.35%", over: false))
                     #expect(rendered.filter(\.over).count == 3)
-                    #expect(rendered.suffix(3).allSatisfy(\.over))
+                    #expect(rendered.suffix(3).allSatisfy { $0.over })
                     #expect(summary == "신용점수 950점 · 48개 상품 (희망 금액 3,000만원, 한도 초과 3개)")
                 }
                 if score == 420 {

@@ -55,10 +55,27 @@ import Testing
             let actualLine = index < a.count ? String(a[index]) : "<end of file>"
             let expectedLine = index < e.count ? String(e[index]) : "<end of file>"
             if actualLine != expectedLine {
-                return "first difference at line \(index + 1):\n  expected: \(expectedLine)\n  actual:   \(actualLine)"
+                let (column, expectedPart, actualPart) = excerpts(expectedLine, actualLine)
+                return "first difference at line \(index + 1), column \(column):\n  expected: \(expectedPart)\n  actual:   \(actualPart)"
             }
         }
         return "the bytes differ (\(actual.count) vs \(expected.count) bytes) but every line is equal"
+    }
+
+    /// The first differing column (1-based, in characters) and both lines around it; long lines
+    /// (the pages keep their body on one line) are cut to 80 characters either side.
+    static func excerpts(_ expected: String, _ actual: String) -> (Int, String, String) {
+        let e = Array(expected)
+        let a = Array(actual)
+        var column = 0
+        while column < e.count && column < a.count && e[column] == a[column] { column += 1 }
+        func cut(_ line: [Character]) -> String {
+            let start = max(0, column - 80)
+            let end = min(line.count, column + 80)
+            guard start < end else { return start > 0 ? "…" : "" }
+            return (start > 0 ? "…" : "") + String(line[start..<end]) + (end < line.count ? "…" : "")
+        }
+        return (column + 1, cut(e), cut(a))
     }
 
     @Test(arguments: files) func renderedFileMatchesItsGoldenFile(_ file: GoldenFile) throws {

@@ -40,12 +40,12 @@ public struct Percent: Sendable, Hashable, Comparable, CustomStringConvertible {
         return "\(sign)\(magnitude / 1000).\(fraction)"
     }
 
-    /// Always two decimals, as rates are shown to people (`연 12.45%`); rounds half up.
-    public var twoDecimals: String {
-        let sign = thousandths < 0 ? "-" : ""
-        let hundredths = (abs(thousandths) + 5) / 10
-        let fraction = hundredths % 100
-        return "\(sign)\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    /// As rates are shown to people: two decimals (`연 12.40%`), or three when the third is set
+    /// (`5.125`), so a rate is never misstated by rounding.
+    public var displayed: String {
+        let text = description
+        let decimals = text.split(separator: ".").last.map(\.count) ?? 0
+        return decimals >= 2 ? text : text + String(repeating: "0", count: 2 - decimals)
     }
 
     public static func < (lhs: Percent, rhs: Percent) -> Bool { lhs.thousandths < rhs.thousandths }

@@ -8,7 +8,8 @@ internal import CCmark
 /// cmark's node tree is owned here and freed before returning; the output is `free()`d.
 public enum CommonMark {
     public static func html(_ markdown: String) -> String {
-        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8 | CMARK_OPT_SMART
+        // No CMARK_OPT_SMART: legal text is published exactly as written, quotes included.
+        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8
         guard let document = cmark_parse_document(markdown, markdown.utf8.count, options) else { return "" }
         defer { cmark_node_free(document) }
         sanitizeLinks(in: document)

@@ -13,8 +13,13 @@ struct StaticPages {
         if version.requiresReconsent.value { meta += HTML(text: " · 재동의 필요") }
         var body = HTML.element("h1", text: version.title.value)
         body += HTML.element("p", [("class", "meta")], meta)
+        let current = documents.currentVersion(of: version.documentID)
+        if let current, current.fileVersion != version.fileVersion {
+            let when = version.effectiveFrom.value > documents.asOf ? "아직 시행 전인" : "시행이 끝난"
+            body += HTML.element("p", [("class", "notice")], text: "\(when) 버전입니다. 현재 시행 중인 버전은 \(current.fileVersion)입니다.")
+        }
         body += HTML.element("p", [("class", "meta")], text: "변경 요약: \(version.summary.value)")
-        body += HTML.element("article", [], HTML(raw: CommonMark.html(version.body)))
+        body += HTML.element("article", [], HTML(raw: CommonMark.html(StaticPages.droppingTitleHeading(version.body, title: version.title.value))))
         if versions.count > 1 {
             let items = versions.map { other -> HTML in
                 let label = "버전 \(other.fileVersion) (시행일 \(other.effectiveFrom.value))"
@@ -24,6 +29,16 @@ struct StaticPages {
             body += HTML.element("h2", text: "다른 버전") + HTML.element("ul", [], items.joined())
         }
         return PageTemplate.page(title: "\(version.title.value) (버전 \(version.fileVersion))", root: "../../", body: body)
+    }
+
+    /// The body without its opening `# <title>` line, which the page already shows as its heading.
+    static func droppingTitleHeading(_ body: String, title: String) -> String {
+        var lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let first = lines.firstIndex(where: { !$0.allSatisfy(\.isWhitespace) }),
+              lines[first].hasPrefix("# "),
+              String(lines[first].dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t") else { return body }
+        lines.remove(at: first)
+        return lines.joined(separator: "\n")
     }
 
     /// Active products ordered consumer-first: lowest APR, then lowest maximum, then highest limit.
@@ -53,12 +68,12 @@ struct StaticPages {
             let partner = content.partner(product.partner.value)
             let (low, high) = envelope(table)
             var section = HTML.element("h2", [], HTML(text: partner?.nameKo.value ?? product.partner.value) + HTML(raw: " · ") + HTML(text: product.nameKo.value))
-            section += HTML.element("p", [("class", "meta")], text: "연 \(low.twoDecimals)% ~ \(high.twoDecimals)% · 최대 \(KoreanLabels.won(product.limitMax.value)) · \(KoreanLabels.productType(product.kind.value)) · \(table.bureau.value.rawValue) 점수 기준 (\(table.effectiveFrom.value) 시행)")
+            section += HTML.element("p", [("class", "meta")], text: "연 \(low.displayed)% ~ \(high.displayed)% · 최대 \(KoreanLabels.won(product.limitMax.value)) · \(KoreanLabels.productType(product.kind.value)) · \(table.bureau.value.rawValue) 점수 기준 (\(table.effectiveFrom.value) 시행)")
             let header = HTML.element("tr", [], [HTML.element("th", text: "신용점수"), HTML.element("th", text: "금리 (연)"), HTML.element("th", text: "최대 한도")].joined())
             let rows = table.bands.sorted { $0.scoreMin.value > $1.scoreMin.value }.map { band in
                 HTML.element("tr", [], [
                     HTML.element("td", text: "\(band.scoreMin.value)~\(band.scoreMax.value)점"),
-                    HTML.element("td", text: "\(band.aprMin.value.twoDecimals)% ~ \(band.aprMax.value.twoDecimals)%"),
+                    HTML.element("td", text: "\(band.aprMin.value.displayed)% ~ \(band.aprMax.value.displayed)%"),
                     HTML.element("td", text: KoreanLabels.won(min(band.limitMax.value, product.limitMax.value))),
                 ].joined())
             }

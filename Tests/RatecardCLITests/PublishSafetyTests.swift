@@ -1,0 +1,274 @@
+import Foundation
+import Glibc
+import RatecardKit
+import Testing
+
+/// A small content repo with two commits whose bundles differ, and a tiny web build.
+struct PublishFixture {
+    let directory: String
+    let repo: String
+    let web: String
+    let root: String
+    let commits: [String]
+
+    /// `count` commits, each changing one rate, so every commit publishes a different release.
+    init(in directory: String, commits count: Int = 2) throws {
+        self.directory = directory
+        repo = directory + "/repo"
+        web = directory + "/web"
+        root = directory + "/root"
+        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(2)
+        let base = parts.joined(separator: "/") + "/RatecardKitTests/Fixtures/base"
+        try FileSystem.copyTree(from: base, to: repo)
+        let repository = try Repository.create(at: repo)
+        let author = Signature(name: "Rate Editor", email: "editor@example.com")
+        let table = repo + "/products/acme-bank/credit/rates/2026-01-15.yaml"
+        let original = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
+        var ids: [String] = []
+        for index in 0..<count {
+            let text = original.replacingOccurrences(of: "apr_max_pct: 5.6", with: "apr_max_pct: 5.\(6 + index % 4)\(index / 4)")
+            try FileSystem.writeFile(table, Array(text.utf8))
+            ids.append(try repository.commitAll(message: "Rates \(index)", author: author).hex)
+        }
+        commits = ids
+        try FileSystem.makeDirectories(web + "/app")
+        try FileSystem.writeFile(web + "/index.html", Array("<!DOCTYPE html><title>app</title><script src=\"app/app.js\"></script>\n".utf8))
+        try FileSystem.writeFile(web + "/app/app.js", Array("console.log('app');\n".utf8))
+    }
+
+    func publishArguments(_ commit: String, _ extra: [String] = []) -> [String] {
+        ["publish", "--root", root, "--rev", commit, "--web", web, "--as-of", "2026-11-29", "-m", "test"] + extra
+    }
+
+    /// Starts `ratecard` without waiting for it.
+    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("ratecard")
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: repo)
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Names a crash leaves behind that the next run must clean.
+    func strays() throws -> [String] {
+        let releases = try FileSystem.listDirectory(root + "/releases").filter { $0.hasPrefix(".") }
+        let links = try FileSystem.listDirectory(root).filter { $0.hasPrefix(".current.tmp-") }
+        return releases + links
+    }
+
+    /// `current` names a complete release that verifies.
+    func liveIsComplete() throws -> String? {
+        let serve = ServeRoot(path: root)
+        guard let live = try serve.live() else { return nil }
+        #expect(try serve.drift(of: live) == [], "live release \(live) does not verify")
+        return live
+    }
+}
+
+@Suite(.serialized) struct PublishSafetyTests {
+    /// kill -9 right after every named step, then at 200 instants spread over a publish.
+    @Test func aKilledPublishLeavesCurrentCompleteAndTheNextPublishCleansUp() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory)
+            let first = try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo)
+            #expect(first.status == 0, "\(first.err)")
+            var target = 1
+
+            func recoverAndCheck(_ label: String) throws {
+                _ = try fixture.liveIsComplete()
+                let next = try ratecard(fixture.publishArguments(fixture.commits[target]), in: fixture.repo)
+                #expect(next.status == 0, "publish after \(label) failed: \(next.err)")
+                #expect(try fixture.strays() == [], "strays after \(label)")
+                #expect(try fixture.liveIsComplete() != nil)
+                target = 1 - target
+            }
+
+            for step in CrashPoint.publishSteps {
+                let before = try ServeRoot(path: fixture.root).live()
+                let process = try fixture.start(fixture.publishArguments(fixture.commits[target]), environment: ["RATECARD_CRASH_AT": step])
+                process.waitUntilExit()
+                #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL, "no crash at \(step)")
+                let after = try fixture.liveIsComplete()
+                let swapped = CrashPoint.publishSteps.firstIndex(of: step)! >= CrashPoint.publishSteps.firstIndex(of: "swapped")!
+                #expect((after != before) == swapped, "at \(step): live \(before ?? "-") -> \(after ?? "-")")
+                try recoverAndCheck(step)
+            }
+
+            // How long a whole publish takes, to spread kill instants over [0, 1.5 × that]: start to past the end.
+            var cycle = 0.0
+            for _ in 0..<3 {
+                let start = Date()
+                _ = try ratecard(fixture.publishArguments(fixture.commits[target]), in: fixture.repo)
+                cycle += Date().timeIntervalSince(start) / 3
+                target = 1 - target
+            }
+            var landedBeforeSwap = 0
+            var landedAfterSwap = 0
+            for index in 0..<200 {
+                let before = try ServeRoot(path: fixture.root).live()
+                let process = try fixture.start(fixture.publishArguments(fixture.commits[target]))
+                usleep(useconds_t(Double.random(in: 0...(1.5 * cycle)) * 1_000_000))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                let after = try fixture.liveIsComplete()
+                if after == before { landedBeforeSwap += 1 } else { landedAfterSwap += 1 }
+                try recoverAndCheck("random kill \(index)")
+            }
+            print("crash safety: \(CrashPoint.publishSteps.count) named steps; 200 random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms publish: \(landedBeforeSwap) before the swap, \(landedAfterSwap) after")
+            #expect(landedBeforeSwap > 0)
+            #expect(landedAfterSwap > 0)
+            let journal = try ServeRoot(path: fixture.root).journal.entries()
+            #expect(journal.last(where: { $0.activated != nil })?.activated == (try ServeRoot(path: fixture.root).live()))
+        }
+    }
+
+    /// Eight publishers at once: serialized by the lock, journaled in order, current is the last.
+    @Test func concurrentPublishersAreSerialized() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 8)
+            let processes = try fixture.commits.map { try fixture.start(fixture.publishArguments($0)) }
+            for process in processes { process.waitUntilExit() }
+            #expect(processes.allSatisfy { $0.terminationStatus == 0 })
+            let serve = ServeRoot(path: fixture.root)
+            let published = try serve.journal.entries().filter { $0.action == "publish" }
+            #expect(published.count == 8)
+            #expect(Set(published.compactMap { $0.fields["commit"]?.stringValue }) == Set(fixture.commits))
+            for (earlier, later) in zip(published, published.dropFirst()) {
+                #expect(later.fields["previous"]?.stringValue == earlier.release)
+            }
+            #expect(try serve.live() == published.last?.release)
+            #expect(try fixture.strays() == [])
+        }
+    }
+
+    @Test func withNoWaitALockedRootExitsThreeAndJournalsOnlyTheWinners() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 8)
+            let processes = try fixture.commits.map { try fixture.start(fixture.publishArguments($0, ["--no-wait"])) }
+            for process in processes { process.waitUntilExit() }
+            let statuses = processes.map(\.terminationStatus)
+            #expect(statuses.allSatisfy { $0 == 0 || $0 == 3 }, "\(statuses)")
+            #expect(statuses.contains(0))
+            let serve = ServeRoot(path: fixture.root)
+            let published = try serve.journal.entries().filter { $0.action == "publish" }
+            #expect(published.count == statuses.filter { $0 == 0 }.count)
+            #expect(try serve.live() == published.last?.release)
+        }
+    }
+
+    @Test func aHeldLockNamesItsHolderAndADeadHolderIsNotWaitedOn() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory)
+            #expect(try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo).status == 0)
+            do {
+                let held = try ReleaseLock.acquire(root: fixture.root, command: "test holder", wait: false)
+                let refused = try ratecard(fixture.publishArguments(fixture.commits[1], ["--no-wait"]), in: fixture.repo)
+                #expect(refused.status == 3)
+                #expect(refused.err.contains("is locked by pid \(getpid())"))
+                #expect(refused.err.contains("'ratecard test holder'"))
+                withExtendedLifetime(held) {}
+            }
+            // A holder killed with -9 leaves its text behind but not the lock.
+            let victim = try fixture.start(fixture.publishArguments(fixture.commits[1]), environment: ["RATECARD_CRASH_AT": "locked"])
+            victim.waitUntilExit()
+            let after = try ratecard(fixture.publishArguments(fixture.commits[1], ["--no-wait"]), in: fixture.repo)
+            #expect(after.status == 0, "\(after.err)")
+        }
+    }
+
+    @Test func expectLiveMakesPublishAndRollbackCompareAndSwap() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory)
+            #expect(try ratecard(fixture.publishArguments(fixture.commits[0], ["--expect-live", "none"]), in: fixture.repo).status == 0)
+            let live = try #require(try ServeRoot(path: fixture.root).live())
+            let wrong = try ratecard(fixture.publishArguments(fixture.commits[1], ["--expect-live", "000099-nope"]), in: fixture.repo)
+            #expect(wrong.status == 3)
+            #expect(wrong.err.contains("live is \(live), not 000099-nope"))
+            #expect(try ServeRoot(path: fixture.root).live() == live)
+            #expect(try ratecard(fixture.publishArguments(fixture.commits[1], ["--expect-live", live]), in: fixture.repo).status == 0)
+            let second = try #require(try ServeRoot(path: fixture.root).live())
+            let badRollback = try ratecard(["rollback", "--root", fixture.root, "--expect-live", live, "-m", "oops"], in: fixture.repo)
+            #expect(badRollback.status == 3)
+            let rollback = try ratecard(["rollback", "--root", fixture.root, "--expect-live", second, "-m", "rates wrong"], in: fixture.repo)
+            #expect(rollback.status == 0, "\(rollback.err)")
+            #expect(try ServeRoot(path: fixture.root).live() == live)
+            // The release left is bad: a bare rollback never returns to it.
+            let again = try ratecard(["rollback", "--root", fixture.root, "-m", "again"], in: fixture.repo)
+            #expect(again.status == 4)
+            #expect(again.err.contains("no earlier good release"))
+            let missingReason = try ratecard(["rollback", "--root", fixture.root], in: fixture.repo)
+            #expect(missingReason.status == 2)
+        }
+    }
+
+    @Test func publishingWhatIsLiveIsANoOpAndDryRunTouchesNothing() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory)
+            #expect(try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo).status == 0)
+            let journal = try FileSystem.readFile(fixture.root + "/.ratecard/journal.jsonl")
+            let again = try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo)
+            #expect(again.status == 0)
+            #expect(again.out.hasPrefix("Already live on "))
+            let dry = try ratecard(fixture.publishArguments(fixture.commits[1], ["--dry-run"]), in: fixture.repo)
+            #expect(dry.status == 0)
+            #expect(dry.out.contains("products.json"))
+            #expect(dry.out.hasSuffix("Nothing was changed.\n"))
+            #expect(try FileSystem.readFile(fixture.root + "/.ratecard/journal.jsonl") == journal)
+            #expect(try ServeRoot(path: fixture.root).releaseIDs().count == 1)
+        }
+    }
+
+    @Test func uncommittedContentIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory)
+            try FileSystem.writeFile(fixture.repo + "/partners/acme-bank.yaml", Array((String(decoding: try FileSystem.readFile(fixture.repo + "/partners/acme-bank.yaml"), as: UTF8.self) + "# edited\n").utf8))
+            let result = try ratecard(["publish", "--root", fixture.root, "--web", fixture.web, "--as-of", "2026-11-29"], in: fixture.repo)
+            #expect(result.status == 1)
+            #expect(result.err.contains("uncommitted changes"))
+            #expect(!FileSystem.exists(fixture.root + "/current"))
+        }
+    }
+
+    @Test func promoteShipsTheSameBytesAndPruneKeepsWhatMatters() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 4)
+            for commit in fixture.commits {
+                #expect(try ratecard(fixture.publishArguments(commit), in: fixture.repo).status == 0)
+            }
+            let staging = ServeRoot(path: fixture.root)
+            let live = try #require(try staging.live())
+            let production = directory + "/production"
+            let promoted = try ratecard(["promote", "--from", fixture.root, "--to", production, "-m", "checked"], in: fixture.repo)
+            #expect(promoted.status == 0, "\(promoted.err)")
+            #expect(try ServeRoot(path: production).live() == live)
+            let source = try ReleaseInfo.read(from: staging.folder(of: live))
+            let copy = try ReleaseInfo.read(from: ServeRoot(path: production).folder(of: live))
+            #expect(source == copy)
+            #expect(try ratecard(["verify", "--root", production], in: fixture.repo).status == 0)
+            let pruned = try ratecard(["prune", "--root", fixture.root, "--keep", "1"], in: fixture.repo)
+            #expect(pruned.status == 0)
+            let left = try staging.releaseIDs()
+            #expect(left.count == 2)
+            #expect(left.contains(live))
+            // Old pages keep working: the pruned releases' data folders are carried in the live one.
+            for id in try staging.journal.entries().compactMap(\.release) where !left.contains(id) {
+                let bundle = String(id.split(separator: "-")[1])
+                let data = try FileSystem.listDirectory(staging.folder(of: live) + "/data")
+                #expect(data.contains { $0.hasPrefix(bundle) }, "data of \(id) is gone")
+            }
+            // Drift is found.
+            try FileSystem.writeFile(staging.folder(of: live) + "/index.html", Array("tampered\n".utf8))
+            let drift = try ratecard(["verify", "--root", fixture.root], in: fixture.repo)
+            #expect(drift.status == 1)
+            #expect(drift.out.contains("changed: index.html"))
+        }
+    }
+}

@@ -1,0 +1,707 @@
+import Foundation
+import Glibc
+import RatecardKit
+import Testing
+
+/// End to end with the real server and real mounts (reliability.md §5, §6, §9.3 C, E, F): a
+/// publish/rollback storm under nginx never serves an error or a page mixing two releases, and a
+/// full disk or a read-only `releases/` fails with exit 4 and leaves the live release as it was.
+///
+/// The mount tests need root (CI runs as root). They fail, never skip, when `mount` is refused.
+@Suite struct ServeUnderNginxTests {
+    // MARK: Zero downtime
+
+    @Test func aHundredSwapsUnderLoadServeNoErrorAndNoMixedPage() throws {
+        let nginx = try #require(NginxServer.executable, "nginx is not installed (apt-get install -y nginx)")
+        try withTemporaryDirectory { directory in
+            // nginx's workers run as nobody: they must be able to reach the serve root.
+            chmod(directory, 0o755)
+            let content = try TwoCommitContent(in: directory)
+            let root = directory + "/root"
+            let serve = ServeRoot(path: root)
+
+            // r1 = A, r2 = B (carries A's data), r3 = A (carries B's): from r2 on every release
+            // holds both data folders, so any swap among them keeps every page's data reachable.
+            for (revision, expected) in [(content.commitA, 1), (content.commitB, 2), (content.commitA, 3)] {
+                let result = try content.publish(root: root, revision: revision, message: "setup \(expected)")
+                try #require(result.status == 0, "setup publish \(expected): \(result.out)\(result.err)")
+            }
+            let ids = try serve.releaseIDs()
+            try #require(ids.count == 3)
+            let bundleA = try ReleaseInfo.read(from: serve.folder(of: ids[0])).bundleID
+            let bundleB = try ReleaseInfo.read(from: serve.folder(of: ids[1])).bundleID
+            try #require(bundleA != bundleB, "the two commits must build different bundles")
+            for id in ids.dropFirst() {
+                for bundle in [bundleA, bundleB] {
+                    #expect(FileSystem.exists(serve.folder(of: id) + "/data/\(bundle)/products.json"), "\(id) lacks data/\(bundle)/")
+                }
+            }
+
+            let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: root, repo: content.repo)
+            defer { server.stop() }
+            let probe = HTTPConnection(port: server.port)
+            let index = try probe.get("/index.html")
+            try #require(index.status == 200, "nginx does not serve the root: \(server.errorLogTail())")
+
+            // Clients load pages while 100 swaps alternate rollback --to and publish [--rev].
+            let load = LoadRun(port: server.port, clients: 2, maxLoadsPerClient: 1_000_000, maxSeconds: 300)
+            load.waitUntil(pageLoads: 20)
+            var latestA = ids[2]
+            var latestB = ids[1]
+            var live = ids[2]
+            var swaps = 0
+            var swapFailures: [String] = []
+            let swapsStarted = Date()
+            for step in 0..<100 {
+                let expectedBundle = step % 2 == 0 ? bundleB : bundleA
+                let result: Execution
+                switch step % 4 {
+                case 0:
+                    result = try ratecard(["rollback", "--root", root, "--to", latestB, "--expect-live", live, "-m", "swap \(step)"], in: content.repo)
+                case 1:
+                    result = try ratecard(["rollback", "--root", root, "--to", latestA, "--expect-live", live, "-m", "swap \(step)"], in: content.repo)
+                case 2:
+                    result = try content.publish(root: root, revision: nil, message: "swap \(step)", extra: ["--expect-live", live])
+                default:
+                    result = try content.publish(root: root, revision: content.commitA, message: "swap \(step)", extra: ["--expect-live", live])
+                }
+                let now = try serve.live() ?? "none"
+                let nowBundle = (try? ReleaseInfo.read(from: serve.folder(of: now)).bundleID) ?? "?"
+                guard result.status == 0, now != live, nowBundle == expectedBundle else {
+                    swapFailures.append("swap \(step): exit \(result.status), live \(now) (bundle \(nowBundle)); \(result.out)\(result.err)")
+                    continue
+                }
+                swaps += 1
+                live = now
+                if step % 4 == 2 { latestB = now }
+                if step % 4 == 3 { latestA = now }
+            }
+            let swapSeconds = Date().timeIntervalSince(swapsStarted)
+            let counts = load.stop()
+            print("""
+                ServeUnderNginx: \(swaps)/100 swaps in \(String(format: "%.1f", swapSeconds)) s under \(counts.clients) clients: \
+                \(counts.pageLoads) page loads, \(counts.requests) requests, \(counts.non200) non-200, \
+                \(counts.mixed) mixed (\(counts.missingData) data folder 404, \(counts.hashMismatch) hash mismatch, \
+                \(counts.badManifest) unreadable manifest), \(counts.socketErrors) socket errors; \
+                bundles seen \(counts.bundles.sorted()); manifest ETags naming two bundles: \(counts.sharedManifestETags)
+                """)
+            #expect(swapFailures.isEmpty, "\(swapFailures.prefix(5).joined(separator: "\n"))")
+            #expect(swaps == 100)
+            #expect(counts.pageLoads >= 500)
+            #expect(counts.non200 == 0, "\(counts.samples)")
+            #expect(counts.mixed == 0, "\(counts.samples)")
+            #expect(counts.socketErrors == 0, "\(counts.samples)")
+            #expect(counts.bundles == [bundleA, bundleB], "the clients did not see both releases: the swaps were not exercised")
+            let verify = try ratecard(["verify", "--root", root], in: content.repo)
+            #expect(verify.status == 0, "\(verify.out)\(verify.err)")
+
+            // Cache headers (reliability.md §5.3).
+            let liveBundle = try ReleaseInfo.read(from: serve.folder(of: #require(try serve.live()))).bundleID
+            for path in ["/", "/index.html", "/rates.html", "/data/manifest.json", "/version.json"] {
+                let response = try probe.get(path)
+                #expect(response.status == 200, "\(path)")
+                #expect(response.header("cache-control") == "no-cache", "\(path): \(response.header("cache-control") ?? "no Cache-Control")")
+            }
+            let data = try probe.get("/data/\(liveBundle)/products.json")
+            #expect(data.status == 200)
+            #expect(data.header("cache-control")?.contains("immutable") == true, "\(data.header("cache-control") ?? "no Cache-Control")")
+            #expect(data.header("content-type")?.hasPrefix("application/json") == true)
+            let script = try probe.get("/app/app.js")
+            #expect(script.status == 200)
+            #expect(script.header("content-type")?.contains("javascript") == true, "mime.types not in effect: \(script.header("content-type") ?? "none")")
+
+            // Negative controls: the checker counts what it must count.
+            var control = PageChecker(connection: probe)
+            control.loadPage(pages: ["/index.html", "/no-such-page.html"])
+            #expect(control.counts.non200 == 1, "a missing page must count as non-200")
+            #expect(control.counts.mixed == 0)
+            let randomBundle = String((0..<16).map { _ in "0123456789abcdef".randomElement()! })
+            control.checkData(manifest: Array(#"{"bundle_id":"\#(randomBundle)","files":[{"path":"data/\#(randomBundle)/products.json","sha256":"00"}]}"#.utf8), etag: nil)
+            #expect(control.counts.missingData == 1, "a manifest naming a data folder that is not served must count as mixed")
+            control.checkData(manifest: Array(#"{"bundle_id":"\#(liveBundle)","files":[{"path":"data/\#(liveBundle)/products.json","sha256":"\#(String(repeating: "0", count: 64))"}]}"#.utf8), etag: nil)
+            #expect(control.counts.hashMismatch == 1, "products.json not matching its manifest must count as mixed")
+
+            // A missing data file is a real 404, never the app page, and never cached for a year.
+            let missing = try probe.get("/data/\(randomBundle)/products.json")
+            #expect(missing.status == 404)
+            #expect(!String(decoding: missing.body, as: UTF8.self).contains("<!doctype html>"), "the 404 is the SPA page")
+            #expect(missing.header("cache-control")?.contains("immutable") != true, "a 404 must not be cached as immutable")
+            #expect(try probe.get("/app/missing.js").status == 404)
+            // Dot-files are never served, even when one exists inside the live release.
+            let planted = serve.folder(of: try #require(try serve.live())) + "/.secret"
+            try FileSystem.writeFile(planted, Array("secret\n".utf8))
+            for path in ["/.secret", "/.ratecard/journal.jsonl", "/.ratecard/lock", "/data/.secret"] {
+                #expect(try probe.get(path).status == 404, "\(path) must be 404")
+            }
+            unlink(planted)
+
+            // Negative control for the whole harness: a non-atomic swap (unlink, then symlink)
+            // under the same load must be seen (reliability.md §9.3 E).
+            let target = try #require(try serve.live())
+            let broken = LoadRun(port: server.port, clients: 2, maxLoadsPerClient: 1_000_000, maxSeconds: 60)
+            broken.waitUntil(pageLoads: 20)
+            for _ in 0..<40 {
+                unlink(root + "/current")
+                usleep(10_000)
+                symlink("releases/" + target, root + "/current")
+                usleep(10_000)
+            }
+            let brokenCounts = broken.stop()
+            print("ServeUnderNginx negative control: non-atomic swaps gave \(brokenCounts.non200) non-200 and \(brokenCounts.mixed) mixed in \(brokenCounts.pageLoads) page loads")
+            #expect(brokenCounts.non200 + brokenCounts.mixed > 0, "the harness did not notice a site that disappeared 40 times")
+            #expect(try serve.live() == target)
+        }
+    }
+
+    /// Rollback goes back to a release that was built before the bundle that is live now, so it does
+    /// not carry that bundle's data folder: a page that read the newer manifest just before the swap
+    /// gets a 404 for its data. reliability.md §6 wants that to be zero.
+    @Test func rollbackKeepsTheDataOfTheReleaseItLeavesReachable() throws {
+        try withTemporaryDirectory { directory in
+            let content = try TwoCommitContent(in: directory)
+            let root = directory + "/root"
+            let serve = ServeRoot(path: root)
+            try #require(try content.publish(root: root, revision: content.commitA, message: "A").status == 0)
+            try #require(try content.publish(root: root, revision: content.commitB, message: "B").status == 0)
+            let left = try #require(try serve.live())
+            let bundle = try ReleaseInfo.read(from: serve.folder(of: left)).bundleID
+            let rollback = try ratecard(["rollback", "--root", root, "-m", "bad rates"], in: content.repo)
+            try #require(rollback.status == 0, "\(rollback.out)\(rollback.err)")
+            withKnownIssue("rollback to a release older than the live bundle drops that bundle's data folder (pages loaded just before the rollback get 404 for data/<bundle>/)") {
+                #expect(FileSystem.exists(root + "/current/data/\(bundle)/products.json"))
+            }
+        }
+    }
+
+    // MARK: Disk full
+
+    @Test func aFullDiskFailsWithExit4AndLeavesLiveAsItWas() throws {
+        try withTemporaryDirectory { directory in
+            let content = try TwoCommitContent(in: directory)
+            let small = directory + "/small"
+            try FileSystem.makeDirectories(small)
+            try mountOrFail(["-t", "tmpfs", "-o", "size=1600k", "tmpfs", small])
+            defer { unmount(small) }
+            let root = small + "/root"
+            let serve = ServeRoot(path: root)
+
+            let first = try content.publish(root: root, revision: content.commitA, message: "fits")
+            try #require(first.status == 0, "the first release must fit in the tmpfs: \(first.out)\(first.err)")
+            let live = try #require(try serve.live())
+
+            // (a) Refused up front: a filler leaves too little for the space check.
+            let filler = small + "/filler"
+            try FileSystem.writeFile(filler, [UInt8](repeating: 0x78, count: max(0, try freeBytes(small) - 200_000)))
+            let refused = try content.publish(root: root, revision: content.commitB, message: "does not fit")
+            #expect(refused.status == 4, "\(refused.out)\(refused.err)")
+            #expect(refused.err.contains("not enough space"), "\(refused.err)")
+            try expectUnchanged(serve, live: live, repo: content.repo)
+            unlink(filler)
+
+            // (b) The space check passes but the write fails: many tiny files take a page each on
+            // tmpfs while the check counts their bytes, so ENOSPC comes mid-stage, deterministically.
+            let web = directory + "/tiny-web"
+            try FileSystem.copyTree(from: content.web, to: web)
+            try FileSystem.makeDirectories(web + "/tiny")
+            let free = try freeBytes(small)
+            let pageSize = sysconf(Int32(_SC_PAGESIZE))
+            let files = free / pageSize + 64
+            for number in 0..<files { try FileSystem.writeFile(web + "/tiny/\(number).txt", Array("\(number)\n".utf8)) }
+            let usedBefore = try usedBytes(small)
+            let failed = try content.publish(root: root, revision: content.commitA, message: "fills the disk", web: web)
+            #expect(failed.status == 4, "\(failed.out)\(failed.err)")
+            #expect(failed.err.contains("No space left on device"), "\(failed.err)")
+            #expect(!failed.err.contains("not enough space"), "the up-front check refused it; this case must fail while writing")
+            try expectUnchanged(serve, live: live, repo: content.repo)
+            let grown = try usedBytes(small) - usedBefore
+            #expect(grown <= 2 * pageSize, "the failed stage was not cleaned up: \(grown) bytes more in use")
+            let journal = try serve.journal.entries()
+            #expect(journal.suffix(2).map(\.action) == ["failure", "failure"], "each failure is journaled")
+
+            // With the space back, the next publish succeeds.
+            let next = try content.publish(root: root, revision: content.commitB, message: "fits again")
+            #expect(next.status == 0, "\(next.out)\(next.err)")
+            #expect(try serve.live() != live)
+            let verify = try ratecard(["verify", "--root", root], in: content.repo)
+            #expect(verify.status == 0, "\(verify.out)\(verify.err)")
+        }
+    }
+
+    // MARK: Read-only releases/
+
+    @Test func aReadOnlyReleasesFolderFailsWithExit4AndLeavesLiveAsItWas() throws {
+        try withTemporaryDirectory { directory in
+            let content = try TwoCommitContent(in: directory)
+            let root = directory + "/root"
+            let serve = ServeRoot(path: root)
+            try #require(try content.publish(root: root, revision: content.commitA, message: "A").status == 0)
+            let live = try #require(try serve.live())
+            let releases = root + "/releases"
+            do {
+                try mountOrFail(["--bind", releases, releases])
+                defer { unmount(releases) }
+                try mountOrFail(["-o", "remount,bind,ro", releases])
+                let refused = try content.publish(root: root, revision: content.commitB, message: "B")
+                #expect(refused.status == 4, "\(refused.out)\(refused.err)")
+                #expect(refused.err.contains("Read-only file system"), "\(refused.err)")
+                #expect(refused.err.contains(releases), "the message names the folder: \(refused.err)")
+                try expectUnchanged(serve, live: live, repo: content.repo)
+            }
+            let next = try content.publish(root: root, revision: content.commitB, message: "B again")
+            #expect(next.status == 0, "\(next.out)\(next.err)")
+            #expect(try serve.live() != live)
+        }
+    }
+}
+
+// MARK: - Fixtures
+
+/// `ratecard init` content with a second commit that changes one APR, so A and B build different bundles.
+private struct TwoCommitContent {
+    let repo: String
+    let commitA: String
+    let commitB: String
+    /// This source tree's web build (`site/`).
+    let web: String
+
+    init(in directory: String) throws {
+        repo = directory + "/repo"
+        let made = try ratecard(["init", repo], in: directory)
+        try #require(made.status == 0, "ratecard init: \(made.out)\(made.err)")
+        commitA = try git(repo, ["rev-parse", "HEAD"])
+        let table = repo + "/products/8percent/credit/rates/2026-05-01.yaml"
+        var text = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
+        let line = try #require(text.range(of: "apr_max_pct: 9.4\n"), "the example content changed: \(table) has no 'apr_max_pct: 9.4'")
+        text.replaceSubrange(line, with: "apr_max_pct: 9.5\n")
+        try FileSystem.writeFile(table, Array(text.utf8))
+        _ = try git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "Raise one APR"])
+        commitB = try git(repo, ["rev-parse", "HEAD"])
+        web = String(exampleContent.dropLast("/content".count)) + "/site"
+    }
+
+    /// `ratecard publish` of `revision` (HEAD when nil) to `root`.
+    func publish(root: String, revision: String?, message: String, web: String? = nil, extra: [String] = []) throws -> Execution {
+        var arguments = ["publish", "--root", root, "--as-of", "2026-11-29", "--web", web ?? self.web, "-m", message]
+        if let revision { arguments += ["--rev", revision] }
+        return try ratecard(arguments + extra, in: repo)
+    }
+}
+
+private func git(_ repo: String, _ arguments: [String]) throws -> String {
+    let (status, output) = try runTool("/usr/bin/env", ["git", "-C", repo] + arguments, stderrToNull: true)
+    try #require(status == 0, "git \(arguments.joined(separator: " ")) exited \(status)")
+    return output.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// The live release is still `live`, it verifies, and nothing half-made is left behind.
+private func expectUnchanged(_ serve: ServeRoot, live: String, repo: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    #expect(try serve.live() == live, "current moved", sourceLocation: sourceLocation)
+    let verify = try ratecard(["verify", "--root", serve.path], in: repo)
+    #expect(verify.status == 0, "\(verify.out)\(verify.err)", sourceLocation: sourceLocation)
+    let strays = try FileSystem.listDirectory(serve.releasesFolder).filter { $0.hasPrefix(".") }
+        + FileSystem.listDirectory(serve.path).filter { $0.hasPrefix(".current.tmp-") }
+    #expect(strays.isEmpty, "left behind: \(strays)", sourceLocation: sourceLocation)
+}
+
+private func mountOrFail(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let (status, output) = try runTool("/usr/bin/env", ["mount"] + arguments)
+    try #require(
+        status == 0,
+        "mount \(arguments.joined(separator: " ")) failed (\(output.trimmingCharacters(in: .whitespacesAndNewlines))): this test needs root and permission to mount; it fails rather than skips",
+        sourceLocation: sourceLocation)
+}
+
+private func unmount(_ path: String) {
+    if (try? runTool("/usr/bin/env", ["umount", path]))?.0 == 0 { return }
+    let lazy = try? runTool("/usr/bin/env", ["umount", "-l", path])
+    if lazy?.0 != 0 { Issue.record("could not unmount \(path): \(lazy?.1 ?? "")") }
+}
+
+private func freeBytes(_ path: String) throws -> Int {
+    var info = statvfs()
+    guard statvfs(path, &info) == 0 else { throw FileSystem.failure("statvfs", path) }
+    return Int(info.f_bavail) * Int(info.f_frsize)
+}
+
+private func usedBytes(_ path: String) throws -> Int {
+    var info = statvfs()
+    guard statvfs(path, &info) == 0 else { throw FileSystem.failure("statvfs", path) }
+    return (Int(info.f_blocks) - Int(info.f_bfree)) * Int(info.f_frsize)
+}
+
+// MARK: - nginx
+
+/// nginx in the foreground on a free loopback port, with every file it writes inside `prefix`.
+private final class NginxServer {
+    static var executable: String? {
+        ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    let nginx: String
+    let prefix: String
+    let port: Int
+    let process: Process
+
+    private init(nginx: String, prefix: String, port: Int, process: Process) {
+        self.nginx = nginx
+        self.prefix = prefix
+        self.port = port
+        self.process = process
+    }
+
+    var configuration: String { prefix + "/nginx.conf" }
+    var errorLog: String { prefix + "/error.log" }
+    var controlArguments: [String] { ["-c", configuration, "-p", prefix + "/", "-e", errorLog] }
+
+    /// Writes nginx.conf around `ratecard nginx-conf`, checks it with `nginx -t`, and starts nginx.
+    static func start(nginx: String, prefix: String, root: String, repo: String) throws -> NginxServer {
+        try FileSystem.makeDirectories(prefix)
+        var lastError = ""
+        for _ in 0..<5 {
+            let port = Int.random(in: 20_000..<32_000)
+            guard StaticServer.isFree(port) else { continue }
+            let block = try ratecard(["nginx-conf", "--root", root, "--listen", "127.0.0.1:\(port)"], in: repo)
+            try #require(block.status == 0, "ratecard nginx-conf: \(block.out)\(block.err)")
+            let conf = """
+                worker_processes 2;
+                pid \(prefix)/nginx.pid;
+                error_log \(prefix)/error.log warn;
+                events { worker_connections 256; }
+                http {
+                    include /etc/nginx/mime.types;
+                    default_type application/octet-stream;
+                    access_log off;
+                    client_body_temp_path \(prefix)/client_body;
+                    proxy_temp_path \(prefix)/proxy;
+                    fastcgi_temp_path \(prefix)/fastcgi;
+                    uwsgi_temp_path \(prefix)/uwsgi;
+                    scgi_temp_path \(prefix)/scgi;
+                \(block.out)
+                }
+
+                """
+            try FileSystem.writeFile(prefix + "/nginx.conf", Array(conf.utf8))
+            let (status, output) = try runTool(nginx, ["-t", "-c", prefix + "/nginx.conf", "-p", prefix + "/", "-e", prefix + "/error.log"])
+            try #require(status == 0, "nginx -t rejects the configuration:\n\(output)\n\(conf)")
+
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: nginx)
+            process.arguments = ["-c", prefix + "/nginx.conf", "-p", prefix + "/", "-e", prefix + "/error.log", "-g", "daemon off;"]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let server = NginxServer(nginx: nginx, prefix: prefix, port: port, process: process)
+            for _ in 0..<200 where process.isRunning && StaticServer.isFree(port) { usleep(50_000) }
+            if process.isRunning && !StaticServer.isFree(port) { return server }
+            lastError = server.errorLogTail()
+            server.stop()
+            if !lastError.contains("Address already in use") { break }
+        }
+        throw OperationalError("nginx did not start: \(lastError)")
+    }
+
+    func errorLogTail() -> String {
+        String(String(decoding: (try? FileSystem.readFile(errorLog)) ?? [], as: UTF8.self).suffix(2000))
+    }
+
+    /// `nginx -s stop` (Foundation's children block SIGTERM, but nginx's master unblocks it); SIGKILL as a last resort.
+    func stop() {
+        guard process.isRunning else { return }
+        _ = try? runTool(nginx, ["-s", "stop"] + controlArguments, stderrToNull: true)
+        for _ in 0..<200 where process.isRunning { usleep(50_000) }
+        if process.isRunning {
+            let master = process.processIdentifier
+            for worker in NginxServer.children(of: master) { kill(worker, SIGKILL) }
+            kill(master, SIGKILL)
+        }
+        process.waitUntilExit()
+    }
+
+    /// Processes whose parent is `parent`, from /proc.
+    static func children(of parent: Int32) -> [Int32] {
+        let names = (try? FileSystem.listDirectory("/proc")) ?? []
+        return names.compactMap { name -> Int32? in
+            guard let pid = Int32(name), let stat = try? FileSystem.readFile("/proc/\(name)/stat") else { return nil }
+            let text = String(decoding: stat, as: UTF8.self)
+            guard let close = text.lastIndex(of: ")") else { return nil }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == parent ? pid : nil
+        }
+    }
+}
+
+// MARK: - HTTP client
+
+/// A tiny HTTP/1.1 client over one keep-alive loopback socket (URLSession is unreliable on Linux).
+private final class HTTPConnection {
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+
+        func header(_ name: String) -> String? { headers[name.lowercased()] }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let port: Int
+    private var socketFD: Int32 = -1
+    private var pending: [UInt8] = []
+
+    init(port: Int) { self.port = port }
+
+    deinit { disconnect() }
+
+    func disconnect() {
+        if socketFD >= 0 { close(socketFD) }
+        socketFD = -1
+        pending = []
+    }
+
+    func get(_ path: String) throws -> Response {
+        if socketFD < 0 { try connectSocket() }
+        do {
+            return try exchange(path)
+        } catch {
+            disconnect()
+            throw error
+        }
+    }
+
+    private func connectSocket() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(fd)
+            throw Failure(description: "connect: \(String(cString: strerror(code)))")
+        }
+        socketFD = fd
+    }
+
+    private func exchange(_ path: String) throws -> Response {
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: ratecard-tests\r\n\r\n".utf8)
+        var sent = 0
+        while sent < request.count {
+            let count = request[sent...].withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
+            sent += count
+        }
+        var headEnd = 0
+        while true {
+            if let end = HTTPConnection.endOfHead(pending) {
+                headEnd = end
+                break
+            }
+            try fill()
+        }
+        let head = String(decoding: pending[0..<headEnd], as: UTF8.self)
+        pending.removeFirst(headEnd + 4)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
+            throw Failure(description: "bad status line: \(head.prefix(80))")
+        }
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        if headers["transfer-encoding"] != nil { throw Failure(description: "unexpected Transfer-Encoding for \(path)") }
+        guard let length = status == 304 || status == 204 ? 0 : Int(headers["content-length"] ?? "") else {
+            throw Failure(description: "no Content-Length for \(path)")
+        }
+        while pending.count < length { try fill() }
+        let body = Array(pending[0..<length])
+        pending.removeFirst(length)
+        if headers["connection"]?.lowercased() == "close" { disconnect() }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(socketFD, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { throw Failure(description: count == 0 ? "connection closed mid-response" : "recv: \(String(cString: strerror(errno)))") }
+        pending.append(contentsOf: chunk[0..<count])
+    }
+
+    private static func endOfHead(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+}
+
+// MARK: - Page-load checker
+
+private struct LoadCounts: Sendable {
+    var clients = 0
+    var pageLoads = 0
+    var requests = 0
+    /// Live pages (manifest, HTML) that did not answer 200.
+    var non200 = 0
+    /// The data folder named by the manifest just read was not served (404).
+    var missingData = 0
+    /// products.json did not hash to what the manifest read in the same page load lists.
+    var hashMismatch = 0
+    /// A manifest that did not parse or did not list products.json (a torn read).
+    var badManifest = 0
+    var socketErrors = 0
+    var bundles: Set<String> = []
+    /// ETag of /data/manifest.json -> the bundles it was sent for.
+    var manifestETags: [String: Set<String>] = [:]
+    var samples: [String] = []
+
+    var mixed: Int { missingData + hashMismatch + badManifest }
+
+    /// ETags nginx sent for manifests of different bundles (same size, same mtime second: reliability.md §5.5).
+    var sharedManifestETags: Int { manifestETags.values.filter { $0.count > 1 }.count }
+
+    mutating func note(_ sample: String) {
+        if samples.count < 10 { samples.append(sample) }
+    }
+
+    mutating func merge(_ other: LoadCounts) {
+        clients += 1
+        pageLoads += other.pageLoads
+        requests += other.requests
+        non200 += other.non200
+        missingData += other.missingData
+        hashMismatch += other.hashMismatch
+        badManifest += other.badManifest
+        socketErrors += other.socketErrors
+        bundles.formUnion(other.bundles)
+        manifestETags.merge(other.manifestETags) { $0.union($1) }
+        for sample in other.samples { note(sample) }
+    }
+}
+
+/// One simulated page: read the manifest once, fetch the data it names, then the pages.
+private struct PageChecker {
+    let connection: HTTPConnection
+    var counts = LoadCounts()
+
+    init(connection: HTTPConnection) { self.connection = connection }
+
+    mutating func loadPage(pages: [String] = ["/index.html", "/rates.html"]) {
+        counts.pageLoads += 1
+        if let manifest = fetchLive("/data/manifest.json") {
+            checkData(manifest: manifest.body, etag: manifest.header("etag"))
+        }
+        for page in pages { _ = fetchLive(page) }
+    }
+
+    /// Fetches the products.json that `manifest` names and checks it against the hash listed there.
+    mutating func checkData(manifest: [UInt8], etag: String?) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(manifest))) as? [String: Any],
+              let bundle = object["bundle_id"] as? String,
+              let files = object["files"] as? [[String: Any]] else {
+            counts.badManifest += 1
+            counts.note("unreadable manifest: \(String(decoding: manifest.prefix(80), as: UTF8.self))")
+            return
+        }
+        let path = "data/\(bundle)/products.json"
+        guard let listed = files.first(where: { $0["path"] as? String == path })?["sha256"] as? String else {
+            counts.badManifest += 1
+            counts.note("manifest of \(bundle) does not list \(path)")
+            return
+        }
+        counts.bundles.insert(bundle)
+        if let etag { counts.manifestETags[etag, default: []].insert(bundle) }
+        guard let response = request("/" + path) else { return }
+        switch response.status {
+        case 200:
+            if SHA256.hex(response.body) != listed {
+                counts.hashMismatch += 1
+                counts.note("/\(path) does not hash to \(listed.prefix(12))…")
+            }
+        case 404:
+            counts.missingData += 1
+            counts.note("/\(path): 404 after its manifest was read")
+        default:
+            counts.non200 += 1
+            counts.note("/\(path): \(response.status)")
+        }
+    }
+
+    private mutating func fetchLive(_ path: String) -> HTTPConnection.Response? {
+        guard let response = request(path) else { return nil }
+        guard response.status == 200 else {
+            counts.non200 += 1
+            counts.note("\(path): \(response.status)")
+            return nil
+        }
+        return response
+    }
+
+    private mutating func request(_ path: String) -> HTTPConnection.Response? {
+        counts.requests += 1
+        do {
+            return try connection.get(path)
+        } catch {
+            counts.socketErrors += 1
+            counts.note("\(path): \(error)")
+            return nil
+        }
+    }
+}
+
+/// Client threads loading pages until stopped, bounded by a page-load count and a time limit.
+private final class LoadRun: @unchecked Sendable {
+    private let lock = NSLock()
+    private let finished = DispatchGroup()
+    private var stopped = false
+    private var progress = 0
+    private var total = LoadCounts()
+
+    init(port: Int, clients: Int, maxLoadsPerClient: Int, maxSeconds: Double) {
+        for _ in 0..<clients {
+            finished.enter()
+            Thread.detachNewThread { [self] in
+                var checker = PageChecker(connection: HTTPConnection(port: port))
+                let deadline = Date().addingTimeInterval(maxSeconds)
+                while checker.counts.pageLoads < maxLoadsPerClient, Date() < deadline, tick() {
+                    checker.loadPage()
+                }
+                checker.connection.disconnect()
+                let counts = checker.counts
+                lock.withLock { total.merge(counts) }
+                finished.leave()
+            }
+        }
+    }
+
+    /// Counts one page load; false once stopped.
+    private func tick() -> Bool {
+        lock.withLock {
+            progress += 1
+            return !stopped
+        }
+    }
+
+    /// Waits (at most 30 s) until the clients have started loading pages.
+    func waitUntil(pageLoads: Int) {
+        for _ in 0..<3000 where lock.withLock({ progress }) < pageLoads { usleep(10_000) }
+    }
+
+    func stop() -> LoadCounts {
+        lock.withLock { stopped = true }
+        finished.wait()
+        return lock.withLock { total }
+    }
+}
