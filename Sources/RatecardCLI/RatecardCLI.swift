@@ -11,6 +11,10 @@ public enum RatecardCLI {
         RulesCommand.command,
         BuildCommand.command,
         PreviewCommand.command,
+        DiffCommand.command,
+        SaveCommand.command,
+        LogCommand.command,
+        HookCommand.command,
         PublishCommand.command,
         PromoteCommand.command,
         RollbackCommand.command,
@@ -71,6 +75,9 @@ public enum RatecardCLI {
         } catch let error as UsageError {
             console.err("Error: \(error.message)\n\nUsage: ratecard \(command.name) \(command.usage)\n  See 'ratecard \(command.name) --help' for more information.\n")
             return ExitCode.usage
+        } catch let error as ApprovalGate.Refused {
+            console.err("Error: \(error.description)\n")
+            return ExitCode.invalid
         } catch let error as ConflictError {
             console.err("Error: \(error.message)\n")
             return ExitCode.conflict

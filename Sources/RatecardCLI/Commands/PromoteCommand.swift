@@ -12,22 +12,43 @@ enum PromoteCommand {
             OptionSpec("--release", value: "ID", "The release to promote (default: what is live in --from)"),
             OptionSpec("--expect-live", value: "ID", "Only swap if this release is live in --to now"),
             OptionSpec("-m", value: "MSG", "Why: recorded in the journal"),
-            OptionSpec("--dry-run", "Print what would change and touch nothing"),
+            OptionSpec("--dry-run", "Print what would change (semantic diff, then files) and touch nothing"),
+            OptionSpec("--approve", value: "REASON", "Approve a risky change for a protected --to environment (recorded in the journal)"),
             ServeRootOptions.noWait,
         ],
         run: run)
 
     static func root(_ value: String, _ invocation: Invocation) throws -> ServeRoot {
-        if value.contains("/") { return ServeRoot(path: RatecardCLI.resolve(value, against: invocation.directory)) }
-        return ServeRoot(path: try Environments.root(named: value, from: invocation.directory).path)
+        try resolved(value, invocation).root
+    }
+
+    static func resolved(_ value: String, _ invocation: Invocation) throws -> (root: ServeRoot, protected: Bool) {
+        if value.contains("/") { return (ServeRoot(path: RatecardCLI.resolve(value, against: invocation.directory)), false) }
+        let (path, protected) = try Environments.root(named: value, from: invocation.directory)
+        return (ServeRoot(path: path), protected)
+    }
+
+    /// The semantic diff from what is live in `target` to the release being promoted, and the approval fields.
+    static func gate(_ arguments: ParsedArguments, _ invocation: Invocation, source: ServeRoot, target: ServeRoot, protected: Bool, name: String) throws -> (SemanticDiff?, [String: JSON]) {
+        guard let id = try arguments.value("--release") ?? source.live(),
+              let commit = try? ReleaseInfo.read(from: source.folder(of: id)).sourceCommit,
+              let location = try? ContentLocation.find(from: invocation.directory), location.repository != nil else { return (nil, [:]) }
+        let asOf = try invocation.asOf(arguments)
+        let next = try ValidationRun(location: location, context: ValidationContext(asOf: asOf)).content(at: commit)
+        guard let diff = try ApprovalGate.liveDiff(root: target, location: location, next: next, asOf: asOf) else { return (nil, [:]) }
+        guard protected else { return (diff, [:]) }
+        let threshold = next.config?.rateMoveWarn ?? Percent(thousandths: 3000)
+        return (diff, try ApprovalGate.check(diff, threshold: threshold, environment: name, approval: arguments.value("--approve"), console: invocation.console))
     }
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         guard let fromName = arguments.value("--from") else { throw UsageError("Missing expected option '--from <env>'") }
         guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'") }
         let source = try root(fromName, invocation)
-        let target = try root(toName, invocation)
+        let (target, protected) = try resolved(toName, invocation)
+        let (diff, approval) = try gate(arguments, invocation, source: source, target: target, protected: protected, name: toName)
         if arguments.has("--dry-run") {
+            if let diff { invocation.console.out(DiffFormatter.text(diff, title: "\(toName): live -> promoted", colour: invocation.console.outIsTerminal)) }
             guard let id = try arguments.value("--release") ?? source.live() else { throw OperationalError("\(fromName) has nothing live to promote") }
             let next = try ReleaseInfo.read(from: source.folder(of: id))
             let live = try target.live()
@@ -39,7 +60,7 @@ enum PromoteCommand {
         try FileSystem.makeDirectories(target.path)
         let result = try ReleaseHistory.promote(
             release: arguments.value("--release"), from: source, to: target, expectLive: arguments.value("--expect-live"),
-            message: arguments.value("-m") ?? "", wait: !arguments.has("--no-wait"), extra: ["from_env": .string(fromName)])
+            message: arguments.value("-m") ?? "", wait: !arguments.has("--no-wait"), extra: approval.merging(["from_env": .string(fromName)]) { $1 })
         if result.alreadyLive {
             invocation.console.out("Release \(result.id) is already live in \(toName); nothing changed.\n")
         } else {

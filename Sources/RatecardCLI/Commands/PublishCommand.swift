@@ -12,14 +12,15 @@ enum PublishCommand {
             OptionSpec("--as-of", value: "DATE", "The date that decides what is current (default: today in Asia/Seoul)"),
             OptionSpec("--expect-live", value: "ID", "Only swap if this release is live now (compare-and-swap; 'none' for an empty root)"),
             OptionSpec("-m", value: "MSG", "Why: recorded in the journal"),
-            OptionSpec("--dry-run", "Print what would change and touch nothing"),
+            OptionSpec("--dry-run", "Print what would change (semantic diff, then files) and touch nothing"),
+            OptionSpec("--approve", value: "REASON", "Approve a risky change for a protected environment (recorded in the journal)"),
             ServeRootOptions.noWait,
         ],
-        discussion: "Exit codes: 0 published (or already live), 1 content invalid or uncommitted, 2 usage, 3 lock held or\nlive is not --expect-live, 4 I/O failure (the live release is unchanged with 1, 3 and 4).",
+        discussion: "Exit codes: 0 published (or already live), 1 content invalid, uncommitted, or a risky change to a\nprotected environment without --approve, 2 usage, 3 lock held or live is not --expect-live, 4 I/O failure\n(the live release is unchanged with 1, 3 and 4).",
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
-        let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
+        let (root, protected, name) = try ServeRootOptions.resolve(arguments, invocation)
         let location = try ContentLocation.find(from: invocation.directory)
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
         let revision = arguments.value("--rev") ?? "HEAD"
@@ -41,9 +42,18 @@ enum PublishCommand {
             if let commit = snapshot.commit, let repository = location.repository, let info = try? repository.commitInfo(commit) {
                 author = "\(info.authorName) <\(info.authorEmail)>"
             }
+            var extra: [String: JSON] = [:]
+            let diff = try ApprovalGate.liveDiff(root: root, location: location, next: snapshot.content, asOf: run.asOf)
+            if arguments.has("--dry-run"), let diff {
+                invocation.console.out(DiffFormatter.text(diff, title: "\(name): live -> \(revision)", colour: invocation.console.outIsTerminal))
+            }
+            if let diff, protected {
+                let threshold = snapshot.content.config?.rateMoveWarn ?? Percent(thousandths: 3000)
+                extra = try ApprovalGate.check(diff, threshold: threshold, environment: name, approval: arguments.value("--approve"), console: invocation.console)
+            }
             let request = Publisher.Request(
                 bundle: output, webFolder: web, author: author, message: arguments.value("-m") ?? "",
-                expectLive: arguments.value("--expect-live"), wait: !arguments.has("--no-wait"))
+                expectLive: arguments.value("--expect-live"), wait: !arguments.has("--no-wait"), extra: extra)
             let publisher = Publisher(root: root)
             if arguments.has("--dry-run") {
                 let (plan, live) = try publisher.plan(request)

@@ -9,6 +9,7 @@ enum ValidateCommand {
         options: [
             OptionSpec("--rev", value: "REV", "Validate a commit, read from git objects (no checkout; works in a bare clone)"),
             OptionSpec("--range", value: "A..B", "Validate every commit in A..B and say which commit introduced each problem"),
+            OptionSpec("--staged", "Validate what is staged in git's index (the pre-commit hook uses this)"),
             OptionSpec("--format", value: "FORMAT", "text (default), json, github, sarif or junit"),
             OptionSpec("--as-of", value: "DATE", "The date that decides what is current (default: today in Asia/Seoul)"),
         ],
@@ -23,7 +24,9 @@ enum ValidateCommand {
         let context = ValidationContext(asOf: try invocation.asOf(arguments))
         let run = ValidationRun(location: try ContentLocation.find(from: invocation.directory), context: context)
         let report: ValidationReport
-        if let range = arguments.value("--range") {
+        if arguments.has("--staged") {
+            report = try run.validateStaged()
+        } else if let range = arguments.value("--range") {
             report = try run.validate(range: range)
         } else if let revision = arguments.value("--rev") {
             report = try run.validate(revision: revision)

@@ -214,6 +214,40 @@ public final class Repository {
         return Int(git_blob_rawsize(blob))
     }
 
+    /// The entries of the index (what is staged) below `prefix`, paths relative to it.
+    public func indexEntries(under prefix: String) throws(GitError) -> [TreeEntry] {
+        var index: OpaquePointer?
+        try Repository.check("git_repository_index", git_repository_index(&index, handle))
+        defer { git_index_free(index) }
+        try Repository.check("git_index_read", git_index_read(index, 0))
+        let start = prefix.isEmpty ? "" : prefix + "/"
+        var entries: [TreeEntry] = []
+        for position in 0..<git_index_entrycount(index) {
+            guard let entry = git_index_get_byindex(index, position) else { continue }
+            let path = String(cString: entry.pointee.path)
+            guard path.hasPrefix(start) else { continue }
+            let relative = String(path.dropFirst(start.count))
+            let kind: TreeEntry.Kind
+            switch entry.pointee.mode {
+            case UInt32(GIT_FILEMODE_LINK.rawValue): kind = .symlink
+            case UInt32(GIT_FILEMODE_COMMIT.rawValue): kind = .submodule
+            default: kind = .file
+            }
+            entries.append(TreeEntry(path: relative, kind: kind, id: ObjectID(entry.pointee.id)))
+        }
+        return entries
+    }
+
+    /// Whether `commit` is `ancestor` or descends from it.
+    public func contains(_ ancestor: ObjectID, in commit: ObjectID) throws(GitError) -> Bool {
+        if ancestor == commit { return true }
+        var a = commit.raw
+        var b = ancestor.raw
+        let result = git_graph_descendant_of(handle, &a, &b)
+        try Repository.check("git_graph_descendant_of", result)
+        return result == 1
+    }
+
     // MARK: - Writing
 
     /// Stages every change in the work tree below `paths` (adds, edits and deletions) and commits it on HEAD.
@@ -230,6 +264,23 @@ public final class Repository {
         }
         try Repository.check("git_index_write", git_index_write(index))
         return try commitIndex(index!, message: message, author: author)
+    }
+
+    /// Stages exactly `paths` (relative to the work tree): present files are added, missing ones removed.
+    public func stage(paths: [String]) throws(GitError) {
+        var index: OpaquePointer?
+        try Repository.check("git_repository_index", git_repository_index(&index, handle))
+        defer { git_index_free(index) }
+        let root = workdir ?? ""
+        for path in paths {
+            if FileSystem.exists(root + "/" + path) {
+                try Repository.check("git_index_add_bypath", git_index_add_bypath(index, path))
+            } else {
+                let result = git_index_remove_bypath(index, path)
+                try Repository.check("git_index_remove_bypath", result)
+            }
+        }
+        try Repository.check("git_index_write", git_index_write(index))
     }
 
     /// Commits what the index holds now (nothing is added).

@@ -87,6 +87,24 @@ public final class ValidationRun {
         }
     }
 
+    /// What is staged in the index, with history rules against HEAD (the pre-commit hook).
+    public func validateStaged() throws -> ValidationReport {
+        let repository = try location.requireRepository()
+        guard let prefix = location.treePrefix else { throw OperationalError("--staged needs a work tree") }
+        let content = try loader.load(IndexSource(repository: repository, treePrefix: prefix))
+        var base: Content?
+        if let head = try repository.headCommit(), try repository.treeEntries(commit: head, under: prefix) != nil {
+            base = try loader.load(CommitSource(repository: repository, commit: head, treePrefix: prefix))
+        }
+        return ValidationReport(diagnostics: validator.check(content, base: base), commits: [], filesParsed: loader.parses, files: content.fileCount)
+    }
+
+    /// The content at a revision (or the work tree for nil), without validating it.
+    public func content(at revision: String?) throws -> Content {
+        guard let revision else { return try loader.load(try location.workingTree()) }
+        return try loader.load(try location.source(for: try Self.resolve(revision, in: try location.requireRepository())))
+    }
+
     /// Whether the work tree's files are byte-for-byte those of a commit's tree.
     static func same(_ workTree: WorkingTreeSource, as committed: [TreeEntry]) throws -> Bool {
         let files = try workTree.entries()

@@ -1,0 +1,52 @@
+import RatecardKit
+
+/// `ratecard diff`: what changed, in the words of the people who decide.
+enum DiffCommand {
+    static let command = Command(
+        name: "diff",
+        abstract: "Show a semantic diff: partners, products, rate bands, terms versions, legal limits.",
+        usage: "[<a> [<b>]] [--env <name> | --root <dir>] [--format <format>] [--as-of <date>]",
+        options: ServeRootOptions.options + [
+            OptionSpec("--format", value: "FORMAT", "text (default), json or markdown (for a pull-request comment)"),
+            OptionSpec("--as-of", value: "DATE", "The date that decides which rate tables are compared (default: today in Asia/Seoul)"),
+        ],
+        positionals: 0...2,
+        discussion: "No revisions: HEAD against the work tree, or with --env/--root what is live against HEAD.\nOne revision: it against the work tree. Two: the first against the second.",
+        run: run)
+
+    static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        let format = arguments.value("--format") ?? "text"
+        guard ["text", "json", "markdown"].contains(format) else { throw UsageError("Unknown format '\(format)'; use text, json or markdown") }
+        let asOf = try invocation.asOf(arguments)
+        let location = try ContentLocation.find(from: invocation.directory)
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
+        var from: String?
+        var to: String?
+        var title: String
+        if arguments.value("--env") != nil || arguments.value("--root") != nil {
+            guard arguments.positionals.isEmpty else { throw UsageError("revisions and --env/--root cannot be used together") }
+            let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
+            guard let live = try root.live() else { throw OperationalError("nothing is live in \(name) yet") }
+            guard let commit = try ReleaseInfo.read(from: root.folder(of: live)).sourceCommit else {
+                throw OperationalError("live release \(live) was built from an uncommitted work tree; name revisions instead")
+            }
+            from = commit
+            to = "HEAD"
+            title = "\(name) (live \(live)) -> HEAD"
+        } else {
+            switch arguments.positionals.count {
+            case 0: from = "HEAD"; to = nil
+            case 1: from = arguments.positionals[0]; to = nil
+            default: from = arguments.positionals[0]; to = arguments.positionals[1]
+            }
+            title = "\(from ?? "work tree") -> \(to ?? "work tree")"
+        }
+        let diff = SemanticDiff.between(try run.content(at: from), try run.content(at: to), asOf: asOf)
+        switch format {
+        case "json": invocation.console.out(DiffFormatter.json(diff).serialized() + "\n")
+        case "markdown": invocation.console.out(DiffFormatter.markdown(diff, title: title))
+        default: invocation.console.out(DiffFormatter.text(diff, title: title, colour: invocation.console.outIsTerminal))
+        }
+        return RatecardCLI.ExitCode.ok
+    }
+}

@@ -1,0 +1,58 @@
+import RatecardKit
+
+/// `ratecard log`: who changed one thing, when, and since when it has been live.
+enum LogCommand {
+    static let command = Command(
+        name: "log",
+        abstract: "The history of one partner, product or terms document, with the releases that shipped it.",
+        usage: "(--partner <id> | --product <partner/product> | --terms <id>) [--env <name> | --root <dir>] [--format <format>]",
+        options: ServeRootOptions.options + [
+            OptionSpec("--partner", value: "ID", "A partner id"),
+            OptionSpec("--product", value: "KEY", "A product as <partner-id>/<product-id>"),
+            OptionSpec("--terms", value: "ID", "A terms document id"),
+            OptionSpec("--format", value: "FORMAT", "text (default) or json"),
+            OptionSpec("--as-of", value: "DATE", "The date that decides which rate tables are compared (default: today)"),
+        ],
+        run: run)
+
+    static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        let subjects: [ChangeHistory.Subject] = [
+            arguments.value("--partner").map { .partner($0) }, arguments.value("--product").map { .product($0) },
+            arguments.value("--terms").map { .terms($0) },
+        ].compactMap { $0 }
+        guard subjects.count == 1, let subject = subjects.first else { throw UsageError("Name exactly one of '--partner', '--product' or '--terms'") }
+        let json = try ServeRootCommands.format(arguments)
+        var root: ServeRoot?
+        if arguments.value("--env") != nil || arguments.value("--root") != nil {
+            root = try ServeRootOptions.resolve(arguments, invocation).root
+        }
+        let location = try ContentLocation.find(from: invocation.directory)
+        let events = try ChangeHistory.events(of: subject, location: location, asOf: try invocation.asOf(arguments), root: root)
+        if json {
+            invocation.console.out(JSON.object(["events": .array(events.map { event in
+                .object([
+                    "commit": .string(event.commit.id.hex), "author": .string("\(event.commit.authorName) <\(event.commit.authorEmail)>"),
+                    "time": .string(Timestamp.format(seconds: Int(event.commit.time))), "message": .string(event.commit.summary),
+                    "changes": .array(event.changes.map { .string(DiffFormatter.describe($0).1) }),
+                    "releases": .array(event.releases.map { .object($0.fields) }),
+                ])
+            })]).serialized() + "\n")
+            return RatecardCLI.ExitCode.ok
+        }
+        var text = ""
+        for event in events {
+            text += "\(event.commit.id.short)  \(Timestamp.format(seconds: Int(event.commit.time)))  \(event.commit.authorName) <\(event.commit.authorEmail)>  \(event.commit.summary)\n"
+            for change in event.changes { text += "    \(DiffFormatter.describe(change).1)\n" }
+            for entry in event.releases {
+                if entry.action == "rollback" {
+                    text += "    rolled back from \(entry.from ?? "?") at \(entry.time): \(entry.fields["message"]?.stringValue ?? "")\n"
+                } else {
+                    text += "    live in release \(entry.activated ?? "?") since \(entry.time) (\(entry.action))\n"
+                }
+            }
+            if root != nil && event.releases.isEmpty { text += "    not live yet\n" }
+        }
+        invocation.console.out(text.isEmpty ? "No commits changed it.\n" : text)
+        return RatecardCLI.ExitCode.ok
+    }
+}

@@ -1,0 +1,63 @@
+/// One change people care about between two snapshots of the content.
+public enum SemanticChange: Sendable, Equatable {
+    case partnerAdded(id: String, name: String)
+    case partnerRemoved(id: String, name: String)
+    case partnerStatus(id: String, name: String, from: String, to: String, reason: String?)
+    case productAdded(key: String, name: String)
+    case productRemoved(key: String, name: String)
+    case productStatus(key: String, name: String, from: String, to: String)
+    case bandChanged(BandChange)
+    case tableScheduled(key: String, name: String, effectiveFrom: Day)
+    case termsAdded(document: String, version: String, title: String, summary: String, requiresReconsent: Bool)
+    case limitChanged(id: String, effectiveFrom: Day, old: String?, new: String?)
+    case phraseChanged(id: String, old: String?, new: String?)
+
+    /// A rate band whose APR or limit moved in the table in force.
+    public struct BandChange: Sendable, Equatable {
+        public var key: String
+        public var name: String
+        public var scoreMin: Int
+        public var scoreMax: Int
+        public var aprMin: (old: Percent, new: Percent)
+        public var aprMax: (old: Percent, new: Percent)
+        public var limit: (old: Int, new: Int)
+
+        /// The largest APR move in percentage points (absolute).
+        public var largestMove: Percent {
+            Percent(thousandths: max(abs((aprMin.new - aprMin.old).thousandths), abs((aprMax.new - aprMax.old).thousandths)))
+        }
+
+        public static func == (lhs: BandChange, rhs: BandChange) -> Bool {
+            lhs.key == rhs.key && lhs.scoreMin == rhs.scoreMin && lhs.scoreMax == rhs.scoreMax
+                && lhs.aprMin == rhs.aprMin && lhs.aprMax == rhs.aprMax && lhs.limit == rhs.limit
+        }
+    }
+
+    /// Whether a protected environment needs `--approve` for this change.
+    public func isRisky(threshold: Percent) -> String? {
+        switch self {
+        case .bandChanged(let band) where band.largestMove > threshold:
+            return "\(band.key) \(band.scoreMin)-\(band.scoreMax): APR moves \(band.largestMove)pp, over the \(threshold)pp threshold"
+        case .partnerRemoved(let id, _):
+            return "partner \(id) is removed"
+        case .partnerStatus(let id, _, _, "terminated", _):
+            return "partner \(id) is terminated"
+        case .termsAdded(let document, let version, _, _, true):
+            return "terms \(document) \(version) needs re-consent"
+        default:
+            return nil
+        }
+    }
+
+    /// Which thing the change is about, for `ratecard log`.
+    public var subject: (kind: String, id: String) {
+        switch self {
+        case .partnerAdded(let id, _), .partnerRemoved(let id, _), .partnerStatus(let id, _, _, _, _): return ("partner", id)
+        case .productAdded(let key, _), .productRemoved(let key, _), .productStatus(let key, _, _, _), .tableScheduled(let key, _, _): return ("product", key)
+        case .bandChanged(let band): return ("product", band.key)
+        case .termsAdded(let document, _, _, _, _): return ("terms", document)
+        case .limitChanged(let id, _, _, _): return ("limit", id)
+        case .phraseChanged(let id, _, _): return ("phrase", id)
+        }
+    }
+}

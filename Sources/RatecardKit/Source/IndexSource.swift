@@ -1,0 +1,23 @@
+/// Content as staged in git's index: what the next commit will hold (for the pre-commit hook).
+public struct IndexSource: ContentSource {
+    public let repository: Repository
+    public let treePrefix: String
+
+    public init(repository: Repository, treePrefix: String) {
+        self.repository = repository
+        self.treePrefix = treePrefix
+    }
+
+    public var displayPrefix: String { treePrefix.isEmpty ? "" : treePrefix + "/" }
+
+    public func entries() throws -> [TreeEntry] {
+        try repository.indexEntries(under: treePrefix)
+            .filter { !$0.path.split(separator: "/").contains { $0.hasPrefix(".") } }
+            .sorted { $0.path < $1.path }
+    }
+
+    public func read(_ entry: TreeEntry) throws -> [UInt8] {
+        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
+        return try repository.blob(id)
+    }
+}
