@@ -104,7 +104,7 @@ public enum DiffFormatter {
     static func escapeMarkdown(_ text: String) -> String {
         var out = ""
         for character in text {
-            if "\\`*_[]<>|#".contains(character) { out.append("\\") }
+            if "\\`*_[]<|#".contains(character) { out.append("\\") }
             out.append(character)
         }
         return out
