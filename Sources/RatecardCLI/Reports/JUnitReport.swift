@@ -27,20 +27,8 @@ enum JUnitReport {
         return xml
     }
 
+    /// HTML's escaping (`& < > " '`) is XML's too; XML 1.0 also forbids most control characters.
     static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                // XML 1.0 forbids most control characters even when escaped.
-                if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r" { out += "?" } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
+        HTML.escape(String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" ? "?" : $0 })))
     }
 }
