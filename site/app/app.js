@@ -212,7 +212,11 @@
     });
   }
 
-  function loadAll() {
+  /**
+   * Reads the manifest once, then every data file from the folder it names. If that folder is
+   * gone (a rollback swapped releases between the two reads), read the manifest once more.
+   */
+  function loadAll(retried) {
     return fetchJson("data/manifest.json", { cache: "no-cache" }).then(function (manifest) {
       if (!isObj(manifest)) throw new Error("manifest: not an object");
       var bundleId = str(manifest.bundle_id);
@@ -226,6 +230,9 @@
         var raw = {};
         DATA_FILES.forEach(function (name, i) { raw[name] = files[i]; });
         return indexData(manifest, bundleId, folder, raw);
+      }, function (err) {
+        if (!retried && /HTTP 404/.test(String(err && err.message))) return loadAll(true);
+        throw err;
       });
     });
   }
