@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 APT_PACKAGES = pkg-config libgit2-dev libcmark-dev libyaml-dev libssl-dev git
-TEST_APT_PACKAGES = chromium
+TEST_APT_PACKAGES = chromium nginx
 PIP_PACKAGES = jsonschema xmlschema junitparser
 BIN = .build/debug/ratecard
 

@@ -472,7 +472,7 @@ private final class HTTPConnection {
     }
 
     private func connectSocket() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)  // never inherited by ratecard or nginx
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

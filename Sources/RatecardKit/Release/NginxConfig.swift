@@ -15,9 +15,11 @@ public enum NginxConfig {
             etag on;
 
             location ~ /\\. { return 404; }               # never serve dot-files (.ratecard, .partial-*)
-            location = /index.html { add_header Cache-Control "no-cache" always; }
-            location = /data/manifest.json { add_header Cache-Control "no-cache" always; }
-            location = /version.json { add_header Cache-Control "no-cache" always; }
+            # Entry documents change in place. nginx's validators are mtime (seconds) + size, and two
+            # publishes in one second give a same-size manifest the same ETag: never answer 304 here.
+            location = /index.html { etag off; if_modified_since off; add_header Cache-Control "no-cache" always; }
+            location = /data/manifest.json { etag off; if_modified_since off; add_header Cache-Control "no-cache" always; }
+            location = /version.json { etag off; if_modified_since off; add_header Cache-Control "no-cache" always; }
             # Content-addressed data and versioned terms pages never change: cache them for a year.
             location /data/ {
                 try_files $uri =404;
@@ -30,11 +32,15 @@ public enum NginxConfig {
             # The web build's own files: a missing one is a real 404, never the app page.
             location /app/ {
                 try_files $uri =404;
+                etag off;
+                if_modified_since off;
                 add_header Cache-Control "no-cache" always;
             }
             # Entry pages: index.html, rates.html, partners.html.
             location / {
                 try_files $uri $uri/index.html =404;
+                etag off;
+                if_modified_since off;
                 add_header Cache-Control "no-cache" always;
             }
         }

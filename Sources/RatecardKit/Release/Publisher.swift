@@ -95,7 +95,9 @@ public struct Publisher {
             fields["author"] = .string(request.author)
             fields["message"] = .string(request.message)
             for (key, value) in request.extra { fields[key] = value }
-            try root.journal.append(fields)
+            // The release is live now: a journal that cannot be written must not turn that into a
+            // failure (exit 4 promises live is unchanged). The next run's recovery records the swap.
+            root.journalAfterSwap(fields)
             CrashPoint.hit("journaled")
             return .published(id: id, previous: live, plan: plan, bytesWritten: written, filesLinked: staged.links.count)
         } catch {

@@ -38,7 +38,7 @@ public struct ReleaseHistory {
         fields["from"] = .string(live)
         fields["to"] = .string(chosen)
         fields["message"] = .string(reason)
-        try root.journal.append(fields)
+        root.journalAfterSwap(fields)
         return (live, chosen)
     }
 
@@ -87,7 +87,7 @@ public struct ReleaseHistory {
         fields["source_root"] = .string(source.path)
         fields["message"] = .string(message)
         for (key, value) in extra { fields[key] = value }
-        try target.journal.append(fields)
+        target.journalAfterSwap(fields)
         return (id, live, false)
     }
 

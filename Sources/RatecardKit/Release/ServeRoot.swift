@@ -77,6 +77,17 @@ public struct ServeRoot {
         guard try live() == release else { throw OperationalError("current does not point at \(release) after the swap") }
     }
 
+    /// Appends a journal entry for a swap that already happened; a failure is reported on stderr,
+    /// never thrown, because live has moved and the next run's `recover()` records it.
+    public func journalAfterSwap(_ fields: [String: JSON]) {
+        do {
+            try journal.append(fields)
+        } catch {
+            var text = "warning: \(currentLink) was swapped, but the journal could not be written (\(error)); the next run records it\n"
+            _ = text.withUTF8 { write(2, $0.baseAddress, $0.count) }
+        }
+    }
+
     /// Re-hashes a release against its version.json: the paths that are missing, changed or unlisted.
     public func drift(of release: String) throws -> [String] {
         let folder = folder(of: release)
