@@ -7,7 +7,7 @@ TEST_APT_PACKAGES = chromium nginx
 PIP_PACKAGES = jsonschema xmlschema junitparser
 BIN = .build/debug/ratecard
 
-.PHONY: deps test-deps build run test lint clean
+.PHONY: deps test-deps build run test lint clean bench
 
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -35,6 +35,10 @@ run: build
 test: test-deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build --parallel --num-workers 2
+
+# ratecard on 11,600 generated files against git archive, cmark, hugo and cp (see README, "Benchmark").
+bench: deps
+	bash bench/run.sh
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests

@@ -23,6 +23,7 @@ public enum RatecardCLI {
         ServeRootCommands.verify,
         ServeRootCommands.prune,
         ServeRootCommands.nginxConf,
+        GenerateCommand.command,
     ]
 
     /// Exit codes (DESIGN.md): the contract scripts rely on.

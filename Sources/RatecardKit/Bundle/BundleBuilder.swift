@@ -22,23 +22,26 @@ public struct BundleBuilder {
     public func build(_ content: Content, readAsset: (String) throws -> [UInt8]) throws -> Output {
         let documents = DataDocuments(content: content, asOf: asOf)
         var data: [String: [UInt8]] = [
-            "service.json": json(documents.service()),
-            "partners.json": json(documents.partners()),
-            "products.json": json(documents.products()),
-            "terms.json": json(documents.terms()),
-            "limits.json": json(documents.limits()),
-            "phrases.json": json(documents.phrases()),
+            "service.json": Self.json(documents.service()),
+            "partners.json": Self.json(documents.partners()),
+            "products.json": Self.json(documents.products()),
+            "terms.json": Self.json(documents.terms()),
+            "limits.json": Self.json(documents.limits()),
+            "phrases.json": Self.json(documents.phrases()),
         ]
-        for product in documents.orderedProducts {
-            data["products/\(product.key).json"] = json(documents.product(product))
+        let products = documents.orderedProducts
+        let productFiles = ParallelMap.map(products) { Self.json(documents.product($0)) }
+        for (product, bytes) in zip(products, productFiles) {
+            data["products/\(product.key).json"] = bytes
         }
         for asset in content.assets.sorted() {
             data[asset] = try readAsset(asset)
         }
         var hashes: [String: String] = [:]
         var listing = ""
-        for path in data.keys.sorted() {
-            let hash = SHA256.hex(data[path]!)
+        let dataPaths = data.keys.sorted()
+        let dataFiles = data
+        for (path, hash) in zip(dataPaths, ParallelMap.map(dataPaths) { SHA256.hex(dataFiles[$0]!) }) {
             hashes[path] = hash
             listing += "\(hash) \(data[path]!.count) \(path)\n"
         }
@@ -48,21 +51,23 @@ public struct BundleBuilder {
         var files: [String: [UInt8]] = [:]
         for (path, bytes) in data { files[folder + path] = bytes }
         let pages = StaticPages(documents: documents, bundleID: bundleID)
-        for version in content.terms {
-            files[BundleLayout.termsPage(version.documentID, version.fileVersion)] = Array(pages.termsPage(version).utf8)
+        for (version, page) in zip(content.terms, ParallelMap.map(content.terms) { Array(pages.termsPage($0).utf8) }) {
+            files[BundleLayout.termsPage(version.documentID, version.fileVersion)] = page
         }
         files["rates.html"] = Array(pages.ratesPage().utf8)
         files["partners.html"] = Array(pages.partnersPage().utf8)
 
-        let listed = files.keys.sorted().map { path in
-            BundleManifest.File(path: path, sha256: hashes[String(path.dropFirst(folder.count))].flatMap { path.hasPrefix(folder) ? $0 : nil } ?? SHA256.hex(files[path]!), size: files[path]!.count)
+        let pageFiles = files
+        let dataHashes = hashes
+        let listed = ParallelMap.map(files.keys.sorted()) { path in
+            BundleManifest.File(path: path, sha256: dataHashes[String(path.dropFirst(folder.count))].flatMap { path.hasPrefix(folder) ? $0 : nil } ?? SHA256.hex(pageFiles[path]!), size: pageFiles[path]!.count)
         }
         let manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: sourceCommit, sourceDirty: sourceDirty, asOf: asOf,
             generator: BundleBuilder.generator, files: listed)
-        files[BundleLayout.manifest] = json(manifest.json())
+        files[BundleLayout.manifest] = Self.json(manifest.json())
         return Output(files: files, manifest: manifest)
     }
 
-    private func json(_ value: JSON) -> [UInt8] { Array((value.serialized() + "\n").utf8) }
+    private static func json(_ value: JSON) -> [UInt8] { Array((value.serialized() + "\n").utf8) }
 }

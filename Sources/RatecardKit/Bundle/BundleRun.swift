@@ -20,8 +20,12 @@ public struct BundleRun {
         if snapshot.report.hasErrors { return .invalid(snapshot.report) }
         let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty)
         let source = snapshot.source
+        // Blob ids of a commit's files, listed once (not once per asset).
+        let blobs = (source as? CommitSource).flatMap { try? $0.entries() }.map { entries in
+            Dictionary(entries.map { ($0.path, $0.id) }, uniquingKeysWith: { first, _ in first })
+        }
         let output = try builder.build(snapshot.content) { asset in
-            try source.read(TreeEntry(path: asset, kind: .file, id: (source as? CommitSource)?.blobID(of: asset)))
+            try source.read(TreeEntry(path: asset, kind: .file, id: blobs?[asset] ?? nil))
         }
         return .built(output, snapshot)
     }

@@ -26,12 +26,35 @@ public struct Content: Sendable {
 
     /// The rate tables of one product, oldest first.
     public func rateTables(of productKey: String) -> [RateTable] {
-        rateTables.filter { $0.productKey == productKey }.sorted { $0.effectiveFrom.value < $1.effectiveFrom.value }
+        Content.oldestFirst(rateTables.filter { $0.productKey == productKey })
     }
 
     /// The versions of one terms document, oldest first.
     public func versions(of documentID: String) -> [TermsVersion] {
-        terms.filter { $0.documentID == documentID }.sorted { ($0.semver ?? []).lexicographicallyPrecedes($1.semver ?? []) }
+        Content.oldestFirst(terms.filter { $0.documentID == documentID })
+    }
+
+    /// `rateTables(of:)` for every product at once (one pass instead of one per product).
+    public var rateTablesByProduct: [String: [RateTable]] {
+        Dictionary(grouping: rateTables, by: \.productKey).mapValues(Content.oldestFirst)
+    }
+
+    /// `versions(of:)` for every document at once.
+    public var versionsByDocument: [String: [TermsVersion]] {
+        Dictionary(grouping: terms, by: \.documentID).mapValues(Content.oldestFirst)
+    }
+
+    /// `partner(_:)` for every partner id at once (the first partner with an id wins, as there).
+    public var partnersByID: [String: Partner] {
+        Dictionary(partners.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    static func oldestFirst(_ tables: [RateTable]) -> [RateTable] {
+        tables.sorted { $0.effectiveFrom.value < $1.effectiveFrom.value }
+    }
+
+    static func oldestFirst(_ versions: [TermsVersion]) -> [TermsVersion] {
+        versions.sorted { ($0.semver ?? []).lexicographicallyPrecedes($1.semver ?? []) }
     }
 
     /// Terms document ids, sorted.

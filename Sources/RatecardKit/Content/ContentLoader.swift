@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Reads a content snapshot from a source and parses every file into the content model.
 ///
 /// Parsed files are cached by path and blob id, so validating many commits re-parses only
@@ -5,7 +7,11 @@
 public final class ContentLoader {
     /// How many files were actually parsed (cache misses); `validate --range` reports it.
     public private(set) var parses = 0
-    private var cache: [String: ParsedFile] = [:]
+    /// Keys this loader has loaded (what `parses` counts); the parsed files are in `ParseCache`.
+    private var seen: Set<String> = []
+    /// Blob ids of the work-tree files the last `load` read and hashed, by content-relative path
+    /// (so checking the work tree against HEAD does not read and hash them again).
+    private(set) var hashedIDs: [String: ObjectID] = [:]
 
     public init() {}
 
@@ -13,7 +19,19 @@ public final class ContentLoader {
     public func load(_ source: any ContentSource) throws -> Content {
         var content = Content(prefix: source.displayPrefix)
         let entries = try source.entries()
-        for entry in entries {
+        // Cached files first; the rest are read and parsed, on two threads for a large tree.
+        var parsed = [ParsedFile?](repeating: nil, count: entries.count)
+        var jobs: [Int] = []
+        for (index, entry) in entries.enumerated() where entry.kind == .file {
+            if let file = try cachedFile(entry, path: source.displayPrefix + entry.path, source: source) {
+                parsed[index] = file
+            } else {
+                jobs.append(index)
+            }
+        }
+        hashedIDs = [:]
+        try ParallelParse.run(jobs, of: entries, from: source, into: &parsed, hashed: &hashedIDs)
+        for (index, entry) in entries.enumerated() {
             let path = source.displayPrefix + entry.path
             switch entry.kind {
             case .symlink:
@@ -29,16 +47,7 @@ public final class ContentLoader {
             case .file:
                 break
             }
-            let parsed: ParsedFile
-            let key = entry.id.map { "\(path)\u{0}\($0.hex)" }
-            if let key, let cached = cache[key] {
-                parsed = cached
-            } else {
-                parsed = try parse(entry, path: path, source: source)
-                parses += 1
-                if let key { cache[key] = parsed }
-            }
-            content.add(parsed, relative: entry.path)
+            content.add(parsed[index]!, relative: entry.path)
         }
         for required in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml"]
         where !entries.contains(where: { $0.path == required }) {
@@ -49,7 +58,68 @@ public final class ContentLoader {
         return content
     }
 
-    private func parse(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> ParsedFile {
+    /// Counts `entry` as parsed the way this loader always has, and returns it when no read is
+    /// needed: cached (by any loader: a publish validates the work tree, HEAD, its parent and
+    /// the live commit, which mostly share blobs), or an asset or unexpected file. A work-tree
+    /// file has no blob id; it counts as parsed every time and is hashed like git does when read.
+    private func cachedFile(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> ParsedFile? {
+        guard let id = entry.id else {
+            parses += 1
+            switch FileRole(entry.path) {
+            case .asset, .unexpected: return try Self.parse(entry, path: path, source: source, bytes: nil)
+            default: return nil
+            }
+        }
+        let key = Self.key(path, id)
+        if seen.insert(key).inserted { parses += 1 }
+        return ParseCache.shared.file(key)
+    }
+
+    /// One file parsed, from the cache when its path and blob id were parsed before.
+    private func parsedFile(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> ParsedFile {
+        if let file = try cachedFile(entry, path: path, source: source) { return file }
+        return try Self.readAndParse(entry, path: path, source: source).file
+    }
+
+    static func key(_ path: String, _ id: ObjectID) -> String { "\(path)\u{0}\(id.hex)" }
+
+    /// Reads, hashes (work-tree files: the id is returned) and parses one file, storing it in the
+    /// shared cache. Touches no loader state, so two threads may run it with a source each.
+    static func readAndParse(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> (file: ParsedFile, hashed: ObjectID?) {
+        var bytes: [UInt8]?
+        let id: ObjectID
+        if let known = entry.id {
+            id = known
+        } else {
+            let read = try source.read(entry)
+            bytes = read
+            id = Repository.blobID(of: read)
+        }
+        let hashed = entry.id == nil ? id : nil
+        let key = key(path, id)
+        if let cached = ParseCache.shared.file(key) { return (cached, hashed) }
+        let parsed = try parse(entry, path: path, source: source, bytes: bytes)
+        ParseCache.shared.store(parsed, for: key)
+        return (parsed, hashed)
+    }
+
+    /// Re-reads one rate table of `content` from `source` in place (`validate --range` after a
+    /// commit that only edited rate tables). Returns false, leaving `content` as it was, unless
+    /// the table parsed both before and after, so the content lists the same files in the same
+    /// order as `load(source)` would.
+    func replaceRateTable(in content: inout Content, with entry: TreeEntry, from source: any ContentSource) throws -> Bool {
+        let path = source.displayPrefix + entry.path
+        guard entry.kind == .file, case .rateTable = FileRole(entry.path),
+              let index = content.rateTables.indices.first(where: { content.rateTables[$0].path == path }) else { return false }
+        let parsed = try parsedFile(entry, path: path, source: source)
+        guard case .rateTable(let table?) = parsed.model else { return false }
+        content.rateTables[index] = table
+        content.fileDiagnostics.removeAll { $0.path == path }
+        content.fileDiagnostics.append(contentsOf: parsed.diagnostics)
+        return true
+    }
+
+    private static func parse(_ entry: TreeEntry, path: String, source: any ContentSource, bytes read: [UInt8]?) throws -> ParsedFile {
         let role = FileRole(entry.path)
         if case .asset = role { return ParsedFile(role: role, model: .asset, diagnostics: []) }
         if case .unexpected(let hint) = role {
@@ -57,7 +127,7 @@ public final class ContentLoader {
             return ParsedFile(role: role, model: .none, diagnostics: [diagnostic])
         }
         let diagnostics = Diagnostics()
-        let bytes = try source.read(entry)
+        let bytes = try read ?? source.read(entry)
         var model: ParsedFile.Model
         do {
             let text = try SourceText.decode(bytes)
@@ -71,7 +141,7 @@ public final class ContentLoader {
         return ParsedFile(role: role, model: model, diagnostics: diagnostics.items)
     }
 
-    private func parseModel(_ role: FileRole, text: String, bytes: [UInt8], path: String, diagnostics: Diagnostics) throws -> ParsedFile.Model {
+    private static func parseModel(_ role: FileRole, text: String, bytes: [UInt8], path: String, diagnostics: Diagnostics) throws -> ParsedFile.Model {
         if case .terms(let document, let version) = role {
             let parts = try FrontMatter.split(text)
             guard let node = try YAMLParser.parse(Array(parts.yaml.utf8), lineOffset: 1) else {
@@ -95,6 +165,27 @@ public final class ContentLoader {
             return .rateTable(RateTable.read(node, path: path, productKey: "\(partner)/\(product)", fileDate: date, diagnostics: diagnostics))
         case .terms, .asset, .unexpected:
             return .none
+        }
+    }
+}
+
+/// Parsed files by repository path and blob id, shared by every `ContentLoader` in the process
+/// (parsing is a function of the path and the bytes). Thread-safe; emptied when it grows past
+/// `limit` entries so a long-lived process does not keep every version it ever read.
+final class ParseCache: Sendable {
+    static let shared = ParseCache()
+    static let limit = 100_000
+
+    private let files = Mutex<[String: ParsedFile]>([:])
+
+    func file(_ key: String) -> ParsedFile? {
+        files.withLock { $0[key] }
+    }
+
+    func store(_ file: ParsedFile, for key: String) {
+        files.withLock { files in
+            if files.count >= Self.limit { files.removeAll() }
+            files[key] = file
         }
     }
 }

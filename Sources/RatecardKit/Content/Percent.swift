@@ -8,6 +8,7 @@ public struct Percent: Sendable, Hashable, Comparable, CustomStringConvertible {
     ///
     /// More than 3 decimals are kept out of the value (truncated) but counted, so RNG-04 can report them.
     public static func parse(_ text: String) -> (value: Percent, decimals: Int)? {
+        if let parsed = parseASCII(text) { return parsed }
         var body = Substring(text)
         var negative = false
         if body.first == "-" {
@@ -28,6 +29,36 @@ public struct Percent: Sendable, Hashable, Comparable, CustomStringConvertible {
         let digits = Array(fraction.prefix(3)) + Array(repeating: "0", count: max(0, 3 - fraction.count))
         thousandths += Int(String(digits))!
         return (Percent(thousandths: negative ? -thousandths : thousandths), fraction.count)
+    }
+
+    /// `parse` over the bytes of an ASCII text (each Character one byte): nil when the text is not
+    /// ASCII, `.some(nil)` when it is not a decimal.
+    private static func parseASCII(_ text: String) -> (value: Percent, decimals: Int)?? {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        var bytes = Substring(text).utf8[...]
+        var negative = false
+        if bytes.first == UInt8(ascii: "-") {
+            negative = true
+            bytes = bytes.dropFirst()
+        } else if bytes.first == UInt8(ascii: "+") {
+            bytes = bytes.dropFirst()
+        }
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        let dot = bytes.firstIndex(of: UInt8(ascii: "."))
+        let whole = bytes[..<(dot ?? bytes.endIndex)]
+        guard !whole.isEmpty, whole.count <= 9, whole.allSatisfy(isDigit) else { return .some(nil) }
+        var fraction = bytes[bytes.endIndex...]
+        if let dot {
+            fraction = bytes[bytes.index(after: dot)...]
+            guard !fraction.isEmpty, fraction.allSatisfy(isDigit) else { return .some(nil) }
+        }
+        var thousandths = whole.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } * 1000
+        var scale = 100
+        for digit in fraction.prefix(3) {
+            thousandths += Int(digit - UInt8(ascii: "0")) * scale
+            scale /= 10
+        }
+        return .some((Percent(thousandths: negative ? -thousandths : thousandths), fraction.count))
     }
 
     /// Fixed formatting: the shortest of 1-3 decimals that shows the exact value (`20.0`, `12.45`, `7.125`).

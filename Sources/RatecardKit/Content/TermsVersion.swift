@@ -21,6 +21,9 @@ public struct TermsVersion: Sendable, Equatable {
     public var body: String
     /// The 1-based line the body starts on.
     public var bodyLine: Int
+    /// Prohibited advertising wording in the body (DSC-06), found once when the file is read:
+    /// the loader caches parsed files by blob, so `validate --range` does not rescan unchanged text.
+    var prohibitedWording: [WordScan.Hit] = []
 
     /// The semantic version numbers, if the file name is one.
     public var semver: [Int]? { TermsVersion.semver(fileVersion) }
@@ -47,6 +50,7 @@ public struct TermsVersion: Sendable, Equatable {
         guard let title, let version, let from, let consent, let reconsent, let summary else { return nil }
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: node.mark, title: title, version: version,
-            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, body: body, bodyLine: bodyLine)
+            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, body: body, bodyLine: bodyLine,
+            prohibitedWording: WordScan.hits(of: DisclosureRules.bannedWording, in: body))
     }
 }

@@ -2,6 +2,20 @@
 struct DataDocuments {
     let content: Content
     let asOf: Day
+    /// Lookups built once per bundle (each page and product would otherwise scan every list).
+    let tablesByProduct: [String: [RateTable]]
+    let versionsByDocument: [String: [TermsVersion]]
+    let partnersByID: [String: Partner]
+
+    init(content: Content, asOf: Day) {
+        self.content = content
+        self.asOf = asOf
+        tablesByProduct = content.rateTablesByProduct
+        versionsByDocument = content.versionsByDocument
+        partnersByID = content.partnersByID
+    }
+
+    func versions(of document: String) -> [TermsVersion] { versionsByDocument[document] ?? [] }
 
     var phrasesByID: [String: Phrase] {
         Dictionary((content.phrases ?? []).map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
@@ -42,7 +56,7 @@ struct DataDocuments {
 
     /// The table in force on the as-of date and the next one scheduled after it.
     func tables(of product: Product) -> (current: RateTable?, next: RateTable?) {
-        let tables = content.rateTables(of: product.key)
+        let tables = tablesByProduct[product.key] ?? []
         let current = tables.last { $0.isInForce(on: asOf) }
         let next = tables.first { $0.effectiveFrom.value > asOf }
         return (current, next)
@@ -51,7 +65,7 @@ struct DataDocuments {
     /// What the app shows for a product: `withdrawn`, `paused` (its partner is paused) or `active`.
     func status(of product: Product) -> String {
         if product.status.value == .withdrawn { return "withdrawn" }
-        if content.partner(product.partner.value)?.status.value != .active { return "paused" }
+        if partnersByID[product.partner.value]?.status.value != .active { return "paused" }
         return "active"
     }
 
@@ -65,7 +79,7 @@ struct DataDocuments {
             "key": .string(product.key),
             "id": .string(product.id.value),
             "partner": .string(product.partner.value),
-            "partner_name_ko": .string(content.partner(product.partner.value)?.nameKo.value ?? product.partner.value),
+            "partner_name_ko": .string(partnersByID[product.partner.value]?.nameKo.value ?? product.partner.value),
             "name_ko": .string(product.nameKo.value),
             "name_en": product.nameEn.map(JSON.string) ?? .null,
             "type": .string(product.kind.value.rawValue),
@@ -114,12 +128,12 @@ struct DataDocuments {
 
     /// The version of a document in force on the as-of date.
     func currentVersion(of document: String) -> TermsVersion? {
-        content.versions(of: document).last { $0.effectiveFrom.value <= asOf }
+        versions(of: document).last { $0.effectiveFrom.value <= asOf }
     }
 
     func terms() -> JSON {
         .object(["documents": .array(content.documentIDs.map { document in
-            let versions = content.versions(of: document)
+            let versions = self.versions(of: document)
             let current = currentVersion(of: document)
             let head = current ?? versions.first
             return .object([

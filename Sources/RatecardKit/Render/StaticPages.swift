@@ -7,7 +7,7 @@ struct StaticPages {
 
     /// One terms version as a complete page (`terms/<doc>/<version>.html`).
     func termsPage(_ version: TermsVersion) -> String {
-        let versions = content.versions(of: version.documentID)
+        let versions = documents.versions(of: version.documentID)
         var meta = HTML.element("span", [("class", "badge")], text: KoreanLabels.consent(version.consent.value))
         meta += HTML(text: " 버전 \(version.fileVersion) · 시행일 \(version.effectiveFrom.value)")
         if version.requiresReconsent.value { meta += HTML(text: " · 재동의 필요") }
@@ -33,12 +33,43 @@ struct StaticPages {
 
     /// The body without its opening `# <title>` line, which the page already shows as its heading.
     static func droppingTitleHeading(_ body: String, title: String) -> String {
+        if let dropped = droppingTitleHeadingWithoutCR(body, title: title) { return dropped ?? body }
         var lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = lines.firstIndex(where: { !$0.allSatisfy(\.isWhitespace) }),
               lines[first].hasPrefix("# "),
               String(lines[first].dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t") else { return body }
         lines.remove(at: first)
         return lines.joined(separator: "\n")
+    }
+
+    /// The same over UTF-8 bytes when the body has no CR (then lines are exactly the LF-separated
+    /// runs): only the lines up to the first non-blank one are looked at, instead of splitting and
+    /// re-joining the whole body (about 8 KB per terms version). Nil when the body has a CR.
+    /// `.some(nil)` when there is no title line to drop.
+    private static func droppingTitleHeadingWithoutCR(_ body: String, title: String) -> String?? {
+        var body = body
+        return body.withUTF8 { bytes -> String?? in
+            guard !bytes.containsCR else { return nil }
+            var start = 0
+            while start <= bytes.count {
+                var end = start
+                while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+                let line = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                if !line.allSatisfy(\.isWhitespace) {
+                    guard line.hasPrefix("# "),
+                          String(line.dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t") else {
+                        return .some(nil)
+                    }
+                    if end < bytes.count {
+                        return String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<start]), as: UTF8.self)
+                            + String(decoding: UnsafeBufferPointer(rebasing: bytes[(end + 1)...]), as: UTF8.self)
+                    }
+                    return start == 0 ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<(start - 1)]), as: UTF8.self)
+                }
+                start = end + 1
+            }
+            return .some(nil)
+        }
     }
 
     /// Active products ordered consumer-first: lowest APR, then lowest maximum, then highest limit.
@@ -65,7 +96,7 @@ struct StaticPages {
         var body = HTML.element("h1", text: "대출 금리 비교")
         body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
         for (product, table) in comparableProducts {
-            let partner = content.partner(product.partner.value)
+            let partner = documents.partnersByID[product.partner.value]
             let (low, high) = envelope(table)
             var section = HTML.element("h2", [], HTML(text: partner?.nameKo.value ?? product.partner.value) + HTML(raw: " · ") + HTML(text: product.nameKo.value))
             section += HTML.element("p", [("class", "meta")], text: "연 \(low.displayed)% ~ \(high.displayed)% · 최대 \(KoreanLabels.won(product.limitMax.value)) · \(KoreanLabels.productType(product.kind.value)) · \(table.bureau.value.rawValue) 점수 기준 (\(table.effectiveFrom.value) 시행)")

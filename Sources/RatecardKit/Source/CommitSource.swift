@@ -22,7 +22,17 @@ public struct CommitSource: ContentSource {
 
     /// Drops dot-files and dot-folders, as the work tree source does.
     func filtered(_ entries: [TreeEntry]) -> [TreeEntry] {
-        entries.filter { !$0.path.split(separator: "/").contains { $0.hasPrefix(".") } }.sorted { $0.path < $1.path }
+        // For an ASCII path, a component starts with "." exactly when the path does or holds
+        // "/." (checked on bytes, without splitting 11,600 paths into substrings).
+        entries.filter { entry in
+            var previous: UInt8 = 0x2F
+            for byte in entry.path.utf8 {
+                if byte >= 0x80 { return !entry.path.split(separator: "/").contains { $0.hasPrefix(".") } }
+                if byte == 0x2E && previous == 0x2F { return false }
+                previous = byte
+            }
+            return true
+        }.sorted { $0.path < $1.path }
     }
 
     public func read(_ entry: TreeEntry) throws -> [UInt8] {

@@ -56,6 +56,12 @@ public indirect enum JSON: Sendable, Equatable {
     /// Escapes for JSON; `<`, `>` and `&` too, so JSON placed inside HTML can never close a tag.
     static func escape(_ text: String, into out: inout String) {
         out += "\""
+        if !needsEscaping(text) {
+            // Most strings (Korean text, ids, dates) have nothing to escape: append them whole.
+            out += text
+            out += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -78,5 +84,22 @@ public indirect enum JSON: Sendable, Equatable {
             }
         }
         out += "\""
+    }
+
+    /// Whether `escape` would change anything: a control character, `"`, `\\`, `<`, `>`, `&`,
+    /// U+2028 or U+2029 (E2 80 A8 / E2 80 A9 in UTF-8).
+    private static func needsEscaping(_ text: String) -> Bool {
+        var last: UInt8 = 0
+        var beforeLast: UInt8 = 0
+        for byte in text.utf8 {
+            switch byte {
+            case 0x00..<0x20, 0x22, 0x5C, 0x3C, 0x3E, 0x26: return true
+            case 0xA8 where beforeLast == 0xE2 && last == 0x80, 0xA9 where beforeLast == 0xE2 && last == 0x80: return true
+            default: break
+            }
+            beforeLast = last
+            last = byte
+        }
+        return false
     }
 }

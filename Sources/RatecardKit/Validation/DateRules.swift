@@ -28,8 +28,9 @@ public enum DateRules {
         for terms in content.terms where terms.version.value != terms.fileVersion {
             diagnostics.report(version, terms.path, terms.version.mark, "version '\(terms.version.value)' differs from the file name \(terms.fileVersion).md; they must be equal")
         }
+        let versionsByDocument = content.versionsByDocument
         for document in content.documentIDs {
-            let versions = content.versions(of: document).filter { $0.semver != nil }
+            let versions = (versionsByDocument[document] ?? []).filter { $0.semver != nil }
             for (older, newer) in zip(versions, versions.dropFirst()) where newer.effectiveFrom.value < older.effectiveFrom.value {
                 diagnostics.report(versionDates, newer.path, newer.effectiveFrom.mark, "version \(newer.fileVersion) takes effect \(newer.effectiveFrom.value), before version \(older.fileVersion) (\(older.effectiveFrom.value))")
             }

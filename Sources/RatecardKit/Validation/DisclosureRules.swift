@@ -21,7 +21,7 @@ public enum DisclosureRules {
                 diagnostics.report(productPhrases, product.path, product.requiredPhrases.mark, "required_phrases lacks '\(id)', which every product page must show")
             }
             if let description = product.description {
-                for word in bannedWording where description.value.contains(word) {
+                for word in bannedWording where WordScan.contains(word, in: description.value) {
                     diagnostics.report(prohibited, product.path, description.mark, "description_ko uses the prohibited wording '\(word)'")
                 }
             }
@@ -45,12 +45,8 @@ public enum DisclosureRules {
             if terms.body.allSatisfy(\.isWhitespace) {
                 diagnostics.report(emptyBody, terms.path, SourceMark(line: terms.bodyLine, column: 1), "the document has no body below its front matter")
             }
-            for (offset, line) in terms.body.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                for word in bannedWording {
-                    guard let range = line.range(of: word) else { continue }
-                    let column = line.unicodeScalars.distance(from: line.unicodeScalars.startIndex, to: range.lowerBound) + 1
-                    diagnostics.report(prohibited, terms.path, SourceMark(line: terms.bodyLine + offset, column: column), "prohibited advertising wording '\(word)'")
-                }
+            for hit in terms.prohibitedWording {
+                diagnostics.report(prohibited, terms.path, SourceMark(line: terms.bodyLine + hit.line, column: hit.column), "prohibited advertising wording '\(hit.word)'")
             }
         }
     }

@@ -25,11 +25,11 @@ public enum HistoryRules {
         }
         let threshold = content.config?.rateMoveWarn ?? ServiceConfig.defaultRateMoveWarn
         let baseTables = Dictionary(grouping: base.rateTables, by: \.productKey)
-        let basePaths = Set(base.rateTables.map(\.path))
+        let baseByPath = Dictionary(base.rateTables.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         for table in content.rateTables {
             let previous: RateTable?
-            if basePaths.contains(table.path) {
-                previous = base.rateTables.first { $0.path == table.path }
+            if let same = baseByPath[table.path] {
+                previous = same
             } else {
                 previous = baseTables[table.productKey]?
                     .filter { $0.effectiveFrom.value < table.effectiveFrom.value }

@@ -16,13 +16,15 @@ public enum ReferenceRules {
     static func check(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         checkPartners(content, into: diagnostics)
         let phraseIDs = Set(content.phrases?.map(\.id.value) ?? [])
+        let tablesByProduct = Dictionary(grouping: content.rateTables, by: \.productKey)
+        let partnersByID = content.partnersByID
         for product in content.products {
             if !content.partnerFiles.contains(product.partner.value) {
                 diagnostics.report(partnerExists, product.path, product.partner.mark, "partner '\(product.partner.value)' does not exist; add partners/\(product.partner.value).yaml or fix the id")
             } else if product.partner.value != product.folderPartner {
                 diagnostics.report(partnerExists, product.path, product.partner.mark, "product names partner '\(product.partner.value)' but sits in products/\(product.folderPartner)/; move it or fix the id")
             }
-            if product.status.value == .active && !content.rateTables(of: product.key).contains(where: { $0.isInForce(on: context.asOf) }) {
+            if product.status.value == .active && !(tablesByProduct[product.key] ?? []).contains(where: { $0.isInForce(on: context.asOf) }) {
                 diagnostics.report(currentTable, product.path, product.status.mark, "active product has no rate table in force on \(context.asOf); add rates/<date>.yaml or set status: withdrawn")
             }
             if content.phrases != nil {
@@ -30,7 +32,7 @@ public enum ReferenceRules {
                     diagnostics.report(phraseExists, product.path, phrase.mark, "phrase '\(phrase.value)' is not defined in regulatory/phrases.yaml")
                 }
             }
-            if let partner = content.partner(product.partner.value), partner.status.value == .terminated, product.status.value == .active {
+            if let partner = partnersByID[product.partner.value], partner.status.value == .terminated, product.status.value == .active {
                 diagnostics.report(terminatedPartner, product.path, product.status.mark, "partner '\(partner.id.value)' is terminated, so this product must be withdrawn")
             }
         }

@@ -50,6 +50,7 @@ public final class ValidationRun {
         guard let revision else {
             let source = try location.workingTree()
             let content = try loader.load(source)
+            let hashed = loader.hashedIDs
             var base: Content?
             var head: ObjectID?
             var dirty = true
@@ -58,7 +59,7 @@ public final class ValidationRun {
                 head = commit
                 let baseSource = CommitSource(repository: repository, commit: commit, treePrefix: prefix)
                 base = try loader.load(baseSource)
-                dirty = try !Self.same(source, as: baseSource.filtered(entries))
+                dirty = try !Self.same(source, as: baseSource.filtered(entries), hashed: hashed)
             }
             let report = ValidationReport(
                 diagnostics: validator.check(content, base: base), commits: [],
@@ -70,7 +71,16 @@ public final class ValidationRun {
         let info = try repository.commitInfo(commit)
         let source = try location.source(for: commit)
         let content = try loader.load(source)
-        let base = try info.parents.first.flatMap { try loadIfPresent($0) }
+        // The parent for history rules: derived from this commit's content when they differ
+        // only in rate tables edited in place (no second walk of the tree), else loaded.
+        let base = try info.parents.first.flatMap { parent -> Content? in
+            if let parentSource = try? location.source(for: parent),
+               let (derived, _) = try IncrementalRange(validator: validator, loader: loader, diff: try TreeDiff(gitDir: repository.gitDir))
+                .reread(content, of: commit, as: parent, source: parentSource) {
+                return derived
+            }
+            return try loadIfPresent(parent)
+        }
         let report = ValidationReport(
             diagnostics: validator.check(content, base: base),
             commits: [CommitStamp(id: commit, summary: info.summary)],
@@ -106,12 +116,13 @@ public final class ValidationRun {
     }
 
     /// Whether the work tree's files are byte-for-byte those of a commit's tree.
-    static func same(_ workTree: WorkingTreeSource, as committed: [TreeEntry]) throws -> Bool {
+    /// `hashed` holds ids already computed for work-tree files (by the load that validated them).
+    static func same(_ workTree: WorkingTreeSource, as committed: [TreeEntry], hashed: [String: ObjectID] = [:]) throws -> Bool {
         let files = try workTree.entries()
         guard files.count == committed.count else { return false }
         for (file, entry) in zip(files, committed) {
             guard file.path == entry.path, file.kind == entry.kind, let id = entry.id else { return false }
-            if file.kind == .file, Repository.blobID(of: try workTree.read(file)) != id { return false }
+            if file.kind == .file, try hashed[file.path] ?? Repository.blobID(of: workTree.read(file)) != id { return false }
         }
         return true
     }
@@ -124,8 +135,11 @@ public final class ValidationRun {
         let tip = try Self.resolve(tipRev, in: repository)
         let base = try baseRev.map { try Self.resolve($0, in: repository) }
         let commits = try repository.commits(from: base, to: tip)
+        let incremental = IncrementalRange(validator: validator, loader: loader, diff: try TreeDiff(gitDir: repository.gitDir))
         var snapshots: [ObjectID: Content] = [:]
         var problems: [ObjectID: Set<String>] = [:]
+        // The last snapshot's findings without history rules: an incremental step starts from them.
+        var plainFindings: [ObjectID: [Diagnostic]] = [:]
         var reported: [Diagnostic] = []
         var stamps: [CommitStamp] = []
         var files = 0
@@ -133,17 +147,30 @@ public final class ValidationRun {
             let info = try repository.commitInfo(commit)
             let stamp = CommitStamp(id: commit, summary: info.summary)
             stamps.append(stamp)
-            let content = try snapshots[commit] ?? load(commit)
-            files = content.fileCount
             var parent: Content?
             var known: Set<String> = []
             if let parentID = info.parents.first {
                 parent = try snapshots[parentID] ?? loadIfPresent(parentID)
-                if let parent {
-                    known = problems[parentID] ?? Set(validator.check(parent).map(\.key))
+                if let parent, problems[parentID] == nil {
+                    let plain = validator.check(parent)
+                    plainFindings[parentID] = plain
+                    problems[parentID] = Set(plain.map(\.key))
                 }
+                known = problems[parentID] ?? []
             }
-            let found = validator.check(content, base: parent)
+            let content: Content
+            let found: [Diagnostic]
+            if let parentID = info.parents.first, let parent, let plain = plainFindings[parentID],
+               let step = try incremental.step(parent: parentID, parentContent: parent, parentPlain: plain, commit: commit, source: location.source(for: commit)) {
+                content = step.content
+                found = step.found
+                plainFindings = [commit: step.plain]
+            } else {
+                content = try load(commit)
+                found = validator.check(content, base: parent)
+                plainFindings = [commit: IncrementalRange.withoutHistory(found, content, base: parent)]
+            }
+            files = content.fileCount
             problems[commit] = Set(found.map(\.key))
             for var diagnostic in found where !known.contains(diagnostic.key) {
                 diagnostic.commit = stamp

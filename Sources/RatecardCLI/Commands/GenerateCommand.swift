@@ -1,0 +1,49 @@
+import RatecardKit
+
+/// `ratecard generate DIR`: a large, valid, committed content repository for benchmarks.
+enum GenerateCommand {
+    static let command = Command(
+        name: "generate",
+        abstract: "Generate a large valid content repository (seeded, reproducible) with a history of rate changes.",
+        usage: "<dir> [--partners <n>] [--products <n>] [--tables <n>] [--terms <n>] [--history <n>] [--seed <n>]",
+        options: [
+            OptionSpec("--partners", value: "N", "Partner lenders (default 300)"),
+            OptionSpec("--products", value: "N", "Products, spread over the partners (default 3000)"),
+            OptionSpec("--tables", value: "N", "Dated rate tables, spread over the products (default 6000)"),
+            OptionSpec("--terms", value: "N", "Terms versions, five per document, about 8 KB of Korean Markdown each (default 2000)"),
+            OptionSpec("--history", value: "N", "Further commits after the first, each moving one rate table (default 200)"),
+            OptionSpec("--seed", value: "N", "Random seed; the same seed gives the same files and commit ids (default 1)"),
+        ],
+        positionals: 1...1,
+        discussion: """
+            DIR must not exist yet, or be empty. The content validates with no errors and no warnings for any
+            --as-of date from 2026-01-01 on; 'make bench' measures ratecard against it.
+            """,
+        run: run)
+
+    static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        var parameters = LargeContentGenerator.Parameters()
+        parameters.partners = try count(arguments, "--partners", parameters.partners, minimum: 1)
+        parameters.products = try count(arguments, "--products", parameters.products)
+        parameters.rateTables = try count(arguments, "--tables", parameters.rateTables)
+        parameters.termsVersions = try count(arguments, "--terms", parameters.termsVersions)
+        parameters.history = try count(arguments, "--history", parameters.history)
+        parameters.seed = UInt64(try count(arguments, "--seed", Int(parameters.seed)))
+        if parameters.history > 0 && parameters.rateTables == 0 {
+            throw UsageError("'--history' needs rate tables to change; pass --tables 1 or more")
+        }
+        let target = RatecardCLI.resolve(arguments.positionals[0], against: invocation.directory)
+        let summary = try LargeContentGenerator(parameters).generate(into: target)
+        let head = summary.commits.last.map(\.short) ?? "none"
+        invocation.console.out("Generated \(summary.files) files (\(summary.bytes) bytes, \(summary.markdownBytes) of terms Markdown) in \(arguments.positionals[0]): \(summary.commits.count) commits, HEAD \(head).\n")
+        return RatecardCLI.ExitCode.ok
+    }
+
+    private static func count(_ arguments: ParsedArguments, _ name: String, _ fallback: Int, minimum: Int = 0) throws(UsageError) -> Int {
+        guard let text = arguments.value(name) else { return fallback }
+        guard let value = Int(text), value >= minimum else {
+            throw UsageError("'\(name)' must be a whole number of at least \(minimum), not '\(text)'")
+        }
+        return value
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+@testable import RatecardKit
+import Testing
+
+/// The byte-level fast paths added for large repositories (`make bench`) give exactly what the
+/// Character-level code they short-cut gives, including on text where they must fall back.
+@Suite struct FastPathTests {
+    static let words = DisclosureRules.bannedWording
+
+    /// Lines that are plain, that hide a banned word behind canonical equivalence (decomposed
+    /// jamo), a combining mark or a CR, and banned words at the start, middle and end.
+    static let texts: [String] = [
+        "",
+        "\n",
+        "업계 최저 금리",
+        "우리는 업계 최저 금리와 무조건 승인을 약속합니다.\n둘째 줄 100% 승인 무심사\n\n누구나 대출 가능",
+        "앞 업계 최저\n업계 최저 뒤\n업계 최저업계 최저",
+        "\u{110B}\u{1165}\u{11B8}\u{1100}\u{1168} \u{110E}\u{116C}\u{110C}\u{1165} 금리", // 업계 최저, decomposed
+        "업계 최저\u{0301} 금리\n업계 최저",
+        "CRLF 업계 최저\r\n무조건 승인\r\n",
+        "mixed 100% 승인 café\u{0301} 신용불량자 환영\n「업계 최저」 ① 무심사",
+        "😀 업계 최저 👍🏽 무조건 승인",
+        "**업계 최저** [무조건 승인](https://example.com) - 100% 승인\n1. 누구나 대출",
+    ]
+
+    @Test(arguments: texts) func wordScanFindsWhatFoundationFinds(text: String) {
+        #expect(WordScan.hits(of: Self.words, in: text) == WordScan.slowHits(of: Self.words, in: text))
+    }
+
+    @Test(arguments: texts) func wordScanContainsAgreesWithStringContains(text: String) {
+        for word in Self.words {
+            #expect(WordScan.contains(word, in: text) == text.contains(word), "\(word)")
+        }
+    }
+
+    /// The Character-level split `FrontMatter.split` had before its byte path.
+    static func referenceSplit(_ text: String) -> FrontMatter.Parts? {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasSuffix("\r") ? line.dropLast() : line
+        }
+        guard lines.first == "---", let close = lines.dropFirst().firstIndex(of: "---") else { return nil }
+        let yaml = lines[1..<close].joined(separator: "\n")
+        lines = Array(lines[(close + 1)...])
+        return FrontMatter.Parts(yaml: yaml, body: lines.joined(separator: "\n"), bodyLine: close + 2)
+    }
+
+    static let documents: [String] = [
+        "---\ntitle: a\n---\n# a\n\nbody\n",
+        "---\n---\n",
+        "---\n---",
+        "---\ntitle: a\n---",
+        "---\ntitle: a\n---\nbody without newline",
+        "---\ntitle: a\n",
+        "---",
+        "--- \ntitle: a\n---\n",
+        "---\na: 1\n----\n---\nbody\n---\nmore\n",
+        "---\r\ntitle: a\r\n---\r\nbody\r\n",
+        "title: a\n---\n",
+        "---\ntitle: \"제목\"\n---\n본문\u{0301}\n",
+    ]
+
+    @Test(arguments: documents) func frontMatterSplitsAsBefore(text: String) {
+        let split = try? FrontMatter.split(text)
+        let reference = Self.referenceSplit(text)
+        #expect(split?.yaml == reference?.yaml)
+        #expect(split?.body == reference?.body)
+        #expect(split?.bodyLine == reference?.bodyLine)
+    }
+
+    /// The Character-level title removal `StaticPages.droppingTitleHeading` had before its byte path.
+    static func referenceDropping(_ body: String, title: String) -> String {
+        var lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let first = lines.firstIndex(where: { !$0.allSatisfy(\.isWhitespace) }),
+              lines[first].hasPrefix("# "),
+              String(lines[first].dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t") else { return body }
+        lines.remove(at: first)
+        return lines.joined(separator: "\n")
+    }
+
+    static let bodies: [String] = [
+        "# 제목\n\n본문\n", "\n\n  \n# 제목 ##\n본문", "# 제목", "\n# 제목", "# 다른 제목\n본문\n", "본문\n# 제목\n",
+        "\u{3000}\n# 제목\n끝", "# 제목\r\n본문\r\n", "", "#제목\n", "# 제목\n",
+    ]
+
+    @Test(arguments: bodies) func titleHeadingIsDroppedAsBefore(body: String) {
+        #expect(StaticPages.droppingTitleHeading(body, title: "제목") == Self.referenceDropping(body, title: "제목"))
+    }
+
+    /// `Percent.parse` and `Day.init` as they were, on Characters.
+    static func referencePercent(_ text: String) -> (Int, Int)? {
+        var body = Substring(text)
+        var negative = false
+        if body.first == "-" {
+            negative = true
+            body = body.dropFirst()
+        } else if body.first == "+" {
+            body = body.dropFirst()
+        }
+        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy({ $0.isASCII && $0.isNumber }), whole.count <= 9 else { return nil }
+        var fraction = Substring("")
+        if parts.count == 2 {
+            fraction = parts[1]
+            guard !fraction.isEmpty, fraction.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        }
+        var thousandths = Int(whole)! * 1000
+        thousandths += Int(String(Array(fraction.prefix(3)) + Array(repeating: "0", count: max(0, 3 - fraction.count))))!
+        return (negative ? -thousandths : thousandths, fraction.count)
+    }
+
+    static func referenceDay(_ text: String) -> Day? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+              (1...12).contains(m), d >= 1, d <= Day.daysIn(month: m, year: y) else { return nil }
+        return Day(year: y, month: m, day: d)
+    }
+
+    @Test func percentsAndDaysParseAsBefore() {
+        let percents = ["0", "12", "12.5", "12.345", "12.3456", "-1.5", "+3.0", "1.", ".5", "1.2.3", "", "-", "+", "123456789.1",
+                        "1234567890", "1e3", " 1", "1 ", "٣", "1\u{301}", "12,5", "0.000", "007.10", "-0.0", "99999999.999"]
+        for text in percents {
+            let parsed = Percent.parse(text)
+            let reference = Self.referencePercent(text)
+            #expect(parsed?.value.thousandths == reference?.0 && parsed?.decimals == reference?.1, "\(text)")
+        }
+        let days = ["2026-11-29", "2024-02-29", "2025-02-29", "2025-13-01", "2025-00-10", "2025-01-00", "2025-1-01", "20250-01-01",
+                    "2025-01-01 ", "2025/01/01", "", "２０２５-01-01", "2025-01-3\u{301}", "0000-01-01", "2025--1-01"]
+        for text in days { #expect(Day(text) == Self.referenceDay(text), "\(text)") }
+    }
+
+    @Test func jsonReadsBackWhatJSONWrites() throws {
+        let value = JSON.object([
+            "text": .string("따옴표 \" 역슬래시 \\ <태그> & 줄\n바꿈\t탭 \u{2028} \u{1} 😀"),
+            "numbers": .array([.int(0), .int(-42), .number("12.45"), .number("20.0"), .int(Int.max)]),
+            "flags": .array([.bool(true), .bool(false), .null]),
+            "empty": .object([:]),
+            "list": .array([]),
+        ])
+        for pretty in [true, false] {
+            #expect(try JSONReader.parse(Array(value.serialized(pretty: pretty).utf8)) == value)
+        }
+        #expect(try JSONReader.parse(Array(#"{"a": "\ud83d\ude00\u00e9\/"}"#.utf8)) == .object(["a": .string("😀é/")]))
+        for bad in ["", "{", #"{"a": 1,}"#, #"{"a": 1, "a": 2}"#, "[1 2]", "01", #""\x""#, "{\"a\": \"pub", "1 2", #""\ud83d""#] {
+            #expect(throws: OperationalError.self, "\(bad)") { try JSONReader.parse(Array(bad.utf8)) }
+        }
+        // Over the 1 MiB cap on content files: a release's version.json grows past it.
+        let big = JSON.array(Array(repeating: .string(String(repeating: "파일", count: 100)), count: 2000))
+        #expect(try JSONReader.parse(Array(big.serialized().utf8)) == big)
+    }
+}

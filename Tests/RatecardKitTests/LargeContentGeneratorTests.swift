@@ -1,0 +1,117 @@
+import Foundation
+import RatecardKit
+import Testing
+
+/// The benchmark's content generator (`ratecard generate`, `make bench`): a small instance is
+/// valid, reproducible, and its history validates the same incrementally as in full.
+@Suite struct LargeContentGeneratorTests {
+    static let small = LargeContentGenerator.Parameters(partners: 5, products: 20, rateTables: 40, termsVersions: 10, history: 5, seed: 7)
+    let context = ValidationContext(asOf: fixtureDay)
+
+    @Test func aSmallInstanceValidatesCleanAtHEADOverItsHistoryAndInTheWorkTree() throws {
+        try withTemporaryDirectory { directory in
+            let summary = try LargeContentGenerator(Self.small).generate(into: directory)
+            #expect(summary.commits.count == 6)
+            #expect(summary.markdownBytes > 10 * 7000)
+            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context)
+            let head = try run.validate(revision: "HEAD")
+            #expect(head.diagnostics == [], "\(head.diagnostics.prefix(5))")
+            #expect(head.files == summary.files)
+            let range = try run.validate(range: "\(summary.commits[0].hex)..HEAD")
+            #expect(range.commits.count == 5)
+            #expect(range.diagnostics == [], "\(range.diagnostics.prefix(5))")
+            #expect(try run.validateWorkingTree().diagnostics == [])
+            // Clean for any later as-of date too: every product's newest table is open-ended.
+            let later = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: Day("2031-01-01")!))
+            #expect(try later.validate(revision: "HEAD").diagnostics == [])
+        }
+    }
+
+    @Test func theSameSeedGivesTheSameCommitsAndAnotherSeedDoesNot() throws {
+        try withTemporaryDirectory { directory in
+            let first = try LargeContentGenerator(Self.small).generate(into: directory + "/a")
+            let second = try LargeContentGenerator(Self.small).generate(into: directory + "/b")
+            #expect(first == second)
+            var other = Self.small
+            other.seed = 8
+            let third = try LargeContentGenerator(other).generate(into: directory + "/c")
+            #expect(third.commits.last != first.commits.last)
+            #expect(throws: OperationalError.self) { try LargeContentGenerator(Self.small).generate(into: directory + "/a") }
+        }
+    }
+
+    /// `validate --range` derives a commit that only edits rate tables from its parent; every
+    /// other commit is checked in full. Both must report exactly what checking every commit in
+    /// full reports: errors and warnings introduced, none repeated, each stamped with its commit.
+    @Test func rangeValidationMatchesAFullCheckOfEveryCommit() throws {
+        try withTemporaryDirectory { directory in
+            var parameters = Self.small
+            parameters.history = 0
+            let summary = try LargeContentGenerator(parameters).generate(into: directory)
+            let repository = try Repository.open(at: directory)
+            let tables = try rateTables(in: directory)
+            let product = try #require(tables.first.map { DurableFiles.parent(of: DurableFiles.parent(of: $0)) })
+            let (a, b, c) = (tables[0], tables[tables.count / 2], tables[tables.count - 1])
+            let original = try [a, b, c].map { String(decoding: try FileSystem.readFile(directory + "/" + $0), as: UTF8.self) }
+
+            func commit(_ message: String, _ edits: [(String, String)]) throws {
+                for (path, text) in edits { try write(text, to: directory + "/" + path) }
+                try repository.commitAll(message: message, author: Fixtures.testAuthor)
+            }
+            /// The text with the value of the first `key:` line replaced.
+            func setting(_ text: String, _ key: String, _ value: String) -> String {
+                var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                if let index = lines.firstIndex(where: { $0.contains(key + ":") }), let colon = lines[index].firstIndex(of: ":") {
+                    lines[index] = lines[index][...colon] + " " + value
+                }
+                return lines.joined(separator: "\n")
+            }
+            let productFile = product + "/product.yaml"
+            let productText = String(decoding: try FileSystem.readFile(directory + "/" + productFile), as: UTF8.self)
+            try commit("Over the cap", [(a, setting(original[0], "apr_max_pct", "24.5"))])
+            try commit("Cap fixed, gap added", [(a, original[0]), (b, setting(original[1], "score_min", "911"))])
+            try commit("Big move", [(c, setting(setting(original[2], "apr_max_pct", "19.5"), "apr_min_pct", "15.0"))])
+            try commit("Broken YAML", [(a, "effective_from: [")])
+            try commit("YAML fixed", [(a, original[0])])
+            try commit("Product limit lowered", [(productFile, setting(productText, "max_krw", "10000"))])
+            try commit("Everything fixed", [(b, original[1]), (c, original[2])])
+            try commit("A new table", [(DurableFiles.parent(of: c) + "/2025-12-31.yaml", original[2].replacingOccurrences(of: "effective_from: ", with: "effective_from: 2025-12-31\n#"))])
+            try commit("No content change", [])
+
+            let location = try ContentLocation.find(from: directory)
+            let report = try ValidationRun(location: location, context: context).validate(range: "\(summary.commits[0].hex)..HEAD")
+            #expect(report.commits.count == 9)
+
+            let validator = Validator(context: context)
+            let loader = ContentLoader()
+            var parent = try loader.load(try location.source(for: summary.commits[0]))
+            var known = Set(validator.check(parent).map { "\($0.path) \($0.rule) \($0.message)" })
+            var expected: [Diagnostic] = []
+            for stamp in report.commits {
+                let content = try loader.load(try location.source(for: stamp.id))
+                let found = validator.check(content, base: parent)
+                for var diagnostic in found where !known.contains("\(diagnostic.path) \(diagnostic.rule) \(diagnostic.message)") {
+                    diagnostic.commit = stamp
+                    expected.append(diagnostic)
+                }
+                known = Set(found.map { "\($0.path) \($0.rule) \($0.message)" })
+                parent = content
+            }
+            #expect(Set(expected.map(\.rule)).isSuperset(of: ["CAP-01", "BND-02", "HIS-04", "YML-01", "RNG-03"]), "\(expected.map(\.rule))")
+            #expect(report.diagnostics == expected)
+        }
+    }
+
+    /// Content-relative paths of every rate table, sorted.
+    private func rateTables(in directory: String) throws -> [String] {
+        var result: [String] = []
+        for partner in try FileSystem.listDirectory(directory + "/products") {
+            for product in try FileSystem.listDirectory(directory + "/products/" + partner) {
+                for table in try FileSystem.listDirectory(directory + "/products/\(partner)/\(product)/rates") {
+                    result.append("products/\(partner)/\(product)/rates/\(table)")
+                }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# make bench: ratecard on a generated content repository of 11,600 files (300 partners, 3,000
+# products, 6,000 rate tables, 2,000 terms versions, ~16 MB of Korean Markdown, 200 history
+# commits), each figure measured side by side with its reference in the same run, medians of
+# BENCH_RUNS runs (default 5), printed as one table.
+#
+# Environment: BENCH_SCRATCH  SwiftPM scratch path (default .build); the generated repositories
+#                             are cached under it in bench/ (keyed by the generator's source)
+#              BENCH_RUNS     runs per measurement (default 5)
+#              BENCH_KEEP=1   keep the work folder (printed at the end)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SCRATCH=${BENCH_SCRATCH:-$ROOT/.build}
+RUNS=${BENCH_RUNS:-5}
+AS_OF=2026-11-29
+START=$(date +%s)
+
+say() { printf '==> %s\n' "$*" >&2; }
+
+# --- tools -----------------------------------------------------------------------------------
+need=()
+for pair in hugo:hugo cmark:cmark /usr/bin/time:time git:git; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair##*:}")
+done
+if ((${#need[@]})); then
+    say "installing from Debian: ${need[*]}"
+    if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+# --- ratecard, release build ------------------------------------------------------------------
+say "building ratecard (release, scratch path $SCRATCH)"
+(cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" 2>&1 | tail -1) >&2
+BIN="$SCRATCH/release/ratecard"
+[ -x "$BIN" ] || { echo "no binary at $BIN" >&2; exit 1; }
+
+WORK=$(mktemp -d /tmp/ratecard-bench.XXXXXX)
+if [ "${BENCH_KEEP:-0}" != 1 ]; then trap 'rm -rf "$WORK"' EXIT; fi
+
+# --- the content: generated once, cached by the generator's source ----------------------------
+KEY=$(cat "$ROOT"/Sources/RatecardKit/Generate/*.swift | sha256sum | cut -c1-12)
+CACHE="$SCRATCH/bench"
+mkdir -p "$CACHE"
+generate() { # name, generate options...
+    local name=$1; shift
+    if [ ! -f "$CACHE/$name-$KEY/ratecard.yaml" ]; then
+        rm -rf "$CACHE/$name-$KEY" "$CACHE/$name-$KEY.partial"
+        local t0=$(date +%s)
+        "$BIN" generate "$CACHE/$name-$KEY.partial" "$@" >&2
+        mv "$CACHE/$name-$KEY.partial" "$CACHE/$name-$KEY"
+        say "generated $name in $(( $(date +%s) - t0 ))s"
+    fi
+}
+say "content repositories (cache: $CACHE)"
+generate big
+# The smallest content that validates clean: ratecard.yaml, the two regulatory files, one partner
+# and its logo, no products and no terms. Its release holds 10 bundle files plus version.json.
+generate tiny --partners 1 --products 0 --tables 0 --terms 0 --history 0
+# Everything is measured in a clone (objects in one pack, as a CI checkout has them); the
+# repository as generated (libgit2 writes loose objects) gets one extra read-floor row.
+BIG=$WORK/big
+LOOSE=$WORK/big-loose
+TINY=$WORK/tiny
+git clone -q --no-local "$CACHE/big-$KEY" "$BIG"
+cp -a "$CACHE/big-$KEY" "$LOOSE"
+cp -a "$CACHE/tiny-$KEY" "$TINY"
+for repo in "$BIG" "$LOOSE" "$TINY"; do
+    git -C "$repo" config gc.auto 0
+    git -C "$repo" config user.name bench
+    git -C "$repo" config user.email bench@ratecard.invalid
+done
+FILES=$(git -C "$BIG" ls-files | wc -l)
+MD_BYTES=$(cat "$BIG"/terms/*/*.md | wc -c)
+
+# --- references prepared once (not timed) -----------------------------------------------------
+# cmark floor: the terms bodies (front matter removed), concatenated into one cmark process.
+mkdir -p "$WORK/bodies"
+(cd "$BIG" && awk 'FNR == 1 { n = 0; if (out) close(out); name = FILENAME; gsub(/\//, "_", name); out = dir "/" name }
+     n >= 2 { print > out; next }
+     /^---$/ { n++ }' dir="$WORK/bodies" terms/*/*.md)
+# hugo: the same 2,000 documents as pages (front matter title + date), a trivial layout.
+SITE=$WORK/hugo-site
+mkdir -p "$SITE/content" "$SITE/layouts/_default"
+(cd "$BIG" && for d in terms/*/; do mkdir -p "$SITE/content/$d"; done
+ awk 'FNR == 1 { n = 0; if (out) close(out); out = site "/content/" FILENAME }
+       /^---$/ && n < 2 { n++; print > out; next }
+       n == 1 && /^title:/ { print > out; next }
+       n == 1 && /^effective_from:/ { sub(/^effective_from:/, "date:"); print > out; next }
+       n == 1 { next }
+       { print > out }' site="$SITE" terms/*/*.md)
+cat > "$SITE/config.toml" <<'EOF'
+baseURL = "http://example.invalid/"
+languageCode = "ko"
+title = "ratecard bench"
+disableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT", "404"]
+EOF
+echo '<!DOCTYPE html><html lang="ko"><head><meta charset="utf-8"><title>{{ .Title }}</title></head><body><main>{{ .Content }}</main></body></html>' > "$SITE/layouts/_default/single.html"
+echo '<!DOCTYPE html><html lang="ko"><body>{{ range .Pages }}<a href="{{ .RelPermalink }}">{{ .Title }}</a>{{ end }}</body></html>' > "$SITE/layouts/_default/list.html"
+
+# --- measuring ------------------------------------------------------------------------------
+mkdir -p "$WORK/t"
+# Outputs are kept until the end: on ext4, creating thousands of files right after deleting
+# thousands costs several times more kernel time (inode allocation skips recently freed
+# inodes), which would blur every comparison below.
+# measure NAME CMD...: wall seconds (ns clock) and peak RSS (KB, /usr/bin/time) appended to $WORK/t/NAME.
+measure() {
+    local name=$1; shift
+    local t0 t1
+    t0=$(date +%s%N)
+    if ! /usr/bin/time -f %M -o "$WORK/t/$name.rss1" "$@" >"$WORK/t/$name.out" 2>"$WORK/t/$name.err"; then
+        echo "FAILED: $name: $*" >&2; cat "$WORK/t/$name.out" "$WORK/t/$name.err" >&2; exit 1
+    fi
+    t1=$(date +%s%N)
+    echo "$(( (t1 - t0) / 1000 ))" >> "$WORK/t/$name"
+    tail -1 "$WORK/t/$name.rss1" >> "$WORK/t/$name.rss"
+}
+median() { sort -n "$WORK/t/$1" | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f", m }'; }
+peak() { sort -n "$WORK/t/$1.rss" | tail -1; }
+bytes_of() { du -sb "$1" | cut -f1; }
+live() { readlink "$1/current" | sed 's#^releases/##'; }
+
+# A change that shows in the output: flip the bureau of one product's newest (current) rate table.
+N_CHANGE=0
+change_one_table() {
+    local products table
+    N_CHANGE=$((N_CHANGE + 1))
+    products=$(cd "$BIG" && ls -d products/*/*/ | sed -n "$((N_CHANGE * 37 % 3000 + 1))p")
+    table=$(cd "$BIG" && ls "$products"rates/*.yaml | tail -1)
+    if grep -q '^bureau: KCB' "$BIG/$table"; then sed -i 's/^bureau: KCB/bureau: NICE/' "$BIG/$table"
+    else sed -i 's/^bureau: NICE/bureau: KCB/' "$BIG/$table"; fi
+    git -C "$BIG" commit -q -am "Bench: bureau of $table"
+    CHANGED_TABLE=$table
+}
+
+RANGE_BASE=$(git -C "$BIG" rev-parse HEAD~200)
+say "measuring, $RUNS runs each (work folder $WORK)"
+for run in $(seq 1 "$RUNS"); do
+    say "run $run/$RUNS"
+    measure validate_rev "$BIN" -C "$BIG" validate --rev HEAD --as-of "$AS_OF"
+    measure git_archive sh -c 'git -C "$0" archive HEAD > /dev/null' "$BIG"
+    measure validate_rev_loose "$BIN" -C "$LOOSE" validate --rev HEAD --as-of "$AS_OF"
+    measure git_archive_loose sh -c 'git -C "$0" archive HEAD > /dev/null' "$LOOSE"
+
+    measure build "$BIN" -C "$BIG" build --out "$WORK/out-$run" --as-of "$AS_OF"
+    measure cmark sh -c 'cat "$0"/*.md | cmark > /dev/null' "$WORK/bodies"
+    measure hugo hugo --quiet -s "$SITE" -d "$WORK/hugo-$run"
+
+    measure validate_range "$BIN" -C "$BIG" validate --range "$RANGE_BASE..HEAD" --as-of "$AS_OF"
+    measure validate_full "$BIN" -C "$BIG" validate --rev HEAD --as-of "$AS_OF"
+
+    SERVE=$WORK/serve-$run
+    measure publish_full "$BIN" -C "$BIG" publish --root "$SERVE" --as-of "$AS_OF" -m "bench full"
+    FULL_ID=$(live "$SERVE")
+    measure cp_release cp -a "$SERVE/releases/$FULL_ID" "$WORK/copy-$run"
+    change_one_table
+    before=$(bytes_of "$SERVE")
+    measure publish_one "$BIN" -C "$BIG" publish --root "$SERVE" --as-of "$AS_OF" -m "bench one table"
+    after=$(bytes_of "$SERVE")
+    NEXT=$SERVE/releases/$(live "$SERVE")
+    echo $((after - before)) >> "$WORK/t/new_bytes"
+    # What changed: files written (not hard-linked) other than the manifests, and the manifests.
+    find "$NEXT" -type f -links 1 ! -path "$NEXT/version.json" ! -path "$NEXT/data/manifest.json" -printf '%s\n' \
+        | awk '{ s += $1 } END { print s + 0 }' >> "$WORK/t/changed_bytes"
+    echo $(( $(stat -c %s "$NEXT/version.json") + $(stat -c %s "$NEXT/data/manifest.json") )) >> "$WORK/t/manifest_bytes"
+done
+
+# Rollback: the last serve root (a full release and one after a one-table change) against a
+# root of the tiny content (two releases of 10 bundle files each), alternating with --to.
+say "rollback"
+"$BIN" -C "$TINY" publish --root "$WORK/tiny-serve" --as-of "$AS_OF" -m one >/dev/null
+TINY_A=$(live "$WORK/tiny-serve")
+"$BIN" -C "$TINY" publish --root "$WORK/tiny-serve" --as-of 2026-11-30 -m two >/dev/null
+TINY_B=$(live "$WORK/tiny-serve")
+TINY_FILES=$(find "$WORK/tiny-serve/releases/$TINY_A" -type f ! -name version.json | wc -l)
+BIG_B=$(live "$SERVE")
+BIG_A=$FULL_ID
+BIG_FILES=$(find "$SERVE/releases/$BIG_A" -type f ! -name version.json | wc -l)
+for run in $(seq 1 "$RUNS"); do
+    if ((run % 2)); then big_to=$BIG_A; tiny_to=$TINY_A; else big_to=$BIG_B; tiny_to=$TINY_B; fi
+    measure rollback_big "$BIN" rollback --root "$SERVE" --to "$big_to" -m "bench $run"
+    measure rollback_tiny "$BIN" rollback --root "$WORK/tiny-serve" --to "$tiny_to" -m "bench $run"
+done
+
+# --- the table -------------------------------------------------------------------------------
+ELAPSED=$(( $(date +%s) - START ))
+{
+printf '\nratecard bench: %s files in git, packed clone (ratecard generate: 300 partners, 3000 products, 6000 rate tables,\n2000 terms versions = %s bytes of Markdown, 200 one-table commits); median of %s runs; %s cores\n\n' \
+    "$FILES" "$MD_BYTES" "$RUNS" "$(nproc)"
+awk -v runs="$RUNS" '
+function s(us) { return sprintf("%.3f s", us / 1e6) }
+function row(name, a, b, ratio, target, ok) {
+    printf "%-46s %12s %14s %9s %10s  %s\n", name, a, b, ratio, target, ok ? "PASS" : "FAIL"
+    if (!ok) fails++
+}
+function info(name, a, b, ratio) { printf "%-46s %12s %14s %9s %10s  %s\n", name, a, b, ratio, "-", "-" }
+BEGIN {
+    printf "%-46s %12s %14s %9s %10s  %s\n", "measurement", "ratecard", "reference", "ratio", "target", "result"
+    printf "%s\n", "------------------------------------------------------------------------------------------------------"
+}
+{ v[$1] = $2 }
+END {
+    r = v["validate_rev"] / v["git_archive"]
+    row("validate --rev HEAD  vs git archive HEAD", s(v["validate_rev"]), s(v["git_archive"]), sprintf("%.2fx", r), "<= 3.0x", r <= 3.0)
+    r = v["validate_rev_loose"] / v["git_archive_loose"]
+    row("  the same, loose objects (as generated)", s(v["validate_rev_loose"]), s(v["git_archive_loose"]), sprintf("%.2fx", r), "<= 3.0x", r <= 3.0)
+    r = v["build"] / v["cmark"]
+    row("build  vs cat *.md | cmark (render floor)", s(v["build"]), s(v["cmark"]), sprintf("%.2fx", r), "<= 2.0x", r <= 2.0)
+    r = v["hugo"] / v["build"]
+    row("build  vs hugo (speed-up over hugo)", s(v["build"]), s(v["hugo"]), sprintf("%.2fx", r), ">= 4.0x", r >= 4.0)
+    r = v["validate_range"] / v["validate_full"]
+    row("validate --range (200 commits) vs --rev HEAD", s(v["validate_range"]), s(v["validate_full"]), sprintf("%.2fx", r), "<= 3.0x", r <= 3.0)
+    r = v["publish_full"] / v["cp_release"]
+    info("publish (full)  vs cp -a of the release", s(v["publish_full"]), s(v["cp_release"]), sprintf("%.2fx", r))
+    r = v["publish_one"] / v["publish_full"]
+    row("publish after one changed table vs full", s(v["publish_one"]), s(v["publish_full"]), sprintf("%.2fx", r), "<= 0.10x", r <= 0.10)
+    budget = 2 * v["changed_bytes"] + v["manifest_bytes"]
+    r = v["new_bytes"] / budget
+    row("  new bytes on disk vs 2 x changed + manifests", sprintf("%d B", v["new_bytes"]), sprintf("%d B", budget), sprintf("%.2fx", r), "<= 1.0x", r <= 1.0)
+    info("  (changed files written / manifests)", sprintf("%d B", v["changed_bytes"]), sprintf("%d B", v["manifest_bytes"]), "")
+    r = v["rollback_big"] / v["rollback_tiny"]
+    row(sprintf("rollback, %d-file root vs %d-file root", v["big_files"], v["tiny_files"]), s(v["rollback_big"]), s(v["rollback_tiny"]), sprintf("%.2fx", r), "<= 1.5x", r <= 1.5)
+    split("validate_rev validate_range build publish_full publish_one rollback_big", names, " ")
+    split("validate --rev HEAD|validate --range (200 commits)|build|publish (full)|publish (one table)|rollback (big root)", labels, "|")
+    for (i = 1; i <= 6; i++) {
+        mb = v[names[i] "_rss"] / 1024
+        row("peak RSS: " labels[i], sprintf("%.0f MB", mb), "", "", "<= 300 MB", mb <= 300)
+    }
+    printf "\n%d of the targets failed.\n", fails
+}' <(
+    for m in validate_rev git_archive validate_rev_loose git_archive_loose build cmark hugo validate_range validate_full publish_full cp_release publish_one \
+             rollback_big rollback_tiny new_bytes changed_bytes manifest_bytes; do echo "$m $(median $m)"; done
+    for m in validate_rev validate_range build publish_full publish_one rollback_big; do echo "${m}_rss $(peak $m)"; done
+    echo "big_files $BIG_FILES"; echo "tiny_files $TINY_FILES"
+)
+printf 'make bench took %d s (wall, including the release build and any generation)\n' "$ELAPSED"
+} | tee "$WORK/table.txt"
+cp "$WORK/table.txt" "$CACHE/last-table.txt"
+if [ "${BENCH_KEEP:-0}" = 1 ]; then say "kept $WORK"; fi
