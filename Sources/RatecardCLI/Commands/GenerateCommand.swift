@@ -29,8 +29,8 @@ enum GenerateCommand {
         parameters.termsVersions = try count(arguments, "--terms", parameters.termsVersions)
         parameters.history = try count(arguments, "--history", parameters.history)
         parameters.seed = UInt64(try count(arguments, "--seed", Int(parameters.seed)))
-        if parameters.history > 0 && parameters.rateTables == 0 {
-            throw UsageError("'--history' needs rate tables to change; pass --tables 1 or more")
+        if parameters.history > 0 && (parameters.rateTables == 0 || parameters.products == 0) {
+            throw UsageError("'--history' needs rate tables to change; pass --products and --tables of 1 or more")
         }
         let target = RatecardCLI.resolve(arguments.positionals[0], against: invocation.directory)
         let summary = try LargeContentGenerator(parameters).generate(into: target)

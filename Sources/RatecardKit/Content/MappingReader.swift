@@ -117,10 +117,13 @@ final class MappingReader {
 
     /// Reports every key that no accessor asked for (SCH-02).
     func finish() {
-        let expected = known.sorted().joined(separator: ", ")
+        // The list of expected keys is only spelled out when there is an unknown one.
+        var expected: String?
         for pair in pairs {
             guard let key = pair.key.scalarText, !known.contains(key) else { continue }
-            diagnostics.report(SchemaRules.unknownField, path, pair.key.mark, "unknown field '\(key)'; expected one of: \(expected)")
+            let list = expected ?? known.sorted().joined(separator: ", ")
+            expected = list
+            diagnostics.report(SchemaRules.unknownField, path, pair.key.mark, "unknown field '\(key)'; expected one of: \(list)")
         }
     }
 

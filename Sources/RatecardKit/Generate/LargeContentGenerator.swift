@@ -62,8 +62,8 @@ public struct LargeContentGenerator {
         guard p.partners >= 1, p.products >= 0, p.rateTables >= 0, p.termsVersions >= 0, p.history >= 0 else {
             throw OperationalError("generator counts must not be negative, and at least one partner is needed")
         }
-        guard p.history == 0 || p.rateTables > 0 else {
-            throw OperationalError("history commits change rate tables; generate at least one rate table")
+        guard p.history == 0 || (p.rateTables > 0 && p.products > 0) else {
+            throw OperationalError("history commits change rate tables; generate at least one product and one rate table")
         }
         if FileSystem.exists(directory), try !FileSystem.listDirectory(directory).isEmpty {
             throw OperationalError("\(directory) already exists and is not empty; choose a new folder")

@@ -94,15 +94,18 @@ public struct ServeRoot {
         let info = try ReleaseInfo.read(from: folder)
         var problems: [String] = []
         var listed: Set<String> = [ReleaseInfo.fileName]
-        for file in info.files {
-            listed.insert(file.path)
+        // Reading and hashing every file is the cost; two threads share it, results in order.
+        let checked = ParallelMap.map(info.files) { file -> Result<String?, any Error> in
             let full = folder + "/" + file.path
-            guard (try? FileSystem.kind(ofItemAt: full)) == .file else {
-                problems.append("missing: \(file.path)")
-                continue
+            guard (try? FileSystem.kind(ofItemAt: full)) == .file else { return .success("missing: \(file.path)") }
+            return Result {
+                let bytes = try FileSystem.readFile(full)
+                return bytes.count != file.size || SHA256.hex(bytes) != file.sha256 ? "changed: \(file.path)" : nil
             }
-            let bytes = try FileSystem.readFile(full)
-            if bytes.count != file.size || SHA256.hex(bytes) != file.sha256 { problems.append("changed: \(file.path)") }
+        }
+        for (file, result) in zip(info.files, checked) {
+            listed.insert(file.path)
+            if let problem = try result.get() { problems.append(problem) }
         }
         for path in try ReleaseFiles.list(folder) where !listed.contains(path) {
             problems.append("unlisted: \(path)")

@@ -49,17 +49,24 @@ public enum FileSystem {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw failure("open", path) }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        // Read straight into a buffer of the file's size (one more byte, so the read that
+        // returns 0 needs no growth); it grows if the file does. Allocating and zeroing a 64 KiB
+        // chunk per file cost more than the reads for 11,600 small files.
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? max(Int(info.st_size), 0) : 0
+        var bytes = [UInt8](repeating: 0, count: size + 1)
+        var count = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
+            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096))) }
+            let received = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if received < 0 {
                 if errno == EINTR { continue }
                 throw failure("read", path)
             }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
+            if received == 0 { break }
+            count += received
         }
+        bytes.removeSubrange(count...)
         return bytes
     }
 

@@ -44,9 +44,19 @@ public enum YAMLParser {
 // MARK: - Tree building
 
 private struct TreeBuilder {
-    enum Frame {
-        case mapping(mark: SourceMark, pairs: [YAMLNode.Pair], pendingKey: YAMLNode?)
-        case sequence(mark: SourceMark, items: [YAMLNode])
+    /// An open mapping or sequence. Frames are mutated in place on the stack: taking one off
+    /// to append and pushing it back copied its whole list on every append (quadratic).
+    struct Frame {
+        enum Kind {
+            case mapping
+            case sequence
+        }
+
+        var kind: Kind
+        var mark: SourceMark
+        var pairs: [YAMLNode.Pair] = []
+        var items: [YAMLNode] = []
+        var pendingKey: YAMLNode?
     }
 
     let lineOffset: Int
@@ -90,17 +100,17 @@ private struct TreeBuilder {
             try add(YAMLNode(kind: .scalar(text, plain: plain), mark: at))
         case YAML_SEQUENCE_START_EVENT:
             try check(anchor: event.data.sequence_start.anchor, tag: event.data.sequence_start.tag, at: at)
-            stack.append(.sequence(mark: at, items: []))
+            stack.append(Frame(kind: .sequence, mark: at))
         case YAML_MAPPING_START_EVENT:
             try check(anchor: event.data.mapping_start.anchor, tag: event.data.mapping_start.tag, at: at)
-            stack.append(.mapping(mark: at, pairs: [], pendingKey: nil))
+            stack.append(Frame(kind: .mapping, mark: at))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             guard let frame = stack.popLast() else { return }
-            switch frame {
-            case .sequence(let start, let items):
-                try add(YAMLNode(kind: .sequence(items), mark: start))
-            case .mapping(let start, let pairs, _):
-                try add(YAMLNode(kind: .mapping(pairs), mark: start))
+            switch frame.kind {
+            case .sequence:
+                try add(YAMLNode(kind: .sequence(frame.items), mark: frame.mark))
+            case .mapping:
+                try add(YAMLNode(kind: .mapping(frame.pairs), mark: frame.mark))
             }
         default:
             break
@@ -119,28 +129,28 @@ private struct TreeBuilder {
     }
 
     mutating func add(_ node: YAMLNode) throws(YAMLError) {
-        guard let top = stack.popLast() else {
+        guard !stack.isEmpty else {
             root = node
             return
         }
-        switch top {
-        case .sequence(let start, var items):
-            items.append(node)
-            stack.append(.sequence(mark: start, items: items))
-        case .mapping(let start, var pairs, let pendingKey):
-            if let key = pendingKey {
-                pairs.append(YAMLNode.Pair(key: key, value: node))
-                stack.append(.mapping(mark: start, pairs: pairs, pendingKey: nil))
+        let top = stack.count - 1
+        switch stack[top].kind {
+        case .sequence:
+            stack[top].items.append(node)
+        case .mapping:
+            if let key = stack[top].pendingKey {
+                stack[top].pairs.append(YAMLNode.Pair(key: key, value: node))
+                stack[top].pendingKey = nil
             } else {
                 guard case .scalar(let name, _) = node.kind else {
                     throw YAMLError(rule: "YML-01", mark: node.mark, message: "mapping keys must be plain text, not a \(node.kindName)")
                 }
-                if let first = pairs.first(where: { $0.key.scalarText == name }) {
+                if let first = stack[top].pairs.first(where: { $0.key.scalarText == name }) {
                     throw YAMLError(
                         rule: "YML-02", mark: node.mark,
                         message: "duplicate key '\(name)' (first defined at line \(first.key.mark.line)); keep one")
                 }
-                stack.append(.mapping(mark: start, pairs: pairs, pendingKey: node))
+                stack[top].pendingKey = node
             }
         }
     }
