@@ -209,6 +209,48 @@ struct PublishFixture {
         }
     }
 
+    @Test func rollbackChecksTheSealAndVerifyReHashesEveryFile() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 3)
+            for commit in fixture.commits {
+                #expect(try ratecard(fixture.publishArguments(commit), in: fixture.repo).status == 0)
+            }
+            let root = ServeRoot(path: fixture.root)
+            let releases = try root.releaseIDs()
+            #expect(releases.count == 3)
+            let (first, second, third) = (releases[0], releases[1], releases[2])
+            // Every publish journals the hash of the version.json it staged and verified.
+            for id in releases {
+                #expect(try root.sealProblems(of: id) == [], "no seal for \(id)")
+            }
+            // A file changed behind the seal: the constant-time check cannot see it, --verify does.
+            // (Releases share unchanged files as hard links: replace the link, not the bytes in it.)
+            let page = root.folder(of: second) + "/index.html"
+            let original = try FileSystem.readFile(page)
+            unlink(page)
+            try FileSystem.writeFile(page, Array("tampered\n".utf8))
+            let verified = try ratecard(["rollback", "--root", fixture.root, "--to", second, "--verify", "-m", "check all"], in: fixture.repo)
+            #expect(verified.status == 4)
+            #expect(verified.err.contains("changed: index.html"))
+            #expect(try root.live() == third)
+            // version.json changed: refused without --verify, live unchanged.
+            let version = root.folder(of: first) + "/" + ReleaseInfo.fileName
+            let edited = try FileSystem.readFile(version) + Array(" ".utf8)
+            unlink(version)
+            try FileSystem.writeFile(version, edited)
+            let refused = try ratecard(["rollback", "--root", fixture.root, "--to", first, "-m", "bad rates"], in: fixture.repo)
+            #expect(refused.status == 4)
+            #expect(refused.err.contains("no longer matches the version.json it was published with (changed: version.json)"))
+            #expect(try root.live() == third)
+            // The intact case takes the seal path and says so.
+            try FileSystem.writeFile(page, original)
+            let sealed = try ratecard(["rollback", "--root", fixture.root, "--to", second, "-m", "bad rates"], in: fixture.repo)
+            #expect(sealed.status == 0, "\(sealed.err)")
+            #expect(sealed.out.contains("matches the hash journaled at publish"))
+            #expect(try root.live() == second)
+        }
+    }
+
     @Test func publishingWhatIsLiveIsANoOpAndDryRunTouchesNothing() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory)

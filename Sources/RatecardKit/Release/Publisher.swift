@@ -94,6 +94,7 @@ public struct Publisher {
             fields["commit"] = info.sourceCommit.map(JSON.string) ?? .null
             fields["author"] = .string(request.author)
             fields["message"] = .string(request.message)
+            fields[ServeRoot.sealField] = .string(SHA256.hex(staged.bytes[ReleaseInfo.fileName]!))
             for (key, value) in request.extra { fields[key] = value }
             // The release is live now: a journal that cannot be written must not turn that into a
             // failure (exit 4 promises live is unchanged). The next run's recovery records the swap.

@@ -6,8 +6,21 @@ public struct ReleaseHistory {
 
     public init(root: ServeRoot) { self.root = root }
 
+    /// How a rollback checked the release it made live.
+    public enum Check: Equatable, Sendable {
+        /// version.json matched the seal journaled when every file was verified from disk.
+        case sealed
+        /// Every file was re-hashed against version.json (`--verify`, or no seal in the journal).
+        case rehashed(files: Int)
+    }
+
     /// Swaps back to `target` (or the newest good release before live), marks the left release bad.
-    public func rollback(to target: String?, expectLive: String?, reason: String, wait: Bool) throws -> (from: String, to: String) {
+    ///
+    /// The target is checked in constant time by default: its version.json must hash to the seal
+    /// the journal recorded when the release was staged, and every file was verified from disk
+    /// then (so a rollback costs the same on a root of 10 files or 10,000). `verify` re-hashes
+    /// every file first, as `ratecard verify` does; so does a release the journal holds no seal for.
+    public func rollback(to target: String?, expectLive: String?, reason: String, wait: Bool, verify: Bool = false) throws -> (from: String, to: String, check: Check) {
         let lock = try ReleaseLock.acquire(root: root.path, command: "rollback", wait: wait)
         defer { withExtendedLifetime(lock) {} }
         try root.recover()
@@ -29,9 +42,18 @@ public struct ReleaseHistory {
             }
             chosen = candidate
         }
-        let drift = try root.drift(of: chosen)
-        guard drift.isEmpty else {
-            throw OperationalError("release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live")
+        let check: Check
+        if !verify, let problems = try root.sealProblems(of: chosen) {
+            guard problems.isEmpty else {
+                throw OperationalError("release \(chosen) no longer matches the version.json it was published with (\(problems.joined(separator: ", "))); refusing to make it live")
+            }
+            check = .sealed
+        } else {
+            let drift = try root.drift(of: chosen)
+            guard drift.isEmpty else {
+                throw OperationalError("release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live")
+            }
+            check = .rehashed(files: try ReleaseInfo.read(from: root.folder(of: chosen)).files.count)
         }
         try root.swap(to: chosen)
         var fields = JournalFields.base(action: "rollback")
@@ -39,7 +61,7 @@ public struct ReleaseHistory {
         fields["to"] = .string(chosen)
         fields["message"] = .string(reason)
         root.journalAfterSwap(fields)
-        return (live, chosen)
+        return (live, chosen, check)
     }
 
     /// Makes the identical release of another root live here (same id, same bytes).
@@ -77,9 +99,11 @@ public struct ReleaseHistory {
         }
         let drifted = try target.drift(of: id)
         guard drifted.isEmpty else { throw OperationalError("the copy of \(id) does not verify: \(drifted.prefix(3).joined(separator: ", "))") }
+        let seal = try target.versionHash(of: id)
         try target.swap(to: id)
         let info = try ReleaseInfo.read(from: target.folder(of: id))
         var fields = JournalFields.base(action: "promote")
+        fields[ServeRoot.sealField] = .string(seal)
         fields["release"] = .string(id)
         fields["previous"] = live.map(JSON.string) ?? .null
         fields["bundle_id"] = .string(info.bundleID)

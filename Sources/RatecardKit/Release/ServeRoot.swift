@@ -88,6 +88,25 @@ public struct ServeRoot {
         }
     }
 
+    /// The journal field that seals a release: the sha256 of its version.json, recorded when the
+    /// release was staged and verified (publish) or copied and verified (promote).
+    public static let sealField = "version_sha256"
+
+    /// The sha256 of a release's version.json as it is on disk.
+    public func versionHash(of release: String) throws -> String {
+        SHA256.hex(try FileSystem.readFile(folder(of: release) + "/" + ReleaseInfo.fileName))
+    }
+
+    /// The cheap check a rollback makes: the release's version.json still hashes to the seal the
+    /// journal recorded when every file was verified from disk. Returns the problems found, or nil
+    /// when the journal holds no seal for the release (published before seals; re-hash instead).
+    public func sealProblems(of release: String) throws -> [String]? {
+        guard let seal = try journal.entries().last(where: { $0.release == release && $0.fields[Self.sealField] != nil })?
+            .fields[Self.sealField]?.stringValue else { return nil }
+        guard FileSystem.exists(folder(of: release) + "/" + ReleaseInfo.fileName) else { return ["missing: \(ReleaseInfo.fileName)"] }
+        return try versionHash(of: release) == seal ? [] : ["changed: \(ReleaseInfo.fileName)"]
+    }
+
     /// Re-hashes a release against its version.json: the paths that are missing, changed or unlisted.
     public func drift(of release: String) throws -> [String] {
         let folder = folder(of: release)
