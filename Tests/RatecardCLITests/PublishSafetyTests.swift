@@ -274,8 +274,21 @@ struct PublishFixture {
             try FileSystem.writeFile(fixture.repo + "/partners/acme-bank.yaml", Array((String(decoding: try FileSystem.readFile(fixture.repo + "/partners/acme-bank.yaml"), as: UTF8.self) + "# edited\n").utf8))
             let result = try ratecard(["publish", "--root", fixture.root, "--web", fixture.web, "--as-of", "2026-11-29"], in: fixture.repo)
             #expect(result.status == 1)
-            #expect(result.err.contains("uncommitted changes"))
+            #expect(result.err.contains("uncommitted changes (partners/acme-bank.yaml)"))
             #expect(!FileSystem.exists(fixture.root + "/current"))
+            // An untracked content file counts; a dot-file (never content) does not.
+            let repository = try Repository.open(at: fixture.repo)
+            let head = try #require(try repository.headCommit())
+            let committed = try #require(try repository.treeEntries(commit: head, under: "")?.first { $0.path == "partners/acme-bank.yaml" }?.id)
+            try FileSystem.writeFile(fixture.repo + "/partners/acme-bank.yaml", try repository.blob(committed))
+            try FileSystem.writeFile(fixture.repo + "/partners/new-bank.yaml", Array("id: new-bank\n".utf8))
+            try FileSystem.writeFile(fixture.repo + "/.DS_Store", [0])
+            let untracked = try ratecard(["publish", "--root", fixture.root, "--web", fixture.web, "--as-of", "2026-11-29"], in: fixture.repo)
+            #expect(untracked.status == 1)
+            #expect(untracked.err.contains("uncommitted changes (partners/new-bank.yaml)"))
+            unlink(fixture.repo + "/partners/new-bank.yaml")
+            let clean = try ratecard(["publish", "--root", fixture.root, "--web", fixture.web, "--as-of", "2026-11-29"], in: fixture.repo)
+            #expect(clean.status == 0, "\(clean.err)")
         }
     }
 

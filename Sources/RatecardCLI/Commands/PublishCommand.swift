@@ -25,9 +25,10 @@ enum PublishCommand {
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
         let revision = arguments.value("--rev") ?? "HEAD"
         if arguments.value("--rev") == nil, location.contentDir != nil {
-            let worktree = try ValidationRun(location: location, context: ValidationContext(asOf: run.asOf)).snapshot(revision: nil)
-            if worktree.dirty {
-                invocation.console.err("Error: the content has uncommitted changes; commit them first (or pass --rev to publish a commit as it is)\n")
+            let uncommitted = try location.uncommittedContentFiles()
+            if !uncommitted.isEmpty {
+                let named = uncommitted.prefix(3).joined(separator: ", ") + (uncommitted.count > 3 ? " and \(uncommitted.count - 3) more" : "")
+                invocation.console.err("Error: the content has uncommitted changes (\(named)); commit them first (or pass --rev to publish a commit as it is)\n")
                 return RatecardCLI.ExitCode.invalid
             }
         }
@@ -43,7 +44,9 @@ enum PublishCommand {
                 author = "\(info.authorName) <\(info.authorEmail)>"
             }
             var extra: [String: JSON] = [:]
-            let diff = try ApprovalGate.liveDiff(root: root, location: location, next: snapshot.content, asOf: run.asOf)
+            // The semantic diff against live reads the live commit's content: only when it is shown or gates.
+            let diff = arguments.has("--dry-run") || protected
+                ? try ApprovalGate.liveDiff(root: root, location: location, next: snapshot.content, asOf: run.asOf) : nil
             if arguments.has("--dry-run"), let diff {
                 invocation.console.out(DiffFormatter.text(diff, title: "\(name): live -> \(revision)", colour: invocation.console.outIsTerminal))
             }

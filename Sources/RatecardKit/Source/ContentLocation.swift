@@ -65,6 +65,20 @@ public struct ContentLocation {
         CommitSource(repository: try requireRepository(), commit: commit, treePrefix: try treePrefix(in: commit))
     }
 
+    /// Content files (relative to the content root) that differ from HEAD in the work tree or
+    /// the index, from git's status with its stat cache (no file is parsed). Dot-files are not
+    /// content and are left out, as every source leaves them out.
+    public func uncommittedContentFiles() throws -> [String] {
+        let repository = try requireRepository()
+        guard let prefix = treePrefix else { return [] }
+        let start = prefix.isEmpty ? "" : prefix + "/"
+        return try repository.uncommittedPaths(under: prefix).compactMap { path in
+            guard path.hasPrefix(start) else { return nil }
+            let relative = String(path.dropFirst(start.count))
+            return relative.split(separator: "/").contains { $0.hasPrefix(".") } ? nil : relative
+        }
+    }
+
     /// A source reading the content folder on disk.
     public func workingTree() throws -> WorkingTreeSource {
         guard let contentDir else {

@@ -238,6 +238,34 @@ public final class Repository {
         return entries
     }
 
+    /// Paths below `prefix` (relative to the work tree) whose work-tree or staged state differs
+    /// from HEAD: edited, staged, deleted, renamed or untracked files (ignored ones are not).
+    /// Uses the index's stat cache, so an unchanged tree costs a stat per file, not a read.
+    public func uncommittedPaths(under prefix: String) throws(GitError) -> [String] {
+        var options = git_status_options()
+        try Repository.check("git_status_options_init", git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)))
+        options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
+        options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
+            | GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
+        return try withStrArray(prefix.isEmpty ? [] : [prefix]) { (pathspec) throws(GitError) -> [String] in
+            if !prefix.isEmpty { options.pathspec = pathspec }
+            var list: OpaquePointer?
+            try Repository.check("git_status_list_new", git_status_list_new(&list, handle, &options))
+            defer { git_status_list_free(list) }
+            var paths: [String] = []
+            for position in 0..<git_status_list_entrycount(list) {
+                guard let entry = git_status_byindex(list, position), entry.pointee.status != GIT_STATUS_CURRENT else { continue }
+                for delta in [entry.pointee.head_to_index, entry.pointee.index_to_workdir] {
+                    guard let delta else { continue }
+                    for file in [delta.pointee.old_file, delta.pointee.new_file] {
+                        if let path = file.path.map({ String(cString: $0) }), !paths.contains(path) { paths.append(path) }
+                    }
+                }
+            }
+            return paths
+        }
+    }
+
     /// Whether `commit` is `ancestor` or descends from it.
     public func contains(_ ancestor: ObjectID, in commit: ObjectID) throws(GitError) -> Bool {
         if ancestor == commit { return true }
