@@ -8,4 +8,5 @@ clock_gettime(CLOCK_REALTIME, &now)
 let code = RatecardCLI.run(
     Array(CommandLine.arguments.dropFirst()), console: .standard(),
     directory: FileSystem.currentDirectory(), now: Double(now.tv_sec))
+Trace.mark("done")
 exit(code)

@@ -20,12 +20,15 @@ enum PublishCommand {
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        Trace.mark("publish: started")
         let (root, protected, name) = try ServeRootOptions.resolve(arguments, invocation)
         let location = try ContentLocation.find(from: invocation.directory)
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
         let revision = arguments.value("--rev") ?? "HEAD"
         if arguments.value("--rev") == nil, location.contentDir != nil {
+            Trace.mark("publish: content found")
             let uncommitted = try location.uncommittedContentFiles()
+            Trace.mark("publish: git status")
             if !uncommitted.isEmpty {
                 let named = uncommitted.prefix(3).joined(separator: ", ") + (uncommitted.count > 3 ? " and \(uncommitted.count - 3) more" : "")
                 invocation.console.err("Error: the content has uncommitted changes (\(named)); commit them first (or pass --rev to publish a commit as it is)\n")
@@ -33,45 +36,61 @@ enum PublishCommand {
             }
         }
         let web = try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
-        switch try run.render(revision: revision) {
-        case .invalid(let report):
-            invocation.console.out(ReportFormat.text.render(report, version: RatecardCLI.version))
-            invocation.console.err("Error: the content is invalid; nothing was published\n")
-            return RatecardCLI.ExitCode.invalid
-        case .built(let output, let snapshot):
-            var author = ProcessUser.name
-            if let commit = snapshot.commit, let repository = location.repository, let info = try? repository.commitInfo(commit) {
-                author = "\(info.authorName) <\(info.authorEmail)>"
+        let dryRun = arguments.has("--dry-run")
+        Trace.mark("publish: arguments, uncommitted check, web folder")
+        // The everyday rate update builds onto the live bundle (only the changed products are
+        // read, checked and rendered); the semantic diff of --dry-run and protected roots, and
+        // every other change, take the full build.
+        var built: (output: BundleBuilder.Output, commit: ObjectID?, content: Content?, incremental: [String]?)
+        if !dryRun, !protected, let live = try root.live(), let repository = location.repository,
+           let commit = try? repository.resolveCommit(revision),
+           case .built(let output, let products)? = try IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, live: root.folder(of: live)) {
+            built = (output, commit, nil, products)
+        } else {
+            switch try run.render(revision: revision) {
+            case .invalid(let report):
+                invocation.console.out(ReportFormat.text.render(report, version: RatecardCLI.version))
+                invocation.console.err("Error: the content is invalid; nothing was published\n")
+                return RatecardCLI.ExitCode.invalid
+            case .built(let output, let snapshot):
+                built = (output, snapshot.commit, snapshot.content, nil)
             }
-            var extra: [String: JSON] = [:]
-            // The semantic diff against live reads the live commit's content: only when it is shown or gates.
-            let diff = arguments.has("--dry-run") || protected
-                ? try ApprovalGate.liveDiff(root: root, location: location, next: snapshot.content, asOf: run.asOf) : nil
-            if arguments.has("--dry-run"), let diff {
+        }
+        var author = ProcessUser.name
+        if let commit = built.commit, let repository = location.repository, let info = try? repository.commitInfo(commit) {
+            author = "\(info.authorName) <\(info.authorEmail)>"
+        }
+        var extra: [String: JSON] = [:]
+        // The semantic diff against live reads the live commit's content: only when it is shown or gates.
+        if let next = built.content, dryRun || protected,
+           let diff = try ApprovalGate.liveDiff(root: root, location: location, next: next, asOf: run.asOf) {
+            if dryRun {
                 invocation.console.out(DiffFormatter.text(diff, title: "\(name): live -> \(revision)", colour: invocation.console.outIsTerminal))
             }
-            if let diff, protected {
-                let threshold = snapshot.content.config?.rateMoveWarn ?? Percent(thousandths: 3000)
+            if protected {
+                let threshold = next.config?.rateMoveWarn ?? Percent(thousandths: 3000)
                 extra = try ApprovalGate.check(diff, threshold: threshold, environment: name, approval: arguments.value("--approve"), console: invocation.console)
             }
-            let request = Publisher.Request(
-                bundle: output, webFolder: web, author: author, message: arguments.value("-m") ?? "",
-                expectLive: arguments.value("--expect-live"), wait: !arguments.has("--no-wait"), extra: extra)
-            let publisher = Publisher(root: root)
-            if arguments.has("--dry-run") {
-                let (plan, live) = try publisher.plan(request)
-                invocation.console.out(describe(plan, live: live, target: name, bundle: output.manifest.bundleID))
-                return RatecardCLI.ExitCode.ok
-            }
-            try FileSystem.makeDirectories(root.path)
-            switch try publisher.publish(request, onWait: invocation.console.err) {
-            case .alreadyLive(let id):
-                invocation.console.out("Already live on \(name): release \(id) serves this commit; nothing changed.\n")
-            case .published(let id, let previous, let plan, let bytes, let linked):
-                invocation.console.out("Published release \(id) to \(name) (was \(previous ?? "none")): \(plan.summary); wrote \(bytes) bytes, linked \(linked) unchanged files.\n")
-            }
+        }
+        let output = built.output
+        let request = Publisher.Request(
+            bundle: output, webFolder: web, author: author, message: arguments.value("-m") ?? "",
+            expectLive: arguments.value("--expect-live"), wait: !arguments.has("--no-wait"), extra: extra)
+        let publisher = Publisher(root: root)
+        if dryRun {
+            let (plan, live) = try publisher.plan(request)
+            invocation.console.out(describe(plan, live: live, target: name, bundle: output.manifest.bundleID))
             return RatecardCLI.ExitCode.ok
         }
+        try FileSystem.makeDirectories(root.path)
+        switch try publisher.publish(request, onWait: invocation.console.err) {
+        case .alreadyLive(let id):
+            invocation.console.out("Already live on \(name): release \(id) serves this commit; nothing changed.\n")
+        case .published(let id, let previous, let plan, let bytes, let linked):
+            let how = built.incremental.map { "; built onto the live bundle: \($0.count) changed product(s) re-rendered, the rest reused" } ?? ""
+            invocation.console.out("Published release \(id) to \(name) (was \(previous ?? "none")): \(plan.summary); wrote \(bytes) bytes, linked \(linked) unchanged files\(how).\n")
+        }
+        return RatecardCLI.ExitCode.ok
     }
 
     static func describe(_ plan: ReleasePlan, live: String?, target: String, bundle: String) -> String {

@@ -49,13 +49,15 @@ public struct Publisher {
         /// Path in the release -> absolute path of an identical file to hard-link.
         var links: [String: String] = [:]
         var carried: [String] = []
+        /// The live release's version.json, read while staging.
+        var liveInfo: ReleaseInfo?
     }
 
     /// What would change, without touching the root.
     public func plan(_ request: Request) throws -> (plan: ReleasePlan, live: String?) {
         let live = try root.live()
         let staged = try stage(request, live: live)
-        let liveInfo = try live.map { try ReleaseInfo.read(from: root.folder(of: $0)) }
+        let liveInfo = staged.liveInfo
         let liveFiles = liveInfo.map { info in info.files.filter { !info.isCarried($0.path) } } ?? []
         let newFiles = staged.files.filter { file in !staged.carried.contains { file.path.hasPrefix(BundleLayout.dataFolder($0)) } }
         return (ReleasePlan.between(live: liveFiles, next: newFiles), live)
@@ -71,8 +73,10 @@ public struct Publisher {
         if let expected = request.expectLive, expected != (live ?? "none") {
             throw ConflictError("live is \(live ?? "none"), not \(expected) as --expect-live said; nothing was changed")
         }
+        Trace.mark("publish: locked and recovered")
         var staged = try stage(request, live: live)
-        let liveInfo = try live.map { try ReleaseInfo.read(from: root.folder(of: $0)) }
+        Trace.mark("publish: staged \(staged.files.count) files")
+        let liveInfo = staged.liveInfo
         let newOwn = staged.files.filter { file in !staged.carried.contains { file.path.hasPrefix(BundleLayout.dataFolder($0)) } }
         if let liveInfo, let live, liveInfo.contentKey == ReleaseInfo.contentKey(of: newOwn) {
             return .alreadyLive(id: live)
@@ -84,9 +88,11 @@ public struct Publisher {
             asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(), author: request.author,
             user: ProcessUser.name, message: request.message, carried: staged.carried, files: staged.files)
         staged.bytes[ReleaseInfo.fileName] = Array((info.json().serialized() + "\n").utf8)
+        Trace.mark("publish: version.json")
         do {
             let written = try write(staged, id: id)
             try root.swap(to: id)
+            Trace.mark("publish: swapped")
             var fields = JournalFields.base(action: request.action)
             fields["release"] = .string(id)
             fields["previous"] = live.map(JSON.string) ?? .null
@@ -129,14 +135,26 @@ public struct Publisher {
             staged.bytes[path] = bytes
             entries[path] = hashes[path] ?? BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
         }
+        // Files an incremental build reused: linked from the file it named (or from any
+        // identical file of the recent releases, found below).
+        for (path, source) in request.bundle.reused {
+            if entries[path] != nil { throw OperationalError("the web build and the bundle both have \(path); rename it in the web build") }
+            guard let file = hashes[path] else { throw OperationalError("the bundle's manifest does not list \(path)") }
+            entries[path] = file
+            staged.links[path] = source
+        }
         // Index identical files already on disk (live release first) so unchanged bytes are linked, not copied.
         var onDisk: [String: String] = [:]
         var history = try activationHistory()
         if let live { history.removeAll { $0 == live }; history.insert(live, at: 0) }
         var carriedCount = 0
         for release in history.prefix(Publisher.carriedReleases + 1) {
+            // Once the carried folders are chosen, older releases only add link sources that
+            // the live release (which carries their data) mostly has already.
+            if carriedCount >= Publisher.carriedReleases || staged.carried.count >= Publisher.carriedReleases { break }
             let folder = root.folder(of: release)
             guard let info = try? ReleaseInfo.read(from: folder) else { continue }
+            if release == live { staged.liveInfo = info }
             for file in info.files where onDisk["\(file.sha256)/\(file.size)"] == nil {
                 onDisk["\(file.sha256)/\(file.size)"] = folder + "/" + file.path
             }
@@ -151,6 +169,7 @@ public struct Publisher {
                 }
             }
         }
+        if let live, staged.liveInfo == nil { staged.liveInfo = try ReleaseInfo.read(from: root.folder(of: live)) }
         staged.files = entries.values.sorted { $0.path < $1.path }
         for file in staged.files {
             if let source = onDisk["\(file.sha256)/\(file.size)"] { staged.links[file.path] = source }
@@ -172,7 +191,7 @@ public struct Publisher {
             let target = partial + "/" + file.path
             let folder = DurableFiles.parent(of: target)
             if !made.contains(folder) {
-                try FileSystem.makeDirectories(folder)
+                try FileSystem.makeFolder(folder)
                 made.insert(folder)
             }
             if let source = staged.links[file.path], link(source, target) == 0 {
@@ -185,12 +204,14 @@ public struct Publisher {
             written += bytes.count
         }
         CrashPoint.hit("files-written")
+        Trace.mark("publish: files written and linked")
         let version = staged.bytes[ReleaseInfo.fileName]!
         try DurableFiles.create(partial + "/" + ReleaseInfo.fileName, version, sync: false)
         written += version.count
         CrashPoint.hit("version-written")
         try DurableFiles.syncFilesystem(of: partial)
         CrashPoint.hit("synced")
+        Trace.mark("publish: synced")
         // Verify what was written (linked files were verified when first published).
         for file in staged.files where staged.links[file.path] == nil {
             let bytes = try FileSystem.readFile(partial + "/" + file.path)
@@ -199,6 +220,7 @@ public struct Publisher {
             }
         }
         CrashPoint.hit("verified")
+        Trace.mark("publish: verified")
         guard rename(partial, root.folder(of: id)) == 0 else { throw FileSystem.failure("rename", partial) }
         try DurableFiles.syncDirectory(root.releasesFolder)
         CrashPoint.hit("renamed")

@@ -53,7 +53,8 @@ public struct ReleaseInfo: Sendable, Equatable {
         ReleaseInfo.contentKey(of: files.filter { !isCarried($0.path) })
     }
 
-    func isCarried(_ path: String) -> Bool {
+    /// Whether `path` is in the data folder of an earlier bundle this release carries.
+    public func isCarried(_ path: String) -> Bool {
         carried.contains { path.hasPrefix(BundleLayout.dataFolder($0)) }
     }
 }

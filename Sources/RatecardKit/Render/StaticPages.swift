@@ -75,16 +75,17 @@ struct StaticPages {
     /// Active products ordered consumer-first: lowest APR, then lowest maximum, then highest limit.
     var comparableProducts: [(Product, RateTable)] {
         content.products.compactMap { product -> (Product, RateTable)? in
-            guard documents.status(of: product) == "active", let table = documents.tables(of: product).current else { return nil }
-            return (product, table)
+            comparableTable(of: product).map { (product, $0) }
         }.sorted { lhs, rhs in
-            let l = envelope(lhs.1)
-            let r = envelope(rhs.1)
-            if l.low != r.low { return l.low < r.low }
-            if l.high != r.high { return l.high < r.high }
-            if lhs.0.limitMax.value != rhs.0.limitMax.value { return lhs.0.limitMax.value > rhs.0.limitMax.value }
-            return lhs.0.key < rhs.0.key
+            RatesOrder(product: lhs.0, table: lhs.1) < RatesOrder(product: rhs.0, table: rhs.1)
         }
+    }
+
+    /// The table `rates.html` shows for a product, or nil when the page leaves it out
+    /// (withdrawn, its partner paused, or no table in force).
+    func comparableTable(of product: Product) -> RateTable? {
+        guard documents.status(of: product) == "active" else { return nil }
+        return documents.tables(of: product).current
     }
 
     func envelope(_ table: RateTable) -> (low: Percent, high: Percent) {
@@ -96,23 +97,28 @@ struct StaticPages {
         var body = HTML.element("h1", text: "대출 금리 비교")
         body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
         for (product, table) in comparableProducts {
-            let partner = documents.partnersByID[product.partner.value]
-            let (low, high) = envelope(table)
-            var section = HTML.element("h2", [], HTML(text: partner?.nameKo.value ?? product.partner.value) + HTML(raw: " · ") + HTML(text: product.nameKo.value))
-            section += HTML.element("p", [("class", "meta")], text: "연 \(low.displayed)% ~ \(high.displayed)% · 최대 \(KoreanLabels.won(product.limitMax.value)) · \(KoreanLabels.productType(product.kind.value)) · \(table.bureau.value.rawValue) 점수 기준 (\(table.effectiveFrom.value) 시행)")
-            let header = HTML.element("tr", [], [HTML.element("th", text: "신용점수"), HTML.element("th", text: "금리 (연)"), HTML.element("th", text: "최대 한도")].joined())
-            let rows = table.bands.sorted { $0.scoreMin.value > $1.scoreMin.value }.map { band in
-                HTML.element("tr", [], [
-                    HTML.element("td", text: "\(band.scoreMin.value)~\(band.scoreMax.value)점"),
-                    HTML.element("td", text: "\(band.aprMin.value.displayed)% ~ \(band.aprMax.value.displayed)%"),
-                    HTML.element("td", text: KoreanLabels.won(min(band.limitMax.value, product.limitMax.value))),
-                ].joined())
-            }
-            section += HTML.element("table", [], HTML.element("thead", [], header) + HTML.element("tbody", [], rows.joined()))
-            body += HTML.element("section", [("id", product.key)], section)
+            body += ratesSection(product, table)
         }
         body += notice(for: .rates)
         return PageTemplate.page(title: "대출 금리 비교", root: "", body: body)
+    }
+
+    /// One product's `<section id="<key>">` of `rates.html`.
+    func ratesSection(_ product: Product, _ table: RateTable) -> HTML {
+        let partner = documents.partnersByID[product.partner.value]
+        let (low, high) = envelope(table)
+        var section = HTML.element("h2", [], HTML(text: partner?.nameKo.value ?? product.partner.value) + HTML(raw: " · ") + HTML(text: product.nameKo.value))
+        section += HTML.element("p", [("class", "meta")], text: "연 \(low.displayed)% ~ \(high.displayed)% · 최대 \(KoreanLabels.won(product.limitMax.value)) · \(KoreanLabels.productType(product.kind.value)) · \(table.bureau.value.rawValue) 점수 기준 (\(table.effectiveFrom.value) 시행)")
+        let header = HTML.element("tr", [], [HTML.element("th", text: "신용점수"), HTML.element("th", text: "금리 (연)"), HTML.element("th", text: "최대 한도")].joined())
+        let rows = table.bands.sorted { $0.scoreMin.value > $1.scoreMin.value }.map { band in
+            HTML.element("tr", [], [
+                HTML.element("td", text: "\(band.scoreMin.value)~\(band.scoreMax.value)점"),
+                HTML.element("td", text: "\(band.aprMin.value.displayed)% ~ \(band.aprMax.value.displayed)%"),
+                HTML.element("td", text: KoreanLabels.won(min(band.limitMax.value, product.limitMax.value))),
+            ].joined())
+        }
+        section += HTML.element("table", [], HTML.element("thead", [], header) + HTML.element("tbody", [], rows.joined()))
+        return HTML.element("section", [("id", product.key)], section)
     }
 
     /// `partners.html`: the partner list in display order; paused partners marked, terminated ones left out.
@@ -138,5 +144,35 @@ struct StaticPages {
         let phrases = (content.phrases ?? []).filter { $0.pages.contains { $0.value == page } }
         guard !phrases.isEmpty else { return .empty }
         return HTML.element("aside", [("class", "notice")], phrases.map { HTML.element("p", text: $0.text(config: content.config)) }.joined())
+    }
+}
+
+/// Where a product stands on `rates.html`: lowest APR first, then lowest maximum APR, then the
+/// highest limit, then the key. The same fields are in the product's data document (`apr`,
+/// `limit.max_krw`), so an unchanged product's place can be read back from a published bundle.
+struct RatesOrder: Comparable {
+    var low: Percent
+    var high: Percent
+    var limitMax: Int
+    var key: String
+
+    init(low: Percent, high: Percent, limitMax: Int, key: String) {
+        self.low = low
+        self.high = high
+        self.limitMax = limitMax
+        self.key = key
+    }
+
+    init(product: Product, table: RateTable) {
+        self.init(
+            low: table.bands.map(\.aprMin.value).min() ?? .zero, high: table.bands.map(\.aprMax.value).max() ?? .zero,
+            limitMax: product.limitMax.value, key: product.key)
+    }
+
+    static func < (lhs: RatesOrder, rhs: RatesOrder) -> Bool {
+        if lhs.low != rhs.low { return lhs.low < rhs.low }
+        if lhs.high != rhs.high { return lhs.high < rhs.high }
+        if lhs.limitMax != rhs.limitMax { return lhs.limitMax > rhs.limitMax }
+        return lhs.key < rhs.key
     }
 }

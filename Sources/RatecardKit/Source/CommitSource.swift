@@ -20,6 +20,15 @@ public struct CommitSource: ContentSource {
         return filtered(entries)
     }
 
+    /// The entries below the folders `descending` accepts (content-relative paths), e.g. all but
+    /// the rate tables of products that did not change.
+    func entries(descending: (String) -> Bool) throws -> [TreeEntry] {
+        guard let entries = try repository.treeEntries(commit: commit, under: treePrefix, descending: descending) else {
+            throw OperationalError("commit \(commit.short) has no folder '\(treePrefix)' holding the content")
+        }
+        return filtered(entries)
+    }
+
     /// Drops dot-files and dot-folders, as the work tree source does.
     func filtered(_ entries: [TreeEntry]) -> [TreeEntry] {
         // For an ASCII path, a component starts with "." exactly when the path does or holds

@@ -148,7 +148,7 @@ public final class Repository {
     ///
     /// Symlinks and submodules are listed (never followed) so that callers can refuse them.
     /// Returns nil when `prefix` does not exist in that commit.
-    public func treeEntries(commit id: ObjectID, under prefix: String) throws(GitError) -> [TreeEntry]? {
+    public func treeEntries(commit id: ObjectID, under prefix: String, descending: (String) -> Bool = { _ in true }) throws(GitError) -> [TreeEntry]? {
         let commit = try lookupCommit(id)
         defer { git_commit_free(commit) }
         var root: OpaquePointer?
@@ -168,11 +168,12 @@ public final class Repository {
             start = subtree
         }
         var entries: [TreeEntry] = []
-        try collect(tree: start!, path: "", into: &entries)
+        try collect(tree: start!, path: "", into: &entries, descending: descending)
         return entries
     }
 
-    private func collect(tree: OpaquePointer, path: String, into entries: inout [TreeEntry]) throws(GitError) {
+    /// `descending(folder)` decides whether a folder's entries are listed (path relative to the prefix).
+    private func collect(tree: OpaquePointer, path: String, into entries: inout [TreeEntry], descending: (String) -> Bool) throws(GitError) {
         for index in 0..<git_tree_entrycount(tree) {
             let entry = git_tree_entry_byindex(tree, index)
             let name = String(cString: git_tree_entry_name(entry))
@@ -180,10 +181,11 @@ public final class Repository {
             let oid = ObjectID(git_tree_entry_id(entry)!.pointee)
             switch git_tree_entry_filemode(entry) {
             case GIT_FILEMODE_TREE:
+                guard descending(full) else { continue }
                 var child: OpaquePointer?
                 try Repository.check("git_tree_lookup", git_tree_lookup(&child, handle, git_tree_entry_id(entry)))
                 defer { git_tree_free(child) }
-                try collect(tree: child!, path: full, into: &entries)
+                try collect(tree: child!, path: full, into: &entries, descending: descending)
             case GIT_FILEMODE_LINK:
                 entries.append(TreeEntry(path: full, kind: .symlink, id: oid))
             case GIT_FILEMODE_COMMIT:
@@ -245,8 +247,10 @@ public final class Repository {
         var options = git_status_options()
         try Repository.check("git_status_options_init", git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)))
         options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
+        // Like `git status`, write refreshed stat data back to the index: files written in the
+        // same second as the index are "racily clean" and would otherwise be re-hashed each time.
         options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
-            | GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
+            | GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue | GIT_STATUS_OPT_UPDATE_INDEX.rawValue
         return try withStrArray(prefix.isEmpty ? [] : [prefix]) { (pathspec) throws(GitError) -> [String] in
             if !prefix.isEmpty { options.pathspec = pathspec }
             var list: OpaquePointer?

@@ -16,6 +16,15 @@ public indirect enum JSON: Sendable, Equatable {
         return out
     }
 
+    /// Pretty text as it reads nested `level` deep in a larger document (its first line
+    /// unindented, every following line indented as there): how an element of a list is
+    /// spliced into a document that was written whole.
+    func serialized(nestedAt level: Int) -> String {
+        var out = ""
+        write(into: &out, indent: level)
+        return out
+    }
+
     private func write(into out: inout String, indent: Int?) {
         switch self {
         case .null: out += "null"

@@ -25,7 +25,12 @@ public enum JSONReader {
         }
 
         mutating func skipWhitespace() {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
         }
 
         mutating func value(depth: Int) throws -> JSON {
@@ -127,6 +132,18 @@ public enum JSONReader {
 
         mutating func string() throws -> String {
             index += 1
+            // Most strings (paths, hashes, ids) hold no escape: take them whole.
+            var end = index
+            while end < bytes.count {
+                let byte = bytes[end]
+                if byte == UInt8(ascii: "\"") {
+                    let text = String(decoding: bytes[index..<end], as: UTF8.self)
+                    index = end + 1
+                    return text
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                end += 1
+            }
             var out: [UInt8] = []
             while true {
                 guard index < bytes.count else { throw failure("unterminated string") }

@@ -1,0 +1,23 @@
+import Glibc
+
+/// Phase timings on stderr when `RATECARD_TRACE` is set: where a command's wall time goes
+/// (profilers see CPU, not the time spent waiting for the disk).
+public enum Trace {
+    private static let enabled = getenv("RATECARD_TRACE") != nil
+    nonisolated(unsafe) private static var last = now()
+
+    /// Prints the milliseconds since the previous mark (or the process's first mark).
+    public static func mark(_ phase: @autoclosure () -> String) {
+        guard enabled else { return }
+        let time = now()
+        var line = "trace: \(phase()): \((time - last) / 1_000_000) ms\n"
+        last = time
+        _ = line.withUTF8 { write(2, $0.baseAddress, $0.count) }
+    }
+
+    private static func now() -> Int {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return spec.tv_sec * 1_000_000_000 + spec.tv_nsec
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Glibc
+import RatecardKit
+import Testing
+
+/// `publish` after rate tables were edited builds onto the live bundle: only the changed
+/// products are read, checked and rendered. Every release it makes must be byte-for-byte the
+/// release a full build of the same commit gives, and everything else must take the full build.
+@Suite struct IncrementalPublishTests {
+    static let parameters = LargeContentGenerator.Parameters(partners: 6, products: 30, rateTables: 60, termsVersions: 6, history: 0, seed: 11)
+    static let day = "2026-11-29"
+    static let author = Signature(name: "Kim Minji", email: "minji@example.com", time: 1_767_225_600, offsetMinutes: 540)
+
+    struct Fixture {
+        let repo: String
+        let root: String
+        let scratch: String
+
+        init(in directory: String) throws {
+            repo = directory + "/content"
+            root = directory + "/serve"
+            scratch = directory
+            _ = try LargeContentGenerator(IncrementalPublishTests.parameters).generate(into: repo)
+        }
+
+        /// The newest rate table of the `index`-th product (by folder), content-relative.
+        func newestTable(of index: Int) throws -> String {
+            var products: [String] = []
+            for partner in try FileSystem.listDirectory(repo + "/products").sorted() {
+                for product in try FileSystem.listDirectory(repo + "/products/" + partner).sorted() {
+                    products.append("products/\(partner)/\(product)")
+                }
+            }
+            let folder = products[index] + "/rates"
+            return folder + "/" + (try FileSystem.listDirectory(repo + "/" + folder).sorted().last!)
+        }
+
+        func text(_ path: String) throws -> String {
+            String(decoding: try FileSystem.readFile(repo + "/" + path), as: UTF8.self)
+        }
+
+        /// Rewrites a file and commits it through libgit2.
+        func write(_ path: String, _ text: String, message: String) throws {
+            #expect(try self.text(path) != text, "\(path) did not change")
+            try FileSystem.writeFile(repo + "/" + path, Array(text.utf8))
+            try Repository.open(at: repo).commitAll(message: message, author: IncrementalPublishTests.author)
+        }
+
+        /// Rewrites each line of a file and commits it.
+        func edit(_ path: String, message: String, _ line: (String) -> String) throws {
+            let edited = try text(path).split(separator: "\n", omittingEmptySubsequences: false).map { line(String($0)) }.joined(separator: "\n")
+            try write(path, edited, message: message)
+        }
+
+        func publish(_ extra: [String] = []) throws -> Execution {
+            try ratecard(["publish", "--root", root, "--as-of", IncrementalPublishTests.day, "-m", "test"] + extra, in: repo)
+        }
+
+        /// The live release holds exactly the files of a full build of HEAD, byte for byte.
+        func expectLiveEqualsFullBuild(_ name: String) throws {
+            let serve = ServeRoot(path: root)
+            let live = try #require(try serve.live())
+            let out = scratch + "/full-" + name
+            let build = try ratecard(["build", "--rev", "HEAD", "--out", out, "--as-of", IncrementalPublishTests.day], in: repo)
+            #expect(build.status == 0, "\(build.err)")
+            let built = try ReleaseFiles.list(out)
+            let info = try ReleaseInfo.read(from: serve.folder(of: live))
+            let own = info.files.filter { !info.isCarried($0.path) }.map(\.path)
+            #expect(Set(own) == Set(built), "\(name): the release and the full build list different files")
+            for path in built {
+                let same = try FileSystem.readFile(out + "/" + path) == FileSystem.readFile(serve.folder(of: live) + "/" + path)
+                #expect(same, "\(name): \(path) differs from the full build")
+            }
+            #expect(try serve.drift(of: live) == [])
+        }
+    }
+
+    /// The product keys of the live rates.html, in page order.
+    static func sectionOrder(_ root: String) throws -> [String] {
+        let page = String(decoding: try FileSystem.readFile(root + "/current/rates.html"), as: UTF8.self)
+        return page.components(separatedBy: "<section id=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+    }
+
+    static func otherBureau(_ line: String) -> String {
+        line == "bureau: KCB" ? "bureau: NICE" : line == "bureau: NICE" ? "bureau: KCB" : line
+    }
+
+    static func scaled(_ line: String, by factor: Double) -> String {
+        for key in ["apr_min_pct: ", "apr_max_pct: "] where line.hasPrefix("    " + key) {
+            let value = Double(line.dropFirst(4 + key.count))!
+            return "    " + key + String(format: "%.2f", value * factor)
+        }
+        return line
+    }
+
+    @Test func rateUpdatesBuildOntoTheLiveBundleAndGiveTheFullBuildsBytes() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try Fixture(in: directory)
+            let first = try fixture.publish()
+            #expect(first.status == 0, "\(first.err)")
+            #expect(!first.out.contains("built onto the live bundle"))
+
+            // One table, a change that keeps the product's place (the bureau).
+            let table = try fixture.newestTable(of: 3)
+            try fixture.edit(table, message: "Bureau", Self.otherBureau)
+            let one = try fixture.publish()
+            #expect(one.status == 0, "\(one.err)")
+            #expect(one.out.contains("built onto the live bundle: 1 changed product(s) re-rendered"), "\(one.out)")
+            try fixture.expectLiveEqualsFullBuild("bureau")
+
+            // Two products move on rates.html.
+            let before = try Self.sectionOrder(fixture.root)
+            let cheaper = try fixture.newestTable(of: 17)
+            let dearer = try fixture.newestTable(of: 0)
+            try fixture.edit(cheaper, message: "Much cheaper") { Self.scaled($0, by: 0.3) }
+            try fixture.edit(dearer, message: "A bit cheaper") { Self.scaled($0, by: 0.9) }
+            let two = try fixture.publish()
+            #expect(two.status == 0, "\(two.err)")
+            #expect(two.out.contains("2 changed product(s) re-rendered"), "\(two.out)")
+            try fixture.expectLiveEqualsFullBuild("moves")
+            #expect(try Self.sectionOrder(fixture.root) != before, "no product moved on rates.html")
+        }
+    }
+
+    @Test func anInvalidTableIsRefusedWithTheFullReportAndOtherChangesBuildInFull() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try Fixture(in: directory)
+            #expect(try fixture.publish().status == 0)
+            let live = try #require(try ServeRoot(path: fixture.root).live())
+
+            // Over the legal cap: refused, with the rule and the line, and live stays.
+            let table = try fixture.newestTable(of: 5)
+            let original = try fixture.text(table)
+            let band = try #require(original.range(of: "apr_max_pct: "))
+            let line = original[band.upperBound...].prefix { $0 != "\n" }
+            try fixture.write(table, original.replacingCharacters(in: band.upperBound..<line.endIndex, with: "29.90"), message: "Typo")
+            let refused = try fixture.publish()
+            #expect(refused.status == 1)
+            #expect(refused.err.contains("the content is invalid; nothing was published"))
+            #expect(refused.out.contains("CAP-"), "\(refused.out)")
+            #expect(refused.out.contains(table + ":"), "\(refused.out)")
+            #expect(try ServeRoot(path: fixture.root).live() == live)
+
+            // Fixed in the next commit: builds onto live again.
+            try fixture.write(table, original, message: "Fix")
+            let fixed = try fixture.publish()
+            #expect(fixed.status == 0, "\(fixed.out)\(fixed.err)")
+            #expect(fixed.out.contains("built onto the live bundle"), "\(fixed.out)")
+            try fixture.expectLiveEqualsFullBuild("fixed")
+
+            // A partner edited: a full build.
+            try fixture.edit("partners/" + (try FileSystem.listDirectory(fixture.repo + "/partners").sorted().first!), message: "Phone") { line in
+                line.hasPrefix("  phone: ") ? "  phone: \"1588-0000\"" : line
+            }
+            let partner = try fixture.publish()
+            #expect(partner.status == 0, "\(partner.err)")
+            #expect(!partner.out.contains("built onto the live bundle"))
+            try fixture.expectLiveEqualsFullBuild("partner")
+
+            // Another as-of date than live's: a full build.
+            try fixture.edit(try fixture.newestTable(of: 9), message: "Bureau", Self.otherBureau)
+            let later = try ratecard(["publish", "--root", fixture.root, "--as-of", "2026-11-30", "-m", "next day"], in: fixture.repo)
+            #expect(later.status == 0, "\(later.err)")
+            #expect(!later.out.contains("built onto the live bundle"))
+        }
+    }
+}
