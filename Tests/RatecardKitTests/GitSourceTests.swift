@@ -1,9 +1,57 @@
 import Foundation
+import Glibc
 import RatecardKit
 import Testing
 
 @Suite struct GitSourceTests {
     let context = ValidationContext(asOf: fixtureDay)
+
+    /// The stat shortcut for "nothing uncommitted" says yes only when git would, and anything
+    /// it is unsure of goes to git's status, which finds the change.
+    @Test func uncommittedChangesAreFoundWithOrWithoutTheStatShortcut() throws {
+        try withTemporaryDirectory { directory in
+            let work = directory + "/work"
+            let repository = try Fixtures.makeBaseRepository(at: work)
+            // Date the files back, let status refresh the index (as `git status` does): certain.
+            let files = try ReleaseFiles.list(work).filter { !$0.hasPrefix(".git/") }
+            for file in files { try Self.dateBack(work + "/" + file, seconds: 60) }
+            #expect(try repository.uncommittedPaths(under: "") == [])
+            #expect(try repository.cleanByStat(under: ""))
+            // Files not older than the index are racily clean (they may have changed after
+            // their stat was recorded, in the same clock tick): not certain.
+            try Self.dateBack(work + "/.git/index", seconds: 120)
+            #expect(try repository.cleanByStat(under: "") == false)
+            #expect(try repository.uncommittedPaths(under: "") == [])
+            utimes(work + "/.git/index", nil)
+            #expect(try repository.cleanByStat(under: ""))
+            // Same size, same mtime, other bytes: the ctime gives it away, status confirms.
+            let partner = try #require(files.first { $0.hasPrefix("partners/") && $0.hasSuffix(".yaml") })
+            var bytes = try FileSystem.readFile(work + "/" + partner)
+            bytes[bytes.count - 2] = bytes[bytes.count - 2] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
+            var before = stat()
+            stat(work + "/" + partner, &before)
+            try FileSystem.writeFile(work + "/" + partner, bytes)
+            var times = [before.st_atim, before.st_mtim]
+            utimensat(AT_FDCWD, work + "/" + partner, &times, 0)
+            #expect(try repository.cleanByStat(under: "") == false)
+            #expect(try repository.uncommittedPaths(under: "") == [partner])
+            // An untracked file anywhere below the prefix.
+            try repository.commitAll(message: "Edit", author: Fixtures.testAuthor)
+            for file in files { try Self.dateBack(work + "/" + file, seconds: 60) }
+            #expect(try repository.uncommittedPaths(under: "") == [])
+            #expect(try repository.cleanByStat(under: ""))
+            try write("id: new\n", to: work + "/partners/new.yaml")
+            #expect(try repository.cleanByStat(under: "") == false)
+            #expect(try repository.uncommittedPaths(under: "") == ["partners/new.yaml"])
+        }
+    }
+
+    static func dateBack(_ path: String, seconds: Int) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw OperationalError("stat \(path)") }
+        var times = [info.st_atim, timespec(tv_sec: info.st_mtim.tv_sec - seconds, tv_nsec: 0)]
+        guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw OperationalError("utimensat \(path)") }
+    }
 
     @Test func validatesHEADInABareCloneWithoutAWorkTree() throws {
         try withTemporaryDirectory { directory in

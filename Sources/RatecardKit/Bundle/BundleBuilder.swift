@@ -73,5 +73,5 @@ public struct BundleBuilder {
         return Output(files: files, manifest: manifest)
     }
 
-    private static func json(_ value: JSON) -> [UInt8] { Array((value.serialized() + "\n").utf8) }
+    private static func json(_ value: JSON) -> [UInt8] { value.bytes(terminator: "\n") }
 }

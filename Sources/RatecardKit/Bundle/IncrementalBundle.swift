@@ -72,7 +72,7 @@ public struct IncrementalBundle {
         var sections: [String: (order: RatesOrder, html: String)] = [:]
         for product in products {
             let document = documents.product(product)
-            data["products/\(product.key).json"] = Array((document.serialized() + "\n").utf8)
+            data["products/\(product.key).json"] = document.bytes(terminator: "\n")
             elements[product.key] = document.serialized(nestedAt: 2)
             if let table = pages.comparableTable(of: product) {
                 sections[product.key] = (RatesOrder(product: product, table: table), pages.ratesSection(product, table).markup)
@@ -120,7 +120,7 @@ public struct IncrementalBundle {
         let manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: commit, sourceDirty: false, asOf: asOf,
             generator: BundleBuilder.generator, files: listed)
-        files[BundleLayout.manifest] = Array((manifest.json().serialized() + "\n").utf8)
+        files[BundleLayout.manifest] = manifest.json().bytes(terminator: "\n")
         Trace.mark("incremental: manifest")
         return .built(BundleBuilder.Output(files: files, manifest: manifest, reused: reused), products: products.map(\.key))
     }
@@ -143,13 +143,21 @@ public struct IncrementalBundle {
     /// partners, the shared files), with the file sets of the whole tree, as
     /// `IncrementalRange.cut` has it.
     static func load(_ keys: Set<String>, from source: CommitSource) throws -> Content {
-        // The file sets need every partner, product.yaml and asset; terms and the rate tables
-        // of other products are not read or listed.
+        // Listed: every partner and asset file (the file sets), and the changed partners'
+        // product folders; not the terms, nor other partners' products. So `productFiles` holds
+        // the changed partners' products only, which is all the rules ask of it here: the one
+        // rule that reads it (REF, a rate table's product.yaml exists) asks about the cut's tables.
+        let changedPartners = Set(keys.map { String($0.split(separator: "/")[0]) })
         let entries = try source.entries { folder in
             let parts = folder.split(separator: "/")
             switch parts.first {
             case "partners", "assets", "regulatory": return true
-            case "products": return parts.count < 4 || keys.contains("\(parts[1])/\(parts[2])")
+            case "products":
+                switch parts.count {
+                case 1: return true
+                case 2, 3: return changedPartners.contains(String(parts[1]))
+                default: return keys.contains("\(parts[1])/\(parts[2])")
+                }
             default: return false
             }
         }
@@ -245,34 +253,40 @@ struct ProductList {
 
     init(_ bytes: [UInt8]) throws {
         self.bytes = bytes
+        self.elements = try bytes.withUnsafeBufferPointer { buffer in try Self.scan(buffer) }
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [String: Range<Int>] {
         var elements: [String: Range<Int>] = [:]
         var start: Int?
         var key: String?
-        let open = Array("    {".utf8)
-        let close = Array("    }".utf8)
         let keyLine = Array("      \"key\": \"".utf8)
+        guard let base = bytes.baseAddress else { return [:] }
         var line = 0
         while line < bytes.count {
-            var end = line
-            while end < bytes.count && bytes[end] != 0x0A { end += 1 }
-            let text = bytes[line..<end]
-            if text.elementsEqual(open) {
+            let end = memchr(base + line, 0x0A, bytes.count - line).map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
+            let length = end - line
+            // "    {" opens an element, "    }" or "    }," closes it: 4 spaces, then the brace.
+            let indented = length >= 5 && (0..<4).allSatisfy { bytes[line + $0] == 0x20 }
+            if indented && length == 5 && bytes[line + 4] == UInt8(ascii: "{") {
                 start = line + 4
                 key = nil
-            } else if let first = start, text.starts(with: close), text.count <= close.count + 1 {
+            } else if let first = start, indented, bytes[line + 4] == UInt8(ascii: "}"),
+                      length == 5 || (length == 6 && bytes[line + 5] == UInt8(ascii: ",")) {
                 guard let key, elements[key] == nil else { throw OperationalError("products.json: an element without a key, or a key twice") }
                 elements[key] = first..<(line + 5)
                 start = nil
-            } else if start != nil, key == nil, text.starts(with: keyLine) {
-                let value = text.dropFirst(keyLine.count)
+            } else if start != nil, key == nil, length > keyLine.count,
+                      memcmp(base + line, keyLine, keyLine.count) == 0 {
+                let value = UnsafeBufferPointer(rebasing: bytes[(line + keyLine.count)..<end])
                 guard let quote = value.firstIndex(of: 0x22), !value[..<quote].contains(0x5C) else {
                     throw OperationalError("products.json: a key this reader cannot take")
                 }
-                key = String(decoding: value[..<quote], as: UTF8.self)
+                key = String(decoding: UnsafeBufferPointer(rebasing: value[..<quote]), as: UTF8.self)
             }
             line = end + 1
         }
-        self.elements = elements
+        return elements
     }
 
     /// The document with the elements of `replacements` (key -> element text) replaced; nil

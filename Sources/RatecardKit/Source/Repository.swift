@@ -1,3 +1,4 @@
+import Glibc
 internal import CGit2
 import Foundation
 
@@ -244,6 +245,86 @@ public final class Repository {
     /// from HEAD: edited, staged, deleted, renamed or untracked files (ignored ones are not).
     /// Uses the index's stat cache, so an unchanged tree costs a stat per file, not a read.
     public func uncommittedPaths(under prefix: String) throws(GitError) -> [String] {
+        if try cleanByStat(under: prefix) { return [] }
+        return try statusPaths(under: prefix)
+    }
+
+    /// Git's own shortcut, decided in a fraction of libgit2's work-tree walk: true when the index
+    /// equals HEAD below `prefix`, every index entry there has a regular work-tree file with the
+    /// stat data recorded (size, mtime, ctime, inode, executable bit) and not racily clean
+    /// (changed in the second the index was written), and no other file is there. False means
+    /// "not certain" and the caller asks git's status, never "dirty".
+    public func cleanByStat(under prefix: String) throws(GitError) -> Bool {
+        guard let workdir else { return false }
+        var options = git_status_options()
+        try Repository.check("git_status_options_init", git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)))
+        options.show = GIT_STATUS_SHOW_INDEX_ONLY
+        let staged = try withStrArray(prefix.isEmpty ? [] : [prefix]) { (pathspec) throws(GitError) -> Int in
+            if !prefix.isEmpty { options.pathspec = pathspec }
+            var list: OpaquePointer?
+            try Repository.check("git_status_list_new", git_status_list_new(&list, handle, &options))
+            defer { git_status_list_free(list) }
+            return git_status_list_entrycount(list)
+        }
+        guard staged == 0 else { return false }
+        var indexStat = stat()
+        guard stat(gitDir + "/index", &indexStat) == 0 else { return false }
+        var index: OpaquePointer?
+        try Repository.check("git_repository_index", git_repository_index(&index, handle))
+        defer { git_index_free(index) }
+        try Repository.check("git_index_read", git_index_read(index, 0))
+        let start = prefix.isEmpty ? "" : prefix + "/"
+        var tracked: Set<String> = []
+        for position in 0..<git_index_entrycount(index) {
+            guard let entry = git_index_get_byindex(index, position)?.pointee else { return false }
+            let path = String(cString: entry.path)
+            guard path.hasPrefix(start) else { continue }
+            var info = stat()
+            guard lstat(workdir + "/" + path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                  entry.mode == 0o100644 || entry.mode == 0o100755,
+                  (info.st_mode & 0o100 != 0) == (entry.mode == 0o100755),
+                  UInt32(truncatingIfNeeded: info.st_size) == entry.file_size,
+                  UInt32(truncatingIfNeeded: info.st_ino) == entry.ino,
+                  Self.same(entry.mtime, info.st_mtim), Self.same(entry.ctime, info.st_ctim),
+                  (Int(entry.mtime.seconds), Int(entry.mtime.nanoseconds)) < (indexStat.st_mtim.tv_sec, indexStat.st_mtim.tv_nsec)
+            else { return false }
+            tracked.insert(String(path.dropFirst(start.count)))
+        }
+        // Untracked files: everything on disk below the prefix must be in the index.
+        var count = 0
+        guard Self.onlyTracked(workdir + (prefix.isEmpty ? "" : "/" + prefix), "", tracked, &count), count == tracked.count else { return false }
+        return true
+    }
+
+    /// Seconds equal, and nanoseconds too when the index recorded them (git itself may not).
+    private static func same(_ recorded: git_index_time, _ actual: timespec) -> Bool {
+        Int(recorded.seconds) == actual.tv_sec && (recorded.nanoseconds == 0 || Int(recorded.nanoseconds) == actual.tv_nsec)
+    }
+
+    /// Walks `root/relative` counting files; false at the first entry that is not a tracked file
+    /// or a folder (a `.git` folder is skipped, as git skips it).
+    private static func onlyTracked(_ root: String, _ relative: String, _ tracked: Set<String>, _ count: inout Int) -> Bool {
+        guard let folder = opendir(relative.isEmpty ? root : root + "/" + relative) else { return false }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name == "." || name == ".." || (relative.isEmpty && name == ".git") { continue }
+            let path = relative.isEmpty ? name : relative + "/" + name
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_DIR):
+                guard onlyTracked(root, path, tracked, &count) else { return false }
+            case Int32(DT_REG):
+                guard tracked.contains(path) else { return false }
+                count += 1
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// libgit2's status below `prefix`: the exact answer.
+    private func statusPaths(under prefix: String) throws(GitError) -> [String] {
         var options = git_status_options()
         try Repository.check("git_status_options_init", git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)))
         options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR

@@ -11,8 +11,14 @@ public indirect enum JSON: Sendable, Equatable {
 
     /// Compact or two-space indented text, keys sorted, ending without a newline.
     public func serialized(pretty: Bool = true) -> String {
-        var out = ""
+        String(decoding: bytes(pretty: pretty), as: UTF8.self)
+    }
+
+    /// `serialized(pretty:)` as UTF-8 bytes, with `terminator` appended (files end in "\n").
+    public func bytes(pretty: Bool = true, terminator: String = "") -> [UInt8] {
+        var out: [UInt8] = []
         write(into: &out, indent: pretty ? 0 : nil)
+        out.append(contentsOf: terminator.utf8)
         return out
     }
 
@@ -20,79 +26,83 @@ public indirect enum JSON: Sendable, Equatable {
     /// unindented, every following line indented as there): how an element of a list is
     /// spliced into a document that was written whole.
     func serialized(nestedAt level: Int) -> String {
-        var out = ""
+        var out: [UInt8] = []
         write(into: &out, indent: level)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(into out: inout String, indent: Int?) {
+    // Written into bytes: the documents are large (a manifest lists every file of a bundle),
+    // and appending to a byte array is several times cheaper than building a String.
+    private func write(into out: inout [UInt8], indent: Int?) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .int(let value): out += String(value)
-        case .number(let text): out += text
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .number(let text): out.append(contentsOf: text.utf8)
         case .string(let text): JSON.escape(text, into: &out)
         case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "["
+            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 JSON.newline(&out, indent.map { $0 + 1 })
                 item.write(into: &out, indent: indent.map { $0 + 1 })
             }
             JSON.newline(&out, indent)
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let fields):
-            if fields.isEmpty { out += "{}"; return }
-            out += "{"
+            if fields.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            out.append(UInt8(ascii: "{"))
             for (index, key) in fields.keys.sorted().enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 JSON.newline(&out, indent.map { $0 + 1 })
                 JSON.escape(key, into: &out)
-                out += indent == nil ? ":" : ": "
+                out.append(UInt8(ascii: ":"))
+                if indent != nil { out.append(UInt8(ascii: " ")) }
                 fields[key]!.write(into: &out, indent: indent.map { $0 + 1 })
             }
             JSON.newline(&out, indent)
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func newline(_ out: inout String, _ indent: Int?) {
+    private static func newline(_ out: inout [UInt8], _ indent: Int?) {
         guard let indent else { return }
-        out += "\n" + String(repeating: "  ", count: indent)
+        out.append(0x0A)
+        for _ in 0..<(indent * 2) { out.append(0x20) }
     }
 
     /// Escapes for JSON; `<`, `>` and `&` too, so JSON placed inside HTML can never close a tag.
-    static func escape(_ text: String, into out: inout String) {
-        out += "\""
+    static func escape(_ text: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
         if !needsEscaping(text) {
             // Most strings (Korean text, ids, dates) have nothing to escape: append them whole.
-            out += text
-            out += "\""
+            out.append(contentsOf: text.utf8)
+            out.append(UInt8(ascii: "\""))
             return
         }
         for scalar in text.unicodeScalars {
             switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "<": out += "\\u003c"
-            case ">": out += "\\u003e"
-            case "&": out += "\\u0026"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
+            case "\"": out.append(contentsOf: "\\\"".utf8)
+            case "\\": out.append(contentsOf: "\\\\".utf8)
+            case "\n": out.append(contentsOf: "\\n".utf8)
+            case "\r": out.append(contentsOf: "\\r".utf8)
+            case "\t": out.append(contentsOf: "\\t".utf8)
+            case "<": out.append(contentsOf: "\\u003c".utf8)
+            case ">": out.append(contentsOf: "\\u003e".utf8)
+            case "&": out.append(contentsOf: "\\u0026".utf8)
+            case "\u{2028}": out.append(contentsOf: "\\u2028".utf8)
+            case "\u{2029}": out.append(contentsOf: "\\u2029".utf8)
             default:
                 if scalar.value < 0x20 {
                     let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
                 } else {
-                    out.unicodeScalars.append(scalar)
+                    out.append(contentsOf: String(scalar).utf8)
                 }
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Whether `escape` would change anything: a control character, `"`, `\\`, `<`, `>`, `&`,
