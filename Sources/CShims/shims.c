@@ -1,4 +1,7 @@
 #define _GNU_SOURCE
+#include <link.h>
+#include <elf.h>
+#include <string.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -19,4 +22,41 @@ int cshims_flock_unlock(int fd) {
 
 int cshims_syncfs(int fd) {
     return syncfs(fd);
+}
+
+struct build_id_search {
+    unsigned char *out;
+    int capacity;
+    int length;
+};
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct build_id_search *search = data;
+    /* The first object is the program itself. */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+        if (header->p_type != PT_NOTE) continue;
+        const char *note = (const char *)(info->dlpi_addr + header->p_vaddr);
+        const char *end = note + header->p_memsz;
+        while (note + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nhdr = (const ElfW(Nhdr) *)note;
+            const char *name = note + sizeof(ElfW(Nhdr));
+            const char *desc = name + ((nhdr->n_namesz + 3) & ~3u);
+            if (nhdr->n_type == NT_GNU_BUILD_ID && nhdr->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+                int length = (int)nhdr->n_descsz < search->capacity ? (int)nhdr->n_descsz : search->capacity;
+                memcpy(search->out, desc, (size_t)length);
+                search->length = length;
+                return 1;
+            }
+            note = desc + ((nhdr->n_descsz + 3) & ~3u);
+        }
+    }
+    return 1;
+}
+
+int cshims_build_id(unsigned char *out, int capacity) {
+    struct build_id_search search = { out, capacity, 0 };
+    dl_iterate_phdr(find_build_id, &search);
+    return search.length;
 }

@@ -164,4 +164,57 @@ import Testing
             #expect(!later.out.contains("built onto the live bundle"))
         }
     }
+
+    /// The oldest rate table of the `index`-th product (a past table, not on any page).
+    static func oldestTable(_ fixture: Fixture, of index: Int) throws -> String {
+        let newest = try fixture.newestTable(of: index)
+        let folder = String(newest[..<newest.lastIndex(of: "/")!])
+        return folder + "/" + (try FileSystem.listDirectory(fixture.repo + "/" + folder).sorted().first!)
+    }
+
+    @Test func aBrokenPastTableIsRefusedThoughNoPageShowsIt() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try Fixture(in: directory)
+            #expect(try fixture.publish().status == 0)
+            let live = try #require(try ServeRoot(path: fixture.root).live())
+            let table = try Self.oldestTable(fixture, of: 2)
+            #expect(table != (try fixture.newestTable(of: 2)))
+            try fixture.edit(table, message: "Broken") { $0.hasPrefix("bureau: ") ? "bureau: [KCB" : $0 }
+            let refused = try fixture.publish()
+            #expect(refused.status == 1, "\(refused.out)")
+            #expect(refused.out.contains(table + ":"), "\(refused.out)")
+            #expect(try ServeRoot(path: fixture.root).live() == live)
+        }
+    }
+
+    /// The live files spliced must still be what the live manifest says, and the live bundle
+    /// must come from the same content root and the same build; otherwise: a full build.
+    @Test func aLiveBundleThatCannotBeTrustedTakesTheFullBuild() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try Fixture(in: directory)
+            #expect(try fixture.publish().status == 0)
+            let serve = ServeRoot(path: fixture.root)
+            func live() throws -> String { try serve.folder(of: #require(try serve.live())) }
+            func replace(_ path: String, _ edit: (String) -> String) throws {
+                let full = try live() + "/" + path
+                let text = edit(String(decoding: try FileSystem.readFile(full), as: UTF8.self))
+                unlink(full)
+                try FileSystem.writeFile(full, Array(text.utf8))
+            }
+            let cases: [(String, () throws -> Void)] = [
+                ("a tampered rates.html", { try replace("rates.html") { $0.replacingOccurrences(of: "<h1>", with: "<p>TAMPERED</p><h1>") } }),
+                ("a missing partners.html", { unlink(try live() + "/partners.html") }),
+                ("another build", { try replace(BundleLayout.manifest) { $0.replacingOccurrences(of: "\"build\": \"", with: "\"build\": \"other-") } }),
+                ("another content root", { try replace(BundleLayout.manifest) { $0.replacingOccurrences(of: "\"source_root\": \"\"", with: "\"source_root\": \"elsewhere\"") } }),
+            ]
+            for (index, (name, spoil)) in cases.enumerated() {
+                try spoil()
+                try fixture.edit(try fixture.newestTable(of: 10 + index), message: name, Self.otherBureau)
+                let result = try fixture.publish()
+                #expect(result.status == 0, "\(name): \(result.err)")
+                #expect(!result.out.contains("built onto the live bundle"), "\(name): \(result.out)")
+                try fixture.expectLiveEqualsFullBuild(name.replacingOccurrences(of: " ", with: "-"))
+            }
+        }
+    }
 }

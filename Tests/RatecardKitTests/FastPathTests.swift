@@ -145,6 +145,27 @@ import Testing
         for bad in ["", "{", #"{"a": 1,}"#, #"{"a": 1, "a": 2}"#, "[1 2]", "01", #""\x""#, "{\"a\": \"pub", "1 2", #""\ud83d""#] {
             #expect(throws: OperationalError.self, "\(bad)") { try JSONReader.parse(Array(bad.utf8)) }
         }
+        // A listing's file list is written and read without a dictionary per file, as before.
+        let files = [
+            BundleManifest.File(path: "data/0123/products/a/b.json", sha256: String(repeating: "ab", count: 32), size: 1234),
+            BundleManifest.File(path: "terms/약관/1.0.0.html", sha256: String(repeating: "0f", count: 32), size: 0),
+            BundleManifest.File(path: "odd \"quoted\" \\ <path>", sha256: "", size: Int.max),
+        ]
+        for list in [files, []] {
+            let info = ReleaseInfo(
+                id: "000001-abc", bundleID: "abc", sourceCommit: nil, asOf: "2026-11-29", publishedAt: "t",
+                author: "김 <a@b>", user: "u", message: "줄\n바꿈 \"files\"", carried: ["x"], files: list)
+            #expect(info.bytes() == info.json().bytes(terminator: "\n"))
+            let (read, readFiles) = try JSONReader.parseListingFiles(info.bytes())
+            #expect(readFiles == list)
+            #expect(read["message"]?.stringValue == info.message)
+            let manifest = BundleManifest(bundleID: "abc", sourceCommit: nil, sourceDirty: true, asOf: fixtureDay, generator: "g", files: list)
+            #expect(manifest.bytes() == manifest.json().bytes(terminator: "\n"))
+        }
+        for bad in [#"{"files": [{"path": "a", "sha256": "b"}]}"#, #"{"files": [{"path": "a", "sha256": "b", "size": 1, "x": 2}]}"#,
+                    #"{"files": [{"path": 1, "sha256": "b", "size": 1}]}"#, #"{"files": {}}"#] {
+            #expect(throws: OperationalError.self, "\(bad)") { try JSONReader.parseListingFiles(Array(bad.utf8)) }
+        }
         // Over the 1 MiB cap on content files: a release's version.json grows past it.
         let big = JSON.array(Array(repeating: .string(String(repeating: "파일", count: 100)), count: 2000))
         #expect(try JSONReader.parse(Array(big.serialized().utf8)) == big)

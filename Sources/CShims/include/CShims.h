@@ -10,7 +10,10 @@ int cshims_flock_exclusive(int fd, int nonblocking);
 /// Release a flock(2) lock.
 int cshims_flock_unlock(int fd);
 
-
+/// The running program's GNU build id (the linker's hash of the executable), read from its
+/// loaded PT_NOTE segments. Copies up to `capacity` bytes into `out`; returns the id's length,
+/// or 0 when the program has none.
+int cshims_build_id(unsigned char *out, int capacity);
 
 /// syncfs(2): flush every dirty page of the filesystem holding fd. Returns 0 or -1/errno.
 int cshims_syncfs(int fd);

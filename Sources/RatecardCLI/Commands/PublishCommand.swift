@@ -44,7 +44,7 @@ enum PublishCommand {
         var built: (output: BundleBuilder.Output, commit: ObjectID?, content: Content?, incremental: [String]?)
         if !dryRun, !protected, let live = try root.live(), let repository = location.repository,
            let commit = try? repository.resolveCommit(revision),
-           case .built(let output, let products)? = try IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, live: root.folder(of: live)) {
+           case .built(let output, let products)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, live: root.folder(of: live)) {
             built = (output, commit, nil, products)
         } else {
             switch try run.render(revision: revision) {

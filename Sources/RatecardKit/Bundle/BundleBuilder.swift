@@ -5,11 +5,14 @@ public struct BundleBuilder {
     public var asOf: Day
     public var sourceCommit: ObjectID?
     public var sourceDirty: Bool
+    /// The content root inside the repository's tree, nil when the content is not in git.
+    public var sourceRoot: String?
 
-    public init(asOf: Day, sourceCommit: ObjectID?, sourceDirty: Bool) {
+    public init(asOf: Day, sourceCommit: ObjectID?, sourceDirty: Bool, sourceRoot: String? = nil) {
         self.asOf = asOf
         self.sourceCommit = sourceCommit
         self.sourceDirty = sourceDirty
+        self.sourceRoot = sourceRoot
     }
 
     /// A rendered bundle: relative path -> bytes (the manifest included).
@@ -68,8 +71,8 @@ public struct BundleBuilder {
         }
         let manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: sourceCommit, sourceDirty: sourceDirty, asOf: asOf,
-            generator: BundleBuilder.generator, files: listed)
-        files[BundleLayout.manifest] = Self.json(manifest.json())
+            generator: BundleBuilder.generator, files: listed, sourceRoot: sourceRoot)
+        files[BundleLayout.manifest] = manifest.bytes()
         return Output(files: files, manifest: manifest)
     }
 

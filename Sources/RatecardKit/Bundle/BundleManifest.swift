@@ -12,9 +12,23 @@ public struct BundleManifest: Sendable, Equatable {
     public var asOf: Day
     public var generator: String
     public var files: [File]
+    /// The content root inside the repository's tree (`content`, or empty for its root); nil
+    /// for content that is not in git.
+    public var sourceRoot: String? = nil
+    /// `BuildFingerprint.value` of the ratecard that built it.
+    public var build: String = BuildFingerprint.value
 
     public func json() -> JSON {
-        .object([
+        var fields = fieldsWithoutFiles
+        fields["files"] = .array(files.map { .object(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size)]) })
+        return .object(fields)
+    }
+
+    /// `data/manifest.json`'s bytes: `json()` as written, with a final newline.
+    public func bytes() -> [UInt8] { JSON.listingBytes(fieldsWithoutFiles, files: files) }
+
+    private var fieldsWithoutFiles: [String: JSON] {
+        [
             "format": .int(1),
             "bundle_id": .string(bundleID),
             "data": .string(BundleLayout.dataFolder(bundleID)),
@@ -22,8 +36,9 @@ public struct BundleManifest: Sendable, Equatable {
             "source_dirty": .bool(sourceDirty),
             "as_of": .string(asOf.description),
             "generator": .string(generator),
-            "files": .array(files.map { .object(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size)]) }),
-        ])
+            "source_root": sourceRoot.map(JSON.string) ?? .null,
+            "build": .string(build),
+        ]
     }
 
     /// Reads a manifest back (for publish, verify and status).
@@ -40,6 +55,8 @@ public struct BundleManifest: Sendable, Equatable {
         let dirty = fields.bool("source_dirty")
         let asOf = fields.day("as_of")
         let generator = fields.string("generator")
+        let root = fields.string("source_root", required: false)
+        let build = fields.string("build", required: false)
         _ = fields.integer("format")
         _ = fields.string("data")
         var files: [File] = []
@@ -57,6 +74,6 @@ public struct BundleManifest: Sendable, Equatable {
         }
         return BundleManifest(
             bundleID: id.value, sourceCommit: commit.map { ObjectID(hex: $0.value) }, sourceDirty: dirty.value,
-            asOf: asOf.value, generator: generator.value, files: files)
+            asOf: asOf.value, generator: generator.value, files: files, sourceRoot: root?.value, build: build?.value ?? "")
     }
 }

@@ -18,7 +18,8 @@ public struct BundleRun {
         let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
         let snapshot = try run.snapshot(revision: revision)
         if snapshot.report.hasErrors { return .invalid(snapshot.report) }
-        let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty)
+        let root = location.repository == nil ? nil : String(snapshot.source.displayPrefix.dropLast(snapshot.source.displayPrefix.isEmpty ? 0 : 1))
+        let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty, sourceRoot: root)
         let source = snapshot.source
         // Blob ids of a commit's files, listed once (not once per asset).
         let blobs = (source as? CommitSource).flatMap { try? $0.entries() }.map { entries in

@@ -14,10 +14,12 @@ import Glibc
 /// `IncrementalPublishTests` compares the two.
 ///
 /// Any other case returns nil and the caller builds in full: another kind of change (a file
-/// added, deleted or moved, a partner, product or terms file edited), another as-of date or
-/// generator than the live release's, a live release without a source commit, a commit whose
-/// parent differs from it in more than rate tables (so history rules could find errors), or
-/// more than `maximumProducts` products changed.
+/// added, deleted or moved, a partner, product or terms file edited), another as-of date,
+/// content root or build (`BuildFingerprint`: another ratecard, cmark or libyaml) than the
+/// live bundle's, a live release without a source commit, a commit whose parent differs from
+/// it in more than rate tables (so history rules could find errors), more than
+/// `maximumProducts` products changed, a live file to splice that no longer matches its hash,
+/// or anything unexpected on the way (the full build then reports it).
 public struct IncrementalBundle {
     public enum Outcome {
         /// The bundle, and the keys of the products re-rendered.
@@ -37,13 +39,17 @@ public struct IncrementalBundle {
     }
 
     /// The bundle of `commit` derived from the live release in `folder`, or nil (build in full).
-    public func build(commit: ObjectID, live folder: String) throws -> Outcome? {
+    public func build(commit: ObjectID, live folder: String) -> Outcome? {
+        try? derive(commit: commit, live: folder)
+    }
+
+    private func derive(commit: ObjectID, live folder: String) throws -> Outcome? {
         let repository = try location.requireRepository()
-        guard let live = try? LiveBundle(folder: folder), live.asOf == asOf.description,
-              live.generator == BundleBuilder.generator, !live.dirty,
-              let liveCommit = live.commit, (try? repository.commitInfo(liveCommit)) != nil else { return nil }
+        let live = try LiveBundle(folder: folder)
+        guard live.asOf == asOf.description, live.generator == BundleBuilder.generator, live.build == BuildFingerprint.value,
+              !live.dirty, let liveCommit = live.commit else { return nil }
         let source = try location.source(for: commit)
-        guard try location.treePrefix(in: liveCommit) == source.treePrefix else { return nil }
+        guard live.sourceRoot == source.treePrefix else { return nil }
         let diff = try TreeDiff(gitDir: repository.gitDir)
         guard let keys = Self.editedRateTables(try diff.changes(from: liveCommit, to: commit), prefix: source.displayPrefix),
               keys.count <= Self.maximumProducts else { return nil }
@@ -57,12 +63,15 @@ public struct IncrementalBundle {
         Trace.mark("incremental: \(keys.count) products changed since live")
         let content = try Self.load(keys, from: source)
         Trace.mark("incremental: loaded")
+        // Every finding in the changed products' folders counts, a table that does not parse
+        // (and so is not in the content) included.
+        let folders = keys.map { "\(source.displayPrefix)products/\($0)/" }
+        let found = Validator(context: ValidationContext(asOf: asOf)).check(content).filter { finding in
+            folders.contains { finding.path.hasPrefix($0) }
+        }
+        if found.contains(where: { $0.severity == .error }) { return .invalid }
         let products = content.products.filter { keys.contains($0.key) }.sorted { $0.key < $1.key }
         guard Set(products.map(\.key)) == keys else { return nil }
-        var paths = Set(keys.map { "\(source.displayPrefix)products/\($0)/product.yaml" })
-        for table in content.rateTables where keys.contains(table.productKey) { paths.insert(table.path) }
-        let found = Validator(context: ValidationContext(asOf: asOf)).check(content).filter { paths.contains($0.path) }
-        if found.contains(where: { $0.severity == .error }) { return .invalid }
 
         Trace.mark("incremental: checked")
         let documents = DataDocuments(content: content, asOf: asOf)
@@ -79,9 +88,11 @@ public struct IncrementalBundle {
             }
         }
         let productList = try ProductList(try live.read("products.json", inData: true))
+        let livePartners = try live.read("partners.html")
+        let liveRates = try live.read("rates.html")
         guard let spliced = productList.replacing(elements) else { return nil }
         data["products.json"] = spliced
-        guard let ratesPage = try RatesPage(try live.read("rates.html")),
+        guard let ratesPage = try RatesPage(liveRates),
               let rates = ratesPage.replacing(sections, changed: keys, orderKeys: productList.elements.keys, orderOf: productList.order) else { return nil }
 
         Trace.mark("incremental: rendered and spliced")
@@ -100,7 +111,7 @@ public struct IncrementalBundle {
         for (path, bytes) in data { files[folderName + path] = bytes }
         files["rates.html"] = rates
         files["partners.html"] = Self.replacing(
-            Array("src=\"\(live.dataFolder)".utf8), with: Array("src=\"\(folderName)".utf8), in: try live.read("partners.html"))
+            Array("src=\"\(live.dataFolder)".utf8), with: Array("src=\"\(folderName)".utf8), in: livePartners)
         var listed: [BundleManifest.File] = []
         var reused: [String: String] = [:]
         for file in dataFiles {
@@ -117,10 +128,15 @@ public struct IncrementalBundle {
             }
         }
         listed.sort { $0.path < $1.path }
+        // Reused files are linked as they are: each must still be what the live manifest says.
+        let sources = reused.sorted { $0.key < $1.key }
+        let expected = Dictionary(listed.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        guard ParallelMap.map(sources) { Publisher.matches($0.value, expected[$0.key]!) }.allSatisfy({ $0 }) else { return nil }
+        Trace.mark("incremental: \(sources.count) reused files hash-checked")
         let manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: commit, sourceDirty: false, asOf: asOf,
-            generator: BundleBuilder.generator, files: listed)
-        files[BundleLayout.manifest] = manifest.json().bytes(terminator: "\n")
+            generator: BundleBuilder.generator, files: listed, sourceRoot: source.treePrefix)
+        files[BundleLayout.manifest] = manifest.bytes()
         Trace.mark("incremental: manifest")
         return .built(BundleBuilder.Output(files: files, manifest: manifest, reused: reused), products: products.map(\.key))
     }
@@ -212,13 +228,15 @@ struct LiveBundle {
     let commit: ObjectID?
     let asOf: String
     let generator: String
+    let build: String?
+    let sourceRoot: String?
     let dirty: Bool
     /// The bundle's files (data/manifest.json aside), as its manifest lists them.
     let files: [BundleManifest.File]
 
     init(folder: String) throws {
         self.folder = folder
-        let json = try JSONReader.parse(try FileSystem.readFile(folder + "/" + BundleLayout.manifest))
+        let (json, files) = try JSONReader.parseListingFiles(try FileSystem.readFile(folder + "/" + BundleLayout.manifest))
         guard let id = json["bundle_id"]?.stringValue, let asOf = json["as_of"]?.stringValue,
               let generator = json["generator"]?.stringValue, case .bool(let dirty)? = json["source_dirty"] else {
             throw OperationalError("\(folder)/\(BundleLayout.manifest) is malformed")
@@ -228,17 +246,21 @@ struct LiveBundle {
         commit = json["source_commit"]?.stringValue.map { ObjectID(hex: $0) }
         self.asOf = asOf
         self.generator = generator
+        build = json["build"]?.stringValue
+        sourceRoot = json["source_root"]?.stringValue
         self.dirty = dirty
-        files = try (json["files"]?.arrayValue ?? []).map { file in
-            guard let path = file["path"]?.stringValue, let sha = file["sha256"]?.stringValue, let size = file["size"]?.intValue else {
-                throw OperationalError("\(folder)/\(BundleLayout.manifest) lists a malformed file")
-            }
-            return BundleManifest.File(path: path, sha256: sha, size: size)
-        }
+        self.files = files
     }
 
+    /// A file of the bundle, refused unless it still has the hash the manifest lists (a file
+    /// changed on disk must not be carried into the next release).
     func read(_ path: String, inData: Bool = false) throws -> [UInt8] {
-        try FileSystem.readFile(folder + "/" + (inData ? dataFolder : "") + path)
+        let relative = (inData ? dataFolder : "") + path
+        let bytes = try FileSystem.readFile(folder + "/" + relative)
+        guard let file = files.first(where: { $0.path == relative }), file.size == bytes.count, file.sha256 == SHA256.hex(bytes) else {
+            throw OperationalError("\(folder)/\(relative) does not match the live manifest")
+        }
+        return bytes
     }
 }
 

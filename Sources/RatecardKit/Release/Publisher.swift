@@ -49,6 +49,8 @@ public struct Publisher {
         var bytes: [String: [UInt8]] = [:]
         /// Path in the release -> absolute path of an identical file to hard-link.
         var links: [String: String] = [:]
+        /// Link sources already hash-checked by the builder (an incremental build's reused files).
+        var checked: Set<String> = []
         var carried: [String] = []
         /// The live release's version.json, read while staging.
         var liveInfo: ReleaseInfo?
@@ -88,7 +90,7 @@ public struct Publisher {
             id: id, bundleID: request.bundle.manifest.bundleID, sourceCommit: request.bundle.manifest.sourceCommit?.hex,
             asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(), author: request.author,
             user: ProcessUser.name, message: request.message, carried: staged.carried, files: staged.files)
-        staged.bytes[ReleaseInfo.fileName] = info.json().bytes(terminator: "\n")
+        staged.bytes[ReleaseInfo.fileName] = info.bytes()
         Trace.mark("publish: version.json")
         do {
             let written = try write(staged, id: id)
@@ -136,13 +138,13 @@ public struct Publisher {
             staged.bytes[path] = bytes
             entries[path] = hashes[path] ?? BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
         }
-        // Files an incremental build reused: linked from the file it named (or from any
-        // identical file of the recent releases, found below).
+        // Files an incremental build reused: linked from the file it named and hash-checked.
         for (path, source) in request.bundle.reused {
             if entries[path] != nil { throw OperationalError("the web build and the bundle both have \(path); rename it in the web build") }
             guard let file = hashes[path] else { throw OperationalError("the bundle's manifest does not list \(path)") }
             entries[path] = file
             staged.links[path] = source
+            staged.checked.insert(path)
         }
         // Index identical files already on disk (live release first) so unchanged bytes are linked, not copied.
         var onDisk: [String: String] = [:]
@@ -172,7 +174,7 @@ public struct Publisher {
         }
         if let live, staged.liveInfo == nil { staged.liveInfo = try ReleaseInfo.read(from: root.folder(of: live)) }
         staged.files = entries.values.sorted { $0.path < $1.path }
-        for file in staged.files {
+        for file in staged.files where !staged.checked.contains(file.path) {
             if let source = onDisk["\(file.sha256)/\(file.size)"] { staged.links[file.path] = source }
         }
         staged.carried.sort()
@@ -194,11 +196,20 @@ public struct Publisher {
                 made.insert(folder)
             }
         }
-        // Linking thousands of unchanged files is kernel time: two threads, each its own files.
+        // An unchanged file is hard-linked after its source is hash-checked (a file changed on
+        // disk since its release was published must not be carried on); linking and hashing
+        // thousands of files is split over two threads, each its own files.
         let tally = Tally()
+        let listed = Dictionary(staged.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         try ParallelWrite.each(staged.files.map(\.path)) { path in
             let target = partial + "/" + path
-            if let source = staged.links[path], link(source, target) == 0 { return }
+            if let source = staged.links[path] {
+                let intact = staged.checked.contains(path) || Self.matches(source, listed[path]!)
+                if intact, link(source, target) == 0 { return }
+                if !intact, staged.bytes[path] == nil {
+                    throw OperationalError("\(source) changed on disk since its release was published, and \(path) has no other copy; run 'ratecard verify' and restore it (or prune that release)")
+                }
+            }
             guard let bytes = staged.bytes[path] ?? (staged.links[path].flatMap { try? FileSystem.readFile($0) }) else {
                 throw OperationalError("no bytes for \(path)")
             }
@@ -228,6 +239,12 @@ public struct Publisher {
         try DurableFiles.syncDirectory(root.releasesFolder)
         CrashPoint.hit("renamed")
         return written
+    }
+
+    /// Whether the file at `path` has the size and hash `file` lists.
+    static func matches(_ path: String, _ file: BundleManifest.File) -> Bool {
+        guard let bytes = try? FileSystem.readFile(path) else { return false }
+        return bytes.count == file.size && SHA256.hex(bytes) == file.sha256
     }
 
     private func checkSpace(needed: Int) throws {

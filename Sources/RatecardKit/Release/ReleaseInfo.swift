@@ -16,7 +16,13 @@ public struct ReleaseInfo: Sendable, Equatable {
     public var files: [BundleManifest.File]
 
     public func json() -> JSON {
-        .object([
+        var fields = fieldsWithoutFiles
+        fields["files"] = .array(files.map { .object(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size)]) })
+        return .object(fields)
+    }
+
+    private var fieldsWithoutFiles: [String: JSON] {
+        [
             "id": .string(id),
             "bundle_id": .string(bundleID),
             "source_commit": sourceCommit.map(JSON.string) ?? .null,
@@ -26,18 +32,23 @@ public struct ReleaseInfo: Sendable, Equatable {
             "user": .string(user),
             "message": .string(message),
             "carried_bundles": .array(carried.map(JSON.string)),
-            "files": .array(files.map { .object(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size)]) }),
-        ])
+        ]
+    }
+
+    /// The file's bytes: `json()` as written, with a final newline.
+    public func bytes() -> [UInt8] {
+        JSON.listingBytes(fieldsWithoutFiles, files: files)
     }
 
     public static func read(from folder: String) throws -> ReleaseInfo {
-        let json = try JSONReader.parse(try FileSystem.readFile(folder + "/" + fileName))
+        let (json, files): (JSON, [BundleManifest.File])
+        do {
+            (json, files) = try JSONReader.parseListingFiles(try FileSystem.readFile(folder + "/" + fileName))
+        } catch let error as OperationalError {
+            throw OperationalError("\(folder)/\(fileName) is malformed: \(error.description)")
+        }
         guard let id = json["id"]?.stringValue, let bundle = json["bundle_id"]?.stringValue else {
             throw OperationalError("\(folder)/\(fileName) is malformed")
-        }
-        let files = (json["files"]?.arrayValue ?? []).compactMap { file -> BundleManifest.File? in
-            guard let path = file["path"]?.stringValue, let sha = file["sha256"]?.stringValue, let size = file["size"]?.intValue else { return nil }
-            return BundleManifest.File(path: path, sha256: sha, size: size)
         }
         return ReleaseInfo(
             id: id, bundleID: bundle, sourceCommit: json["source_commit"]?.stringValue,

@@ -16,9 +16,28 @@ public enum JSONReader {
         return value
     }
 
+    /// A version.json or manifest: the document, with its top-level `files` list (thousands of
+    /// `{"path", "sha256", "size"}` objects) read straight into `BundleManifest.File`s instead
+    /// of a dictionary each (`files` is `.null` in the document returned).
+    static func parseListingFiles(_ bytes: [UInt8]) throws -> (JSON, [BundleManifest.File]) {
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw OperationalError("JSON is not valid UTF-8") }
+        var reader = ByteReader(bytes: bytes)
+        reader.collectFiles = true
+        reader.skipWhitespace()
+        guard reader.index < bytes.count else { throw OperationalError("empty JSON document") }
+        let value = try reader.value(depth: 0)
+        reader.skipWhitespace()
+        guard reader.index == bytes.count else { throw reader.failure("unexpected text after the JSON value") }
+        return (value, reader.files)
+    }
+
     private struct ByteReader {
         let bytes: [UInt8]
         var index = 0
+        var collectFiles = false
+        var files: [BundleManifest.File] = []
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
 
         func failure(_ message: String) -> OperationalError {
             OperationalError("malformed JSON at byte \(index): \(message)")
@@ -64,7 +83,13 @@ public enum JSONReader {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
                 index += 1
                 skipWhitespace()
-                let item = try value(depth: depth + 1)
+                let item: JSON
+                if collectFiles, depth == 0, key == "files" {
+                    files = try fileList()
+                    item = .null
+                } else {
+                    item = try value(depth: depth + 1)
+                }
                 guard fields.updateValue(item, forKey: key) == nil else { throw failure("duplicate key '\(key)'") }
                 skipWhitespace()
                 guard index < bytes.count else { throw failure("unexpected end") }
@@ -94,6 +119,57 @@ public enum JSONReader {
                 switch bytes[index - 1] {
                 case UInt8(ascii: ","): continue
                 case UInt8(ascii: "]"): return .array(items)
+                default: throw failure("expected ',' or ']'")
+                }
+            }
+        }
+
+        /// `[{"path": "...", "sha256": "...", "size": N}, ...]`, those three keys exactly.
+        mutating func fileList() throws -> [BundleManifest.File] {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { throw failure("expected a list of files") }
+            index += 1
+            var list: [BundleManifest.File] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return list
+            }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw failure("expected a file") }
+                index += 1
+                var path: String?
+                var sha: String?
+                var size: Int?
+                while true {
+                    skipWhitespace()
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
+                    let key = try string()
+                    skipWhitespace()
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
+                    index += 1
+                    skipWhitespace()
+                    switch (key, try value(depth: 3)) {
+                    case ("path", .string(let text)) where path == nil: path = text
+                    case ("sha256", .string(let text)) where sha == nil: sha = text
+                    case ("size", .int(let number)) where size == nil: size = number
+                    default: throw failure("a file entry holds '\(key)' twice or of the wrong kind, or an unknown key")
+                    }
+                    skipWhitespace()
+                    guard index < bytes.count else { throw failure("unexpected end") }
+                    index += 1
+                    if bytes[index - 1] == UInt8(ascii: ",") { continue }
+                    guard bytes[index - 1] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
+                    break
+                }
+                guard let path, let sha, let size else { throw failure("a file entry lacks path, sha256 or size") }
+                list.append(BundleManifest.File(path: path, sha256: sha, size: size))
+                skipWhitespace()
+                guard index < bytes.count else { throw failure("unexpected end") }
+                index += 1
+                switch bytes[index - 1] {
+                case UInt8(ascii: ","): continue
+                case UInt8(ascii: "]"): return list
                 default: throw failure("expected ',' or ']'")
                 }
             }
