@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 @testable import RatecardKit
 import Testing
 
@@ -169,5 +170,43 @@ import Testing
         // Over the 1 MiB cap on content files: a release's version.json grows past it.
         let big = JSON.array(Array(repeating: .string(String(repeating: "파일", count: 100)), count: 2000))
         #expect(try JSONReader.parse(Array(big.serialized().utf8)) == big)
+    }
+
+    /// The stat record vouches for a file only while nothing has touched it: not after a write
+    /// of the same size with the mtime set back, not after a new hard link; hashing decides then.
+    @Test func theVerifiedRecordVouchesOnlyForUntouchedFiles() throws {
+        try withTemporaryDirectory { root in
+            let folder = root + "/releases/000001-a"
+            try FileSystem.makeDirectories(folder)
+            try FileSystem.makeDirectories(root + "/.ratecard")
+            var files: [BundleManifest.File] = []
+            for name in ["a.json", "b.json", "c.json"] {
+                let bytes = Array("{\"name\": \"\(name)\"}\n".utf8)
+                try FileSystem.writeFile(folder + "/" + name, bytes)
+                files.append(BundleManifest.File(path: name, sha256: SHA256.hex(bytes), size: bytes.count))
+            }
+            #expect(VerifiedFiles.load(root: root).vouches(for: folder + "/a.json", as: files[0]) == false)
+            try VerifiedFiles.record(files, in: folder, root: root)
+            let record = VerifiedFiles.load(root: root)
+            for file in files { #expect(record.vouches(for: folder + "/" + file.path, as: file)) }
+            // Not for another hash than recorded.
+            var other = files[0]
+            other.sha256 = String(repeating: "0", count: 64)
+            #expect(!record.vouches(for: folder + "/a.json", as: other))
+            // A same-size write with the mtime put back: the ctime moved (file times come from a
+            // coarse clock, so let a few of its ticks pass first).
+            usleep(50_000)
+            var before = stat()
+            stat(folder + "/b.json", &before)
+            try FileSystem.writeFile(folder + "/b.json", Array("{\"name\": \"x.json\"}\n".utf8))
+            var times = [before.st_atim, before.st_mtim]
+            utimensat(AT_FDCWD, folder + "/b.json", &times, 0)
+            #expect(!record.vouches(for: folder + "/b.json", as: files[1]))
+            #expect(!record.matches(folder + "/b.json", files[1]))
+            // A new link moves the ctime too; the hash still says the bytes are intact.
+            link(folder + "/c.json", root + "/c-link.json")
+            #expect(!record.vouches(for: folder + "/c.json", as: files[2]))
+            #expect(record.matches(folder + "/c.json", files[2]))
+        }
     }
 }

@@ -109,6 +109,9 @@ public struct Publisher {
             // failure (exit 4 promises live is unchanged). The next run's recovery records the swap.
             root.journalAfterSwap(fields)
             CrashPoint.hit("journaled")
+            // Best effort: without the record the next publish hashes what it links.
+            try? VerifiedFiles.record(staged.files, in: root.folder(of: id), root: root.path)
+            Trace.mark("publish: recorded")
             return .published(id: id, previous: live, plan: plan, bytesWritten: written, filesLinked: staged.links.count)
         } catch {
             try? FileSystem.removeTree(root.releasesFolder + "/.partial-\(id)")
@@ -196,15 +199,25 @@ public struct Publisher {
                 made.insert(folder)
             }
         }
-        // An unchanged file is hard-linked after its source is hash-checked (a file changed on
-        // disk since its release was published must not be carried on); linking and hashing
-        // thousands of files is split over two threads, each its own files.
-        let tally = Tally()
+        // An unchanged file is hard-linked after its source is checked (a file changed on disk
+        // since its release was published must not be carried on): by the stat data recorded
+        // after the last publish, else by its hash. All checks come before any link, which
+        // would move the ctimes they compare. Both steps are split over two threads.
         let listed = Dictionary(staged.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let verified = VerifiedFiles.load(root: root.path)
+        var firstUse: [String: String] = [:]
+        for file in staged.files where !staged.checked.contains(file.path) {
+            if let source = staged.links[file.path], firstUse[source] == nil { firstUse[source] = file.path }
+        }
+        let sources = firstUse.sorted { $0.key < $1.key }
+        let checks = ParallelMap.map(sources) { verified.matches($0.key, listed[$0.value]!) }
+        let intactSources = Set(zip(sources, checks).filter(\.1).map(\.0.key))
+        Trace.mark("publish: \(sources.count) link sources checked")
+        let tally = Tally()
         try ParallelWrite.each(staged.files.map(\.path)) { path in
             let target = partial + "/" + path
             if let source = staged.links[path] {
-                let intact = staged.checked.contains(path) || Self.matches(source, listed[path]!)
+                let intact = staged.checked.contains(path) || intactSources.contains(source)
                 if intact, link(source, target) == 0 { return }
                 if !intact, staged.bytes[path] == nil {
                     throw OperationalError("\(source) changed on disk since its release was published, and \(path) has no other copy; run 'ratecard verify' and restore it (or prune that release)")

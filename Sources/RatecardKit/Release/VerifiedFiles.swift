@@ -1,0 +1,74 @@
+import Glibc
+
+/// `.ratecard/verified`: the stat data of every file of the newest release, taken after it was
+/// published (every file was hash-checked or read back then), with its sha256.
+///
+/// Publishing hard-links unchanged files only after checking that the source still has the
+/// hash its release lists; re-hashing tens of megabytes each time is most of the cost of a
+/// small publish. A file whose inode, size, mtime and ctime are what was recorded cannot have
+/// been written since: any write, chmod or new link moves its ctime, which no one can set back
+/// (an inode number reused for a new file gets a new ctime too). So a match stands in for the
+/// hash, git's own stat shortcut for its index. Recorded after the links are made, because a
+/// link moves the ctime; a file not in the record, or not matching, is hashed as before.
+/// A missing or unreadable record only makes the next publish hash everything.
+public struct VerifiedFiles: Sendable {
+    struct Stamp: Hashable, Sendable {
+        var inode: UInt64
+        var size: Int
+        var mtime: Int
+        var ctime: Int
+        var sha256: String
+    }
+
+    public static let fileName = ".ratecard/verified"
+
+    private let stamps: [UInt64: Stamp]
+
+    init(stamps: [UInt64: Stamp]) { self.stamps = stamps }
+
+    /// The record of a serve root; empty when there is none or it cannot be read.
+    public static func load(root: String) -> VerifiedFiles {
+        guard let bytes = try? FileSystem.readFile(root + "/" + fileName) else { return VerifiedFiles(stamps: [:]) }
+        var stamps: [UInt64: Stamp] = [:]
+        for line in bytes.split(separator: 0x0A) {
+            let fields = line.split(separator: 0x20)
+            guard fields.count == 5, let inode = UInt64(String(decoding: fields[0], as: UTF8.self)),
+                  let size = Int(String(decoding: fields[1], as: UTF8.self)),
+                  let mtime = Int(String(decoding: fields[2], as: UTF8.self)),
+                  let ctime = Int(String(decoding: fields[3], as: UTF8.self)) else { continue }
+            stamps[inode] = Stamp(inode: inode, size: size, mtime: mtime, ctime: ctime, sha256: String(decoding: fields[4], as: UTF8.self))
+        }
+        return VerifiedFiles(stamps: stamps)
+    }
+
+    /// Whether the file at `path` is, by its stat data, still the recorded file with `file`'s hash.
+    public func vouches(for path: String, as file: BundleManifest.File) -> Bool {
+        guard let stamp = Self.stamp(path, sha256: file.sha256), let recorded = stamps[stamp.inode] else { return false }
+        return recorded == stamp && stamp.size == file.size
+    }
+
+    /// `vouches(for:as:)`, else the file is read and hashed.
+    public func matches(_ path: String, _ file: BundleManifest.File) -> Bool {
+        vouches(for: path, as: file) || Publisher.matches(path, file)
+    }
+
+    /// Records the files of `folder` (relative path -> listed file) as they are now.
+    static func record(_ files: [BundleManifest.File], in folder: String, root: String) throws {
+        var text: [UInt8] = []
+        text.reserveCapacity(files.count * 110)
+        for file in files {
+            guard let stamp = stamp(folder + "/" + file.path, sha256: file.sha256), stamp.size == file.size else { continue }
+            text.append(contentsOf: "\(stamp.inode) \(stamp.size) \(stamp.mtime) \(stamp.ctime) \(stamp.sha256)\n".utf8)
+        }
+        try DurableFiles.replace(root + "/" + fileName, text)
+    }
+
+    private static func stamp(_ path: String, sha256: String) -> Stamp? {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Stamp(
+            inode: UInt64(info.st_ino), size: Int(info.st_size),
+            mtime: info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec,
+            ctime: info.st_ctim.tv_sec * 1_000_000_000 + info.st_ctim.tv_nsec, sha256: sha256)
+    }
+}
