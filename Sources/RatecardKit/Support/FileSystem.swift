@@ -82,22 +82,6 @@ public enum FileSystem {
         }
     }
 
-    /// `makeDirectories` for a folder whose parent usually exists (staging thousands of files):
-    /// one mkdir(2), walking up only when the parent is missing.
-    public static func makeFolder(_ path: String, mode: mode_t = 0o755) throws {
-        if mkdir(path, mode) == 0 { return }
-        switch errno {
-        case EEXIST:
-            if !isDirectory(path) { throw failure("mkdir", path, code: ENOTDIR) }
-        case ENOENT:
-            guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { throw failure("mkdir", path) }
-            try makeFolder(String(path[..<slash]), mode: mode)
-            if mkdir(path, mode) != 0 && errno != EEXIST { throw failure("mkdir", path) }
-        default:
-            throw failure("mkdir", path)
-        }
-    }
-
     /// Writes a file in place (no fsync); for scratch files and tests.
     public static func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
