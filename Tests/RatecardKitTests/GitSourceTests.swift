@@ -43,6 +43,14 @@ import Testing
             try write("id: new\n", to: work + "/partners/new.yaml")
             #expect(try repository.cleanByStat(under: "") == false)
             #expect(try repository.uncommittedPaths(under: "") == ["partners/new.yaml"])
+            unlink(work + "/partners/new.yaml")
+            #expect(try repository.cleanByStat(under: ""))
+            // Deeper down (the walk shares those folders between two threads).
+            let product = try #require(files.first { $0.hasSuffix("/product.yaml") })
+            let deep = product.replacingOccurrences(of: "product.yaml", with: "rates/2031-01-01.yaml")
+            try write("bureau: KCB\n", to: work + "/" + deep)
+            #expect(try repository.cleanByStat(under: "") == false)
+            #expect(try repository.uncommittedPaths(under: "") == [deep])
         }
     }
 

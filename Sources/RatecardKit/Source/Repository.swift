@@ -290,9 +290,19 @@ public final class Repository {
             else { return false }
             tracked.insert(String(path.dropFirst(start.count)))
         }
-        // Untracked files: everything on disk below the prefix must be in the index.
+        // Untracked files: everything on disk below the prefix must be in the index. The walk
+        // reads thousands of folders: the folders two levels down are shared by two threads.
+        let root = workdir + (prefix.isEmpty ? "" : "/" + prefix)
         var count = 0
-        guard Self.onlyTracked(workdir + (prefix.isEmpty ? "" : "/" + prefix), "", tracked, &count), count == tracked.count else { return false }
+        var folders: [String] = []
+        guard Self.onlyTracked(root, "", tracked, &count, depth: 2, deeper: &folders) else { return false }
+        let known = tracked
+        let counts = ParallelMap.map(folders, threshold: 16) { folder -> Int? in
+            var count = 0
+            var none: [String] = []
+            return Self.onlyTracked(root, folder, known, &count, depth: .max, deeper: &none) ? count : nil
+        }
+        guard !counts.contains(nil), count + counts.reduce(0) { $0 + ($1 ?? 0) } == tracked.count else { return false }
         return true
     }
 
@@ -302,8 +312,9 @@ public final class Repository {
     }
 
     /// Walks `root/relative` counting files; false at the first entry that is not a tracked file
-    /// or a folder (a `.git` folder is skipped, as git skips it).
-    private static func onlyTracked(_ root: String, _ relative: String, _ tracked: Set<String>, _ count: inout Int) -> Bool {
+    /// or a folder (a `.git` folder is skipped, as git skips it). Folders `depth` levels down
+    /// are not walked but added to `deeper`.
+    private static func onlyTracked(_ root: String, _ relative: String, _ tracked: Set<String>, _ count: inout Int, depth: Int, deeper: inout [String]) -> Bool {
         guard let folder = opendir(relative.isEmpty ? root : root + "/" + relative) else { return false }
         defer { closedir(folder) }
         while let entry = readdir(folder) {
@@ -312,7 +323,11 @@ public final class Repository {
             let path = relative.isEmpty ? name : relative + "/" + name
             switch Int32(entry.pointee.d_type) {
             case Int32(DT_DIR):
-                guard onlyTracked(root, path, tracked, &count) else { return false }
+                if depth <= 1 {
+                    deeper.append(path)
+                } else {
+                    guard onlyTracked(root, path, tracked, &count, depth: depth - 1, deeper: &deeper) else { return false }
+                }
             case Int32(DT_REG):
                 guard tracked.contains(path) else { return false }
                 count += 1
