@@ -30,15 +30,8 @@ public enum BundleWriter {
         do {
             try FileSystem.makeDirectories(staging)
             for tree in extraTrees { try FileSystem.copyTree(from: tree, to: staging) }
-            var made: Set<String> = [staging]
             let paths = files.keys.sorted()
-            for path in paths {
-                let folder = DurableFiles.parent(of: staging + "/" + path)
-                if !made.contains(folder) {
-                    try FileSystem.makeDirectories(folder)
-                    made.insert(folder)
-                }
-            }
+            try ParallelWrite.makeFolders(for: paths, in: staging)
             // Creating thousands of files is mostly kernel time; two threads, each its own files.
             try ParallelWrite.each(paths) { path in
                 let target = staging + "/" + path
@@ -88,6 +81,24 @@ enum ParallelWrite {
             }
         }
         if let failure = failures.first { throw failure }
+    }
+
+    /// Makes the folders of every relative path under `root` (which exists), shallowest first,
+    /// those of one depth on two threads (their parents exist by then). Returns how many.
+    @discardableResult
+    static func makeFolders(for paths: [String], in root: String) throws -> Int {
+        var folders: Set<String> = []
+        for path in paths {
+            var folder = DurableFiles.parent(of: path)
+            while folder != "." && folders.insert(folder).inserted { folder = DurableFiles.parent(of: folder) }
+        }
+        let byDepth = Dictionary(grouping: folders) { $0.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) } }
+        for depth in byDepth.keys.sorted() {
+            try each(byDepth[depth]!.sorted()) { folder in
+                guard mkdir(root + "/" + folder, 0o755) == 0 || errno == EEXIST else { throw FileSystem.failure("mkdir", root + "/" + folder) }
+            }
+        }
+        return folders.count
     }
 
     private final class Failures: @unchecked Sendable {

@@ -191,19 +191,8 @@ public struct Publisher {
         try checkSpace(needed: needed + (staged.bytes[ReleaseInfo.fileName]?.count ?? 0))
         guard mkdir(partial, 0o755) == 0 else { throw FileSystem.failure("mkdir", partial) }
         CrashPoint.hit("staged")
-        // Every folder, shallowest first; those of one depth on two threads (their parents exist).
-        var folders: Set<String> = []
-        for file in staged.files {
-            var folder = DurableFiles.parent(of: file.path)
-            while folder != "." && folders.insert(folder).inserted { folder = DurableFiles.parent(of: folder) }
-        }
-        let byDepth = Dictionary(grouping: folders) { $0.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) } }
-        for depth in byDepth.keys.sorted() {
-            try ParallelWrite.each(byDepth[depth]!.sorted()) { folder in
-                guard mkdir(partial + "/" + folder, 0o755) == 0 || errno == EEXIST else { throw FileSystem.failure("mkdir", partial + "/" + folder) }
-            }
-        }
-        Trace.mark("publish: \(folders.count) folders made")
+        let folders = try ParallelWrite.makeFolders(for: staged.files.map(\.path), in: partial)
+        Trace.mark("publish: \(folders) folders made")
         // An unchanged file is hard-linked after its source is checked (a file changed on disk
         // since its release was published must not be carried on): by the stat data recorded
         // after the last publish, else by its hash. All checks come before any link, which

@@ -29,7 +29,10 @@ struct DataDocuments {
     }
 
     var orderedPartners: [Partner] {
-        content.partners.sorted { ($0.displayOrder.value, $0.id.value) < ($1.displayOrder.value, $1.id.value) }
+        // Indices are sorted, not the partners (large values: every field keeps its position).
+        content.partners.indices.sorted {
+            (content.partners[$0].displayOrder.value, content.partners[$0].id.value) < (content.partners[$1].displayOrder.value, content.partners[$1].id.value)
+        }.map { content.partners[$0] }
     }
 
     func partners() -> JSON {
@@ -52,7 +55,9 @@ struct DataDocuments {
         })])
     }
 
-    var orderedProducts: [Product] { content.products.sorted { $0.key < $1.key } }
+    var orderedProducts: [Product] {
+        content.products.indices.sorted { content.products[$0].key < content.products[$1].key }.map { content.products[$0] }
+    }
 
     /// The table in force on the as-of date and the next one scheduled after it.
     func tables(of product: Product) -> (current: RateTable?, next: RateTable?) {

@@ -74,11 +74,10 @@ struct StaticPages {
 
     /// Active products ordered consumer-first: lowest APR, then lowest maximum, then highest limit.
     var comparableProducts: [(Product, RateTable)] {
-        content.products.compactMap { product -> (Product, RateTable)? in
-            comparableTable(of: product).map { (product, $0) }
-        }.sorted { lhs, rhs in
-            RatesOrder(product: lhs.0, table: lhs.1) < RatesOrder(product: rhs.0, table: rhs.1)
-        }
+        // Each product's place computed once, then sorted (not recomputed in every comparison).
+        content.products.compactMap { product -> (RatesOrder, Product, RateTable)? in
+            comparableTable(of: product).map { (RatesOrder(product: product, table: $0), product, $0) }
+        }.sorted { $0.0 < $1.0 }.map { ($0.1, $0.2) }
     }
 
     /// The table `rates.html` shows for a product, or nil when the page leaves it out
@@ -96,9 +95,9 @@ struct StaticPages {
     func ratesPage() -> String {
         var body = HTML.element("h1", text: "대출 금리 비교")
         body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
-        for (product, table) in comparableProducts {
-            body += ratesSection(product, table)
-        }
+        // 3,000 sections on a large site: rendered on two threads, joined in order.
+        let sections = ParallelMap.map(comparableProducts.map { Pair($0.0, $0.1) }) { ratesSection($0.product, $0.table).markup }
+        body += HTML(raw: sections.joined())
         body += notice(for: .rates)
         return PageTemplate.page(title: "대출 금리 비교", root: "", body: body)
     }
@@ -144,6 +143,17 @@ struct StaticPages {
         let phrases = (content.phrases ?? []).filter { $0.pages.contains { $0.value == page } }
         guard !phrases.isEmpty else { return .empty }
         return HTML.element("aside", [("class", "notice")], phrases.map { HTML.element("p", text: $0.text(config: content.config)) }.joined())
+    }
+}
+
+/// A product and the table shown for it, handed to a rendering thread.
+private struct Pair: Sendable {
+    let product: Product
+    let table: RateTable
+
+    init(_ product: Product, _ table: RateTable) {
+        self.product = product
+        self.table = table
     }
 }
 
