@@ -158,6 +158,7 @@ for run in $(seq 1 "$RUNS"); do
     before=$(bytes_of "$SERVE")
     measure publish_one "$BIN" -C "$BIG" publish --root "$SERVE" --as-of "$AS_OF" -m "bench one table"
     after=$(bytes_of "$SERVE")
+    if grep -q "built onto the live bundle" "$WORK/t/publish_one.out"; then echo 1 >> "$WORK/t/incremental"; else echo 0 >> "$WORK/t/incremental"; fi
     NEXT=$SERVE/releases/$(live "$SERVE")
     echo $((after - before)) >> "$WORK/t/new_bytes"
     # What changed: files written (not hard-linked) other than the manifests, and the manifests.
@@ -219,6 +220,7 @@ END {
     r = v["new_bytes"] / budget
     row("  new bytes on disk vs 2 x changed + manifests", sprintf("%d B", v["new_bytes"]), sprintf("%d B", budget), sprintf("%.2fx", r), "<= 1.0x", r <= 1.0)
     info("  (changed files written / manifests)", sprintf("%d B", v["changed_bytes"]), sprintf("%d B", v["manifest_bytes"]), "")
+    info("  (runs built onto the live bundle)", sprintf("%d of %d", v["incremental"], runs), "", "")
     r = v["rollback_big"] / v["rollback_tiny"]
     row(sprintf("rollback, %d-file root vs %d-file root", v["big_files"], v["tiny_files"]), s(v["rollback_big"]), s(v["rollback_tiny"]), sprintf("%.2fx", r), "<= 1.5x", r <= 1.5)
     split("validate_rev validate_range build publish_full publish_one rollback_big", names, " ")
@@ -233,6 +235,7 @@ END {
              rollback_big rollback_tiny new_bytes changed_bytes manifest_bytes; do echo "$m $(median $m)"; done
     for m in validate_rev validate_range build publish_full publish_one rollback_big; do echo "${m}_rss $(peak $m)"; done
     echo "big_files $BIG_FILES"; echo "tiny_files $TINY_FILES"
+    echo "incremental $(awk '{ s += $1 } END { print s + 0 }' "$WORK/t/incremental")"
 )
 printf 'make bench took %d s (wall, including the release build and any generation)\n' "$ELAPSED"
 } | tee "$WORK/table.txt"
