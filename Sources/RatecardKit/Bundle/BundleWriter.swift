@@ -35,8 +35,11 @@ public enum BundleWriter {
             // Creating thousands of files is mostly kernel time; two threads, each its own files.
             try ParallelWrite.each(paths) { path in
                 let target = staging + "/" + path
-                try? FileSystem.removeTree(target)
-                try DurableFiles.create(target, files[path]!, sync: false)
+                // A bundle file replaces a web build file of the same path.
+                if (try? DurableFiles.create(target, files[path]!, sync: false)) == nil {
+                    try? FileSystem.removeTree(target)
+                    try DurableFiles.create(target, files[path]!, sync: false)
+                }
             }
             try DurableFiles.syncFilesystem(of: staging)
             var old: String?
