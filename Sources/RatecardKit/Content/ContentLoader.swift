@@ -130,8 +130,7 @@ public final class ContentLoader {
         let bytes = try read ?? source.read(entry)
         var model: ParsedFile.Model
         do {
-            let text = try SourceText.decode(bytes)
-            model = try parseModel(role, text: text, bytes: bytes, path: path, diagnostics: diagnostics)
+            model = try parseModel(role, bytes: bytes, path: path, diagnostics: diagnostics)
         } catch let error as YAMLError {
             diagnostics.report(FileRules.rule(for: error), path, error.mark, error.message)
             model = .none
@@ -141,8 +140,9 @@ public final class ContentLoader {
         return ParsedFile(role: role, model: model, diagnostics: diagnostics.items)
     }
 
-    private static func parseModel(_ role: FileRole, text: String, bytes: [UInt8], path: String, diagnostics: Diagnostics) throws -> ParsedFile.Model {
+    private static func parseModel(_ role: FileRole, bytes: [UInt8], path: String, diagnostics: Diagnostics) throws -> ParsedFile.Model {
         if case .terms(let document, let version) = role {
+            let text = try SourceText.decode(bytes)
             let parts = try FrontMatter.split(text)
             guard let node = try YAMLParser.parse(Array(parts.yaml.utf8), lineOffset: 1) else {
                 throw YAMLError(rule: FileRules.frontMatter.id, mark: .start, message: "the front matter is empty; it needs title, version, effective_from, consent, requires_reconsent and summary")
@@ -150,6 +150,7 @@ public final class ContentLoader {
             let terms = TermsVersion.read(node, path: path, documentID: document, fileVersion: version, body: parts.body, bodyLine: parts.bodyLine, diagnostics: diagnostics)
             return .terms(terms, text: text)
         }
+        try SourceText.check(bytes)
         guard let node = try YAMLParser.parse(bytes) else {
             diagnostics.report(SchemaRules.empty, path, .start, "the file is empty")
             return .none
