@@ -19,18 +19,12 @@ public final class ContentLoader {
     public func load(_ source: any ContentSource) throws -> Content {
         var content = Content(prefix: source.displayPrefix)
         let entries = try source.entries()
-        // Cached files first; the rest are read and parsed, on two threads for a large tree.
-        var parsed = [ParsedFile?](repeating: nil, count: entries.count)
-        var jobs: [Int] = []
-        for (index, entry) in entries.enumerated() where entry.kind == .file {
-            if let file = try cachedFile(entry, path: source.displayPrefix + entry.path, source: source) {
-                parsed[index] = file
-            } else {
-                jobs.append(index)
-            }
-        }
+        Trace.mark("load: \(entries.count) tree entries")
+        // Every file is taken from the cache or read and parsed, on two threads for a large tree.
+        var loaded = try ParallelParse.run(entries.indices.filter { entries[$0].kind == .file }, of: entries, from: source)
+        Trace.mark("load: files read and parsed")
         hashedIDs = [:]
-        try ParallelParse.run(jobs, of: entries, from: source, into: &parsed, hashed: &hashedIDs)
+        seen.reserveCapacity(seen.count + entries.count)
         for (index, entry) in entries.enumerated() {
             let path = source.displayPrefix + entry.path
             switch entry.kind {
@@ -47,7 +41,11 @@ public final class ContentLoader {
             case .file:
                 break
             }
-            content.add(parsed[index]!, relative: entry.path)
+            // Moved out, not copied: a copy of a parsed file retains each of its strings.
+            let file = loaded[index].take()!
+            count(file)
+            if let id = file.hashed { hashedIDs[entry.path] = id }
+            content.add(file.file, relative: entry.path)
         }
         for required in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml"]
         where !entries.contains(where: { $0.path == required }) {
@@ -55,12 +53,52 @@ public final class ContentLoader {
                 path: source.displayPrefix + required, mark: .start, rule: SchemaRules.missingFile,
                 message: "required file \(required) is missing"))
         }
+        Trace.mark("load: content assembled")
         return content
     }
 
+    /// Counts a loaded file as parsed the way this loader always has: a work-tree file (no blob
+    /// id) every time, a blob the first time this loader sees its path and id, whether it was
+    /// parsed now or taken from the cache another loader filled (a publish validates the work
+    /// tree, HEAD, its parent and the live commit, which mostly share blobs).
+    private func count(_ file: LoadedFile) {
+        guard let key = file.key else {
+            parses += 1
+            return
+        }
+        if seen.insert(key).inserted { parses += 1 }
+    }
+
+    /// One file as a load needs it: parsed, the blob id computed for a work-tree file, and the
+    /// cache key of a blob.
+    struct LoadedFile {
+        var file: ParsedFile
+        var hashed: ObjectID?
+        var key: String?
+    }
+
+    /// Loads one file: from the cache, or read and parsed. A work-tree asset or unexpected file
+    /// is not read (nothing in it is checked). Touches no loader state, so two threads may run
+    /// it with a source each.
+    static func loadFile(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> LoadedFile {
+        if let id = entry.id {
+            let key = key(path, id)
+            if let cached = ParseCache.shared.file(key) { return LoadedFile(file: cached, key: key) }
+            let parsed = try parse(entry, path: path, source: source, bytes: nil)
+            ParseCache.shared.store(parsed, for: key)
+            return LoadedFile(file: parsed, key: key)
+        }
+        switch FileRole(entry.path) {
+        case .asset, .unexpected:
+            return LoadedFile(file: try parse(entry, path: path, source: source, bytes: nil))
+        default:
+            let (file, hashed) = try readAndParse(entry, path: path, source: source)
+            return LoadedFile(file: file, hashed: hashed)
+        }
+    }
+
     /// Counts `entry` as parsed the way this loader always has, and returns it when no read is
-    /// needed: cached (by any loader: a publish validates the work tree, HEAD, its parent and
-    /// the live commit, which mostly share blobs), or an asset or unexpected file. A work-tree
+    /// needed: cached (by any loader), or an asset or unexpected file. A work-tree
     /// file has no blob id; it counts as parsed every time and is hashed like git does when read.
     private func cachedFile(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> ParsedFile? {
         guard let id = entry.id else {
