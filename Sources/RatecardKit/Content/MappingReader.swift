@@ -48,11 +48,19 @@ final class MappingReader {
     func string(_ key: String, required: Bool = true) -> Located<String>? {
         guard let value = value(key, required: required) else { return nil }
         guard let text = Scalar.string(value, key: key, reader: self) else { return nil }
-        if required && text.value.allSatisfy(\.isWhitespace) {
+        if required && Self.isBlank(text.value) {
             diagnostics.report(SchemaRules.missingField, path, text.mark, "required field '\(key)' is empty")
             return nil
         }
         return text
+    }
+
+    /// Whether every Character is whitespace. A Character is whitespace when its first scalar is,
+    /// so text starting with a visible ASCII character is not blank (the usual case, decided
+    /// without breaking the text into Characters).
+    static func isBlank(_ text: String) -> Bool {
+        if let first = text.utf8.first, first > 0x20, first < 0x7F { return false }
+        return text.allSatisfy(\.isWhitespace)
     }
 
     /// Where a key is written, if present.
