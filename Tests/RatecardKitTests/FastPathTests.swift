@@ -21,6 +21,8 @@ import Testing
         "mixed 100% 승인 café\u{0301} 신용불량자 환영\n「업계 최저」 ① 무심사",
         "😀 업계 최저 👍🏽 무조건 승인",
         "**업계 최저** [무조건 승인](https://example.com) - 100% 승인\n1. 누구나 대출",
+        "a long run of plain ASCII text before 업계 최저\u{302E} and after it, 무조건 승인",
+        "ASCII only, longer than a word or two: 100% 승인 is not here but 100% is",
     ]
 
     @Test(arguments: texts) func wordScanFindsWhatFoundationFinds(text: String) {
@@ -160,6 +162,12 @@ import Testing
             case (.failure(let a), .failure(let b)): #expect(a == b)
             default: Issue.record("decode and check disagree on \(bytes.prefix(24))")
             }
+        }
+    }
+
+    @Test func blankTextIsWhatCharactersSay() {
+        for text in ["", " ", "\t\n", "a", " a", "\u{3000}", "\u{3000}가", "가", "\u{7F}", "\u{0}", "a\u{301}", "\r\n", "\u{85}", "~"] {
+            #expect(MappingReader.isBlank(text) == text.allSatisfy(\.isWhitespace), "\(text.unicodeScalars.map(\.value))")
         }
     }
 
