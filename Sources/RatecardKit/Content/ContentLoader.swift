@@ -21,6 +21,7 @@ public final class ContentLoader {
         let entries = try source.entries()
         Trace.mark("load: \(entries.count) tree entries")
         // Every file is taken from the cache or read and parsed, on two threads for a large tree.
+        ParseCache.shared.reserve(entries.count)
         var loaded = try ParallelParse.run(entries.indices.filter { entries[$0].kind == .file }, of: entries, from: source)
         Trace.mark("load: files read and parsed")
         hashedIDs = [:]
@@ -219,6 +220,15 @@ final class ParseCache: Sendable {
 
     func file(_ key: String) -> ParsedFile? {
         files.withLock { $0[key] }
+    }
+
+    /// Makes room for the `count` files of a first load at once (growing one file at a time
+    /// rehashed the whole cache a dozen times, under the lock both loading threads take). Later
+    /// loads mostly find their files already there.
+    func reserve(_ count: Int) {
+        files.withLock { files in
+            if files.isEmpty { files.reserveCapacity(min(Self.limit, count)) }
+        }
     }
 
     func store(_ file: ParsedFile, for key: String) {
