@@ -8,7 +8,7 @@ public final class ContentLoader {
     /// How many files were actually parsed (cache misses); `validate --range` reports it.
     public private(set) var parses = 0
     /// Keys this loader has loaded (what `parses` counts); the parsed files are in `ParseCache`.
-    private var seen: Set<String> = []
+    private var seen: Set<ParseKey> = []
     /// Blob ids of the work-tree files the last `load` read and hashed, by content-relative path
     /// (so checking the work tree against HEAD does not read and hash them again).
     private(set) var hashedIDs: [String: ObjectID] = [:]
@@ -26,17 +26,16 @@ public final class ContentLoader {
         Trace.mark("load: files read and parsed")
         hashedIDs = [:]
         seen.reserveCapacity(seen.count + entries.count)
-        for (index, entry) in entries.enumerated() {
-            let path = source.displayPrefix + entry.path
-            switch entry.kind {
+        for index in entries.indices {
+            switch entries[index].kind {
             case .symlink:
                 content.fileDiagnostics.append(Diagnostic(
-                    path: path, mark: .start, rule: FileRules.symlink,
+                    path: source.displayPrefix + entries[index].path, mark: .start, rule: FileRules.symlink,
                     message: "symlinks are not allowed in the content tree; replace it with the file itself"))
                 continue
             case .submodule:
                 content.fileDiagnostics.append(Diagnostic(
-                    path: path, mark: .start, rule: FileRules.submodule,
+                    path: source.displayPrefix + entries[index].path, mark: .start, rule: FileRules.submodule,
                     message: "submodules are not allowed in the content tree; copy the files in"))
                 continue
             case .file:
@@ -45,8 +44,8 @@ public final class ContentLoader {
             // Moved out, not copied: a copy of a parsed file retains each of its strings.
             let file = loaded[index].take()!
             count(file)
-            if let id = file.hashed { hashedIDs[entry.path] = id }
-            content.add(file.file, relative: entry.path)
+            if let id = file.hashed { hashedIDs[entries[index].path] = id }
+            content.add(file.file, relative: entries[index].path)
         }
         for required in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml"]
         where !entries.contains(where: { $0.path == required }) {
@@ -75,7 +74,7 @@ public final class ContentLoader {
     struct LoadedFile {
         var file: ParsedFile
         var hashed: ObjectID?
-        var key: String?
+        var key: ParseKey?
     }
 
     /// Loads one file: from the cache, or read and parsed. A work-tree asset or unexpected file
@@ -120,7 +119,7 @@ public final class ContentLoader {
         return try Self.readAndParse(entry, path: path, source: source).file
     }
 
-    static func key(_ path: String, _ id: ObjectID) -> String { "\(path)\u{0}\(id.hex)" }
+    static func key(_ path: String, _ id: ObjectID) -> ParseKey { ParseKey(path: path, id: id) }
 
     /// Reads, hashes (work-tree files: the id is returned) and parses one file, storing it in the
     /// shared cache. Touches no loader state, so two threads may run it with a source each.
@@ -216,9 +215,9 @@ final class ParseCache: Sendable {
     static let shared = ParseCache()
     static let limit = 100_000
 
-    private let files = Mutex<[String: ParsedFile]>([:])
+    private let files = Mutex<[ParseKey: ParsedFile]>([:])
 
-    func file(_ key: String) -> ParsedFile? {
+    func file(_ key: ParseKey) -> ParsedFile? {
         files.withLock { $0[key] }
     }
 
@@ -231,12 +230,19 @@ final class ParseCache: Sendable {
         }
     }
 
-    func store(_ file: ParsedFile, for key: String) {
+    func store(_ file: ParsedFile, for key: ParseKey) {
         files.withLock { files in
             if files.count >= Self.limit { files.removeAll() }
             files[key] = file
         }
     }
+}
+
+/// A file as the parse cache knows it: its repository path and blob id (the path and id strings
+/// the tree entry already holds, not a new string joining them for every file).
+struct ParseKey: Hashable, Sendable {
+    var path: String
+    var id: ObjectID
 }
 
 /// What a file is, from its path alone.
