@@ -22,6 +22,8 @@ import Testing
         "mixed 100% 승인 café\u{0301} 신용불량자 환영\n「업계 최저」 ① 무심사",
         "😀 업계 최저 👍🏽 무조건 승인",
         "**업계 최저** [무조건 승인](https://example.com) - 100% 승인\n1. 누구나 대출",
+        "a long run of plain ASCII text before 업계 최저\u{302E} and after it, 무조건 승인",
+        "ASCII only, longer than a word or two: 100% 승인 is not here but 100% is",
     ]
 
     @Test(arguments: texts) func wordScanFindsWhatFoundationFinds(text: String) {
@@ -129,6 +131,45 @@ import Testing
         let days = ["2026-11-29", "2024-02-29", "2025-02-29", "2025-13-01", "2025-00-10", "2025-01-00", "2025-1-01", "20250-01-01",
                     "2025-01-01 ", "2025/01/01", "", "２０２５-01-01", "2025-01-3\u{301}", "0000-01-01", "2025--1-01"]
         for text in days { #expect(Day(text) == Self.referenceDay(text), "\(text)") }
+    }
+
+    /// Paths that name every role, nearly do, or hide a difference behind Unicode.
+    static let paths: [String] = [
+        "ratecard.yaml", "/ratecard.yaml", "ratecard.yaml/", "ratecard.yml", "a/ratecard.yaml", "",  "/", "//",
+        "regulatory/limits.yaml", "regulatory/phrases.yaml", "regulatory//limits.yaml", "regulatory/other.yaml",
+        "partners/bareun-bank-1.yaml", "partners/.yaml", "partners/a.yml", "partners/x/y.yaml", "partners/a.yaml/",
+        "products/p/q/product.yaml", "products/p/q/product.yml", "products/p/product.yaml", "products//p/q/product.yaml",
+        "products/p/q/rates/2025-01-01.yaml", "products/p/q/rates/.yaml", "products/p/q/rate/2025-01-01.yaml",
+        "products/p/q/rates/2025-01-01.yaml/x", "terms/doc/1.0.0.md", "terms/doc/.md", "terms/doc/1.0.0.MD", "terms/1.0.0.md",
+        "assets/logo.svg", "assets/a/b/logo.png", "assets/logo.gif", "assets", "assets/", "assets/logo.svg/",
+        "Products/p/q/product.yaml", "partners/바른은행.yaml", "terms/약관/1.0.0.md", "products/p/q/rates/2025-01-01.yaml\u{301}",
+        "partners/a\u{301}.yaml", "assets/\u{0600}.svg", "te\u{301}rms/doc/1.0.0.md", "x\r\n/ratecard.yaml",
+    ]
+
+    @Test(arguments: paths) func fileRolesReadFromBytesAsFromParts(path: String) {
+        #expect(FileRole(path) == FileRole(parts: path))
+    }
+
+    @Test func sourceTextChecksWhatItDecodes() {
+        let inputs: [[UInt8]] = [
+            [], Array("a: 1\n".utf8), Array("이름: 값\n".utf8), [0x61, 0x80], [0xC3], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            Array(repeating: 0x41, count: 17) + [0xFF] + Array(repeating: 0x41, count: 5), Array(repeating: 0x41, count: SourceText.maxBytes + 1),
+        ]
+        for bytes in inputs {
+            let decoded = Result { () throws(YAMLError) in _ = try SourceText.decode(bytes) }
+            let checked = Result { () throws(YAMLError) in try SourceText.check(bytes) }
+            switch (decoded, checked) {
+            case (.success, .success): break
+            case (.failure(let a), .failure(let b)): #expect(a == b)
+            default: Issue.record("decode and check disagree on \(bytes.prefix(24))")
+            }
+        }
+    }
+
+    @Test func blankTextIsWhatCharactersSay() {
+        for text in ["", " ", "\t\n", "a", " a", "\u{3000}", "\u{3000}가", "가", "\u{7F}", "\u{0}", "a\u{301}", "\r\n", "\u{85}", "~"] {
+            #expect(MappingReader.isBlank(text) == text.allSatisfy(\.isWhitespace), "\(text.unicodeScalars.map(\.value))")
+        }
     }
 
     @Test func jsonReadsBackWhatJSONWrites() throws {

@@ -8,7 +8,7 @@ public final class ContentLoader {
     /// How many files were actually parsed (cache misses); `validate --range` reports it.
     public private(set) var parses = 0
     /// Keys this loader has loaded (what `parses` counts); the parsed files are in `ParseCache`.
-    private var seen: Set<String> = []
+    private var seen: Set<ParseKey> = []
     /// Blob ids of the work-tree files the last `load` read and hashed, by content-relative path
     /// (so checking the work tree against HEAD does not read and hash them again).
     private(set) var hashedIDs: [String: ObjectID] = [:]
@@ -19,35 +19,33 @@ public final class ContentLoader {
     public func load(_ source: any ContentSource) throws -> Content {
         var content = Content(prefix: source.displayPrefix)
         let entries = try source.entries()
-        // Cached files first; the rest are read and parsed, on two threads for a large tree.
-        var parsed = [ParsedFile?](repeating: nil, count: entries.count)
-        var jobs: [Int] = []
-        for (index, entry) in entries.enumerated() where entry.kind == .file {
-            if let file = try cachedFile(entry, path: source.displayPrefix + entry.path, source: source) {
-                parsed[index] = file
-            } else {
-                jobs.append(index)
-            }
-        }
+        Trace.mark("load: \(entries.count) tree entries")
+        // Every file is taken from the cache or read and parsed, on two threads for a large tree.
+        ParseCache.shared.reserve(entries.count)
+        var loaded = try ParallelParse.run(entries.indices.filter { entries[$0].kind == .file }, of: entries, from: source)
+        Trace.mark("load: files read and parsed")
         hashedIDs = [:]
-        try ParallelParse.run(jobs, of: entries, from: source, into: &parsed, hashed: &hashedIDs)
-        for (index, entry) in entries.enumerated() {
-            let path = source.displayPrefix + entry.path
-            switch entry.kind {
+        seen.reserveCapacity(seen.count + entries.count)
+        for index in entries.indices {
+            switch entries[index].kind {
             case .symlink:
                 content.fileDiagnostics.append(Diagnostic(
-                    path: path, mark: .start, rule: FileRules.symlink,
+                    path: source.displayPrefix + entries[index].path, mark: .start, rule: FileRules.symlink,
                     message: "symlinks are not allowed in the content tree; replace it with the file itself"))
                 continue
             case .submodule:
                 content.fileDiagnostics.append(Diagnostic(
-                    path: path, mark: .start, rule: FileRules.submodule,
+                    path: source.displayPrefix + entries[index].path, mark: .start, rule: FileRules.submodule,
                     message: "submodules are not allowed in the content tree; copy the files in"))
                 continue
             case .file:
                 break
             }
-            content.add(parsed[index]!, relative: entry.path)
+            // Moved out, not copied: a copy of a parsed file retains each of its strings.
+            let file = loaded[index].take()!
+            count(file)
+            if let id = file.hashed { hashedIDs[entries[index].path] = id }
+            content.add(file.file, relative: entries[index].path)
         }
         for required in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml"]
         where !entries.contains(where: { $0.path == required }) {
@@ -55,12 +53,52 @@ public final class ContentLoader {
                 path: source.displayPrefix + required, mark: .start, rule: SchemaRules.missingFile,
                 message: "required file \(required) is missing"))
         }
+        Trace.mark("load: content assembled")
         return content
     }
 
+    /// Counts a loaded file as parsed the way this loader always has: a work-tree file (no blob
+    /// id) every time, a blob the first time this loader sees its path and id, whether it was
+    /// parsed now or taken from the cache another loader filled (a publish validates the work
+    /// tree, HEAD, its parent and the live commit, which mostly share blobs).
+    private func count(_ file: LoadedFile) {
+        guard let key = file.key else {
+            parses += 1
+            return
+        }
+        if seen.insert(key).inserted { parses += 1 }
+    }
+
+    /// One file as a load needs it: parsed, the blob id computed for a work-tree file, and the
+    /// cache key of a blob.
+    struct LoadedFile {
+        var file: ParsedFile
+        var hashed: ObjectID?
+        var key: ParseKey?
+    }
+
+    /// Loads one file: from the cache, or read and parsed. A work-tree asset or unexpected file
+    /// is not read (nothing in it is checked). Touches no loader state, so two threads may run
+    /// it with a source each.
+    static func loadFile(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> LoadedFile {
+        if let id = entry.id {
+            let key = key(path, id)
+            if let cached = ParseCache.shared.file(key) { return LoadedFile(file: cached, key: key) }
+            let parsed = try parse(entry, path: path, source: source, bytes: nil)
+            ParseCache.shared.store(parsed, for: key)
+            return LoadedFile(file: parsed, key: key)
+        }
+        switch FileRole(entry.path) {
+        case .asset, .unexpected:
+            return LoadedFile(file: try parse(entry, path: path, source: source, bytes: nil))
+        default:
+            let (file, hashed) = try readAndParse(entry, path: path, source: source)
+            return LoadedFile(file: file, hashed: hashed)
+        }
+    }
+
     /// Counts `entry` as parsed the way this loader always has, and returns it when no read is
-    /// needed: cached (by any loader: a publish validates the work tree, HEAD, its parent and
-    /// the live commit, which mostly share blobs), or an asset or unexpected file. A work-tree
+    /// needed: cached (by any loader), or an asset or unexpected file. A work-tree
     /// file has no blob id; it counts as parsed every time and is hashed like git does when read.
     private func cachedFile(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> ParsedFile? {
         guard let id = entry.id else {
@@ -81,7 +119,7 @@ public final class ContentLoader {
         return try Self.readAndParse(entry, path: path, source: source).file
     }
 
-    static func key(_ path: String, _ id: ObjectID) -> String { "\(path)\u{0}\(id.hex)" }
+    static func key(_ path: String, _ id: ObjectID) -> ParseKey { ParseKey(path: path, id: id) }
 
     /// Reads, hashes (work-tree files: the id is returned) and parses one file, storing it in the
     /// shared cache. Touches no loader state, so two threads may run it with a source each.
@@ -130,8 +168,7 @@ public final class ContentLoader {
         let bytes = try read ?? source.read(entry)
         var model: ParsedFile.Model
         do {
-            let text = try SourceText.decode(bytes)
-            model = try parseModel(role, text: text, bytes: bytes, path: path, diagnostics: diagnostics)
+            model = try parseModel(role, bytes: bytes, path: path, diagnostics: diagnostics)
         } catch let error as YAMLError {
             diagnostics.report(FileRules.rule(for: error), path, error.mark, error.message)
             model = .none
@@ -141,8 +178,9 @@ public final class ContentLoader {
         return ParsedFile(role: role, model: model, diagnostics: diagnostics.items)
     }
 
-    private static func parseModel(_ role: FileRole, text: String, bytes: [UInt8], path: String, diagnostics: Diagnostics) throws -> ParsedFile.Model {
+    private static func parseModel(_ role: FileRole, bytes: [UInt8], path: String, diagnostics: Diagnostics) throws -> ParsedFile.Model {
         if case .terms(let document, let version) = role {
+            let text = try SourceText.decode(bytes)
             let parts = try FrontMatter.split(text)
             guard let node = try YAMLParser.parse(Array(parts.yaml.utf8), lineOffset: 1) else {
                 throw YAMLError(rule: FileRules.frontMatter.id, mark: .start, message: "the front matter is empty; it needs title, version, effective_from, consent, requires_reconsent and summary")
@@ -150,6 +188,7 @@ public final class ContentLoader {
             let terms = TermsVersion.read(node, path: path, documentID: document, fileVersion: version, body: parts.body, bodyLine: parts.bodyLine, diagnostics: diagnostics)
             return .terms(terms, text: text)
         }
+        try SourceText.check(bytes)
         guard let node = try YAMLParser.parse(bytes) else {
             diagnostics.report(SchemaRules.empty, path, .start, "the file is empty")
             return .none
@@ -176,18 +215,34 @@ final class ParseCache: Sendable {
     static let shared = ParseCache()
     static let limit = 100_000
 
-    private let files = Mutex<[String: ParsedFile]>([:])
+    private let files = Mutex<[ParseKey: ParsedFile]>([:])
 
-    func file(_ key: String) -> ParsedFile? {
+    func file(_ key: ParseKey) -> ParsedFile? {
         files.withLock { $0[key] }
     }
 
-    func store(_ file: ParsedFile, for key: String) {
+    /// Makes room for the `count` files of a first load at once (growing one file at a time
+    /// rehashed the whole cache a dozen times, under the lock both loading threads take). Later
+    /// loads mostly find their files already there.
+    func reserve(_ count: Int) {
+        files.withLock { files in
+            if files.isEmpty { files.reserveCapacity(min(Self.limit, count)) }
+        }
+    }
+
+    func store(_ file: ParsedFile, for key: ParseKey) {
         files.withLock { files in
             if files.count >= Self.limit { files.removeAll() }
             files[key] = file
         }
     }
+}
+
+/// A file as the parse cache knows it: its repository path and blob id (the path and id strings
+/// the tree entry already holds, not a new string joining them for every file).
+struct ParseKey: Hashable, Sendable {
+    var path: String
+    var id: ObjectID
 }
 
 /// What a file is, from its path alone.
@@ -203,6 +258,11 @@ enum FileRole: Sendable, Equatable {
     case unexpected(String)
 
     init(_ path: String) {
+        self = Self.recognized(ascii: path) ?? FileRole(parts: path)
+    }
+
+    /// The role read by splitting the path into Strings: for any path.
+    init(parts path: String) {
         let parts = path.split(separator: "/").map(String.init)
         switch (parts.count, parts.first) {
         case (1, "ratecard.yaml"): self = .config
@@ -223,6 +283,66 @@ enum FileRole: Sendable, Equatable {
             if path.hasSuffix(".yml") { hint = "unexpected file: YAML files end in .yaml, not .yml; rename it" }
             self = .unexpected(hint)
         }
+    }
+}
+
+extension FileRole {
+    /// The role of an ASCII path that names a content file, read from its bytes (for ASCII,
+    /// splitting and comparing Characters is splitting and comparing bytes); nil for any other
+    /// path, which `init(parts:)` then reads. Every file of a load is named this way, and
+    /// splitting 11,600 paths into Strings was a measurable part of it.
+    static func recognized(ascii path: String) -> FileRole? {
+        path.utf8.withContiguousStorageIfAvailable { bytes -> FileRole? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            // The first five non-empty parts between slashes, and how many there are.
+            var parts: (Range<Int>, Range<Int>, Range<Int>, Range<Int>, Range<Int>) = (0..<0, 0..<0, 0..<0, 0..<0, 0..<0)
+            var count = 0
+            var start = 0
+            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                if index > start {
+                    switch count {
+                    case 0: parts.0 = start..<index
+                    case 1: parts.1 = start..<index
+                    case 2: parts.2 = start..<index
+                    case 3: parts.3 = start..<index
+                    case 4: parts.4 = start..<index
+                    default: break
+                    }
+                    count += 1
+                }
+                start = index + 1
+            }
+            func equals(_ part: Range<Int>, _ text: StaticString) -> Bool {
+                part.count == text.utf8CodeUnitCount
+                    && bytes[part].elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+            }
+            func ends(_ part: Range<Int>, with text: StaticString) -> Bool {
+                part.count >= text.utf8CodeUnitCount && equals(part.upperBound - text.utf8CodeUnitCount..<part.upperBound, text)
+            }
+            func string(_ part: Range<Int>, droppingLast dropped: Int = 0) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[part.lowerBound..<part.upperBound - dropped]), as: UTF8.self)
+            }
+            switch count {
+            case 1 where equals(parts.0, "ratecard.yaml"):
+                return .config
+            case 2 where equals(parts.0, "regulatory") && equals(parts.1, "limits.yaml"):
+                return .limits
+            case 2 where equals(parts.0, "regulatory") && equals(parts.1, "phrases.yaml"):
+                return .phrases
+            case 2 where equals(parts.0, "partners") && ends(parts.1, with: ".yaml"):
+                return .partner(string(parts.1, droppingLast: 5))
+            case 4 where equals(parts.0, "products") && equals(parts.3, "product.yaml"):
+                return .product(partner: string(parts.1), product: string(parts.2))
+            case 5 where equals(parts.0, "products") && equals(parts.3, "rates") && ends(parts.4, with: ".yaml"):
+                return .rateTable(partner: string(parts.1), product: string(parts.2), date: string(parts.4, droppingLast: 5))
+            case 3 where equals(parts.0, "terms") && ends(parts.2, with: ".md"):
+                return .terms(document: string(parts.1), version: string(parts.2, droppingLast: 3))
+            case 2... where equals(parts.0, "assets") && (ends(0..<bytes.count, with: ".svg") || ends(0..<bytes.count, with: ".png")):
+                return .asset
+            default:
+                return nil
+            }
+        } ?? nil
     }
 }
 

@@ -8,7 +8,13 @@ final class MappingReader {
     let path: String
     let diagnostics: Diagnostics
     private let pairs: [YAMLNode.Pair]
-    private var known: Set<String> = []
+    /// The pairs whose key an accessor asked for, one bit per pair (keys are unique: the parser
+    /// refuses duplicates), and the keys asked for that are absent. Together they are the known
+    /// keys; a `Set<String>` per mapping cost a dozen hashes and a few allocations for every
+    /// score band of every rate table.
+    private var asked: UInt64 = 0
+    private var askedBeyond: Set<Int> = []
+    private var absent: [String] = []
 
     /// Returns nil (after reporting SCH-03) when `node` is not a mapping.
     init?(_ node: YAMLNode, path: String, what: String, diagnostics: Diagnostics) {
@@ -27,9 +33,11 @@ final class MappingReader {
 
     /// The raw value of `key`, or nil when absent or null; reports SCH-01 if required and absent.
     func value(_ key: String, required: Bool) -> YAMLNode? {
-        known.insert(key)
-        if let pair = pairs.first(where: { $0.key.scalarText == key }), pair.value.kindName != "null" {
-            return pair.value
+        if let index = pairs.firstIndex(where: { $0.key.scalarText == key }) {
+            markAsked(index)
+            if !pairs[index].value.isNull { return pairs[index].value }
+        } else if !absent.contains(key) {
+            absent.append(key)
         }
         if required {
             diagnostics.report(SchemaRules.missingField, path, node.mark, "missing required field '\(key)'")
@@ -40,11 +48,19 @@ final class MappingReader {
     func string(_ key: String, required: Bool = true) -> Located<String>? {
         guard let value = value(key, required: required) else { return nil }
         guard let text = Scalar.string(value, key: key, reader: self) else { return nil }
-        if required && text.value.allSatisfy(\.isWhitespace) {
+        if required && Self.isBlank(text.value) {
             diagnostics.report(SchemaRules.missingField, path, text.mark, "required field '\(key)' is empty")
             return nil
         }
         return text
+    }
+
+    /// Whether every Character is whitespace. A Character is whitespace when its first scalar is,
+    /// so text starting with a visible ASCII character is not blank (the usual case, decided
+    /// without breaking the text into Characters).
+    static func isBlank(_ text: String) -> Bool {
+        if let first = text.utf8.first, first > 0x20, first < 0x7F { return false }
+        return text.allSatisfy(\.isWhitespace)
     }
 
     /// Where a key is written, if present.
@@ -119,12 +135,25 @@ final class MappingReader {
     func finish() {
         // The list of expected keys is only spelled out when there is an unknown one.
         var expected: String?
-        for pair in pairs {
-            guard let key = pair.key.scalarText, !known.contains(key) else { continue }
-            let list = expected ?? known.sorted().joined(separator: ", ")
+        for (index, pair) in pairs.enumerated() {
+            guard !wasAsked(index), let key = pair.key.scalarText else { continue }
+            let list = expected ?? knownKeys().sorted().joined(separator: ", ")
             expected = list
             diagnostics.report(SchemaRules.unknownField, path, pair.key.mark, "unknown field '\(key)'; expected one of: \(list)")
         }
+    }
+
+    private func markAsked(_ index: Int) {
+        if index < 64 { asked |= 1 << UInt64(index) } else { askedBeyond.insert(index) }
+    }
+
+    private func wasAsked(_ index: Int) -> Bool {
+        index < 64 ? asked & (1 << UInt64(index)) != 0 : askedBeyond.contains(index)
+    }
+
+    /// Every key an accessor asked for, each once.
+    private func knownKeys() -> [String] {
+        pairs.indices.filter(wasAsked).compactMap { pairs[$0].key.scalarText } + absent
     }
 
     func report(_ rule: Rule, _ node: YAMLNode, _ message: String) {

@@ -1,78 +1,84 @@
 import Dispatch
+import Synchronization
 
 /// A source that can give a second thread a reader of its own (a libgit2 repository handle is
 /// used by one thread at a time).
 protocol ConcurrentlyReadable: ContentSource {
-    func readerForAnotherThread() throws -> any ContentSource
+    /// Opens the other thread's reader when called (on that thread, so the opening runs in
+    /// parallel with the first thread's reads); reads nothing of this source's handles then.
+    func readerOpener() -> @Sendable () throws -> any ContentSource
 }
 
 extension CommitSource: ConcurrentlyReadable {
-    func readerForAnotherThread() throws -> any ContentSource {
-        CommitSource(repository: try Repository.open(at: repository.gitDir), commit: commit, treePrefix: treePrefix)
+    func readerOpener() -> @Sendable () throws -> any ContentSource {
+        let (gitDir, commit, treePrefix) = (repository.gitDir, commit, treePrefix)
+        return { CommitSource(repository: try Repository.open(at: gitDir), commit: commit, treePrefix: treePrefix) }
     }
 }
 
 extension WorkingTreeSource: ConcurrentlyReadable {
-    func readerForAnotherThread() throws -> any ContentSource { self }
+    func readerOpener() -> @Sendable () throws -> any ContentSource {
+        let (root, displayPrefix) = (root, displayPrefix)
+        return { WorkingTreeSource(root: root, displayPrefix: displayPrefix) }
+    }
 }
 
-/// Reads and parses the files a load did not find in the cache, split over two threads when
-/// there are enough of them (parsing is most of `validate --rev` on a large repository, and
-/// a parse touches nothing shared but the locked cache).
+/// Loads the files of a tree (`ContentLoader.loadFile`: from the cache, or read and parsed),
+/// split over two threads when there are enough of them (parsing is most of `validate --rev` on
+/// a large repository, and a load touches nothing shared but the locked cache).
 enum ParallelParse {
     /// Below this many files one thread is quicker than starting a second.
     static let threshold = 256
+    /// Files a thread takes at a time: few enough that neither thread waits long for the other
+    /// at the end, enough that taking them is not contended.
+    static let batch = 8
 
-    static func run(_ jobs: [Int], of entries: [TreeEntry], from source: any ContentSource, into parsed: inout [ParsedFile?],
-                    hashed: inout [String: ObjectID]) throws {
+    /// The loaded files by entry index (nil for the entries not in `jobs`). Throws the error of
+    /// the first job (in `jobs` order) that failed, as loading them one after another would.
+    static func run(_ jobs: [Int], of entries: [TreeEntry], from source: any ContentSource) throws -> [ContentLoader.LoadedFile?] {
+        var loaded = [ContentLoader.LoadedFile?](repeating: nil, count: entries.count)
         guard jobs.count >= threshold, let readable = source as? any ConcurrentlyReadable else {
             for index in jobs {
-                let result = try ContentLoader.readAndParse(entries[index], path: source.displayPrefix + entries[index].path, source: source)
-                parsed[index] = result.file
-                if let id = result.hashed { hashed[entries[index].path] = id }
+                loaded[index] = try ContentLoader.loadFile(entries[index], path: source.displayPrefix + entries[index].path, source: source)
             }
-            return
+            return loaded
         }
-        let readers = [source, try readable.readerForAnotherThread()]
-        let workers = readers.count
-        let results = UnsafeMutableBufferPointer<(file: ParsedFile, hashed: ObjectID?)?>.allocate(capacity: jobs.count)
-        results.initialize(repeating: nil)
-        let failures = UnsafeMutableBufferPointer<(any Error)?>.allocate(capacity: workers)
-        failures.initialize(repeating: nil)
-        defer {
-            _ = results.deinitialize()
-            results.deallocate()
-            _ = failures.deinitialize()
-            failures.deallocate()
-        }
-        // Each worker takes every other file (terms files are the large ones, spread evenly),
-        // reads through its own reader and writes only its own slots; the call returns when
-        // both are done, so sharing these with the workers is safe.
-        let shared = Shared(readers: readers, results: results, failures: failures)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            let (reader, results, failures) = (shared.readers[worker], shared.results, shared.failures)
-            var position = worker
-            while position < jobs.count {
-                let entry = entries[jobs[position]]
-                do {
-                    results[position] = try ContentLoader.readAndParse(entry, path: reader.displayPrefix + entry.path, source: reader)
-                } catch {
-                    failures[worker] = error
-                    return
+        let open = readable.readerOpener()
+        let prefix = source.displayPrefix
+        let failures = Mutex<[(position: Int, error: any Error)]>([])
+        let next = Atomic<Int>(0)
+        try loaded.withUnsafeMutableBufferPointer { buffer in
+            // The threads take batches in turn (large terms files and small rate tables are not
+            // spread evenly over the tree, and the other process on the machine may hold a core
+            // for a while), each writing only the slots of its own jobs; the call returns when
+            // both are done, so sharing the buffer with them is safe.
+            let shared = Shared(buffer: buffer, source: source)
+            DispatchQueue.concurrentPerform(iterations: 2) { worker in
+                // The second thread opens its own reader, and only once it has a file to read.
+                var reader: (any ContentSource)? = worker == 0 ? shared.source : nil
+                while true {
+                    let start = next.wrappingAdd(batch, ordering: .relaxed).oldValue
+                    guard start < jobs.count else { return }
+                    for position in start..<min(start + batch, jobs.count) {
+                        let index = jobs[position]
+                        let entry = entries[index]
+                        do {
+                            if reader == nil { reader = try open() }
+                            shared.buffer[index] = try ContentLoader.loadFile(entry, path: prefix + entry.path, source: reader!)
+                        } catch {
+                            failures.withLock { $0.append((position, error)) }
+                        }
+                    }
                 }
-                position += workers
             }
+            if let first = failures.withLock({ $0.min { $0.position < $1.position } }) { throw first.error }
         }
-        if let failure = failures.compactMap({ $0 }).first { throw failure }
-        for (position, index) in jobs.enumerated() {
-            parsed[index] = results[position]?.file
-            if let id = results[position]?.hashed { hashed[entries[index].path] = id }
-        }
+        return loaded
     }
 
+    /// What both threads use: the result slots, and the source the calling thread reads through.
     private struct Shared: @unchecked Sendable {
-        let readers: [any ContentSource]
-        let results: UnsafeMutableBufferPointer<(file: ParsedFile, hashed: ObjectID?)?>
-        let failures: UnsafeMutableBufferPointer<(any Error)?>
+        let buffer: UnsafeMutableBufferPointer<ContentLoader.LoadedFile?>
+        let source: any ContentSource
     }
 }

@@ -32,33 +32,51 @@ public struct Percent: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// `parse` over the bytes of an ASCII text (each Character one byte): nil when the text is not
-    /// ASCII, `.some(nil)` when it is not a decimal.
+    /// ASCII, `.some(nil)` when it is not a decimal. Reads the String's own UTF-8 buffer: every
+    /// plain scalar of every rate table and product is tried as a number.
     private static func parseASCII(_ text: String) -> (value: Percent, decimals: Int)?? {
-        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        var bytes = Substring(text).utf8[...]
+        var text = text
+        return text.withUTF8(parseASCII)
+    }
+
+    private static func parseASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> (value: Percent, decimals: Int)?? {
+        guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+        var index = 0
         var negative = false
-        if bytes.first == UInt8(ascii: "-") {
+        if index < bytes.count && bytes[index] == UInt8(ascii: "-") {
             negative = true
-            bytes = bytes.dropFirst()
-        } else if bytes.first == UInt8(ascii: "+") {
-            bytes = bytes.dropFirst()
+            index += 1
+        } else if index < bytes.count && bytes[index] == UInt8(ascii: "+") {
+            index += 1
         }
-        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
-        let dot = bytes.firstIndex(of: UInt8(ascii: "."))
-        let whole = bytes[..<(dot ?? bytes.endIndex)]
-        guard !whole.isEmpty, whole.count <= 9, whole.allSatisfy(isDigit) else { return .some(nil) }
-        var fraction = bytes[bytes.endIndex...]
-        if let dot {
-            fraction = bytes[bytes.index(after: dot)...]
-            guard !fraction.isEmpty, fraction.allSatisfy(isDigit) else { return .some(nil) }
+        func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        var whole = 0
+        var wholeDigits = 0
+        while index < bytes.count && bytes[index] != UInt8(ascii: ".") {
+            guard isDigit(bytes[index]), wholeDigits < 9 else { return .some(nil) }
+            whole = whole * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            wholeDigits += 1
+            index += 1
         }
-        var thousandths = whole.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } * 1000
-        var scale = 100
-        for digit in fraction.prefix(3) {
-            thousandths += Int(digit - UInt8(ascii: "0")) * scale
-            scale /= 10
+        guard wholeDigits > 0 else { return .some(nil) }
+        var thousandths = whole * 1000
+        var decimals = 0
+        if index < bytes.count {
+            // A dot: at least one digit after it, and nothing but digits.
+            index += 1
+            guard index < bytes.count else { return .some(nil) }
+            var scale = 100
+            while index < bytes.count {
+                guard isDigit(bytes[index]) else { return .some(nil) }
+                if decimals < 3 {
+                    thousandths += Int(bytes[index] - UInt8(ascii: "0")) * scale
+                    scale /= 10
+                }
+                decimals += 1
+                index += 1
+            }
         }
-        return .some((Percent(thousandths: negative ? -thousandths : thousandths), fraction.count))
+        return .some((Percent(thousandths: negative ? -thousandths : thousandths), decimals))
     }
 
     /// Fixed formatting: the shortest of 1-3 decimals that shows the exact value (`20.0`, `12.45`, `7.125`).

@@ -70,6 +70,7 @@ public final class ValidationRun {
         let commit = try Self.resolve(revision, in: repository)
         let info = try repository.commitInfo(commit)
         let source = try location.source(for: commit)
+        Trace.mark("validate: commit resolved")
         let content = try loader.load(source)
         // The parent for history rules: derived from this commit's content when they differ
         // only in rate tables edited in place (no second walk of the tree), else loaded.
@@ -81,10 +82,12 @@ public final class ValidationRun {
             }
             return try loadIfPresent(parent)
         }
+        Trace.mark("validate: parent derived")
         let report = ValidationReport(
             diagnostics: validator.check(content, base: base),
             commits: [CommitStamp(id: commit, summary: info.summary)],
             filesParsed: loader.parses, files: content.fileCount)
+        Trace.mark("validate: checked")
         return Snapshot(content: content, source: source, report: report, commit: commit, dirty: false)
     }
 

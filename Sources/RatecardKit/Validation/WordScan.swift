@@ -128,17 +128,29 @@ enum WordScan {
         }
     }
 
-    /// True when every scalar of the (valid UTF-8) text is simple; Hangul syllables (lead bytes
-    /// EB and EC are always syllables) are skipped without decoding.
+    /// True when every scalar of the (valid UTF-8) text is simple. Runs of ASCII are skipped eight
+    /// bytes at a time, and three-byte scalars (Hangul syllables, the bulk of a Korean text) are
+    /// decoded inline; lead bytes EB and EC are always syllables.
     static func isSimple(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
         var index = 0
         while index < bytes.count {
             let lead = bytes[index]
             if lead < 0x80 {
                 index += 1
+                while index + 8 <= bytes.count && raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                    index += 8
+                }
                 continue
             }
             if lead == 0xEB || lead == 0xEC {
+                index += 3
+                continue
+            }
+            if lead & 0xF0 == 0xE0 && index + 3 <= bytes.count {
+                let scalar = UInt32(lead & 0x0F) << 12 | UInt32(bytes[index + 1] & 0x3F) << 6 | UInt32(bytes[index + 2] & 0x3F)
+                guard isSimple(scalar) else { return false }
                 index += 3
                 continue
             }

@@ -5,18 +5,51 @@ public enum SourceText {
 
     /// Decodes `bytes` as UTF-8, or says where the first invalid byte sits.
     public static func decode(_ bytes: [UInt8]) throws(YAMLError) -> String {
+        try checkSize(bytes)
+        if let text = String(validating: bytes, as: UTF8.self) {
+            return text
+        }
+        throw invalid(bytes)
+    }
+
+    /// The checks of `decode` without making a String (a YAML file is parsed from its bytes):
+    /// ASCII, the usual rate table, is valid UTF-8 and needs no decoding.
+    public static func check(_ bytes: [UInt8]) throws(YAMLError) {
+        try checkSize(bytes)
+        if isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil { return }
+        throw invalid(bytes)
+    }
+
+    private static func checkSize(_ bytes: [UInt8]) throws(YAMLError) {
         if bytes.count > maxBytes {
             throw YAMLError(
                 rule: "YML-06", mark: .start,
                 message: "file is \(bytes.count) bytes, over the 1 MiB limit (\(maxBytes) bytes); split it up")
         }
-        if let text = String(validating: bytes, as: UTF8.self) {
-            return text
+    }
+
+    /// Whether no byte has its high bit set, eight bytes at a time.
+    static func isASCII(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var index = 0
+            var any: UInt64 = 0
+            while index + 8 <= raw.count {
+                any |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+            while index < raw.count {
+                any |= UInt64(raw[index])
+                index += 1
+            }
+            return any & 0x8080_8080_8080_8080 == 0
         }
+    }
+
+    private static func invalid(_ bytes: [UInt8]) -> YAMLError {
         let offset = firstInvalidOffset(bytes)
         let mark = markOf(byteOffset: offset, in: bytes)
         let byte = String(bytes[offset], radix: 16, uppercase: true)
-        throw YAMLError(
+        return YAMLError(
             rule: "YML-05", mark: mark,
             message: "file is not valid UTF-8 (byte 0x\(byte)); save it as UTF-8")
     }

@@ -28,6 +28,12 @@ public struct YAMLNode: Sendable, Equatable {
         return nil
     }
 
+    /// A plain `~`, `null` or empty scalar: an absent value (`kindName` says "null").
+    public var isNull: Bool {
+        if case .scalar(let text, true) = kind { return text.isEmpty || text == "~" || text == "null" }
+        return false
+    }
+
     /// What a content editor would call this kind of node.
     public var kindName: String {
         switch kind {

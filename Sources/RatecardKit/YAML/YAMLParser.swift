@@ -11,20 +11,26 @@ public enum YAMLParser {
     ///
     /// - Parameter lineOffset: added to every line (front matter sits below its fence).
     public static func parse(_ bytes: [UInt8], lineOffset: Int = 0) throws(YAMLError) -> YAMLNode? {
+        // libyaml keeps a pointer to the input for the whole parse: it reads the array's own
+        // storage, pinned for the call (an empty input still needs a valid pointer).
+        let result = bytes.withUnsafeBufferPointer { input -> Result<YAMLNode?, YAMLError> in
+            guard let base = input.baseAddress else {
+                var empty: UInt8 = 0
+                return Result { () throws(YAMLError) in try parse(&empty, count: 0, lineOffset: lineOffset) }
+            }
+            return Result { () throws(YAMLError) in try parse(base, count: input.count, lineOffset: lineOffset) }
+        }
+        return try result.get()
+    }
+
+    private static func parse(_ input: UnsafePointer<UInt8>, count: Int, lineOffset: Int) throws(YAMLError) -> YAMLNode? {
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
         defer { parser.deallocate() }
         guard yaml_parser_initialize(parser) == 1 else {
             throw YAMLError(rule: "YML-01", mark: .start, message: "the YAML parser could not be initialised")
         }
         defer { yaml_parser_delete(parser) }
-
-        // libyaml keeps a pointer to the input for the whole parse: the buffer lives until return.
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
-        defer { buffer.deallocate() }
-        bytes.withUnsafeBufferPointer { source in
-            if let base = source.baseAddress { buffer.initialize(from: base, count: bytes.count) }
-        }
-        yaml_parser_set_input_string(parser, buffer, bytes.count)
+        yaml_parser_set_input_string(parser, input, count)
         yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
 
         var builder = TreeBuilder(lineOffset: lineOffset)
