@@ -132,7 +132,8 @@ public struct IncrementalBundle {
         let sources = reused.sorted { $0.key < $1.key }
         let expected = Dictionary(listed.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         let verified = VerifiedFiles.load(root: live.folder + "/../..")
-        guard ParallelMap.map(sources) { verified.matches($0.value, expected[$0.key]!) }.allSatisfy({ $0 }) else { return nil }
+        let intact = ParallelMap.map(sources) { verified.matches($0.value, expected[$0.key]!) }
+        guard intact.allSatisfy({ $0 }) else { return nil }
         Trace.mark("incremental: \(sources.count) reused files hash-checked")
         let manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: commit, sourceDirty: false, asOf: asOf,
