@@ -134,7 +134,7 @@ public struct IncrementalBundle {
         let verified = VerifiedFiles.load(root: live.folder + "/../..")
         let intact = ParallelMap.map(sources) { verified.matches($0.value, expected[$0.key]!) }
         guard intact.allSatisfy({ $0 }) else { return nil }
-        Trace.mark("incremental: \(sources.count) reused files hash-checked")
+        Trace.mark("incremental: \(sources.count) reused files checked")
         let manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: commit, sourceDirty: false, asOf: asOf,
             generator: BundleBuilder.generator, files: listed, sourceRoot: source.treePrefix)
