@@ -250,4 +250,15 @@ import Testing
             #expect(record.matches(folder + "/c.json", files[2]))
         }
     }
+
+    /// An index entry is racily clean (not trusted by stat) unless recorded before the index
+    /// was written; without nanoseconds (git's own default), the whole second counts.
+    @Test func indexEntriesOfTheIndexsOwnSecondAreRacy() {
+        let index = timespec(tv_sec: 1000, tv_nsec: 900)
+        #expect(Repository.olderThanIndex(.init(seconds: 999, nanoseconds: 0), index))
+        #expect(!Repository.olderThanIndex(.init(seconds: 1000, nanoseconds: 0), index))
+        #expect(Repository.olderThanIndex(.init(seconds: 1000, nanoseconds: 899), index))
+        #expect(!Repository.olderThanIndex(.init(seconds: 1000, nanoseconds: 900), index))
+        #expect(!Repository.olderThanIndex(.init(seconds: 1001, nanoseconds: 1), index))
+    }
 }

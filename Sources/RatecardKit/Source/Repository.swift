@@ -286,7 +286,7 @@ public final class Repository {
                   UInt32(truncatingIfNeeded: info.st_size) == entry.file_size,
                   UInt32(truncatingIfNeeded: info.st_ino) == entry.ino,
                   Self.same(entry.mtime, info.st_mtim), Self.same(entry.ctime, info.st_ctim),
-                  (Int(entry.mtime.seconds), Int(entry.mtime.nanoseconds)) < (indexStat.st_mtim.tv_sec, indexStat.st_mtim.tv_nsec)
+                  Self.olderThanIndex(entry.mtime, indexStat.st_mtim)
             else { return false }
             tracked.insert(String(path.dropFirst(start.count)))
         }
@@ -304,6 +304,13 @@ public final class Repository {
         }
         guard !counts.contains(nil), count + counts.reduce(0) { $0 + ($1 ?? 0) } == tracked.count else { return false }
         return true
+    }
+
+    /// Not racily clean: recorded before the index was written. Without nanoseconds (git's
+    /// default) a file of the index's own second may have changed after it was recorded.
+    static func olderThanIndex(_ recorded: git_index_time, _ index: timespec) -> Bool {
+        if recorded.nanoseconds == 0 { return Int(recorded.seconds) < index.tv_sec }
+        return (Int(recorded.seconds), Int(recorded.nanoseconds)) < (index.tv_sec, index.tv_nsec)
     }
 
     /// Seconds equal, and nanoseconds too when the index recorded them (git itself may not).
