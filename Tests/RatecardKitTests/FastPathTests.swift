@@ -261,4 +261,21 @@ import Testing
         #expect(!Repository.olderThanIndex(.init(seconds: 1000, nanoseconds: 900), index))
         #expect(!Repository.olderThanIndex(.init(seconds: 1001, nanoseconds: 1), index))
     }
+
+    /// products.json is written from each product's element and read back the same way.
+    @Test func theProductListIsWhatJSONWritesAndReadsBackByKey() throws {
+        let products: [JSON] = (0..<3).map { index in
+            .object(["key": .string("p\(index)/q"), "apr": .object(["min_pct": .number("3.5\(index)")]), "tags": .array([.int(index)])])
+        }
+        for list in [products, [], [products[0]]] {
+            let document = ProductList.document(elements: list.map { $0.serialized(nestedAt: 2) })
+            #expect(document == JSON.object(["products": .array(list)]).bytes(terminator: "\n"))
+            let read = try ProductList(document)
+            #expect(Set(read.elements.keys) == Set(list.compactMap { $0["key"]?.stringValue }))
+            for value in list {
+                let key = try #require(value["key"]?.stringValue)
+                #expect(try JSONReader.parse(Array(document[read.elements[key]!])) == value)
+            }
+        }
+    }
 }

@@ -31,16 +31,22 @@ public struct BundleBuilder {
         var data: [String: [UInt8]] = [
             "service.json": Self.json(documents.service()),
             "partners.json": Self.json(documents.partners()),
-            "products.json": Self.json(documents.products()),
             "terms.json": Self.json(documents.terms()),
             "limits.json": Self.json(documents.limits()),
             "phrases.json": Self.json(documents.phrases()),
         ]
+        Trace.mark("build: data documents")
         let products = documents.orderedProducts
-        let productFiles = ParallelMap.map(products) { Self.json(documents.product($0)) }
-        for (product, bytes) in zip(products, productFiles) {
+        // Each product's document once, on two threads: its own file, and its element of
+        // products.json (the list is those elements joined, as `ProductList` reads it back).
+        let rendered = ParallelMap.map(products) { product -> ([UInt8], String) in
+            let document = documents.product(product)
+            return (document.bytes(terminator: "\n"), document.serialized(nestedAt: 2))
+        }
+        for (product, (bytes, _)) in zip(products, rendered) {
             data["products/\(product.key).json"] = bytes
         }
+        data["products.json"] = ProductList.document(elements: rendered.map(\.1))
         for asset in content.assets.sorted() {
             data[asset] = try readAsset(asset)
         }
@@ -53,6 +59,7 @@ public struct BundleBuilder {
             listing += "\(hash) \(data[path]!.count) \(path)\n"
         }
         let bundleID = String(SHA256.hex(listing).prefix(16))
+        Trace.mark("build: product documents and hashes")
         let folder = BundleLayout.dataFolder(bundleID)
 
         var files: [String: [UInt8]] = [:]
@@ -61,9 +68,11 @@ public struct BundleBuilder {
         for (version, page) in zip(content.terms, ParallelMap.map(content.terms) { Array(pages.termsPage($0).utf8) }) {
             files[BundleLayout.termsPage(version.documentID, version.fileVersion)] = page
         }
+        Trace.mark("build: terms pages")
         files["rates.html"] = Array(pages.ratesPage().utf8)
         files["partners.html"] = Array(pages.partnersPage().utf8)
 
+        Trace.mark("build: rates and partners pages")
         let pageFiles = files
         let dataHashes = hashes
         let listed = ParallelMap.map(files.keys.sorted()) { path in

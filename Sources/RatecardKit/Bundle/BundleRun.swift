@@ -17,6 +17,7 @@ public struct BundleRun {
     public func render(revision: String?) throws -> Outcome {
         let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
         let snapshot = try run.snapshot(revision: revision)
+        Trace.mark("build: validated")
         if snapshot.report.hasErrors { return .invalid(snapshot.report) }
         let root = location.repository == nil ? nil : String(snapshot.source.displayPrefix.dropLast(snapshot.source.displayPrefix.isEmpty ? 0 : 1))
         let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty, sourceRoot: root)
@@ -28,6 +29,7 @@ public struct BundleRun {
         let output = try builder.build(snapshot.content) { asset in
             try source.read(TreeEntry(path: asset, kind: .file, id: blobs?[asset] ?? nil))
         }
+        Trace.mark("build: rendered \(output.files.count) files")
         return .built(output, snapshot)
     }
 

@@ -41,7 +41,9 @@ public enum BundleWriter {
                     try DurableFiles.create(target, files[path]!, sync: false)
                 }
             }
+            Trace.mark("write: files")
             try DurableFiles.syncFilesystem(of: staging)
+            Trace.mark("write: synced")
             var old: String?
             if FileSystem.exists(destination) {
                 old = "\(parent)/.\(name).old-\(getpid())"

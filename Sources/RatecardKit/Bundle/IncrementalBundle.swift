@@ -280,6 +280,13 @@ struct ProductList {
         self.elements = try bytes.withUnsafeBufferPointer { buffer in try Self.scan(buffer) }
     }
 
+    /// `{"products": [...]}` as `JSON` writes it, from each product's document serialized
+    /// nested two deep (`JSON.serialized(nestedAt: 2)`), in key order.
+    static func document(elements: [String]) -> [UInt8] {
+        guard !elements.isEmpty else { return Array("{\n  \"products\": []\n}\n".utf8) }
+        return Array(("{\n  \"products\": [\n    " + elements.joined(separator: ",\n    ") + "\n  ]\n}\n").utf8)
+    }
+
     private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [String: Range<Int>] {
         var elements: [String: Range<Int>] = [:]
         var start: Int?

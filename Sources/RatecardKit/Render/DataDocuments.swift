@@ -127,10 +127,6 @@ struct DataDocuments {
         ])
     }
 
-    func products() -> JSON {
-        .object(["products": .array(orderedProducts.map(product))])
-    }
-
     /// The version of a document in force on the as-of date.
     func currentVersion(of document: String) -> TermsVersion? {
         versions(of: document).last { $0.effectiveFrom.value <= asOf }
