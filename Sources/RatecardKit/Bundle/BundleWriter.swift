@@ -73,16 +73,17 @@ enum ParallelWrite {
             return
         }
         let failures = Failures()
+        // Each thread takes one half of the (sorted) list, so the two mostly work in different
+        // folders: creating files in one folder from two threads serializes on its lock.
+        let half = (items.count + 1) / 2
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
-            var index = worker
-            while index < items.count {
+            for index in (worker == 0 ? 0..<half : half..<items.count) {
                 do {
                     try step(items[index])
                 } catch {
                     failures.record(error)
                     return
                 }
-                index += 2
             }
         }
         if let failure = failures.first { throw failure }
