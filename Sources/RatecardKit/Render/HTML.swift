@@ -25,6 +25,8 @@ public struct HTML: Sendable, Equatable {
     }
 
     public static func escape(_ text: String) -> String {
+        // Most text (Korean prose, numbers, dates) has nothing to escape: keep it as it is.
+        if !text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
