@@ -76,13 +76,7 @@ public enum JSONReader {
                 return .object(fields)
             }
             while true {
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
-                let key = try string()
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
-                index += 1
-                skipWhitespace()
+                let key = try keyAndColon()
                 let item: JSON
                 if collectFiles, depth == 0, key == "files" {
                     files = try fileList()
@@ -124,6 +118,18 @@ public enum JSONReader {
             }
         }
 
+        /// An object's `"key":` and the whitespace around it, up to its value.
+        mutating func keyAndColon() throws -> String {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
+            let key = try string()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
+            index += 1
+            skipWhitespace()
+            return key
+        }
+
         /// `[{"path": "...", "sha256": "...", "size": N}, ...]`, those three keys exactly.
         mutating func fileList() throws -> [BundleManifest.File] {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { throw failure("expected a list of files") }
@@ -142,13 +148,7 @@ public enum JSONReader {
                 var sha: String?
                 var size: Int?
                 while true {
-                    skipWhitespace()
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
-                    let key = try string()
-                    skipWhitespace()
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
-                    index += 1
-                    skipWhitespace()
+                    let key = try keyAndColon()
                     switch (key, try value(depth: 3)) {
                     case ("path", .string(let text)) where path == nil: path = text
                     case ("sha256", .string(let text)) where sha == nil: sha = text
