@@ -31,10 +31,11 @@ struct IncrementalRange {
         }
         var paths = Set(keys.map { "\(content.prefix)products/\($0)/product.yaml" })
         // Indexing reads one field in place; iterating would copy every table (a dozen retains each).
-        for index in content.rateTables.indices where keys.contains(content.rateTables[index].productKey) {
+        let wanted = FewKeys(keys)
+        for index in content.rateTables.indices where wanted.contains(content.rateTables[index].productKey) {
             paths.insert(content.rateTables[index].path)
         }
-        for index in parentContent.rateTables.indices where keys.contains(parentContent.rateTables[index].productKey) {
+        for index in parentContent.rateTables.indices where wanted.contains(parentContent.rateTables[index].productKey) {
             paths.insert(parentContent.rateTables[index].path)
         }
         let after = Self.cut(content, to: keys, paths: paths)
@@ -82,16 +83,16 @@ struct IncrementalRange {
         cut.config = content.config
         cut.limits = content.limits
         cut.phrases = content.phrases
-        let folders = Set(keys.map { String($0.split(separator: "/").last ?? "") })
+        let wanted = FewKeys(keys)
         for index in content.products.indices
-        where folders.contains(content.products[index].folderID) && keys.contains(content.products[index].key) {
+        where wanted.contains(partner: content.products[index].folderPartner, product: content.products[index].folderID) {
             cut.products.append(content.products[index])
         }
         let partners = Set(cut.products.map(\.partner.value))
         for index in content.partners.indices where partners.contains(content.partners[index].id.value) {
             cut.partners.append(content.partners[index])
         }
-        for index in content.rateTables.indices where keys.contains(content.rateTables[index].productKey) {
+        for index in content.rateTables.indices where wanted.contains(content.rateTables[index].productKey) {
             cut.rateTables.append(content.rateTables[index])
         }
         cut.assets = content.assets
@@ -104,5 +105,39 @@ struct IncrementalRange {
     /// As `Validator.check` returns them: each once, sorted.
     static func unique(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
         Array(Set(diagnostics)).sorted()
+    }
+}
+
+/// Membership in the handful of product keys a commit changed, asked once per rate table and
+/// product of the whole content for every commit of a range: comparing with a few strings
+/// costs less than hashing each key for a set lookup.
+struct FewKeys {
+    private let list: [String]
+    private let set: Set<String>
+    /// The keys split at their "/": a product's key is built from its two folder names, which
+    /// are compared as they are stored (building the key would copy the product each time).
+    private let pairs: Set<Pair>
+
+    private struct Pair: Hashable {
+        var partner: Substring
+        var product: Substring
+    }
+
+    init(_ keys: Set<String>) {
+        set = keys
+        list = keys.count <= 8 ? Array(keys) : []
+        pairs = Set(keys.compactMap { key in
+            guard let slash = key.firstIndex(of: "/") else { return nil }
+            return Pair(partner: key[..<slash], product: key[key.index(after: slash)...])
+        })
+    }
+
+    func contains(_ key: String) -> Bool {
+        set.count <= 8 ? list.contains(key) : set.contains(key)
+    }
+
+    func contains(partner: String, product: String) -> Bool {
+        if set.count <= 8 { return pairs.contains { $0.product == product && $0.partner == partner } }
+        return set.contains("\(partner)/\(product)")
     }
 }
