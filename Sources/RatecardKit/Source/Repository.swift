@@ -302,8 +302,8 @@ public final class Repository {
             var none: [String] = []
             return Self.onlyTracked(root, folder, known, &count, depth: .max, deeper: &none) ? count : nil
         }
-        guard !counts.contains(nil), count + counts.reduce(0) { $0 + ($1 ?? 0) } == tracked.count else { return false }
-        return true
+        let walked = count + counts.reduce(0, { $0 + ($1 ?? 0) })
+        return !counts.contains(nil) && walked == tracked.count
     }
 
     /// Not racily clean: recorded before the index was written. Without nanoseconds (git's
