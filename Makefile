@@ -1,4 +1,5 @@
-# ratecard: `make run` validates the bundled content, `make test` runs the whole suite.
+# ratecard: `make run` validates the bundled content and renders it with the web build into a
+# preview folder, `make test` runs the whole suite.
 # Both install what they need from Debian (and PyPI for test-only helpers) when it is missing.
 
 SWIFT ?= swift
@@ -30,7 +31,7 @@ build: deps
 	$(SWIFT) build
 
 run: build
-	cd content && ../$(BIN) validate
+	cd content && ../$(BIN) validate && ../$(BIN) preview
 
 test: test-deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
