@@ -1,0 +1,43 @@
+/// What an incremental build needs of the live release: its manifest and files.
+struct LiveBundle {
+    let folder: String
+    let bundleID: String
+    let dataFolder: String
+    let commit: ObjectID?
+    let asOf: String
+    let generator: String
+    let build: String?
+    let sourceRoot: String?
+    let dirty: Bool
+    /// The bundle's files (data/manifest.json aside), as its manifest lists them.
+    let files: [BundleManifest.File]
+
+    init(folder: String) throws {
+        self.folder = folder
+        let (json, files) = try JSONReader.parseListingFiles(try FileSystem.readFile(folder + "/" + BundleLayout.manifest))
+        guard let id = json["bundle_id"]?.stringValue, let asOf = json["as_of"]?.stringValue,
+              let generator = json["generator"]?.stringValue, case .bool(let dirty)? = json["source_dirty"] else {
+            throw OperationalError("\(folder)/\(BundleLayout.manifest) is malformed")
+        }
+        bundleID = id
+        dataFolder = BundleLayout.dataFolder(id)
+        commit = json["source_commit"]?.stringValue.map { ObjectID(hex: $0) }
+        self.asOf = asOf
+        self.generator = generator
+        build = json["build"]?.stringValue
+        sourceRoot = json["source_root"]?.stringValue
+        self.dirty = dirty
+        self.files = files
+    }
+
+    /// A file of the bundle, refused unless it still has the hash the manifest lists (a file
+    /// changed on disk must not be carried into the next release).
+    func read(_ path: String, inData: Bool = false) throws -> [UInt8] {
+        let relative = (inData ? dataFolder : "") + path
+        let bytes = try FileSystem.readFile(folder + "/" + relative)
+        guard let file = files.first(where: { $0.path == relative }), file.size == bytes.count, file.sha256 == SHA256.hex(bytes) else {
+            throw OperationalError("\(folder)/\(relative) does not match the live manifest")
+        }
+        return bytes
+    }
+}
