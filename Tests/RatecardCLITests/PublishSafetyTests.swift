@@ -251,6 +251,44 @@ struct PublishFixture {
         }
     }
 
+    /// `--format json` on publish, verify, rollback, promote and build: one object a script can read.
+    @Test func publishVerifyAndRollbackSummariesInJSON() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 2)
+            func object(_ result: Execution) throws -> JSON {
+                #expect(result.err.isEmpty, "\(result.err)")
+                return try JSONReader.parse(Array(result.out.utf8))
+            }
+            let dry = try object(try ratecard(fixture.publishArguments(fixture.commits[0], ["--dry-run", "--format", "json"]), in: fixture.repo))
+            #expect(dry["outcome"]?.stringValue == "dry_run")
+            #expect(dry["live"] == .null)
+            #expect(!FileSystem.exists(fixture.root + "/current"))
+            let first = try object(try ratecard(fixture.publishArguments(fixture.commits[0], ["--format", "json"]), in: fixture.repo))
+            let root = ServeRoot(path: fixture.root)
+            #expect(first["outcome"]?.stringValue == "published")
+            #expect(first["release"]?.stringValue == (try root.live()))
+            #expect(first["previous"] == .null)
+            #expect(first["commit"]?.stringValue == fixture.commits[0])
+            #expect((first["changes"]?["added"]?.intValue ?? 0) > 0)
+            let again = try object(try ratecard(fixture.publishArguments(fixture.commits[0], ["--format", "json"]), in: fixture.repo))
+            #expect(again["outcome"]?.stringValue == "already_live")
+            let second = try object(try ratecard(fixture.publishArguments(fixture.commits[1], ["--format", "json"]), in: fixture.repo))
+            #expect(second["previous"]?.stringValue == first["release"]?.stringValue)
+            let verified = try object(try ratecard(["verify", "--root", fixture.root, "--format", "json"], in: fixture.repo))
+            #expect(verified["ok"] == .bool(true))
+            #expect(verified["release"]?.stringValue == second["release"]?.stringValue)
+            let back = try object(try ratecard(["rollback", "--root", fixture.root, "--format", "json", "-m", "json"], in: fixture.repo))
+            #expect(back["to"]?.stringValue == first["release"]?.stringValue)
+            #expect(back["verified"]?["check"]?.stringValue == "sealed")
+            let production = directory + "/production"
+            let promoted = try object(try ratecard(["promote", "--from", fixture.root, "--to", production, "--format", "json"], in: fixture.repo))
+            #expect(promoted["outcome"]?.stringValue == "promoted")
+            #expect(promoted["release"]?.stringValue == first["release"]?.stringValue)
+            let built = try object(try ratecard(["build", "--rev", fixture.commits[1], "--out", directory + "/out", "--as-of", "2026-11-29", "--format", "json"], in: fixture.repo))
+            #expect(built["bundle_id"]?.stringValue == second["bundle_id"]?.stringValue)
+        }
+    }
+
     @Test func publishingWhatIsLiveIsANoOpAndDryRunTouchesNothing() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory)

@@ -10,7 +10,7 @@ enum BuildCommand {
             OptionSpec("--rev", value: "REV", "Build a commit, read from git objects (default: the work tree)"),
             OptionSpec("--as-of", value: "DATE", "The date that decides the current rate tables and terms (default: today in Asia/Seoul)"),
             OptionSpec("--out", value: "DIR", "The folder to write; replaced only when the new bundle is complete"),
-            OptionSpec("--format", value: "FORMAT", "How to print problems if the content is invalid (text, json, github, sarif, junit)"),
+            OptionSpec("--format", value: "FORMAT", "How to print problems if the content is invalid (text, json, github, sarif, junit); json also prints what was built"),
         ],
         discussion: "The same commit and --as-of always give byte-identical output. Invalid content exits 1 with the\nsame report as 'ratecard validate' and writes nothing.",
         run: run)
@@ -28,7 +28,13 @@ enum BuildCommand {
             let destination = RatecardCLI.resolve(out, against: invocation.directory)
             try BundleWriter.write(output.files, to: destination)
             let bytes = output.files.values.reduce(0) { $0 + $1.count }
-            invocation.console.out("Built bundle \(output.manifest.bundleID) (\(output.files.count) files, \(bytes) bytes) into \(out)\n")
+            if arguments.value("--format") == "json" {
+                invocation.console.out(JSON.object([
+                    "bundle_id": .string(output.manifest.bundleID), "files": .int(output.files.count), "bytes": .int(bytes), "out": .string(destination),
+                ]).serialized() + "\n")
+            } else {
+                invocation.console.out("Built bundle \(output.manifest.bundleID) (\(output.files.count) files, \(bytes) bytes) into \(out)\n")
+            }
             return RatecardCLI.ExitCode.ok
         }
     }

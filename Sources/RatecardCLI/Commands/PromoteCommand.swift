@@ -5,7 +5,7 @@ enum PromoteCommand {
     static let command = Command(
         name: "promote",
         abstract: "Make the release live in one environment live in another, byte for byte.",
-        usage: "--from <env> --to <env> [--release <id>] [--expect-live <id>] [-m <msg>] [--dry-run]",
+        usage: "--from <env> --to <env> [--release <id>] [--expect-live <id>] [-m <msg>] [--dry-run] [--format <format>]",
         options: [
             OptionSpec("--from", value: "ENV", "The environment (or serve root folder) to take the release from"),
             OptionSpec("--to", value: "ENV", "The environment (or serve root folder) to make it live in"),
@@ -15,6 +15,7 @@ enum PromoteCommand {
             OptionSpec("--dry-run", "Print what would change (semantic diff, then files) and touch nothing"),
             OptionSpec("--approve", value: "REASON", "Approve a risky change for a protected --to environment (recorded in the journal)"),
             ServeRootOptions.noWait,
+            ServeRootOptions.format,
         ],
         run: run)
 
@@ -46,14 +47,24 @@ enum PromoteCommand {
         guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'") }
         let source = try root(fromName, invocation)
         let (target, protected) = try resolved(toName, invocation)
-        let (diff, approval) = try gate(arguments, invocation, source: source, target: target, protected: protected, name: toName)
-        if arguments.has("--dry-run") {
-            if let diff { invocation.console.out(DiffFormatter.text(diff, title: "\(toName): live -> promoted", colour: invocation.console.outIsTerminal)) }
+        let json = try ServeRootCommands.format(arguments)
+        let dryRun = arguments.has("--dry-run")
+        // The semantic diff reads both commits' content: only when it is shown or gates.
+        let (diff, approval) = dryRun || protected
+            ? try gate(arguments, invocation, source: source, target: target, protected: protected, name: toName) : (nil, [:])
+        if dryRun {
+            if let diff, !json { invocation.console.out(DiffFormatter.text(diff, title: "\(toName): live -> promoted", colour: invocation.console.outIsTerminal)) }
             guard let id = try arguments.value("--release") ?? source.live() else { throw OperationalError("\(fromName) has nothing live to promote") }
             let next = try ReleaseInfo.read(from: source.folder(of: id))
             let live = try target.live()
             let liveFiles = try live.map { try ReleaseInfo.read(from: target.folder(of: $0)).files } ?? []
             let plan = ReleasePlan.between(live: liveFiles, next: next.files)
+            if json {
+                invocation.console.out(JSON.object([
+                    "outcome": .string("dry_run"), "release": .string(id), "live": live.map(JSON.string) ?? .null, "changes": plan.counts,
+                ]).serialized() + "\n")
+                return RatecardCLI.ExitCode.ok
+            }
             invocation.console.out("Dry run: promoting \(id) from \(fromName) to \(toName) (live: \(live ?? "none")) would change: \(plan.summary)\nNothing was changed.\n")
             return RatecardCLI.ExitCode.ok
         }
@@ -61,7 +72,12 @@ enum PromoteCommand {
         let result = try ReleaseHistory.promote(
             release: arguments.value("--release"), from: source, to: target, expectLive: arguments.value("--expect-live"),
             message: arguments.value("-m") ?? "", wait: !arguments.has("--no-wait"), extra: approval.merging(["from_env": .string(fromName)]) { $1 })
-        if result.alreadyLive {
+        if json {
+            invocation.console.out(JSON.object([
+                "outcome": .string(result.alreadyLive ? "already_live" : "promoted"), "release": .string(result.id),
+                "previous": result.previous.map(JSON.string) ?? .null, "from": .string(fromName), "to": .string(toName),
+            ]).serialized() + "\n")
+        } else if result.alreadyLive {
             invocation.console.out("Release \(result.id) is already live in \(toName); nothing changed.\n")
         } else {
             invocation.console.out("Promoted release \(result.id) from \(fromName) to \(toName) (was \(result.previous ?? "none")).\n")

@@ -5,7 +5,7 @@ enum PublishCommand {
     static let command = Command(
         name: "publish",
         abstract: "Build a commit and make it live: staged beside the live release, swapped in one rename.",
-        usage: "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir>] [--expect-live <id>] [-m <msg>] [--dry-run]",
+        usage: "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir>] [--expect-live <id>] [-m <msg>] [--dry-run] [--format <format>]",
         options: ServeRootOptions.options + [
             OptionSpec("--rev", value: "REV", "The commit to publish (default: HEAD; uncommitted content is refused)"),
             OptionSpec("--web", value: "DIR", "The web build folder (default: 'web' in ratecard.yaml, else ../site)"),
@@ -15,12 +15,14 @@ enum PublishCommand {
             OptionSpec("--dry-run", "Print what would change (semantic diff, then files) and touch nothing"),
             OptionSpec("--approve", value: "REASON", "Approve a risky change for a protected environment (recorded in the journal)"),
             ServeRootOptions.noWait,
+            ServeRootOptions.format,
         ],
         discussion: "Exit codes: 0 published (or already live), 1 content invalid, uncommitted, or a risky change to a\nprotected environment without --approve, 2 usage, 3 lock held or live is not --expect-live, 4 I/O failure\n(the live release is unchanged with 1, 3 and 4).",
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         Trace.mark("publish: started")
+        let json = try ServeRootCommands.format(arguments)
         let (root, protected, name) = try ServeRootOptions.resolve(arguments, invocation)
         let location = try ContentLocation.find(from: invocation.directory)
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
@@ -49,7 +51,7 @@ enum PublishCommand {
         } else {
             switch try run.render(revision: revision) {
             case .invalid(let report):
-                invocation.console.out(ReportFormat.text.render(report, version: RatecardCLI.version))
+                invocation.console.out((json ? ReportFormat.json : ReportFormat.text).render(report, version: RatecardCLI.version))
                 invocation.console.err("Error: the content is invalid; nothing was published\n")
                 return RatecardCLI.ExitCode.invalid
             case .built(let output, let snapshot):
@@ -64,7 +66,7 @@ enum PublishCommand {
         // The semantic diff against live reads the live commit's content: only when it is shown or gates.
         if let next = built.content, dryRun || protected,
            let diff = try ApprovalGate.liveDiff(root: root, location: location, next: next, asOf: run.asOf) {
-            if dryRun {
+            if dryRun && !json {
                 invocation.console.out(DiffFormatter.text(diff, title: "\(name): live -> \(revision)", colour: invocation.console.outIsTerminal))
             }
             if protected {
@@ -77,13 +79,32 @@ enum PublishCommand {
             bundle: output, webFolder: web, author: author, message: arguments.value("-m") ?? "",
             expectLive: arguments.value("--expect-live"), wait: !arguments.has("--no-wait"), extra: extra)
         let publisher = Publisher(root: root)
+        var summary: [String: JSON] = [
+            "environment": .string(name), "bundle_id": .string(output.manifest.bundleID),
+            "commit": built.commit.map { .string($0.hex) } ?? .null, "built_onto_live": .bool(built.incremental != nil),
+        ]
         if dryRun {
             let (plan, live) = try publisher.plan(request)
-            invocation.console.out(describe(plan, live: live, target: name, bundle: output.manifest.bundleID))
+            summary.merge(["outcome": .string("dry_run"), "live": live.map(JSON.string) ?? .null, "changes": plan.counts]) { $1 }
+            invocation.console.out(json ? JSON.object(summary).serialized() + "\n" : describe(plan, live: live, target: name, bundle: output.manifest.bundleID))
             return RatecardCLI.ExitCode.ok
         }
         try FileSystem.makeDirectories(root.path)
-        switch try publisher.publish(request, onWait: invocation.console.err) {
+        let outcome = try publisher.publish(request, onWait: invocation.console.err)
+        if json {
+            switch outcome {
+            case .alreadyLive(let id):
+                summary.merge(["outcome": .string("already_live"), "release": .string(id)]) { $1 }
+            case .published(let id, let previous, let plan, let bytes, let linked):
+                summary.merge([
+                    "outcome": .string("published"), "release": .string(id), "previous": previous.map(JSON.string) ?? .null,
+                    "changes": plan.counts, "bytes_written": .int(bytes), "files_linked": .int(linked),
+                ]) { $1 }
+            }
+            invocation.console.out(JSON.object(summary).serialized() + "\n")
+            return RatecardCLI.ExitCode.ok
+        }
+        switch outcome {
         case .alreadyLive(let id):
             invocation.console.out("Already live on \(name): release \(id) serves this commit; nothing changed.\n")
         case .published(let id, let previous, let plan, let bytes, let linked):

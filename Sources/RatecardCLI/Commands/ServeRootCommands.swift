@@ -6,21 +6,21 @@ enum ServeRootCommands {
         name: "status",
         abstract: "What is live: release, since when, from which commit, and whether it verifies.",
         usage: "(--env <name> | --root <dir>) [--format <format>]",
-        options: ServeRootOptions.options + [OptionSpec("--format", value: "FORMAT", "text (default) or json")],
+        options: ServeRootOptions.options + [ServeRootOptions.format],
         run: runStatus)
 
     static let releases = Command(
         name: "releases",
         abstract: "The release history: id, commit, who, when, message, live and bad marks.",
         usage: "(--env <name> | --root <dir>) [--format <format>]",
-        options: ServeRootOptions.options + [OptionSpec("--format", value: "FORMAT", "text (default) or json")],
+        options: ServeRootOptions.options + [ServeRootOptions.format],
         run: runReleases)
 
     static let verify = Command(
         name: "verify",
         abstract: "Re-hash the live release against its file list; exit 1 on any drift.",
-        usage: "(--env <name> | --root <dir>)",
-        options: ServeRootOptions.options,
+        usage: "(--env <name> | --root <dir>) [--format <format>]",
+        options: ServeRootOptions.options + [ServeRootOptions.format],
         run: runVerify)
 
     static let prune = Command(
@@ -108,9 +108,18 @@ enum ServeRootCommands {
     }
 
     static func runVerify(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
         guard let live = try root.live() else { throw OperationalError("nothing is live in \(root.path)") }
         let drift = try root.drift(of: live)
+        if json {
+            invocation.console.out(JSON.object([
+                "release": .string(live), "ok": .bool(drift.isEmpty),
+                "files": .int(try ReleaseInfo.read(from: root.folder(of: live)).files.count),
+                "problems": .array(drift.map(JSON.string)),
+            ]).serialized() + "\n")
+            return drift.isEmpty ? RatecardCLI.ExitCode.ok : RatecardCLI.ExitCode.invalid
+        }
         if drift.isEmpty {
             invocation.console.out("ok: release \(live) matches its \(try ReleaseInfo.read(from: root.folder(of: live)).files.count) listed files\n")
             return RatecardCLI.ExitCode.ok

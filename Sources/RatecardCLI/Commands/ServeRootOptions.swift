@@ -9,6 +9,8 @@ enum ServeRootOptions {
 
     static let noWait = OptionSpec("--no-wait", "Exit 3 at once if another ratecard process holds the root's lock")
 
+    static let format = OptionSpec("--format", value: "FORMAT", "text (default) or json")
+
     /// The serve root the arguments name, and whether its environment is protected.
     static func resolve(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: ServeRoot, protected: Bool, name: String) {
         switch (arguments.value("--env"), arguments.value("--root")) {

@@ -15,6 +15,11 @@ public struct ReleasePlan: Sendable, Equatable {
             unchanged: new.keys.filter { old[$0] == new[$0] }.count)
     }
 
+    /// The counts, for `--format json` summaries.
+    public var counts: JSON {
+        .object(["added": .int(added.count), "changed": .int(changed.count), "removed": .int(removed.count), "unchanged": .int(unchanged)])
+    }
+
     public var summary: String {
         "\(added.count) added, \(changed.count) changed, \(removed.count) removed, \(unchanged) unchanged"
     }
