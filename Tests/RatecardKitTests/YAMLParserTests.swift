@@ -68,4 +68,26 @@ import Testing
     @Test func moreThanOneDocumentIsRejected() {
         #expect(throws: YAMLError.self) { try parse("a: 1\n---\nb: 2\n") }
     }
+
+    @Test func nestingTensOfThousandsDeepIsRefusedNotACrash() {
+        let depth = 60_000
+        let text = "a: " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "\n"
+        #expect(throws: YAMLError(rule: "YML-08", mark: SourceMark(line: 1, column: 35), message: "nesting deeper than 32 levels of mappings and sequences; content never needs that, flatten it")) {
+            try parse(text)
+        }
+        // The limit itself: 32 levels (the top mapping and 31 lists) parse, 33 do not.
+        #expect((try? parse("a: " + String(repeating: "[", count: 31) + String(repeating: "]", count: 31) + "\n")) != nil)
+        #expect((try? parse("a: " + String(repeating: "[", count: 32) + String(repeating: "]", count: 32) + "\n")) == nil)
+    }
+
+    @Test func aByteOrderMarkAndBareCarriageReturnsAreNamed() {
+        #expect(throws: YAMLError(rule: "YML-05", mark: .start, message: "file starts with a byte-order mark (BOM); save it as UTF-8 without BOM")) {
+            try SourceText.decode([0xEF, 0xBB, 0xBF] + Array("a: 1\n".utf8))
+        }
+        #expect(throws: YAMLError(rule: "YML-05", mark: SourceMark(line: 1, column: 5), message: "line ends with a bare carriage return (CR, old Mac line endings); save the file with LF line endings")) {
+            try SourceText.check(Array("a: 1\rb: 2\r".utf8))
+        }
+        // CRLF is fine.
+        #expect((try? SourceText.check(Array("a: 1\r\nb: 2\r\n".utf8))) != nil)
+    }
 }

@@ -1,4 +1,5 @@
-/// The checks every content file passes before it is parsed: size and UTF-8.
+/// The checks every content file passes before it is parsed: size, UTF-8 without a byte-order
+/// mark, and LF (or CRLF) line endings.
 public enum SourceText {
     /// Files larger than this are refused (YML-06).
     public static let maxBytes = 1 << 20
@@ -6,6 +7,7 @@ public enum SourceText {
     /// Decodes `bytes` as UTF-8, or says where the first invalid byte sits.
     public static func decode(_ bytes: [UInt8]) throws(YAMLError) -> String {
         try checkSize(bytes)
+        try checkTextForm(bytes)
         if let text = String(validating: bytes, as: UTF8.self) {
             return text
         }
@@ -16,6 +18,7 @@ public enum SourceText {
     /// ASCII, the usual rate table, is valid UTF-8 and needs no decoding.
     public static func check(_ bytes: [UInt8]) throws(YAMLError) {
         try checkSize(bytes)
+        try checkTextForm(bytes)
         if isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil { return }
         throw invalid(bytes)
     }
@@ -25,6 +28,26 @@ public enum SourceText {
             throw YAMLError(
                 rule: "YML-06", mark: .start,
                 message: "file is \(bytes.count) bytes, over the 1 MiB limit (\(maxBytes) bytes); split it up")
+        }
+    }
+
+    /// A byte-order mark or a bare carriage return is named as what it is: libyaml reads a BOM
+    /// as a stray character and a CR-only file as one line, and every position after it is off.
+    private static func checkTextForm(_ bytes: [UInt8]) throws(YAMLError) {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            throw YAMLError(
+                rule: "YML-05", mark: .start,
+                message: "file starts with a byte-order mark (BOM); save it as UTF-8 without BOM")
+        }
+        guard let carriageReturn = bytes.firstIndex(of: 0x0D) else { return }
+        var index = carriageReturn
+        while index < bytes.count {
+            if bytes[index] == 0x0D && (index + 1 == bytes.count || bytes[index + 1] != 0x0A) {
+                throw YAMLError(
+                    rule: "YML-05", mark: markOf(byteOffset: index, in: bytes),
+                    message: "line ends with a bare carriage return (CR, old Mac line endings); save the file with LF line endings")
+            }
+            index += 1
         }
     }
 

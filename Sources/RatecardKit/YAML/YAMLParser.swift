@@ -7,6 +7,11 @@ internal import CYAML
 /// ends. Input must already be valid UTF-8 (see `SourceText`). Marks are converted from
 /// libyaml's 0-based character counts to 1-based `SourceMark`s.
 public enum YAMLParser {
+    /// The deepest nesting of mappings and sequences a content file may have (YML-08). Content
+    /// needs five levels; a file nested thousands deep is an attack (a tree that deep overflows
+    /// the stack when it is walked or freed), refused at the event that goes one level too deep.
+    public static let maxDepth = 32
+
     /// Parses one YAML document. Returns nil for an empty stream.
     ///
     /// - Parameter lineOffset: added to every line (front matter sits below its fence).
@@ -106,9 +111,11 @@ private struct TreeBuilder {
             try add(YAMLNode(kind: .scalar(text, plain: plain), mark: at))
         case YAML_SEQUENCE_START_EVENT:
             try check(anchor: event.data.sequence_start.anchor, tag: event.data.sequence_start.tag, at: at)
+            try checkDepth(at: at)
             stack.append(Frame(kind: .sequence, mark: at))
         case YAML_MAPPING_START_EVENT:
             try check(anchor: event.data.mapping_start.anchor, tag: event.data.mapping_start.tag, at: at)
+            try checkDepth(at: at)
             stack.append(Frame(kind: .mapping, mark: at))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             guard let frame = stack.popLast() else { return }
@@ -120,6 +127,14 @@ private struct TreeBuilder {
             }
         default:
             break
+        }
+    }
+
+    func checkDepth(at: SourceMark) throws(YAMLError) {
+        if stack.count >= YAMLParser.maxDepth {
+            throw YAMLError(
+                rule: "YML-08", mark: at,
+                message: "nesting deeper than \(YAMLParser.maxDepth) levels of mappings and sequences; content never needs that, flatten it")
         }
     }
 
