@@ -3,7 +3,7 @@
 # Both install what they need from Debian (and PyPI for test-only helpers) when it is missing.
 
 SWIFT ?= swift
-APT_PACKAGES = pkg-config libgit2-dev libcmark-dev libyaml-dev libssl-dev git
+APT_PACKAGES = pkg-config libgit2-dev libcmark-dev libyaml-dev libssl-dev libxml2-dev git
 TEST_APT_PACKAGES = chromium nginx
 PIP_PACKAGES = jsonschema xmlschema junitparser
 BIN = .build/debug/ratecard

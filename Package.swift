@@ -13,12 +13,14 @@ let package = Package(
         .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // SVG logos are parsed as XML to check them against an allow-list.
+        .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // Linux calls that Glibc does not export to Swift (renameat2, flock constants).
         .target(name: "CShims"),
 
         .target(
             name: "RatecardKit",
-            dependencies: ["CGit2", "CCmark", "CYAML", "CCrypto", "CShims"]
+            dependencies: ["CGit2", "CCmark", "CYAML", "CCrypto", "CXML2", "CShims"]
         ),
         .target(name: "RatecardCLI", dependencies: ["RatecardKit"]),
         .executableTarget(name: "ratecard", dependencies: ["RatecardCLI"]),

@@ -230,4 +230,5 @@ struct SubsetSource: ContentSource {
     var displayPrefix: String { base.displayPrefix }
     func entries() throws -> [TreeEntry] { subset }
     func read(_ entry: TreeEntry) throws -> [UInt8] { try base.read(entry) }
+    func size(_ entry: TreeEntry) throws -> Int { try base.size(entry) }
 }

@@ -129,6 +129,9 @@ public final class ContentLoader {
         if let known = entry.id {
             id = known
         } else {
+            if let tooLarge = try oversized(entry, path: path, source: source) {
+                return (ParsedFile(role: FileRole(entry.path), model: .none, diagnostics: [tooLarge]), nil)
+            }
             let read = try source.read(entry)
             bytes = read
             id = Repository.blobID(of: read)
@@ -159,12 +162,19 @@ public final class ContentLoader {
 
     private static func parse(_ entry: TreeEntry, path: String, source: any ContentSource, bytes read: [UInt8]?) throws -> ParsedFile {
         let role = FileRole(entry.path)
-        if case .asset = role { return ParsedFile(role: role, model: .asset, diagnostics: []) }
+        if case .asset = role {
+            let size = try read?.count ?? source.size(entry)
+            let problems = try AssetRules.fileDiagnostics(path: path, size: size) { try read ?? source.read(entry) }
+            return ParsedFile(role: role, model: .asset, diagnostics: problems)
+        }
         if case .unexpected(let hint) = role {
             let diagnostic = Diagnostic(path: path, mark: .start, rule: SchemaRules.unexpectedFile, message: hint)
             return ParsedFile(role: role, model: .none, diagnostics: [diagnostic])
         }
         let diagnostics = Diagnostics()
+        if read == nil, let tooLarge = try oversized(entry, path: path, source: source) {
+            return ParsedFile(role: role, model: .none, diagnostics: [tooLarge])
+        }
         let bytes = try read ?? source.read(entry)
         var model: ParsedFile.Model
         do {
@@ -176,6 +186,16 @@ public final class ContentLoader {
             if case .terms = role { model = .terms(nil, text: String(decoding: bytes, as: UTF8.self)) }
         }
         return ParsedFile(role: role, model: model, diagnostics: diagnostics.items)
+    }
+
+    /// YML-06 for a content file over the limit, found from its size alone: a 2 GB file is never
+    /// read to be refused.
+    static func oversized(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> Diagnostic? {
+        let size = try source.size(entry)
+        guard size > SourceText.maxBytes else { return nil }
+        return Diagnostic(
+            path: path, mark: .start, rule: FileRules.size,
+            message: "file is \(size) bytes, over the 1 MiB limit (\(SourceText.maxBytes) bytes); split it up")
     }
 
     private static func parseModel(_ role: FileRole, bytes: [UInt8], path: String, diagnostics: Diagnostics) throws -> ParsedFile.Model {

@@ -48,4 +48,9 @@ public struct CommitSource: ContentSource {
         guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
         return try repository.blob(id)
     }
+
+    public func size(_ entry: TreeEntry) throws -> Int {
+        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
+        return try repository.blobSize(id)
+    }
 }

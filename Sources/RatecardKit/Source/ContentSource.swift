@@ -6,4 +6,7 @@ public protocol ContentSource {
     func entries() throws -> [TreeEntry]
     /// The bytes of one file entry.
     func read(_ entry: TreeEntry) throws -> [UInt8]
+    /// The size in bytes of one file entry, known without reading it (an object header or
+    /// `stat`), so a file over the limits is refused before it is read.
+    func size(_ entry: TreeEntry) throws -> Int
 }

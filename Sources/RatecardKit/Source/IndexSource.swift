@@ -20,4 +20,9 @@ public struct IndexSource: ContentSource {
         guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
         return try repository.blob(id)
     }
+
+    public func size(_ entry: TreeEntry) throws -> Int {
+        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
+        return try repository.blobSize(id)
+    }
 }

@@ -208,13 +208,17 @@ public final class Repository {
         return Array(UnsafeRawBufferPointer(start: raw, count: size))
     }
 
-    /// The size of a blob without reading it.
+    /// The size of a blob from its object header, without inflating it (a 2 GB blob is refused
+    /// by its size, not read to find it out).
     public func blobSize(_ id: ObjectID) throws(GitError) -> Int {
-        var blob: OpaquePointer?
+        var odb: OpaquePointer?
+        try Repository.check("git_repository_odb", git_repository_odb(&odb, handle))
+        defer { git_odb_free(odb) }
         var oid = id.raw
-        try Repository.check("git_blob_lookup", git_blob_lookup(&blob, handle, &oid))
-        defer { git_blob_free(blob) }
-        return Int(git_blob_rawsize(blob))
+        var length = 0
+        var type = GIT_OBJECT_ANY
+        try Repository.check("git_odb_read_header", git_odb_read_header(&length, &type, odb, &oid))
+        return length
     }
 
     /// The entries of the index (what is staged) below `prefix`, paths relative to it.

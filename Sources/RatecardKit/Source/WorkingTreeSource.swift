@@ -23,6 +23,10 @@ public struct WorkingTreeSource: ContentSource {
         try FileSystem.readFile(root + "/" + entry.path)
     }
 
+    public func size(_ entry: TreeEntry) throws -> Int {
+        try FileSystem.size(ofFileAt: root + "/" + entry.path)
+    }
+
     private func walk(relative: String, into result: inout [TreeEntry]) throws {
         let folder = relative.isEmpty ? root : root + "/" + relative
         for name in try FileSystem.listDirectory(folder) where !name.hasPrefix(".") {

@@ -21,6 +21,13 @@ public enum FileSystem {
         }
     }
 
+    /// The size of the file at `path` (without following a final symlink).
+    public static func size(ofFileAt path: String) throws -> Int {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw failure("lstat", path) }
+        return Int(info.st_size)
+    }
+
     public static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
@@ -49,6 +56,11 @@ public enum FileSystem {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw failure("open", path) }
         defer { close(fd) }
+        return try readAll(fd, path: path)
+    }
+
+    /// Reads an open file from its current offset to the end.
+    public static func readAll(_ fd: Int32, path: String) throws -> [UInt8] {
         // Read straight into a buffer of the file's size (one more byte, so the read that
         // returns 0 needs no growth); it grows if the file does. Allocating and zeroing a 64 KiB
         // chunk per file cost more than the reads for 11,600 small files.

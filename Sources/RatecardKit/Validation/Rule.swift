@@ -25,7 +25,7 @@ public struct Rule: Sendable, Hashable {
 extension Rule {
     /// Every rule, in the order `ratecard rules` lists them.
     public static let all: [Rule] =
-        FileRules.all + SchemaRules.all + ReferenceRules.all + CapRules.all + RangeRules.all
+        FileRules.all + SchemaRules.all + ReferenceRules.all + AssetRules.all + CapRules.all + RangeRules.all
         + BandRules.all + DateRules.all + DisclosureRules.all + HistoryRules.all
 
     /// Looks a rule up by id.

@@ -125,7 +125,10 @@ public final class ValidationRun {
         guard files.count == committed.count else { return false }
         for (file, entry) in zip(files, committed) {
             guard file.path == entry.path, file.kind == entry.kind, let id = entry.id else { return false }
-            if file.kind == .file, try hashed[file.path] ?? Repository.blobID(of: workTree.read(file)) != id { return false }
+            guard file.kind == .file else { continue }
+            // A file over every size limit differs from any committed (valid) one: never read it.
+            if hashed[file.path] == nil, try workTree.size(file) > max(SourceText.maxBytes, AssetRules.maxBytes) { return false }
+            if try hashed[file.path] ?? Repository.blobID(of: workTree.read(file)) != id { return false }
         }
         return true
     }

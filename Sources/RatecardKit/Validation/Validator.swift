@@ -16,6 +16,7 @@ public struct Validator: Sendable {
                 diagnostics.append(contentsOf: content.fileDiagnostics)
                 SchemaRules.check(content, into: diagnostics)
                 ReferenceRules.check(content, context, into: diagnostics)
+                AssetRules.check(content, into: diagnostics)
                 CapRules.check(content, context, into: diagnostics)
                 RangeRules.check(content, into: diagnostics)
                 BandRules.check(content, into: diagnostics)
