@@ -57,9 +57,9 @@ import Testing
                 let result: Execution
                 switch step % 4 {
                 case 0:
-                    result = try ratecard(["rollback", "--root", root, "--to", latestB, "--expect-live", live, "-m", "swap \(step)"], in: content.repo)
+                    result = try ratecard(["rollback", "--root", root, "--to", latestB, "--force", "--expect-live", live, "-m", "swap \(step)"], in: content.repo)
                 case 1:
-                    result = try ratecard(["rollback", "--root", root, "--to", latestA, "--expect-live", live, "-m", "swap \(step)"], in: content.repo)
+                    result = try ratecard(["rollback", "--root", root, "--to", latestA, "--force", "--expect-live", live, "-m", "swap \(step)"], in: content.repo)
                 case 2:
                     result = try content.publish(root: root, revision: nil, message: "swap \(step)", extra: ["--expect-live", live])
                 default:
@@ -97,11 +97,13 @@ import Testing
 
             // Cache headers (reliability.md §5.3).
             let liveBundle = try ReleaseInfo.read(from: serve.folder(of: #require(try serve.live()))).bundleID
-            for path in ["/", "/index.html", "/rates.html", "/data/manifest.json", "/version.json"] {
+            for path in ["/", "/index.html", "/rates.html", "/data/manifest.json"] {
                 let response = try probe.get(path)
                 #expect(response.status == 200, "\(path)")
                 #expect(response.header("cache-control") == "no-cache", "\(path): \(response.header("cache-control") ?? "no Cache-Control")")
             }
+            // version.json names who published and why: it is not served.
+            #expect(try probe.get("/version.json").status == 404)
             let data = try probe.get("/data/\(liveBundle)/products.json")
             #expect(data.status == 200)
             #expect(data.header("cache-control")?.contains("immutable") == true, "\(data.header("cache-control") ?? "no Cache-Control")")

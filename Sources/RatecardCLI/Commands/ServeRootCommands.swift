@@ -12,8 +12,13 @@ enum ServeRootCommands {
     static let releases = Command(
         name: "releases",
         abstract: "The release history: id, commit, who, when, message, live and bad marks.",
-        usage: "(--env <name> | --root <dir>) [--format <format>]",
-        options: ServeRootOptions.options + [ServeRootOptions.format],
+        usage: "(--env <name> | --root <dir>) [--format <format>] [--clear-bad <id> -m <reason>] [--no-wait]",
+        options: ServeRootOptions.options + [
+            ServeRootOptions.format,
+            OptionSpec("--clear-bad", value: "ID", "Clear a release's bad mark (journaled), so a bare rollback may choose it again"),
+            OptionSpec("-m", value: "REASON", "Why the mark is cleared (required with --clear-bad)"),
+            ServeRootOptions.noWait,
+        ],
         run: runReleases)
 
     static let verify = Command(
@@ -53,7 +58,9 @@ enum ServeRootCommands {
             return RatecardCLI.ExitCode.ok
         }
         let info = try ReleaseInfo.read(from: root.folder(of: live))
-        let since = try root.journal.entries().last { $0.activated == live }
+        let journal = try root.journal.read()
+        for warning in journal.warnings(path: ".ratecard/journal.jsonl") { invocation.console.err("warning: \(warning)\n") }
+        let since = journal.entries.last { $0.activated == live }
         let drift = try root.drift(of: live)
         if json {
             invocation.console.out(JSON.object([
@@ -82,9 +89,18 @@ enum ServeRootCommands {
     static func runReleases(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
-        let live = try root.live()
+        if let name = arguments.value("--clear-bad") {
+            guard let reason = arguments.value("-m"), !reason.isEmpty else { throw UsageError("'--clear-bad' needs '-m <reason>'") }
+            let id = try RollbackCommand.resolve(name, in: root)
+            try ReleaseHistory(root: root).clearBad(id, reason: reason, wait: !arguments.has("--no-wait"))
+            invocation.console.out(json ? JSON.object(["cleared": .string(id)]).serialized() + "\n" : "Cleared the bad mark of \(id).\n")
+            return RatecardCLI.ExitCode.ok
+        }
+        let live = try root.pointer()
         let bad = try root.journal.badReleases()
-        let entries = try root.journal.entries()
+        let journal = try root.journal.read()
+        for warning in journal.warnings(path: ".ratecard/journal.jsonl") { invocation.console.err("warning: \(warning)\n") }
+        let entries = journal.entries
         var rows: [JSON] = []
         var text = ""
         for id in try root.releaseIDs().reversed() {

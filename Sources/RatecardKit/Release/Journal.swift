@@ -29,30 +29,70 @@ public struct Journal {
 
     public init(path: String) { self.path = path }
 
-    /// Every entry, oldest first. A torn last line (a crash mid-append) is skipped.
-    public func entries() throws -> [Entry] {
-        guard FileSystem.exists(path) else { return [] }
-        let bytes = try FileSystem.readFile(path)
-        var result: [Entry] = []
-        for line in bytes.split(separator: 0x0A) where !line.isEmpty {
-            guard let value = try? JSONReader.parse(Array(line)), case .object(let fields) = value else { continue }
-            result.append(Entry(fields))
+    private var folder: String { DurableFiles.parent(of: path) }
+    private var name: String { DurableFiles.name(of: path) }
+
+    /// The journal as read: its entries, oldest first, and the lines that are not entries (a
+    /// line torn by a crash mid-append, or damage), by 1-based line number.
+    public struct Contents: Sendable {
+        public var entries: [Entry] = []
+        public var malformedLines: [Int] = []
+
+        /// One warning per malformed line, for the commands that show history.
+        public func warnings(path: String) -> [String] {
+            malformedLines.map { "\(path) line \($0) is not a journal entry (torn by a crash, or edited); it was skipped" }
         }
-        return result
     }
 
-    /// Appends one entry and fsyncs it.
+    /// Every entry and every line that is not one. The file is opened without following a symlink.
+    public func read() throws -> Contents {
+        guard let bytes = try StateFiles.read(folder, name) else { return Contents() }
+        var contents = Contents()
+        for (number, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+            guard let value = try? JSONReader.parse(Array(line)), case .object(let fields) = value else {
+                contents.malformedLines.append(number + 1)
+                continue
+            }
+            contents.entries.append(Entry(fields))
+        }
+        return contents
+    }
+
+    /// Every entry, oldest first (`read()` also says which lines were skipped).
+    public func entries() throws -> [Entry] { try read().entries }
+
+    /// Appends one entry and fsyncs it. A last line left without its newline by a crash is
+    /// ended first, so the new entry starts on a line of its own instead of gluing onto it.
     public func append(_ fields: [String: JSON]) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileSystem.failure("open", path) }
+        let fd = try StateFiles.open(folder, name, flags: O_RDWR | O_CREAT | O_APPEND)
         defer { close(fd) }
-        let line = JSON.object(fields).serialized(pretty: false) + "\n"
-        try FileSystem.writeAll(fd, Array(line.utf8), path: path)
+        var line = Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8)
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileSystem.failure("fstat", path) }
+        if info.st_size > 0 {
+            var last: UInt8 = 0
+            guard pread(fd, &last, 1, off_t(info.st_size - 1)) == 1 else { throw FileSystem.failure("pread", path) }
+            if last != 0x0A { line.insert(0x0A, at: 0) }
+        }
+        try FileSystem.writeAll(fd, line, path: path)
         guard fsync(fd) == 0 else { throw FileSystem.failure("fsync", path) }
     }
 
-    /// Releases marked bad: every release a rollback left.
+    /// Releases marked bad: every release a rollback left (or was about to leave: the intent is
+    /// journaled before the swap), less those cleared since.
     public func badReleases() throws -> Set<String> {
-        Set(try entries().filter { $0.action == "rollback" }.compactMap(\.from))
+        var bad: Set<String> = []
+        for entry in try entries() {
+            switch entry.action {
+            case "rollback", "rollback-intent":
+                // The release left is bad; the one made live never is.
+                if let from = entry.from { bad.insert(from) }
+                if let to = entry.to { bad.remove(to) }
+            case "mark-bad": if let release = entry.release { bad.insert(release) }
+            case "clear-bad": if let release = entry.release { bad.remove(release) }
+            default: break
+            }
+        }
+        return bad
     }
 }

@@ -14,17 +14,31 @@ public struct ReleaseHistory {
         case rehashed(files: Int)
     }
 
+    /// What a rollback did (or, for a dry run, would do).
+    public struct Rollback: Equatable, Sendable {
+        public var from: String
+        public var to: String
+        public var check: Check
+        /// Whether the target had been marked bad (and `force` allowed it); it is bad no longer.
+        public var targetWasBad: Bool
+    }
+
     /// Swaps back to `target` (or the newest good release before live), marks the left release bad.
     ///
     /// The target is checked in constant time by default: its version.json must hash to the seal
     /// the journal recorded when the release was staged, and every file was verified from disk
     /// then (so a rollback costs the same on a root of 10 files or 10,000). `verify` re-hashes
     /// every file first, as `ratecard verify` does; so does a release the journal holds no seal for.
-    public func rollback(to target: String?, expectLive: String?, reason: String, wait: Bool, verify: Bool = false) throws -> (from: String, to: String, check: Check) {
+    ///
+    /// The bad mark is journaled (a `rollback-intent` entry, fsynced) before the swap, so a crash
+    /// between the swap and the final entry cannot lose it. A target marked bad needs `force`;
+    /// the target of a rollback is never left marked bad. `dryRun` checks everything and
+    /// changes nothing.
+    public func rollback(to target: String?, expectLive: String?, reason: String, wait: Bool, verify: Bool = false, force: Bool = false, dryRun: Bool = false) throws -> Rollback {
         let lock = try ReleaseLock.acquire(root: root.path, command: "rollback", wait: wait)
         defer { withExtendedLifetime(lock) {} }
-        try root.recover()
-        guard let live = try root.live() else { throw OperationalError("\(root.path) has no live release to roll back") }
+        if !dryRun { try root.recover() }
+        guard let live = try root.pointer() else { throw OperationalError("\(root.path) has no live release to roll back") }
         if let expectLive, expectLive != live {
             throw ConflictError("live is \(live), not \(expectLive) as --expect-live said; nothing was changed")
         }
@@ -33,12 +47,15 @@ public struct ReleaseHistory {
         if let target {
             guard try root.releaseIDs().contains(target) else { throw OperationalError("release \(target) does not exist in \(root.releasesFolder)") }
             guard target != live else { throw OperationalError("release \(target) is already live") }
+            if bad.contains(target) && !force {
+                throw OperationalError("release \(target) is marked bad (a rollback left it); roll back to it anyway with --force, or clear the mark with 'ratecard releases --clear-bad \(target) -m <reason>'")
+            }
             chosen = target
         } else {
             let history = try Publisher(root: root).activationHistory()
             let existing = Set(try root.releaseIDs())
             guard let candidate = history.first(where: { $0 != live && !bad.contains($0) && existing.contains($0) }) else {
-                throw OperationalError("no earlier good release to roll back to; name one with --to")
+                throw OperationalError("no earlier good release to roll back to; name one with --to (see 'ratecard releases')")
             }
             chosen = candidate
         }
@@ -55,13 +72,35 @@ public struct ReleaseHistory {
             }
             check = .rehashed(files: try ReleaseInfo.read(from: root.folder(of: chosen)).files.count)
         }
+        let result = Rollback(from: live, to: chosen, check: check, targetWasBad: bad.contains(chosen))
+        if dryRun { return result }
+        var intent = JournalFields.base(action: "rollback-intent")
+        intent["from"] = .string(live)
+        intent["to"] = .string(chosen)
+        intent["message"] = .string(reason)
+        try root.journal.append(intent)
+        CrashPoint.hit("intent")
         try root.swap(to: chosen)
         var fields = JournalFields.base(action: "rollback")
         fields["from"] = .string(live)
         fields["to"] = .string(chosen)
         fields["message"] = .string(reason)
         root.journalAfterSwap(fields)
-        return (live, chosen, check)
+        return result
+    }
+
+    /// Clears the bad mark of `release` (journaled with who, when and why), so a bare rollback
+    /// may choose it again.
+    public func clearBad(_ release: String, reason: String, wait: Bool) throws {
+        let lock = try ReleaseLock.acquire(root: root.path, command: "releases --clear-bad", wait: wait)
+        defer { withExtendedLifetime(lock) {} }
+        try root.recover()
+        guard try root.releaseIDs().contains(release) else { throw OperationalError("release \(release) does not exist in \(root.releasesFolder)") }
+        guard try root.journal.badReleases().contains(release) else { throw OperationalError("release \(release) is not marked bad") }
+        var fields = JournalFields.base(action: "clear-bad")
+        fields["release"] = .string(release)
+        fields["message"] = .string(reason)
+        try root.journal.append(fields)
     }
 
     /// Makes the identical release of another root live here (same id, same bytes).

@@ -23,10 +23,9 @@ public final class ReleaseLock {
     /// Takes the lock, waiting for the holder unless `wait` is false (then a held lock is a `ConflictError`).
     public static func acquire(root: String, command: String, wait: Bool, onWait: (String) -> Void = { _ in }) throws -> ReleaseLock {
         let folder = root + "/.ratecard"
-        try FileSystem.makeDirectories(folder)
+        try FileSystem.makeDirectories(root)
         let path = folder + "/lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileSystem.failure("open", path) }
+        let fd = try StateFiles.open(folder, "lock", flags: O_RDWR | O_CREAT)
         if cshims_flock_exclusive(fd, 1) != 0 {
             let code = errno
             guard code == EWOULDBLOCK else {
@@ -57,7 +56,7 @@ public final class ReleaseLock {
     }
 
     static func describeHolder(_ path: String) -> String {
-        let text = (try? FileSystem.readFile(path)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let text = (try? StateFiles.read(DurableFiles.parent(of: path), DurableFiles.name(of: path))).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let trimmed = text.trimmingCharacters(in: "\n ")
         return trimmed.isEmpty ? "another ratecard process" : trimmed
     }

@@ -15,19 +15,55 @@ public struct ServeRoot {
 
     public func folder(of release: String) -> String { releasesFolder + "/" + release }
 
-    /// The live release id (`readlink(current)`), or nil before the first publish.
+    /// The live release id (`readlink(current)`), or nil before the first publish. A `current`
+    /// that points at a release no longer on disk is an error that says how to mend it.
     public func live() throws -> String? {
+        guard let id = try pointer() else { return nil }
+        guard FileSystem.isDirectory(folder(of: id)) else {
+            throw OperationalError("\(currentLink) points at releases/\(id), which does not exist (removed by hand?); the server has nothing to serve. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')")
+        }
+        return id
+    }
+
+    /// The release `current` names, whether or not it is on disk (rollback mends a dangling one).
+    public func pointer() throws -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink(currentLink, &buffer, buffer.count - 1)
         if count < 0 {
-            if errno == ENOENT { return nil }
-            throw FileSystem.failure("readlink", currentLink)
+            let code = errno
+            if code == ENOENT { return nil }
+            if code == EINVAL {
+                let kind = (try? FileSystem.kind(ofItemAt: currentLink)) == .directory ? "a folder" : "a file"
+                throw OperationalError("\(currentLink) is \(kind), not the symlink ratecard swaps; ratecard did not make it. Move it out of the serve root, then publish or 'ratecard rollback --to <id>'")
+            }
+            throw FileSystem.failure("readlink", currentLink, code: code)
         }
         let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard target.hasPrefix("releases/"), !target.dropFirst(9).contains("/"), !target.contains("..") else {
             throw OperationalError("\(currentLink) points at '\(target)', not at releases/<id>; fix it by hand")
         }
         return String(target.dropFirst(9))
+    }
+
+    /// The release a user named: an id, its unique prefix, or its sequence number (`1` or `000001`).
+    public func release(named text: String) throws -> ReleaseMatch {
+        let ids = try releaseIDs()
+        if ids.contains(text) { return .found(text) }
+        var matches = ids.filter { $0.hasPrefix(text) }
+        if matches.isEmpty, !text.isEmpty, text.allSatisfy(\.isNumber), let number = Int(text) {
+            matches = ids.filter { Int($0.prefix { $0.isNumber }) == number }
+        }
+        switch matches.count {
+        case 0: return .none(known: ids)
+        case 1: return .found(matches[0])
+        default: return .ambiguous(matches)
+        }
+    }
+
+    public enum ReleaseMatch: Equatable, Sendable {
+        case found(String)
+        case none(known: [String])
+        case ambiguous([String])
     }
 
     /// Complete releases on disk, oldest first.
@@ -41,6 +77,8 @@ public struct ServeRoot {
     @discardableResult
     public func recover() throws -> [String] {
         var removed: [String] = []
+        try StateFiles.requireFolder(path + "/.ratecard", what: "ratecard's state folder")
+        try StateFiles.requireFolder(releasesFolder, what: "releases/")
         try FileSystem.makeDirectories(releasesFolder)
         for name in try FileSystem.listDirectory(releasesFolder) where name.hasPrefix(".partial-") || name.hasPrefix(".trash-") {
             try makeWritable(releasesFolder + "/" + name)
@@ -55,7 +93,7 @@ public struct ServeRoot {
             try DurableFiles.syncDirectory(releasesFolder)
             try DurableFiles.syncDirectory(path)
         }
-        if let live = try live(), try journal.entries().last(where: { $0.activated != nil })?.activated != live {
+        if let live = try pointer(), try journal.entries().last(where: { $0.activated != nil })?.activated != live {
             try journal.append(JournalFields.base(action: "recover") .merging(["release": .string(live), "message": .string("current pointed at \(live) but the journal did not say so (a run was interrupted after the swap)")]) { $1 })
         }
         return removed

@@ -28,7 +28,10 @@ public struct VerifiedFiles: Sendable {
 
     /// The record of a serve root; empty when there is none or it cannot be read.
     public static func load(root: String) -> VerifiedFiles {
-        guard let bytes = try? FileSystem.readFile(root + "/" + fileName) else { return VerifiedFiles(stamps: [:]) }
+        let path = root + "/" + fileName
+        guard let bytes = try? StateFiles.read(DurableFiles.parent(of: path), DurableFiles.name(of: path)) else {
+            return VerifiedFiles(stamps: [:])
+        }
         var stamps: [UInt64: Stamp] = [:]
         for line in bytes.split(separator: 0x0A) {
             let fields = line.split(separator: 0x20)

@@ -1,0 +1,63 @@
+import Glibc
+
+/// Files ratecard keeps under a serve root (`.ratecard/lock`, `journal.jsonl`, `verified`),
+/// opened so that a symlink planted in their place is refused, never written through: the
+/// folder with `O_NOFOLLOW | O_DIRECTORY`, the file with `O_NOFOLLOW` relative to it, and the
+/// result checked to be a regular file. A symlinked lock or journal would otherwise let anyone
+/// who can write the serve root overwrite or append to any file the publisher can write.
+public enum StateFiles {
+    /// Opens `folder/name` with `flags` (plus `O_NOFOLLOW | O_CLOEXEC`). `create` makes the folder
+    /// when it is missing. Returns -1 with `errno == ENOENT` only when the file does not exist and
+    /// `flags` lacks `O_CREAT`.
+    public static func open(_ folder: String, _ name: String, flags: Int32, mode: mode_t = 0o644) throws -> Int32 {
+        if flags & O_CREAT != 0, !FileSystem.exists(folder) {
+            guard mkdir(folder, 0o755) == 0 || errno == EEXIST else { throw FileSystem.failure("mkdir", folder) }
+        }
+        let directory = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard directory >= 0 else {
+            let code = errno
+            if code == ENOENT && flags & O_CREAT == 0 { return -1 }
+            if code == ELOOP || code == ENOTDIR {
+                throw OperationalError("\(folder) is not a folder (a symlink or a file is in its place); ratecard never writes through one. Remove it and run again")
+            }
+            throw FileSystem.failure("open", folder, code: code)
+        }
+        defer { close(directory) }
+        let fd = openat(directory, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT && flags & O_CREAT == 0 {
+                errno = ENOENT
+                return -1
+            }
+            if code == ELOOP {
+                throw OperationalError("\(folder)/\(name) is a symlink; ratecard never writes through one (it could overwrite any file). Remove it and run again")
+            }
+            throw FileSystem.failure("open", folder + "/" + name, code: code)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw OperationalError("\(folder)/\(name) is not a regular file; remove it and run again")
+        }
+        return fd
+    }
+
+    /// The whole file, or nil when it does not exist.
+    public static func read(_ folder: String, _ name: String) throws -> [UInt8]? {
+        let fd = try open(folder, name, flags: O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return try FileSystem.readAll(fd, path: folder + "/" + name)
+    }
+
+    /// Checks that `path` is a real folder (or absent), not a symlink or a file in its place.
+    public static func requireFolder(_ path: String, what: String) throws {
+        guard FileSystem.exists(path) else { return }
+        switch try FileSystem.kind(ofItemAt: path) {
+        case .directory: return
+        case .symlink: throw OperationalError("\(path) is a symlink; \(what) must be a real folder inside the serve root. Remove the link and run again")
+        default: throw OperationalError("\(path) is not a folder; \(what) must be a real folder inside the serve root. Move it aside and run again")
+        }
+    }
+}
