@@ -1,25 +1,60 @@
 import RatecardKit
 
 /// The rule for protected environments: risky changes need `--approve "reason"`.
+///
+/// The gate fails closed: when the risk of a change cannot be computed (the live release names
+/// no commit, its commit is not in this clone, the content cannot be read), a protected
+/// environment refuses it like a risky change, and `--approve` records that it went unchecked.
 enum ApprovalGate {
     /// A refusal: the risky changes were listed; exit 1, nothing changed.
     struct Refused: Error, CustomStringConvertible {
         var description: String
     }
 
-    /// The semantic diff from what is live in `root` to `next`, when live came from a commit we can read.
-    static func liveDiff(root: ServeRoot, location: ContentLocation, next: Content, asOf: Day) throws -> SemanticDiff? {
-        guard let live = try root.live(),
-              let commit = try ReleaseInfo.read(from: root.folder(of: live)).sourceCommit,
-              location.repository != nil else { return nil }
-        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
-        guard let before = try? run.content(at: commit) else { return nil }
-        return SemanticDiff.between(before, next, asOf: asOf)
+    /// What is known of the change from what is live to what is next.
+    enum LiveDiff {
+        /// Nothing is live: there is nothing to compare with.
+        case nothingLive
+        case diff(SemanticDiff)
+        /// The diff could not be computed, and why.
+        case unknown(String)
+
+        var semantic: SemanticDiff? {
+            if case .diff(let diff) = self { return diff }
+            return nil
+        }
     }
 
-    /// Journal fields recording the approval, or a refusal listing the risks.
-    static func check(_ diff: SemanticDiff, threshold: Percent, environment: String, approval: String?, console: Console) throws -> [String: JSON] {
-        let risks = diff.risks(threshold: threshold)
+    /// The semantic diff from what is live in `root` to `next`.
+    static func liveDiff(root: ServeRoot, location: ContentLocation?, next: Content, asOf: Day) -> LiveDiff {
+        let commit: String
+        do {
+            guard let live = try root.live() else { return .nothingLive }
+            guard let named = try ReleaseInfo.read(from: root.folder(of: live)).sourceCommit else {
+                return .unknown("the live release \(live) names no source commit")
+            }
+            commit = named
+        } catch {
+            return .unknown("the live release cannot be read (\(error))")
+        }
+        guard let location, location.repository != nil else { return .unknown("there is no git repository here to read the live commit \(commit.prefix(12)) from") }
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
+        do {
+            let before = try run.content(at: commit)
+            return .diff(SemanticDiff.between(before, next, asOf: asOf))
+        } catch {
+            return .unknown("the live commit \(commit.prefix(12)) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow' (CI: a checkout with full history)")
+        }
+    }
+
+    /// Journal fields recording the approval, or a refusal listing the risks (or why they are unknown).
+    static func check(_ diff: LiveDiff, threshold: Percent, environment: String, approval: String?, console: Console) throws -> [String: JSON] {
+        let risks: [String]
+        switch diff {
+        case .nothingLive: return [:]
+        case .diff(let semantic): risks = semantic.risks(threshold: threshold)
+        case .unknown(let reason): risks = ["the change could not be checked for risks: \(reason)"]
+        }
         guard !risks.isEmpty else { return [:] }
         guard let approval, !approval.isEmpty else {
             throw Refused(description: "\(environment) is protected and this change is risky:\n" + risks.map { "  - \($0)\n" }.joined() + "Re-run with --approve \"reason\" to ship it anyway; the approval is recorded in the journal.")

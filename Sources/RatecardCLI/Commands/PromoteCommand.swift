@@ -29,17 +29,33 @@ enum PromoteCommand {
         return (ServeRoot(path: path), protected)
     }
 
-    /// The semantic diff from what is live in `target` to the release being promoted, and the approval fields.
+    /// The semantic diff from what is live in `target` to the release being promoted, and the
+    /// approval fields. Fails closed: a protected target whose diff cannot be computed needs
+    /// `--approve` like a risky change.
     static func gate(_ arguments: ParsedArguments, _ invocation: Invocation, source: ServeRoot, target: ServeRoot, protected: Bool, name: String) throws -> (SemanticDiff?, [String: JSON]) {
-        guard let id = try arguments.value("--release") ?? source.live(),
-              let commit = try? ReleaseInfo.read(from: source.folder(of: id)).sourceCommit,
-              let location = try? ContentLocation.find(from: invocation.directory), location.repository != nil else { return (nil, [:]) }
         let asOf = try invocation.asOf(arguments)
-        let next = try ValidationRun(location: location, context: ValidationContext(asOf: asOf)).content(at: commit)
-        guard let diff = try ApprovalGate.liveDiff(root: target, location: location, next: next, asOf: asOf) else { return (nil, [:]) }
-        guard protected else { return (diff, [:]) }
-        let threshold = next.config?.rateMoveWarn ?? Percent(thousandths: 3000)
-        return (diff, try ApprovalGate.check(diff, threshold: threshold, environment: name, approval: arguments.value("--approve"), console: invocation.console))
+        let diff: ApprovalGate.LiveDiff
+        var next: Content?
+        do {
+            guard let id = try arguments.value("--release") ?? source.live() else { throw OperationalError("the source has nothing live to promote") }
+            guard let commit = try ReleaseInfo.read(from: source.folder(of: id)).sourceCommit else { throw OperationalError("release \(id) names no source commit") }
+            let location = try ContentLocation.find(from: invocation.directory)
+            guard location.repository != nil else { throw OperationalError("there is no git repository here to read commit \(commit.prefix(12)) from") }
+            do {
+                next = try ValidationRun(location: location, context: ValidationContext(asOf: asOf)).content(at: commit)
+            } catch {
+                throw OperationalError("the promoted commit \(commit.prefix(12)) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow'")
+            }
+            diff = ApprovalGate.liveDiff(root: target, location: location, next: next!, asOf: asOf)
+        } catch {
+            diff = .unknown("\(error)")
+        }
+        if case .unknown(let reason) = diff, !protected {
+            invocation.console.err("warning: no semantic diff: \(reason)\n")
+        }
+        guard protected else { return (diff.semantic, [:]) }
+        let threshold = next?.config?.rateMoveWarn ?? Percent(thousandths: 3000)
+        return (diff.semantic, try ApprovalGate.check(diff, threshold: threshold, environment: name, approval: arguments.value("--approve"), console: invocation.console))
     }
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {

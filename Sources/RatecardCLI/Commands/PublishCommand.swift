@@ -27,6 +27,7 @@ enum PublishCommand {
         let location = try ContentLocation.find(from: invocation.directory)
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
         let revision = arguments.value("--rev") ?? "HEAD"
+        try checkClock(run.asOf, explicit: arguments.value("--as-of") != nil, root: root, name: name)
         if arguments.value("--rev") == nil, location.contentDir != nil {
             Trace.mark("publish: content found")
             let uncommitted = try location.uncommittedContentFiles()
@@ -64,10 +65,14 @@ enum PublishCommand {
         }
         var extra: [String: JSON] = [:]
         // The semantic diff against live reads the live commit's content: only when it is shown or gates.
-        if let next = built.content, dryRun || protected,
-           let diff = try ApprovalGate.liveDiff(root: root, location: location, next: next, asOf: run.asOf) {
+        if let next = built.content, dryRun || protected {
+            let diff = ApprovalGate.liveDiff(root: root, location: location, next: next, asOf: run.asOf)
             if dryRun && !json {
-                invocation.console.out(DiffFormatter.text(diff, title: "\(name): live -> \(revision)", colour: invocation.console.outIsTerminal))
+                switch diff {
+                case .diff(let semantic): invocation.console.out(DiffFormatter.text(semantic, title: "\(name): live -> \(revision)", colour: invocation.console.outIsTerminal))
+                case .unknown(let reason): invocation.console.err("warning: no semantic diff: \(reason)\n")
+                case .nothingLive: break
+                }
             }
             if protected {
                 let threshold = next.config?.rateMoveWarn ?? Percent(thousandths: 3000)
@@ -112,6 +117,15 @@ enum PublishCommand {
             invocation.console.out("Published release \(id) to \(name) (was \(previous ?? "none")): \(plan.summary); wrote \(bytes) bytes, linked \(linked) unchanged files\(how).\n")
         }
         return RatecardCLI.ExitCode.ok
+    }
+
+    /// A publish dated by the clock must not go back in time: a date before the live release's
+    /// as-of date means the clock is wrong (or the publish is meant to turn back what is
+    /// current, which is said with --as-of).
+    static func checkClock(_ asOf: Day, explicit: Bool, root: ServeRoot, name: String) throws {
+        guard !explicit, let live = try? root.live(), let info = try? ReleaseInfo.read(from: root.folder(of: live)),
+              let liveDay = Day(info.asOf), asOf < liveDay else { return }
+        throw OperationalError("today in Asia/Seoul (\(asOf)) is before the as-of date of the release live on \(name) (\(live), as of \(liveDay)): is this machine's clock set back? Nothing was published. To publish as of an earlier date on purpose, say so with --as-of \(asOf)")
     }
 
     static func describe(_ plan: ReleasePlan, live: String?, target: String, bundle: String) -> String {
