@@ -158,6 +158,52 @@ import Testing
     /// Rollback goes back to a release that was built before the bundle that is live now, so it does
     /// not carry that bundle's data folder: a page that read the newer manifest just before the swap
     /// gets a 404 for its data. reliability.md §6 wants that to be zero.
+    // MARK: Security headers
+
+    /// Every response carries nosniff and a Content-Security-Policy with frame-ancestors; data
+    /// and assets are sandboxed, so a logo with script opened directly runs nothing (a planted
+    /// one, as validation refuses such a logo); version.json is not served.
+    @Test func securityHeadersSandboxAssetsAndKeepVersionJSONPrivate() throws {
+        let nginx = try #require(NginxServer.executable, "nginx is not installed (apt-get install -y nginx)")
+        try withTemporaryDirectory { directory in
+            chmod(directory, 0o755)
+            let content = try TwoCommitContent(in: directory)
+            let root = directory + "/root"
+            let serve = ServeRoot(path: root)
+            let published = try content.publish(root: root, revision: content.commitA, message: "A")
+            try #require(published.status == 0, "\(published.out)\(published.err)")
+            let live = try #require(try serve.live())
+            let info = try ReleaseInfo.read(from: serve.folder(of: live))
+            let terms = try #require(info.files.first { $0.path.hasPrefix("terms/") }).path
+            let logo = try #require(info.files.first { $0.path.hasSuffix(".svg") }).path
+            let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: root, repo: content.repo)
+            defer { server.stop() }
+            let probe = HTTPConnection(port: server.port)
+            for path in ["/index.html", "/rates.html", "/" + terms, "/app/app.js", "/data/manifest.json", "/" + logo, "/data/\(info.bundleID)/products.json"] {
+                let response = try probe.get(path)
+                #expect(response.status == 200, "\(path)")
+                #expect(response.header("x-content-type-options") == "nosniff", "\(path)")
+                let policy = response.header("content-security-policy") ?? ""
+                #expect(policy.contains("frame-ancestors 'self'"), "\(path): \(policy)")
+                #expect(policy.contains("sandbox") == path.hasPrefix("/data/"), "\(path): \(policy)")
+            }
+            #expect(try probe.get("/version.json").status == 404)
+
+            // A logo with script planted in the live release: served sandboxed, it runs nothing.
+            let planted = "data/\(info.bundleID)/assets/planted.svg"
+            let payload = #"<svg xmlns="http://www.w3.org/2000/svg" onload="document.documentElement.setAttribute('data-pwned','1')"><script>document.documentElement.setAttribute('data-ran','1')</script><rect width="10" height="10"/></svg>"#
+            try FileSystem.writeFile(serve.folder(of: live) + "/" + planted, Array(payload.utf8))
+            let sandboxed = try Browser.dumpDOM("http://127.0.0.1:\(server.port)/\(planted)", budgetMilliseconds: 2000)
+            #expect(sandboxed.contains("<rect"), "the SVG did not load: \(sandboxed.prefix(300))")
+            // The attributes as set (the source only holds them quoted inside the script text).
+            #expect(!sandboxed.contains(#"data-pwned="1""#) && !sandboxed.contains(#"data-ran="1""#), "script ran in a served SVG: \(sandboxed.prefix(300))")
+            // Negative control: the same file from a server without the headers runs its script.
+            let plain = try StaticServer(root: serve.folder(of: live))
+            let unprotected = try Browser.dumpDOM(plain.base + planted, budgetMilliseconds: 2000)
+            #expect(unprotected.contains(#"data-ran="1""#) || unprotected.contains(#"data-pwned="1""#), "the control page ran no script, so the check above proves nothing: \(unprotected.prefix(300))")
+        }
+    }
+
     @Test func rollbackKeepsTheDataOfTheReleaseItLeavesReachable() throws {
         try withTemporaryDirectory { directory in
             let content = try TwoCommitContent(in: directory)
