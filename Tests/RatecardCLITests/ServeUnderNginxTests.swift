@@ -188,6 +188,8 @@ import Testing
                 #expect(policy.contains("sandbox") == path.hasPrefix("/data/"), "\(path): \(policy)")
             }
             #expect(try probe.get("/version.json").status == 404)
+            // A terms page says whether its version is in force yet: revalidated, never immutable.
+            #expect(try probe.get("/" + terms).header("cache-control") == "no-cache")
 
             // A logo with script planted in the live release: served sandboxed, it runs nothing.
             let planted = "data/\(info.bundleID)/assets/planted.svg"

@@ -31,8 +31,13 @@ enum ServeRootCommands {
     static let prune = Command(
         name: "prune",
         abstract: "Delete old releases, keeping the newest N, the live one and the newest good one before it.",
-        usage: "(--env <name> | --root <dir>) --keep <n>",
-        options: ServeRootOptions.options + [OptionSpec("--keep", value: "N", "How many of the newest releases to keep"), ServeRootOptions.noWait],
+        usage: "(--env <name> | --root <dir>) --keep <n> [--dry-run] [--no-wait] [--format <format>]",
+        options: ServeRootOptions.options + [
+            OptionSpec("--keep", value: "N", "How many of the newest releases to keep"),
+            OptionSpec("--dry-run", "List the releases that would be removed, and remove nothing"),
+            ServeRootOptions.noWait,
+            ServeRootOptions.format,
+        ],
         run: runPrune)
 
     static let nginxConf = Command(
@@ -146,9 +151,25 @@ enum ServeRootCommands {
 
     static func runPrune(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         guard let text = arguments.value("--keep"), let keep = Int(text), keep >= 0 else { throw UsageError("'--keep' needs a whole number of releases") }
+        let json = try format(arguments)
+        let dryRun = arguments.has("--dry-run")
         let root = try ServeRootOptions.existing(arguments, invocation)
-        let removed = try ReleaseHistory(root: root).prune(keep: keep, wait: !arguments.has("--no-wait"))
-        invocation.console.out(removed.isEmpty ? "Nothing to prune.\n" : "Removed \(removed.count) release\(removed.count == 1 ? "" : "s"): \(removed.joined(separator: ", "))\n")
+        let removed = try ReleaseHistory(root: root).prune(keep: keep, wait: !arguments.has("--no-wait"), dryRun: dryRun)
+        if json {
+            invocation.console.out(JSON.object([
+                "dry_run": .bool(dryRun), "keep": .int(keep), (dryRun ? "would_remove" : "removed"): .array(removed.map(JSON.string)),
+                "kept": .array(try root.releaseIDs().filter { !removed.contains($0) }.map(JSON.string)),
+            ]).serialized() + "\n")
+            return RatecardCLI.ExitCode.ok
+        }
+        let plural = removed.count == 1 ? "" : "s"
+        if removed.isEmpty {
+            invocation.console.out("Nothing to prune.\n")
+        } else if dryRun {
+            invocation.console.out("Would remove \(removed.count) release\(plural): \(removed.joined(separator: ", ")). Nothing was changed.\n")
+        } else {
+            invocation.console.out("Removed \(removed.count) release\(plural): \(removed.joined(separator: ", "))\n")
+        }
         return RatecardCLI.ExitCode.ok
     }
 

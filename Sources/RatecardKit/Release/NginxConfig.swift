@@ -51,15 +51,19 @@ public enum NginxConfig {
                     add_header Cache-Control "no-cache" always;
                     \(data)
                 }
-                # Content-addressed data and versioned terms pages never change: cache them for a year.
+                # Content-addressed data never changes: cache it for a year.
                 location /data/ {
                     try_files $uri =404;
                     add_header Cache-Control "public, max-age=31536000, immutable";
                     \(data)
                 }
+                # A terms page says whether its version is in force, which changes with the date under
+                # the same URL (a version scheduled for tomorrow): always revalidated, never immutable.
                 location /terms/ {
                     try_files $uri =404;
-                    add_header Cache-Control "public, max-age=31536000, immutable";
+                    etag off;
+                    if_modified_since off;
+                    add_header Cache-Control "no-cache" always;
                     \(page)
                 }
                 # The web build's own files: a missing one is a real 404, never the app page.

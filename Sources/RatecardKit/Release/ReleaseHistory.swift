@@ -121,12 +121,12 @@ public struct ReleaseHistory {
         if !FileSystem.isDirectory(target.folder(of: id)) {
             let partial = target.releasesFolder + "/.partial-\(id)"
             do {
+                // Copied, never hard-linked: two environments must not share an inode, or a file
+                // changed in one (by hand, or a faulty disk) would change the other's copy too.
                 for path in try ReleaseFiles.list(sourceFolder) {
                     let destination = partial + "/" + path
                     try FileSystem.makeDirectories(DurableFiles.parent(of: destination))
-                    if link(sourceFolder + "/" + path, destination) != 0 {
-                        try DurableFiles.create(destination, try FileSystem.readFile(sourceFolder + "/" + path), sync: false)
-                    }
+                    try DurableFiles.create(destination, try FileSystem.readFile(sourceFolder + "/" + path), sync: false)
                 }
                 try DurableFiles.syncFilesystem(of: partial)
                 guard rename(partial, target.folder(of: id)) == 0 else { throw FileSystem.failure("rename", partial) }
@@ -154,11 +154,12 @@ public struct ReleaseHistory {
         return (id, live, false)
     }
 
-    /// Removes old releases, keeping the newest `keep`, the live one and the newest good one before it.
-    public func prune(keep: Int, wait: Bool) throws -> [String] {
+    /// Removes old releases, keeping the newest `keep`, the live one and the newest good one
+    /// before it. `dryRun` says which would go and removes nothing.
+    public func prune(keep: Int, wait: Bool, dryRun: Bool = false) throws -> [String] {
         let lock = try ReleaseLock.acquire(root: root.path, command: "prune", wait: wait)
         defer { withExtendedLifetime(lock) {} }
-        try root.recover()
+        if !dryRun { try root.recover() }
         let live = try root.live()
         let bad = try root.journal.badReleases()
         let history = try Publisher(root: root).activationHistory()
@@ -171,6 +172,7 @@ public struct ReleaseHistory {
         }
         let ids = try root.releaseIDs()
         let keepers = Set(ids.suffix(max(0, keep))).union(protected)
+        if dryRun { return ids.filter { !keepers.contains($0) } }
         var removed: [String] = []
         for id in ids where !keepers.contains(id) {
             let trash = root.releasesFolder + "/.trash-\(id)"
