@@ -28,12 +28,15 @@ enum ApprovalGate {
     /// The semantic diff from what is live in `root` to `next`.
     static func liveDiff(root: ServeRoot, location: ContentLocation?, next: Content, asOf: Day) -> LiveDiff {
         let commit: String
+        let liveAsOf: Day?
         do {
             guard let live = try root.live() else { return .nothingLive }
-            guard let named = try ReleaseInfo.read(from: root.folder(of: live)).sourceCommit else {
+            let info = try ReleaseInfo.read(from: root.folder(of: live))
+            guard let named = info.sourceCommit else {
                 return .unknown("the live release \(live) names no source commit")
             }
             commit = named
+            liveAsOf = Day(info.asOf)
         } catch {
             return .unknown("the live release cannot be read (\(error))")
         }
@@ -41,7 +44,7 @@ enum ApprovalGate {
         let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
         do {
             let before = try run.content(at: commit)
-            return .diff(SemanticDiff.between(before, next, asOf: asOf))
+            return .diff(SemanticDiff.between(before, next, asOf: asOf, oldAsOf: liveAsOf))
         } catch {
             return .unknown("the live commit \(commit.prefix(12)) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow' (CI: a checkout with full history)")
         }

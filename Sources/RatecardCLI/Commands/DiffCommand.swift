@@ -23,13 +23,17 @@ enum DiffCommand {
         var from: String?
         var to: String?
         var title: String
+        var oldAsOf: Day?
         if arguments.value("--env") != nil || arguments.value("--root") != nil {
             guard arguments.positionals.isEmpty else { throw UsageError("revisions and --env/--root cannot be used together") }
             let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
             guard let live = try root.live() else { throw OperationalError("nothing is live in \(name) yet") }
-            guard let commit = try ReleaseInfo.read(from: root.folder(of: live)).sourceCommit else {
+            let info = try ReleaseInfo.read(from: root.folder(of: live))
+            guard let commit = info.sourceCommit else {
                 throw OperationalError("live release \(live) was built from an uncommitted work tree; name revisions instead")
             }
+            // What is live shows the tables in force on its own date, as publish --dry-run compares.
+            oldAsOf = Day(info.asOf)
             from = commit
             to = "HEAD"
             title = "\(name) (live \(live)) -> HEAD"
@@ -41,7 +45,7 @@ enum DiffCommand {
             }
             title = "\(from ?? "work tree") -> \(to ?? "work tree")"
         }
-        let diff = SemanticDiff.between(try run.content(at: from), try run.content(at: to), asOf: asOf)
+        let diff = SemanticDiff.between(try run.content(at: from), try run.content(at: to), asOf: asOf, oldAsOf: oldAsOf)
         switch format {
         case "json": invocation.console.out(DiffFormatter.json(diff).serialized() + "\n")
         case "markdown": invocation.console.out(DiffFormatter.markdown(diff, title: title))

@@ -5,7 +5,7 @@ enum PublishCommand {
     static let command = Command(
         name: "publish",
         abstract: "Build a commit and make it live: staged beside the live release, swapped in one rename.",
-        usage: "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir>] [--expect-live <id>] [-m <msg>] [--dry-run] [--format <format>]",
+        usage: "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir>] [--as-of <date>] [--expect-live <id>] [-m <msg>] [--dry-run] [--if-stale] [--approve <reason>] [--no-wait] [--format <format>]",
         options: ServeRootOptions.options + [
             OptionSpec("--rev", value: "REV", "The commit to publish (default: HEAD; uncommitted content is refused)"),
             OptionSpec("--web", value: "DIR", "The web build folder (default: 'web' in ratecard.yaml, else ../site)"),
@@ -13,6 +13,7 @@ enum PublishCommand {
             OptionSpec("--expect-live", value: "ID", "Only swap if this release is live now (compare-and-swap; 'none' for an empty root)"),
             OptionSpec("-m", value: "MSG", "Why: recorded in the journal"),
             OptionSpec("--dry-run", "Print what would change (semantic diff, then files) and touch nothing"),
+            OptionSpec("--if-stale", "Only if something scheduled has taken effect since the live release was built: rebuild the live release's commit as of today (for a daily timer)"),
             OptionSpec("--approve", value: "REASON", "Approve a risky change for a protected environment (recorded in the journal)"),
             ServeRootOptions.noWait,
             ServeRootOptions.format,
@@ -26,9 +27,19 @@ enum PublishCommand {
         let (root, protected, name) = try ServeRootOptions.resolve(arguments, invocation)
         let location = try ContentLocation.find(from: invocation.directory)
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
-        let revision = arguments.value("--rev") ?? "HEAD"
+        var revision = arguments.value("--rev") ?? "HEAD"
         try checkClock(run.asOf, explicit: arguments.value("--as-of") != nil, root: root, name: name)
-        if arguments.value("--rev") == nil, location.contentDir != nil {
+        if arguments.has("--if-stale") {
+            switch try staleness(root: root, asOf: run.asOf) {
+            case .current(let text):
+                invocation.console.out(json ? JSON.object(["environment": .string(name), "outcome": .string("current")]).serialized() + "\n" : "\(name): \(text); nothing to do.\n")
+                return RatecardCLI.ExitCode.ok
+            case .stale(let commit):
+                // The live release's own commit, as of today: a timer never ships unreviewed HEAD.
+                if arguments.value("--rev") == nil { revision = commit }
+            }
+        }
+        if arguments.value("--rev") == nil, revision == "HEAD", location.contentDir != nil {
             Trace.mark("publish: content found")
             let uncommitted = try location.uncommittedContentFiles()
             Trace.mark("publish: git status")
@@ -80,9 +91,17 @@ enum PublishCommand {
             }
         }
         let output = built.output
+        // What is scheduled next: from the content, or for a build onto the live bundle (same
+        // tables, same date) the live release's own record.
+        let staleFrom: Day?
+        if let content = built.content {
+            staleFrom = content.nextScheduledChange(after: run.asOf)
+        } else {
+            staleFrom = try root.live().flatMap { try ReleaseInfo.read(from: root.folder(of: $0)).staleFrom }.flatMap(Day.init)
+        }
         let request = Publisher.Request(
             bundle: output, webFolder: web, author: author, message: arguments.value("-m") ?? "",
-            expectLive: arguments.value("--expect-live"), wait: !arguments.has("--no-wait"), extra: extra)
+            expectLive: arguments.value("--expect-live"), wait: !arguments.has("--no-wait"), extra: extra, staleFrom: staleFrom)
         let publisher = Publisher(root: root)
         var summary: [String: JSON] = [
             "environment": .string(name), "bundle_id": .string(output.manifest.bundleID),
@@ -126,6 +145,23 @@ enum PublishCommand {
         guard !explicit, let live = try? root.live(), let info = try? ReleaseInfo.read(from: root.folder(of: live)),
               let liveDay = Day(info.asOf), asOf < liveDay else { return }
         throw OperationalError("today in Asia/Seoul (\(asOf)) is before the as-of date of the release live on \(name) (\(live), as of \(liveDay)): is this machine's clock set back? Nothing was published. To publish as of an earlier date on purpose, say so with --as-of \(asOf)")
+    }
+
+    enum Staleness {
+        case current(String)
+        case stale(commit: String)
+    }
+
+    /// Whether the live release has gone stale by `asOf` (`--if-stale`).
+    static func staleness(root: ServeRoot, asOf: Day) throws -> Staleness {
+        guard let live = try root.live() else { return .current("nothing is live yet (--if-stale only refreshes what is live)") }
+        let info = try ReleaseInfo.read(from: root.folder(of: live))
+        guard let from = info.staleFrom.flatMap(Day.init) else {
+            return .current("release \(live) has nothing scheduled after \(info.asOf)")
+        }
+        guard from <= asOf else { return .current("release \(live) is current until \(from.adding(days: -1)) (something scheduled takes effect on \(from))") }
+        guard let commit = info.sourceCommit else { throw OperationalError("release \(live) is stale since \(from) but names no commit to rebuild; publish with --rev") }
+        return .stale(commit: commit)
     }
 
     static func describe(_ plan: ReleasePlan, live: String?, target: String, bundle: String) -> String {

@@ -24,6 +24,16 @@ public struct Content: Sendable {
 
     public func partner(_ id: String) -> Partner? { partners.first { $0.id.value == id } }
 
+    /// The first day after `asOf` on which a bundle built as of `asOf` stops being current: a
+    /// rate table, terms version or legal limit takes effect, or a rate table ends. Nil when
+    /// nothing is scheduled.
+    public func nextScheduledChange(after asOf: Day) -> Day? {
+        var days: [Day] = rateTables.map(\.effectiveFrom.value) + terms.map(\.effectiveFrom.value)
+        days += rateTables.compactMap { $0.effectiveTo.map { $0.value.adding(days: 1) } }
+        days += (limits?.entries ?? []).map(\.effectiveFrom)
+        return days.filter { $0 > asOf }.min()
+    }
+
     /// The rate tables of one product, oldest first.
     public func rateTables(of productKey: String) -> [RateTable] {
         Content.oldestFirst(rateTables.filter { $0.productKey == productKey })

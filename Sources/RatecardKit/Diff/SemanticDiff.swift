@@ -4,8 +4,10 @@ public struct SemanticDiff: Sendable {
 
     public init(changes: [SemanticChange]) { self.changes = changes }
 
-    /// Compares `old` with `new`; rate tables are compared as in force on `asOf`.
-    public static func between(_ old: Content, _ new: Content, asOf: Day) -> SemanticDiff {
+    /// Compares `old` with `new`; rate tables are compared as in force on `asOf`, or the old side
+    /// on `oldAsOf` when it was published as of another day (what is live shows the tables in
+    /// force on its own date, so a scheduled table taking effect is a change users see).
+    public static func between(_ old: Content, _ new: Content, asOf: Day, oldAsOf: Day? = nil) -> SemanticDiff {
         var changes: [SemanticChange] = []
         let oldPartners = Dictionary(old.partners.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
         let newPartners = Dictionary(new.partners.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
@@ -31,7 +33,7 @@ public struct SemanticDiff: Sendable {
                 changes.append(.productStatus(key: key, name: name, from: before.status.value.rawValue, to: after.status.value.rawValue))
             default: break
             }
-            let before = (oldTables[key] ?? []).filter { $0.isInForce(on: asOf) }.max { $0.effectiveFrom.value < $1.effectiveFrom.value }
+            let before = (oldTables[key] ?? []).filter { $0.isInForce(on: oldAsOf ?? asOf) }.max { $0.effectiveFrom.value < $1.effectiveFrom.value }
             let after = (newTables[key] ?? []).filter { $0.isInForce(on: asOf) }.max { $0.effectiveFrom.value < $1.effectiveFrom.value }
             if let before, let after {
                 for band in after.bands.sorted(by: { $0.scoreMin.value > $1.scoreMin.value }) {

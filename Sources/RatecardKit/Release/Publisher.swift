@@ -25,8 +25,10 @@ public struct Publisher {
         public var wait: Bool
         public var action: String
         public var extra: [String: JSON]
+        /// The first day the release is no longer current (`Content.nextScheduledChange`).
+        public var staleFrom: Day?
 
-        public init(bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String, expectLive: String?, wait: Bool, action: String = "publish", extra: [String: JSON] = [:]) {
+        public init(bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String, expectLive: String?, wait: Bool, action: String = "publish", extra: [String: JSON] = [:], staleFrom: Day? = nil) {
             self.bundle = bundle
             self.webFolder = webFolder
             self.author = author
@@ -35,6 +37,7 @@ public struct Publisher {
             self.wait = wait
             self.action = action
             self.extra = extra
+            self.staleFrom = staleFrom
         }
     }
 
@@ -89,7 +92,8 @@ public struct Publisher {
         let info = ReleaseInfo(
             id: id, bundleID: request.bundle.manifest.bundleID, sourceCommit: request.bundle.manifest.sourceCommit?.hex,
             asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(), author: request.author,
-            user: ProcessUser.name, message: request.message, carried: staged.carried, files: staged.files)
+            user: ProcessUser.name, message: request.message, carried: staged.carried, staleFrom: request.staleFrom?.description,
+            files: staged.files)
         staged.bytes[ReleaseInfo.fileName] = info.bytes()
         Trace.mark("publish: version.json")
         do {

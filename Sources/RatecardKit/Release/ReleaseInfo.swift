@@ -12,6 +12,8 @@ public struct ReleaseInfo: Sendable, Equatable {
     public var message: String
     /// Bundle ids of earlier releases whose `data/<id>/` folders are carried in this one.
     public var carried: [String]
+    /// The first day this release is no longer current (something scheduled takes effect), if any.
+    public var staleFrom: String? = nil
     /// Every file of the release except version.json itself.
     public var files: [BundleManifest.File]
 
@@ -32,6 +34,7 @@ public struct ReleaseInfo: Sendable, Equatable {
             "user": .string(user),
             "message": .string(message),
             "carried_bundles": .array(carried.map(JSON.string)),
+            "stale_from": staleFrom.map(JSON.string) ?? .null,
         ]
     }
 
@@ -55,7 +58,7 @@ public struct ReleaseInfo: Sendable, Equatable {
             asOf: json["as_of"]?.stringValue ?? "", publishedAt: json["published_at"]?.stringValue ?? "",
             author: json["author"]?.stringValue ?? "", user: json["user"]?.stringValue ?? "",
             message: json["message"]?.stringValue ?? "",
-            carried: (json["carried_bundles"]?.arrayValue ?? []).compactMap(\.stringValue), files: files)
+            carried: (json["carried_bundles"]?.arrayValue ?? []).compactMap(\.stringValue), staleFrom: json["stale_from"]?.stringValue, files: files)
     }
 
     /// The hash of what the release serves, ignoring who published it and when: equal keys mean
