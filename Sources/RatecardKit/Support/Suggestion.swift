@@ -24,12 +24,15 @@ public enum Suggestion {
     }
 
     /// The candidates close enough to `word` to be what was meant (at most `limit`, sorted):
-    /// those that differ only in case, else the nearest within a third of the word's length
-    /// in edits (at least one, at most three).
+    /// those that differ only in case, else those it begins (three letters or more), else the
+    /// nearest within a third of the word's length in edits (at least one, at most three).
     public static func nearest(_ word: String, in candidates: [String], limit: Int = 3) -> [String] {
         let folded = word.lowercased()
         let sameLetters = candidates.filter { $0 != word && $0.lowercased() == folded }
         if !sameLetters.isEmpty { return Array(sameLetters.sorted().prefix(limit)) }
+        // A word cut short (`prod` for `production`) is meant as the words it starts.
+        let started = word.unicodeScalars.count >= 3 ? candidates.filter { $0 != word && $0.lowercased().hasPrefix(folded) } : []
+        if !started.isEmpty { return Array(Set(started).sorted().prefix(limit)) }
         let allowed = min(3, max(1, word.unicodeScalars.count / 3))
         let scored = Set(candidates).filter { $0 != word }.map { ($0, distance(folded, $0.lowercased())) }.filter { $0.1 <= allowed }
         guard let best = scored.map(\.1).min() else { return [] }
