@@ -10,27 +10,50 @@ public struct Command: Sendable {
     public var positionals: ClosedRange<Int>
     /// More help, shown below the options.
     public var discussion: String
+    /// Words the first positional argument takes (`hook install`, `completion bash`), for completion.
+    public var actions: [String]
     public var run: @Sendable (ParsedArguments, Invocation) throws -> Int32
 
     public init(
         name: String, abstract: String, usage: String, options: [OptionSpec], positionals: ClosedRange<Int> = 0...0,
-        discussion: String = "", run: @escaping @Sendable (ParsedArguments, Invocation) throws -> Int32
+        discussion: String = "", actions: [String] = [],
+        run: @escaping @Sendable (ParsedArguments, Invocation) throws -> Int32
     ) {
         self.name = name
         self.abstract = abstract
         self.usage = usage
-        self.options = options + [Command.directory, Command.help]
+        self.options = options + Command.global
         self.positionals = positionals
         self.discussion = discussion
+        self.actions = actions
         self.run = run
     }
 
     static let directory = OptionSpec("-C", value: "DIR", "Run as if started in DIR")
+    static let language = OptionSpec("--lang", value: "LANG", "Language of messages: en or ko (default: from LC_ALL, LC_MESSAGES or LANG; English otherwise)")
     static let help = OptionSpec("--help", short: "-h", "Show help information")
+    /// The options every command takes.
+    static let global = [directory, language, help]
+
+    /// Command lines to copy, each with what it does (`# ...`), shown last in its help.
+    public var examples: [String] { CommandExamples.of(name) }
+
+    /// The usage line after `ratecard NAME`: the written one, with any of the command's own
+    /// options it leaves out appended, so that it always lists every option.
+    public var usageLine: String {
+        let missing = ownOptions.filter { option in
+            !usage.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") }).contains { $0 == option.name }
+        }
+        let extra = missing.map { option in "[\(option.name)\(option.value.map { " <\($0.lowercased())>" } ?? "")]" }
+        return ([usage] + extra).filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    /// The options only this command takes (what its usage line lists).
+    public var ownOptions: [OptionSpec] { options.filter { option in !Command.global.contains { $0.name == option.name } } }
 
     /// `OVERVIEW: / USAGE: / OPTIONS:` help text, as swift-argument-parser lays it out.
     public var helpText: String {
-        var text = "OVERVIEW: \(abstract)\n\nUSAGE: ratecard \(name) \(usage)\n\nOPTIONS:\n"
+        var text = "OVERVIEW: \(abstract)\n\nUSAGE: ratecard \(name) \(usageLine)\n\nOPTIONS:\n"
         let labels = options.map { option -> String in
             var label = option.short.map { "\($0), " } ?? ""
             label += option.name
@@ -42,6 +65,9 @@ public struct Command: Sendable {
             text += "  " + label + String(repeating: " ", count: width - label.count) + option.help + "\n"
         }
         if !discussion.isEmpty { text += "\n" + discussion + "\n" }
+        if !examples.isEmpty {
+            text += "\nEXAMPLES:\n" + examples.map { "  " + $0 + "\n" }.joined()
+        }
         return text
     }
 }
@@ -52,10 +78,28 @@ public struct Invocation {
     public var directory: String
     /// Seconds since the epoch, read once (the only clock a command uses).
     public var now: Double
+    /// The language of messages.
+    public var messages: Messages
 
-    public init(console: Console, directory: String, now: Double) {
+    public init(console: Console, directory: String, now: Double, messages: Messages = .english) {
         self.console = console
         self.directory = directory
         self.now = now
+        self.messages = messages
+    }
+
+    /// How a validation report is printed to stdout here: in the chosen language, and
+    /// decorated (source line, caret, colour) when stdout is a terminal.
+    func reportStyle(_ location: ContentLocation?, commit: ObjectID? = nil) -> ReportStyle {
+        var style = ReportStyle(messages: messages, decorated: console.decoratesOut)
+        guard style.decorated, let location else { return style }
+        style.source = { path in
+            if let commit, let repository = location.repository {
+                return repository.file(at: path, in: commit).map { String(decoding: $0, as: UTF8.self) }
+            }
+            let root = location.repository?.workdir ?? location.contentDir ?? ""
+            return (try? FileSystem.readFile(root + "/" + path)).map { String(decoding: $0, as: UTF8.self) }
+        }
+        return style
     }
 }

@@ -24,6 +24,19 @@ public final class Console {
     /// Whether stdout is a terminal (colour and progress only then).
     public var outIsTerminal: Bool { !capture && isatty(1) == 1 }
 
+    /// Whether what goes to stdout may carry source snippets and colour: a terminal, and
+    /// no `NO_COLOR` (https://no-color.org) or `TERM=dumb`. Never in a pipe or a CI log.
+    public var decoratesOut: Bool { outIsTerminal && Self.decorationAllowed }
+
+    /// The same for stderr.
+    public var decoratesErr: Bool { !capture && isatty(2) == 1 && Self.decorationAllowed }
+
+    private static var decorationAllowed: Bool {
+        let noColor = getenv("NO_COLOR").map { String(cString: $0) } ?? ""
+        let term = getenv("TERM").map { String(cString: $0) } ?? ""
+        return noColor.isEmpty && term != "dumb"
+    }
+
     private func write(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0

@@ -24,6 +24,8 @@ public enum RatecardCLI {
         ServeRootCommands.prune,
         ServeRootCommands.nginxConf,
         GenerateCommand.command,
+        VersionCommand.command,
+        CompletionCommand.command,
     ]
 
     /// Exit codes (DESIGN.md): the contract scripts rely on.
@@ -37,15 +39,33 @@ public enum RatecardCLI {
 
     /// Runs `ratecard` with `arguments` (without the program name) and returns the exit code.
     public static func run(_ arguments: [String], console: Console, directory: String, now: Double) -> Int32 {
+        run(arguments, console: console, directory: directory, now: now, environment: ProcessEnvironment.current)
+    }
+
+    /// The same, with the environment that decides the language of messages given.
+    public static func run(_ arguments: [String], console: Console, directory: String, now: Double, environment: [String: String]) -> Int32 {
         var arguments = arguments
         var directory = directory
+        // `--lang` may come anywhere before `--`: it decides how even a usage error is worded.
+        let languageArgument = extractLanguage(&arguments)
+        let messages: Messages
+        switch Result(catching: { () throws(UsageError) in try Language.resolve(argument: languageArgument.value, environment: environment) }) {
+        case .success(let language): messages = Messages(language)
+        case .failure(let error):
+            usageError(error, usage: "ratecard <command> [options]", help: "ratecard", console: console, messages: .english)
+            return ExitCode.usage
+        }
+        if let error = languageArgument.error {
+            usageError(error, usage: "ratecard <command> [options]", help: "ratecard", console: console, messages: messages)
+            return ExitCode.usage
+        }
         // `-C DIR` may also come before the command name, as with git.
         while arguments.count >= 2 && arguments[0] == "-C" {
             directory = resolve(arguments[1], against: directory)
             arguments.removeFirst(2)
         }
         guard let name = arguments.first else {
-            console.err("Error: Missing expected command\n\nUsage: ratecard <command> [options]\n  See 'ratecard --help' for more information.\n")
+            usageError(UsageError("Missing expected command"), usage: "ratecard <command> [options]", help: "ratecard", console: console, messages: messages)
             return ExitCode.usage
         }
         if name == "--help" || name == "-h" || name == "help" {
@@ -57,11 +77,13 @@ public enum RatecardCLI {
             return ExitCode.ok
         }
         if name == "--version" {
-            console.out("ratecard \(version)\n")
+            console.out(VersionCommand.text)
             return ExitCode.ok
         }
         guard let command = commands.first(where: { $0.name == name }) else {
-            console.err("Error: Unknown command '\(name)'\n\nUsage: ratecard <command> [options]\n  See 'ratecard --help' for more information.\n")
+            var error = UsageError("Unknown command '\(name)'")
+            if let hint = Suggestion.didYouMean(name, in: commands.map(\.name)) { error.message += "; " + hint }
+            usageError(error, usage: "ratecard <command> [options]", help: "ratecard", console: console, messages: messages)
             return ExitCode.usage
         }
         let rest = Array(arguments.dropFirst())
@@ -69,27 +91,59 @@ public enum RatecardCLI {
             console.out(command.helpText)
             return ExitCode.ok
         }
+        let fail = { (text: String) in
+            console.err((console.decoratesErr ? "\u{1B}[1;31m\(messages.word("Error"))\u{1B}[0m" : messages.word("Error")) + ": " + messages.localize(text) + "\n")
+        }
         do {
             let parsed = try ParsedArguments.parse(rest, options: command.options, positionals: command.positionals)
             if let dir = parsed.value("-C") { directory = resolve(dir, against: directory) }
-            return try command.run(parsed, Invocation(console: console, directory: directory, now: now))
+            return try command.run(parsed, Invocation(console: console, directory: directory, now: now, messages: messages))
         } catch let error as UsageError {
-            console.err("Error: \(error.message)\n\nUsage: ratecard \(command.name) \(command.usage)\n  See 'ratecard \(command.name) --help' for more information.\n")
+            usageError(error, usage: "ratecard \(command.name) \(command.usageLine)", help: "ratecard \(command.name)", console: console, messages: messages)
             return ExitCode.usage
         } catch let error as ApprovalGate.Refused {
-            console.err("Error: \(error.description)\n")
+            fail(error.description)
             return ExitCode.invalid
         } catch let error as ConflictError {
-            console.err("Error: \(error.message)\n")
+            fail(error.message)
             return ExitCode.conflict
         } catch {
-            console.err("Error: \(error)\n")
+            fail("\(error)")
             return ExitCode.failure
         }
     }
 
+    /// `Error: ...`, the usage line and a pointer to `--help`, on stderr.
+    static func usageError(_ error: UsageError, usage: String, help: String, console: Console, messages: Messages) {
+        let label = messages.word("Error")
+        let painted = console.decoratesErr ? "\u{1B}[1;31m\(label)\u{1B}[0m" : label
+        console.err("\(painted): \(messages.localize(error.message))\n\n\(messages.word("Usage")): \(usage)\n  \(messages.seeHelp(help))\n")
+    }
+
+    /// Takes `--lang VALUE` / `--lang=VALUE` out of `arguments` (before a `--`).
+    static func extractLanguage(_ arguments: inout [String]) -> (value: String?, error: UsageError?) {
+        var value: String?
+        var index = 0
+        while index < arguments.count, arguments[index] != "--" {
+            if arguments[index] == "--lang" {
+                guard index + 1 < arguments.count else {
+                    arguments.remove(at: index)
+                    return (value, UsageError("Missing value for '--lang <lang>'"))
+                }
+                value = arguments[index + 1]
+                arguments.removeSubrange(index...index + 1)
+            } else if arguments[index].hasPrefix("--lang=") {
+                value = String(arguments[index].dropFirst("--lang=".count))
+                arguments.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return (value, nil)
+    }
+
     static var overview: String {
-        var text = "OVERVIEW: Validate, build and publish loan-comparison content from git.\n\nUSAGE: ratecard [-C <dir>] <command> [options]\n\nCOMMANDS:\n"
+        var text = "OVERVIEW: Validate, build and publish loan-comparison content from git.\n\nUSAGE: ratecard [-C <dir>] [--lang <lang>] <command> [options]\n\nCOMMANDS:\n"
         let width = (commands.map(\.name.count).max() ?? 0) + 2
         for command in commands {
             text += "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.abstract + "\n"

@@ -165,14 +165,15 @@ import Testing
             #expect(try runTool("/usr/bin/git", git + ["add", "-A"]).0 == 0)
             // Fix the work tree but leave the bad version staged: the hook reads the index.
             try FileSystem.writeFile(table, Array(original.utf8))
-            let blocked = try runTool("/usr/bin/git", git + ["commit", "-m", "bad band"])
+            // The hook finds ratecard on PATH (it records no build path).
+            let blocked = try runTool("/usr/bin/git", git + ["commit", "-m", "bad band"], environment: environmentWithRatecardOnPath)
             #expect(blocked.0 != 0)
             #expect(blocked.1.contains("error BND-02"), "\(blocked.1)")
             #expect(try Repository.open(at: fixture.repo).headCommit()?.hex == fixture.commits[0])
 
             try FileSystem.writeFile(table, Array(original.replacingOccurrences(of: "apr_min_pct: 4.1", with: "apr_min_pct: 4.2").utf8))
             #expect(try runTool("/usr/bin/git", git + ["add", "-A"]).0 == 0)
-            let allowed = try runTool("/usr/bin/git", git + ["commit", "-m", "good change"])
+            let allowed = try runTool("/usr/bin/git", git + ["commit", "-m", "good change"], environment: environmentWithRatecardOnPath)
             #expect(allowed.0 == 0, "\(allowed.1)")
             #expect(try Repository.open(at: fixture.repo).headCommit()?.hex != fixture.commits[0])
         }

@@ -52,11 +52,22 @@ var schemaChecker: String {
     return parts.joined(separator: "/") + "/RatecardKitTests/Fixtures/schemas/check_report.py"
 }
 
+/// The folder holding the built `ratecard` binary.
+var binaryFolder: String { Bundle.main.bundleURL.path }
+
+/// The environment with the built binary first on PATH, as an installed ratecard would be.
+var environmentWithRatecardOnPath: [String: String] {
+    var env = ProcessInfo.processInfo.environment
+    env["PATH"] = binaryFolder + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+    return env
+}
+
 /// Runs a program and returns its exit status and combined output.
-func runTool(_ path: String, _ arguments: [String], stderrToNull: Bool = false) throws -> (Int32, String) {
+func runTool(_ path: String, _ arguments: [String], stderrToNull: Bool = false, environment: [String: String]? = nil) throws -> (Int32, String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
+    if let environment { process.environment = environment }
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = stderrToNull ? FileHandle.nullDevice : pipe

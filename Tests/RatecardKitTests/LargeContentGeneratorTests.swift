@@ -87,6 +87,7 @@ import Testing
             var parent = try loader.load(try location.source(for: summary.commits[0]))
             var known = Set(validator.check(parent).map { "\($0.path) \($0.rule) \($0.message)" })
             var expected: [Diagnostic] = []
+            var keysByCommit: [Set<String>] = []
             for stamp in report.commits {
                 let content = try loader.load(try location.source(for: stamp.id))
                 let found = validator.check(content, base: parent)
@@ -95,8 +96,19 @@ import Testing
                     expected.append(diagnostic)
                 }
                 known = Set(found.map { "\($0.path) \($0.rule) \($0.message)" })
+                keysByCommit.append(known)
                 parent = content
             }
+            // A problem (other than a history finding) is fixed by the first later commit without it.
+            for index in expected.indices where !expected[index].rule.hasPrefix("HIS-") {
+                let key = "\(expected[index].path) \(expected[index].rule) \(expected[index].message)"
+                let introduced = try #require(report.commits.firstIndex { $0 == expected[index].commit })
+                if let fixer = report.commits.indices.first(where: { $0 > introduced && !keysByCommit[$0].contains(key) }) {
+                    expected[index].fixedBy = report.commits[fixer]
+                }
+            }
+            #expect(expected.contains { $0.rule == "CAP-01" && $0.fixedBy?.summary == "Cap fixed, gap added" })
+            #expect(expected.contains { $0.rule == "RNG-03" && $0.fixedBy == nil })
             #expect(Set(expected.map(\.rule)).isSuperset(of: ["CAP-01", "BND-02", "HIS-04", "YML-01", "RNG-03"]), "\(expected.map(\.rule))")
             #expect(report.diagnostics == expected)
         }

@@ -5,7 +5,7 @@ enum BuildCommand {
     static let command = Command(
         name: "build",
         abstract: "Render the content into a bundle: JSON data, HTML pages and a sha256 manifest.",
-        usage: "[--rev <rev>] [--as-of <date>] --out <dir>",
+        usage: "[--rev <rev>] [--as-of <date>] [--format <format>] --out <dir>",
         options: [
             OptionSpec("--rev", value: "REV", "Build a commit, read from git objects (default: the work tree)"),
             OptionSpec("--as-of", value: "DATE", "The date that decides the current rate tables and terms (default: today in Asia/Seoul)"),

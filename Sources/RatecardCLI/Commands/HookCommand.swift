@@ -9,17 +9,20 @@ enum HookCommand {
         usage: "install",
         options: [],
         positionals: 1...1,
+        discussion: """
+            The hook runs 'ratecard validate --staged' on the content folder. It finds ratecard through $RATECARD,
+            then on PATH, then (when this ratecard lives inside the repository) at the same path relative to the
+            repository, so the hook keeps working after a rebuild, a move or a fresh clone; it never records an
+            absolute build path.
+            """,
+        actions: ["install"],
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         guard arguments.positionals[0] == "install" else { throw UsageError("Unknown hook action '\(arguments.positionals[0])'; use 'install'") }
         let location = try ContentLocation.find(from: invocation.directory)
         let repository = try location.requireRepository()
-        guard let contentDir = location.contentDir else { throw OperationalError("hook install needs a work tree") }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { throw FileSystem.failure("readlink", "/proc/self/exe") }
-        let binary = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let prefix = location.treePrefix, let workdir = repository.workdir else { throw OperationalError("hook install needs a work tree") }
         let hooks = repository.gitDir + "/hooks"
         try FileSystem.makeDirectories(hooks)
         let hook = hooks + "/pre-commit"
@@ -29,15 +32,60 @@ enum HookCommand {
                 throw OperationalError("\(hook) already exists and was not written by ratecard; merge it by hand")
             }
         }
-        let script = """
-            #!/bin/sh
-            # Written by 'ratecard hook install': validate what is staged; errors block the commit.
-            exec '\(binary)' -C '\(contentDir)' validate --staged
-
-            """
+        let script = Self.script(contentPrefix: prefix, inRepository: try binaryInside(workdir))
         try DurableFiles.replace(hook, Array(script.utf8))
         chmod(hook, 0o755)
         invocation.console.out("Installed \(hook): commits now run 'ratecard validate --staged'.\n")
         return RatecardCLI.ExitCode.ok
+    }
+
+    /// This executable's path relative to the work tree `root`, when it lives inside it.
+    static func binaryInside(_ root: String) throws -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let binary = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let top = (try? FileSystem.realPath(root)) ?? root
+        guard binary.hasPrefix(top + "/") else { return nil }
+        return String(binary.dropFirst(top.count + 1))
+    }
+
+    /// The hook: paths are relative to the top of the work tree, each quoted for sh.
+    static func script(contentPrefix: String, inRepository binary: String?) -> String {
+        let content = contentPrefix.isEmpty ? "\"$top\"" : "\"$top\"/\(quote(contentPrefix))"
+        var find = """
+            if [ -n "${RATECARD:-}" ]; then
+                ratecard=$RATECARD
+            elif command -v ratecard >/dev/null 2>&1; then
+                ratecard=ratecard
+
+            """
+        if let binary {
+            find += """
+                elif [ -x "$top"/\(quote(binary)) ]; then
+                    ratecard="$top"/\(quote(binary))
+
+                """
+        }
+        find += """
+            else
+                echo "pre-commit: ratecard was not found on PATH; install it, or set RATECARD to its path" >&2
+                exit 1
+            fi
+
+            """
+        return """
+            #!/bin/sh
+            # Written by 'ratecard hook install': validate what is staged; errors block the commit.
+            # ratecard is found through $RATECARD, then PATH\(binary == nil ? "" : ", then its place in this repository").
+            top=$(git rev-parse --show-toplevel) || exit 1
+            \(find)exec "$ratecard" -C \(content) validate --staged
+
+            """
+    }
+
+    /// `text` as one sh word in single quotes (a quote inside becomes `'\''`).
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingAll("'", "'\\''") + "'"
     }
 }

@@ -5,7 +5,7 @@ enum LogCommand {
     static let command = Command(
         name: "log",
         abstract: "The history of one partner, product or terms document, with the releases that shipped it.",
-        usage: "(--partner <id> | --product <partner/product> | --terms <id>) [--env <name> | --root <dir>] [--format <format>]",
+        usage: "(--partner <id> | --product <partner/product> | --terms <id>) [--env <name> | --root <dir>] [--format <format>] [--as-of <date>]",
         options: ServeRootOptions.options + [
             OptionSpec("--partner", value: "ID", "A partner id"),
             OptionSpec("--product", value: "KEY", "A product as <partner-id>/<product-id>"),
@@ -27,7 +27,9 @@ enum LogCommand {
             root = try ServeRootOptions.resolve(arguments, invocation).root
         }
         let location = try ContentLocation.find(from: invocation.directory)
-        let events = try ChangeHistory.events(of: subject, location: location, asOf: try invocation.asOf(arguments), root: root)
+        let asOf = try invocation.asOf(arguments)
+        let events = try ChangeHistory.events(of: subject, location: location, asOf: asOf, root: root)
+        if events.isEmpty { try requireKnown(subject, location: location, asOf: asOf) }
         if json {
             invocation.console.out(JSON.object(["events": .array(events.map { event in
                 .object([
@@ -54,5 +56,27 @@ enum LogCommand {
         }
         invocation.console.out(text.isEmpty ? "No commits changed it.\n" : text)
         return RatecardCLI.ExitCode.ok
+    }
+
+    /// A subject with no history must at least exist now; else it is a typo: a usage error
+    /// naming the nearest ids.
+    static func requireKnown(_ subject: ChangeHistory.Subject, location: ContentLocation, asOf: Day) throws {
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
+        guard let content = try? run.content(at: location.contentDir == nil ? "HEAD" : nil) else { return }
+        let (name, what, known): (String, String, [String])
+        switch subject {
+        case .partner(let id): (name, what, known) = (id, "partner", content.partnerFiles.sorted())
+        case .product(let key): (name, what, known) = (key, "product", content.productFiles.sorted())
+        case .terms(let id): (name, what, known) = (id, "terms document", content.documentIDs)
+        }
+        guard !known.contains(name) else { return }
+        var message = "no \(what) '\(name)' in the content"
+        if let hint = Suggestion.didYouMean(name, in: known) {
+            message += "; " + hint
+        } else {
+            let nearest = known.sorted { (Suggestion.distance(name, $0), $0) < (Suggestion.distance(name, $1), $1) }.prefix(3)
+            if !nearest.isEmpty { message += "; the nearest: " + nearest.joined(separator: ", ") }
+        }
+        throw UsageError(message)
     }
 }

@@ -25,7 +25,7 @@ enum PromoteCommand {
 
     static func resolved(_ value: String, _ invocation: Invocation) throws -> (root: ServeRoot, protected: Bool) {
         if value.contains("/") { return (ServeRoot(path: RatecardCLI.resolve(value, against: invocation.directory)), false) }
-        let (path, protected) = try Environments.root(named: value, from: invocation.directory)
+        let (path, protected) = try ServeRootOptions.environment(value, invocation)
         return (ServeRoot(path: path), protected)
     }
 
@@ -63,6 +63,9 @@ enum PromoteCommand {
         guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'") }
         let source = try root(fromName, invocation)
         let (target, protected) = try resolved(toName, invocation)
+        if fromName == toName || source.path == target.path {
+            throw UsageError("'--from' and '--to' are the same environment (\(toName)); promote ships a release to another environment")
+        }
         let json = try ServeRootCommands.format(arguments)
         let dryRun = arguments.has("--dry-run")
         // The semantic diff reads both commits' content: only when it is shown or gates.

@@ -11,7 +11,7 @@ enum SaveCommand {
             OptionSpec("--author", value: "AUTHOR", "\"Name <email>\" (default: git config user.name and user.email)"),
             OptionSpec("--as-of", value: "DATE", "The date that decides what is current (default: today in Asia/Seoul)"),
         ],
-        discussion: "Invalid content is refused with exit 1 and no commit. Files outside the content folder are never committed.",
+        discussion: "Invalid content is refused with exit 1 and no commit; warnings are printed and do not block the save.\nFiles outside the content folder are never committed.",
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
@@ -34,14 +34,25 @@ enum SaveCommand {
         let asOf = try invocation.asOf(arguments)
         let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
         let snapshot = try run.snapshot(revision: nil)
+        let style = invocation.reportStyle(location)
         if snapshot.report.hasErrors {
-            invocation.console.out(ReportFormat.text.render(snapshot.report, version: RatecardCLI.version))
+            invocation.console.out(ReportFormat.text.render(snapshot.report, version: RatecardCLI.version, style: style))
             invocation.console.err("Error: the content is invalid; nothing was committed\n")
             return RatecardCLI.ExitCode.invalid
         }
         guard snapshot.dirty else {
             invocation.console.out("Nothing to save: the content is the same as HEAD.\n")
             return RatecardCLI.ExitCode.ok
+        }
+        // Warnings do not block a save, but the person saving should see them.
+        let warnings = snapshot.report.localized(invocation.messages).diagnostics.filter { $0.severity == .warning }
+        if !warnings.isEmpty {
+            var text = invocation.messages.word("Warnings (they do not block the save):") + "\n"
+            var cache: [String: [Substring]] = [:]
+            for warning in warnings {
+                text += TextReport.line(warning, style: style) + "\n" + (style.snippet(warning.path, warning.mark, cache: &cache) ?? "")
+            }
+            invocation.console.out(text)
         }
         if let head = snapshot.commit {
             let before = try run.content(at: head.hex)

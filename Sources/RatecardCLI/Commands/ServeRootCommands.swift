@@ -57,7 +57,13 @@ enum ServeRootCommands {
 
     static func runStatus(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
-        let root = try ServeRootOptions.existing(arguments, invocation)
+        let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
+        guard FileSystem.isDirectory(root.releasesFolder) else {
+            // Before the first publish there is nothing to report, and nothing is wrong.
+            let text = invocation.messages.localize("Nothing has been published to \(name) yet") + ".\n"
+            invocation.console.out(json ? JSON.object(["live": .null, "published": .bool(false)]).serialized() + "\n" : text)
+            return RatecardCLI.ExitCode.ok
+        }
         guard let live = try root.live() else {
             invocation.console.out(json ? JSON.object(["live": .null]).serialized() + "\n" : "Nothing is live in \(root.path) yet.\n")
             return RatecardCLI.ExitCode.ok

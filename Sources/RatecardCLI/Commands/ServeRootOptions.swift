@@ -15,7 +15,7 @@ enum ServeRootOptions {
     static func resolve(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: ServeRoot, protected: Bool, name: String) {
         switch (arguments.value("--env"), arguments.value("--root")) {
         case (let env?, nil):
-            let (path, protected) = try Environments.root(named: env, from: invocation.directory)
+            let (path, protected) = try environment(env, invocation)
             return (ServeRoot(path: path), protected, env)
         case (nil, let root?):
             return (ServeRoot(path: RatecardCLI.resolve(root, against: invocation.directory)), false, root)
@@ -24,6 +24,19 @@ enum ServeRootOptions {
         case (nil, nil):
             throw UsageError("Missing expected option '--env <name>' or '--root <dir>'")
         }
+    }
+
+    /// The serve root of an environment named in ratecard.yaml; an unknown name is a usage
+    /// error that lists the known ones (and the nearest, when it looks like a typo).
+    static func environment(_ name: String, _ invocation: Invocation) throws -> (path: String, protected: Bool) {
+        let known = try Environments.configured(from: invocation.directory).config.environments.map(\.name)
+        guard known.contains(name) else {
+            var message = "Unknown environment '\(name)'; "
+            message += known.isEmpty ? "ratecard.yaml names no environments" : "ratecard.yaml names these environments: \(known.joined(separator: ", "))"
+            if let hint = Suggestion.didYouMean(name, in: known) { message += "; " + hint }
+            throw UsageError(message)
+        }
+        return try Environments.root(named: name, from: invocation.directory)
     }
 
     /// Like `resolve`, but the root must already hold releases.

@@ -5,7 +5,7 @@ enum ValidateCommand {
     static let command = Command(
         name: "validate",
         abstract: "Check the content: schema, legal caps, references, bands, dates, disclosures, history.",
-        usage: "[--rev <rev> | --range <a..b>] [--format <format>] [--as-of <date>]",
+        usage: "[--rev <rev> | --range <a..b> | --staged] [--format <format>] [--as-of <date>]",
         options: [
             OptionSpec("--rev", value: "REV", "Validate a commit, read from git objects (no checkout; works in a bare clone)"),
             OptionSpec("--range", value: "A..B", "Validate every commit in A..B and say which commit introduced each problem"),
@@ -13,7 +13,14 @@ enum ValidateCommand {
             OptionSpec("--format", value: "FORMAT", "text (default), json, github, sarif or junit"),
             OptionSpec("--as-of", value: "DATE", "The date that decides what is current (default: today in Asia/Seoul)"),
         ],
-        discussion: "Without --rev or --range the work tree is checked, with history rules against HEAD.\nExit codes: 0 valid (warnings allowed), 1 invalid, 2 usage error, 4 git or I/O failure.",
+        discussion: """
+            Without --rev or --range the work tree is checked, with history rules against HEAD. --rev checks
+            history rules against the commit's parent; in a shallow clone without it they are skipped with a
+            note (fetch it with 'git fetch --deepen=1'). --range reports each problem with the commit that
+            introduced it; one a later commit of the range fixed is listed as history and does not count.
+            On a terminal (and without NO_COLOR) each problem shows its source line with a caret, in colour.
+            Exit codes: 0 valid (warnings allowed), 1 invalid, 2 usage error, 4 git or I/O failure.
+            """,
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
@@ -22,7 +29,8 @@ enum ValidateCommand {
             throw UsageError("'--rev' and '--range' cannot be used together")
         }
         let context = ValidationContext(asOf: try invocation.asOf(arguments))
-        let run = ValidationRun(location: try ContentLocation.find(from: invocation.directory), context: context)
+        let location = try ContentLocation.find(from: invocation.directory)
+        let run = ValidationRun(location: location, context: context)
         let report: ValidationReport
         if arguments.has("--staged") {
             report = try run.validateStaged()
@@ -33,7 +41,9 @@ enum ValidateCommand {
         } else {
             report = try run.validateWorkingTree()
         }
-        invocation.console.out(format.render(report, version: RatecardCLI.version))
+        // Snippets show each file as the report read it: the last commit of --rev or --range, else the work tree.
+        let read = arguments.has("--staged") ? nil : report.commits.last?.id
+        invocation.console.out(format.render(report, version: RatecardCLI.version, style: invocation.reportStyle(location, commit: read)))
         return report.hasErrors ? RatecardCLI.ExitCode.invalid : RatecardCLI.ExitCode.ok
     }
 }

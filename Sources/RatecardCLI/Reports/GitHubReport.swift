@@ -4,12 +4,15 @@ import RatecardKit
 enum GitHubReport {
     static func render(_ report: ValidationReport) -> String {
         var text = ""
-        for diagnostic in report.diagnostics {
+        // Only what is still present at the end of a range is annotated (on its lines there);
+        // what a later commit fixed is history, not a problem on HEAD's lines.
+        for diagnostic in report.present {
             let level = diagnostic.severity == .error ? "error" : "warning"
             var message = diagnostic.message
             if let commit = diagnostic.commit { message += " (introduced in \(commit.id.short))" }
             text += "::\(level) file=\(property(diagnostic.path)),line=\(diagnostic.mark.line),col=\(diagnostic.mark.column),title=\(property(diagnostic.rule))::\(data(message))\n"
         }
+        for note in report.notes { text += "::notice title=ratecard::\(data(note))\n" }
         text += (report.hasErrors ? "invalid: " : "ok: ") + report.summary + "\n"
         return text
     }

@@ -14,6 +14,9 @@ enum JSONReport {
             ]
             if let commit = diagnostic.commit {
                 fields["commit"] = .object(["id": .string(commit.id.hex), "summary": .string(commit.summary)])
+                // A range: still present at its end, or fixed by a later commit in it (history).
+                fields["present_at_end"] = .bool(diagnostic.fixedBy == nil)
+                fields["fixed_by"] = diagnostic.fixedBy.map { .object(["id": .string($0.id.hex), "summary": .string($0.summary)]) } ?? .null
             }
             return .object(fields)
         }
@@ -26,6 +29,7 @@ enum JSONReport {
             "files_parsed": .int(report.filesParsed),
             "commits": .array(report.commits.map { .object(["id": .string($0.id.hex), "summary": .string($0.summary)]) }),
             "diagnostics": .array(diagnostics),
+            "notes": .array(report.notes.map(JSON.string)),
         ])
         return object.serialized() + "\n"
     }

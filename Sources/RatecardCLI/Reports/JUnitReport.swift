@@ -3,7 +3,7 @@ import RatecardKit
 /// JUnit XML: one test suite, one test case per rule; a rule's errors are its failures.
 enum JUnitReport {
     static func render(_ report: ValidationReport) -> String {
-        let byRule = Dictionary(grouping: report.diagnostics, by: \.rule)
+        let byRule = Dictionary(grouping: report.present, by: \.rule)
         let failures = Rule.all.filter { rule in byRule[rule.id]?.contains { $0.severity == .error } ?? false }.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"ratecard validate\" tests=\"\(Rule.all.count)\" failures=\"\(failures)\" errors=\"0\">\n"
@@ -22,6 +22,9 @@ enum JUnitReport {
                 xml += "      <system-out>" + warnings.map { escape(TextReport.line($0)) }.joined(separator: "\n") + "</system-out>\n"
             }
             xml += "    </testcase>\n"
+        }
+        if !report.notes.isEmpty {
+            xml += "    <system-out>" + report.notes.map { escape("note: " + $0) }.joined(separator: "\n") + "</system-out>\n"
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml

@@ -16,10 +16,12 @@ public enum ReportFormat: String, CaseIterable, Sendable {
         return format
     }
 
-    /// The whole report as it goes to stdout.
-    func render(_ report: ValidationReport, version: String) -> String {
+    /// The whole report as it goes to stdout. Messages are in `style`'s language in every
+    /// format; the text format alone is decorated on a terminal.
+    func render(_ report: ValidationReport, version: String, style: ReportStyle = .plain) -> String {
+        let report = report.localized(style.messages)
         switch self {
-        case .text: return TextReport.render(report)
+        case .text: return TextReport.render(report, style: style)
         case .json: return JSONReport.render(report, version: version)
         case .github: return GitHubReport.render(report)
         case .sarif: return SARIFReport.render(report, version: version)
@@ -29,11 +31,10 @@ public enum ReportFormat: String, CaseIterable, Sendable {
 }
 
 extension ValidationReport {
-    /// `2 errors, 1 warning in 180 files` (+ commits for a range).
-    var summary: String {
-        func count(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
-        var text = "\(count(errorCount, "error")), \(count(warningCount, "warning")) in \(count(files, "file"))"
-        if !commits.isEmpty { text += " across \(count(commits.count, "commit")) (\(count(filesParsed, "file")) parsed)" }
-        return text
+    /// `2 errors, 1 warning in 180 files` (+ commits for a range, + how many a later commit fixed).
+    var summary: String { summary(.english) }
+
+    func summary(_ messages: Messages) -> String {
+        messages.summary(errors: errorCount, warnings: warningCount, files: files, commits: commits.count, parsed: filesParsed, fixed: fixed.count)
     }
 }

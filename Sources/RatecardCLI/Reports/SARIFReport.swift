@@ -5,7 +5,7 @@ enum SARIFReport {
     static func render(_ report: ValidationReport, version: String) -> String {
         let rules = Rule.all
         let ruleIndex = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1.id, $0) })
-        let results = report.diagnostics.map { diagnostic -> JSON in
+        let results = report.present.map { diagnostic -> JSON in
             var result: [String: JSON] = [
                 "ruleId": .string(diagnostic.rule),
                 "level": .string(diagnostic.severity == .error ? "error" : "warning"),
@@ -42,6 +42,12 @@ enum SARIFReport {
                     "rules": .array(driverRules),
                 ])]),
                 "results": .array(results),
+                "invocations": .array([.object([
+                    "executionSuccessful": .bool(true),
+                    "toolExecutionNotifications": .array(report.notes.map { note in
+                        .object(["level": .string("note"), "message": .object(["text": .string(note)])])
+                    }),
+                ])]),
             ])]),
         ])
         return sarif.serialized() + "\n"

@@ -180,7 +180,7 @@ public final class ContentLoader {
         do {
             model = try parseModel(role, bytes: bytes, path: path, diagnostics: diagnostics)
         } catch let error as YAMLError {
-            diagnostics.report(FileRules.rule(for: error), path, error.mark, error.message)
+            diagnostics.report(FileRules.rule(for: error), path, error.mark, FileRules.message(for: error, in: bytes))
             model = .none
             // A terms file that no longer parses still exists: history rules compare its text.
             if case .terms = role { model = .terms(nil, text: String(decoding: bytes, as: UTF8.self)) }

@@ -103,7 +103,8 @@ final class MappingReader {
         guard let text = string(key, required: required) else { return nil }
         guard let value = E(rawValue: text.value) else {
             let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
-            diagnostics.report(SchemaRules.notAllowed, path, text.mark, "'\(key)' is '\(text.value)', which is not one of: \(allowed)")
+            let hint = Suggestion.didYouMean(text.value, in: E.allCases.map(\.rawValue)).map { "; " + $0 } ?? ""
+            diagnostics.report(SchemaRules.notAllowed, path, text.mark, "'\(key)' is '\(text.value)', which is not one of: \(allowed)\(hint)")
             return nil
         }
         return Located(value, at: text.mark)
@@ -139,7 +140,8 @@ final class MappingReader {
             guard !wasAsked(index), let key = pair.key.scalarText else { continue }
             let list = expected ?? knownKeys().sorted().joined(separator: ", ")
             expected = list
-            diagnostics.report(SchemaRules.unknownField, path, pair.key.mark, "unknown field '\(key)'; expected one of: \(list)")
+            let hint = Suggestion.didYouMean(key, in: knownKeys()).map { "; " + $0 } ?? ""
+            diagnostics.report(SchemaRules.unknownField, path, pair.key.mark, "unknown field '\(key)'; expected one of: \(list)\(hint)")
         }
     }
 

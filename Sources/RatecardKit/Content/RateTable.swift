@@ -25,6 +25,10 @@ public struct RateTable: Sendable, Equatable {
     public var bureau: Located<Bureau>
     public var bandsMark: SourceMark
     public var bands: [Band]
+    /// True when a band could not be read (a missing field, a wrong type): `bands` then
+    /// leaves it out, and checks across neighbouring bands (gaps, overlaps, the top band,
+    /// pricing order) would only report the hole it leaves.
+    public var incompleteBands = false
 
     /// Whether the table is in force on `day`.
     public func isInForce(on day: Day) -> Bool {
@@ -39,8 +43,12 @@ public struct RateTable: Sendable, Equatable {
         let bureau: Located<Bureau>? = fields.choice("bureau")
         let list = fields.list("bands")
         var bands: [Band] = []
+        var incomplete = false
         for item in list?.value ?? [] {
-            guard let band = MappingReader(item, path: path, what: "a score band", diagnostics: diagnostics) else { continue }
+            guard let band = MappingReader(item, path: path, what: "a score band", diagnostics: diagnostics) else {
+                incomplete = true
+                continue
+            }
             let scoreMin = band.integer("score_min")
             let scoreMax = band.integer("score_max")
             let aprMin = band.percent("apr_min_pct")
@@ -49,6 +57,8 @@ public struct RateTable: Sendable, Equatable {
             band.finish()
             if let scoreMin, let scoreMax, let aprMin, let aprMax, let limit {
                 bands.append(Band(mark: item.mark, scoreMin: scoreMin, scoreMax: scoreMax, aprMin: aprMin, aprMax: aprMax, limitMax: limit))
+            } else {
+                incomplete = true
             }
         }
         if let list, list.value.isEmpty {
@@ -57,6 +67,6 @@ public struct RateTable: Sendable, Equatable {
         guard let from, let bureau, let list else { return nil }
         return RateTable(
             path: path, productKey: productKey, fileDate: fileDate, mark: node.mark, effectiveFrom: from,
-            effectiveTo: to, bureau: bureau, bandsMark: list.mark, bands: bands)
+            effectiveTo: to, bureau: bureau, bandsMark: list.mark, bands: bands, incompleteBands: incomplete)
     }
 }

@@ -119,6 +119,30 @@ public final class Repository {
             message: message)
     }
 
+    /// Whether this is a shallow clone (`git clone --depth N`): commits at its edge name
+    /// parents that were never fetched.
+    public var isShallow: Bool { git_repository_is_shallow(handle) == 1 }
+
+    /// Whether the object database holds `id` (false for the missing parents of a shallow clone).
+    public func hasObject(_ id: ObjectID) -> Bool {
+        var odb: OpaquePointer?
+        guard git_repository_odb(&odb, handle) == 0, let odb else { return false }
+        defer { git_odb_free(odb) }
+        var oid = id.raw
+        return git_odb_exists(odb, &oid) == 1
+    }
+
+    /// The bytes of the file at `path` (relative to the repository root) in `commit`, or nil
+    /// when the commit has no file there.
+    public func file(at path: String, in commit: ObjectID) -> [UInt8]? {
+        var object: OpaquePointer?
+        guard git_revparse_single(&object, handle, "\(commit.hex):\(path)") == 0 else { return nil }
+        defer { git_object_free(object) }
+        guard git_object_type(object) == GIT_OBJECT_BLOB, let object else { return nil }
+        let id = ObjectID(git_object_id(object)!.pointee)
+        return try? blob(id)
+    }
+
     /// The commits reachable from `tip` but not from `base`, oldest first (like `git rev-list --reverse base..tip`).
     public func commits(from base: ObjectID?, to tip: ObjectID) throws(GitError) -> [ObjectID] {
         var walk: OpaquePointer?

@@ -26,6 +26,9 @@ public enum BandRules {
                     valid.append(band)
                 }
             }
+            // A band that could not be read was reported where it is broken; the gap it leaves
+            // is not a second problem.
+            guard !table.incompleteBands else { continue }
             let ordered = valid.sorted { $0.scoreMin.value < $1.scoreMin.value }
             for (lower, higher) in zip(ordered, ordered.dropFirst()) {
                 if higher.scoreMin.value > lower.scoreMax.value + 1 {

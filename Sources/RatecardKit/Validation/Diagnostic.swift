@@ -8,6 +8,9 @@ public struct Diagnostic: Sendable, Equatable, Hashable {
     public var message: String
     /// The commit that introduced the problem (`validate --range`), if known.
     public var commit: CommitStamp?
+    /// The later commit of the range that fixed it (`validate --range`): history, not a
+    /// problem at the range's end.
+    public var fixedBy: CommitStamp?
 
     public init(path: String, mark: SourceMark, rule: Rule, message: String) {
         self.path = path

@@ -16,6 +16,20 @@ public enum FileRules {
 
     public static let all = [syntax, duplicateKey, alias, tag, encoding, size, frontMatter, depth, symlink, submodule]
 
+    /// The message for a YAML error in `bytes`, in words a content editor can act on:
+    /// libyaml's "found character that cannot start any token" at an indenting tab says so.
+    static func message(for error: YAMLError, in bytes: [UInt8]) -> String {
+        guard error.rule == syntax.id, error.message.contains("found character that cannot start any token") else { return error.message }
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        guard error.mark.line >= 1, error.mark.line <= lines.count else { return error.message }
+        let line = String(decoding: lines[error.mark.line - 1], as: UTF8.self).unicodeScalars
+        let upTo = line.prefix(error.mark.column)
+        guard upTo.contains("\t"), upTo.allSatisfy({ $0 == " " || $0 == "\t" }) || line.dropFirst(error.mark.column - 1).first == "\t" else {
+            return error.message
+        }
+        return "tabs are not allowed for indentation in YAML; indent with spaces"
+    }
+
     /// The rule a YAML error breaks.
     static func rule(for error: YAMLError) -> Rule {
         all.first { $0.id == error.rule } ?? syntax

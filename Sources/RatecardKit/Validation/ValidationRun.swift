@@ -7,9 +7,17 @@ public struct ValidationReport: Sendable {
     public var filesParsed: Int
     /// How many content files the last snapshot held.
     public var files: Int
+    /// What the run could not check, and why (a parent missing from a shallow clone): shown
+    /// beside the findings, never as one of them.
+    public var notes: [String] = []
 
-    public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
-    public var warningCount: Int { diagnostics.filter { $0.severity == .warning }.count }
+    /// Findings still present at the end (for a range: not fixed by a later commit in it).
+    public var present: [Diagnostic] { diagnostics.filter { $0.fixedBy == nil } }
+    /// Findings of a range that a later commit in it fixed (history, not a problem now).
+    public var fixed: [Diagnostic] { diagnostics.filter { $0.fixedBy != nil } }
+
+    public var errorCount: Int { present.filter { $0.severity == .error }.count }
+    public var warningCount: Int { present.filter { $0.severity == .warning }.count }
     public var hasErrors: Bool { errorCount > 0 }
 }
 
@@ -73,8 +81,15 @@ public final class ValidationRun {
         Trace.mark("validate: commit resolved")
         let content = try loader.load(source)
         // The parent for history rules: derived from this commit's content when they differ
-        // only in rate tables edited in place (no second walk of the tree), else loaded.
-        let base = try info.parents.first.flatMap { parent -> Content? in
+        // only in rate tables edited in place (no second walk of the tree), else loaded. A
+        // shallow clone may not hold it: then the history rules are skipped, with a note.
+        var notes: [String] = []
+        let parents = info.parents.filter { parent in
+            guard !repository.hasObject(parent) else { return true }
+            notes.append(Self.missingParentNote(commit: commit, parent: parent))
+            return false
+        }
+        let base = try parents.first.flatMap { parent -> Content? in
             if let parentSource = try? location.source(for: parent),
                let (derived, _) = try IncrementalRange(validator: validator, loader: loader, diff: try TreeDiff(gitDir: repository.gitDir))
                 .reread(content, of: commit, as: parent, source: parentSource) {
@@ -86,7 +101,7 @@ public final class ValidationRun {
         let report = ValidationReport(
             diagnostics: validator.check(content, base: base),
             commits: [CommitStamp(id: commit, summary: info.summary)],
-            filesParsed: loader.parses, files: content.fileCount)
+            filesParsed: loader.parses, files: content.fileCount, notes: notes)
         Trace.mark("validate: checked")
         return Snapshot(content: content, source: source, report: report, commit: commit, dirty: false)
     }
@@ -96,8 +111,18 @@ public final class ValidationRun {
         let result: Result<ObjectID, GitError> = Result { () throws(GitError) in try repository.resolveCommit(revision) }
         switch result {
         case .success(let id): return id
-        case .failure(let error): throw OperationalError("revision '\(revision)' cannot be read: \(error.message)")
+        case .failure(let error):
+            var message = "revision '\(revision)' cannot be read: \(error.message)"
+            if repository.isShallow {
+                message += "; this is a shallow clone, so older commits may not have been fetched: run 'git fetch --unshallow' (in GitHub Actions: actions/checkout with fetch-depth: 0)"
+            }
+            throw OperationalError(message)
         }
+    }
+
+    /// What to say when a commit's parent is missing (a shallow clone's edge).
+    static func missingParentNote(commit: ObjectID, parent: ObjectID) -> String {
+        "history rules (HIS-01 to HIS-04) were not checked for \(commit.short): its parent \(parent.short) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)"
     }
 
     /// What is staged in the index, with history rules against HEAD (the pre-commit hook).
@@ -135,12 +160,27 @@ public final class ValidationRun {
 
     /// Every commit in `A..B`, oldest first; each problem is reported once, stamped with the
     /// commit that introduced it (problems already present in its parent are not repeated).
+    /// A problem that a later commit of the range fixed is kept as history, stamped with that
+    /// commit (`fixedBy`); the others are still present at the range's end and carry their
+    /// position in its last commit. History findings (HIS) are about their commit's change
+    /// and are never marked fixed.
     public func validate(range: String) throws -> ValidationReport {
         let repository = try location.requireRepository()
         let (baseRev, tipRev) = try Self.split(range: range)
         let tip = try Self.resolve(tipRev, in: repository)
         let base = try baseRev.map { try Self.resolve($0, in: repository) }
-        let commits = try repository.commits(from: base, to: tip)
+        let walked: Result<[ObjectID], GitError> = Result { () throws(GitError) in try repository.commits(from: base, to: tip) }
+        let commits: [ObjectID]
+        switch walked {
+        case .success(let list): commits = list
+        case .failure(let error) where repository.isShallow:
+            throw OperationalError("the commits of \(range) cannot all be read: this is a shallow clone and part of the range was not fetched (\(error.message)); run 'git fetch --unshallow' (in GitHub Actions: actions/checkout with fetch-depth: 0)")
+        case .failure(let error): throw error
+        }
+        var notes: [String] = []
+        // Reported problems not fixed yet, by key: the indices into `reported`.
+        var open: [String: [Int]] = [:]
+        var lastFound: [Diagnostic] = []
         let incremental = IncrementalRange(validator: validator, loader: loader, diff: try TreeDiff(gitDir: repository.gitDir))
         var snapshots: [ObjectID: Content] = [:]
         var problems: [ObjectID: Set<String>] = [:]
@@ -155,7 +195,9 @@ public final class ValidationRun {
             stamps.append(stamp)
             var parent: Content?
             var known: Set<String> = []
-            if let parentID = info.parents.first {
+            if let parentID = info.parents.first, !repository.hasObject(parentID) {
+                notes.append(Self.missingParentNote(commit: commit, parent: parentID))
+            } else if let parentID = info.parents.first {
                 parent = try snapshots[parentID] ?? loadIfPresent(parentID)
                 if let parent, problems[parentID] == nil {
                     let plain = validator.check(parent)
@@ -177,14 +219,27 @@ public final class ValidationRun {
                 plainFindings = [commit: IncrementalRange.withoutHistory(found, content, base: parent)]
             }
             files = content.fileCount
-            problems[commit] = Set(found.map(\.key))
+            let keys = Set(found.map(\.key))
+            problems[commit] = keys
+            for (key, indices) in open where !keys.contains(key) {
+                for index in indices { reported[index].fixedBy = stamp }
+                open[key] = nil
+            }
             for var diagnostic in found where !known.contains(diagnostic.key) {
                 diagnostic.commit = stamp
+                if !diagnostic.rule.hasPrefix("HIS-") { open[diagnostic.key, default: []].append(reported.count) }
                 reported.append(diagnostic)
             }
+            lastFound = found
             snapshots = [commit: content]
         }
-        return ValidationReport(diagnostics: reported, commits: stamps, filesParsed: loader.parses, files: files)
+        // What is still present is annotated where it is in the last commit (lines may have moved).
+        var marks: [String: [SourceMark]] = [:]
+        for diagnostic in lastFound { marks[diagnostic.key, default: []].append(diagnostic.mark) }
+        for indices in open.values {
+            for (index, mark) in zip(indices, marks[reported[indices[0]].key] ?? []) { reported[index].mark = mark }
+        }
+        return ValidationReport(diagnostics: reported, commits: stamps, filesParsed: loader.parses, files: files, notes: notes)
     }
 
     /// `A..B`, `A..` (to HEAD) or `..B` (from the root).

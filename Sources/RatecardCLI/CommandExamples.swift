@@ -1,0 +1,44 @@
+/// The EXAMPLES section of each command's `--help`: command lines to copy, with what each does.
+enum CommandExamples {
+    static func of(_ name: String) -> [String] { table[name] ?? [] }
+
+    static let table: [String: [String]] = [
+        "init": ["ratecard init my-content           # a new repository with the example content, committed"],
+        "validate": [
+            "ratecard validate                                   # the work tree, history rules against HEAD",
+            "ratecard validate --range origin/main..HEAD --format github   # CI: annotations on HEAD's lines",
+            "ratecard validate --rev HEAD --lang ko              # one commit, messages in Korean",
+        ],
+        "rules": ["ratecard rules --format json         # every rule id, severity, title and rationale"],
+        "build": ["ratecard build --out /tmp/bundle --as-of 2026-11-29   # the bundle as it will be on that day"],
+        "preview": ["ratecard preview && cd .preview && python3 -m http.server 8000 --bind 127.0.0.1"],
+        "diff": [
+            "ratecard diff                        # HEAD against the work tree",
+            "ratecard diff HEAD~3 HEAD --format markdown   # for a pull-request comment",
+            "ratecard diff --env production       # what is live against HEAD",
+        ],
+        "save": [
+            "ratecard save -m \"Raise the 801-900 floor\"",
+            "ratecard save -m \"Fix a typo in the loan terms\" --author \"Kim Minji <minji@example.com>\"",
+        ],
+        "log": ["ratecard log --product kbank/credit --env staging   # who changed it, and which release shipped it"],
+        "hook": ["ratecard hook install                # then every 'git commit' validates the staged content first"],
+        "publish": [
+            "ratecard publish --env staging -m \"December rates\" --dry-run   # the diff and the file changes, nothing touched",
+            "ratecard publish --env staging -m \"December rates\"",
+        ],
+        "promote": ["ratecard promote --from staging --to production -m \"checked on staging\""],
+        "rollback": ["ratecard rollback --env production -m \"wrong band for 701-800\""],
+        "status": ["ratecard status --env production --format json"],
+        "releases": ["ratecard releases --env production   # newest first, with live and bad marks"],
+        "verify": ["ratecard verify --env production     # exit 1 if a live file changed on disk"],
+        "prune": ["ratecard prune --env staging --keep 10"],
+        "nginx-conf": ["ratecard nginx-conf --env production --listen 127.0.0.1:8080 > /etc/nginx/conf.d/ratecard.conf"],
+        "generate": ["ratecard generate /tmp/big --partners 300 --history 200   # what 'make bench' measures against"],
+        "version": ["ratecard version                     # ratecard 0.1.0 (build 3f2a9c0d1e4b5a67)"],
+        "completion": [
+            "source <(ratecard completion bash)   # in ~/.bashrc",
+            "ratecard completion zsh > \"${fpath[1]}/_ratecard\"   # zsh; then start a new shell",
+        ],
+    ]
+}
