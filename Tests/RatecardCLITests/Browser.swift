@@ -8,7 +8,19 @@ enum Browser {
     }
 
     /// The DOM after the page's scripts ran (`--dump-dom` with a virtual time budget).
+    ///
+    /// On a loaded 2-core machine Chromium now and then exits 0 having written nothing (its
+    /// renderer did not start in time): an empty dump is retried, up to three runs.
     static func dumpDOM(_ url: String, budgetMilliseconds: Int = 5000) throws -> String {
+        var dom = ""
+        for _ in 0..<3 {
+            dom = try dumpOnce(url, budgetMilliseconds: budgetMilliseconds)
+            if !dom.isEmpty { break }
+        }
+        return dom
+    }
+
+    private static func dumpOnce(_ url: String, budgetMilliseconds: Int) throws -> String {
         guard let path else { throw BrowserError("chromium is not installed (apt-get install -y chromium)") }
         let profile = NSTemporaryDirectory() + "ratecard-chromium-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: profile) }

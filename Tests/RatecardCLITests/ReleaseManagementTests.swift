@@ -51,4 +51,62 @@ import Testing
             #expect(try serve.releaseIDs() == [ids[2], ids[3]])
         }
     }
+
+    /// A rate table scheduled for 2027-01-04 with a lower ceiling, committed after the base.
+    func scheduleTable(_ fixture: PublishFixture) throws {
+        let table = fixture.repo + "/products/acme-bank/credit/rates/"
+        let text = String(decoding: try FileSystem.readFile(table + "2026-01-15.yaml"), as: UTF8.self)
+            .replacingOccurrences(of: "effective_from: 2026-01-15", with: "effective_from: 2027-01-04")
+            .replacingOccurrences(of: "apr_max_pct: 9.8", with: "apr_max_pct: 9.5")
+        try FileSystem.writeFile(table + "2027-01-04.yaml", Array(text.utf8))
+        try Repository.open(at: fixture.repo).commitAll(message: "Schedule the January table", author: Signature(name: "T", email: "t@example.com"))
+    }
+
+    @Test func scheduledContentIsRepublishedOnTheDayItTakesEffect() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 1)
+            try scheduleTable(fixture)
+            let publish = ["publish", "--root", fixture.root, "--web", fixture.web, "-m", "scheduled"]
+            try #require(try ratecard(publish + ["--as-of", "2026-11-29"], in: fixture.repo).status == 0)
+            let serve = ServeRoot(path: fixture.root)
+            let first = try #require(try serve.live())
+            #expect(try ReleaseInfo.read(from: serve.folder(of: first)).staleFrom == "2027-01-04")
+            // Before the day: nothing to do, live unchanged.
+            let early = try ratecard(publish + ["--if-stale", "--as-of", "2027-01-03"], in: fixture.repo)
+            #expect(early.status == 0, "\(early.err)")
+            #expect(early.out.contains("is current until 2027-01-03 (something scheduled takes effect on 2027-01-04); nothing to do."), "\(early.out)")
+            #expect(try serve.live() == first)
+            // A commit made since is not what a timer ships: --if-stale rebuilds the live commit.
+            let table = fixture.repo + "/products/acme-bank/credit/rates/2026-01-15.yaml"
+            let text = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
+            try FileSystem.writeFile(table, Array(text.replacingOccurrences(of: "apr_min_pct: 4.1", with: "apr_min_pct: 4.3").utf8))
+            try Repository.open(at: fixture.repo).commitAll(message: "Unreviewed", author: Signature(name: "T", email: "t@example.com"))
+            let due = try ratecard(publish + ["--if-stale", "--as-of", "2027-01-04"], in: fixture.repo)
+            #expect(due.status == 0, "\(due.err)")
+            let second = try #require(try serve.live())
+            #expect(second != first)
+            let info = try ReleaseInfo.read(from: serve.folder(of: second))
+            #expect(info.sourceCommit == (try ReleaseInfo.read(from: serve.folder(of: first)).sourceCommit))
+            #expect(info.asOf == "2027-01-04")
+            #expect(info.staleFrom == nil)
+            let again = try ratecard(publish + ["--if-stale", "--as-of", "2027-01-05"], in: fixture.repo)
+            #expect(again.out.contains("has nothing scheduled after 2027-01-04; nothing to do."), "\(again.out)")
+        }
+    }
+
+    @Test func diffAgainstAnEnvironmentAgreesWithThePublishDryRun() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 1)
+            try scheduleTable(fixture)
+            try #require(try ratecard(["publish", "--root", fixture.root, "--web", fixture.web, "--as-of", "2026-11-29", "-m", "x"], in: fixture.repo).status == 0)
+            // HEAD is what is live; as of 2027-01-05 the scheduled table is what users would see.
+            let diff = try ratecard(["diff", "--root", fixture.root, "--as-of", "2027-01-05"], in: fixture.repo)
+            #expect(diff.status == 0, "\(diff.err)")
+            let line = try #require(diff.out.split(separator: "\n").first { $0.contains("0-800") }, "no band change in: \(diff.out)")
+            #expect(line.contains("9.80% -> 9.50%"), "\(line)")
+            let dry = try ratecard(["publish", "--root", fixture.root, "--web", fixture.web, "--as-of", "2027-01-05", "--dry-run"], in: fixture.repo)
+            #expect(dry.status == 0, "\(dry.err)")
+            #expect(dry.out.contains(String(line)), "publish --dry-run says otherwise:\n\(dry.out)")
+        }
+    }
 }
