@@ -151,12 +151,12 @@ for run in $(seq 1 "$RUNS"); do
     measure validate_full "$BIN" -C "$BIG" validate --rev HEAD --as-of "$AS_OF"
 
     SERVE=$WORK/serve-$run
-    measure publish_full "$BIN" -C "$BIG" publish --root "$SERVE" --as-of "$AS_OF" -m "bench full"
+    measure publish_full "$BIN" -C "$BIG" publish --root "$SERVE" --web "$ROOT/site" --as-of "$AS_OF" -m "bench full"
     FULL_ID=$(live "$SERVE")
     measure cp_release cp -a "$SERVE/releases/$FULL_ID" "$WORK/copy-$run"
     change_one_table
     before=$(bytes_of "$SERVE")
-    measure publish_one "$BIN" -C "$BIG" publish --root "$SERVE" --as-of "$AS_OF" -m "bench one table"
+    measure publish_one "$BIN" -C "$BIG" publish --root "$SERVE" --web "$ROOT/site" --as-of "$AS_OF" -m "bench one table"
     after=$(bytes_of "$SERVE")
     if grep -q "built onto the live bundle" "$WORK/t/publish_one.out"; then echo 1 >> "$WORK/t/incremental"; else echo 0 >> "$WORK/t/incremental"; fi
     NEXT=$SERVE/releases/$(live "$SERVE")
@@ -170,9 +170,9 @@ done
 # Rollback: the last serve root (a full release and one after a one-table change) against a
 # root of the tiny content (two releases of 10 bundle files each), alternating with --to.
 say "rollback"
-"$BIN" -C "$TINY" publish --root "$WORK/tiny-serve" --as-of "$AS_OF" -m one >/dev/null
+"$BIN" -C "$TINY" publish --root "$WORK/tiny-serve" --no-web --as-of "$AS_OF" -m one >/dev/null
 TINY_A=$(live "$WORK/tiny-serve")
-"$BIN" -C "$TINY" publish --root "$WORK/tiny-serve" --as-of 2026-11-30 -m two >/dev/null
+"$BIN" -C "$TINY" publish --root "$WORK/tiny-serve" --no-web --as-of 2026-11-30 -m two >/dev/null
 TINY_B=$(live "$WORK/tiny-serve")
 TINY_FILES=$(find "$WORK/tiny-serve/releases/$TINY_A" -type f ! -name version.json | wc -l)
 BIG_B=$(live "$SERVE")

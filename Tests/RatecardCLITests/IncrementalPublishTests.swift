@@ -53,7 +53,7 @@ import Testing
         }
 
         func publish(_ extra: [String] = []) throws -> Execution {
-            try ratecard(["publish", "--root", root, "--as-of", IncrementalPublishTests.day, "-m", "test"] + extra, in: repo)
+            try ratecard(["publish", "--root", root, "--as-of", IncrementalPublishTests.day, "--no-web", "-m", "test"] + extra, in: repo)
         }
 
         /// The live release holds exactly the files of a full build of HEAD, byte for byte.
@@ -159,7 +159,7 @@ import Testing
 
             // Another as-of date than live's: a full build.
             try fixture.edit(try fixture.newestTable(of: 9), message: "Bureau", Self.otherBureau)
-            let later = try ratecard(["publish", "--root", fixture.root, "--as-of", "2026-11-30", "-m", "next day"], in: fixture.repo)
+            let later = try ratecard(["publish", "--root", fixture.root, "--as-of", "2026-11-30", "--no-web", "-m", "next day"], in: fixture.repo)
             #expect(later.status == 0, "\(later.err)")
             #expect(!later.out.contains("built onto the live bundle"))
         }

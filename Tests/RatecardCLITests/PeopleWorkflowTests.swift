@@ -141,7 +141,9 @@ import Testing
             #expect(lines[0].contains("Kim Minji <minji@example.com>  Pause Coral Card"))
             #expect(lines[1] == "    partner 코랄카드 (coral-card) paused: 전산 점검으로 신규 접수 일시 중단")
             #expect(lines[2].hasPrefix("    live in release \(second) since "))
-            #expect(lines[3] == "    rolled back from \(second) at \(rollbackTime): coral paused by mistake")
+            // Times are shown in Asia/Seoul, with the offset.
+            #expect(lines[3] == "    rolled back from \(second) at \(Timestamp.seoul(rollbackTime)): coral paused by mistake")
+            #expect(Timestamp.seoul(rollbackTime).hasSuffix(" +09:00"))
 
             let product = try ratecard(["log", "--product", "acme-bank/credit", "--root", fixture.root, "--as-of", "2026-11-29", "--format", "json"], in: fixture.repo)
             let events = try #require((try JSONSerialization.jsonObject(with: Data(product.out.utf8)) as? [String: Any])?["events"] as? [[String: Any]])

@@ -109,4 +109,83 @@ import Testing
             #expect(dry.out.contains(String(line)), "publish --dry-run says otherwise:\n\(dry.out)")
         }
     }
+
+    @Test func aPublishWithoutItsWebBuildIsRefusedUnlessAskedFor() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 1)
+            // The base content names no web folder: the default ../site is not there.
+            let refused = try ratecard(["publish", "--root", fixture.root, "--as-of", "2026-11-29", "-m", "x"], in: fixture.repo)
+            #expect(refused.status == 4, "\(refused.out)\(refused.err)")
+            #expect(refused.err.contains("the default web build folder ../site is not there (\(directory)/site)"), "\(refused.err)")
+            #expect(!FileSystem.exists(fixture.root + "/current"))
+            let missing = try ratecard(["publish", "--root", fixture.root, "--web", directory + "/nowhere", "-m", "x"], in: fixture.repo)
+            #expect(missing.status == 4)
+            #expect(missing.err.contains("--web \(directory)/nowhere is not a folder"), "\(missing.err)")
+            let bare = try ratecard(["publish", "--root", fixture.root, "--as-of", "2026-11-29", "--no-web", "-m", "data only"], in: fixture.repo)
+            #expect(bare.status == 0, "\(bare.err)")
+            #expect(!FileSystem.exists(fixture.root + "/current/index.html"))
+        }
+    }
+
+    @Test func aNewRepositoryPreviewsAndPublishesAsItIs() throws {
+        try withTemporaryDirectory { directory in
+            let made = try ratecard(["init", "repo"], in: directory)
+            try #require(made.status == 0, "\(made.err)")
+            let repo = directory + "/repo"
+            #expect(try FileSystem.readFile(repo + "/.gitignore") == Array(".preview/\n".utf8))
+            let preview = try ratecard(["preview", "--as-of", "2026-11-29"], in: repo)
+            #expect(preview.status == 0, "\(preview.out)\(preview.err)")
+            #expect(FileSystem.exists(repo + "/.preview/index.html") && FileSystem.exists(repo + "/.preview/app/app.js"))
+            // The preview is ignored and the web build is not content: still committed, still valid.
+            #expect(try Repository.open(at: repo).uncommittedPaths(under: "") == [])
+            let validate = try ratecard(["validate", "--as-of", "2026-11-29"], in: repo)
+            #expect(validate.status == 0, "\(validate.out)")
+            let publish = try ratecard(["publish", "--root", directory + "/root", "--as-of", "2026-11-29", "-m", "first"], in: repo)
+            #expect(publish.status == 0, "\(publish.out)\(publish.err)")
+            #expect(FileSystem.exists(directory + "/root/current/index.html") && FileSystem.exists(directory + "/root/current/app/app.js"))
+        }
+    }
+
+    @Test func bareStatusShowsEveryEnvironmentInSeoulTimeWithItsApproval() throws {
+        try withTemporaryDirectory { directory in
+            let setup = try ApprovalGateTests.Protected(in: directory)
+            let table = setup.fixture.repo + "/products/acme-bank/credit/rates/2026-01-15.yaml"
+            let text = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
+            try FileSystem.writeFile(table, Array(text.replacingOccurrences(of: "apr_max_pct: 9.8", with: "apr_max_pct: 13.3").utf8))
+            try Repository.open(at: setup.fixture.repo).commitAll(message: "Big move", author: Signature(name: "Kim Minji", email: "minji@example.com"))
+            let approved = try ratecard(setup.publish("production") + ["-m", "big move", "--approve", "Risk committee 2026-11-28"], in: setup.fixture.repo)
+            try #require(approved.status == 0, "\(approved.err)")
+            let status = try ratecard(["status"], in: setup.fixture.repo)
+            #expect(status.status == 0, "\(status.err)")
+            #expect(status.out.contains("== staging ==\n") && status.out.contains("== production ==\n"), "\(status.out)")
+            #expect(status.out.contains("approved:  Risk committee 2026-11-28"), "\(status.out)")
+            #expect(status.out.contains("message:   big move"), "\(status.out)")
+            #expect(try status.out.contains(Regex(#"since:     \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+09:00 \(publish\)"#)), "\(status.out)")
+            #expect(!status.out.contains(".."), "\(status.out)")
+            let json = try JSONReader.parse(Array(try ratecard(["status", "--format", "json"], in: setup.fixture.repo).out.utf8))
+            #expect(json["environments"]?["production"]?["approval"]?.stringValue == "Risk committee 2026-11-28")
+            #expect(json["environments"]?["staging"]?["approval"] == .null)
+            let releases = try ratecard(["releases", "--env", "production"], in: setup.fixture.repo)
+            #expect(releases.out.contains("big move  (approved: Risk committee 2026-11-28)  [live]"), "\(releases.out)")
+            // Rolled back: the message names the environment's folder without '..'.
+            let back = try ratecard(["rollback", "--env", "production", "-m", "too big"], in: setup.fixture.repo)
+            #expect(back.status == 0, "\(back.err)")
+            #expect(back.out.hasPrefix("Rolled back \(directory)/production from "), "\(back.out)")
+        }
+    }
+
+    @Test func environmentNamesWorkAsRevisionsInDiff() throws {
+        try withTemporaryDirectory { directory in
+            let setup = try ApprovalGateTests.Protected(in: directory)
+            try setup.commitSmallChange(in: setup.fixture.repo)
+            try #require(try ratecard(setup.publish("staging") + ["-m", "next"], in: setup.fixture.repo).status == 0)
+            let diff = try ratecard(["diff", "production", "staging"], in: setup.fixture.repo)
+            #expect(diff.status == 0, "\(diff.out)\(diff.err)")
+            #expect(diff.out.contains("production (live "), "\(diff.out)")
+            #expect(diff.out.contains("0-800") && diff.out.contains("9.80% -> 9.90%"), "\(diff.out)")
+            let none = try ratecard(["diff", "staging", "staging"], in: setup.fixture.repo)
+            #expect(none.status == 0)
+            #expect(!none.out.contains("9.90%"), "\(none.out)")
+        }
+    }
 }

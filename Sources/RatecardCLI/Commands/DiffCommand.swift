@@ -11,15 +11,14 @@ enum DiffCommand {
             OptionSpec("--as-of", value: "DATE", "The date that decides which rate tables are compared (default: today in Asia/Seoul)"),
         ],
         positionals: 0...2,
-        discussion: "No revisions: HEAD against the work tree, or with --env/--root what is live against HEAD.\nOne revision: it against the work tree. Two: the first against the second.",
+        discussion: "No revisions: HEAD against the work tree, or with --env/--root what is live against HEAD.\nOne revision: it against the work tree. Two: the first against the second.\nAn environment name as a revision stands for what is live there (diff staging production).",
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let format = arguments.value("--format") ?? "text"
         guard ["text", "json", "markdown"].contains(format) else { throw UsageError("Unknown format '\(format)'; use text, json or markdown") }
-        let asOf = try invocation.asOf(arguments)
+        var asOf = try invocation.asOf(arguments)
         let location = try ContentLocation.find(from: invocation.directory)
-        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
         var from: String?
         var to: String?
         var title: String
@@ -27,16 +26,12 @@ enum DiffCommand {
         if arguments.value("--env") != nil || arguments.value("--root") != nil {
             guard arguments.positionals.isEmpty else { throw UsageError("revisions and --env/--root cannot be used together") }
             let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
-            guard let live = try root.live() else { throw OperationalError("nothing is live in \(name) yet") }
-            let info = try ReleaseInfo.read(from: root.folder(of: live))
-            guard let commit = info.sourceCommit else {
-                throw OperationalError("live release \(live) was built from an uncommitted work tree; name revisions instead")
-            }
+            let live = try liveSide(root, name: name)
             // What is live shows the tables in force on its own date, as publish --dry-run compares.
-            oldAsOf = Day(info.asOf)
-            from = commit
+            oldAsOf = live.asOf
+            from = live.commit
             to = "HEAD"
-            title = "\(name) (live \(live)) -> HEAD"
+            title = "\(name) (live \(live.release)) -> HEAD"
         } else {
             switch arguments.positionals.count {
             case 0: from = "HEAD"; to = nil
@@ -44,7 +39,22 @@ enum DiffCommand {
             default: from = arguments.positionals[0]; to = arguments.positionals[1]
             }
             title = "\(from ?? "work tree") -> \(to ?? "work tree")"
+            // An environment name stands for what is live there, as of its own date.
+            let environments = Set((try? Environments.configured(from: invocation.directory))?.config.environments.map(\.name) ?? [])
+            if let name = from, environments.contains(name) {
+                let live = try liveSide(ServeRoot(path: try Environments.root(named: name, from: invocation.directory).path), name: name)
+                from = live.commit
+                oldAsOf = live.asOf
+                title = title.replacingOccurrences(of: name + " ->", with: "\(name) (live \(live.release)) ->")
+            }
+            if let name = to, environments.contains(name) {
+                let live = try liveSide(ServeRoot(path: try Environments.root(named: name, from: invocation.directory).path), name: name)
+                to = live.commit
+                if arguments.value("--as-of") == nil, let day = live.asOf { asOf = day }
+                title = title.replacingOccurrences(of: "-> " + name, with: "-> \(name) (live \(live.release))")
+            }
         }
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
         let diff = SemanticDiff.between(try run.content(at: from), try run.content(at: to), asOf: asOf, oldAsOf: oldAsOf)
         switch format {
         case "json": invocation.console.out(DiffFormatter.json(diff).serialized() + "\n")
@@ -52,5 +62,15 @@ enum DiffCommand {
         default: invocation.console.out(DiffFormatter.text(diff, title: title, colour: invocation.console.outIsTerminal))
         }
         return RatecardCLI.ExitCode.ok
+    }
+
+    /// The live release of an environment: its id, source commit and as-of date.
+    static func liveSide(_ root: ServeRoot, name: String) throws -> (release: String, commit: String, asOf: Day?) {
+        guard let live = try root.live() else { throw OperationalError("nothing is live in \(name) yet") }
+        let info = try ReleaseInfo.read(from: root.folder(of: live))
+        guard let commit = info.sourceCommit else {
+            throw OperationalError("live release \(live) was built from an uncommitted work tree; name revisions instead")
+        }
+        return (live, commit, Day(info.asOf))
     }
 }

@@ -18,6 +18,19 @@ enum InitCommand {
         }
         let example = try ExampleContent.folder(environment: ProcessEnvironment.current)
         try FileSystem.copyTree(from: example, to: target)
+        // The web app beside the content, named in ratecard.yaml, so preview and publish work at
+        // once; the preview folder is never committed.
+        let site = try ExampleContent.webBuild(besides: example)
+        try FileSystem.copyTree(from: site, to: target + "/site")
+        let config = target + "/ratecard.yaml"
+        var text = String(decoding: try FileSystem.readFile(config), as: UTF8.self)
+        if let line = text.split(separator: "\n", omittingEmptySubsequences: false).first(where: { $0.hasPrefix("web:") }) {
+            text = text.replacingOccurrences(of: String(line), with: "web: site                       # the web app's build, inside this repository")
+        } else {
+            text += "web: site\n"
+        }
+        try FileSystem.writeFile(config, Array(text.utf8))
+        try FileSystem.writeFile(target + "/.gitignore", Array(".preview/\n".utf8))
         let repository = try Repository.create(at: target)
         let author = repository.configuredSignature() ?? Signature(name: "ratecard", email: "ratecard@localhost")
         let commit = try repository.commitAll(message: "Example content from ratecard init", author: author)

@@ -18,9 +18,6 @@ enum PreviewCommand {
         let location = try ContentLocation.find(from: invocation.directory)
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
         let web = try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
-        guard let web else {
-            throw OperationalError("no web build folder: set 'web:' in ratecard.yaml or pass --web DIR")
-        }
         switch try run.render(revision: arguments.value("--rev")) {
         case .invalid(let report):
             invocation.console.out(ReportFormat.text.render(report, version: RatecardCLI.version))

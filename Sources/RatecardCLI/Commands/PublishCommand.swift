@@ -5,10 +5,11 @@ enum PublishCommand {
     static let command = Command(
         name: "publish",
         abstract: "Build a commit and make it live: staged beside the live release, swapped in one rename.",
-        usage: "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir>] [--as-of <date>] [--expect-live <id>] [-m <msg>] [--dry-run] [--if-stale] [--approve <reason>] [--no-wait] [--format <format>]",
+        usage: "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir> | --no-web] [--as-of <date>] [--expect-live <id>] [-m <msg>] [--dry-run] [--if-stale] [--approve <reason>] [--no-wait] [--format <format>]",
         options: ServeRootOptions.options + [
             OptionSpec("--rev", value: "REV", "The commit to publish (default: HEAD; uncommitted content is refused)"),
             OptionSpec("--web", value: "DIR", "The web build folder (default: 'web' in ratecard.yaml, else ../site)"),
+            OptionSpec("--no-web", "Publish the bundle alone, without a web build (the release serves data and pages only)"),
             OptionSpec("--as-of", value: "DATE", "The date that decides what is current (default: today in Asia/Seoul)"),
             OptionSpec("--expect-live", value: "ID", "Only swap if this release is live now (compare-and-swap; 'none' for an empty root)"),
             OptionSpec("-m", value: "MSG", "Why: recorded in the journal"),
@@ -49,7 +50,8 @@ enum PublishCommand {
                 return RatecardCLI.ExitCode.invalid
             }
         }
-        let web = try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
+        // A release without the web app leaves the app's screens blank: only on request.
+        let web = arguments.has("--no-web") ? nil : try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
         let dryRun = arguments.has("--dry-run")
         Trace.mark("publish: arguments, uncommitted check, web folder")
         // The everyday rate update builds onto the live bundle (only the changed products are

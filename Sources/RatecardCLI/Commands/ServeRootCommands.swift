@@ -5,8 +5,9 @@ enum ServeRootCommands {
     static let status = Command(
         name: "status",
         abstract: "What is live: release, since when, from which commit, and whether it verifies.",
-        usage: "(--env <name> | --root <dir>) [--format <format>]",
+        usage: "[--env <name> | --root <dir>] [--format <format>]",
         options: ServeRootOptions.options + [ServeRootOptions.format],
+        discussion: "Without --env or --root: every environment named in ratecard.yaml. Times are shown in Asia/Seoul.",
         run: runStatus)
 
     static let releases = Command(
@@ -57,44 +58,78 @@ enum ServeRootCommands {
 
     static func runStatus(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
-        let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
-        guard FileSystem.isDirectory(root.releasesFolder) else {
+        var targets: [(root: ServeRoot, name: String)] = []
+        if arguments.value("--env") == nil && arguments.value("--root") == nil {
+            // Bare status: every environment ratecard.yaml names.
+            let (config, _) = try Environments.configured(from: invocation.directory)
+            guard !config.environments.isEmpty else { throw UsageError("ratecard.yaml names no environments; pass --root <dir>") }
+            for environment in config.environments {
+                targets.append((ServeRoot(path: try Environments.root(named: environment.name, from: invocation.directory).path), environment.name))
+            }
+        } else {
+            let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
+            targets.append((root, name))
+        }
+        var objects: [String: JSON] = [:]
+        var texts: [String] = []
+        for (root, name) in targets {
+            let (object, text) = try status(of: root, name: name, asOf: Day.todayInSeoul(now: invocation.now), invocation)
+            objects[name] = object
+            texts.append(targets.count > 1 ? "== \(name) ==\n" + text : text)
+        }
+        if json {
+            let single = targets.count == 1 && (arguments.value("--env") != nil || arguments.value("--root") != nil)
+            invocation.console.out((single ? objects.values.first! : JSON.object(["environments": .object(objects)])).serialized() + "\n")
+        } else {
+            invocation.console.out(texts.joined(separator: "\n"))
+        }
+        return RatecardCLI.ExitCode.ok
+    }
+
+    /// One environment's status: what is live, since when (Asia/Seoul), who approved it, whether
+    /// it verifies, and when scheduled content makes it stale.
+    static func status(of root: ServeRoot, name: String, asOf: Day, _ invocation: Invocation) throws -> (JSON, String) {
+        guard FileSystem.isDirectory(root.releasesFolder), let live = try root.live() else {
             // Before the first publish there is nothing to report, and nothing is wrong.
             let text = invocation.messages.localize("Nothing has been published to \(name) yet") + ".\n"
-            invocation.console.out(json ? JSON.object(["live": .null, "published": .bool(false)]).serialized() + "\n" : text)
-            return RatecardCLI.ExitCode.ok
-        }
-        guard let live = try root.live() else {
-            invocation.console.out(json ? JSON.object(["live": .null]).serialized() + "\n" : "Nothing is live in \(root.path) yet.\n")
-            return RatecardCLI.ExitCode.ok
+            return (JSON.object(["environment": .string(name), "live": .null, "published": .bool(false)]), text)
         }
         let info = try ReleaseInfo.read(from: root.folder(of: live))
         let journal = try root.journal.read()
-        for warning in journal.warnings(path: ".ratecard/journal.jsonl") { invocation.console.err("warning: \(warning)\n") }
+        for warning in journal.warnings(path: "\(name): .ratecard/journal.jsonl") { invocation.console.err("warning: \(warning)\n") }
         let since = journal.entries.last { $0.activated == live }
+        let published = journal.entries.last { $0.release == live && ($0.action == "publish" || $0.action == "promote") }
+        let approval = published?.fields["approval"]?["reason"]?.stringValue
         let drift = try root.drift(of: live)
-        if json {
-            invocation.console.out(JSON.object([
-                "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
-                "activated_by": since.map { .string($0.action) } ?? .null,
-                "commit": info.sourceCommit.map(JSON.string) ?? .null, "bundle_id": .string(info.bundleID),
-                "as_of": .string(info.asOf), "published_at": .string(info.publishedAt), "author": .string(info.author),
-                "message": .string(info.message), "files": .int(info.files.count),
-                "verified": .bool(drift.isEmpty), "drift": .array(drift.map(JSON.string)),
-            ]).serialized() + "\n")
-        } else {
-            invocation.console.out("""
-                live:      \(live)
-                since:     \(since?.time ?? "unknown") (\(since?.action ?? "not in the journal"))
-                commit:    \(info.sourceCommit ?? "none")
-                bundle:    \(info.bundleID) (as of \(info.asOf), \(info.files.count) files)
-                author:    \(info.author)
-                message:   \(info.message)
-                verified:  \(drift.isEmpty ? "yes" : "NO: " + drift.prefix(5).joined(separator: "; "))
-
-                """)
+        let staleFrom = info.staleFrom.flatMap(Day.init)
+        let freshness: String
+        switch staleFrom {
+        case nil: freshness = "nothing scheduled after \(info.asOf)"
+        case let day? where day <= asOf: freshness = "STALE since \(day) (something scheduled took effect); run 'ratecard publish --env \(name) --if-stale'"
+        case let day?: freshness = "until \(day.adding(days: -1)) (something scheduled takes effect on \(day); 'ratecard publish --env \(name) --if-stale' that day)"
         }
-        return RatecardCLI.ExitCode.ok
+        let object = JSON.object([
+            "environment": .string(name), "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
+            "activated_by": since.map { .string($0.action) } ?? .null,
+            "commit": info.sourceCommit.map(JSON.string) ?? .null, "bundle_id": .string(info.bundleID),
+            "as_of": .string(info.asOf), "published_at": .string(info.publishedAt), "author": .string(info.author),
+            "message": .string(info.message), "approval": approval.map(JSON.string) ?? .null, "files": .int(info.files.count),
+            "stale_from": staleFrom.map { .string($0.description) } ?? .null, "stale": .bool(staleFrom.map { $0 <= asOf } ?? false),
+            "verified": .bool(drift.isEmpty), "drift": .array(drift.map(JSON.string)),
+        ])
+        var text = """
+            live:      \(live)
+            since:     \(since.map { Timestamp.seoul($0.time) } ?? "unknown") (\(since?.action ?? "not in the journal"))
+            commit:    \(info.sourceCommit ?? "none")
+            bundle:    \(info.bundleID) (as of \(info.asOf), \(info.files.count) files)
+            current:   \(freshness)
+            author:    \(info.author)
+            message:   \(info.message)
+
+            """
+        if let approval { text += "approved:  \(approval)\n" }
+        text += "verified:  \(drift.isEmpty ? "yes" : "NO: " + drift.prefix(5).joined(separator: "; "))\n"
+        return (object, text)
     }
 
     static func runReleases(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
@@ -117,6 +152,7 @@ enum ServeRootCommands {
         for id in try root.releaseIDs().reversed() {
             let info = try? ReleaseInfo.read(from: root.folder(of: id))
             let activated = entries.filter { $0.activated == id }.map(\.time)
+            let approval = entries.last { $0.release == id && ($0.action == "publish" || $0.action == "promote") }?.fields["approval"]?["reason"]?.stringValue
             var marks: [String] = []
             if id == live { marks.append("live") }
             if bad.contains(id) { marks.append("bad") }
@@ -125,10 +161,11 @@ enum ServeRootCommands {
                 "bundle_id": info.map { .string($0.bundleID) } ?? .null, "author": .string(info?.author ?? ""),
                 "user": .string(info?.user ?? ""), "published_at": .string(info?.publishedAt ?? ""),
                 "message": .string(info?.message ?? ""), "activated": .array(activated.map(JSON.string)),
-                "live": .bool(id == live), "bad": .bool(bad.contains(id)),
+                "live": .bool(id == live), "bad": .bool(bad.contains(id)), "approval": approval.map(JSON.string) ?? .null,
             ]))
             let commit = String((info?.sourceCommit ?? "none").prefix(7))
-            text += "\(id)  \(commit)  \(info?.publishedAt ?? "")  \(info?.author ?? "")  \(info?.message ?? "")\(marks.isEmpty ? "" : "  [" + marks.joined(separator: ", ") + "]")\n"
+            let approved = approval.map { "  (approved: \($0))" } ?? ""
+            text += "\(id)  \(commit)  \(Timestamp.seoul(info?.publishedAt ?? ""))  \(info?.author ?? "")  \(info?.message ?? "")\(approved)\(marks.isEmpty ? "" : "  [" + marks.joined(separator: ", ") + "]")\n"
         }
         invocation.console.out(json ? JSON.object(["releases": .array(rows)]).serialized() + "\n" : (text.isEmpty ? "No releases yet.\n" : text))
         return RatecardCLI.ExitCode.ok

@@ -34,12 +34,25 @@ public struct BundleRun {
     }
 
     /// The web build folder named by `ratecard.yaml` (`web:`, default `../site`), if it exists.
-    public func webFolder(override: String?) throws -> String? {
-        if let override { return override }
-        guard let contentDir = location.contentDir else { return nil }
-        let configured = (try? loadConfig())?.web ?? "../site"
-        let path = configured.hasPrefix("/") ? configured : contentDir + "/" + configured
-        return FileSystem.isDirectory(path) ? path : nil
+    /// The web build folder: `override` (`--web`), else `web:` in ratecard.yaml, else `../site`
+    /// beside the content. A folder that is named but missing is an error that says which and
+    /// how to mend it: a publish without the web app would leave the app's screens blank.
+    public func webFolder(override: String?) throws -> String {
+        if let override {
+            guard FileSystem.isDirectory(override) else { throw OperationalError("--web \(override) is not a folder") }
+            return override
+        }
+        guard let contentDir = location.contentDir else {
+            throw OperationalError("a commit read without a content folder has no web build beside it; pass --web DIR")
+        }
+        let setting = try loadConfig()?.web
+        let configured = setting ?? "../site"
+        let path = Environments.lexicallyNormalized(configured.hasPrefix("/") ? configured : contentDir + "/" + configured)
+        guard FileSystem.isDirectory(path), FileSystem.exists(path + "/index.html") else {
+            let named = setting == nil ? "the default web build folder ../site" : "the web build folder 'web: \(configured)' in ratecard.yaml"
+            throw OperationalError("\(named) is \(FileSystem.isDirectory(path) ? "missing its index.html" : "not there") (\(path)); put the web app's build there, set web: in ratecard.yaml, or pass --web DIR")
+        }
+        return path
     }
 
     private func loadConfig() throws -> ServiceConfig? {

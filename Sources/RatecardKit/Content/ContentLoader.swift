@@ -18,7 +18,7 @@ public final class ContentLoader {
     /// Loads every file below the source's content root.
     public func load(_ source: any ContentSource) throws -> Content {
         var content = Content(prefix: source.displayPrefix)
-        let entries = try source.entries()
+        let entries = Self.withoutWebBuild(try source.entries(), source: source)
         Trace.mark("load: \(entries.count) tree entries")
         // Every file is taken from the cache or read and parsed, on two threads for a large tree.
         ParseCache.shared.reserve(entries.count)
@@ -55,6 +55,20 @@ public final class ContentLoader {
         }
         Trace.mark("load: content assembled")
         return content
+    }
+
+    /// The entries less the web build, when `web:` in ratecard.yaml names a folder inside the
+    /// content root (as `ratecard init` lays it out: `web: site`): the web app is not content.
+    static func withoutWebBuild(_ entries: [TreeEntry], source: any ContentSource) -> [TreeEntry] {
+        guard let config = entries.first(where: { $0.path == "ratecard.yaml" && $0.kind == .file }),
+              let bytes = try? source.read(config), let text = try? SourceText.decode(bytes),
+              let node = try? YAMLParser.parse(Array(text.utf8)), case .mapping(let pairs) = node.kind,
+              let value = pairs.first(where: { $0.key.scalarText == "web" })?.value.scalarText else { return entries }
+        let folder = value.hasPrefix("./") ? String(value.dropFirst(2)) : value
+        let parts = folder.split(separator: "/")
+        guard !folder.hasPrefix("/"), !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." }) else { return entries }
+        let prefix = parts.joined(separator: "/") + "/"
+        return entries.filter { !$0.path.hasPrefix(prefix) }
     }
 
     /// Counts a loaded file as parsed the way this loader always has: a work-tree file (no blob

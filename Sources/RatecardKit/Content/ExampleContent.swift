@@ -15,4 +15,13 @@ public enum ExampleContent {
         }
         return folder
     }
+
+    /// The example web build: the `site/` folder beside the example content.
+    public static func webBuild(besides content: String) throws -> String {
+        let folder = DurableFiles.parent(of: content) + "/site"
+        guard FileSystem.exists(folder + "/index.html") else {
+            throw OperationalError("the example web build is not at \(folder) (beside the example content)")
+        }
+        return folder
+    }
 }

@@ -21,6 +21,20 @@ public enum Environments {
             throw OperationalError("no environment '\(name)' in ratecard.yaml (known: \(known.isEmpty ? "none" : known))")
         }
         let path = environment.root.hasPrefix("/") ? environment.root : contentDir + "/" + environment.root
-        return (path, environment.protected)
+        return (lexicallyNormalized(path), environment.protected)
+    }
+
+    /// `/a/content/../production` as `/a/production`: messages name the folder a person would
+    /// type (`..` resolved by name, symlinks left alone).
+    public static func lexicallyNormalized(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".": continue
+            case "..": if let last = parts.last, last != ".." { parts.removeLast() } else if !path.hasPrefix("/") { parts.append(part) }
+            default: parts.append(part)
+            }
+        }
+        return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
     }
 }

@@ -84,6 +84,17 @@ public enum Timestamp {
     /// `2026-11-29T06:30:00Z`.
     public static func now() -> String { format(seconds: time(nil)) }
 
+    /// A journal or release time (`2026-11-29T06:30:00Z`) as people in the content's timezone
+    /// read it: `2026-11-29 15:30:00 +09:00` (Asia/Seoul has no daylight saving time).
+    public static func seoul(_ utc: String) -> String {
+        guard utc.count == 20, utc.hasSuffix("Z"), let day = Day(String(utc.prefix(10))) else { return utc }
+        let clock = utc.dropFirst(11).prefix(8).split(separator: ":").compactMap { Int($0) }
+        guard clock.count == 3 else { return utc }
+        let seconds = day.ordinal * 86400 + clock[0] * 3600 + clock[1] * 60 + clock[2] + 9 * 3600
+        let local = format(seconds: seconds)
+        return String(local.prefix(10)) + " " + String(local.dropFirst(11).prefix(8)) + " +09:00"
+    }
+
     public static func format(seconds: Int) -> String {
         let day = Day(ordinal: seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400)
         let rest = ((seconds % 86400) + 86400) % 86400
