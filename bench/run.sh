@@ -180,8 +180,8 @@ BIG_A=$FULL_ID
 BIG_FILES=$(find "$SERVE/releases/$BIG_A" -type f ! -name version.json | wc -l)
 for run in $(seq 1 "$RUNS"); do
     if ((run % 2)); then big_to=$BIG_A; tiny_to=$TINY_A; else big_to=$BIG_B; tiny_to=$TINY_B; fi
-    measure rollback_big "$BIN" rollback --root "$SERVE" --to "$big_to" -m "bench $run"
-    measure rollback_tiny "$BIN" rollback --root "$WORK/tiny-serve" --to "$tiny_to" -m "bench $run"
+    measure rollback_big "$BIN" rollback --root "$SERVE" --to "$big_to" --force -m "bench $run"
+    measure rollback_tiny "$BIN" rollback --root "$WORK/tiny-serve" --to "$tiny_to" --force -m "bench $run"
 done
 
 # --- the table -------------------------------------------------------------------------------
