@@ -93,12 +93,16 @@ public struct Invocation {
     func reportStyle(_ location: ContentLocation?, commit: ObjectID? = nil) -> ReportStyle {
         var style = ReportStyle(messages: messages, decorated: console.decoratesOut)
         guard style.decorated, let location else { return style }
+        // Source lines come only from regular files within the size limits: a file refused for
+        // its size (or a symlink to /dev/zero) is never read to show a line of it.
+        let limit = max(SourceText.maxBytes, AssetRules.maxBytes)
         style.source = { path in
             if let commit, let repository = location.repository {
-                return repository.file(at: path, in: commit).map { String(decoding: $0, as: UTF8.self) }
+                return repository.file(at: path, in: commit, maxBytes: limit).map { String(decoding: $0, as: UTF8.self) }
             }
-            let root = location.repository?.workdir ?? location.contentDir ?? ""
-            return (try? FileSystem.readFile(root + "/" + path)).map { String(decoding: $0, as: UTF8.self) }
+            let full = (location.repository?.workdir ?? location.contentDir ?? "") + "/" + path
+            guard (try? FileSystem.kind(ofItemAt: full)) == .file, let size = try? FileSystem.size(ofFileAt: full), size <= limit else { return nil }
+            return (try? FileSystem.readFile(full)).map { String(decoding: $0, as: UTF8.self) }
         }
         return style
     }

@@ -133,4 +133,26 @@ import Testing
             #expect(checked.status == 0, "\(checked.out)\(checked.err)")
         }
     }
+
+    @Test func aProtectedEnvironmentNamedByItsFolderIsStillGated() throws {
+        try withTemporaryDirectory { directory in
+            let setup = try Protected(in: directory)
+            let table = setup.fixture.repo + "/products/acme-bank/credit/rates/2026-01-15.yaml"
+            let text = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
+            try FileSystem.writeFile(table, Array(text.replacingOccurrences(of: "apr_max_pct: 9.8", with: "apr_max_pct: 13.3").utf8))
+            try Repository.open(at: setup.fixture.repo).commitAll(message: "Big move", author: Signature(name: "Kim Minji", email: "minji@example.com"))
+            let live = try setup.production.live()
+            for folder in [directory + "/production", directory + "/repo/../production"] {
+                let refused = try ratecard(["publish", "--root", folder, "--web", setup.fixture.web, "--as-of", "2026-11-29", "-m", "by path"], in: setup.fixture.repo)
+                #expect(refused.status == 1, "\(folder): \(refused.out)\(refused.err)")
+                #expect(refused.err.contains("production is protected and this change is risky"), "\(refused.err)")
+                #expect(try setup.production.live() == live)
+            }
+            let staged = try ratecard(setup.publish("staging") + ["-m", "big move"], in: setup.fixture.repo)
+            try #require(staged.status == 0, "\(staged.err)")
+            let promoted = try ratecard(["promote", "--from", "staging", "--to", directory + "/production", "-m", "by path"], in: setup.fixture.repo)
+            #expect(promoted.status == 1, "\(promoted.out)\(promoted.err)")
+            #expect(try setup.production.live() == live)
+        }
+    }
 }

@@ -71,6 +71,9 @@ import Testing
             let serve = ServeRoot(path: fixture.root)
             let first = try #require(try serve.live())
             #expect(try ReleaseInfo.read(from: serve.folder(of: first)).staleFrom == "2027-01-04")
+            // status names the root as it was given in the command it suggests.
+            let status = try ratecard(["status", "--root", fixture.root], in: fixture.repo)
+            #expect(status.out.contains("current:   until 2027-01-03 (something scheduled takes effect on 2027-01-04; 'ratecard publish --root \(fixture.root) --if-stale' that day)"), "\(status.out)")
             // Before the day: nothing to do, live unchanged.
             let early = try ratecard(publish + ["--if-stale", "--as-of", "2027-01-03"], in: fixture.repo)
             #expect(early.status == 0, "\(early.err)")
@@ -186,6 +189,38 @@ import Testing
             let none = try ratecard(["diff", "staging", "staging"], in: setup.fixture.repo)
             #expect(none.status == 0)
             #expect(!none.out.contains("9.90%"), "\(none.out)")
+        }
+    }
+
+    @Test func aTableEndingSoonMakesARateUpdateStaleSooner() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 1)
+            let publish = ["publish", "--root", fixture.root, "--web", fixture.web, "--as-of", "2026-11-29", "-m", "x"]
+            try #require(try ratecard(publish, in: fixture.repo).status == 0)
+            let serve = ServeRoot(path: fixture.root)
+            let first = try ReleaseInfo.read(from: serve.folder(of: #require(try serve.live())))
+            #expect(first.staleFrom == nil)
+            // A rate update that ends the table on 2026-12-05: built onto the live bundle, and stale from the 6th.
+            let table = fixture.repo + "/products/acme-bank/credit/rates/2026-01-15.yaml"
+            let text = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
+            try FileSystem.writeFile(table, Array(text.replacingOccurrences(of: "effective_from: 2026-01-15\n", with: "effective_from: 2026-01-15\neffective_to: 2026-12-05\n").utf8))
+            try Repository.open(at: fixture.repo).commitAll(message: "End the table", author: Signature(name: "T", email: "t@example.com"))
+            let update = try ratecard(publish, in: fixture.repo)
+            #expect(update.status == 0, "\(update.out)\(update.err)")
+            #expect(update.out.contains("built onto the live bundle"), "\(update.out)")
+            #expect(try ReleaseInfo.read(from: serve.folder(of: #require(try serve.live()))).staleFrom == "2026-12-06")
+        }
+    }
+
+    @Test func bareStatusReportsEveryEnvironmentEvenWhenOneIsBroken() throws {
+        try withTemporaryDirectory { directory in
+            let setup = try ApprovalGateTests.Protected(in: directory)
+            let live = try #require(try setup.production.live())
+            try FileSystem.removeTree(setup.production.folder(of: live))
+            let status = try ratecard(["status"], in: setup.fixture.repo)
+            #expect(status.status == 4)
+            #expect(status.out.contains("== staging ==\nlive:      "), "\(status.out)")
+            #expect(status.err.contains("Error: production: "), "\(status.err)")
         }
     }
 }

@@ -65,12 +65,35 @@ import Testing
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
             #expect(try serve.live() == ids[0])
-            #expect(try serve.journal.badReleases() == [ids[1]], "the bad mark was lost with the crash")
+            #expect(try serve.badReleases() == [ids[1]], "the bad mark was lost with the crash")
             // The next bare rollback must not return to the bad release.
             let next = try ratecard(["rollback", "--root", fixture.root, "-m", "again"], in: fixture.repo)
             #expect(next.status == 4, "\(next.out)\(next.err)")
             #expect(next.err.contains("no earlier good release to roll back to"), "\(next.err)")
             #expect(try serve.live() == ids[0])
+        }
+    }
+
+    @Test func aRollbackKilledBeforeItsSwapMarksNothingBad() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 3)
+            for commit in fixture.commits {
+                let result = try ratecard(fixture.publishArguments(commit), in: fixture.repo)
+                try #require(result.status == 0, "\(result.err)")
+            }
+            let serve = ServeRoot(path: fixture.root)
+            let ids = try serve.releaseIDs()
+            // kill -9 after the intent is journaled, before the swap: nothing happened.
+            let process = try fixture.start(["rollback", "--root", fixture.root, "-m", "changed my mind"], environment: ["RATECARD_CRASH_AT": "intent"])
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
+            #expect(try serve.live() == ids[2])
+            #expect(try serve.badReleases().isEmpty, "a rollback that never swapped marked a release bad")
+            // The live release is still the one a bare rollback leaves, and 000002 is still good.
+            let dry = try ratecard(["rollback", "--root", fixture.root, "--dry-run"], in: fixture.repo)
+            #expect(dry.out.contains("from \(ids[2]) to \(ids[1])"), "\(dry.out)")
+            let prune = try ratecard(["prune", "--root", fixture.root, "--keep", "1", "--dry-run"], in: fixture.repo)
+            #expect(prune.out.contains("Would remove 1 release: \(ids[0])."), "\(prune.out)")
         }
     }
 
@@ -112,9 +135,9 @@ import Testing
             #expect(dry.status == 0, "\(dry.err)")
             #expect(dry.out.contains("Would roll back \(fixture.root) from \(ids[2]) to \(ids[1])"), "\(dry.out)")
             #expect(try serve.live() == ids[2])
-            #expect(try serve.journal.badReleases().isEmpty)
+            #expect(try serve.badReleases().isEmpty)
             #expect(try ratecard(["rollback", "--root", fixture.root, "-m", "bad"], in: fixture.repo).status == 0)
-            #expect(try serve.journal.badReleases() == [ids[2]])
+            #expect(try serve.badReleases() == [ids[2]])
             // --to a bad release is refused without --force; the sequence number names it.
             let refused = try ratecard(["rollback", "--root", fixture.root, "--to", "3", "-m", "back"], in: fixture.repo)
             #expect(refused.status == 4)
@@ -124,10 +147,10 @@ import Testing
             #expect(forced.status == 0, "\(forced.err)")
             #expect(try serve.live() == ids[2])
             // The target of a rollback is never left bad; the release left is.
-            #expect(try serve.journal.badReleases() == [ids[1]])
+            #expect(try serve.badReleases() == [ids[1]])
             let cleared = try ratecard(["releases", "--root", fixture.root, "--clear-bad", ids[1], "-m", "re-checked"], in: fixture.repo)
             #expect(cleared.status == 0, "\(cleared.err)")
-            #expect(try serve.journal.badReleases().isEmpty)
+            #expect(try serve.badReleases().isEmpty)
             #expect(try serve.journal.entries().last?.action == "clear-bad")
             let unknown = try ratecard(["rollback", "--root", fixture.root, "--to", "999999", "-m", "x"], in: fixture.repo)
             #expect(unknown.status == 2)

@@ -155,9 +155,6 @@ import Testing
         }
     }
 
-    /// Rollback goes back to a release that was built before the bundle that is live now, so it does
-    /// not carry that bundle's data folder: a page that read the newer manifest just before the swap
-    /// gets a 404 for its data. reliability.md §6 wants that to be zero.
     // MARK: Security headers
 
     /// Every response carries nosniff and a Content-Security-Policy with frame-ancestors; data
@@ -206,6 +203,9 @@ import Testing
         }
     }
 
+    /// Rollback goes back to a release that was built before the bundle that is live now, so it does
+    /// not carry that bundle's data folder: a page that read the newer manifest just before the swap
+    /// gets a 404 for its data. reliability.md §6 wants that to be zero.
     @Test func rollbackKeepsTheDataOfTheReleaseItLeavesReachable() throws {
         try withTemporaryDirectory { directory in
             let content = try TwoCommitContent(in: directory)

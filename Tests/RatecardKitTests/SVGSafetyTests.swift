@@ -29,6 +29,9 @@ import Testing
         ("<svg xmlns=\"http://www.w3.org/2000/svg\"><rect style=\"fill:red\"/></svg>", "1:47 attribute 'style' on <rect> is not allowed in an SVG logo"),
         ("<!DOCTYPE svg [<!ENTITY x \"boom\">]>\n<svg xmlns=\"http://www.w3.org/2000/svg\"><text>&x;</text></svg>", "1:1 a DOCTYPE is not allowed in an SVG logo"),
         ("<svg xmlns=\"http://www.w3.org/2000/svg\"><?xml-stylesheet href=\"https://example.com/s.css\"?></svg>", "1:41 processing instructions (<?...?>) are not allowed in an SVG logo"),
+        ("<?xml-stylesheet type=\"text/xsl\" href=\"/app/evil.xsl\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>", "1:1 processing instructions (<?...?>) are not allowed in an SVG logo"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n<?xml-stylesheet href=\"https://example.com/a.css\"?>", "2:1 processing instructions (<?...?>) are not allowed in an SVG logo"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"><rect fill=\"u\\72l(https://example.com/x.svg#p)\"/></svg>", "1:47 'fill' holds a backslash (a CSS escape)"),
         ("<html><body onload=\"x()\"/></html>", "1:1 the root element must be <svg xmlns=\"http://www.w3.org/2000/svg\">"),
         ("<svg xmlns=\"http://www.w3.org/2000/svg\"><rect></svg>", "1:53 the SVG is not well-formed XML: "),
     ])

@@ -24,7 +24,10 @@ enum PromoteCommand {
     }
 
     static func resolved(_ value: String, _ invocation: Invocation) throws -> (root: ServeRoot, protected: Bool) {
-        if value.contains("/") { return (ServeRoot(path: RatecardCLI.resolve(value, against: invocation.directory)), false) }
+        if value.contains("/") {
+            let match = ServeRootOptions.byPath(RatecardCLI.resolve(value, against: invocation.directory), shown: value, invocation)
+            return (match.root, match.protected)
+        }
         let (path, protected) = try ServeRootOptions.environment(value, invocation)
         return (ServeRoot(path: path), protected)
     }
@@ -68,6 +71,9 @@ enum PromoteCommand {
         }
         let json = try ServeRootCommands.format(arguments)
         let dryRun = arguments.has("--dry-run")
+        // A protected target is gated against what is live there now: the swap must still find it live.
+        let requested = arguments.value("--expect-live")
+        let expectLive = protected && requested == nil ? try target.live() ?? "none" : requested
         // The semantic diff reads both commits' content: only when it is shown or gates.
         let (diff, approval) = dryRun || protected
             ? try gate(arguments, invocation, source: source, target: target, protected: protected, name: toName) : (nil, [:])
@@ -89,7 +95,7 @@ enum PromoteCommand {
         }
         try FileSystem.makeDirectories(target.path)
         let result = try ReleaseHistory.promote(
-            release: arguments.value("--release"), from: source, to: target, expectLive: arguments.value("--expect-live"),
+            release: arguments.value("--release"), from: source, to: target, expectLive: expectLive,
             message: arguments.value("-m") ?? "", wait: !arguments.has("--no-wait"), extra: approval.merging(["from_env": .string(fromName)]) { $1 })
         if json {
             invocation.console.out(JSON.object([

@@ -58,10 +58,12 @@ enum PublishCommand {
         // read, checked and rendered); the semantic diff of --dry-run and protected roots, and
         // every other change, take the full build.
         var built: (output: BundleBuilder.Output, commit: ObjectID?, content: Content?, incremental: [String]?)
+        var scheduledInChanged: Day?
         if !dryRun, !protected, let live = try root.live(), let repository = location.repository,
            let commit = try? repository.resolveCommit(revision),
-           case .built(let output, let products)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, live: root.folder(of: live)) {
+           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, live: root.folder(of: live)) {
             built = (output, commit, nil, products)
+            scheduledInChanged = scheduled
         } else {
             switch try run.render(revision: revision) {
             case .invalid(let report):
@@ -77,6 +79,10 @@ enum PublishCommand {
             author = "\(info.authorName) <\(info.authorEmail)>"
         }
         var extra: [String: JSON] = [:]
+        // A protected environment is gated against the release live now; the swap must still find
+        // that release live (another publish in between was never gated against this change).
+        var expectLive = arguments.value("--expect-live")
+        if protected, expectLive == nil { expectLive = try root.live() ?? "none" }
         // The semantic diff against live reads the live commit's content: only when it is shown or gates.
         if let next = built.content, dryRun || protected {
             let diff = ApprovalGate.liveDiff(root: root, location: location, next: next, asOf: run.asOf)
@@ -93,17 +99,19 @@ enum PublishCommand {
             }
         }
         let output = built.output
-        // What is scheduled next: from the content, or for a build onto the live bundle (same
-        // tables, same date) the live release's own record.
+        // What is scheduled next: from the content; for a build onto the live bundle, the earlier
+        // of the live release's record and the dates in the tables re-read. An edit that drops a
+        // date can only make that early (a republish that changes nothing), never late.
         let staleFrom: Day?
         if let content = built.content {
             staleFrom = content.nextScheduledChange(after: run.asOf)
         } else {
-            staleFrom = try root.live().flatMap { try ReleaseInfo.read(from: root.folder(of: $0)).staleFrom }.flatMap(Day.init)
+            let recorded = try root.live().flatMap { try ReleaseInfo.read(from: root.folder(of: $0)).staleFrom }.flatMap(Day.init)
+            staleFrom = [recorded, scheduledInChanged].compactMap { $0 }.min()
         }
         let request = Publisher.Request(
             bundle: output, webFolder: web, author: author, message: arguments.value("-m") ?? "",
-            expectLive: arguments.value("--expect-live"), wait: !arguments.has("--no-wait"), extra: extra, staleFrom: staleFrom)
+            expectLive: expectLive, wait: !arguments.has("--no-wait"), extra: extra, staleFrom: staleFrom)
         let publisher = Publisher(root: root)
         var summary: [String: JSON] = [
             "environment": .string(name), "bundle_id": .string(output.manifest.bundleID),

@@ -58,24 +58,34 @@ enum ServeRootCommands {
 
     static func runStatus(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
-        var targets: [(root: ServeRoot, name: String)] = []
+        var targets: [(root: ServeRoot, name: String, selector: String)] = []
         if arguments.value("--env") == nil && arguments.value("--root") == nil {
             // Bare status: every environment ratecard.yaml names.
             let (config, _) = try Environments.configured(from: invocation.directory)
             guard !config.environments.isEmpty else { throw UsageError("ratecard.yaml names no environments; pass --root <dir>") }
             for environment in config.environments {
-                targets.append((ServeRoot(path: try Environments.root(named: environment.name, from: invocation.directory).path), environment.name))
+                targets.append((ServeRoot(path: try Environments.root(named: environment.name, from: invocation.directory).path), environment.name, "--env \(environment.name)"))
             }
         } else {
             let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
-            targets.append((root, name))
+            targets.append((root, name, arguments.value("--env").map { "--env \($0)" } ?? "--root \(root.path)"))
         }
         var objects: [String: JSON] = [:]
         var texts: [String] = []
-        for (root, name) in targets {
-            let (object, text) = try status(of: root, name: name, asOf: Day.todayInSeoul(now: invocation.now), invocation)
-            objects[name] = object
-            texts.append(targets.count > 1 ? "== \(name) ==\n" + text : text)
+        var failed = false
+        for (root, name, selector) in targets {
+            do {
+                let (object, text) = try status(of: root, name: name, selector: selector, asOf: Day.todayInSeoul(now: invocation.now), invocation)
+                objects[name] = object
+                texts.append(targets.count > 1 ? "== \(name) ==\n" + text : text)
+            } catch {
+                // One broken environment does not hide the others: each says what it can.
+                guard targets.count > 1 else { throw error }
+                failed = true
+                invocation.console.err("Error: \(name): \(error)\n")
+                objects[name] = .object(["environment": .string(name), "error": .string("\(error)")])
+                texts.append("== \(name) ==\nerror:     \(error)\n")
+            }
         }
         if json {
             let single = targets.count == 1 && (arguments.value("--env") != nil || arguments.value("--root") != nil)
@@ -83,12 +93,12 @@ enum ServeRootCommands {
         } else {
             invocation.console.out(texts.joined(separator: "\n"))
         }
-        return RatecardCLI.ExitCode.ok
+        return failed ? RatecardCLI.ExitCode.failure : RatecardCLI.ExitCode.ok
     }
 
     /// One environment's status: what is live, since when (Asia/Seoul), who approved it, whether
     /// it verifies, and when scheduled content makes it stale.
-    static func status(of root: ServeRoot, name: String, asOf: Day, _ invocation: Invocation) throws -> (JSON, String) {
+    static func status(of root: ServeRoot, name: String, selector: String, asOf: Day, _ invocation: Invocation) throws -> (JSON, String) {
         guard FileSystem.isDirectory(root.releasesFolder), let live = try root.live() else {
             // Before the first publish there is nothing to report, and nothing is wrong.
             let text = invocation.messages.localize("Nothing has been published to \(name) yet") + ".\n"
@@ -105,8 +115,8 @@ enum ServeRootCommands {
         let freshness: String
         switch staleFrom {
         case nil: freshness = "nothing scheduled after \(info.asOf)"
-        case let day? where day <= asOf: freshness = "STALE since \(day) (something scheduled took effect); run 'ratecard publish --env \(name) --if-stale'"
-        case let day?: freshness = "until \(day.adding(days: -1)) (something scheduled takes effect on \(day); 'ratecard publish --env \(name) --if-stale' that day)"
+        case let day? where day <= asOf: freshness = "STALE since \(day) (something scheduled took effect); run 'ratecard publish \(selector) --if-stale'"
+        case let day?: freshness = "until \(day.adding(days: -1)) (something scheduled takes effect on \(day); 'ratecard publish \(selector) --if-stale' that day)"
         }
         let object = JSON.object([
             "environment": .string(name), "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
@@ -143,7 +153,7 @@ enum ServeRootCommands {
             return RatecardCLI.ExitCode.ok
         }
         let live = try root.pointer()
-        let bad = try root.journal.badReleases()
+        let bad = try root.badReleases()
         let journal = try root.journal.read()
         for warning in journal.warnings(path: ".ratecard/journal.jsonl") { invocation.console.err("warning: \(warning)\n") }
         let entries = journal.entries

@@ -18,7 +18,7 @@ enum ServeRootOptions {
             let (path, protected) = try environment(env, invocation)
             return (ServeRoot(path: path), protected, env)
         case (nil, let root?):
-            return (ServeRoot(path: RatecardCLI.resolve(root, against: invocation.directory)), false, root)
+            return byPath(RatecardCLI.resolve(root, against: invocation.directory), shown: root, invocation)
         case (.some, .some):
             throw UsageError("'--env' and '--root' cannot be used together")
         case (nil, nil):
@@ -37,6 +37,23 @@ enum ServeRootOptions {
             throw UsageError(message)
         }
         return try Environments.root(named: name, from: invocation.directory)
+    }
+
+    /// A serve root given as a folder. When it is the folder of an environment named in
+    /// ratecard.yaml (compared after resolving symlinks and `..`), it is that environment, with
+    /// its protection: a path must not be a way around an approval gate.
+    static func byPath(_ path: String, shown: String, _ invocation: Invocation) -> (root: ServeRoot, protected: Bool, name: String) {
+        let normalized = Environments.lexicallyNormalized(path)
+        let real = (try? FileSystem.realPath(normalized)) ?? normalized
+        if let (config, _) = try? Environments.configured(from: invocation.directory) {
+            for environment in config.environments {
+                guard let (candidate, protected) = try? Environments.root(named: environment.name, from: invocation.directory) else { continue }
+                if candidate == normalized || (try? FileSystem.realPath(candidate)) == real {
+                    return (ServeRoot(path: normalized), protected, environment.name)
+                }
+            }
+        }
+        return (ServeRoot(path: normalized), false, shown)
     }
 
     /// Like `resolve`, but the root must already hold releases.

@@ -22,8 +22,10 @@ import Glibc
 /// or anything unexpected on the way (the full build then reports it).
 public struct IncrementalBundle {
     public enum Outcome {
-        /// The bundle, and the keys of the products re-rendered.
-        case built(BundleBuilder.Output, products: [String])
+        /// The bundle, the keys of the products re-rendered, and the first day after the as-of
+        /// date on which something in the re-read part of the content takes effect (the rest is
+        /// the live release's: its `stale_from` still holds for it).
+        case built(BundleBuilder.Output, products: [String], scheduled: Day?)
         /// A changed product has errors: build in full, which refuses with the complete report.
         case invalid
     }
@@ -140,7 +142,9 @@ public struct IncrementalBundle {
             generator: BundleBuilder.generator, files: listed, sourceRoot: source.treePrefix)
         files[BundleLayout.manifest] = manifest.bytes()
         Trace.mark("incremental: manifest")
-        return .built(BundleBuilder.Output(files: files, manifest: manifest, reused: reused), products: products.map(\.key))
+        return .built(
+            BundleBuilder.Output(files: files, manifest: manifest, reused: reused), products: products.map(\.key),
+            scheduled: content.nextScheduledChange(after: asOf))
     }
 
     /// The `<partner>/<product>` keys of the rate tables changed, when every change is a rate

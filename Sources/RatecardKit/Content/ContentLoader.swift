@@ -61,6 +61,7 @@ public final class ContentLoader {
     /// content root (as `ratecard init` lays it out: `web: site`): the web app is not content.
     static func withoutWebBuild(_ entries: [TreeEntry], source: any ContentSource) -> [TreeEntry] {
         guard let config = entries.first(where: { $0.path == "ratecard.yaml" && $0.kind == .file }),
+              let size = try? source.size(config), size <= SourceText.maxBytes,
               let bytes = try? source.read(config), let text = try? SourceText.decode(bytes),
               let node = try? YAMLParser.parse(Array(text.utf8)), case .mapping(let pairs) = node.kind,
               let value = pairs.first(where: { $0.key.scalarText == "web" })?.value.scalarText else { return entries }

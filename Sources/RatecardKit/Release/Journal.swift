@@ -78,21 +78,35 @@ public struct Journal {
         guard fsync(fd) == 0 else { throw FileSystem.failure("fsync", path) }
     }
 
-    /// Releases marked bad: every release a rollback left (or was about to leave: the intent is
-    /// journaled before the swap), less those cleared since.
-    public func badReleases() throws -> Set<String> {
+    /// Releases marked bad: every release a rollback left, less those cleared since and the
+    /// target of any later rollback. A rollback journals its intent before its swap: the intent
+    /// counts once the swap is known to have happened (its `rollback` entry, the `recover` entry
+    /// of the next run, or `live` being its target now), and never when it was not (a crash
+    /// before the swap, a failed swap).
+    public func badReleases(live: String? = nil) throws -> Set<String> {
         var bad: Set<String> = []
+        var pending: (from: String, to: String)?
+        func apply(from: String?, to: String?) {
+            if let from { bad.insert(from) }
+            if let to { bad.remove(to) }
+        }
         for entry in try entries() {
             switch entry.action {
-            case "rollback", "rollback-intent":
-                // The release left is bad; the one made live never is.
-                if let from = entry.from { bad.insert(from) }
-                if let to = entry.to { bad.remove(to) }
-            case "mark-bad": if let release = entry.release { bad.insert(release) }
-            case "clear-bad": if let release = entry.release { bad.remove(release) }
-            default: break
+            case "rollback":
+                apply(from: entry.from, to: entry.to)
+                pending = nil
+            case "rollback-intent":
+                if let from = entry.from, let to = entry.to { pending = (from, to) }
+            case "recover":
+                if let intent = pending, entry.release == intent.to { apply(from: intent.from, to: intent.to) }
+                pending = nil
+            case "clear-bad":
+                if let release = entry.release { bad.remove(release) }
+            default:
+                if entry.activated != nil { pending = nil }
             }
         }
+        if let intent = pending, live == intent.to { apply(from: intent.from, to: intent.to) }
         return bad
     }
 }

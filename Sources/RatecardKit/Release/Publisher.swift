@@ -77,7 +77,7 @@ public struct Publisher {
         CrashPoint.hit("recovered")
         let live = try root.live()
         if let expected = request.expectLive, expected != (live ?? "none") {
-            throw ConflictError("live is \(live ?? "none"), not \(expected) as --expect-live said; nothing was changed")
+            throw ConflictError("live is \(live ?? "none"), not \(expected) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
         }
         Trace.mark("publish: locked and recovered")
         var staged = try stage(request, live: live)

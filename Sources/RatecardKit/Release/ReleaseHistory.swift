@@ -40,9 +40,9 @@ public struct ReleaseHistory {
         if !dryRun { try root.recover() }
         guard let live = try root.pointer() else { throw OperationalError("\(root.path) has no live release to roll back") }
         if let expectLive, expectLive != live {
-            throw ConflictError("live is \(live), not \(expectLive) as --expect-live said; nothing was changed")
+            throw ConflictError("live is \(live), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
         }
-        let bad = try root.journal.badReleases()
+        let bad = try root.badReleases()
         let chosen: String
         if let target {
             guard try root.releaseIDs().contains(target) else { throw OperationalError("release \(target) does not exist in \(root.releasesFolder)") }
@@ -96,7 +96,7 @@ public struct ReleaseHistory {
         defer { withExtendedLifetime(lock) {} }
         try root.recover()
         guard try root.releaseIDs().contains(release) else { throw OperationalError("release \(release) does not exist in \(root.releasesFolder)") }
-        guard try root.journal.badReleases().contains(release) else { throw OperationalError("release \(release) is not marked bad") }
+        guard try root.badReleases().contains(release) else { throw OperationalError("release \(release) is not marked bad") }
         var fields = JournalFields.base(action: "clear-bad")
         fields["release"] = .string(release)
         fields["message"] = .string(reason)
@@ -115,7 +115,7 @@ public struct ReleaseHistory {
         try target.recover()
         let live = try target.live()
         if let expectLive, expectLive != (live ?? "none") {
-            throw ConflictError("live is \(live ?? "none"), not \(expectLive) as --expect-live said; nothing was changed")
+            throw ConflictError("live is \(live ?? "none"), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
         }
         if live == id { return (id, live, true) }
         if !FileSystem.isDirectory(target.folder(of: id)) {
@@ -161,7 +161,7 @@ public struct ReleaseHistory {
         defer { withExtendedLifetime(lock) {} }
         if !dryRun { try root.recover() }
         let live = try root.live()
-        let bad = try root.journal.badReleases()
+        let bad = try root.badReleases()
         let history = try Publisher(root: root).activationHistory()
         var protected: Set<String> = []
         if let live {

@@ -66,6 +66,11 @@ public struct ServeRoot {
         case ambiguous([String])
     }
 
+    /// Releases marked bad, judged against what `current` names now.
+    public func badReleases() throws -> Set<String> {
+        try journal.badReleases(live: try pointer())
+    }
+
     /// Complete releases on disk, oldest first.
     public func releaseIDs() throws -> [String] {
         guard FileSystem.isDirectory(releasesFolder) else { return [] }

@@ -51,6 +51,39 @@ public enum StateFiles {
         return try FileSystem.readAll(fd, path: folder + "/" + name)
     }
 
+    /// Replaces `folder/name` atomically, through the folder's descriptor (a symlink put in place
+    /// of the folder meanwhile is refused, not followed): a temp file beside it, fsync, renameat,
+    /// fsync of the folder.
+    public static func replace(_ folder: String, _ name: String, _ bytes: [UInt8]) throws {
+        let directory = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard directory >= 0 else {
+            let code = errno
+            if code == ELOOP || code == ENOTDIR {
+                throw OperationalError("\(folder) is not a folder (a symlink or a file is in its place); ratecard never writes through one. Remove it and run again")
+            }
+            throw FileSystem.failure("open", folder, code: code)
+        }
+        defer { close(directory) }
+        let temporary = ".\(name).tmp-\(getpid())"
+        unlinkat(directory, temporary, 0)
+        let fd = openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileSystem.failure("open", folder + "/" + temporary) }
+        do {
+            defer { close(fd) }
+            try FileSystem.writeAll(fd, bytes, path: folder + "/" + temporary)
+            guard fsync(fd) == 0 else { throw FileSystem.failure("fsync", folder + "/" + temporary) }
+        } catch {
+            unlinkat(directory, temporary, 0)
+            throw error
+        }
+        guard renameat(directory, temporary, directory, name) == 0 else {
+            let failure = FileSystem.failure("rename", folder + "/" + name)
+            unlinkat(directory, temporary, 0)
+            throw failure
+        }
+        guard fsync(directory) == 0 else { throw FileSystem.failure("fsync", folder) }
+    }
+
     /// Checks that `path` is a real folder (or absent), not a symlink or a file in its place.
     public static func requireFolder(_ path: String, what: String) throws {
         guard FileSystem.exists(path) else { return }

@@ -63,7 +63,8 @@ public struct VerifiedFiles: Sendable {
             guard let stamp = stamp(folder + "/" + file.path, sha256: file.sha256), stamp.size == file.size else { continue }
             text.append(contentsOf: "\(stamp.inode) \(stamp.size) \(stamp.mtime) \(stamp.ctime) \(stamp.sha256)\n".utf8)
         }
-        try DurableFiles.replace(root + "/" + fileName, text)
+        let path = root + "/" + fileName
+        try StateFiles.replace(DurableFiles.parent(of: path), DurableFiles.name(of: path), text)
     }
 
     private static func stamp(_ path: String, sha256: String) -> Stamp? {

@@ -134,12 +134,21 @@ public final class Repository {
 
     /// The bytes of the file at `path` (relative to the repository root) in `commit`, or nil
     /// when the commit has no file there.
-    public func file(at path: String, in commit: ObjectID) -> [UInt8]? {
-        var object: OpaquePointer?
-        guard git_revparse_single(&object, handle, "\(commit.hex):\(path)") == 0 else { return nil }
-        defer { git_object_free(object) }
-        guard git_object_type(object) == GIT_OBJECT_BLOB, let object else { return nil }
-        let id = ObjectID(git_object_id(object)!.pointee)
+    /// A regular file of `commit` up to `maxBytes`, or nil (missing, not a regular file, or
+    /// larger: its size is read from the object header, so a huge blob is never inflated).
+    public func file(at path: String, in commit: ObjectID, maxBytes: Int = Int.max) -> [UInt8]? {
+        guard let commitObject = try? lookupCommit(commit) else { return nil }
+        defer { git_commit_free(commitObject) }
+        var tree: OpaquePointer?
+        guard git_commit_tree(&tree, commitObject) == 0 else { return nil }
+        defer { git_tree_free(tree) }
+        var entry: OpaquePointer?
+        guard git_tree_entry_bypath(&entry, tree, path) == 0 else { return nil }
+        defer { git_tree_entry_free(entry) }
+        let mode = git_tree_entry_filemode(entry)
+        guard mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE, let raw = git_tree_entry_id(entry) else { return nil }
+        let id = ObjectID(raw.pointee)
+        guard let size = try? blobSize(id), size <= maxBytes else { return nil }
         return try? blob(id)
     }
 

@@ -67,6 +67,17 @@ public enum SVGSafety {
             report(nil, "<!DOCTYPE", "a DOCTYPE is not allowed in an SVG logo (entities and external DTDs are an attack surface); remove it")
         }
         guard let root = xmlDocGetRootElement(document) else { return found + [Problem(mark: .start, message: "the SVG has no root element")] }
+        // Beside the root element only comments (and the DOCTYPE, reported above) may stand: a
+        // processing instruction before or after it (xml-stylesheet) is applied by browsers.
+        var top = document.pointee.children
+        while let node = top {
+            switch node.pointee.type {
+            case XML_ELEMENT_NODE, XML_COMMENT_NODE, XML_DTD_NODE: break
+            case XML_PI_NODE: report(node, "<?", "processing instructions (<?...?>) are not allowed in an SVG logo")
+            default: report(node, "<", "this kind of XML node is not allowed in an SVG logo")
+            }
+            top = node.pointee.next
+        }
         if text(root.pointee.name) != "svg" || namespace(of: root) != svgNamespace {
             report(root, "<", "the root element must be <svg xmlns=\"\(svgNamespace)\">")
         }
@@ -135,6 +146,11 @@ public enum SVGSafety {
         }
         if local == "href" && !(value.hasPrefix("#") && element == "use") {
             report(node, shown + "=", "'\(shown)=\"\(value)\"' points outside the file; a logo may only reference its own elements (<use href=\"#id\">)")
+            return
+        }
+        // CSS escapes (`u\72l(`) would hide a url() from the scan below; a logo needs none.
+        if value.contains("\\") {
+            report(node, shown + "=", "'\(shown)' holds a backslash (a CSS escape); write the value plainly")
             return
         }
         let folded = value.lowercased().filter { !$0.isWhitespace }
