@@ -68,6 +68,13 @@ enum PromoteCommand {
         }
         let json = try ServeRootCommands.format(arguments)
         let dryRun = arguments.has("--dry-run")
+        // The native bridge: the release's web build must run on every app version --to supports.
+        let promoted = try arguments.value("--release") ?? source.live()
+        if let promoted, FileSystem.isDirectory(source.folder(of: promoted)),
+           let requirement = try BridgeRequirement.recorded(in: source.folder(of: promoted)),
+           !BridgeGate.refuse(requirement, environment: toName, invocation) {
+            return RatecardCLI.ExitCode.invalid
+        }
         // The semantic diff reads both commits' content: only when it is shown or gates.
         let (diff, approval) = dryRun || protected
             ? try gate(arguments, invocation, source: source, target: target, protected: protected, name: toName) : (nil, [:])
@@ -91,6 +98,7 @@ enum PromoteCommand {
         let result = try ReleaseHistory.promote(
             release: arguments.value("--release"), from: source, to: target, expectLive: arguments.value("--expect-live"),
             message: arguments.value("-m") ?? "", wait: !arguments.has("--no-wait"), extra: approval.merging(["from_env": .string(fromName)]) { $1 })
+        if !result.alreadyLive { BridgeGate.updateLines(target, invocation) }
         if json {
             invocation.console.out(JSON.object([
                 "outcome": .string(result.alreadyLive ? "already_live" : "promoted"), "release": .string(result.id),

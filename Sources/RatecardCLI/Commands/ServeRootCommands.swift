@@ -73,7 +73,13 @@ enum ServeRootCommands {
         var objects: [String: JSON] = [:]
         var texts: [String] = []
         for (root, name) in targets {
-            let (object, text) = try status(of: root, name: name, asOf: Day.todayInSeoul(now: invocation.now), invocation)
+            var (object, text) = try status(of: root, name: name, asOf: Day.todayInSeoul(now: invocation.now), invocation)
+            // The release each supported app version loads (bridge-lines.json).
+            if let (apps, appsText) = BridgeGate.status(root: root, environment: name, invocation), case .object(var fields) = object {
+                fields["apps"] = apps
+                object = .object(fields)
+                text += appsText
+            }
             objects[name] = object
             texts.append(targets.count > 1 ? "== \(name) ==\n" + text : text)
         }
