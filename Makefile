@@ -4,7 +4,7 @@
 
 SWIFT ?= swift
 APT_PACKAGES = pkg-config libgit2-dev libcmark-dev libyaml-dev libssl-dev libxml2-dev git
-TEST_APT_PACKAGES = chromium nginx
+TEST_APT_PACKAGES = chromium nginx nodejs node-typescript
 PIP_PACKAGES = jsonschema xmlschema junitparser
 BIN = .build/debug/ratecard
 

@@ -34,6 +34,10 @@ enum CommandExamples {
         "verify": ["ratecard verify --env production     # exit 1 if a live file changed on disk"],
         "prune": ["ratecard prune --env staging --keep 10"],
         "nginx-conf": ["ratecard nginx-conf --env production --listen 127.0.0.1:8080 > /etc/nginx/conf.d/ratecard.conf"],
+        "bridge": [
+            "ratecard bridge generate             # site/app/bridge.js, site/app/bridge.d.ts, native/RatecardBridge.swift",
+            "ratecard bridge generate --swift ../ios/Sources/Bridge/RatecardBridge.swift   # straight into the app",
+        ],
         "generate": ["ratecard generate /tmp/big --partners 300 --history 200   # what 'make bench' measures against"],
         "version": ["ratecard version                     # ratecard 0.1.0 (build 3f2a9c0d1e4b5a67)"],
         "completion": [

@@ -23,6 +23,7 @@ public enum RatecardCLI {
         ServeRootCommands.verify,
         ServeRootCommands.prune,
         ServeRootCommands.nginxConf,
+        BridgeCommand.command,
         GenerateCommand.command,
         VersionCommand.command,
         CompletionCommand.command,

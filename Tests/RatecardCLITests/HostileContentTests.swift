@@ -53,7 +53,7 @@ import Testing
     static let dangerous = [
         #"<[a-zA-Z][^<>]*\son[a-zA-Z]+\s*="#,
         #"<[a-zA-Z][^<>]*\s(href|src|action|formaction)\s*=\s*"\s*(javascript|data|vbscript):"#,
-        #"<script(?![^<>]*\ssrc="app/app\.js")"#,
+        #"<script(?![^<>]*\ssrc="app/(app|bridge)\.js")"#,
     ]
 
     func assertInert(_ dom: String, _ page: String) {

@@ -179,14 +179,16 @@
     return a < b ? -1 : a > b ? 1 : 0;
   }
 
-  function postNative(message) {
+  // Every call to the app goes through the generated runtime (app/bridge.js, from
+  // bridge.yaml): RatecardBridge.call("command", params). The page must keep working whatever
+  // the app does with a call, and outside the app, so a failure is logged, never thrown.
+  function toNative(call) {
     try {
-      var bridge = window.Native;
-      if (bridge && typeof bridge.postMessage === "function") {
-        bridge.postMessage(JSON.stringify(message));
-      }
+      call().catch(function (e) {
+        if (e && e.code !== "no_native" && typeof console !== "undefined") console.warn(e.message);
+      });
     } catch (e) {
-      /* the page must keep working whatever the bridge does */
+      /* the runtime did not load: the page still works */
     }
   }
 
@@ -293,7 +295,7 @@
       state.data = data;
       renderChrome();
       route();
-      postNative({ type: "ready", bundle_id: data.bundleId });
+      toNative(function () { return RatecardBridge.call("ready", { bundle_id: data.bundleId }); });
     }, function (err) {
       state.loading = false;
       renderLoadError(err);
@@ -921,7 +923,7 @@
     banners.forEach(function (b) { append(m, b); });
     append(m, rates, cond, who, disc);
     focusHeading(h);
-    postNative({ type: "open_product", key: str(p.key) });
+    toNative(function () { return RatecardBridge.call("open_product", { key: str(p.key) }); });
   }
 
   // ---------------------------------------------------------------- terms
@@ -1047,7 +1049,7 @@
     }
     append(m, picker, viewer);
     focusHeading(h);
-    if (chosen) postNative({ type: "open_terms", document: str(doc.id), version: str(chosen.version) });
+    if (chosen) toNative(function () { return RatecardBridge.call("open_terms", { document: str(doc.id), version: str(chosen.version) }); });
   }
 
   // ---------------------------------------------------------------- boot

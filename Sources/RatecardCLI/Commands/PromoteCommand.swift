@@ -71,6 +71,13 @@ enum PromoteCommand {
         }
         let json = try ServeRootCommands.format(arguments)
         let dryRun = arguments.has("--dry-run")
+        // The native bridge: the release's web build must run on every app version --to supports.
+        let promoted = try arguments.value("--release") ?? source.live()
+        if let promoted, FileSystem.isDirectory(source.folder(of: promoted)),
+           let requirement = try BridgeRequirement.recorded(in: source.folder(of: promoted)),
+           !BridgeGate.refuse(requirement, environment: toName, invocation) {
+            return RatecardCLI.ExitCode.invalid
+        }
         // A protected target is gated against what is live there now: the swap must still find it live.
         let requested = arguments.value("--expect-live")
         let expectLive = protected && requested == nil ? try target.live() ?? "none" : requested
@@ -97,6 +104,7 @@ enum PromoteCommand {
         let result = try ReleaseHistory.promote(
             release: arguments.value("--release"), from: source, to: target, expectLive: expectLive,
             message: arguments.value("-m") ?? "", wait: !arguments.has("--no-wait"), extra: approval.merging(["from_env": .string(fromName)]) { $1 })
+        if !result.alreadyLive { BridgeGate.updateLines(target, invocation) }
         if json {
             invocation.console.out(JSON.object([
                 "outcome": .string(result.alreadyLive ? "already_live" : "promoted"), "release": .string(result.id),

@@ -53,6 +53,9 @@ enum PublishCommand {
         // A release without the web app leaves the app's screens blank: only on request.
         let web = arguments.has("--no-web") ? nil : try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
         let dryRun = arguments.has("--dry-run")
+        // The native bridge: refused when an app version this environment supports lacks a call.
+        let bridge = try BridgeGate.check(web: web, environment: name, invocation)
+        guard bridge.ok else { return RatecardCLI.ExitCode.invalid }
         Trace.mark("publish: arguments, uncommitted check, web folder")
         // The everyday rate update builds onto the live bundle (only the changed products are
         // read, checked and rendered); the semantic diff of --dry-run and protected roots, and
@@ -112,19 +115,22 @@ enum PublishCommand {
         let request = Publisher.Request(
             bundle: output, webFolder: web, author: author, message: arguments.value("-m") ?? "",
             expectLive: expectLive, wait: !arguments.has("--no-wait"), extra: extra, staleFrom: staleFrom)
+        var requestWithBridge = request
+        requestWithBridge.bridge = bridge.requirement?.json
         let publisher = Publisher(root: root)
         var summary: [String: JSON] = [
             "environment": .string(name), "bundle_id": .string(output.manifest.bundleID),
             "commit": built.commit.map { .string($0.hex) } ?? .null, "built_onto_live": .bool(built.incremental != nil),
         ]
         if dryRun {
-            let (plan, live) = try publisher.plan(request)
+            let (plan, live) = try publisher.plan(requestWithBridge)
             summary.merge(["outcome": .string("dry_run"), "live": live.map(JSON.string) ?? .null, "changes": plan.counts]) { $1 }
             invocation.console.out(json ? JSON.object(summary).serialized() + "\n" : describe(plan, live: live, target: name, bundle: output.manifest.bundleID))
             return RatecardCLI.ExitCode.ok
         }
         try FileSystem.makeDirectories(root.path)
-        let outcome = try publisher.publish(request, onWait: invocation.console.err)
+        let outcome = try publisher.publish(requestWithBridge, onWait: invocation.console.err)
+        if bridge.requirement != nil, case .published = outcome { BridgeGate.updateLines(root, invocation) }
         if json {
             switch outcome {
             case .alreadyLive(let id):

@@ -75,7 +75,13 @@ enum ServeRootCommands {
         var failed = false
         for (root, name, selector) in targets {
             do {
-                let (object, text) = try status(of: root, name: name, selector: selector, asOf: Day.todayInSeoul(now: invocation.now), invocation)
+                var (object, text) = try status(of: root, name: name, selector: selector, asOf: Day.todayInSeoul(now: invocation.now), invocation)
+                // The release each supported app version loads (bridge-lines.json).
+                if let (apps, appsText) = BridgeGate.status(root: root, environment: name, invocation), case .object(var fields) = object {
+                    fields["apps"] = apps
+                    object = .object(fields)
+                    text += appsText
+                }
                 objects[name] = object
                 texts.append(targets.count > 1 ? "== \(name) ==\n" + text : text)
             } catch {

@@ -4,6 +4,14 @@ public struct ServiceConfig: Sendable, Equatable {
         public var name: String
         public var root: String
         public var protected: Bool
+        /// The app versions in the field that this environment serves, each with its bridge version.
+        public var apps: [AppVersion] = []
+    }
+
+    /// An app version still in use (`apps:` under an environment) and the bridge version it has.
+    public struct AppVersion: Sendable, Equatable {
+        public var name: String
+        public var bridge: Int
     }
 
     public var path: String
@@ -36,8 +44,9 @@ public struct ServiceConfig: Sendable, Equatable {
                 }
                 let root = entry.string("root")
                 let protected = entry.bool("protected", required: false)?.value ?? false
+                let apps = appVersions(entry.mapping("apps", required: false), path: path, diagnostics: diagnostics)
                 entry.finish()
-                if let root { environments.append(Environment(name: name, root: root.value, protected: protected)) }
+                if let root { environments.append(Environment(name: name, root: root.value, protected: protected, apps: apps)) }
             }
             envs.finish()
         }
@@ -45,5 +54,21 @@ public struct ServiceConfig: Sendable, Equatable {
         return ServiceConfig(
             path: path, serviceName: name, brokerRegistrationNo: registration, timezone: timezone,
             web: web, rateMoveWarn: threshold, environments: environments)
+    }
+
+    /// `apps: {ios-4.12: 3, android-4.12: 3}`: app version -> the bridge version it has.
+    static func appVersions(_ reader: MappingReader?, path: String, diagnostics: Diagnostics) -> [AppVersion] {
+        guard let reader else { return [] }
+        defer { reader.finish() }
+        var apps: [AppVersion] = []
+        for name in reader.keys {
+            guard let bridge = reader.integer(name) else { continue }
+            if bridge.value < 1 {
+                diagnostics.report(SchemaRules.notAllowed, path, bridge.mark, "app '\(name)' has bridge \(bridge.value); bridge versions start at 1")
+                continue
+            }
+            apps.append(AppVersion(name: name, bridge: bridge.value))
+        }
+        return apps
     }
 }

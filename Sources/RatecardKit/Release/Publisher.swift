@@ -27,6 +27,8 @@ public struct Publisher {
         public var extra: [String: JSON]
         /// The first day the release is no longer current (`Content.nextScheduledChange`).
         public var staleFrom: Day?
+        /// What the web build needs from the app (`BridgeRequirement.json`), for version.json.
+        public var bridge: JSON? = nil
 
         public init(bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String, expectLive: String?, wait: Bool, action: String = "publish", extra: [String: JSON] = [:], staleFrom: Day? = nil) {
             self.bundle = bundle
@@ -93,7 +95,7 @@ public struct Publisher {
             id: id, bundleID: request.bundle.manifest.bundleID, sourceCommit: request.bundle.manifest.sourceCommit?.hex,
             asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(), author: request.author,
             user: ProcessUser.name, message: request.message, carried: staged.carried, staleFrom: request.staleFrom?.description,
-            files: staged.files)
+            bridge: request.bridge, files: staged.files)
         staged.bytes[ReleaseInfo.fileName] = info.bytes()
         Trace.mark("publish: version.json")
         do {

@@ -170,6 +170,8 @@ public struct ReleaseHistory {
                 protected.insert(previous)
             }
         }
+        // A release an app version loads (bridge-lines.json) stays.
+        protected.formUnion(try BridgeLines.read(root: root).values)
         let ids = try root.releaseIDs()
         let keepers = Set(ids.suffix(max(0, keep))).union(protected)
         if dryRun { return ids.filter { !keepers.contains($0) } }

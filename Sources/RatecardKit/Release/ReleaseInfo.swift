@@ -14,6 +14,8 @@ public struct ReleaseInfo: Sendable, Equatable {
     public var carried: [String]
     /// The first day this release is no longer current (something scheduled takes effect), if any.
     public var staleFrom: String? = nil
+    /// What the web build needs from the app (`BridgeRequirement.json`), if it uses the bridge.
+    public var bridge: JSON? = nil
     /// Every file of the release except version.json itself.
     public var files: [BundleManifest.File]
 
@@ -24,7 +26,7 @@ public struct ReleaseInfo: Sendable, Equatable {
     }
 
     private var fieldsWithoutFiles: [String: JSON] {
-        [
+        var fields: [String: JSON] = [
             "id": .string(id),
             "bundle_id": .string(bundleID),
             "source_commit": sourceCommit.map(JSON.string) ?? .null,
@@ -36,6 +38,8 @@ public struct ReleaseInfo: Sendable, Equatable {
             "carried_bundles": .array(carried.map(JSON.string)),
             "stale_from": staleFrom.map(JSON.string) ?? .null,
         ]
+        if let bridge { fields["bridge"] = bridge }
+        return fields
     }
 
     /// The file's bytes: `json()` as written, with a final newline.
@@ -58,7 +62,7 @@ public struct ReleaseInfo: Sendable, Equatable {
             asOf: json["as_of"]?.stringValue ?? "", publishedAt: json["published_at"]?.stringValue ?? "",
             author: json["author"]?.stringValue ?? "", user: json["user"]?.stringValue ?? "",
             message: json["message"]?.stringValue ?? "",
-            carried: (json["carried_bundles"]?.arrayValue ?? []).compactMap(\.stringValue), staleFrom: json["stale_from"]?.stringValue, files: files)
+            carried: (json["carried_bundles"]?.arrayValue ?? []).compactMap(\.stringValue), staleFrom: json["stale_from"]?.stringValue, bridge: json["bridge"], files: files)
     }
 
     /// The hash of what the release serves, ignoring who published it and when: equal keys mean

@@ -27,6 +27,7 @@ extension Rule {
     public static let all: [Rule] =
         FileRules.all + SchemaRules.all + ReferenceRules.all + AssetRules.all + CapRules.all + RangeRules.all
         + BandRules.all + DateRules.all + DisclosureRules.all + HistoryRules.all
+        + BridgeRules.all
 
     /// Looks a rule up by id.
     public static func named(_ id: String) -> Rule? { all.first { $0.id == id } }

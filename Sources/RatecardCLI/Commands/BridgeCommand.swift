@@ -1,0 +1,64 @@
+import RatecardKit
+
+/// `ratecard bridge generate`: the app's Swift, the web build's runtime and its types, from
+/// the web build's `bridge.yaml`.
+enum BridgeCommand {
+    static let command = Command(
+        name: "bridge",
+        abstract: "Generate the native bridge from bridge.yaml: Swift for the app, the JS runtime and .d.ts for the web build.",
+        usage: "generate [--web <dir>] [--swift <file>]",
+        options: [
+            OptionSpec("--web", value: "DIR", "The web build folder holding bridge.yaml (default: 'web' in ratecard.yaml, else ../site)"),
+            OptionSpec("--swift", value: "FILE", "Where to write the app's Swift (default: native/RatecardBridge.swift beside the web build)"),
+        ],
+        positionals: 1...1,
+        discussion: """
+            Writes <web>/app/bridge.js (the runtime the web build calls the app through), <web>/app/bridge.d.ts
+            (its types) and the Swift file the app compiles (message types, the RatecardBridgeHandler protocol and
+            a dispatcher that replies to every message). The output depends on bridge.yaml only. 'validate' checks
+            that the web build ships what the schema generates and calls only what it declares.
+            Exit codes: 0 written, 1 the schema is invalid, 2 usage, 4 I/O failure.
+            """,
+        actions: ["generate"],
+        run: run)
+
+    static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        guard arguments.positionals[0] == "generate" else { throw UsageError("Unknown bridge action '\(arguments.positionals[0])'; use 'generate'") }
+        let web = try webFolder(arguments, invocation)
+        let location = try? ContentLocation.find(from: invocation.directory)
+        let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: location?.repository?.workdir)
+        let diagnostics = Diagnostics()
+        guard let schema = try BridgeSchema.load(webFolder: web, displayPath: prefix + BridgeSchema.fileName, diagnostics: diagnostics) else {
+            if diagnostics.items.isEmpty { throw OperationalError("\(web)/\(BridgeSchema.fileName) is not there; the bridge schema lives in the web build") }
+            for item in diagnostics.items.sorted() {
+                invocation.console.out("\(item.path):\(item.mark): \(item.severity.rawValue) \(item.rule): \(item.message)\n")
+            }
+            invocation.console.err("Error: \(BridgeSchema.fileName) is invalid; nothing was generated\n")
+            return RatecardCLI.ExitCode.invalid
+        }
+        let swift = arguments.value("--swift").map { RatecardCLI.resolve($0, against: invocation.directory) }
+            ?? DurableFiles.parent(of: web) + "/native/RatecardBridge.swift"
+        let outputs = [
+            (web + "/" + BridgeWebGenerator.runtimePath, BridgeWebGenerator.runtime(schema)),
+            (web + "/" + BridgeWebGenerator.typesPath, BridgeWebGenerator.typeScript(schema)),
+            (swift, BridgeSwiftGenerator.generate(schema)),
+        ]
+        for (path, text) in outputs {
+            try FileSystem.makeDirectories(DurableFiles.parent(of: path))
+            try DurableFiles.replace(path, Array(text.utf8))
+            invocation.console.out("wrote \(path)\n")
+        }
+        invocation.console.err("Bridge '\(schema.name)' version \(schema.version) (schema \(schema.fingerprint)): \(schema.commands.count) commands, \(schema.events.count) events.\n")
+        return RatecardCLI.ExitCode.ok
+    }
+
+    static func webFolder(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> String {
+        if let given = arguments.value("--web") {
+            let path = RatecardCLI.resolve(given, against: invocation.directory)
+            guard FileSystem.isDirectory(path) else { throw OperationalError("--web \(path) is not a folder") }
+            return path
+        }
+        let location = try ContentLocation.find(from: invocation.directory)
+        return try BundleRun(location: location, asOf: Day.todayInSeoul(now: invocation.now)).webFolder(override: nil)
+    }
+}

@@ -1,0 +1,48 @@
+/// Checks a web build against its bridge schema: the schema itself, that the generated runtime
+/// is current, and every use of the runtime in the build's JavaScript (`validate`, `publish`).
+public struct BridgeCheck {
+    public var schema: BridgeSchema?
+    /// What the web build needs from the app (nil without a schema or when the schema is invalid).
+    public var requirement: BridgeRequirement?
+    public var diagnostics: [Diagnostic]
+
+    /// Runs the check on `webFolder`; paths in findings start with `displayPrefix` (the web
+    /// folder relative to the repository, e.g. `site/`). A web build without `bridge.yaml` has
+    /// nothing to check.
+    public static func run(webFolder: String, displayPrefix: String) throws -> BridgeCheck {
+        let collected = Diagnostics()
+        guard let schema = try BridgeSchema.load(webFolder: webFolder, displayPath: displayPrefix + BridgeSchema.fileName, diagnostics: collected) else {
+            return BridgeCheck(schema: nil, requirement: nil, diagnostics: collected.items.sorted())
+        }
+        var diagnostics = collected.items
+        for (path, expected) in [(BridgeWebGenerator.runtimePath, BridgeWebGenerator.runtime(schema)), (BridgeWebGenerator.typesPath, BridgeWebGenerator.typeScript(schema))] {
+            let file = webFolder + "/" + path
+            let actual = FileSystem.exists(file) ? try FileSystem.readFile(file) : nil
+            if actual != Array(expected.utf8) {
+                let what = actual == nil ? "is missing" : "is not what \(BridgeSchema.fileName) generates (edited by hand, or the schema changed)"
+                diagnostics.append(Diagnostic(path: displayPrefix + path, mark: .start, rule: BridgeRules.stale, message: "\(path) \(what); run 'ratecard bridge generate'"))
+            }
+        }
+        let scan = try BridgeUsageScanner.scan(webFolder: webFolder, displayPrefix: displayPrefix)
+        let (requirement, found) = BridgeRequirement.evaluate(scan, schema: schema)
+        diagnostics += found
+        return BridgeCheck(schema: schema, requirement: requirement, diagnostics: diagnostics.sorted())
+    }
+
+    /// The web folder as a path prefix relative to `repositoryRoot` (`site/`), or "" outside it.
+    public static func displayPrefix(webFolder: String, repositoryRoot: String?) -> String {
+        guard let repositoryRoot else { return "" }
+        let top = ((try? FileSystem.realPath(repositoryRoot)) ?? repositoryRoot).trimmingSuffix("/")
+        let web = (try? FileSystem.realPath(webFolder)) ?? webFolder
+        guard web.hasPrefix(top + "/") else { return "" }
+        return String(web.dropFirst(top.count + 1)) + "/"
+    }
+
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) && count > 1 ? String(dropLast(suffix.count)) : self
+    }
+}

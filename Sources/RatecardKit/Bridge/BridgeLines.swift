@@ -1,0 +1,63 @@
+/// `ROOT/bridge-lines.json`: for each bridge version a release needs, the release an app of
+/// that bridge version (or newer, up to the next line) should load.
+///
+/// ```json
+/// {"lines": {"1": "000004", "3": "000007"}}
+/// ```
+/// An app of bridge version B loads the release of the greatest line at or below B; an app
+/// below every line has no release it can run. Each line names the live release when the live
+/// release needs no more than the line's version, else the newest release not marked bad that
+/// does. The file is recomputed from the releases' version.json files after every publish and
+/// promote (written to a temporary name, fsynced, renamed), and `prune` keeps every release
+/// it names.
+public enum BridgeLines {
+    public static let fileName = "bridge-lines.json"
+
+    /// Line (a bridge version) -> release id.
+    public static func compute(root: ServeRoot) throws -> [Int: String] {
+        let live = try root.live()
+        let bad = try root.journal.badReleases()
+        var requires: [String: Int] = [:]
+        for id in try root.releaseIDs() {
+            if let requirement = try? BridgeRequirement.recorded(in: root.folder(of: id)) { requires[id] = requirement.requires }
+        }
+        var lines: [Int: String] = [:]
+        for line in Set(requires.values) {
+            if let live, let needed = requires[live], needed <= line {
+                lines[line] = live
+            } else if let newest = requires.keys.filter({ requires[$0]! <= line && !bad.contains($0) }).max() {
+                lines[line] = newest
+            }
+        }
+        return lines
+    }
+
+    /// Recomputes and writes the file (nothing when no release records a requirement).
+    @discardableResult
+    public static func update(root: ServeRoot) throws -> [Int: String] {
+        let lines = try compute(root: root)
+        let path = root.path + "/" + fileName
+        guard !lines.isEmpty || FileSystem.exists(path) else { return lines }
+        let object = JSON.object(["lines": .object(Dictionary(uniqueKeysWithValues: lines.map { (String($0.key), JSON.string($0.value)) }))])
+        try DurableFiles.replace(path, Array((object.serialized() + "\n").utf8))
+        return lines
+    }
+
+    /// The lines as written (empty when there is no file).
+    public static func read(root: ServeRoot) throws -> [Int: String] {
+        let path = root.path + "/" + fileName
+        guard FileSystem.exists(path) else { return [:] }
+        let json = try JSONReader.parse(try FileSystem.readFile(path))
+        var lines: [Int: String] = [:]
+        if case .object(let fields)? = json["lines"] {
+            for (key, value) in fields { if let line = Int(key), let id = value.stringValue { lines[line] = id } }
+        }
+        return lines
+    }
+
+    /// The release an app of bridge version `bridge` loads: the greatest line at or below it.
+    public static func release(for bridge: Int, in lines: [Int: String]) -> (line: Int, release: String)? {
+        guard let line = lines.keys.filter({ $0 <= bridge }).max() else { return nil }
+        return (line, lines[line]!)
+    }
+}

@@ -1,0 +1,103 @@
+/// What a web build needs from the app: the commands it calls without a capability check,
+/// each with the bridge version that introduced it. Recorded in the release's version.json
+/// (`"bridge"`), checked against the app versions an environment supports.
+public struct BridgeRequirement: Sendable, Equatable {
+    /// The schema the web build was checked against.
+    public var schemaVersion: Int
+    public var fingerprint: String
+    /// The lowest bridge version an app needs to run this web build.
+    public var requires: Int
+    /// Unguarded commands -> the bridge version that introduced each.
+    public var calls: [String: Int]
+    /// Commands called only behind `RatecardBridge.has(...)`.
+    public var guarded: [String]
+    /// Where each unguarded command is first called (`site/app/app.js:296:7`), for messages.
+    public var firstUse: [String: String] = [:]
+
+    /// The requirement of `scan` under `schema`, and every finding (undeclared messages, direct
+    /// native access, computed names, deprecated messages) as diagnostics.
+    public static func evaluate(_ scan: BridgeUsageScanner.Result, schema: BridgeSchema) -> (BridgeRequirement, [Diagnostic]) {
+        var diagnostics: [Diagnostic] = []
+        var calls: [String: Int] = [:]
+        var firstUse: [String: String] = [:]
+        var guarded: Set<String> = []
+        for finding in scan.findings {
+            switch finding.problem {
+            case .rawAccess(let what):
+                diagnostics.append(Diagnostic(path: finding.path, mark: finding.mark, rule: BridgeRules.rawAccess, message: "\(what) is used directly; call the app through RatecardBridge.call(\"command\", params) (\(BridgeWebGenerator.runtimePath)), which checks, times out and replies"))
+            case .dynamicName(let method):
+                diagnostics.append(Diagnostic(path: finding.path, mark: finding.mark, rule: BridgeRules.dynamicName, message: "RatecardBridge.\(method) needs the message name as a string literal, so it can be checked against \(BridgeSchema.fileName) and the installed apps"))
+            }
+        }
+        for use in scan.uses {
+            let declared = use.kind == .on ? schema.event(use.name) : schema.command(use.name)
+            guard let message = declared else {
+                let names = (use.kind == .on ? schema.events : schema.commands).map(\.name)
+                let hint = Suggestion.didYouMean(use.name, in: names).map { "; " + $0 } ?? ""
+                diagnostics.append(Diagnostic(path: use.path, mark: use.mark, rule: BridgeRules.undeclared, message: "'\(use.name)' is not \(use.kind == .on ? "an event" : "a command") in \(schema.path) (bridge \(schema.version)); declare it there or use one of: \(names.joined(separator: ", "))\(hint)"))
+                continue
+            }
+            if let deprecated = message.deprecated, use.kind != .has {
+                diagnostics.append(Diagnostic(path: use.path, mark: use.mark, rule: BridgeRules.deprecated, message: "'\(use.name)' is deprecated: \(deprecated)"))
+            }
+            guard use.kind == .call else { continue }
+            if use.guarded {
+                guarded.insert(use.name)
+            } else {
+                calls[use.name] = message.since
+                if firstUse[use.name] == nil { firstUse[use.name] = "\(use.path):\(use.mark)" }
+            }
+        }
+        let requirement = BridgeRequirement(
+            schemaVersion: schema.version, fingerprint: schema.fingerprint, requires: calls.values.max() ?? 1,
+            calls: calls, guarded: guarded.subtracting(calls.keys).sorted(), firstUse: firstUse)
+        return (requirement, diagnostics)
+    }
+
+    /// One sentence per unguarded command that some supported app version lacks.
+    public func problems(apps: [ServiceConfig.AppVersion], environment: String) -> [String] {
+        var problems: [String] = []
+        for (name, since) in calls.sorted(by: { $0.key < $1.key }) {
+            let lacking = apps.filter { $0.bridge < since }
+            guard !lacking.isEmpty else { continue }
+            let names = lacking.map { "\($0.name) (bridge \($0.bridge))" }.joined(separator: ", ")
+            let at = firstUse[name].map { " at \($0)" } ?? ""
+            problems.append("the web build calls '\(name)'\(at), which needs bridge \(since); app versions supported in \(environment) lack it: \(names). Guard the call with RatecardBridge.has(\"\(name)\"), or stop listing those versions under apps: in ratecard.yaml")
+        }
+        return problems
+    }
+
+    /// The `"bridge"` field of version.json.
+    public var json: JSON {
+        .object([
+            "schema_version": .int(schemaVersion), "fingerprint": .string(fingerprint), "requires": .int(requires),
+            "calls": .object(calls.mapValues(JSON.int)), "guarded": .array(guarded.map(JSON.string)),
+        ])
+    }
+
+    public init(schemaVersion: Int, fingerprint: String, requires: Int, calls: [String: Int], guarded: [String], firstUse: [String: String] = [:]) {
+        self.schemaVersion = schemaVersion
+        self.fingerprint = fingerprint
+        self.requires = requires
+        self.calls = calls
+        self.guarded = guarded
+        self.firstUse = firstUse
+    }
+
+    public init?(json: JSON?) {
+        guard let json, let requires = json["requires"]?.intValue else { return nil }
+        var calls: [String: Int] = [:]
+        if case .object(let fields)? = json["calls"] {
+            for (name, value) in fields { if let since = value.intValue { calls[name] = since } }
+        }
+        self.init(
+            schemaVersion: json["schema_version"]?.intValue ?? 0, fingerprint: json["fingerprint"]?.stringValue ?? "",
+            requires: requires, calls: calls, guarded: (json["guarded"]?.arrayValue ?? []).compactMap(\.stringValue))
+    }
+
+    /// Reads the requirement a release recorded in its version.json, if any.
+    public static func recorded(in folder: String) throws -> BridgeRequirement? {
+        let (json, _) = try JSONReader.parseListingFiles(try FileSystem.readFile(folder + "/" + ReleaseInfo.fileName))
+        return BridgeRequirement(json: json["bridge"])
+    }
+}
