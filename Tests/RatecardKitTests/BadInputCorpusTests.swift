@@ -84,16 +84,25 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
             }
         }
         flush()
+        let name = String(file.split(separator: "/").last!.dropLast(5))
+        guard !at.isEmpty else {
+            // A should-pass case (`Fixtures/good`): no position, one or more rule ids.
+            return BadInputCase(name: name, rule: rule, path: "", line: 0, column: 0, edits: edits)
+        }
         let location = at.split(separator: ":").map(String.init)
         precondition(location.count == 3, "\(file): 'at:' must be path:line:column")
-        let name = String(file.split(separator: "/").last!.dropLast(5))
         return BadInputCase(name: name, rule: rule, path: location[0], line: Int(location[1])!, column: Int(location[2])!, edits: edits)
     }
 
-    static var all: [BadInputCase] {
-        let folder = Fixtures.root + "/bad"
+    static var all: [BadInputCase] { load(folder: "bad") }
+
+    /// The should-pass corpus: `rule:` lists the rules each case comes close to without breaking.
+    static var good: [BadInputCase] { load(folder: "good") }
+
+    static func load(folder name: String) -> [BadInputCase] {
+        let folder = Fixtures.root + "/" + name
         let files = (try? FileSystem.listDirectory(folder)) ?? []
-        return files.filter { $0.hasSuffix(".case") }.map { try! load(folder + "/" + $0) }
+        return files.filter { $0.hasSuffix(".case") }.sorted().map { try! load(folder + "/" + $0) }
     }
 
     func apply(in directory: String) throws {
@@ -138,6 +147,23 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
             let found = report.diagnostics.map { "\($0.rule) \($0.path):\($0.mark.line):\($0.mark.column)" }
             let expected = "\(badCase.rule) \(badCase.path):\(badCase.line):\(badCase.column)"
             #expect(found.contains(expected), "expected \(expected); got \(found)")
+        }
+    }
+}
+
+/// Should-pass cases (`Fixtures/good/*.case`, the bad-case format without `at:`): each comes
+/// as close to the rules it names as the content allows without breaking any rule, and the
+/// whole content must then validate with no problem at all.
+@Suite struct ShouldPassCorpusTests {
+    @Test(arguments: BadInputCase.good)
+    func shouldPassCaseValidatesClean(_ goodCase: BadInputCase) throws {
+        #expect(!goodCase.edits.isEmpty, "a should-pass case must change something")
+        try withTemporaryDirectory { directory in
+            try Fixtures.makeBaseRepository(at: directory)
+            try goodCase.apply(in: directory)
+            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: fixtureDay))
+            let report = try run.validateWorkingTree()
+            #expect(report.diagnostics == [], "\(report.diagnostics.map { "\($0.rule) \($0.path):\($0.mark.line):\($0.mark.column) \($0.message)" })")
         }
     }
 }

@@ -216,7 +216,7 @@ public final class ValidationRun {
             } else {
                 content = try load(commit)
                 found = validator.check(content, base: parent)
-                plainFindings = [commit: IncrementalRange.withoutHistory(found, content, base: parent)]
+                plainFindings = [commit: IncrementalRange.withoutHistory(found, content, base: parent, context: validator.context)]
             }
             files = content.fileCount
             let keys = Set(found.map(\.key))
