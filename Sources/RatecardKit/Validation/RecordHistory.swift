@@ -26,7 +26,12 @@ extension HistoryRules {
         for old in base.signoffs where !kept.contains(signoffKey(old)) {
             let path = content.prefix + "regulatory/signoffs.yaml"
             let same = content.signoffs.first { $0.change.value == old.change.value && $0.file.value == old.file.value }
-            diagnostics.report(signoffKept, path, same?.mark ?? .start, "the sign-off for \"\(old.change.value)\" (\(old.approvedBy.value), \(old.approvedOn.value)) was \(same == nil ? "removed" : "changed"); restore it as committed and add a new sign-off instead")
+            var mark = SourceMark.start
+            if let same {
+                mark = same.approvedBy.value != old.approvedBy.value ? same.approvedBy.mark
+                    : same.approvedOn.value != old.approvedOn.value ? same.approvedOn.mark : same.reference.mark
+            }
+            diagnostics.report(signoffKept, path, mark, "the sign-off for \"\(old.change.value)\" (\(old.approvedBy.value), \(old.approvedOn.value)) was \(same == nil ? "removed" : "changed"); restore it as committed and add a new sign-off instead")
         }
     }
 
