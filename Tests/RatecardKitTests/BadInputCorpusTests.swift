@@ -175,8 +175,8 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
         "YML-04", "YML-05", "YML-06", "YML-07", "YML-08",
     ]
 
-    /// Size rules, tripped by files too large for a case file (`HostileContentTests` and
-    /// `SecurityFaultTests` build them).
+    /// Size rules, tripped by files too large for a case file (`SecurityFaultTests` builds
+    /// them).
     static let trippedOutsideTheCorpus: Set<String> = ["AST-01", "YML-06"]
 
     @Test func everyRuleHasAShouldPassCase() {

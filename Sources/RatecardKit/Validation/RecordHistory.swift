@@ -133,9 +133,11 @@ extension HistoryRules {
         let partners = content.partnersByID
         var productPartner: [String: String] = [:]
         for product in content.products { productPartner[product.key] = product.partner.value }
+        // A commit is judged by the day it was made, not the day it is validated on.
+        let written = min(day, context.changeDay ?? day)
         for table in content.rateTables where !oldPaths.contains(table.path) {
-            if let previous = baseTables[table.productKey], !previous.isEmpty, table.effectiveFrom.value < day {
-                diagnostics.report(backdatedTable, table.path, table.effectiveFrom.mark, "a new rate table dated \(table.effectiveFrom.value) is backdated (before \(day)): it would change what was in force on days already past; date it \(day) or later (file name and effective_from)")
+            if let previous = baseTables[table.productKey], !previous.isEmpty, table.effectiveFrom.value < written {
+                diagnostics.report(backdatedTable, table.path, table.effectiveFrom.mark, "a new rate table dated \(table.effectiveFrom.value) is backdated (before \(written)): it would change what was in force on days already past; date it \(written) or later (file name and effective_from)")
             }
             if let partner = productPartner[table.productKey].flatMap({ partners[$0] }), partner.status.value == .terminated {
                 diagnostics.report(keptOnRecord, table.path, table.effectiveFrom.mark, "partner '\(partner.id.value)' is terminated, so its products get no new rate tables; remove this new table")
