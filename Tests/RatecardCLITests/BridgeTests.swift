@@ -270,6 +270,17 @@ struct BridgeTests {
             let typo = try ratecard(["validate"], in: fixture.base.repo)
             let typoLine = schema.components(separatedBy: "\n").firstIndex(of: "      bundle_id: string")! + 1
             #expect(typo.out.contains("bridge.yaml:\(typoLine):18: error BRG-01: unknown type 'strng'"), "\(typo.out)")
+            // A message introduced after the schema's own version, at its 'since' value.
+            let openProduct = "  open_product:\n    since: 1\n"
+            try #require(schema.contains(openProduct))
+            try write(fixture.base.web + "/bridge.yaml", schema.replacingOccurrences(of: openProduct, with: "  open_product:\n    since: 5\n"))
+            let early = try ratecard(["validate"], in: fixture.base.repo)
+            let sinceLine = schema.components(separatedBy: "\n").firstIndex(of: "  open_product:")! + 2
+            #expect(early.out.contains("bridge.yaml:\(sinceLine):12: error BRG-02: 'open_product' is since bridge 5, after the schema's own version 3; raise 'bridge.version' to 5"), "\(early.out)")
+            // A deprecated message still called: a warning at the call.
+            try write(fixture.base.web + "/bridge.yaml", schema.replacingOccurrences(of: openProduct, with: openProduct + "    deprecated: use open_terms instead\n"))
+            let deprecated = try ratecard(["validate", "--lang", "en"], in: fixture.base.repo)
+            #expect(try deprecated.out.contains(Regex(#"app/app\.js:\d+:\d+: warning BRG-06: 'open_product' is deprecated: use open_terms instead"#)), "\(deprecated.out)")
             // A runtime that is not what the schema generates.
             try write(fixture.base.web + "/bridge.yaml", schema.replacingOccurrences(of: "  version: 3", with: "  version: 4"))
             let stale = try ratecard(["validate"], in: fixture.base.repo)

@@ -5,6 +5,8 @@ public struct Content: Sendable {
     public var config: ServiceConfig?
     public var limits: LegalLimits?
     public var phrases: [Phrase]?
+    /// Sign-offs for changes to the regulatory data (`regulatory/signoffs.yaml`, optional).
+    public var signoffs: [Signoff] = []
     public var partners: [Partner] = []
     public var products: [Product] = []
     public var rateTables: [RateTable] = []

@@ -232,6 +232,7 @@ public final class ContentLoader {
         case .config: return .config(ServiceConfig.read(node, path: path, diagnostics: diagnostics))
         case .limits: return .limits(LegalLimits.read(node, path: path, diagnostics: diagnostics))
         case .phrases: return .phrases(Phrase.readAll(node, path: path, diagnostics: diagnostics))
+        case .signoffs: return .signoffs(Signoff.readAll(node, path: path, diagnostics: diagnostics))
         case .partner(let id): return .partner(Partner.read(node, path: path, fileID: id, diagnostics: diagnostics))
         case .product(let partner, let product):
             return .product(Product.read(node, path: path, folderPartner: partner, folderID: product, diagnostics: diagnostics))
@@ -285,6 +286,7 @@ enum FileRole: Sendable, Equatable {
     case config
     case limits
     case phrases
+    case signoffs
     case partner(String)
     case product(partner: String, product: String)
     case rateTable(partner: String, product: String, date: String)
@@ -303,6 +305,7 @@ enum FileRole: Sendable, Equatable {
         case (1, "ratecard.yaml"): self = .config
         case (2, "regulatory") where parts[1] == "limits.yaml": self = .limits
         case (2, "regulatory") where parts[1] == "phrases.yaml": self = .phrases
+        case (2, "regulatory") where parts[1] == "signoffs.yaml": self = .signoffs
         case (2, "partners") where parts[1].hasSuffix(".yaml"):
             self = .partner(String(parts[1].dropLast(5)))
         case (4, "products") where parts[3] == "product.yaml":
@@ -314,7 +317,7 @@ enum FileRole: Sendable, Equatable {
         case (_, "assets") where parts.count >= 2 && (path.hasSuffix(".svg") || path.hasSuffix(".png")):
             self = .asset
         default:
-            var hint = "unexpected file: content files are ratecard.yaml, regulatory/{limits,phrases}.yaml, partners/<id>.yaml, products/<partner>/<product>/product.yaml, products/<partner>/<product>/rates/<YYYY-MM-DD>.yaml, terms/<doc>/<version>.md and assets/*.svg|png"
+            var hint = "unexpected file: content files are ratecard.yaml, regulatory/{limits,phrases,signoffs}.yaml, partners/<id>.yaml, products/<partner>/<product>/product.yaml, products/<partner>/<product>/rates/<YYYY-MM-DD>.yaml, terms/<doc>/<version>.md and assets/*.svg|png"
             if path.hasSuffix(".yml") { hint = "unexpected file: YAML files end in .yaml, not .yml; rename it" }
             self = .unexpected(hint)
         }
@@ -364,6 +367,8 @@ extension FileRole {
                 return .limits
             case 2 where equals(parts.0, "regulatory") && equals(parts.1, "phrases.yaml"):
                 return .phrases
+            case 2 where equals(parts.0, "regulatory") && equals(parts.1, "signoffs.yaml"):
+                return .signoffs
             case 2 where equals(parts.0, "partners") && ends(parts.1, with: ".yaml"):
                 return .partner(string(parts.1, droppingLast: 5))
             case 4 where equals(parts.0, "products") && equals(parts.3, "product.yaml"):
@@ -387,6 +392,7 @@ struct ParsedFile: Sendable {
         case config(ServiceConfig?)
         case limits(LegalLimits?)
         case phrases([Phrase]?)
+        case signoffs([Signoff]?)
         case partner(Partner?)
         case product(Product?)
         case rateTable(RateTable?)
@@ -413,6 +419,7 @@ extension Content {
         case .config(let value): config = value
         case .limits(let value): limits = value
         case .phrases(let value): phrases = value
+        case .signoffs(let value): signoffs = value ?? []
         case .partner(let value?): partners.append(value)
         case .product(let value?): products.append(value)
         case .rateTable(let value?): rateTables.append(value)

@@ -45,6 +45,9 @@ public struct Product: Sendable, Equatable {
     public var lateMax: Located<Percent>
     public var requiredPhrases: Located<[Located<String>]>
     public var description: Located<String>?
+    /// The policy programme (햇살론, 사잇돌 and the like) whose own caps in
+    /// `regulatory/limits.yaml` (`program:`) apply on top of the general ones.
+    public var policyProgram: Located<String>?
 
     /// `<partner>/<product>`: unique across the repository.
     public var key: String { "\(folderPartner)/\(folderID)" }
@@ -87,6 +90,7 @@ public struct Product: Sendable, Equatable {
         late?.finish()
         let phrases = fields.strings("required_phrases")
         let description = fields.string("description_ko", required: false)
+        let program = fields.string("policy_program", required: false)
         guard let id, let partner, let nameKo, let kind, let status, let terms, let limitMin, let limitMax,
               let origination, let early, let earlyMonths, let spread, let lateMax, let phrases else { return nil }
         return Product(
@@ -94,6 +98,6 @@ public struct Product: Sendable, Equatable {
             nameKo: nameKo, nameEn: nameEn?.value, kind: kind, status: status, repayment: repayment, repaymentMark: methods?.mark, termsMonths: terms,
             limitMin: limitMin, limitMax: limitMax, originationFee: origination, earlyRepaymentFee: early,
             earlyRepaymentMonths: earlyMonths, lateSpread: spread, lateMax: lateMax, requiredPhrases: phrases,
-            description: description)
+            description: description, policyProgram: program)
     }
 }

@@ -260,7 +260,7 @@ public struct LargeContentGenerator {
                   spread_pp: 3.0
                   max_pct: 20.0
                 required_phrases: [\(phrases.joined(separator: ", "))]
-                description_ko: "\(nameKo) 상품입니다. 금리와 한도는 신용점수 구간에 따라 달라집니다."
+                description_ko: "\(nameKo) 상품입니다. 금리와 한도는 신용점수 구간에 따라 달라집니다."\(kind == "policy" ? "\npolicy_program: saitdol2" : "")
 
                 """
         }
@@ -282,12 +282,23 @@ public struct LargeContentGenerator {
         var months = [6, 12, 24, 36, 48, 60, 84, 120].filter { _ in random.chance(1, in: 2) }
         if months.isEmpty { months = [12] }
         let fee = random.chance(1, in: 3) ? 0 : random.int(1...15) * 100
+        // Fees count as interest (CAP-06..09): an early-repayment fee within the 1% exemption,
+        // no fee on terms under 12 months, a fee period within the longest term, and no
+        // origination fee (rates run up to 19.9%, so most fees would push the all-in rate past the cap). The random
+        // draws stay as they were, so a seed gives the same content otherwise.
+        let status = random.chance(1, in: 25) ? "withdrawn" : "active"
+        let earlyFee = min(fee, 1000)
+        if earlyFee > 0 {
+            months = months.filter { $0 >= 12 }
+            if months.isEmpty { months = [12] }
+        }
+        let earlyMonths = fee == 0 ? 0 : min(random.pick([12, 24, 36]), months.max() ?? 12)
+        _ = random.chance(1, in: 4) ? random.int(1...20) * 10_000 : 0
         return ProductSpec(
             key: "\(partner.id)/\(kind.slug)-\(number)", nameKo: "\(partner.nameKo) \(kind.ko) \(number)", kind: kind.kind,
-            status: random.chance(1, in: 25) ? "withdrawn" : "active", partnerCategory: partner.category,
+            status: status, partnerCategory: partner.category,
             limitMin: limitMin, limitMax: limitMax, repayment: repayment, termsMonths: months,
-            earlyFee: fee, earlyMonths: fee == 0 ? 0 : random.pick([12, 24, 36]),
-            origination: random.chance(1, in: 4) ? random.int(1...20) * 10_000 : 0)
+            earlyFee: earlyFee, earlyMonths: earlyMonths, origination: 0)
     }
 
     struct TableSpec {
@@ -552,6 +563,19 @@ public struct LargeContentGenerator {
             value: 36
             effective_from: 2021-03-25
             citation: "금융소비자 보호에 관한 법률 제20조①4나, 시행령 제15조① (대출일부터 3년 이내 상환 시에만 중도상환수수료 부과 가능), 2021-03-25 시행"
+          - id: max_apr_pct
+            value: 20.0
+            effective_from: 2021-07-07
+            program: saitdol2
+            citation: "사잇돌2: 별도 상한이 확인되지 않아 법정최고금리(대부업법 시행령 제9조①)를 적용"
+          - id: early_repayment_fee_exempt_max_pct
+            value: 1.0
+            effective_from: 2016-03-03
+            citation: "대부업법 시행령 제9조③ (대출기간 1년 이상 대출의 중도상환수수료 중 상환금액의 100분의 1 이하는 이자로 보지 않음)"
+          - id: early_repayment_fee_exempt_min_term_months
+            value: 12
+            effective_from: 2016-03-03
+            citation: "대부업법 시행령 제9조③ (대출기간 1년 이상인 대출에 한함)"
           - id: credit_score_min
             value: 0
             effective_from: 2021-01-01

@@ -68,10 +68,10 @@ struct IncrementalRange {
 
     /// `found` without what the history rules added (they report only HIS-* problems, which no
     /// other rule reports), for a commit that was checked in full.
-    static func withoutHistory(_ found: [Diagnostic], _ content: Content, base: Content?) -> [Diagnostic] {
+    static func withoutHistory(_ found: [Diagnostic], _ content: Content, base: Content?, context: ValidationContext) -> [Diagnostic] {
         guard let base else { return found }
         let history = Diagnostics()
-        HistoryRules.check(content, base: base, into: history)
+        HistoryRules.check(content, base: base, context: context, into: history)
         let added = Set(history.items)
         return found.filter { !added.contains($0) }
     }
@@ -83,6 +83,7 @@ struct IncrementalRange {
         cut.config = content.config
         cut.limits = content.limits
         cut.phrases = content.phrases
+        cut.signoffs = content.signoffs
         let wanted = FewKeys(keys)
         for index in content.products.indices
         where wanted.contains(partner: content.products[index].folderPartner, product: content.products[index].folderID) {

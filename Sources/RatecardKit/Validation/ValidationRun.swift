@@ -99,7 +99,7 @@ public final class ValidationRun {
         }
         Trace.mark("validate: parent derived")
         let report = ValidationReport(
-            diagnostics: validator.check(content, base: base),
+            diagnostics: Validator(context: validator.context.forCommit(info)).check(content, base: base),
             commits: [CommitStamp(id: commit, summary: info.summary)],
             filesParsed: loader.parses, files: content.fileCount, notes: notes)
         Trace.mark("validate: checked")
@@ -215,8 +215,9 @@ public final class ValidationRun {
                 plainFindings = [commit: step.plain]
             } else {
                 content = try load(commit)
-                found = validator.check(content, base: parent)
-                plainFindings = [commit: IncrementalRange.withoutHistory(found, content, base: parent)]
+                let context = validator.context.forCommit(info)
+                found = Validator(context: context).check(content, base: parent)
+                plainFindings = [commit: IncrementalRange.withoutHistory(found, content, base: parent, context: context)]
             }
             files = content.fileCount
             let keys = Set(found.map(\.key))
