@@ -330,6 +330,12 @@ struct BridgeTests {
             #expect(!FileSystem.exists(fixture.production + "/current"))
             // Staging lists no apps; its lines say which release each bridge version loads.
             #expect(try BridgeLines.read(root: ServeRoot(path: fixture.staging)) == [1: first, 2: second])
+            // Rolled back from the second (now bad): no line names it any more, the live first
+            // serves both lines; its mark cleared, the lines are recomputed again.
+            #expect(try ratecard(["rollback", "--env", "staging", "-m", "haptic misfires"], in: fixture.base.repo).status == 0)
+            #expect(try BridgeLines.read(root: ServeRoot(path: fixture.staging)) == [1: first, 2: first])
+            #expect(try ratecard(["releases", "--env", "staging", "--clear-bad", second, "-m", "fixed on the native side"], in: fixture.base.repo).status == 0)
+            #expect(try BridgeLines.read(root: ServeRoot(path: fixture.staging)) == [1: first, 2: first])
             // Promote the first release: production's apps can run it.
             #expect(try ratecard(["promote", "--from", "staging", "--to", "production", "--release", first, "-m", "go"], in: fixture.base.repo).status == 0)
             let status = try ratecard(["status", "--env", "production"], in: fixture.base.repo)

@@ -155,6 +155,43 @@ import Testing
         }
     }
 
+    // MARK: Older apps
+
+    /// An app whose bridge version the live web build outruns is pointed, through
+    /// bridge-lines.json, at a kept release it can run: nginx serves both.
+    @Test func bridgeLinesAndKeptReleasesAreServedForOlderApps() throws {
+        let nginx = try #require(NginxServer.executable, "nginx is not installed (apt-get install -y nginx)")
+        try withTemporaryDirectory { directory in
+            chmod(directory, 0o755)
+            let content = try TwoCommitContent(in: directory)
+            let root = directory + "/root"
+            let serve = ServeRoot(path: root)
+            try #require(try content.publish(root: root, revision: content.commitA, message: "A").status == 0)
+            let old = try #require(try serve.live())
+            try #require(try content.publish(root: root, revision: content.commitB, message: "B").status == 0)
+            let oldBundle = try ReleaseInfo.read(from: serve.folder(of: old)).bundleID
+            try FileSystem.writeFile(root + "/" + BridgeLines.fileName, Array(#"{"lines": {"1": "\#(old)"}}"#.utf8))
+            let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: root, repo: content.repo)
+            defer { server.stop() }
+            let probe = HTTPConnection(port: server.port)
+            let lines = try probe.get("/" + BridgeLines.fileName)
+            #expect(lines.status == 200)
+            #expect(lines.header("cache-control") == "no-cache")
+            #expect(String(decoding: lines.body, as: UTF8.self).contains(old))
+            let page = try probe.get("/r/\(old)/index.html")
+            #expect(page.status == 200)
+            #expect(page.header("cache-control") == "no-cache")
+            #expect(page.header("content-security-policy")?.contains("frame-ancestors 'self'") == true)
+            let manifest = try probe.get("/r/\(old)/data/manifest.json")
+            #expect(manifest.status == 200)
+            #expect(String(decoding: manifest.body, as: UTF8.self).contains(oldBundle), "the old release's page reads its own data")
+            #expect(try probe.get("/r/\(old)/data/\(oldBundle)/products.json").status == 200)
+            #expect(try probe.get("/r/\(old)/version.json").status == 404)
+            #expect(try probe.get("/r/.partial-x/index.html").status == 404)
+            #expect(try probe.get("/r/\(old)/../../.ratecard/journal.jsonl").status != 200)
+        }
+    }
+
     // MARK: Security headers
 
     /// Every response carries nosniff and a Content-Security-Policy with frame-ancestors; data

@@ -28,6 +28,8 @@ enum RollbackCommand {
         let done = try ReleaseHistory(root: root).rollback(
             to: target, expectLive: arguments.value("--expect-live"), reason: reason,
             wait: !arguments.has("--no-wait"), verify: arguments.has("--verify"), force: arguments.has("--force"), dryRun: dryRun)
+        // The release each app version loads may have changed (the one left is bad now).
+        if !dryRun, FileSystem.exists(root.path + "/" + BridgeLines.fileName) { BridgeGate.updateLines(root, invocation) }
         if json {
             let how = switch done.check {
             case .sealed: JSON.object(["check": .string("sealed")])

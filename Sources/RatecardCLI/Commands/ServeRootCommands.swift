@@ -155,6 +155,7 @@ enum ServeRootCommands {
             guard let reason = arguments.value("-m"), !reason.isEmpty else { throw UsageError("'--clear-bad' needs '-m <reason>'") }
             let id = try RollbackCommand.resolve(name, in: root)
             try ReleaseHistory(root: root).clearBad(id, reason: reason, wait: !arguments.has("--no-wait"))
+            if FileSystem.exists(root.path + "/" + BridgeLines.fileName) { BridgeGate.updateLines(root, invocation) }
             invocation.console.out(json ? JSON.object(["cleared": .string(id)]).serialized() + "\n" : "Cleared the bad mark of \(id).\n")
             return RatecardCLI.ExitCode.ok
         }

@@ -7,16 +7,21 @@
 /// An app of bridge version B loads the release of the greatest line at or below B; an app
 /// below every line has no release it can run. Each line names the live release when the live
 /// release needs no more than the line's version, else the newest release not marked bad that
-/// does. The file is recomputed from the releases' version.json files after every publish and
-/// promote (written to a temporary name, fsynced, renamed), and `prune` keeps every release
-/// it names.
+/// does. The file is recomputed from the releases' version.json files after every publish,
+/// promote, rollback and cleared bad mark (written to a temporary name, fsynced, renamed), and
+/// `prune` keeps every release it names.
+///
+/// How an app chooses: it fetches `/bridge-lines.json` (no-cache), takes the greatest line at
+/// or below its own bridge version, and loads `/index.html` when that line names the live
+/// release, else `/r/<release>/index.html` (nginx serves kept releases there; their pages use
+/// relative URLs, so they read their own data).
 public enum BridgeLines {
     public static let fileName = "bridge-lines.json"
 
     /// Line (a bridge version) -> release id.
     public static func compute(root: ServeRoot) throws -> [Int: String] {
         let live = try root.live()
-        let bad = try root.journal.badReleases()
+        let bad = try root.badReleases()
         var requires: [String: Int] = [:]
         for id in try root.releaseIDs() {
             if let requirement = try? BridgeRequirement.recorded(in: root.folder(of: id)) { requires[id] = requirement.requires }

@@ -74,6 +74,23 @@ public enum NginxConfig {
                     add_header Cache-Control "no-cache" always;
                     \(page)
                 }
+                # The native bridge: which release each app version loads (bridge-lines.json), and the
+                # kept releases an older app is pointed at (/r/<id>/, pages with relative URLs).
+                location = /bridge-lines.json {
+                    alias \(root)/bridge-lines.json;
+                    etag off;
+                    if_modified_since off;
+                    add_header Cache-Control "no-cache" always;
+                    \(data)
+                }
+                location ~ ^/r/[^/]+/version\\.json$ { return 404; }
+                location /r/ {
+                    alias \(root)/releases/;
+                    etag off;
+                    if_modified_since off;
+                    add_header Cache-Control "no-cache" always;
+                    \(page)
+                }
                 # Entry pages: index.html, rates.html, partners.html.
                 location / {
                     try_files $uri $uri/index.html =404;
