@@ -41,6 +41,16 @@ struct PublishFixture {
         ["publish", "--root", root, "--rev", commit, "--web", web, "--as-of", "2026-11-29", "-m", "test"] + extra
     }
 
+    /// Publishes every commit in turn (one release each); the serve root's release ids, oldest first.
+    @discardableResult
+    func publishEach(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+        for commit in commits {
+            let result = try ratecard(publishArguments(commit), in: repo)
+            try #require(result.status == 0, "\(result.out)\(result.err)", sourceLocation: sourceLocation)
+        }
+        return try ServeRoot(path: root).releaseIDs()
+    }
+
     /// Starts `ratecard` without waiting for it.
     func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
         let process = Process()

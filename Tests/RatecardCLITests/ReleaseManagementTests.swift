@@ -33,9 +33,7 @@ import Testing
     @Test func pruneDryRunListsWhatWouldGoAndRemovesNothing() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory, commits: 4)
-            for commit in fixture.commits {
-                try #require(try ratecard(fixture.publishArguments(commit), in: fixture.repo).status == 0)
-            }
+            try fixture.publishEach()
             let serve = ServeRoot(path: fixture.root)
             let ids = try serve.releaseIDs()
             let dry = try ratecard(["prune", "--root", fixture.root, "--keep", "1", "--dry-run"], in: fixture.repo)

@@ -53,10 +53,7 @@ import Testing
     @Test func aRollbackKilledAfterItsSwapKeepsTheBadMark() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory)
-            for commit in fixture.commits {
-                let result = try ratecard(fixture.publishArguments(commit), in: fixture.repo)
-                try #require(result.status == 0, "\(result.err)")
-            }
+            try fixture.publishEach()
             let serve = ServeRoot(path: fixture.root)
             let ids = try serve.releaseIDs()
             try #require(ids.count == 2)
@@ -77,10 +74,7 @@ import Testing
     @Test func aRollbackKilledBeforeItsSwapMarksNothingBad() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory, commits: 3)
-            for commit in fixture.commits {
-                let result = try ratecard(fixture.publishArguments(commit), in: fixture.repo)
-                try #require(result.status == 0, "\(result.err)")
-            }
+            try fixture.publishEach()
             let serve = ServeRoot(path: fixture.root)
             let ids = try serve.releaseIDs()
             // kill -9 after the intent is journaled, before the swap: nothing happened.
@@ -124,10 +118,7 @@ import Testing
     @Test func badMarksCanBeRefusedOverriddenAndCleared() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory, commits: 3)
-            for commit in fixture.commits {
-                let result = try ratecard(fixture.publishArguments(commit), in: fixture.repo)
-                try #require(result.status == 0, "\(result.err)")
-            }
+            try fixture.publishEach()
             let serve = ServeRoot(path: fixture.root)
             let ids = try serve.releaseIDs()
             // Rolling back from 3 to 2 marks 3 bad; a dry run changes nothing.
@@ -163,10 +154,7 @@ import Testing
     @Test func aCurrentThatIsAFolderOrDanglesGetsAClearMessage() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory)
-            for commit in fixture.commits {
-                let result = try ratecard(fixture.publishArguments(commit), in: fixture.repo)
-                try #require(result.status == 0, "\(result.err)")
-            }
+            try fixture.publishEach()
             let serve = ServeRoot(path: fixture.root)
             let ids = try serve.releaseIDs()
             // Dangling: the live release was deleted by hand.

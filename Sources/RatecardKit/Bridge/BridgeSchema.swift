@@ -115,6 +115,25 @@ public indirect enum BridgeType: Sendable, Equatable {
     case object(name: String, fields: [BridgeField])
 
     public static let primitives = ["string", "integer", "number", "boolean"]
+
+    /// The named types (enums and objects) `fields` use, innermost first, each once across
+    /// calls sharing `declared`: the order every generator declares them in.
+    static func namedTypes(in fields: [BridgeField], declared: inout Set<String>) -> [BridgeType] {
+        var found: [BridgeType] = []
+        func visit(_ type: BridgeType) {
+            switch type {
+            case .string, .integer, .number, .boolean: return
+            case .optional(let inner), .array(let inner): visit(inner)
+            case .enumeration(let name, _):
+                if declared.insert(name).inserted { found.append(type) }
+            case .object(let name, let fields):
+                for field in fields { visit(field.type) }
+                if declared.insert(name).inserted { found.append(type) }
+            }
+        }
+        for field in fields { visit(field.type) }
+        return found
+    }
 }
 
 /// Walks the schema's YAML, reporting every problem at its node.

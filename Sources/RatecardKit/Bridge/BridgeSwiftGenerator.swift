@@ -86,23 +86,17 @@ public enum BridgeSwiftGenerator {
 
     /// Declares the enums and objects a list of fields uses, innermost first, each once.
     static func declareNested(_ fields: [BridgeField], into out: inout Lines, declared: inout Set<String>) {
-        for field in fields { declareNested(field.type, into: &out, declared: &declared) }
-    }
-
-    static func declareNested(_ type: BridgeType, into out: inout Lines, declared: inout Set<String>) {
-        switch type {
-        case .string, .integer, .number, .boolean: return
-        case .optional(let inner), .array(let inner): declareNested(inner, into: &out, declared: &declared)
-        case .enumeration(let name, let cases):
-            guard declared.insert(name).inserted else { return }
-            out += "public enum \(name): String, Codable, Sendable, CaseIterable {"
-            for value in cases { out += "    case \(identifier(BridgeSchema.camel(value))) = \(literal(value))" }
-            out += "}"
-            out += ""
-        case .object(let name, let fields):
-            declareNested(fields, into: &out, declared: &declared)
-            guard declared.insert(name).inserted else { return }
-            declareObject(name, fields: fields, doc: nil, into: &out)
+        for type in BridgeType.namedTypes(in: fields, declared: &declared) {
+            switch type {
+            case .enumeration(let name, let cases):
+                out += "public enum \(name): String, Codable, Sendable, CaseIterable {"
+                for value in cases { out += "    case \(identifier(BridgeSchema.camel(value))) = \(literal(value))" }
+                out += "}"
+            case .object(let name, let fields):
+                declareObject(name, fields: fields, doc: nil, into: &out)
+            default:
+                continue
+            }
             out += ""
         }
     }

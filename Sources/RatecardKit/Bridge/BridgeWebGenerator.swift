@@ -64,20 +64,15 @@ public enum BridgeWebGenerator {
     }
 
     static func declareNested(_ fields: [BridgeField], into out: inout Lines, declared: inout Set<String>) {
-        for field in fields { declareNested(field.type, into: &out, declared: &declared) }
-    }
-
-    static func declareNested(_ type: BridgeType, into out: inout Lines, declared: inout Set<String>) {
-        switch type {
-        case .string, .integer, .number, .boolean: return
-        case .optional(let inner), .array(let inner): declareNested(inner, into: &out, declared: &declared)
-        case .enumeration(let name, let cases):
-            guard declared.insert(name).inserted else { return }
-            out += "  type \(name) = " + cases.map { "\"\($0)\"" }.joined(separator: " | ") + ";"
-        case .object(let name, let fields):
-            declareNested(fields, into: &out, declared: &declared)
-            guard declared.insert(name).inserted else { return }
-            declareInterface(name, fields: fields, into: &out)
+        for type in BridgeType.namedTypes(in: fields, declared: &declared) {
+            switch type {
+            case .enumeration(let name, let cases):
+                out += "  type \(name) = " + cases.map { "\"\($0)\"" }.joined(separator: " | ") + ";"
+            case .object(let name, let fields):
+                declareInterface(name, fields: fields, into: &out)
+            default:
+                continue
+            }
         }
     }
 
