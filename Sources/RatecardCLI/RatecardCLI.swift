@@ -98,6 +98,11 @@ public enum RatecardCLI {
         do {
             let parsed = try ParsedArguments.parse(rest, options: command.options, positionals: command.positionals)
             if let dir = parsed.value("-C") { directory = resolve(dir, against: directory) }
+            // Long work shows its progress on a terminal, never in a pipe or with JSON output.
+            if Self.showsProgress.contains(command.name), console.decoratesErr, parsed.value("--format") != "json" {
+                Progress.begin("ratecard \(command.name)")
+            }
+            defer { Progress.end() }
             return try command.run(parsed, Invocation(console: console, directory: directory, now: now, messages: messages))
         } catch let error as UsageError {
             usageError(error, usage: "ratecard \(command.name) \(command.usageLine)", help: "ratecard \(command.name)", console: console, messages: messages)
@@ -142,6 +147,9 @@ public enum RatecardCLI {
         }
         return (value, nil)
     }
+
+    /// The commands whose work can take seconds on a large content repository.
+    static let showsProgress: Set<String> = ["build", "preview", "publish", "promote", "generate"]
 
     static var overview: String {
         var text = "OVERVIEW: Validate, build and publish loan-comparison content from git.\n\nUSAGE: ratecard [-C <dir>] [--lang <lang>] <command> [options]\n\nCOMMANDS:\n"

@@ -8,6 +8,7 @@ public enum Trace {
 
     /// Prints the milliseconds since the previous mark (or the process's first mark).
     public static func mark(_ phase: @autoclosure () -> String) {
+        Progress.note(phase())
         guard enabled else { return }
         let time = now()
         var line = "trace: \(phase()): \((time - last) / 1_000_000) ms\n"

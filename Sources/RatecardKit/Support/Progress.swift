@@ -1,0 +1,63 @@
+import Glibc
+import Synchronization
+
+/// Progress of long work on a terminal: once a command has run for a second, each phase it
+/// finishes (the marks `Trace` takes) replaces one status line on stderr, and the line is
+/// cleared at the end. Off unless a command turns it on, which it does only when stderr is a
+/// terminal and the output is not JSON: nothing extra in a pipe, a CI log or a script.
+public enum Progress {
+    struct State {
+        var enabled = false
+        var command = ""
+        var started = 0
+        var shown = false
+    }
+
+    private static let state = Mutex(State())
+
+    /// After how long the line appears (`RATECARD_PROGRESS_AFTER_MS`, default 1000).
+    static let threshold: Int = {
+        guard let text = getenv("RATECARD_PROGRESS_AFTER_MS").map({ String(cString: $0) }), let value = Int(text) else { return 1000 }
+        return max(0, value)
+    }()
+
+    /// Turns progress on for `command`.
+    public static func begin(_ command: String) {
+        state.withLock { $0 = State(enabled: true, command: command, started: now(), shown: false) }
+    }
+
+    /// A phase finished: shown when the command has run past the threshold.
+    static func note(_ phase: @autoclosure () -> String) {
+        let line: String? = state.withLock { state in
+            guard state.enabled else { return nil }
+            let elapsed = (now() - state.started) / 1_000_000
+            guard elapsed >= threshold else { return nil }
+            state.shown = true
+            // One line that fits an 80-column terminal: a wrapped line would not be replaced.
+            var text = "\(state.command): \(phase())"
+            if text.count > 66 { text = String(text.prefix(65)) + "…" }
+            return "\r\u{1B}[K\(text) (\(elapsed / 1000).\(elapsed % 1000 / 100) s)"
+        }
+        if let line { write(line) }
+    }
+
+    /// Clears the line (if one was shown) and turns progress off.
+    public static func end() {
+        let shown = state.withLock { state -> Bool in
+            defer { state = State() }
+            return state.shown
+        }
+        if shown { write("\r\u{1B}[K") }
+    }
+
+    private static func write(_ text: String) {
+        var text = text
+        _ = text.withUTF8 { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+
+    private static func now() -> Int {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return spec.tv_sec * 1_000_000_000 + spec.tv_nsec
+    }
+}
