@@ -3,9 +3,9 @@
 # Both install what they need from Debian (and PyPI for test-only helpers) when it is missing.
 
 SWIFT ?= swift
-APT_PACKAGES = pkg-config libgit2-dev libcmark-dev libyaml-dev libssl-dev libxml2-dev git
+APT_PACKAGES = pkg-config libgit2-dev libcmark-dev libyaml-dev libssl-dev libxml2-dev libcurl4-openssl-dev git
 TEST_APT_PACKAGES = chromium nginx nodejs node-typescript
-PIP_PACKAGES = jsonschema xmlschema junitparser
+PIP_PACKAGES = jsonschema xmlschema junitparser 'moto[server]>=5.1.5'
 BIN = .build/debug/ratecard
 
 .PHONY: deps test-deps build run test lint clean bench
@@ -23,7 +23,7 @@ test-deps: deps
 		echo "Installing: $$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
-	@python3 -c 'import jsonschema, xmlschema, junitparser' 2>/dev/null || \
+	@python3 -c 'import jsonschema, xmlschema, junitparser, moto.server' 2>/dev/null || \
 		python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES) || \
 		python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(PIP_PACKAGES)
 

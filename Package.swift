@@ -15,12 +15,14 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // SVG logos are parsed as XML to check them against an allow-list.
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // HTTP for object storage (S3-compatible), with its AWS SigV4 signing.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Linux calls that Glibc does not export to Swift (renameat2, flock constants).
         .target(name: "CShims"),
 
         .target(
             name: "RatecardKit",
-            dependencies: ["CGit2", "CCmark", "CYAML", "CCrypto", "CXML2", "CShims"]
+            dependencies: ["CGit2", "CCmark", "CYAML", "CCrypto", "CXML2", "CCurl", "CShims"]
         ),
         .target(name: "RatecardCLI", dependencies: ["RatecardKit"]),
         .executableTarget(name: "ratecard", dependencies: ["RatecardCLI"]),

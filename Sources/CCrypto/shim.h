@@ -2,4 +2,5 @@
 #define CCRYPTO_SHIM_H
 #include <openssl/evp.h>
 #include <openssl/sha.h>
+#include <openssl/hmac.h>
 #endif

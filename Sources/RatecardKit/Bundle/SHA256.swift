@@ -18,6 +18,35 @@ public enum SHA256 {
 
     public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
 
+    /// HMAC-SHA256 of `data` under `key` (the raw 32 bytes), for request signing.
+    public static func hmac(key: [UInt8], _ data: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let result = key.withUnsafeBytes { keyBytes in
+            data.withUnsafeBytes { dataBytes in
+                digest.withUnsafeMutableBufferPointer { out in
+                    HMAC(EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count), dataBytes.bindMemory(to: UInt8.self).baseAddress, dataBytes.count, out.baseAddress, &length)
+                }
+            }
+        }
+        precondition(result != nil && length == 32, "HMAC(sha256) failed")
+        return digest
+    }
+
+    /// The raw digest of `bytes`.
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let ok = bytes.withUnsafeBytes { raw in
+            digest.withUnsafeMutableBufferPointer { EVP_Digest(raw.baseAddress, raw.count, $0.baseAddress, &length, EVP_sha256(), nil) }
+        }
+        precondition(ok == 1 && length == 32, "EVP_Digest(sha256) failed")
+        return digest
+    }
+
+    /// Lowercase hex of a raw digest.
+    public static func hex(raw: [UInt8]) -> String { hex(digest: raw) }
+
     private static let digits = Array("0123456789abcdef".utf8)
 
     static func hex(digest: [UInt8]) -> String {

@@ -1,0 +1,30 @@
+#ifndef CCURL_SHIM_H
+#define CCURL_SHIM_H
+#include <curl/curl.h>
+
+/* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: one typed
+   wrapper per kind of argument. */
+static inline CURLcode ccurl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode ccurl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode ccurl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode ccurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+typedef size_t (*ccurl_data_callback)(char *data, size_t size, size_t count, void *context);
+static inline CURLcode ccurl_setopt_callback(CURL *handle, CURLoption option, ccurl_data_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+static inline CURLcode ccurl_response_code(CURL *handle, long *code) {
+    return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, code);
+}
+static inline CURLcode ccurl_request_size(CURL *handle, long *size) {
+    return curl_easy_getinfo(handle, CURLINFO_REQUEST_SIZE, size);
+}
+
+#endif

@@ -1,0 +1,261 @@
+internal import CXML2
+import Glibc
+
+/// Where a serve root lives in S3-compatible object storage: `endpoint/bucket/prefix…`
+/// (path-style addressing, which every S3-compatible server accepts).
+public struct S3Location: Sendable, Equatable {
+    public var endpoint: String
+    public var bucket: String
+    public var prefix: String
+    public var region: String
+
+    public init(endpoint: String, bucket: String, prefix: String = "", region: String = "us-east-1") {
+        self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+        self.bucket = bucket
+        self.prefix = prefix
+        self.region = region
+    }
+}
+
+/// A problem the storage reported, in words a release manager can act on.
+public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: Int
+    public var code: String
+    public var message: String
+
+    public var description: String {
+        switch code {
+        case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken", "AccessDenied":
+            return "object storage refused the credentials (\(code), HTTP \(status)): \(message). Check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) and the bucket's policy"
+        case "NoSuchBucket":
+            return "the bucket does not exist (\(code)): \(message). Create it, or fix 'bucket' in ratecard.yaml"
+        case "RequestTimeTooSkewed":
+            return "this machine's clock is too far from the storage's (\(code)): \(message). Set the clock right (NTP) and try again"
+        default:
+            return "object storage answered HTTP \(status) \(code): \(message)"
+        }
+    }
+}
+
+/// The calls the release protocol needs from S3-compatible storage, with conditional writes
+/// (`If-None-Match: *` for objects written once, `If-Match: <ETag>` for the compare-and-swap
+/// of a pointer), retries with backoff on 5xx, 429 and dropped connections, and never a retry
+/// that could turn a failed conditional write into a wrong answer: after an ambiguous failure
+/// (the request may have been applied), a compare-and-swap reads the key back to learn what
+/// happened instead of sending the write again.
+public final class S3Client {
+    public enum Condition: Sendable, Equatable {
+        case none
+        /// Write only if the key does not exist (`If-None-Match: *`).
+        case absent
+        /// Write only if the key's ETag is this one (`If-Match`).
+        case matches(String)
+    }
+
+    public enum PutOutcome: Sendable, Equatable {
+        case written(etag: String)
+        /// The condition did not hold: the key exists (`.absent`) or has another ETag or none (`.matches`).
+        case preconditionFailed
+    }
+
+    public let location: S3Location
+    private let signer: SigV4
+    private let transport: HTTPTransport
+    public let retries: Int
+    /// Requests sent and body bytes sent, for the benchmark.
+    public private(set) var requests = 0
+    public private(set) var bytesSent = 0
+
+    public init(location: S3Location, credentials: AWSCredentials, retries: Int = 4, timeoutMilliseconds: Int = 60_000) {
+        self.location = location
+        signer = SigV4(credentials: credentials, region: location.region)
+        self.retries = retries
+        transport = HTTPTransport(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Writes `bytes` at `key` (below the prefix) if `condition` holds.
+    public func put(_ key: String, _ bytes: [UInt8], contentType: String, cacheControl: String? = nil, condition: Condition = .none) throws -> PutOutcome {
+        var headers = [("Content-Type", contentType)]
+        if let cacheControl { headers.append(("Cache-Control", cacheControl)) }
+        switch condition {
+        case .none: break
+        case .absent: headers.append(("If-None-Match", "*"))
+        case .matches(let etag): headers.append(("If-Match", etag))
+        }
+        let request = self.request("PUT", path: objectPath(key), headers: headers, body: bytes)
+        let response: HTTPTransport.Response
+        do {
+            response = try exchange(request, idempotent: { if case .matches = condition { return false } else { return true } }())
+        } catch let failure as HTTPTransport.Failure where failure.maybeSent {
+            // Only a compare-and-swap gets here: whether it landed is read back, not guessed.
+            guard case .matches = condition, let current = try get(key) else { throw OperationalError("\(failure.message); the write to \(key) may or may not have happened") }
+            if current.bytes == bytes { return .written(etag: current.etag) }
+            throw OperationalError("\(failure.message); \(key) now holds something else, so the write did not land: nothing was changed")
+        }
+        switch response.status {
+        case 200, 201, 204: return .written(etag: response.headers["etag"] ?? "")
+        // 412 PreconditionFailed; an If-Match on a missing key is 404 on some servers, 412 on others.
+        case 412: return .preconditionFailed
+        case 404 where { if case .matches = condition { return true } else { return false } }() && errorCode(response) == "NoSuchKey": return .preconditionFailed
+        // 409 ConditionalRequestConflict: a concurrent conditional write; the caller re-reads.
+        case 409 where condition != .none: return .preconditionFailed
+        default: throw error(response)
+        }
+    }
+
+    /// The bytes and ETag at `key`, or nil when there is none.
+    public func get(_ key: String) throws -> (bytes: [UInt8], etag: String)? {
+        let request = self.request("GET", path: objectPath(key))
+        let response = try exchange(request, idempotent: true)
+        switch response.status {
+        case 200: return (response.body, response.headers["etag"] ?? "")
+        case 404 where errorCode(response) != "NoSuchBucket": return nil
+        default: throw error(response)
+        }
+    }
+
+    /// Removes `key` (no error when it is already gone).
+    public func delete(_ key: String) throws {
+        let request = self.request("DELETE", path: objectPath(key))
+        let response = try exchange(request, idempotent: true)
+        guard [200, 204, 404].contains(response.status), errorCode(response) != "NoSuchBucket" else { throw error(response) }
+    }
+
+    /// Every key below `prefix` (relative to the location's prefix), page by page.
+    public func list(prefix: String, pageSize: Int = 1000) throws -> [String] {
+        var keys: [String] = []
+        var token: String?
+        repeat {
+            var query = [("list-type", "2"), ("max-keys", String(pageSize)), ("prefix", location.prefix + prefix)]
+            if let token { query.append(("continuation-token", token)) }
+            let request = self.request("GET", path: "/\(location.bucket)", query: query)
+            let response = try exchange(request, idempotent: true)
+            guard response.status == 200 else { throw error(response) }
+            let full = S3XML.texts(response.body, named: "Key")
+            keys += full.map { String($0.dropFirst(location.prefix.count)) }
+            token = S3XML.texts(response.body, named: "IsTruncated").first == "true" ? S3XML.texts(response.body, named: "NextContinuationToken").first : nil
+        } while token != nil
+        return keys
+    }
+
+    /// Creates the bucket (tests and first-time setup).
+    public func createBucket() throws {
+        var body: [UInt8] = []
+        if location.region != "us-east-1" {
+            body = Array("<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><LocationConstraint>\(location.region)</LocationConstraint></CreateBucketConfiguration>".utf8)
+        }
+        let request = self.request("PUT", path: "/\(location.bucket)", body: body)
+        let response = try exchange(request, idempotent: true)
+        guard response.status == 200 || errorCode(response) == "BucketAlreadyOwnedByYou" else { throw error(response) }
+    }
+
+    // MARK: - Requests
+
+    private func objectPath(_ key: String) -> String {
+        "/\(location.bucket)/\(Self.encode(location.prefix + key, keepSlash: true))"
+    }
+
+    /// A signed request: the body's sha256 as the payload hash, the query sorted and encoded
+    /// the way the signature canonicalises it.
+    private func request(_ method: String, path: String, query: [(String, String)] = [], headers: [(String, String)] = [], body: [UInt8]? = nil) -> HTTPTransport.Request {
+        let hostStart = location.endpoint.range(of: "://").map(\.upperBound) ?? location.endpoint.startIndex
+        let host = String(location.endpoint[hostStart...])
+        let signed = signer.sign(
+            method: method, host: host, path: path, query: query, headers: headers,
+            payloadHash: SHA256.hex(body ?? []), time: time(nil))
+        let url = location.endpoint + path + (signed.query.isEmpty ? "" : "?" + signed.query)
+        return HTTPTransport.Request(method: method, url: url, headers: signed.headers, body: body)
+    }
+
+    /// Sends with retries: on 5xx and 429, and on a connection that failed before anything was
+    /// sent; on one that failed after sending only when `idempotent` (a plain write of the same
+    /// bytes, a conditional create of content-addressed bytes, a read or a delete).
+    private func exchange(_ request: HTTPTransport.Request, idempotent: Bool) throws -> HTTPTransport.Response {
+        var attempt = 0
+        while true {
+            requests += 1
+            bytesSent += request.body?.count ?? 0
+            do throws(HTTPTransport.Failure) {
+                let response = try transport.send(request)
+                let transient = response.status >= 500 || response.status == 429
+                // A 5xx to a compare-and-swap is as ambiguous as a dropped connection.
+                if transient && !idempotent {
+                    throw HTTPTransport.Failure(code: response.status, message: "\(request.method) \(request.url): HTTP \(response.status)", maybeSent: true)
+                }
+                if transient && attempt < retries {
+                    attempt += 1
+                    Self.backOff(attempt)
+                    continue
+                }
+                return response
+            } catch let failure {
+                guard attempt < retries, idempotent || !failure.maybeSent else { throw failure }
+                attempt += 1
+                Self.backOff(attempt)
+            }
+        }
+    }
+
+    private static func backOff(_ attempt: Int) {
+        // 50 ms, 100 ms, 200 ms, 400 ms, ... with up to a quarter of jitter.
+        let base = 50_000 << min(attempt - 1, 6)
+        usleep(UInt32(base + Int.random(in: 0...(base / 4))))
+    }
+
+    private func errorCode(_ response: HTTPTransport.Response) -> String? {
+        S3XML.texts(response.body, named: "Code").first
+    }
+
+    private func error(_ response: HTTPTransport.Response) -> S3Error {
+        S3Error(
+            status: response.status, code: errorCode(response) ?? "HTTP\(response.status)",
+            message: S3XML.texts(response.body, named: "Message").first ?? String(decoding: response.body.prefix(200), as: UTF8.self))
+    }
+
+    /// SigV4's URI encoding: unreserved characters as they are, every other byte as %XX.
+    static func encode(_ text: String, keepSlash: Bool = false) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: "/") where keepSlash:
+                out += "/"
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+}
+
+/// The few values ratecard reads from S3's XML answers, through libxml2.
+enum S3XML {
+    /// The text of every element named `name` (any namespace), in document order.
+    static func texts(_ bytes: [UInt8], named name: String) -> [String] {
+        guard !bytes.isEmpty else { return [] }
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+        let document = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { xmlReadMemory($0.baseAddress, Int32($0.count), "s3.xml", "UTF-8", options) }
+        }
+        guard let document else { return [] }
+        defer { xmlFreeDoc(document) }
+        var found: [String] = []
+        var stack: [UnsafeMutablePointer<xmlNode>] = xmlDocGetRootElement(document).map { [$0] } ?? []
+        while let node = stack.popLast() {
+            var children: [UnsafeMutablePointer<xmlNode>] = []
+            var child = node.pointee.children
+            while let current = child {
+                children.append(current)
+                child = current.pointee.next
+            }
+            if node.pointee.type == XML_ELEMENT_NODE, node.pointee.name.map({ String(cString: $0) }) == name {
+                found.append(children.filter { $0.pointee.type == XML_TEXT_NODE }.map { $0.pointee.content.map { String(cString: $0) } ?? "" }.joined())
+            }
+            stack.append(contentsOf: children.reversed().filter { $0.pointee.type == XML_ELEMENT_NODE })
+        }
+        return found
+    }
+}

@@ -1,0 +1,312 @@
+import Foundation
+import Glibc
+import RatecardKit
+import Testing
+
+/// A real S3-compatible server on loopback: moto's standalone server (PyPI `moto[server]`,
+/// 5.1.5 or later for `If-Match`), with signature checks on. Started by the test, stopped after.
+final class MotoServer {
+    let process = Process()
+    let port: Int
+    /// A user the server knows, allowed everything on S3.
+    let credentials: AWSCredentials
+
+    /// `signatures: false` serves every request unsigned checks: moto canonicalises a query
+    /// with its escapes decoded (`prefix=app/`), where SigV4 and S3 want them kept
+    /// (`prefix=app%2F`), so a listing below a prefix cannot be checked against it.
+    init(signatures: Bool = true) throws {
+        var lastError = ""
+        for _ in 0..<5 {
+            let port = Int.random(in: 33_000..<40_000)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
+            var environment = ProcessInfo.processInfo.environment
+            // The first requests (the user and its key, below) need no signature; every later one does.
+            if signatures { environment["INITIAL_NO_AUTH_ACTION_COUNT"] = "3" }
+            process.environment = environment
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let script = """
+                import boto3, json, sys, time
+                for attempt in range(100):
+                    try:
+                        iam = boto3.client("iam", endpoint_url=sys.argv[1], region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup")
+                        iam.create_user(UserName="publisher")
+                        break
+                    except Exception as error:
+                        last = error
+                        time.sleep(0.1)
+                else:
+                    sys.exit("moto did not start: %s" % last)
+                iam.put_user_policy(UserName="publisher", PolicyName="s3", PolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+                key = iam.create_access_key(UserName="publisher")["AccessKey"]
+                print(key["AccessKeyId"], key["SecretAccessKey"])
+                """
+            let setup = Process()
+            setup.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            setup.arguments = ["python3", "-c", script, "http://127.0.0.1:\(port)"]
+            let pipe = Pipe()
+            setup.standardOutput = pipe
+            setup.standardError = pipe
+            try setup.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            setup.waitUntilExit()
+            let words = output.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            if setup.terminationStatus == 0, words.count == 2 {
+                self.port = port
+                credentials = AWSCredentials(accessKey: words[0], secretKey: words[1])
+                processHandle = process
+                return
+            }
+            lastError = output
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        throw OperationalError("moto did not start (python3 -m pip install 'moto[server]>=5.1.5'): \(lastError)")
+    }
+
+    private var processHandle: Process?
+
+    var endpoint: String { "http://127.0.0.1:\(port)" }
+
+    func client(bucket: String, prefix: String = "", credentials: AWSCredentials? = nil, retries: Int = 4, endpoint: String? = nil) -> S3Client {
+        S3Client(location: S3Location(endpoint: endpoint ?? self.endpoint, bucket: bucket, prefix: prefix), credentials: credentials ?? self.credentials, retries: retries, timeoutMilliseconds: 5_000)
+    }
+
+    /// SIGKILL: Foundation's children block SIGTERM (docs/NOTES.md).
+    func stop() {
+        guard let process = processHandle, process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
+
+/// A loopback proxy in front of the server that fails on purpose: the first `failures`
+/// requests get a 500 (`mode == "500"`), or are forwarded and then have their connection
+/// dropped before the answer (`mode == "drop-after"`). Python's standard library, no packages.
+final class FaultyProxy {
+    let process = Process()
+    let port: Int
+
+    init(upstream: Int, mode: String, failures: Int) throws {
+        port = Int.random(in: 40_000..<47_000)
+        let script = """
+            import http.server, socketserver, sys, urllib.request, threading
+            upstream, port, mode, failures = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+            lock = threading.Lock()
+            state = {"left": failures}
+            class Handler(http.server.BaseHTTPRequestHandler):
+                protocol_version = "HTTP/1.1"
+                def log_message(self, *args): pass
+                def handle_any(self):
+                    length = int(self.headers.get("Content-Length") or 0)
+                    body = self.rfile.read(length) if length else None
+                    with lock:
+                        fail = state["left"] > 0
+                        if fail:
+                            state["left"] -= 1
+                    if fail and mode == "500":
+                        payload = b"<Error><Code>InternalError</Code><Message>injected</Message></Error>"
+                        self.send_response(500)
+                        self.send_header("Content-Length", str(len(payload)))
+                        self.end_headers()
+                        self.wfile.write(payload)
+                        return
+                    request = urllib.request.Request(upstream + self.path, data=body, method=self.command)
+                    for name, value in self.headers.items():
+                        if name.lower() not in ("content-length", "connection"):
+                            request.add_header(name, value)
+                    try:
+                        response = urllib.request.urlopen(request)
+                        status, headers, payload = response.status, response.getheaders(), response.read()
+                    except urllib.error.HTTPError as error:
+                        status, headers, payload = error.code, error.headers.items(), error.read()
+                    if fail and mode == "drop-after":
+                        self.close_connection = True
+                        self.connection.close()
+                        return
+                    self.send_response(status)
+                    for name, value in headers:
+                        if name.lower() not in ("content-length", "transfer-encoding", "connection", "server", "date"):
+                            self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                do_GET = do_PUT = do_DELETE = do_HEAD = do_POST = handle_any
+            socketserver.ThreadingTCPServer.allow_reuse_address = True
+            with socketserver.ThreadingTCPServer(("127.0.0.1", port), Handler) as server:
+                server.serve_forever()
+            """
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, "http://127.0.0.1:\(upstream)", String(port), mode, String(failures)]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Ready when it accepts a connection.
+        for _ in 0..<100 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            close(fd)
+            if connected == 0 { return }
+            usleep(50_000)
+        }
+        throw OperationalError("the fault proxy did not start")
+    }
+
+    var endpoint: String { "http://127.0.0.1:\(port)" }
+
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
+
+@Suite(.serialized) struct S3ClientTests {
+    @Test func conditionalWritesAreCreateOnceAndCompareAndSwap() throws {
+        let server = try MotoServer()
+        defer { server.stop() }
+        let s3 = server.client(bucket: "releases", prefix: "app/")
+        try s3.createBucket()
+        let first = Array("release 1\n".utf8)
+        guard case .written(let etag1) = try s3.put("current", first, contentType: "application/json", condition: .absent) else {
+            Issue.record("a create on a free key failed")
+            return
+        }
+        #expect(try s3.put("current", Array("other\n".utf8), contentType: "application/json", condition: .absent) == .preconditionFailed)
+        let read = try #require(try s3.get("current"))
+        #expect(read.bytes == first)
+        #expect(read.etag == etag1)
+        // Compare-and-swap: the ETag read wins once; the stale one loses and changes nothing.
+        let second = Array("release 2\n".utf8)
+        guard case .written(let etag2) = try s3.put("current", second, contentType: "application/json", condition: .matches(etag1)) else {
+            Issue.record("a compare-and-swap with the current ETag failed")
+            return
+        }
+        #expect(etag2 != etag1)
+        #expect(try s3.put("current", Array("late\n".utf8), contentType: "application/json", condition: .matches(etag1)) == .preconditionFailed)
+        #expect(try s3.get("current")?.bytes == second)
+        // If-Match on a missing key is a failed condition too (moto says 404, other servers 412).
+        #expect(try s3.put("missing", first, contentType: "application/json", condition: .matches(etag1)) == .preconditionFailed)
+        try s3.delete("current")
+        #expect(try s3.get("current") == nil)
+        try s3.delete("current")
+    }
+
+    @Test func listingPagesThroughEveryKeyBelowThePrefix() throws {
+        let server = try MotoServer(signatures: false)
+        defer { server.stop() }
+        let s3 = server.client(bucket: "releases", prefix: "app/")
+        try s3.createBucket()
+        let keys = (0..<7).map { "objects/\($0)/\(String(repeating: "ab", count: $0 + 1)).json" }
+        for key in keys { _ = try s3.put(key, Array(key.utf8), contentType: "application/json") }
+        _ = try server.client(bucket: "releases", prefix: "other/").put("objects/x.json", [1], contentType: "application/json")
+        #expect(try s3.list(prefix: "objects/", pageSize: 2).sorted() == keys.sorted())
+        #expect(try s3.list(prefix: "objects/3/") == [keys[3]])
+        #expect(s3.requests >= 4 + 7 + 1, "listing seven keys two at a time takes four pages")
+    }
+
+    @Test func badCredentialsAMissingBucketAndAnUnreachableServerSayWhatToFix() throws {
+        let server = try MotoServer()
+        defer { server.stop() }
+        try server.client(bucket: "releases").createBucket()
+        let wrong = server.client(bucket: "releases", credentials: AWSCredentials(accessKey: server.credentials.accessKey, secretKey: "not-the-secret"))
+        #expect {
+            _ = try wrong.get("current")
+        } throws: { error in
+            "\(error)".contains("object storage refused the credentials (SignatureDoesNotMatch, HTTP 403)") && !"\(error)".contains("not-the-secret")
+        }
+        let missing = server.client(bucket: "no-such-bucket")
+        #expect {
+            _ = try missing.put("current", [1], contentType: "application/json")
+        } throws: { error in
+            "\(error)".hasPrefix("the bucket does not exist (NoSuchBucket)")
+        }
+        let nowhere = server.client(bucket: "releases", retries: 1, endpoint: "http://127.0.0.1:9")
+        #expect(throws: (any Error).self) { _ = try nowhere.get("current") }
+    }
+
+    @Test func serverErrorsAreRetriedAndADroppedCompareAndSwapIsReadBackNotResent() throws {
+        let server = try MotoServer()
+        defer { server.stop() }
+        try server.client(bucket: "releases").createBucket()
+        // Three 500s, then the real server: a read and a plain write go through on retry.
+        let flaky = try FaultyProxy(upstream: server.port, mode: "500", failures: 3)
+        defer { flaky.stop() }
+        let s3 = server.client(bucket: "releases", endpoint: flaky.endpoint)
+        guard case .written(let etag) = try s3.put("current", Array("one\n".utf8), contentType: "application/json", condition: .absent) else {
+            Issue.record("the write did not go through after the 500s")
+            return
+        }
+        #expect(s3.requests == 4)
+        // The compare-and-swap is applied upstream, then its answer is lost: the client reads
+        // the key back and reports the write it made, instead of sending it again.
+        let dropping = try FaultyProxy(upstream: server.port, mode: "drop-after", failures: 1)
+        defer { dropping.stop() }
+        let cas = server.client(bucket: "releases", endpoint: dropping.endpoint)
+        let next = Array("two\n".utf8)
+        let outcome = try cas.put("current", next, contentType: "application/json", condition: .matches(etag))
+        guard case .written = outcome else {
+            Issue.record("a landed compare-and-swap was reported as \(outcome)")
+            return
+        }
+        #expect(try server.client(bucket: "releases").get("current")?.bytes == next)
+        // Negative control: resending it would have failed its own condition.
+        #expect(try server.client(bucket: "releases").put("current", next, contentType: "application/json", condition: .matches(etag)) == .preconditionFailed)
+    }
+
+    @Test func credentialsComeFromTheEnvironmentOrTheSharedFileOnly() throws {
+        let fromEnvironment = try AWSCredentials.load(environment: ["AWS_ACCESS_KEY_ID": "AKIA1", "AWS_SECRET_ACCESS_KEY": "s1", "AWS_SESSION_TOKEN": "t1"])
+        #expect(fromEnvironment == AWSCredentials(accessKey: "AKIA1", secretKey: "s1", sessionToken: "t1"))
+        #expect(!"\(fromEnvironment)".contains("s1"))
+        let file = "/tmp/ratecard-credentials-\(getpid())"
+        defer { unlink(file) }
+        try FileSystem.writeFile(file, Array("[default]\naws_access_key_id = AKIA2\naws_secret_access_key = s2\n\n[publisher]\naws_access_key_id=AKIA3\naws_secret_access_key=s3\n".utf8))
+        #expect(try AWSCredentials.load(environment: ["AWS_SHARED_CREDENTIALS_FILE": file]) == AWSCredentials(accessKey: "AKIA2", secretKey: "s2"))
+        #expect(try AWSCredentials.load(environment: ["AWS_SHARED_CREDENTIALS_FILE": file, "AWS_PROFILE": "publisher"]) == AWSCredentials(accessKey: "AKIA3", secretKey: "s3"))
+        #expect(throws: OperationalError.self) { try AWSCredentials.load(environment: ["AWS_SHARED_CREDENTIALS_FILE": file, "AWS_PROFILE": "nobody"]) }
+        #expect(throws: OperationalError.self) { try AWSCredentials.load(environment: ["AWS_ACCESS_KEY_ID": "AKIA1"]) }
+        #expect(throws: OperationalError.self) { try AWSCredentials.load(environment: ["HOME": "/nonexistent"]) }
+    }
+}
+
+/// SigV4 against the worked examples of the S3 documentation ("Signature calculations for
+/// the Authorization header: transferring payload in a single chunk").
+@Suite struct SigV4Tests {
+    let signer = SigV4(credentials: AWSCredentials(accessKey: "AKIAIOSFODNN7EXAMPLE", secretKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"), region: "us-east-1")
+    let emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    /// 2013-05-24T00:00:00Z.
+    let time = 1_369_353_600
+
+    func authorization(_ headers: [(String, String)]) -> String? {
+        headers.first { $0.0 == "authorization" }?.1
+    }
+
+    @Test func getObjectExample() {
+        let signed = signer.sign(method: "GET", host: "examplebucket.s3.amazonaws.com", path: "/test.txt", query: [], headers: [("Range", "bytes=0-9")], payloadHash: emptyHash, time: time)
+        #expect(authorization(signed.headers) == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
+    }
+
+    @Test func listObjectsExample() {
+        let signed = signer.sign(method: "GET", host: "examplebucket.s3.amazonaws.com", path: "/", query: [("max-keys", "2"), ("prefix", "J")], headers: [], payloadHash: emptyHash, time: time)
+        #expect(signed.query == "max-keys=2&prefix=J")
+        #expect(authorization(signed.headers) == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7")
+    }
+
+    @Test func queryValuesAreEscapedAsTheSpecificationSays() {
+        let signed = signer.sign(method: "GET", host: "h", path: "/b", query: [("prefix", "app/x y"), ("list-type", "2")], headers: [], payloadHash: emptyHash, time: time)
+        #expect(signed.query == "list-type=2&prefix=app%2Fx%20y")
+    }
+}
