@@ -49,6 +49,11 @@ public struct Product: Sendable, Equatable {
     /// `regulatory/limits.yaml` (`program:`) apply on top of the general ones.
     public var policyProgram: Located<String>?
 
+    /// The fields a user reads as the product's own words, with their field names (DSC-06..08).
+    var copyFields: [(String, Located<String>)] {
+        [("name_ko", nameKo)] + (description.map { [("description_ko", $0)] } ?? [])
+    }
+
     /// `<partner>/<product>`: unique across the repository.
     public var key: String { "\(folderPartner)/\(folderID)" }
 

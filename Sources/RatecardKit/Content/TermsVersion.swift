@@ -21,9 +21,10 @@ public struct TermsVersion: Sendable, Equatable {
     public var body: String
     /// The 1-based line the body starts on.
     public var bodyLine: Int
-    /// Prohibited advertising wording in the body (DSC-06), found once when the file is read:
-    /// the loader caches parsed files by blob, so `validate --range` does not rescan unchanged text.
-    var prohibitedWording: [WordScan.Hit] = []
+    /// Prohibited advertising wording in the rendered body (DSC-06), found once when the file is
+    /// read: the loader caches parsed files by blob, so `validate --range` does not rescan
+    /// unchanged text.
+    var prohibitedWording: [AdWording.Hit] = []
 
     /// The semantic version numbers, if the file name is one.
     public var semver: [Int]? { TermsVersion.semver(fileVersion) }
@@ -51,6 +52,6 @@ public struct TermsVersion: Sendable, Equatable {
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: node.mark, title: title, version: version,
             effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, body: body, bodyLine: bodyLine,
-            prohibitedWording: WordScan.hits(of: DisclosureRules.bannedWording, in: body))
+            prohibitedWording: AdWording.hits(in: CopyText(markdown: body, firstLine: bodyLine)))
     }
 }
