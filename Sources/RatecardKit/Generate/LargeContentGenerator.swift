@@ -614,9 +614,13 @@ public struct LargeContentGenerator {
                 basis: "금소법 제22조③1"
               - id: right-withdrawal
                 ko: "일반금융소비자는 대출계약 서류를 제공받은 날(또는 대출금 지급일)부터 14일 이내에 청약을 철회할 수 있습니다."
+                pages: [product]
+                not_partner_categories: [p2p]
                 basis: "금소법 제46조①3, ②2; 시행령 제37조 (온라인투자연계금융 연계대출은 제외)"
               - id: notice-p2p-no-withdrawal
                 ko: "온라인투자연계금융업자를 통한 연계대출은 금융소비자보호법상 청약철회 대상이 아닙니다."
+                pages: [product]
+                partner_categories: [p2p]
                 basis: "금소법 제46조①3, 시행령 제37조①3"
               - id: broker-identity
                 ko: "(주){service_name}는 제휴 금융회사와 대출모집 위탁계약을 체결한 금융상품판매대리·중개업자(대출모집인 등록번호 {broker_registration_no})이며, 대출계약을 체결할 권한이 없습니다. 대출 심사 및 계약은 각 금융회사가 직접 합니다."
@@ -640,6 +644,7 @@ public struct LargeContentGenerator {
                 basis: "금소법 제22조④4가, 시행령 제20조④ (일 단위 이자 표시 금지, 연 기준 표시)"
               - id: info-dispute
                 ko: "상품 이용 중 불만(민원)이 있을 경우 해당 금융회사 고객센터로 문의하실 수 있으며, 분쟁이 발생한 경우 금융감독원(국번없이 1332)에 도움을 요청하실 수 있습니다."
+                pages: [product]
                 basis: "금소법 제36조, 시행령 제13조⑧1"
 
             """

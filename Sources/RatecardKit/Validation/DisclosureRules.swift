@@ -11,16 +11,28 @@ public enum DisclosureRules {
     public static let advertisedRate = Rule("DSC-07", .error, "an advertised minimum rate is the table's", "금소법 제22조④4가: a rate in the product's copy ('최저 연 x%', '연 x%부터') is the lowest rate of its table in force; anything lower misleads.")
     public static let securedAsUnsecured = Rule("DSC-08", .error, "a secured loan is not advertised as unsecured", "금소법 제22조④, 시행령 제20조①: a loan against collateral called a 신용대출 or 무담보 hides what the borrower puts at risk (FSS 2025 loan-ad review).")
 
-    public static let all = [productPhrases, documentPhrases, statusReason, reconsent, emptyBody, prohibited, advertisedRate, securedAsUnsecured]
+    public static let phraseForOthers = Rule("DSC-09", .error, "products carry only the notices that apply to them", "금소법 제46조①, 시행령 제37조①3: a P2P-linked loan has no 14-day withdrawal right and others do; telling a borrower the wrong one misleads about a right they rely on.")
+
+    public static let all = [productPhrases, documentPhrases, statusReason, reconsent, emptyBody, prohibited, advertisedRate, securedAsUnsecured, phraseForOthers]
 
     static func check(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         let phrases = content.phrases ?? []
-        let productPhraseIDs = phrases.filter { $0.pages.contains { $0.value == .product } }.map(\.id.value)
+        let productPhrases = phrases.filter { $0.pages.contains { $0.value == .product } }
+        let phrasesByID = Dictionary(phrases.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
+        let partners = content.partnersByID
         let tablesByProduct = content.rateTablesByProduct
         for product in content.products {
             let listed = Set(product.requiredPhrases.value.map(\.value))
-            for id in productPhraseIDs where !listed.contains(id) {
-                diagnostics.report(productPhrases, product.path, product.requiredPhrases.mark, "required_phrases lacks '\(id)', which every product page must show")
+            let category = partners[product.partner.value]?.category.value
+            for phrase in productPhrases where !listed.contains(phrase.id.value) && category.map(phrase.applies(to:)) ?? true {
+                let whose = phrase.partnerCategories.isEmpty && phrase.notPartnerCategories.isEmpty ? "every product page" : "the page of every \(category?.rawValue ?? "") partner's product"
+                diagnostics.report(Self.productPhrases, product.path, product.requiredPhrases.mark, "required_phrases lacks '\(phrase.id.value)', which \(whose) must show")
+            }
+            if let category {
+                for id in product.requiredPhrases.value {
+                    guard let phrase = phrasesByID[id.value], !phrase.applies(to: category) else { continue }
+                    diagnostics.report(phraseForOthers, product.path, id.mark, "'\(id.value)' is not for the products of a \(category.rawValue) partner (regulatory/phrases.yaml line \(phrase.id.mark.line)); remove it\(category == .p2p ? " and list the P2P notice instead" : "")")
+                }
             }
             let tables = tablesByProduct[product.key] ?? []
             for (field, value) in product.copyFields {
