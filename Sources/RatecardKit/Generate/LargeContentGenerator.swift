@@ -87,8 +87,10 @@ public struct LargeContentGenerator {
             let count = p.rateTables / p.products + (index < p.rateTables % p.products ? 1 : 0)
             var product = makeProduct(index, partner: partner, &random)
             if count == 0 || partner.status == "terminated" { product.status = "withdrawn" }
+            let productTables = makeTables(count, product: product, &random)
+            product.lastTable = productTables.last
             try writer.write("products/\(product.key)/product.yaml", product.yaml)
-            for table in makeTables(count, product: product, &random) {
+            for table in productTables {
                 try writer.write(table.path, table.yaml)
                 tables.append(table)
             }
@@ -235,6 +237,43 @@ public struct LargeContentGenerator {
         var earlyFee: Int
         var earlyMonths: Int
         var origination: Int
+        /// The newest rate table: the disclosure's example rate and required credit come from it.
+        var lastTable: TableSpec?
+
+        /// The `disclosure:` section: a review valid for any date the content is validated on,
+        /// and a repayment example at the middle of the newest table's rates (history commits
+        /// move a table by at most 0.25pp, so the rate stays within them).
+        var disclosure: String {
+            let low = lastTable?.bands.map(\.aprMin).min() ?? 10_000
+            let high = lastTable?.bands.map(\.aprMax).max() ?? 10_000
+            let apr = Percent(thousandths: (low + high) / 2 / 100 * 100)
+            let method = Product.Repayment(rawValue: repayment[0]) ?? .equalInstallment
+            let months = termsMonths.contains(12) ? 12 : termsMonths[0]
+            let amount = min(max(limitMin, 10_000_000), limitMax)
+            let total = ProductDisclosureRules.total(amount: amount, apr: apr, months: months, method: method)
+            let floor = lastTable?.bands.map(\.scoreMin).min() ?? 0
+            let credit = floor > 0 ? "\(lastTable?.bureau ?? "KCB") 개인신용평점 \(floor)점 이상" : "개인신용평점 전 구간 (금융회사 심사 기준 적용)"
+            let timing = method == .revolving ? "매월 결제일에 사용한 금액과 기간만큼 후취합니다" : "매월 약정 납입일에 후취합니다 (대출 실행일부터 계산)"
+            let number = key.unicodeScalars.reduce(0) { ($0 * 31 + Int($1.value)) % 9000 } + 1000
+            return """
+                disclosure:
+                  review_no: "준법감시인 심의필 제2025-\(number)호"
+                  review_valid_from: 2025-01-01
+                  review_valid_until: 2099-12-31
+                  rate_type: fixed
+                  rate_composition_ko: "대출 실행 시점의 기준금리 + 가산금리 - 우대금리로 정하며, 만기까지 바뀌지 않습니다"
+                  interest_timing_ko: "\(timing)"
+                  incidental_costs_ko: "인지세는 대출금액 5천만원 초과 시 고객과 금융회사가 절반씩 부담하며, 그 밖의 비용은 없습니다"
+                  required_credit_ko: "\(credit)"
+                  repayment_example:
+                    amount_krw: \(amount)
+                    apr_pct: \(apr)
+                    months: \(months)
+                    method: \(method.rawValue)
+                    total_krw: \(total)
+
+                """
+        }
 
         var yaml: String {
             var phrases = ["warn-excess-debt", "warn-score-drop", "warn-acceleration", "right-explanation", "notice-read-terms", "info-rates-annual"]
@@ -262,7 +301,7 @@ public struct LargeContentGenerator {
                 required_phrases: [\(phrases.joined(separator: ", "))]
                 description_ko: "\(nameKo) 상품입니다. 금리와 한도는 신용점수 구간에 따라 달라집니다."\(kind == "policy" ? "\npolicy_program: saitdol2" : "")
 
-                """
+                """ + disclosure
         }
     }
 
