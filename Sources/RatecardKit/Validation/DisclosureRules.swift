@@ -70,8 +70,10 @@ public enum DisclosureRules {
                 }
             }
         }
-        for partner in content.partners where partner.status.value != .active && (partner.statusReason?.value.isEmpty ?? true) {
-            diagnostics.report(statusReason, partner.path, partner.status.mark, "a \(partner.status.value.rawValue) partner needs status_reason saying why")
+        // A reason of spaces or invisible characters says nothing: judged after normalization.
+        for partner in content.partners where partner.status.value != .active
+            && (partner.statusReason.map { CopyText(plain: $0.value, at: $0.mark).text.isEmpty } ?? true) {
+            diagnostics.report(statusReason, partner.path, partner.statusReason?.mark ?? partner.status.mark, "a \(partner.status.value.rawValue) partner needs status_reason saying why, in words a user can read")
         }
         for terms in content.terms {
             if terms.requiresReconsent.value && terms.consent.value == .none {
