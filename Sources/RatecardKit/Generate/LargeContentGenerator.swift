@@ -241,12 +241,10 @@ public struct LargeContentGenerator {
         var lastTable: TableSpec?
 
         /// The `disclosure:` section: a review valid for any date the content is validated on,
-        /// and a repayment example at the middle of the newest table's rates (history commits
-        /// move a table by at most 0.25pp, so the rate stays within them).
+        /// and a repayment example at the newest table's highest rate (never below a rate in
+        /// force, however history commits move it, and within the cap: rates stay under 19.9%).
         var disclosure: String {
-            let low = lastTable?.bands.map(\.aprMin).min() ?? 10_000
-            let high = lastTable?.bands.map(\.aprMax).max() ?? 10_000
-            let apr = Percent(thousandths: (low + high) / 2 / 100 * 100)
+            let apr = Percent(thousandths: lastTable?.bands.map(\.aprMax).max() ?? 10_000)
             let method = Product.Repayment(rawValue: repayment[0]) ?? .equalInstallment
             let months = termsMonths.contains(12) ? 12 : termsMonths[0]
             let amount = min(max(limitMin, 10_000_000), limitMax)

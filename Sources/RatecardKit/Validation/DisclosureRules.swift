@@ -24,7 +24,9 @@ public enum DisclosureRules {
         for product in content.products {
             let listed = Set(product.requiredPhrases.value.map(\.value))
             let category = partners[product.partner.value]?.category.value
-            for phrase in productPhrases where !listed.contains(phrase.id.value) && category.map(phrase.applies(to:)) ?? true {
+            for phrase in productPhrases where !listed.contains(phrase.id.value)
+                // A partner that did not parse has no category: only unconditional phrases then.
+                && category.map(phrase.applies(to:)) ?? (phrase.partnerCategories.isEmpty && phrase.notPartnerCategories.isEmpty) {
                 let whose = phrase.partnerCategories.isEmpty && phrase.notPartnerCategories.isEmpty ? "every product page" : "the page of every \(category?.rawValue ?? "") partner's product"
                 diagnostics.report(Self.productPhrases, product.path, product.requiredPhrases.mark, "required_phrases lacks '\(phrase.id.value)', which \(whose) must show")
             }

@@ -5,7 +5,7 @@ import Foundation
 public enum ProductDisclosureRules {
     public static let review = Rule("DSC-10", .error, "advertising has a compliance review in force", "금소법 제22조, 시행령 제19조②: an advertised product carries its 준법감시인 심의 number, and is advertised only while the review is valid.")
     public static let rateComposition = Rule("DSC-11", .error, "the rate type and what it follows agree", "금소법 제19조①1라, 시행령 제13조: the borrower is told whether the rate is fixed or variable and, if variable, the base rate it follows.")
-    public static let repaymentExample = Rule("DSC-12", .error, "the repayment example is computed right", "금소법 제22조④, 시행령 제18조①: a total-cost example must be what the loan costs: the total for its amount, rate, term and method, at a rate and on terms the product offers.")
+    public static let repaymentExample = Rule("DSC-12", .error, "the repayment example is computed right", "금소법 제22조④, 시행령 제18조①: a total-cost example must be what the loan costs: the total for its amount, rate, term and method, on terms the product offers and at a rate no lower than it charges.")
 
     public static let all = [review, rateComposition, repaymentExample]
 
@@ -34,11 +34,11 @@ public enum ProductDisclosureRules {
                 diagnostics.report(rateComposition, product.path, disclosure.rateType.mark, "a \(disclosure.rateType.value.rawValue) rate needs base_rate_ko naming the base rate it follows (COFIX, 금융채 6개월, ...)")
             default: break
             }
-            checkExample(disclosure.repaymentExample, product: product, tables: tablesByProduct[product.key] ?? [], on: context.asOf, into: diagnostics)
+            checkExample(disclosure.repaymentExample, product: product, tables: tablesByProduct[product.key] ?? [], limits: content.limits, on: context.asOf, into: diagnostics)
         }
     }
 
-    static func checkExample(_ example: Product.RepaymentExample, product: Product, tables: [RateTable], on day: Day, into diagnostics: Diagnostics) {
+    static func checkExample(_ example: Product.RepaymentExample, product: Product, tables: [RateTable], limits: LegalLimits?, on day: Day, into diagnostics: Diagnostics) {
         let offered = Set(product.repayment.map(\.value))
         if !offered.contains(example.method.value) {
             diagnostics.report(repaymentExample, product.path, example.method.mark, "the example repays by \(example.method.value.rawValue), which the product does not offer; use one of repayment_methods")
@@ -49,10 +49,14 @@ public enum ProductDisclosureRules {
         if example.amount.value < product.limitMin.value || example.amount.value > product.limitMax.value {
             diagnostics.report(repaymentExample, product.path, example.amount.mark, "the example lends \(example.amount.value) won, outside the product's limit \(product.limitMin.value)-\(product.limitMax.value)")
         }
-        if let table = tables.last(where: { $0.isInForce(on: day) }),
-           let low = table.bands.map(\.aprMin.value).min(), let high = table.bands.map(\.aprMax.value).max(),
-           example.apr.value < low || example.apr.value > high {
-            diagnostics.report(repaymentExample, product.path, example.apr.mark, "the example's rate \(example.apr.value)% is outside the rates of the table in force (\(low)%-\(high)%); use a rate the product offers")
+        // Below the lowest rate in force, the example understates what the loan costs; above
+        // the highest it overstates it, which misleads no one (and a rate cut must not make
+        // every example wrong).
+        if let table = tables.last(where: { $0.isInForce(on: day) }), let low = table.bands.map(\.aprMin.value).min(), example.apr.value < low {
+            diagnostics.report(repaymentExample, product.path, example.apr.mark, "the example's rate \(example.apr.value)% is below the lowest rate of the table in force (\(low)%), so it understates the cost; use a rate the product offers")
+        }
+        if let cap = limits?.inForce(.maxAPR, on: day), example.apr.value > cap.value {
+            diagnostics.report(repaymentExample, product.path, example.apr.mark, "the example's rate \(example.apr.value)% is above the legal cap \(cap.value) in force since \(cap.effectiveFrom); use a rate the product offers")
         }
         guard example.months.value > 0, example.amount.value > 0 else { return }
         let expected = total(example)
