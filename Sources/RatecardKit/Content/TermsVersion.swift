@@ -17,6 +17,8 @@ public struct TermsVersion: Sendable, Equatable {
     public var consent: Located<Consent>
     public var requiresReconsent: Located<Bool>
     public var summary: Located<String>
+    /// The day the change was announced to users (`announced_on`, optional; DSC-15).
+    public var announcedOn: Located<Day>?
     /// The Markdown body below the front matter.
     public var body: String
     /// The 1-based line the body starts on.
@@ -48,10 +50,11 @@ public struct TermsVersion: Sendable, Equatable {
         let consent: Located<Consent>? = fields.choice("consent")
         let reconsent = fields.bool("requires_reconsent")
         let summary = fields.string("summary")
+        let announced = fields.day("announced_on", required: false)
         guard let title, let version, let from, let consent, let reconsent, let summary else { return nil }
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: node.mark, title: title, version: version,
-            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, body: body, bodyLine: bodyLine,
+            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, body: body, bodyLine: bodyLine,
             prohibitedWording: AdWording.hits(in: CopyText(markdown: body, firstLine: bodyLine)))
     }
 }

@@ -13,7 +13,14 @@ public enum DisclosureRules {
 
     public static let phraseForOthers = Rule("DSC-09", .error, "products carry only the notices that apply to them", "금소법 제46조①, 시행령 제37조①3: a P2P-linked loan has no 14-day withdrawal right and others do; telling a borrower the wrong one misleads about a right they rely on.")
 
-    public static let all = [productPhrases, documentPhrases, statusReason, reconsent, emptyBody, prohibited, advertisedRate, securedAsUnsecured, phraseForOthers]
+    public static let optionalStaysOptional = Rule("DSC-13", .error, "an optional consent is never made required", "개인정보보호법 제22조①⑤, 신용정보법 제32조④: what a user may refuse cannot become a condition of the service; ask for a new, separate required consent instead.")
+    public static let majorNeedsReconsent = Rule("DSC-14", .error, "a new major version of a consent asks again", "개인정보보호법 제15조②·제17조②: a material change to what a user consented to (a major version) needs their consent again.")
+    public static let noticePeriod = Rule("DSC-15", .error, "terms changes are announced 30 days ahead", "전자금융거래법 제24조③: a change to the terms is posted at least one month before it takes effect.")
+
+    /// 전자금융거래법 제24조③: 1개월 전 게시.
+    static let noticeDays = 30
+
+    public static let all = [productPhrases, documentPhrases, statusReason, reconsent, emptyBody, prohibited, advertisedRate, securedAsUnsecured, phraseForOthers, optionalStaysOptional, majorNeedsReconsent, noticePeriod]
 
     static func check(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         let phrases = content.phrases ?? []
@@ -77,6 +84,7 @@ public enum DisclosureRules {
             && (partner.statusReason.map { CopyText(plain: $0.value, at: $0.mark).text.isEmpty } ?? true) {
             diagnostics.report(statusReason, partner.path, partner.statusReason?.mark ?? partner.status.mark, "a \(partner.status.value.rawValue) partner needs status_reason saying why, in words a user can read")
         }
+        checkVersions(content, context, into: diagnostics)
         for terms in content.terms {
             if terms.requiresReconsent.value && terms.consent.value == .none {
                 diagnostics.report(reconsent, terms.path, terms.requiresReconsent.mark, "requires_reconsent is true but consent is none; only consented documents can need re-consent")
@@ -124,6 +132,33 @@ public enum DisclosureRules {
         guard let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)),
               let range = Range(match.range, in: text) else { return nil }
         return String(text[range])
+    }
+
+    /// DSC-13..15: how one document's versions follow each other.
+    static func checkVersions(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
+        for (_, versions) in content.versionsByDocument {
+            var wasOptional = false
+            for (index, version) in versions.enumerated() {
+                if wasOptional && version.consent.value == .required {
+                    diagnostics.report(optionalStaysOptional, version.path, version.consent.mark, "an earlier version of this document was an optional consent; a user who refused it cannot be made to accept it, so keep consent: optional (a required consent is a separate document)")
+                }
+                if version.consent.value == .optional { wasOptional = true }
+                guard index > 0, let now = version.semver, let before = versions[index - 1].semver else { continue }
+                if now[0] > before[0] && version.consent.value != .none && !version.requiresReconsent.value {
+                    diagnostics.report(majorNeedsReconsent, version.path, version.requiresReconsent.mark, "version \(version.fileVersion) is a major change to a consent (from \(versions[index - 1].fileVersion)); set requires_reconsent: true, or make it a minor version if nothing material changed")
+                }
+                // A change to terms users accepted, not yet in force: announced a month ahead.
+                guard version.consent.value == .required, !version.requiresReconsent.value, version.effectiveFrom.value > context.asOf else { continue }
+                let latest = version.effectiveFrom.value.adding(days: -noticeDays)
+                if let announced = version.announcedOn {
+                    if announced.value > latest {
+                        diagnostics.report(noticePeriod, version.path, announced.mark, "announced_on \(announced.value) is less than \(noticeDays) days before effective_from \(version.effectiveFrom.value); move effective_from to \(announced.value.adding(days: noticeDays)) or later")
+                    }
+                } else {
+                    diagnostics.report(noticePeriod, version.path, version.effectiveFrom.mark, "a change to terms users accepted takes effect on \(version.effectiveFrom.value) and must be announced \(noticeDays) days before; add announced_on (\(latest) at the latest)")
+                }
+            }
+        }
     }
 
     /// The version in force on `day` and every version scheduled after it.
