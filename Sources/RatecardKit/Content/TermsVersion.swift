@@ -19,6 +19,9 @@ public struct TermsVersion: Sendable, Equatable {
     public var summary: Located<String>
     /// The day the change was announced to users (`announced_on`, optional; DSC-15).
     public var announcedOn: Located<Day>?
+    /// `recipients: partners`: a consent to provide data to the partners, which must name every
+    /// partner that is not terminated (DSC-16).
+    public var namesPartners: Located<Bool>?
     /// The Markdown body below the front matter.
     public var body: String
     /// The 1-based line the body starts on.
@@ -51,10 +54,18 @@ public struct TermsVersion: Sendable, Equatable {
         let reconsent = fields.bool("requires_reconsent")
         let summary = fields.string("summary")
         let announced = fields.day("announced_on", required: false)
+        var namesPartners: Located<Bool>?
+        if let recipients = fields.string("recipients", required: false) {
+            if recipients.value == "partners" {
+                namesPartners = Located(true, at: recipients.mark)
+            } else {
+                diagnostics.report(SchemaRules.notAllowed, path, recipients.mark, "recipients '\(recipients.value)' is not one of: partners")
+            }
+        }
         guard let title, let version, let from, let consent, let reconsent, let summary else { return nil }
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: node.mark, title: title, version: version,
-            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, body: body, bodyLine: bodyLine,
+            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, body: body, bodyLine: bodyLine,
             prohibitedWording: AdWording.hits(in: CopyText(markdown: body, firstLine: bodyLine)))
     }
 }

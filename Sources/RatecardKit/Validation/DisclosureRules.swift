@@ -17,10 +17,12 @@ public enum DisclosureRules {
     public static let majorNeedsReconsent = Rule("DSC-14", .error, "a new major version of a consent asks again", "개인정보보호법 제15조②·제17조②: a material change to what a user consented to (a major version) needs their consent again.")
     public static let noticePeriod = Rule("DSC-15", .error, "terms changes are announced 30 days ahead", "전자금융거래법 제24조③: a change to the terms is posted at least one month before it takes effect.")
 
+    public static let recipients = Rule("DSC-16", .error, "the provision consent names every lender", "개인정보보호법 제17조②1, 신용정보법 제32조①: the consent to provide data names who receives it; a new lender is added in a new major version that asks users again.")
+
     /// 전자금융거래법 제24조③: 1개월 전 게시.
     static let noticeDays = 30
 
-    public static let all = [productPhrases, documentPhrases, statusReason, reconsent, emptyBody, prohibited, advertisedRate, securedAsUnsecured, phraseForOthers, optionalStaysOptional, majorNeedsReconsent, noticePeriod]
+    public static let all = [productPhrases, documentPhrases, statusReason, reconsent, emptyBody, prohibited, advertisedRate, securedAsUnsecured, phraseForOthers, optionalStaysOptional, majorNeedsReconsent, noticePeriod, recipients]
 
     static func check(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         let phrases = content.phrases ?? []
@@ -85,6 +87,7 @@ public enum DisclosureRules {
             diagnostics.report(statusReason, partner.path, partner.statusReason?.mark ?? partner.status.mark, "a \(partner.status.value.rawValue) partner needs status_reason saying why, in words a user can read")
         }
         checkVersions(content, context, into: diagnostics)
+        checkRecipients(content, context, into: diagnostics)
         for terms in content.terms {
             if terms.requiresReconsent.value && terms.consent.value == .none {
                 diagnostics.report(reconsent, terms.path, terms.requiresReconsent.mark, "requires_reconsent is true but consent is none; only consented documents can need re-consent")
@@ -132,6 +135,34 @@ public enum DisclosureRules {
         guard let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)),
               let range = Range(match.range, in: text) else { return nil }
         return String(text[range])
+    }
+
+    /// DSC-16: a consent with `recipients: partners` names, in its rendered text, every partner
+    /// that is not terminated (its current and scheduled versions), and a version that names a
+    /// partner the version before it did not is a major version asking for consent again.
+    static func checkRecipients(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
+        let partners = content.partners.filter { $0.status.value != .terminated }.sorted { $0.id.value < $1.id.value }
+        for (document, versions) in content.versionsByDocument where versions.contains(where: { $0.namesPartners != nil }) {
+            let current = Set(currentVersions(of: document, in: content, on: context.asOf).map(\.fileVersion))
+            var previousNames: Set<String>?
+            for (index, version) in versions.enumerated() {
+                let shown = CopyText(plain: CommonMark.renderedText(version.body).string, at: SourceMark(line: version.bodyLine, column: 1)).text
+                let named = Set(content.partners.filter { shown.contains(CopyText(plain: $0.nameKo.value, at: $0.nameKo.mark).text) }.map(\.id.value))
+                defer { previousNames = named }
+                guard version.namesPartners != nil else { continue }
+                if current.contains(version.fileVersion) {
+                    for partner in partners where !named.contains(partner.id.value) {
+                        diagnostics.report(recipients, version.path, SourceMark(line: version.bodyLine, column: 1), "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which receives the data; add it in a new major version with requires_reconsent: true")
+                    }
+                }
+                guard index > 0, let previousNames else { continue }
+                let added = named.subtracting(previousNames).sorted()
+                let isMajor = (version.semver?.first ?? 0) > (versions[index - 1].semver?.first ?? 0)
+                if !added.isEmpty && !(isMajor && version.requiresReconsent.value) {
+                    diagnostics.report(recipients, version.path, version.version.mark, "version \(version.fileVersion) adds recipients (\(added.joined(separator: ", "))) that users did not consent to; make it a major version with requires_reconsent: true")
+                }
+            }
+        }
     }
 
     /// DSC-13..15: how one document's versions follow each other.
