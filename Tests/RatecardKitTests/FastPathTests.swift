@@ -6,8 +6,6 @@ import Testing
 /// The byte-level fast paths added for large repositories (`make bench`) give exactly what the
 /// Character-level code they short-cut gives, including on text where they must fall back.
 @Suite struct FastPathTests {
-    static let words = DisclosureRules.bannedWording
-
     /// Lines that are plain, that hide a banned word behind canonical equivalence (decomposed
     /// jamo), a combining mark or a CR, and banned words at the start, middle and end.
     static let texts: [String] = [
@@ -24,16 +22,15 @@ import Testing
         "**업계 최저** [무조건 승인](https://example.com) - 100% 승인\n1. 누구나 대출",
         "a long run of plain ASCII text before 업계 최저\u{302E} and after it, 무조건 승인",
         "ASCII only, longer than a word or two: 100% 승인 is not here but 100% is",
+        "무\u{200B}조건 승\u{00AD}인 １００％ 승인\u{3000}ｕｐ 가\u{11A8} \u{FEFF}끝 \u{3164}",
     ]
 
-    @Test(arguments: texts) func wordScanFindsWhatFoundationFinds(text: String) {
-        #expect(WordScan.hits(of: Self.words, in: text) == WordScan.slowHits(of: Self.words, in: text))
-    }
-
-    @Test(arguments: texts) func wordScanContainsAgreesWithStringContains(text: String) {
-        for word in Self.words {
-            #expect(WordScan.contains(word, in: text) == text.contains(word), "\(word)")
-        }
+    /// `CopyText` copies ASCII and precomposed Hangul as they are and folds everything else a
+    /// cluster at a time: the result is what NFKC of the whole text, without whitespace and
+    /// invisible characters, gives.
+    @Test(arguments: texts) func copyTextIsWholeTextNFKC(text: String) {
+        let expected = String(String.UnicodeScalarView(text.precomposedStringWithCompatibilityMapping.unicodeScalars.filter { !CopyText.isInvisible($0) }))
+        #expect(CopyText(plain: text, at: SourceMark(line: 1, column: 1)).text == expected)
     }
 
     /// The Character-level split `FrontMatter.split` had before its byte path.

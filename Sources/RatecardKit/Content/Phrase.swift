@@ -10,6 +10,23 @@ public struct Phrase: Sendable, Equatable {
     public var pages: [Located<Page>]
     public var documents: [Located<String>]
     public var basis: String
+    /// Partner categories whose products the phrase is for (`partner_categories`; empty: all).
+    public var partnerCategories: [Located<Partner.Category>] = []
+    /// Partner categories whose products must not carry it (`not_partner_categories`): the
+    /// withdrawal right, which P2P-linked loans do not have.
+    public var notPartnerCategories: [Located<Partner.Category>] = []
+
+    /// Whether the phrase is for products of a partner of `category`.
+    public func applies(to category: Partner.Category) -> Bool {
+        (partnerCategories.isEmpty || partnerCategories.contains { $0.value == category })
+            && !notPartnerCategories.contains { $0.value == category }
+    }
+
+    /// The partner categories whose product pages must show it (none unless `pages` has product).
+    var requiredForCategories: [Partner.Category] {
+        guard pages.contains(where: { $0.value == .product }) else { return [] }
+        return Partner.Category.allCases.filter(applies(to:))
+    }
 
     /// The text with `{service_name}` and `{broker_registration_no}` filled in.
     public func text(config: ServiceConfig?) -> String {
@@ -42,6 +59,16 @@ public struct Phrase: Sendable, Equatable {
                 }
             }
             let documents = entry.strings("documents", required: false)?.value ?? []
+            func categories(_ key: String) -> [Located<Partner.Category>] {
+                (entry.strings(key, required: false)?.value ?? []).compactMap { name in
+                    if let value = Partner.Category(rawValue: name.value) { return Located(value, at: name.mark) }
+                    let allowed = Partner.Category.allCases.map(\.rawValue).joined(separator: ", ")
+                    diagnostics.report(SchemaRules.notAllowed, path, name.mark, "partner category '\(name.value)' is not one of: \(allowed)")
+                    return nil
+                }
+            }
+            let only = categories("partner_categories")
+            let except = categories("not_partner_categories")
             let basis = entry.string("basis")
             entry.finish()
             guard let id, let ko, let basis else { continue }
@@ -51,7 +78,7 @@ public struct Phrase: Sendable, Equatable {
             if let first = phrases.first(where: { $0.id.value == id.value }) {
                 diagnostics.report(SchemaRules.identifier, path, id.mark, "phrase id '\(id.value)' is already used at line \(first.id.mark.line)")
             }
-            phrases.append(Phrase(id: id, ko: ko, pages: pages, documents: documents, basis: basis.value))
+            phrases.append(Phrase(id: id, ko: ko, pages: pages, documents: documents, basis: basis.value, partnerCategories: only, notPartnerCategories: except))
         }
         return phrases
     }

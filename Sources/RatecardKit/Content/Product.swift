@@ -21,6 +21,81 @@ public struct Product: Sendable, Equatable {
         case revolving
     }
 
+    /// How the rate is set (금소법 제19조①1라): fixed for the whole loan, tied to a base rate, or
+    /// fixed for a period and then variable.
+    public enum RateType: String, CaseIterable, Sendable {
+        case fixed
+        case variable
+        case mixed
+    }
+
+    /// A worked example of what the loan costs in total (금소법 시행령 제18조①).
+    public struct RepaymentExample: Sendable, Equatable {
+        public var mark: SourceMark
+        public var amount: Located<Int>
+        public var apr: Located<Percent>
+        public var months: Located<Int>
+        public var method: Located<Repayment>
+        public var total: Located<Int>
+    }
+
+    /// What a product page must tell the borrower besides rates and fees (금소법 제19조①,
+    /// 제22조③, 시행령 제18조①): `disclosure:` in product.yaml.
+    public struct Disclosure: Sendable, Equatable {
+        public var mark: SourceMark
+        /// The compliance officer's review of this advertising, and the days it is valid.
+        public var reviewNumber: Located<String>
+        public var reviewValidFrom: Located<Day>
+        public var reviewValidUntil: Located<Day>
+        public var rateType: Located<RateType>
+        /// The base rate a variable rate follows (COFIX, 금융채 6개월, ...).
+        public var baseRate: Located<String>?
+        /// How the rate is made up: base rate + spread - discounts.
+        public var rateComposition: Located<String>
+        /// When interest is charged.
+        public var interestTiming: Located<String>
+        /// Costs besides interest (stamp duty, ...), or that there are none.
+        public var incidentalCosts: Located<String>
+        /// The credit a borrower needs.
+        public var requiredCredit: Located<String>
+        public var repaymentExample: RepaymentExample
+
+        /// The free-text fields, with their names, for the wording checks.
+        var copyFields: [(String, Located<String>)] {
+            [("disclosure.rate_composition_ko", rateComposition), ("disclosure.interest_timing_ko", interestTiming),
+             ("disclosure.incidental_costs_ko", incidentalCosts), ("disclosure.required_credit_ko", requiredCredit)]
+                + (baseRate.map { [("disclosure.base_rate_ko", $0)] } ?? [])
+        }
+
+        static func read(_ fields: MappingReader, path: String, diagnostics: Diagnostics) -> Disclosure? {
+            let number = fields.string("review_no")
+            let from = fields.day("review_valid_from")
+            let until = fields.day("review_valid_until")
+            let type: Located<RateType>? = fields.choice("rate_type")
+            let base = fields.string("base_rate_ko", required: false)
+            let composition = fields.string("rate_composition_ko")
+            let timing = fields.string("interest_timing_ko")
+            let costs = fields.string("incidental_costs_ko")
+            let credit = fields.string("required_credit_ko")
+            var example: RepaymentExample?
+            if let node = fields.mapping("repayment_example") {
+                let amount = node.krw("amount_krw")
+                let apr = node.percent("apr_pct")
+                let months = node.integer("months")
+                let method: Located<Repayment>? = node.choice("method")
+                let total = node.krw("total_krw")
+                node.finish()
+                if let amount, let apr, let months, let method, let total {
+                    example = RepaymentExample(mark: amount.mark, amount: amount, apr: apr, months: months, method: method, total: total)
+                }
+            }
+            guard let number, let from, let until, let type, let composition, let timing, let costs, let credit, let example else { return nil }
+            return Disclosure(
+                mark: number.mark, reviewNumber: number, reviewValidFrom: from, reviewValidUntil: until, rateType: type, baseRate: base,
+                rateComposition: composition, interestTiming: timing, incidentalCosts: costs, requiredCredit: credit, repaymentExample: example)
+        }
+    }
+
     public var path: String
     /// The partner folder and product folder the file sits in.
     public var folderPartner: String
@@ -48,6 +123,13 @@ public struct Product: Sendable, Equatable {
     /// The policy programme (햇살론, 사잇돌 and the like) whose own caps in
     /// `regulatory/limits.yaml` (`program:`) apply on top of the general ones.
     public var policyProgram: Located<String>?
+    /// What the product page discloses besides rates and fees.
+    public var disclosure: Disclosure
+
+    /// The fields a user reads as the product's own words, with their field names (DSC-06..08).
+    var copyFields: [(String, Located<String>)] {
+        [("name_ko", nameKo)] + (description.map { [("description_ko", $0)] } ?? []) + disclosure.copyFields
+    }
 
     /// `<partner>/<product>`: unique across the repository.
     public var key: String { "\(folderPartner)/\(folderID)" }
@@ -91,13 +173,18 @@ public struct Product: Sendable, Equatable {
         let phrases = fields.strings("required_phrases")
         let description = fields.string("description_ko", required: false)
         let program = fields.string("policy_program", required: false)
-        guard let id, let partner, let nameKo, let kind, let status, let terms, let limitMin, let limitMax,
+        var disclosure: Disclosure?
+        if let section = fields.mapping("disclosure") {
+            disclosure = Disclosure.read(section, path: path, diagnostics: diagnostics)
+            section.finish()
+        }
+        guard let disclosure, let id, let partner, let nameKo, let kind, let status, let terms, let limitMin, let limitMax,
               let origination, let early, let earlyMonths, let spread, let lateMax, let phrases else { return nil }
         return Product(
             path: path, folderPartner: folderPartner, folderID: folderID, mark: node.mark, id: id, partner: partner,
             nameKo: nameKo, nameEn: nameEn?.value, kind: kind, status: status, repayment: repayment, repaymentMark: methods?.mark, termsMonths: terms,
             limitMin: limitMin, limitMax: limitMax, originationFee: origination, earlyRepaymentFee: early,
             earlyRepaymentMonths: earlyMonths, lateSpread: spread, lateMax: lateMax, requiredPhrases: phrases,
-            description: description, policyProgram: program)
+            description: description, policyProgram: program, disclosure: disclosure)
     }
 }

@@ -17,13 +17,19 @@ public struct TermsVersion: Sendable, Equatable {
     public var consent: Located<Consent>
     public var requiresReconsent: Located<Bool>
     public var summary: Located<String>
+    /// The day the change was announced to users (`announced_on`, optional; DSC-15).
+    public var announcedOn: Located<Day>?
+    /// `recipients: partners`: a consent to provide data to the partners, which must name every
+    /// partner that is not terminated (DSC-16).
+    public var namesPartners: Located<Bool>?
     /// The Markdown body below the front matter.
     public var body: String
     /// The 1-based line the body starts on.
     public var bodyLine: Int
-    /// Prohibited advertising wording in the body (DSC-06), found once when the file is read:
-    /// the loader caches parsed files by blob, so `validate --range` does not rescan unchanged text.
-    var prohibitedWording: [WordScan.Hit] = []
+    /// Prohibited advertising wording in the rendered body (DSC-06), found once when the file is
+    /// read: the loader caches parsed files by blob, so `validate --range` does not rescan
+    /// unchanged text.
+    var prohibitedWording: [AdWording.Hit] = []
 
     /// The semantic version numbers, if the file name is one.
     public var semver: [Int]? { TermsVersion.semver(fileVersion) }
@@ -47,10 +53,19 @@ public struct TermsVersion: Sendable, Equatable {
         let consent: Located<Consent>? = fields.choice("consent")
         let reconsent = fields.bool("requires_reconsent")
         let summary = fields.string("summary")
+        let announced = fields.day("announced_on", required: false)
+        var namesPartners: Located<Bool>?
+        if let recipients = fields.string("recipients", required: false) {
+            if recipients.value == "partners" {
+                namesPartners = Located(true, at: recipients.mark)
+            } else {
+                diagnostics.report(SchemaRules.notAllowed, path, recipients.mark, "recipients '\(recipients.value)' is not one of: partners")
+            }
+        }
         guard let title, let version, let from, let consent, let reconsent, let summary else { return nil }
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: node.mark, title: title, version: version,
-            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, body: body, bodyLine: bodyLine,
-            prohibitedWording: WordScan.hits(of: DisclosureRules.bannedWording, in: body))
+            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, body: body, bodyLine: bodyLine,
+            prohibitedWording: AdWording.hits(in: CopyText(markdown: body, firstLine: bodyLine)))
     }
 }

@@ -87,8 +87,10 @@ public struct LargeContentGenerator {
             let count = p.rateTables / p.products + (index < p.rateTables % p.products ? 1 : 0)
             var product = makeProduct(index, partner: partner, &random)
             if count == 0 || partner.status == "terminated" { product.status = "withdrawn" }
+            let productTables = makeTables(count, product: product, &random)
+            product.lastTable = productTables.last
             try writer.write("products/\(product.key)/product.yaml", product.yaml)
-            for table in makeTables(count, product: product, &random) {
+            for table in productTables {
                 try writer.write(table.path, table.yaml)
                 tables.append(table)
             }
@@ -235,6 +237,41 @@ public struct LargeContentGenerator {
         var earlyFee: Int
         var earlyMonths: Int
         var origination: Int
+        /// The newest rate table: the disclosure's example rate and required credit come from it.
+        var lastTable: TableSpec?
+
+        /// The `disclosure:` section: a review valid for any date the content is validated on,
+        /// and a repayment example at the newest table's highest rate (never below a rate in
+        /// force, however history commits move it, and within the cap: rates stay under 19.9%).
+        var disclosure: String {
+            let apr = Percent(thousandths: lastTable?.bands.map(\.aprMax).max() ?? 10_000)
+            let method = Product.Repayment(rawValue: repayment[0]) ?? .equalInstallment
+            let months = termsMonths.contains(12) ? 12 : termsMonths[0]
+            let amount = min(max(limitMin, 10_000_000), limitMax)
+            let total = ProductDisclosureRules.total(amount: amount, apr: apr, months: months, method: method)
+            let floor = lastTable?.bands.map(\.scoreMin).min() ?? 0
+            let credit = floor > 0 ? "\(lastTable?.bureau ?? "KCB") 개인신용평점 \(floor)점 이상" : "개인신용평점 전 구간 (금융회사 심사 기준 적용)"
+            let timing = method == .revolving ? "매월 결제일에 사용한 금액과 기간만큼 후취합니다" : "매월 약정 납입일에 후취합니다 (대출 실행일부터 계산)"
+            let number = key.unicodeScalars.reduce(0) { ($0 * 31 + Int($1.value)) % 9000 } + 1000
+            return """
+                disclosure:
+                  review_no: "준법감시인 심의필 제2025-\(number)호"
+                  review_valid_from: 2025-01-01
+                  review_valid_until: 2099-12-31
+                  rate_type: fixed
+                  rate_composition_ko: "대출 실행 시점의 기준금리 + 가산금리 - 우대금리로 정하며, 만기까지 바뀌지 않습니다"
+                  interest_timing_ko: "\(timing)"
+                  incidental_costs_ko: "인지세는 대출금액 5천만원 초과 시 고객과 금융회사가 절반씩 부담하며, 그 밖의 비용은 없습니다"
+                  required_credit_ko: "\(credit)"
+                  repayment_example:
+                    amount_krw: \(amount)
+                    apr_pct: \(apr)
+                    months: \(months)
+                    method: \(method.rawValue)
+                    total_krw: \(total)
+
+                """
+        }
 
         var yaml: String {
             var phrases = ["warn-excess-debt", "warn-score-drop", "warn-acceleration", "right-explanation", "notice-read-terms", "info-rates-annual"]
@@ -262,7 +299,7 @@ public struct LargeContentGenerator {
                 required_phrases: [\(phrases.joined(separator: ", "))]
                 description_ko: "\(nameKo) 상품입니다. 금리와 한도는 신용점수 구간에 따라 달라집니다."\(kind == "policy" ? "\npolicy_program: saitdol2" : "")
 
-                """
+                """ + disclosure
         }
     }
 
@@ -614,9 +651,13 @@ public struct LargeContentGenerator {
                 basis: "금소법 제22조③1"
               - id: right-withdrawal
                 ko: "일반금융소비자는 대출계약 서류를 제공받은 날(또는 대출금 지급일)부터 14일 이내에 청약을 철회할 수 있습니다."
+                pages: [product]
+                not_partner_categories: [p2p]
                 basis: "금소법 제46조①3, ②2; 시행령 제37조 (온라인투자연계금융 연계대출은 제외)"
               - id: notice-p2p-no-withdrawal
                 ko: "온라인투자연계금융업자를 통한 연계대출은 금융소비자보호법상 청약철회 대상이 아닙니다."
+                pages: [product]
+                partner_categories: [p2p]
                 basis: "금소법 제46조①3, 시행령 제37조①3"
               - id: broker-identity
                 ko: "(주){service_name}는 제휴 금융회사와 대출모집 위탁계약을 체결한 금융상품판매대리·중개업자(대출모집인 등록번호 {broker_registration_no})이며, 대출계약을 체결할 권한이 없습니다. 대출 심사 및 계약은 각 금융회사가 직접 합니다."
@@ -640,6 +681,7 @@ public struct LargeContentGenerator {
                 basis: "금소법 제22조④4가, 시행령 제20조④ (일 단위 이자 표시 금지, 연 기준 표시)"
               - id: info-dispute
                 ko: "상품 이용 중 불만(민원)이 있을 경우 해당 금융회사 고객센터로 문의하실 수 있으며, 분쟁이 발생한 경우 금융감독원(국번없이 1332)에 도움을 요청하실 수 있습니다."
+                pages: [product]
                 basis: "금소법 제36조, 시행령 제13조⑧1"
 
             """

@@ -104,9 +104,31 @@ struct DataDocuments {
                 "max_pct": .number(product.lateMax.value.description),
             ]),
             "phrases": .array(product.requiredPhrases.value.map { .string($0.value) }),
+            "disclosure": disclosure(product.disclosure),
             "apr": apr,
             "current": current.map(table) ?? .null,
             "next": next.map(table) ?? .null,
+        ])
+    }
+
+    func disclosure(_ disclosure: Product.Disclosure) -> JSON {
+        let example = disclosure.repaymentExample
+        return .object([
+            "review_no": .string(disclosure.reviewNumber.value),
+            "review_valid_until": .string(disclosure.reviewValidUntil.value.description),
+            "rate_type": .string(disclosure.rateType.value.rawValue),
+            "base_rate_ko": disclosure.baseRate.map { .string($0.value) } ?? .null,
+            "rate_composition_ko": .string(disclosure.rateComposition.value),
+            "interest_timing_ko": .string(disclosure.interestTiming.value),
+            "incidental_costs_ko": .string(disclosure.incidentalCosts.value),
+            "required_credit_ko": .string(disclosure.requiredCredit.value),
+            "repayment_example": .object([
+                "amount_krw": .int(example.amount.value),
+                "apr_pct": .number(example.apr.value.description),
+                "months": .int(example.months.value),
+                "method": .string(example.method.value.rawValue),
+                "total_krw": .int(example.total.value),
+            ]),
         ])
     }
 

@@ -18,25 +18,36 @@ public enum CapRules {
         checkTables(content, limits, into: diagnostics)
         let tablesByProduct = content.rateTablesByProduct
         for product in content.products {
-            if let cap = limits.inForce(.lateSpreadMax, on: context.asOf), cap.value < product.lateSpread.value {
+            let tables = tablesByProduct[product.key] ?? []
+            let day = offeredDay(product, tables, context)
+            if let cap = limits.inForce(.lateSpreadMax, on: day), cap.value < product.lateSpread.value {
                 diagnostics.report(lateSpread, product.path, product.lateSpread.mark, "late_interest.spread_pp \(product.lateSpread.value) is above the cap \(cap.value)pp in force since \(cap.effectiveFrom) (\(cap.citation))")
             }
-            if let cap = limits.inForce(.lateInterestMax, on: context.asOf), cap.value < product.lateMax.value {
+            if let cap = limits.inForce(.lateInterestMax, on: day), cap.value < product.lateMax.value {
                 diagnostics.report(lateMax, product.path, product.lateMax.mark, "late_interest.max_pct \(product.lateMax.value) is above the legal cap \(cap.value) in force since \(cap.effectiveFrom) (\(cap.citation))")
             }
-            if let cap = limits.inForce(.earlyRepaymentFeeMaxMonths, on: context.asOf),
+            if let cap = limits.inForce(.earlyRepaymentFeeMaxMonths, on: day),
                product.earlyRepaymentFee.value > .zero,
                cap.value < Percent(thousandths: product.earlyRepaymentMonths.value * 1000) {
                 diagnostics.report(earlyRepaymentPeriod, product.path, product.earlyRepaymentMonths.mark, "fees.early_repayment_months \(product.earlyRepaymentMonths.value) is longer than the \(cap.value.thousandths / 1000) months allowed since \(cap.effectiveFrom) (\(cap.citation))")
             }
-            checkFeePeriod(product, limits, context, into: diagnostics)
-            checkProgram(product, limits, context, into: diagnostics)
-            checkFees(product, tablesByProduct[product.key] ?? [], limits, into: diagnostics)
+            checkFeePeriod(product, limits, day, into: diagnostics)
+            checkProgram(product, limits, day, into: diagnostics)
+            checkFees(product, tables, limits, into: diagnostics)
         }
     }
 
+    /// The day a product's own terms (late interest, fees) are judged by: the law in force while
+    /// it was offered. An active product is offered on the validation date; a withdrawn one was
+    /// last offered when its last rate table ended (or, open-ended, took effect), so a product
+    /// withdrawn in 2020 keeps the terms that were lawful then.
+    static func offeredDay(_ product: Product, _ tables: [RateTable], _ context: ValidationContext) -> Day {
+        guard product.status.value == .withdrawn, let last = tables.last else { return context.asOf }
+        return min(last.effectiveTo?.value ?? last.effectiveFrom.value, context.asOf)
+    }
+
     /// CAP-08 and CAP-09: the fee, its period and the terms offered agree.
-    private static func checkFeePeriod(_ product: Product, _ limits: LegalLimits, _ context: ValidationContext, into diagnostics: Diagnostics) {
+    private static func checkFeePeriod(_ product: Product, _ limits: LegalLimits, _ day: Day, into diagnostics: Diagnostics) {
         let fee = product.earlyRepaymentFee
         let months = product.earlyRepaymentMonths
         let terms = product.termsMonths.value
@@ -47,7 +58,7 @@ public enum CapRules {
         } else if let longest = terms.map(\.value).max(), fee.value > .zero, months.value > longest {
             diagnostics.report(feePeriod, product.path, months.mark, "fees.early_repayment_months \(months.value) is longer than the longest term offered (\(longest) months); the fee period cannot outlast the loan, shorten it")
         }
-        if fee.value > .zero, let minimum = limits.inForce(.earlyRepaymentFeeExemptMinTermMonths, on: context.asOf) {
+        if fee.value > .zero, let minimum = limits.inForce(.earlyRepaymentFeeExemptMinTermMonths, on: day) {
             let floor = minimum.value.thousandths / 1000
             for term in terms where term.value < floor {
                 diagnostics.report(shortLoanFee, product.path, term.mark, "a \(term.value)-month term is shorter than \(floor) months, where an early-repayment fee counts as interest (\(minimum.citation)); offer it without a fee (a separate product) or remove the term")
@@ -57,7 +68,7 @@ public enum CapRules {
 
     /// CAP-10: a policy product names its programme, the programme has caps, and late interest
     /// respects the programme's late cap (the APR cap is checked per table in `checkTables`).
-    private static func checkProgram(_ product: Product, _ limits: LegalLimits, _ context: ValidationContext, into diagnostics: Diagnostics) {
+    private static func checkProgram(_ product: Product, _ limits: LegalLimits, _ day: Day, into diagnostics: Diagnostics) {
         guard let program = product.policyProgram else {
             if product.kind.value == .policy {
                 diagnostics.report(programCap, product.path, product.kind.mark, "a policy product needs policy_program naming its programme (its caps are entries with program: in regulatory/limits.yaml)")
@@ -69,7 +80,7 @@ public enum CapRules {
             diagnostics.report(programCap, product.path, program.mark, "policy programme '\(program.value)' has no caps in regulatory/limits.yaml (known: \(known.isEmpty ? "none" : known)); add its max_apr_pct with program: \(program.value) and a citation")
             return
         }
-        if let cap = limits.inForce(.lateInterestMax, on: context.asOf, program: program.value), cap.value < product.lateMax.value {
+        if let cap = limits.inForce(.lateInterestMax, on: day, program: program.value), cap.value < product.lateMax.value {
             diagnostics.report(programCap, product.path, product.lateMax.mark, "late_interest.max_pct \(product.lateMax.value) is above the \(program.value) programme's late-interest cap \(cap.value) in force since \(cap.effectiveFrom) (\(cap.citation)); lower it")
         }
     }

@@ -100,6 +100,12 @@ extension HistoryRules {
                 let after = now.pages.map(\.value.rawValue).joined(separator: ", ")
                 changes.append(RegulatoryChange(label: "phrase \(id) pages: \(before) -> \(after.isEmpty ? "none" : after)", what: "the mandatory phrase '\(id)' is no longer required on every page it was", mark: now.id.mark))
             }
+            let categories = Set(now.requiredForCategories)
+            if !phrase.requiredForCategories.allSatisfy(categories.contains) {
+                let before = phrase.requiredForCategories.map(\.rawValue).joined(separator: ", ")
+                let after = now.requiredForCategories.map(\.rawValue).joined(separator: ", ")
+                changes.append(RegulatoryChange(label: "phrase \(id) partner categories: \(before) -> \(after.isEmpty ? "none" : after)", what: "the mandatory phrase '\(id)' is no longer required on the products of every partner category it was", mark: now.id.mark))
+            }
             let documents = Set(now.documents.map(\.value))
             if !phrase.documents.allSatisfy({ documents.contains($0.value) }) {
                 let before = phrase.documents.map(\.value).joined(separator: ", ")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Rules that tie files together: partners, products, rate tables, phrases, assets, identifiers.
 public enum ReferenceRules {
     public static let partnerExists = Rule("REF-01", .error, "products belong to a real partner", "Every product must belong to a partner file, and sit in that partner's folder.")
@@ -11,10 +13,13 @@ public enum ReferenceRules {
     public static let uniqueName = Rule("REF-09", .error, "partner names are unique", "Two partners with one Korean name cannot be told apart by a user.")
     public static let secureWebsite = Rule("REF-10", .error, "partner websites use https", "The app opens these links; plain http can be tampered with.")
 
-    public static let all = [partnerExists, currentTable, orphanTable, phraseExists, logoExists, businessNumber, bankCode, terminatedPartner, uniqueName, secureWebsite]
+    public static let uniqueBusinessNumber = Rule("REF-11", .error, "one 사업자등록번호 per partner", "Two partners with one business registration number are one lender entered twice, or a copied number; consent tables would name the wrong company.")
+    public static let brokerRegistration = Rule("REF-12", .error, "broker registration number well-formed", "금소법 제26조①, 시행령 제24조①: every notice names our 대출모집인 registration number; a placeholder or mistyped one is a false notice.")
+    public static let all = [partnerExists, currentTable, orphanTable, phraseExists, logoExists, businessNumber, bankCode, terminatedPartner, uniqueName, secureWebsite, uniqueBusinessNumber, brokerRegistration]
 
     static func check(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         checkPartners(content, into: diagnostics)
+        checkBroker(content, into: diagnostics)
         let phraseIDs = Set(content.phrases?.map(\.id.value) ?? [])
         let tablesByProduct = Dictionary(grouping: content.rateTables, by: \.productKey)
         let partnersByID = content.partnersByID
@@ -49,6 +54,7 @@ public enum ReferenceRules {
 
     private static func checkPartners(_ content: Content, into diagnostics: Diagnostics) {
         var names: [String: Partner] = [:]
+        var numbers: [String: Partner] = [:]
         for partner in content.partners.sorted(by: { $0.path < $1.path }) {
             let logo = partner.logo.value
             if !logo.hasPrefix("assets/") || !content.assets.contains(logo) {
@@ -56,6 +62,12 @@ public enum ReferenceRules {
             }
             if !isValidBusinessNumber(partner.brn.value) {
                 diagnostics.report(businessNumber, partner.path, partner.brn.mark, "사업자등록번호 '\(partner.brn.value)' fails its checksum; copy it again from the registry")
+            } else if isPlaceholderBusinessNumber(partner.brn.value) {
+                diagnostics.report(businessNumber, partner.path, partner.brn.mark, "사업자등록번호 '\(partner.brn.value)' is a placeholder, not a registered number; copy the partner's number from the registry")
+            } else if let first = numbers[partner.brn.value.filter { $0 != "-" }] {
+                diagnostics.report(uniqueBusinessNumber, partner.path, partner.brn.mark, "사업자등록번호 '\(partner.brn.value)' is already partner '\(first.id.value)''s; one lender has one file, so merge them or correct the number")
+            } else {
+                numbers[partner.brn.value.filter { $0 != "-" }] = partner
             }
             let isBank = partner.category.value == .bank || partner.category.value == .internetBank
             if let code = partner.kftcBankCode {
@@ -66,15 +78,36 @@ public enum ReferenceRules {
                 diagnostics.report(bankCode, partner.path, partner.category.mark, "a \(partner.category.value.rawValue) partner needs registration.kftc_bank_code")
             }
             if partner.status.value != .terminated {
-                if let first = names[partner.nameKo.value] {
-                    diagnostics.report(uniqueName, partner.path, partner.nameKo.mark, "name_ko '\(partner.nameKo.value)' is already used by partner '\(first.id.value)'")
+                // Compared as users read them: NFKC, without spaces or invisible characters.
+                let name = CopyText(plain: partner.nameKo.value, at: partner.nameKo.mark).text
+                if let first = names[name] {
+                    let same = first.nameKo.value == partner.nameKo.value ? "is already used" : "reads the same as '\(first.nameKo.value)'"
+                    diagnostics.report(uniqueName, partner.path, partner.nameKo.mark, "name_ko '\(partner.nameKo.value)' \(same) by partner '\(first.id.value)'")
                 } else {
-                    names[partner.nameKo.value] = partner
+                    names[name] = partner
                 }
             }
             if !partner.website.value.hasPrefix("https://") {
                 diagnostics.report(secureWebsite, partner.path, partner.website.mark, "website '\(partner.website.value)' must start with https://")
             }
+        }
+    }
+
+    /// A number that passes the checksum but was never issued: one digit repeated, the
+    /// counting sequence, tax office 000 or type code 00.
+    static func isPlaceholderBusinessNumber(_ text: String) -> Bool {
+        let digits = text.filter { $0 != "-" }
+        return Set(digits).count == 1 || digits == "1234567890" || digits.hasPrefix("000") || digits.dropFirst(3).hasPrefix("00")
+    }
+
+    /// '제YYYY-N호': the year registered and a number that is not all zeros.
+    static let brokerNumber = try! NSRegularExpression(pattern: "^제(19|20)[0-9]{2}-0*[1-9][0-9]{0,5}호$")
+
+    static func checkBroker(_ content: Content, into diagnostics: Diagnostics) {
+        guard let config = content.config else { return }
+        let number = config.brokerRegistrationNo
+        if DisclosureRules.firstMatch(brokerNumber, in: number.value) == nil {
+            diagnostics.report(brokerRegistration, config.path, number.mark, "broker_registration_no '\(number.value)' is not a registration number like '제2021-0123호'; copy it from the registration certificate")
         }
     }
 

@@ -23,6 +23,7 @@ public struct Validator: Sendable {
             } else {
                 DateRules.check(content, into: diagnostics)
                 DisclosureRules.check(content, context, into: diagnostics)
+                ProductDisclosureRules.check(content, context, into: diagnostics)
                 if let base { HistoryRules.check(content, base: base, context: context, into: diagnostics) }
             }
             return diagnostics.items
