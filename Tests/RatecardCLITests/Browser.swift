@@ -60,7 +60,7 @@ final class StaticServer {
     init(root: String) throws {
         var chosen = 0
         for _ in 0..<20 {
-            let candidate = Int.random(in: 20_000..<40_000)
+            let candidate = Int.random(in: 20_000..<32_000)
             if StaticServer.isFree(candidate) { chosen = candidate; break }
         }
         port = chosen

@@ -17,7 +17,9 @@ final class MotoServer {
     init(signatures: Bool = true) throws {
         var lastError = ""
         for _ in 0..<5 {
-            let port = Int.random(in: 33_000..<40_000)
+            // Below the kernel's ephemeral range (32768-60999), where outgoing connections may
+            // hold any port, and apart from the nginx (20000-32000) and fault proxy ports.
+            let port = Int.random(in: 14_000..<20_000)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
@@ -29,18 +31,26 @@ final class MotoServer {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
+            // Up when it accepts connections; a server that died (port taken) is not waited for.
+            var up = false
+            for _ in 0..<200 where process.isRunning {
+                if Self.accepts(port) {
+                    up = true
+                    break
+                }
+                usleep(50_000)
+            }
+            guard up else {
+                lastError = "moto did not listen on \(port)"
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+                continue
+            }
             let script = """
-                import boto3, json, sys, time
-                for attempt in range(100):
-                    try:
-                        iam = boto3.client("iam", endpoint_url=sys.argv[1], region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup")
-                        iam.create_user(UserName="publisher")
-                        break
-                    except Exception as error:
-                        last = error
-                        time.sleep(0.1)
-                else:
-                    sys.exit("moto did not start: %s" % last)
+                import boto3, botocore.config, json, sys
+                config = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=5, read_timeout=10)
+                iam = boto3.client("iam", endpoint_url=sys.argv[1], region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup", config=config)
+                iam.create_user(UserName="publisher")
                 iam.put_user_policy(UserName="publisher", PolicyName="s3", PolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
                 key = iam.create_access_key(UserName="publisher")["AccessKey"]
                 print(key["AccessKeyId"], key["SecretAccessKey"])
@@ -70,6 +80,17 @@ final class MotoServer {
 
     private var processHandle: Process?
 
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
+    }
+
     var endpoint: String { "http://127.0.0.1:\(port)" }
 
     func client(bucket: String, prefix: String = "", credentials: AWSCredentials? = nil, retries: Int = 4, endpoint: String? = nil) -> S3Client {
@@ -94,7 +115,7 @@ final class FaultyProxy {
     let port: Int
 
     init(upstream: Int, mode: String, failures: Int) throws {
-        port = Int.random(in: 40_000..<47_000)
+        port = Int.random(in: 10_000..<14_000)
         let script = """
             import http.server, socketserver, sys, urllib.request, threading
             upstream, port, mode, failures = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
@@ -149,15 +170,8 @@ final class FaultyProxy {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Ready when it accepts a connection.
-        for _ in 0..<100 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            close(fd)
-            if connected == 0 { return }
+        for _ in 0..<200 where process.isRunning {
+            if MotoServer.accepts(port) { return }
             usleep(50_000)
         }
         throw OperationalError("the fault proxy did not start")
@@ -174,7 +188,7 @@ final class FaultyProxy {
     deinit { stop() }
 }
 
-@Suite(.serialized) struct S3ClientTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct S3ClientTests {
     @Test func conditionalWritesAreCreateOnceAndCompareAndSwap() throws {
         let server = try MotoServer()
         defer { server.stop() }
