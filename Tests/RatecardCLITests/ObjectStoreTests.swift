@@ -6,7 +6,7 @@ import Testing
 /// The object store under the release protocol: the store's five calls keep their promises,
 /// rollback, promote and prune survive kill -9 after every named step and at 200 random
 /// instants with every kept release whole, and a root published before the store still works.
-@Suite struct ObjectStoreTests {
+@Suite(.serialized) struct ObjectStoreTests {
     // MARK: The store interface
 
     @Test func putNeverOverwritesFlipIsCompareAndSwapAndDeletingAReleaseKeepsItsObjects() throws {
@@ -48,6 +48,23 @@ import Testing
             try store.flip(expected: second, to: first)
             #expect(try serve.live() == first)
             try store.flip(expected: first, to: second)
+
+            // verify re-hashes every object the live release names: a missing or changed one is drift.
+            let live = try ReleaseInfo.read(from: serve.folder(of: second))
+            let document = try #require(live.files.first { $0.path.hasSuffix("/partners.json") })
+            let stored = serve.objectsFolder + "/" + ObjectLayout.objectName(document)
+            let kept = try FileSystem.readFile(stored)
+            unlink(stored)
+            let missingObject = try ratecard(["verify", "--root", fixture.root], in: fixture.repo)
+            #expect(missingObject.status == 1)
+            #expect(missingObject.out.contains("missing object: \(document.path)"), "\(missingObject.out)")
+            try FileSystem.writeFile(stored, Array("{}\n".utf8))
+            let changedObject = try ratecard(["verify", "--root", fixture.root], in: fixture.repo)
+            #expect(changedObject.status == 1)
+            #expect(changedObject.out.contains("changed object: \(document.path)"), "\(changedObject.out)")
+            unlink(stored)
+            try FileSystem.writeFile(stored, kept)
+            #expect(try ratecard(["verify", "--root", fixture.root], in: fixture.repo).status == 0)
 
             // Deleting a release leaves every object; the objects it alone named are found by prune.
             let objectsBefore = try store.list(.objects)
