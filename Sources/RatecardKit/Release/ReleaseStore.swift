@@ -97,6 +97,8 @@ public enum ObjectLayout {
 /// hashed, then renamed into place; a crash leaves only the incoming folder, which the next run
 /// removes. A release folder is staged as `releases/.partial-<id>` and renamed complete.
 public struct LocalStore: ReleaseStore, Sendable {
+    private enum ObjectState: Sendable { case absent, intact, changed }
+
     public let root: ServeRoot
     /// Stat data of objects verified before (a match stands in for re-hashing a present object).
     let verified: VerifiedFiles
@@ -136,22 +138,20 @@ public struct LocalStore: ReleaseStore, Sendable {
         let unique = items.filter { if case .object(let name) = $0.key { return seen.insert(name).inserted }; return false }
         let names = unique.map { item -> String in if case .object(let name) = item.key { return name }; return "" }
         for name in names where !ObjectLayout.isObjectName(name) { throw OperationalError("'\(name)' is not an object name") }
-        // Present objects are checked (stat data recorded at their last check, else their hash);
-        // a changed one is an error, never overwritten.
-        // One read of the folder instead of a stat per object.
-        let stored = Set(try FileSystem.listDirectory(objectsFolder))
-        let present = names.map { stored.contains($0) }
-        Trace.mark("store: \(names.count) objects looked up")
-        let check = zip(unique, present).filter(\.1).map(\.0)
-        let checked = ParallelMap.map(check) { [self] item -> Bool in
-            guard case .object(let name) = item.key else { return false }
-            return verified.matches(objectPath(name), BundleManifest.File(path: name, sha256: item.sha256, size: item.size))
+        // One lstat per object says whether it is present; a present one is checked (stat data
+        // recorded at its last check, else its hash). A changed one is an error, never overwritten.
+        let states = ParallelMap.map(unique) { [self] item -> ObjectState in
+            guard case .object(let name) = item.key else { return .changed }
+            var info = stat()
+            guard lstat(objectPath(name), &info) == 0 else { return errno == ENOENT ? .absent : .changed }
+            return verified.matches(objectPath(name), BundleManifest.File(path: name, sha256: item.sha256, size: item.size)) ? .intact : .changed
         }
-        for (item, ok) in zip(check, checked) where !ok {
+        for (item, state) in zip(unique, states) where state == .changed {
             guard case .object(let name) = item.key else { continue }
             throw OperationalError("object \(name) in \(objectsFolder) does not match its hash (changed on disk?); run 'ratecard verify', then move it aside and publish again")
         }
-        Trace.mark("store: \(check.count) present objects checked")
+        let present = states.map { $0 != .absent }
+        Trace.mark("store: \(unique.count) objects looked up, \(present.filter { $0 }.count) present and checked")
         let absent = zip(unique, present).filter { !$0.1 }.map(\.0)
         guard !absent.isEmpty else { return 0 }
         for item in absent where item.bytes == nil {

@@ -64,8 +64,10 @@ public struct VerifiedFiles: Sendable {
     static func record(_ files: [(path: String, file: BundleManifest.File)], root: String) throws {
         var text: [UInt8] = []
         text.reserveCapacity(files.count * 110)
-        for (path, file) in files {
-            guard let stamp = stamp(path, sha256: file.sha256), stamp.size == file.size else { continue }
+        // An lstat each, on two threads.
+        let stamps = ParallelMap.map(files.map { ($0.path, $0.file.sha256) }) { stamp($0.0, sha256: $0.1) }
+        for ((_, file), stamp) in zip(files, stamps) {
+            guard let stamp, stamp.size == file.size else { continue }
             text.append(contentsOf: "\(stamp.inode) \(stamp.size) \(stamp.mtime) \(stamp.ctime) \(stamp.sha256)\n".utf8)
         }
         let path = root + "/" + fileName
