@@ -1,9 +1,10 @@
 import Glibc
 
-/// A serve root: `current -> releases/<id>`, the releases, the journal and the lock.
+/// A serve root: the object store, `current -> releases/<id>`, the releases, the journal and the lock.
 ///
-/// State is named, not remembered: `releases/.partial-*` is unfinished, `releases/<id>` is
-/// complete, `.current.tmp-*` is a link not yet swapped, and what is live is `readlink(current)`.
+/// State is named, not remembered: `objects/.incoming-*` holds objects not yet verified and
+/// renamed into place, `releases/.partial-*` is unfinished, `releases/<id>` is complete,
+/// `.current.tmp-*` is a link not yet swapped, and what is live is `readlink(current)`.
 public struct ServeRoot: Sendable {
     public let path: String
 
