@@ -109,7 +109,11 @@ measure() {
     local name=$1; shift
     local t0 t1
     t0=$(date +%s%N)
-    if ! /usr/bin/time -f %M -o "$WORK/t/$name.rss1" "$@" >"$WORK/t/$name.out" 2>"$WORK/t/$name.err"; then
+    local status=0
+    /usr/bin/time -f %M -o "$WORK/t/$name.rss1" "$@" >"$WORK/t/$name.out" 2>"$WORK/t/$name.err" || status=$?
+    # ALLOW_INVALID=1: exit 1 (content invalid) still measures the run (the generated history
+    # edits past rate tables, which HIS-08 now refuses; the range check runs in full all the same).
+    if [ "$status" -ne 0 ] && ! { [ "${ALLOW_INVALID:-0}" = 1 ] && [ "$status" -eq 1 ]; }; then
         echo "FAILED: $name: $*" >&2; cat "$WORK/t/$name.out" "$WORK/t/$name.err" >&2; exit 1
     fi
     t1=$(date +%s%N)
@@ -147,24 +151,45 @@ for run in $(seq 1 "$RUNS"); do
     measure cmark sh -c 'cat "$0"/*.md | cmark > /dev/null' "$WORK/bodies"
     measure hugo hugo --quiet -s "$SITE" -d "$WORK/hugo-$run"
 
-    measure validate_range "$BIN" -C "$BIG" validate --range "$RANGE_BASE..HEAD" --as-of "$AS_OF"
+    ALLOW_INVALID=1 measure validate_range "$BIN" -C "$BIG" validate --range "$RANGE_BASE..HEAD" --as-of "$AS_OF"
     measure validate_full "$BIN" -C "$BIG" validate --rev HEAD --as-of "$AS_OF"
 
     SERVE=$WORK/serve-$run
     measure publish_full "$BIN" -C "$BIG" publish --root "$SERVE" --web "$ROOT/site" --as-of "$AS_OF" -m "bench full"
     FULL_ID=$(live "$SERVE")
-    measure cp_release cp -a "$SERVE/releases/$FULL_ID" "$WORK/copy-$run"
+    measure cp_release cp -a "$SERVE" "$WORK/copy-$run"
     change_one_table
+    PREV=$SERVE/releases/$(live "$SERVE")
+    ls "$SERVE/objects" > "$WORK/objects-before"
     before=$(bytes_of "$SERVE")
     measure publish_one "$BIN" -C "$BIG" publish --root "$SERVE" --web "$ROOT/site" --as-of "$AS_OF" -m "bench one table"
     after=$(bytes_of "$SERVE")
     if grep -q "built onto the live bundle" "$WORK/t/publish_one.out"; then echo 1 >> "$WORK/t/incremental"; else echo 0 >> "$WORK/t/incremental"; fi
     NEXT=$SERVE/releases/$(live "$SERVE")
     echo $((after - before)) >> "$WORK/t/new_bytes"
-    # What changed: files written (not hard-linked) other than the manifests, and the manifests.
-    find "$NEXT" -type f -links 1 ! -path "$NEXT/version.json" ! -path "$NEXT/data/manifest.json" -printf '%s\n' \
+    # What changed: the objects the store did not have (written once, shared by every later
+    # release), and the release manifest (version.json).
+    ls "$SERVE/objects" | comm -13 "$WORK/objects-before" - | (cd "$SERVE/objects" && xargs -r stat -c %s) \
         | awk '{ s += $1 } END { print s + 0 }' >> "$WORK/t/changed_bytes"
-    echo $(( $(stat -c %s "$NEXT/version.json") + $(stat -c %s "$NEXT/data/manifest.json") )) >> "$WORK/t/manifest_bytes"
+    stat -c %s "$NEXT/version.json" >> "$WORK/t/manifest_bytes"
+    # The phone: what the web app downloads (gzip) for the first comparison screen of this
+    # release, and what an app holding the previous release's objects downloads again.
+    python3 - "$SERVE" "$PREV" "$NEXT" >> "$WORK/t/phone" <<'PY'
+import gzip, json, os, sys
+serve, prev, nxt = sys.argv[1:4]
+FIRST = ["service", "partners", "products", "terms", "phrases", "limits"]  # site/app/app.js DATA_FILES
+def screen(release):
+    raw = open(os.path.join(release, "data/manifest.json"), "rb").read()
+    manifest = json.loads(raw)
+    files = {f["path"]: f["sha256"] for f in manifest["files"]}
+    urls = {"manifest": raw}
+    for name in FIRST:
+        sha = files[manifest["data"] + name + ".json"]
+        urls[sha] = open(os.path.join(serve, "objects", sha + ".json"), "rb").read()
+    return {url: len(gzip.compress(body, 6)) for url, body in urls.items()}
+old, new = screen(prev), screen(nxt)
+print(sum(new.values()), sum(size for url, size in new.items() if url == "manifest" or url not in old))
+PY
 done
 
 # Rollback: the last serve root (a full release and one after a one-table change) against a
@@ -174,10 +199,10 @@ say "rollback"
 TINY_A=$(live "$WORK/tiny-serve")
 "$BIN" -C "$TINY" publish --root "$WORK/tiny-serve" --no-web --as-of 2026-11-30 -m two >/dev/null
 TINY_B=$(live "$WORK/tiny-serve")
-TINY_FILES=$(find "$WORK/tiny-serve/releases/$TINY_A" -type f ! -name version.json | wc -l)
+TINY_FILES=$(grep -o '"path"' "$WORK/tiny-serve/releases/$TINY_A/version.json" | wc -l)
 BIG_B=$(live "$SERVE")
 BIG_A=$FULL_ID
-BIG_FILES=$(find "$SERVE/releases/$BIG_A" -type f ! -name version.json | wc -l)
+BIG_FILES=$(grep -o '"path"' "$SERVE/releases/$BIG_A/version.json" | wc -l)
 for run in $(seq 1 "$RUNS"); do
     if ((run % 2)); then big_to=$BIG_A; tiny_to=$TINY_A; else big_to=$BIG_B; tiny_to=$TINY_B; fi
     measure rollback_big "$BIN" rollback --root "$SERVE" --to "$big_to" --force -m "bench $run"
@@ -213,14 +238,18 @@ END {
     r = v["validate_range"] / v["validate_full"]
     row("validate --range (200 commits) vs --rev HEAD", s(v["validate_range"]), s(v["validate_full"]), sprintf("%.2fx", r), "<= 3.0x", r <= 3.0)
     r = v["publish_full"] / v["cp_release"]
-    info("publish (full)  vs cp -a of the release", s(v["publish_full"]), s(v["cp_release"]), sprintf("%.2fx", r))
+    info("publish (full)  vs cp -a of the serve root", s(v["publish_full"]), s(v["cp_release"]), sprintf("%.2fx", r))
     r = v["publish_one"] / v["publish_full"]
     row("publish after one changed table vs full", s(v["publish_one"]), s(v["publish_full"]), sprintf("%.2fx", r), "<= 0.10x", r <= 0.10)
-    budget = 2 * v["changed_bytes"] + v["manifest_bytes"]
+    budget = v["changed_bytes"] + v["manifest_bytes"]
     r = v["new_bytes"] / budget
-    row("  new bytes on disk vs 2 x changed + manifests", sprintf("%d B", v["new_bytes"]), sprintf("%d B", budget), sprintf("%.2fx", r), "<= 1.0x", r <= 1.0)
-    info("  (changed files written / manifests)", sprintf("%d B", v["changed_bytes"]), sprintf("%d B", v["manifest_bytes"]), "")
+    row("  new bytes on disk vs new objects + manifest", sprintf("%d B", v["new_bytes"]), sprintf("%d B", budget), sprintf("%.2fx", r), "<= 1.5x", r <= 1.5)
+    info("  (new objects / release manifest)", sprintf("%d B", v["changed_bytes"]), sprintf("%d B", v["manifest_bytes"]), "")
     info("  (runs built onto the live bundle)", sprintf("%d of %d", v["incremental"], runs), "", "")
+    kb = v["phone_first"] / 1024
+    row("phone: first comparison screen (gzip)", sprintf("%.0f KB", kb), "", "", "<= 150 KB", kb <= 150)
+    r = v["phone_again"] / v["phone_first"]
+    row("phone: re-download after one table vs first", sprintf("%.1f KB", v["phone_again"] / 1024), sprintf("%.0f KB", kb), sprintf("%.2fx", r), "<= 0.05x", r <= 0.05)
     r = v["rollback_big"] / v["rollback_tiny"]
     row(sprintf("rollback, %d-file root vs %d-file root", v["big_files"], v["tiny_files"]), s(v["rollback_big"]), s(v["rollback_tiny"]), sprintf("%.2fx", r), "<= 1.5x", r <= 1.5)
     split("validate_rev validate_range build publish_full publish_one rollback_big", names, " ")
@@ -233,6 +262,8 @@ END {
 }' <(
     for m in validate_rev git_archive validate_rev_loose git_archive_loose build cmark hugo validate_range validate_full publish_full cp_release publish_one \
              rollback_big rollback_tiny new_bytes changed_bytes manifest_bytes; do echo "$m $(median $m)"; done
+    cut -d' ' -f1 "$WORK/t/phone" > "$WORK/t/phone_first"; cut -d' ' -f2 "$WORK/t/phone" > "$WORK/t/phone_again"
+    echo "phone_first $(median phone_first)"; echo "phone_again $(median phone_again)"
     for m in validate_rev validate_range build publish_full publish_one rollback_big; do echo "${m}_rss $(peak $m)"; done
     echo "big_files $BIG_FILES"; echo "tiny_files $TINY_FILES"
     echo "incremental $(awk '{ s += $1 } END { print s + 0 }' "$WORK/t/incremental")"

@@ -37,6 +37,13 @@ struct PublishFixture {
         try FileSystem.writeFile(web + "/app/app.js", Array("console.log('app');\n".utf8))
     }
 
+    /// Gives the web build a file no release has yet, so the next publish writes a new object.
+    func stampWeb() throws {
+        let path = web + "/app/stamp.js"
+        unlink(path)
+        try FileSystem.writeFile(path, Array("// \(UInt64.random(in: 0...UInt64.max))\n".utf8))
+    }
+
     func publishArguments(_ commit: String, _ extra: [String] = []) -> [String] {
         ["publish", "--root", root, "--rev", commit, "--web", web, "--as-of", "2026-11-29", "-m", "test"] + extra
     }
@@ -71,7 +78,8 @@ struct PublishFixture {
     func strays() throws -> [String] {
         let releases = try FileSystem.listDirectory(root + "/releases").filter { $0.hasPrefix(".") }
         let links = try FileSystem.listDirectory(root).filter { $0.hasPrefix(".current.tmp-") }
-        return releases + links
+        let objects = FileSystem.isDirectory(root + "/objects") ? try FileSystem.listDirectory(root + "/objects").filter { $0.hasPrefix(".") } : []
+        return releases + links + objects.map { "objects/" + $0 }
     }
 
     /// `current` names a complete release that verifies.
@@ -80,6 +88,15 @@ struct PublishFixture {
         guard let live = try serve.live() else { return nil }
         #expect(try serve.drift(of: live) == [], "live release \(live) does not verify")
         return live
+    }
+
+    /// Every release on disk verifies: its entry folder and every object it names.
+    func everyReleaseIsComplete(_ label: String) throws {
+        let serve = ServeRoot(path: root)
+        for id in try serve.releaseIDs() {
+            let drift = try serve.drift(of: id)
+            #expect(drift == [], "\(label): release \(id) does not verify: \(drift.prefix(3))")
+        }
     }
 }
 
@@ -94,6 +111,7 @@ struct PublishFixture {
 
             func recoverAndCheck(_ label: String) throws {
                 _ = try fixture.liveIsComplete()
+                try fixture.stampWeb()
                 let next = try ratecard(fixture.publishArguments(fixture.commits[target]), in: fixture.repo)
                 #expect(next.status == 0, "publish after \(label) failed: \(next.err)")
                 #expect(try fixture.strays() == [], "strays after \(label)")
@@ -102,11 +120,13 @@ struct PublishFixture {
             }
 
             for step in CrashPoint.publishSteps {
+                try fixture.stampWeb()
                 let before = try ServeRoot(path: fixture.root).live()
                 let process = try fixture.start(fixture.publishArguments(fixture.commits[target]), environment: ["RATECARD_CRASH_AT": step])
                 process.waitUntilExit()
                 #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL, "no crash at \(step)")
                 let after = try fixture.liveIsComplete()
+                try fixture.everyReleaseIsComplete(step)
                 let swapped = CrashPoint.publishSteps.firstIndex(of: step)! >= CrashPoint.publishSteps.firstIndex(of: "swapped")!
                 #expect((after != before) == swapped, "at \(step): live \(before ?? "-") -> \(after ?? "-")")
                 try recoverAndCheck(step)
@@ -123,6 +143,7 @@ struct PublishFixture {
             var landedBeforeSwap = 0
             var landedAfterSwap = 0
             for index in 0..<200 {
+                try fixture.stampWeb()
                 let before = try ServeRoot(path: fixture.root).live()
                 let process = try fixture.start(fixture.publishArguments(fixture.commits[target]))
                 usleep(useconds_t(Double.random(in: 0...(1.5 * cycle)) * 1_000_000))
@@ -243,6 +264,18 @@ struct PublishFixture {
             #expect(verified.status == 4)
             #expect(verified.err.contains("changed: index.html"))
             #expect(try root.live() == third)
+            // An object the release names, changed in the store: --verify sees that too.
+            let info = try ReleaseInfo.read(from: root.folder(of: second))
+            let products = try #require(info.files.first { $0.path.hasSuffix("/products.json") })
+            let object = root.objectsFolder + "/" + ObjectLayout.objectName(products)
+            let bytes = try FileSystem.readFile(object)
+            unlink(object)
+            try FileSystem.writeFile(object, Array("{}\n".utf8))
+            let objectChanged = try ratecard(["rollback", "--root", fixture.root, "--to", second, "--verify", "-m", "check all"], in: fixture.repo)
+            #expect(objectChanged.status == 4)
+            #expect(objectChanged.err.contains("changed object: \(products.path)"), "\(objectChanged.err)")
+            unlink(object)
+            try FileSystem.writeFile(object, bytes)
             // version.json changed: refused without --verify, live unchanged.
             let version = root.folder(of: first) + "/" + ReleaseInfo.fileName
             let edited = try FileSystem.readFile(version) + Array(" ".utf8)
@@ -361,12 +394,11 @@ struct PublishFixture {
             let left = try staging.releaseIDs()
             #expect(left.count == 2)
             #expect(left.contains(live))
-            // Old pages keep working: the pruned releases' data folders are carried in the live one.
-            for id in try staging.journal.entries().compactMap(\.release) where !left.contains(id) {
-                let bundle = String(id.split(separator: "-")[1])
-                let data = try FileSystem.listDirectory(staging.folder(of: live) + "/data")
-                #expect(data.contains { $0.hasPrefix(bundle) }, "data of \(id) is gone")
-            }
+            // Pages of the kept releases keep working: every object they name is in the store; the
+            // objects only pruned releases named are gone.
+            for id in left { #expect(try staging.drift(of: id) == [], "\(id) lost an object") }
+            let named = try Set(left.flatMap { try ReleaseInfo.read(from: staging.folder(of: $0)).objectNames })
+            #expect(Set(try staging.store.list(.objects)) == named)
             // Drift is found.
             try FileSystem.writeFile(staging.folder(of: live) + "/index.html", Array("tampered\n".utf8))
             let drift = try ratecard(["verify", "--root", fixture.root], in: fixture.repo)

@@ -38,7 +38,9 @@ import Testing
             let ids = try serve.releaseIDs()
             let dry = try ratecard(["prune", "--root", fixture.root, "--keep", "1", "--dry-run"], in: fixture.repo)
             #expect(dry.status == 0, "\(dry.err)")
-            #expect(dry.out == "Would remove 2 releases: \(ids[0]), \(ids[1]). Nothing was changed.\n", "\(dry.out)")
+            #expect(dry.out.hasPrefix("Would remove 2 releases: \(ids[0]), \(ids[1]). Would delete "), "\(dry.out)")
+            #expect(dry.out.hasSuffix(" objects no kept release names (\(try unreferencedBytes(serve, keeping: [ids[2], ids[3]])) bytes). Nothing was changed.\n"), "\(dry.out)")
+            let objectsBefore = try FileSystem.listDirectory(serve.objectsFolder).sorted()
             #expect(try serve.releaseIDs() == ids)
             let json = try ratecard(["prune", "--root", fixture.root, "--keep", "1", "--format", "json"], in: fixture.repo)
             #expect(json.status == 0, "\(json.err)")
@@ -47,7 +49,21 @@ import Testing
             #expect(object["kept"]?.arrayValue?.compactMap(\.stringValue) == [ids[2], ids[3]])
             #expect(object["dry_run"] == .bool(false))
             #expect(try serve.releaseIDs() == [ids[2], ids[3]])
+            // Objects: exactly those no kept release names went; every kept release still verifies.
+            let kept = try Set([ids[2], ids[3]].flatMap { try ReleaseInfo.read(from: serve.folder(of: $0)).objectNames })
+            let objectsAfter = try FileSystem.listDirectory(serve.objectsFolder).sorted()
+            #expect(Set(objectsAfter) == kept)
+            #expect(objectsAfter.count < objectsBefore.count)
+            #expect(object["objects"]?.intValue == objectsBefore.count - objectsAfter.count)
+            for id in [ids[2], ids[3]] { #expect(try serve.drift(of: id) == [], "\(id)") }
         }
+    }
+
+    /// The bytes of the objects that none of `keeping` names.
+    func unreferencedBytes(_ serve: ServeRoot, keeping: [String]) throws -> Int {
+        let named = try Set(keeping.flatMap { try ReleaseInfo.read(from: serve.folder(of: $0)).objectNames })
+        return try FileSystem.listDirectory(serve.objectsFolder).filter { !named.contains($0) }
+            .reduce(0) { $0 + (try FileSystem.readFile(serve.objectsFolder + "/" + $1)).count }
     }
 
     /// A rate table scheduled for 2027-01-04 with a lower ceiling, committed after the base.

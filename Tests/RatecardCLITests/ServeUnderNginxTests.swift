@@ -20,8 +20,8 @@ import Testing
             let root = directory + "/root"
             let serve = ServeRoot(path: root)
 
-            // r1 = A, r2 = B (carries A's data), r3 = A (carries B's): from r2 on every release
-            // holds both data folders, so any swap among them keeps every page's data reachable.
+            // r1 = A, r2 = B, r3 = A: every release names its data as objects of the one store, so
+            // any swap among them keeps every page's data reachable.
             for (revision, expected) in [(content.commitA, 1), (content.commitB, 2), (content.commitA, 3)] {
                 let result = try content.publish(root: root, revision: revision, message: "setup \(expected)")
                 try #require(result.status == 0, "setup publish \(expected): \(result.out)\(result.err)")
@@ -31,10 +31,10 @@ import Testing
             let bundleA = try ReleaseInfo.read(from: serve.folder(of: ids[0])).bundleID
             let bundleB = try ReleaseInfo.read(from: serve.folder(of: ids[1])).bundleID
             try #require(bundleA != bundleB, "the two commits must build different bundles")
-            for id in ids.dropFirst() {
-                for bundle in [bundleA, bundleB] {
-                    #expect(FileSystem.exists(serve.folder(of: id) + "/data/\(bundle)/products.json"), "\(id) lacks data/\(bundle)/")
-                }
+            for id in ids {
+                let info = try ReleaseInfo.read(from: serve.folder(of: id))
+                #expect(info.format == ObjectLayout.format)
+                #expect(!FileSystem.exists(serve.folder(of: id) + "/data/\(info.bundleID)/products.json"), "\(id): data documents are objects only")
             }
 
             let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: root, repo: content.repo)
@@ -104,7 +104,9 @@ import Testing
             }
             // version.json names who published and why: it is not served.
             #expect(try probe.get("/version.json").status == 404)
-            let data = try probe.get("/data/\(liveBundle)/products.json")
+            let liveInfo = try ReleaseInfo.read(from: serve.folder(of: #require(try serve.live())))
+            let products = try #require(liveInfo.files.first { $0.path == "data/\(liveBundle)/products.json" })
+            let data = try probe.get("/o/" + ObjectLayout.objectName(products))
             #expect(data.status == 200)
             #expect(data.header("cache-control")?.contains("immutable") == true, "\(data.header("cache-control") ?? "no Cache-Control")")
             #expect(data.header("content-type")?.hasPrefix("application/json") == true)
@@ -118,13 +120,18 @@ import Testing
             #expect(control.counts.non200 == 1, "a missing page must count as non-200")
             #expect(control.counts.mixed == 0)
             let randomBundle = String((0..<16).map { _ in "0123456789abcdef".randomElement()! })
-            control.checkData(manifest: Array(#"{"bundle_id":"\#(randomBundle)","files":[{"path":"data/\#(randomBundle)/products.json","sha256":"00"}]}"#.utf8), etag: nil)
-            #expect(control.counts.missingData == 1, "a manifest naming a data folder that is not served must count as mixed")
-            control.checkData(manifest: Array(#"{"bundle_id":"\#(liveBundle)","files":[{"path":"data/\#(liveBundle)/products.json","sha256":"\#(String(repeating: "0", count: 64))"}]}"#.utf8), etag: nil)
+            let randomHash = String((0..<64).map { _ in "0123456789abcdef".randomElement()! })
+            control.checkData(manifest: Array(#"{"bundle_id":"\#(randomBundle)","objects":"o/","files":[{"path":"data/\#(randomBundle)/products.json","sha256":"\#(randomHash)"}]}"#.utf8), etag: nil)
+            #expect(control.counts.missingData == 1, "a manifest naming an object that is not served must count as mixed")
+            // An object whose bytes are not what its name says (planted by hand).
+            let zeros = String(repeating: "0", count: 64)
+            try FileSystem.writeFile(root + "/objects/\(zeros).json", Array("{}\n".utf8))
+            control.checkData(manifest: Array(#"{"bundle_id":"\#(liveBundle)","objects":"o/","files":[{"path":"data/\#(liveBundle)/products.json","sha256":"\#(zeros)"}]}"#.utf8), etag: nil)
+            unlink(root + "/objects/\(zeros).json")
             #expect(control.counts.hashMismatch == 1, "products.json not matching its manifest must count as mixed")
 
             // A missing data file is a real 404, never the app page, and never cached for a year.
-            let missing = try probe.get("/data/\(randomBundle)/products.json")
+            let missing = try probe.get("/o/\(randomHash).json")
             #expect(missing.status == 404)
             #expect(!String(decoding: missing.body, as: UTF8.self).contains("<!doctype html>"), "the 404 is the SPA page")
             #expect(missing.header("cache-control")?.contains("immutable") != true, "a 404 must not be cached as immutable")
@@ -132,10 +139,13 @@ import Testing
             // Dot-files are never served, even when one exists inside the live release.
             let planted = serve.folder(of: try #require(try serve.live())) + "/.secret"
             try FileSystem.writeFile(planted, Array("secret\n".utf8))
-            for path in ["/.secret", "/.ratecard/journal.jsonl", "/.ratecard/lock", "/data/.secret"] {
+            try FileSystem.makeDirectories(root + "/objects/.incoming-1")
+            try FileSystem.writeFile(root + "/objects/.incoming-1/" + randomHash + ".json", Array("{}\n".utf8))
+            for path in ["/.secret", "/.ratecard/journal.jsonl", "/.ratecard/lock", "/data/.secret", "/o/.incoming-1/\(randomHash).json", "/o/", "/o/../version.json"] {
                 #expect(try probe.get(path).status == 404, "\(path) must be 404")
             }
             unlink(planted)
+            try FileSystem.removeTree(root + "/objects/.incoming-1")
 
             // Negative control for the whole harness: a non-atomic swap (unlink, then symlink)
             // under the same load must be seen (reliability.md §9.3 E).
@@ -185,7 +195,13 @@ import Testing
             let manifest = try probe.get("/r/\(old)/data/manifest.json")
             #expect(manifest.status == 200)
             #expect(String(decoding: manifest.body, as: UTF8.self).contains(oldBundle), "the old release's page reads its own data")
-            #expect(try probe.get("/r/\(old)/data/\(oldBundle)/products.json").status == 200)
+            // Its data comes from the object store, named relative to the page (o/<sha256>.json).
+            let listed = try BundleManifest.parse(manifest.body)
+            let products = try #require(listed.files.first { $0.path.hasSuffix("/products.json") })
+            let object = try probe.get("/r/\(old)/o/" + ObjectLayout.objectName(products))
+            #expect(object.status == 200)
+            #expect(SHA256.hex(object.body) == products.sha256)
+            #expect(object.header("cache-control")?.contains("immutable") == true)
             #expect(try probe.get("/r/\(old)/version.json").status == 404)
             #expect(try probe.get("/r/.partial-x/index.html").status == 404)
             #expect(try probe.get("/r/\(old)/../../.ratecard/journal.jsonl").status != 200)
@@ -213,13 +229,14 @@ import Testing
             let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: root, repo: content.repo)
             defer { server.stop() }
             let probe = HTTPConnection(port: server.port)
-            for path in ["/index.html", "/rates.html", "/" + terms, "/app/app.js", "/data/manifest.json", "/" + logo, "/data/\(info.bundleID)/products.json"] {
+            let products = try #require(info.files.first { $0.path == "data/\(info.bundleID)/products.json" })
+            for path in ["/index.html", "/rates.html", "/" + terms, "/app/app.js", "/data/manifest.json", "/" + logo, "/o/" + ObjectLayout.objectName(products)] {
                 let response = try probe.get(path)
                 #expect(response.status == 200, "\(path)")
                 #expect(response.header("x-content-type-options") == "nosniff", "\(path)")
                 let policy = response.header("content-security-policy") ?? ""
                 #expect(policy.contains("frame-ancestors 'self'"), "\(path): \(policy)")
-                #expect(policy.contains("sandbox") == path.hasPrefix("/data/"), "\(path): \(policy)")
+                #expect(policy.contains("sandbox") == (path.hasPrefix("/data/") || path.hasPrefix("/o/")), "\(path): \(policy)")
             }
             #expect(try probe.get("/version.json").status == 404)
             // A terms page says whether its version is in force yet: revalidated, never immutable.
@@ -240,23 +257,100 @@ import Testing
         }
     }
 
-    /// Rollback goes back to a release that was built before the bundle that is live now, so it does
-    /// not carry that bundle's data folder: a page that read the newer manifest just before the swap
-    /// gets a 404 for its data. reliability.md §6 wants that to be zero.
-    @Test func rollbackKeepsTheDataOfTheReleaseItLeavesReachable() throws {
+    /// Skew safety through the real server: pages opened on release A, B and C stay whole while
+    /// the root publishes B and C, rolls back to A and then to C. Every data request of every
+    /// open page (each file its manifest names under the data folder, fetched as the object URL
+    /// the web app uses) answers 200 with the bytes the manifest lists, after every step; the
+    /// web app itself renders the comparison from the object layout in Chromium.
+    @Test func pagesOpenOnAnyKeptReleaseKeepEveryFileThroughPublishesAndRollbacks() throws {
+        let nginx = try #require(NginxServer.executable, "nginx is not installed (apt-get install -y nginx)")
         try withTemporaryDirectory { directory in
+            chmod(directory, 0o755)
             let content = try TwoCommitContent(in: directory)
             let root = directory + "/root"
             let serve = ServeRoot(path: root)
             try #require(try content.publish(root: root, revision: content.commitA, message: "A").status == 0)
-            try #require(try content.publish(root: root, revision: content.commitB, message: "B").status == 0)
-            let left = try #require(try serve.live())
-            let bundle = try ReleaseInfo.read(from: serve.folder(of: left)).bundleID
-            let rollback = try ratecard(["rollback", "--root", root, "-m", "bad rates"], in: content.repo)
-            try #require(rollback.status == 0, "\(rollback.out)\(rollback.err)")
-            withKnownIssue("rollback to a release older than the live bundle drops that bundle's data folder (pages loaded just before the rollback get 404 for data/<bundle>/)") {
-                #expect(FileSystem.exists(root + "/current/data/\(bundle)/products.json"))
+            let a = try #require(try serve.live())
+            let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: root, repo: content.repo)
+            defer { server.stop() }
+            let probe = HTTPConnection(port: server.port)
+
+            /// A page as the web app opens it: the manifest once, then the data it names.
+            struct OpenPage {
+                let release: String
+                let bundle: String
+                /// Object URL -> the sha256 the manifest lists.
+                let requests: [(url: String, sha256: String)]
             }
+            func open(_ release: String) throws -> OpenPage {
+                let response = try probe.get("/data/manifest.json")
+                #expect(response.status == 200)
+                let manifest = try BundleManifest.parse(response.body)
+                #expect(manifest.objects == "o/", "the release's manifest does not say where objects are")
+                let folder = BundleLayout.dataFolder(manifest.bundleID)
+                let data = manifest.files.filter { $0.path.hasPrefix(folder) }
+                #expect(data.contains { $0.path == folder + "products.json" })
+                let page = OpenPage(release: release, bundle: manifest.bundleID, requests: data.map { ("/o/" + ObjectLayout.objectName($0), $0.sha256) })
+                try check([page], "opening \(release)")
+                return page
+            }
+            func check(_ pages: [OpenPage], _ step: String) throws {
+                let failures = try failedRequests(pages)
+                #expect(failures.isEmpty, "after \(step): \(failures.count) failed requests, e.g. \(failures.prefix(3))")
+            }
+            func failedRequests(_ pages: [OpenPage]) throws -> [String] {
+                var failures: [String] = []
+                for page in pages {
+                    for request in page.requests {
+                        let response = try probe.get(request.url)
+                        if response.status != 200 {
+                            failures.append("page of \(page.release): \(request.url) -> \(response.status)")
+                        } else if SHA256.hex(response.body) != request.sha256 {
+                            failures.append("page of \(page.release): \(request.url) is not the bytes its manifest names")
+                        } else if response.header("cache-control")?.contains("immutable") != true {
+                            failures.append("page of \(page.release): \(request.url) is not cached as immutable")
+                        }
+                    }
+                }
+                return failures
+            }
+            func renders(_ release: String) throws {
+                let dom = try Browser.dumpDOM("http://127.0.0.1:\(server.port)/index.html#/compare?score=800", budgetMilliseconds: 4000)
+                #expect(dom.contains("신용점수 800점 · "), "the web app did not render the comparison from release \(release): \(dom.prefix(400))")
+            }
+
+            var pages = [try open(a)]
+            try renders(a)
+            try #require(try content.publish(root: root, revision: content.commitB, message: "B").status == 0)
+            let b = try #require(try serve.live())
+            try check(pages, "publishing B")
+            pages.append(try open(b))
+            try #require(try content.publish(root: root, revision: content.commitA, message: "C", asOf: "2026-11-30").status == 0)
+            let c = try #require(try serve.live())
+            try check(pages, "publishing C")
+            pages.append(try open(c))
+            try renders(c)
+            #expect(Set(pages.map(\.bundle)).count == 3, "A, B and C must be three bundles")
+            let toA = try ratecard(["rollback", "--root", root, "--to", a, "--force", "-m", "back to A"], in: content.repo)
+            try #require(toA.status == 0, "\(toA.out)\(toA.err)")
+            try check(pages, "rolling back to A")
+            pages.append(try open(a))
+            try renders(a)
+            let toC = try ratecard(["rollback", "--root", root, "--to", c, "--force", "-m", "forward to C"], in: content.repo)
+            try #require(toC.status == 0, "\(toC.out)\(toC.err)")
+            try check(pages, "rolling back to C")
+            // Prune keeps these three (the newest 3): every open page still finds everything.
+            let pruned = try ratecard(["prune", "--root", root, "--keep", "3"], in: content.repo)
+            #expect(pruned.status == 0, "\(pruned.err)")
+            try check(pages, "prune --keep 3")
+            // Negative control: the checker sees a missing object.
+            let victim = try #require(pages[1].requests.first { $0.url.hasSuffix(".json") })
+            let stored = serve.objectsFolder + "/" + String(victim.url.dropFirst(3))
+            let saved = try FileSystem.readFile(stored)
+            unlink(stored)
+            #expect(try failedRequests([pages[1]]) == ["page of \(pages[1].release): \(victim.url) -> 404"], "the checker must see an object removed by hand")
+            try FileSystem.writeFile(stored, saved)
+            #expect(try ratecard(["verify", "--root", root], in: content.repo).status == 0)
         }
     }
 
@@ -367,8 +461,8 @@ private struct TwoCommitContent {
     }
 
     /// `ratecard publish` of `revision` (HEAD when nil) to `root`.
-    func publish(root: String, revision: String?, message: String, web: String? = nil, extra: [String] = []) throws -> Execution {
-        var arguments = ["publish", "--root", root, "--as-of", "2026-11-29", "--web", web ?? self.web, "-m", message]
+    func publish(root: String, revision: String?, message: String, web: String? = nil, extra: [String] = [], asOf: String = "2026-11-29") throws -> Execution {
+        var arguments = ["publish", "--root", root, "--as-of", asOf, "--web", web ?? self.web, "-m", message]
         if let revision { arguments += ["--rev", revision] }
         return try ratecard(arguments + extra, in: repo)
     }
@@ -702,12 +796,14 @@ private struct PageChecker {
             counts.note("unreadable manifest: \(String(decoding: manifest.prefix(80), as: UTF8.self))")
             return
         }
-        let path = "data/\(bundle)/products.json"
-        guard let listed = files.first(where: { $0["path"] as? String == path })?["sha256"] as? String else {
+        let logical = "data/\(bundle)/products.json"
+        guard let listed = files.first(where: { $0["path"] as? String == logical })?["sha256"] as? String else {
             counts.badManifest += 1
-            counts.note("manifest of \(bundle) does not list \(path)")
+            counts.note("manifest of \(bundle) does not list \(logical)")
             return
         }
+        // The URL the web app fetches: the object when the manifest says where objects are.
+        let path = (object["objects"] as? String).map { $0 + listed + ".json" } ?? logical
         counts.bundles.insert(bundle)
         if let etag { counts.manifestETags[etag, default: []].insert(bundle) }
         guard let response = request("/" + path) else { return }

@@ -3,7 +3,9 @@
  *
  * Plain JS, no dependencies, no external requests. The page reads the bundle described in
  * docs/bundle-format.md: data/manifest.json once per load (no-cache), then the immutable data
- * files from the one folder that manifest names.
+ * files it names: from a published release, each as its content-addressed object
+ * (`objects` + sha256 + extension, cached for a year and shared by every release); from a
+ * built folder (no `objects`), from the one data folder the manifest names.
  *
  * Routes (hash):
  *   #/compare[?score=<0-1000>&amount=<만원>]   comparison (default route)
@@ -104,6 +106,39 @@
     if (!isSafeRelPath(folder)) return null;
     if (folder.split("/")[0] !== "data") return null;
     return folder + "/";
+  }
+
+  /** The object prefix from the manifest: "o/" (a relative folder), or null. */
+  function safeObjectsPrefix(p) {
+    if (typeof p !== "string" || !/^[a-z0-9_-]{1,32}\/$/.test(p)) return null;
+    return p;
+  }
+
+  /** ".json" for "data/x/products.json": the extension an object name keeps (ObjectLayout). */
+  function objectExtension(path) {
+    var name = path.slice(path.lastIndexOf("/") + 1);
+    var dot = name.lastIndexOf(".");
+    if (dot < 0) return "";
+    var ext = name.slice(dot + 1).toLowerCase();
+    return /^[a-z0-9]{1,8}$/.test(ext) ? "." + ext : "";
+  }
+
+  /**
+   * Where a data file (relative to the data folder) is fetched from: its object when the
+   * manifest says where objects are and lists the file's sha256, else the data folder.
+   */
+  function makeDataUrl(manifest, folder) {
+    var objects = safeObjectsPrefix(manifest.objects);
+    var hashes = new Map();
+    if (objects && Array.isArray(manifest.files)) {
+      manifest.files.forEach(function (f) {
+        if (isObj(f) && typeof f.path === "string" && /^[0-9a-f]{64}$/.test(str(f.sha256))) hashes.set(f.path, f.sha256);
+      });
+    }
+    return function (rel) {
+      var sha = objects ? hashes.get(folder + rel) : null;
+      return sha ? objects + sha + objectExtension(rel) : folder + rel;
+    };
   }
 
   function safeHttpsUrl(u) {
@@ -225,13 +260,16 @@
       if (!/^[A-Za-z0-9._-]{1,64}$/.test(bundleId)) throw new Error("manifest: bad bundle_id");
       var folder = safeDataFolder(manifest.data);
       if (!folder) throw new Error("manifest: bad data folder");
-      // Every data file comes from this one folder, read once: a page never mixes releases.
+      // Every data file is one this manifest names, read once: a page never mixes releases.
+      var dataUrl = makeDataUrl(manifest, folder);
       return Promise.all(DATA_FILES.map(function (name) {
-        return fetchJson(folder + name + ".json");
+        return fetchJson(dataUrl(name + ".json"));
       })).then(function (files) {
         var raw = {};
         DATA_FILES.forEach(function (name, i) { raw[name] = files[i]; });
-        return indexData(manifest, bundleId, folder, raw);
+        var data = indexData(manifest, bundleId, folder, raw);
+        data.dataUrl = dataUrl;
+        return data;
       }, function (err) {
         if (!retried && /HTTP 404/.test(String(err && err.message))) return loadAll(true);
         throw err;
@@ -695,7 +733,7 @@
       img.height = 48;
       img.decoding = "async";
       img.setAttribute("loading", "lazy");
-      img.src = state.data.folder + logo;
+      img.src = state.data.dataUrl(logo);
       img.addEventListener("error", function () {
         if (img.parentNode) img.parentNode.replaceChild(logoFallback(name), img);
       });

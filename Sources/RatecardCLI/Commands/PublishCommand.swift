@@ -64,7 +64,7 @@ enum PublishCommand {
         var scheduledInChanged: Day?
         if !dryRun, !protected, let live = try root.live(), let repository = location.repository,
            let commit = try? repository.resolveCommit(revision),
-           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, live: root.folder(of: live)) {
+           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: root, live: live) {
             built = (output, commit, nil, products)
             scheduledInChanged = scheduled
         } else {
@@ -149,7 +149,7 @@ enum PublishCommand {
             invocation.console.out("Already live on \(name): release \(id) serves this commit; nothing changed.\n")
         case .published(let id, let previous, let plan, let bytes, let linked):
             let how = built.incremental.map { "; built onto the live bundle: \($0.count) changed product(s) re-rendered, the rest reused" } ?? ""
-            invocation.console.out("Published release \(id) to \(name) (was \(previous ?? "none")): \(plan.summary); wrote \(bytes) bytes, linked \(linked) unchanged files\(how).\n")
+            invocation.console.out("Published release \(id) to \(name) (was \(previous ?? "none")): \(plan.summary); wrote \(bytes) bytes of new objects, \(linked) entry files\(how).\n")
         }
         return RatecardCLI.ExitCode.ok
     }

@@ -31,10 +31,11 @@ enum ServeRootCommands {
 
     static let prune = Command(
         name: "prune",
-        abstract: "Delete old releases, keeping the newest N, the live one and the newest good one before it.",
-        usage: "(--env <name> | --root <dir>) --keep <n> [--dry-run] [--no-wait] [--format <format>]",
+        abstract: "Delete old releases, keeping the newest N, the live one and the newest good one before it, then the objects no kept release names.",
+        usage: "(--env <name> | --root <dir>) --keep <n> [--grace <minutes>] [--dry-run] [--no-wait] [--format <format>]",
         options: ServeRootOptions.options + [
             OptionSpec("--keep", value: "N", "How many of the newest releases to keep"),
+            OptionSpec("--grace", value: "MINUTES", "Also keep every release that was live in the last MINUTES (pages opened on it keep their files; default 0)"),
             OptionSpec("--dry-run", "List the releases that would be removed, and remove nothing"),
             ServeRootOptions.noWait,
             ServeRootOptions.format,
@@ -214,21 +215,31 @@ enum ServeRootCommands {
         let json = try format(arguments)
         let dryRun = arguments.has("--dry-run")
         let root = try ServeRootOptions.existing(arguments, invocation)
-        let removed = try ReleaseHistory(root: root).prune(keep: keep, wait: !arguments.has("--no-wait"), dryRun: dryRun)
+        var grace = 0
+        if let text = arguments.value("--grace") {
+            guard let minutes = Int(text), minutes >= 0 else { throw UsageError("'--grace' needs a whole number of minutes") }
+            grace = minutes
+        }
+        let pruned = try ReleaseHistory(root: root).prune(keep: keep, graceMinutes: grace, wait: !arguments.has("--no-wait"), dryRun: dryRun)
+        let removed = pruned.releases
         if json {
             invocation.console.out(JSON.object([
-                "dry_run": .bool(dryRun), "keep": .int(keep), (dryRun ? "would_remove" : "removed"): .array(removed.map(JSON.string)),
+                "dry_run": .bool(dryRun), "keep": .int(keep), "grace_minutes": .int(grace), (dryRun ? "would_remove" : "removed"): .array(removed.map(JSON.string)),
                 "kept": .array(try root.releaseIDs().filter { !removed.contains($0) }.map(JSON.string)),
+                "objects": .int(pruned.objects), "bytes": .int(pruned.bytes),
             ]).serialized() + "\n")
             return RatecardCLI.ExitCode.ok
         }
         let plural = removed.count == 1 ? "" : "s"
-        if removed.isEmpty {
+        let objects = "\(pruned.objects) object\(pruned.objects == 1 ? "" : "s") no kept release names (\(pruned.bytes) bytes)"
+        if removed.isEmpty && pruned.objects == 0 {
             invocation.console.out("Nothing to prune.\n")
         } else if dryRun {
-            invocation.console.out("Would remove \(removed.count) release\(plural): \(removed.joined(separator: ", ")). Nothing was changed.\n")
+            let releases = removed.isEmpty ? "" : "Would remove \(removed.count) release\(plural): \(removed.joined(separator: ", ")). "
+            invocation.console.out(releases + (pruned.objects == 0 ? "" : "Would delete \(objects). ") + "Nothing was changed.\n")
         } else {
-            invocation.console.out("Removed \(removed.count) release\(plural): \(removed.joined(separator: ", "))\n")
+            let releases = removed.isEmpty ? "" : "Removed \(removed.count) release\(plural): \(removed.joined(separator: ", "))\n"
+            invocation.console.out(releases + (pruned.objects == 0 ? "" : "Deleted \(objects)\n"))
         }
         return RatecardCLI.ExitCode.ok
     }

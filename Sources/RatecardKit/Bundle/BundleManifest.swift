@@ -17,6 +17,9 @@ public struct BundleManifest: Sendable, Equatable {
     public var sourceRoot: String? = nil
     /// `BuildFingerprint.value` of the ratecard that built it.
     public var build: String = BuildFingerprint.value
+    /// Where a published release serves its files as objects (`o/`, relative to the site root):
+    /// set by publish in the release's copy of the manifest, absent from `ratecard build`'s.
+    public var objects: String? = nil
 
     public func json() -> JSON {
         var fields = fieldsWithoutFiles
@@ -28,7 +31,7 @@ public struct BundleManifest: Sendable, Equatable {
     public func bytes() -> [UInt8] { JSON.listingBytes(fieldsWithoutFiles, files: files) }
 
     private var fieldsWithoutFiles: [String: JSON] {
-        [
+        var fields: [String: JSON] = [
             "format": .int(1),
             "bundle_id": .string(bundleID),
             "data": .string(BundleLayout.dataFolder(bundleID)),
@@ -39,6 +42,8 @@ public struct BundleManifest: Sendable, Equatable {
             "source_root": sourceRoot.map(JSON.string) ?? .null,
             "build": .string(build),
         ]
+        if let objects { fields["objects"] = .string(objects) }
+        return fields
     }
 
     /// Reads a manifest back (for publish, verify and status).
@@ -57,6 +62,7 @@ public struct BundleManifest: Sendable, Equatable {
         let generator = fields.string("generator")
         let root = fields.string("source_root", required: false)
         let build = fields.string("build", required: false)
+        let objects = fields.string("objects", required: false)
         _ = fields.integer("format")
         _ = fields.string("data")
         var files: [File] = []
@@ -74,6 +80,6 @@ public struct BundleManifest: Sendable, Equatable {
         }
         return BundleManifest(
             bundleID: id.value, sourceCommit: commit.map { ObjectID(hex: $0.value) }, sourceDirty: dirty.value,
-            asOf: asOf.value, generator: generator.value, files: files, sourceRoot: root?.value, build: build?.value ?? "")
+            asOf: asOf.value, generator: generator.value, files: files, sourceRoot: root?.value, build: build?.value ?? "", objects: objects?.value)
     }
 }

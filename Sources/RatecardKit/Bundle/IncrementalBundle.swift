@@ -40,14 +40,14 @@ public struct IncrementalBundle {
         self.asOf = asOf
     }
 
-    /// The bundle of `commit` derived from the live release in `folder`, or nil (build in full).
-    public func build(commit: ObjectID, live folder: String) -> Outcome? {
-        try? derive(commit: commit, live: folder)
+    /// The bundle of `commit` derived from the live release `release` of `root`, or nil (build in full).
+    public func build(commit: ObjectID, root: ServeRoot, live release: String) -> Outcome? {
+        try? derive(commit: commit, root: root, live: release)
     }
 
-    private func derive(commit: ObjectID, live folder: String) throws -> Outcome? {
+    private func derive(commit: ObjectID, root: ServeRoot, live release: String) throws -> Outcome? {
         let repository = try location.requireRepository()
-        let live = try LiveBundle(folder: folder)
+        let live = try LiveBundle(root: root, release: release)
         guard live.asOf == asOf.description, live.generator == BundleBuilder.generator, live.build == BuildFingerprint.value,
               !live.dirty, let liveCommit = live.commit else { return nil }
         let source = try location.source(for: commit)
@@ -119,24 +119,28 @@ public struct IncrementalBundle {
         for file in dataFiles {
             let path = folderName + file.path
             listed.append(BundleManifest.File(path: path, sha256: file.sha256, size: file.size))
-            if files[path] == nil { reused[path] = live.folder + "/" + live.dataFolder + file.path }
+            if files[path] == nil { reused[path] = live.location(of: BundleManifest.File(path: live.dataFolder + file.path, sha256: file.sha256, size: file.size)) }
         }
         for file in live.files where !file.path.hasPrefix(live.dataFolder) {
             if let bytes = files[file.path] {
                 listed.append(BundleManifest.File(path: file.path, sha256: SHA256.hex(bytes), size: bytes.count))
             } else {
                 listed.append(file)
-                reused[file.path] = live.folder + "/" + file.path
+                reused[file.path] = live.location(of: file)
             }
         }
         listed.sort { $0.path < $1.path }
-        // Reused files are linked as they are: each must still be what the live manifest says.
-        let sources = reused.sorted { $0.key < $1.key }
-        let expected = Dictionary(listed.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        let verified = VerifiedFiles.load(root: live.folder + "/../..")
-        let intact = ParallelMap.map(sources) { verified.matches($0.value, expected[$0.key]!) }
-        guard intact.allSatisfy({ $0 }) else { return nil }
-        Trace.mark("incremental: \(sources.count) reused files checked")
+        // Reused files are carried on as they are: each must still be what the live manifest says.
+        // In the object layout the store's put checks every object it is given without bytes
+        // (and refuses a changed one), so only a live release of the folder layout is checked here.
+        if live.release.format != ObjectLayout.format {
+            let sources = reused.sorted { $0.key < $1.key }
+            let expected = Dictionary(listed.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+            let verified = VerifiedFiles.load(root: root.path)
+            let intact = ParallelMap.map(sources) { verified.matches($0.value, expected[$0.key]!) }
+            guard intact.allSatisfy({ $0 }) else { return nil }
+            Trace.mark("incremental: \(sources.count) reused files checked")
+        }
         let manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: commit, sourceDirty: false, asOf: asOf,
             generator: BundleBuilder.generator, files: listed, sourceRoot: source.treePrefix)

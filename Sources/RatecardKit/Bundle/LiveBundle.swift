@@ -1,5 +1,8 @@
-/// What an incremental build needs of the live release: its manifest and files.
+/// What an incremental build needs of the live release: its manifest and files, read from
+/// wherever the release keeps them (its entry folder, or the object store).
 struct LiveBundle {
+    let root: ServeRoot
+    let release: ReleaseInfo
     let folder: String
     let bundleID: String
     let dataFolder: String
@@ -12,8 +15,10 @@ struct LiveBundle {
     /// The bundle's files (data/manifest.json aside), as its manifest lists them.
     let files: [BundleManifest.File]
 
-    init(folder: String) throws {
-        self.folder = folder
+    init(root: ServeRoot, release id: String) throws {
+        self.root = root
+        folder = root.folder(of: id)
+        release = try ReleaseInfo.read(from: folder)
         let (json, files) = try JSONReader.parseListingFiles(try FileSystem.readFile(folder + "/" + BundleLayout.manifest))
         guard let id = json["bundle_id"]?.stringValue, let asOf = json["as_of"]?.stringValue,
               let generator = json["generator"]?.stringValue, case .bool(let dirty)? = json["source_dirty"] else {
@@ -34,10 +39,18 @@ struct LiveBundle {
     /// changed on disk must not be carried into the next release).
     func read(_ path: String, inData: Bool = false) throws -> [UInt8] {
         let relative = (inData ? dataFolder : "") + path
-        let bytes = try FileSystem.readFile(folder + "/" + relative)
-        guard let file = files.first(where: { $0.path == relative }), file.size == bytes.count, file.sha256 == SHA256.hex(bytes) else {
+        guard let file = files.first(where: { $0.path == relative }) else {
+            throw OperationalError("the live manifest does not list \(relative)")
+        }
+        let bytes = try FileSystem.readFile(location(of: file))
+        guard file.size == bytes.count, file.sha256 == SHA256.hex(bytes) else {
             throw OperationalError("\(folder)/\(relative) does not match the live manifest")
         }
         return bytes
+    }
+
+    /// Where the bytes of a file of the live bundle are on disk.
+    func location(of file: BundleManifest.File) -> String {
+        root.location(of: file, in: release)
     }
 }

@@ -10,8 +10,23 @@ public enum CrashPoint {
 
     /// Every named step, in protocol order (publish).
     public static let publishSteps = [
-        "locked", "recovered", "staged", "files-written", "version-written", "synced", "verified",
-        "renamed", "linked", "swapped", "journaled",
+        "locked", "recovered", "objects-written", "objects-synced", "objects-verified", "objects-placed",
+        "staged", "files-written", "version-written", "synced", "verified", "renamed", "linked", "swapped", "journaled",
+    ]
+
+    /// Rollback's steps: the intent journaled, the new link made, swapped, journaled.
+    public static let rollbackSteps = ["intent", "linked", "swapped", "journaled"]
+
+    /// Promote's steps: the target recovered, its missing objects put, the release put, swapped.
+    public static let promoteSteps = [
+        "promote-recovered", "objects-written", "objects-synced", "objects-verified", "objects-placed", "promote-objects",
+        "staged", "files-written", "version-written", "synced", "verified", "renamed", "linked", "swapped", "journaled",
+    ]
+
+    /// Prune's steps: locked, each release removed, all removed, each object deleted, all
+    /// deleted, journaled.
+    public static let pruneSteps = [
+        "prune-locked", "prune-release-removed", "prune-releases-removed", "prune-object-removed", "prune-objects-removed", "prune-journaled",
     ]
 
     static func hit(_ step: String) {

@@ -35,6 +35,15 @@ public enum NginxConfig {
                 server_tokens off;
 
                 location ~ /\\. { return 404; }               # never serve dot-files (.ratecard, .partial-*)
+                # The object store: every file of every kept release, named by its sha256, written
+                # once and never changed: a year, immutable. Only object names match (no dot-files,
+                # no .incoming-* folder); the extension gives the Content-Type.
+                location ~ "^/o/([0-9a-f]{64}(\\.[a-z0-9]{1,8})?)$" {
+                    alias \(root)/objects/$1;
+                    add_header Cache-Control "public, max-age=31536000, immutable";
+                    \(data)
+                }
+                location /o/ { return 404; }
                 # version.json names who published (emails, OS user) and why: it is for ratecard, not the app.
                 location = /version.json { return 404; }
                 # Entry documents change in place. nginx's validators are mtime (seconds) + size, and two
@@ -84,6 +93,12 @@ public enum NginxConfig {
                     \(data)
                 }
                 location ~ ^/r/[^/]+/version\\.json$ { return 404; }
+                # A kept release's pages name objects relative to themselves (o/<name>): the same store.
+                location ~ "^/r/[^/]+/o/([0-9a-f]{64}(\\.[a-z0-9]{1,8})?)$" {
+                    alias \(root)/objects/$1;
+                    add_header Cache-Control "public, max-age=31536000, immutable";
+                    \(data)
+                }
                 location /r/ {
                     alias \(root)/releases/;
                     etag off;

@@ -1,16 +1,16 @@
 import Glibc
 import Synchronization
 
-/// Stages a release beside the live one and swaps `current` to it, crash-safely.
+/// Publishes a release into the serve root's object store and flips `current` to it, crash-safely.
 ///
-/// Protocol (reliability.md §4): lock, recover, stage into `releases/.partial-<id>` (hard-linking
-/// files unchanged since the live release), write version.json last, flush the filesystem,
-/// verify what was written, rename to `releases/<id>`, swap `current` with one rename(2), fsync,
-/// journal. A failure at any step leaves `current` as it was; the next run removes the rest.
+/// Protocol (reliability.md §4, against `ReleaseStore`): lock, recover, put every object the
+/// release names that the store lacks (written, flushed, read back, renamed into place; present
+/// ones are checked, never overwritten), put the release manifest (version.json; the local store
+/// makes the entry folder of hard links), flip the pointer with compare-and-swap, journal. A
+/// failure at any step leaves `current` as it was; the next run removes the rest. Objects are
+/// shared by every release, so a publish costs what changed and a page loaded from any kept
+/// release finds every object it references after any number of publishes and rollbacks.
 public struct Publisher {
-    /// How many earlier releases' data folders a new release carries (pages loaded from them keep working).
-    public static let carriedReleases = 5
-
     public var root: ServeRoot
 
     public init(root: ServeRoot) { self.root = root }
@@ -48,15 +48,11 @@ public struct Publisher {
         case alreadyLive(id: String)
     }
 
-    /// Files of the new release and where each comes from.
+    /// Files of the new release and their bytes (none for a file an incremental build reused:
+    /// its object is in the store already).
     struct Staged {
         var files: [BundleManifest.File] = []
         var bytes: [String: [UInt8]] = [:]
-        /// Path in the release -> absolute path of an identical file to hard-link.
-        var links: [String: String] = [:]
-        /// Link sources already hash-checked by the builder (an incremental build's reused files).
-        var checked: Set<String> = []
-        var carried: [String] = []
         /// The live release's version.json, read while staging.
         var liveInfo: ReleaseInfo?
     }
@@ -65,10 +61,13 @@ public struct Publisher {
     public func plan(_ request: Request) throws -> (plan: ReleasePlan, live: String?) {
         let live = try root.live()
         let staged = try stage(request, live: live)
-        let liveInfo = staged.liveInfo
-        let liveFiles = liveInfo.map { info in info.files.filter { !info.isCarried($0.path) } } ?? []
-        let newFiles = staged.files.filter { file in !staged.carried.contains { file.path.hasPrefix(BundleLayout.dataFolder($0)) } }
-        return (ReleasePlan.between(live: liveFiles, next: newFiles), live)
+        return (ReleasePlan.between(live: Self.ownFiles(staged.liveInfo), next: staged.files), live)
+    }
+
+    /// A release's own files (a release of the folder layout also lists the data of earlier
+    /// bundles it carried).
+    static func ownFiles(_ info: ReleaseInfo?) -> [BundleManifest.File] {
+        info.map { info in info.files.filter { !info.isCarried($0.path) } } ?? []
     }
 
     public func publish(_ request: Request, onWait: (String) -> Void = { _ in }) throws -> Outcome {
@@ -82,25 +81,28 @@ public struct Publisher {
             throw ConflictError("live is \(live ?? "none"), not \(expected) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
         }
         Trace.mark("publish: locked and recovered")
-        var staged = try stage(request, live: live)
+        let staged = try stage(request, live: live)
         Trace.mark("publish: staged \(staged.files.count) files")
-        let liveInfo = staged.liveInfo
-        let newOwn = staged.files.filter { file in !staged.carried.contains { file.path.hasPrefix(BundleLayout.dataFolder($0)) } }
-        if let liveInfo, let live, liveInfo.contentKey == ReleaseInfo.contentKey(of: newOwn) {
+        if let liveInfo = staged.liveInfo, let live, liveInfo.contentKey == ReleaseInfo.contentKey(of: staged.files) {
             return .alreadyLive(id: live)
         }
-        let plan = ReleasePlan.between(live: liveInfo.map { info in info.files.filter { !info.isCarried($0.path) } } ?? [], next: newOwn)
+        let plan = ReleasePlan.between(live: Self.ownFiles(staged.liveInfo), next: staged.files)
         let id = try nextID(bundleID: request.bundle.manifest.bundleID)
         let info = ReleaseInfo(
             id: id, bundleID: request.bundle.manifest.bundleID, sourceCommit: request.bundle.manifest.sourceCommit?.hex,
             asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(), author: request.author,
-            user: ProcessUser.name, message: request.message, carried: staged.carried, staleFrom: request.staleFrom?.description,
-            bridge: request.bridge, files: staged.files)
-        staged.bytes[ReleaseInfo.fileName] = info.bytes()
+            user: ProcessUser.name, message: request.message, carried: [], staleFrom: request.staleFrom?.description,
+            bridge: request.bridge, files: staged.files, format: ObjectLayout.format)
+        let manifest = info.bytes()
         Trace.mark("publish: version.json")
         do {
-            let written = try write(staged, id: id)
-            try root.swap(to: id)
+            let store = LocalStore(root: root, verified: VerifiedFiles.load(root: root.path))
+            Trace.mark("publish: verified record read")
+            let written = try store.put(Self.objects(of: staged))
+            Trace.mark("publish: objects put (\(written) bytes written)")
+            let entries = try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest)])
+            Trace.mark("publish: release put")
+            try store.flip(expected: live, to: id)
             Trace.mark("publish: swapped")
             var fields = JournalFields.base(action: request.action)
             fields["release"] = .string(id)
@@ -109,18 +111,18 @@ public struct Publisher {
             fields["commit"] = info.sourceCommit.map(JSON.string) ?? .null
             fields["author"] = .string(request.author)
             fields["message"] = .string(request.message)
-            fields[ServeRoot.sealField] = .string(SHA256.hex(staged.bytes[ReleaseInfo.fileName]!))
+            fields[ServeRoot.sealField] = .string(SHA256.hex(manifest))
             for (key, value) in request.extra { fields[key] = value }
             // The release is live now: a journal that cannot be written must not turn that into a
             // failure (exit 4 promises live is unchanged). The next run's recovery records the swap.
             root.journalAfterSwap(fields)
             CrashPoint.hit("journaled")
-            // Best effort: without the record the next publish hashes what it links.
-            try? VerifiedFiles.record(staged.files, in: root.folder(of: id), root: root.path)
+            // Best effort: without the record the next publish hashes the objects it reuses.
+            try? Self.recordObjects(of: info, root: root)
             Trace.mark("publish: recorded")
-            return .published(id: id, previous: live, plan: plan, bytesWritten: written, filesLinked: staged.links.count)
+            let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
+            return .published(id: id, previous: live, plan: plan, bytesWritten: written + entries, filesLinked: linked)
         } catch {
-            try? FileSystem.removeTree(root.releasesFolder + "/.partial-\(id)")
             var fields = JournalFields.base(action: "failure")
             fields["attempted"] = .string(request.action)
             fields["release"] = .string(id)
@@ -130,7 +132,28 @@ public struct Publisher {
         }
     }
 
-    /// Collects the new release's files: web build, bundle, and carried data folders.
+    /// One store item per object the staged release names.
+    static func objects(of staged: Staged) -> [StoreItem] {
+        var seen: Set<String> = []
+        var items: [StoreItem] = []
+        for file in staged.files {
+            let name = ObjectLayout.objectName(file)
+            guard seen.insert(name).inserted else { continue }
+            items.append(StoreItem(key: .object(name), sha256: file.sha256, size: file.size, bytes: staged.bytes[file.path]))
+        }
+        return items
+    }
+
+    /// Records the stat data of a release's objects (they were verified by the put that
+    /// preceded this), so the next publish need not re-hash the ones it reuses.
+    static func recordObjects(of info: ReleaseInfo, root: ServeRoot) throws {
+        var seen: Set<String> = []
+        let files = info.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
+        try VerifiedFiles.record(files.map { (root.objectsFolder + "/" + ObjectLayout.objectName($0), $0) }, root: root.path)
+    }
+
+    /// Collects the new release's files: the web build and the bundle, with the release's copy
+    /// of `data/manifest.json` saying where the objects are served.
     func stage(_ request: Request, live: String?) throws -> Staged {
         var staged = Staged()
         var entries: [String: BundleManifest.File] = [:]
@@ -147,127 +170,30 @@ public struct Publisher {
             staged.bytes[path] = bytes
             entries[path] = hashes[path] ?? BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
         }
-        // Files an incremental build reused: linked from the file it named and hash-checked.
-        for (path, source) in request.bundle.reused {
+        var manifest = request.bundle.manifest
+        manifest.objects = ObjectLayout.urlPrefix
+        let manifestBytes = manifest.bytes()
+        staged.bytes[BundleLayout.manifest] = manifestBytes
+        entries[BundleLayout.manifest] = BundleManifest.File(path: BundleLayout.manifest, sha256: SHA256.hex(manifestBytes), size: manifestBytes.count)
+        // Files an incremental build reused: their objects are in the store (checked by the put).
+        for path in request.bundle.reused.keys {
             if entries[path] != nil { throw OperationalError("the web build and the bundle both have \(path); rename it in the web build") }
             guard let file = hashes[path] else { throw OperationalError("the bundle's manifest does not list \(path)") }
             entries[path] = file
-            staged.links[path] = source
-            staged.checked.insert(path)
         }
-        // Index identical files already on disk (live release first) so unchanged bytes are linked, not copied.
-        var onDisk: [String: String] = [:]
-        var history = try activationHistory()
-        if let live { history.removeAll { $0 == live }; history.insert(live, at: 0) }
-        var carriedCount = 0
-        for release in history.prefix(Publisher.carriedReleases + 1) {
-            // Once the carried folders are chosen, older releases only add link sources that
-            // the live release (which carries their data) mostly has already.
-            if carriedCount >= Publisher.carriedReleases || staged.carried.count >= Publisher.carriedReleases { break }
-            let folder = root.folder(of: release)
-            guard let info = try? ReleaseInfo.read(from: folder) else { continue }
-            if release == live { staged.liveInfo = info }
-            for file in info.files where onDisk["\(file.sha256)/\(file.size)"] == nil {
-                onDisk["\(file.sha256)/\(file.size)"] = folder + "/" + file.path
-            }
-            if carriedCount < Publisher.carriedReleases {
-                carriedCount += 1
-                for bundle in [info.bundleID] + info.carried where bundle != request.bundle.manifest.bundleID && !staged.carried.contains(bundle) {
-                    let prefix = BundleLayout.dataFolder(bundle)
-                    let files = info.files.filter { $0.path.hasPrefix(prefix) }
-                    guard !files.isEmpty, staged.carried.count < Publisher.carriedReleases else { continue }
-                    staged.carried.append(bundle)
-                    for file in files { entries[file.path] = file }
-                }
-            }
-        }
-        if let live, staged.liveInfo == nil { staged.liveInfo = try ReleaseInfo.read(from: root.folder(of: live)) }
+        if let live { staged.liveInfo = try ReleaseInfo.read(from: root.folder(of: live)) }
         staged.files = entries.values.sorted { $0.path < $1.path }
-        for file in staged.files where !staged.checked.contains(file.path) {
-            if let source = onDisk["\(file.sha256)/\(file.size)"] { staged.links[file.path] = source }
+        // A reused file of a live release in the folder layout has no object yet: its bytes.
+        if let liveInfo = staged.liveInfo, liveInfo.format != ObjectLayout.format {
+            for (path, source) in request.bundle.reused { staged.bytes[path] = try FileSystem.readFile(source) }
         }
-        staged.carried.sort()
         return staged
-    }
-
-    /// Writes the staged release and renames it complete. Returns the bytes written (not linked).
-    private func write(_ staged: Staged, id: String) throws -> Int {
-        let partial = root.releasesFolder + "/.partial-\(id)"
-        let needed = staged.files.filter { staged.links[$0.path] == nil }.reduce(0) { $0 + $1.size }
-        try checkSpace(needed: needed + (staged.bytes[ReleaseInfo.fileName]?.count ?? 0))
-        guard mkdir(partial, 0o755) == 0 else { throw FileSystem.failure("mkdir", partial) }
-        CrashPoint.hit("staged")
-        let folders = try ParallelWrite.makeFolders(for: staged.files.map(\.path), in: partial)
-        Trace.mark("publish: \(folders) folders made")
-        // An unchanged file is hard-linked after its source is checked (a file changed on disk
-        // since its release was published must not be carried on): by the stat data recorded
-        // after the last publish, else by its hash. All checks come before any link, which
-        // would move the ctimes they compare. Both steps are split over two threads.
-        let listed = Dictionary(staged.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        let verified = VerifiedFiles.load(root: root.path)
-        Trace.mark("publish: verified record read")
-        var firstUse: [String: String] = [:]
-        for file in staged.files where !staged.checked.contains(file.path) {
-            if let source = staged.links[file.path], firstUse[source] == nil { firstUse[source] = file.path }
-        }
-        let sources = firstUse.sorted { $0.key < $1.key }
-        let checks = ParallelMap.map(sources) { verified.matches($0.key, listed[$0.value]!) }
-        let intactSources = Set(zip(sources, checks).filter(\.1).map(\.0.key))
-        Trace.mark("publish: \(sources.count) link sources checked")
-        let tally = Tally()
-        try ParallelWrite.each(staged.files.map(\.path)) { path in
-            let target = partial + "/" + path
-            if let source = staged.links[path] {
-                let intact = staged.checked.contains(path) || intactSources.contains(source)
-                if intact, link(source, target) == 0 { return }
-                if !intact, staged.bytes[path] == nil {
-                    throw OperationalError("\(source) changed on disk since its release was published, and \(path) has no other copy; run 'ratecard verify' and restore it (or prune that release)")
-                }
-            }
-            guard let bytes = staged.bytes[path] ?? (staged.links[path].flatMap { try? FileSystem.readFile($0) }) else {
-                throw OperationalError("no bytes for \(path)")
-            }
-            try DurableFiles.create(target, bytes, sync: false)
-            tally.add(bytes.count)
-        }
-        var written = tally.total
-        CrashPoint.hit("files-written")
-        Trace.mark("publish: files written and linked")
-        let version = staged.bytes[ReleaseInfo.fileName]!
-        try DurableFiles.create(partial + "/" + ReleaseInfo.fileName, version, sync: false)
-        written += version.count
-        CrashPoint.hit("version-written")
-        try DurableFiles.syncFilesystem(of: partial)
-        CrashPoint.hit("synced")
-        Trace.mark("publish: synced")
-        // Verify what was written (linked files were verified when first published).
-        for file in staged.files where staged.links[file.path] == nil {
-            let bytes = try FileSystem.readFile(partial + "/" + file.path)
-            guard bytes.count == file.size, SHA256.hex(bytes) == file.sha256 else {
-                throw OperationalError("\(file.path) reads back different from what was written; the disk may be failing")
-            }
-        }
-        CrashPoint.hit("verified")
-        Trace.mark("publish: verified")
-        guard rename(partial, root.folder(of: id)) == 0 else { throw FileSystem.failure("rename", partial) }
-        try DurableFiles.syncDirectory(root.releasesFolder)
-        CrashPoint.hit("renamed")
-        return written
     }
 
     /// Whether the file at `path` has the size and hash `file` lists.
     static func matches(_ path: String, _ file: BundleManifest.File) -> Bool {
         guard let bytes = try? FileSystem.readFile(path) else { return false }
         return bytes.count == file.size && SHA256.hex(bytes) == file.sha256
-    }
-
-    private func checkSpace(needed: Int) throws {
-        var info = statvfs()
-        guard statvfs(root.releasesFolder, &info) == 0 else { throw FileSystem.failure("statvfs", root.releasesFolder) }
-        let free = Int(info.f_bavail) * Int(info.f_frsize)
-        if free < needed * 2 + 65536 {
-            throw OperationalError("not enough space in \(root.releasesFolder): the release needs \(needed) bytes (twice that free to be safe), \(free) are free")
-        }
     }
 
     /// Releases that were live, newest first, without repeats.
@@ -293,7 +219,7 @@ extension ReleaseInfo {
 }
 
 /// A byte count that two writer threads add to.
-private final class Tally: Sendable {
+final class Tally: Sendable {
     private let count = Atomic<Int>(0)
 
     func add(_ bytes: Int) { count.add(bytes, ordering: .relaxed) }

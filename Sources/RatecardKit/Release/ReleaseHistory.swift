@@ -80,12 +80,13 @@ public struct ReleaseHistory {
         intent["message"] = .string(reason)
         try root.journal.append(intent)
         CrashPoint.hit("intent")
-        try root.swap(to: chosen)
+        try root.store.flip(expected: live, to: chosen)
         var fields = JournalFields.base(action: "rollback")
         fields["from"] = .string(live)
         fields["to"] = .string(chosen)
         fields["message"] = .string(reason)
         root.journalAfterSwap(fields)
+        CrashPoint.hit("journaled")
         return result
     }
 
@@ -103,7 +104,9 @@ public struct ReleaseHistory {
         try root.journal.append(fields)
     }
 
-    /// Makes the identical release of another root live here (same id, same bytes).
+    /// Makes the identical release of another root live here (same id, same bytes): its objects
+    /// the target lacks are copied (never hard-linked: two environments never share an inode),
+    /// then its manifest, then the pointer is flipped.
     public static func promote(release: String?, from source: ServeRoot, to target: ServeRoot, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws -> (id: String, previous: String?, alreadyLive: Bool) {
         guard let id = try release ?? source.live() else { throw OperationalError("\(source.path) has nothing live to promote") }
         let sourceFolder = source.folder(of: id)
@@ -113,33 +116,37 @@ public struct ReleaseHistory {
         let lock = try ReleaseLock.acquire(root: target.path, command: "promote", wait: wait)
         defer { withExtendedLifetime(lock) {} }
         try target.recover()
+        CrashPoint.hit("promote-recovered")
         let live = try target.live()
         if let expectLive, expectLive != (live ?? "none") {
             throw ConflictError("live is \(live ?? "none"), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
         }
         if live == id { return (id, live, true) }
+        let manifest = try FileSystem.readFile(sourceFolder + "/" + ReleaseInfo.fileName)
+        let sourceInfo = try ReleaseInfo.parse(manifest, source: sourceFolder + "/" + ReleaseInfo.fileName)
         if !FileSystem.isDirectory(target.folder(of: id)) {
-            let partial = target.releasesFolder + "/.partial-\(id)"
-            do {
-                // Copied, never hard-linked: two environments must not share an inode, or a file
-                // changed in one (by hand, or a faulty disk) would change the other's copy too.
-                for path in try ReleaseFiles.list(sourceFolder) {
-                    let destination = partial + "/" + path
-                    try FileSystem.makeDirectories(DurableFiles.parent(of: destination))
-                    try DurableFiles.create(destination, try FileSystem.readFile(sourceFolder + "/" + path), sync: false)
+            if sourceInfo.format == ObjectLayout.format {
+                let store = target.store
+                let present = Set(try store.list(.objects))
+                var seen: Set<String> = []
+                var items: [StoreItem] = []
+                for file in sourceInfo.files {
+                    let name = ObjectLayout.objectName(file)
+                    guard seen.insert(name).inserted else { continue }
+                    let bytes = present.contains(name) ? nil : try source.store.read(.object(name))
+                    items.append(StoreItem(key: .object(name), sha256: file.sha256, size: file.size, bytes: bytes))
                 }
-                try DurableFiles.syncFilesystem(of: partial)
-                guard rename(partial, target.folder(of: id)) == 0 else { throw FileSystem.failure("rename", partial) }
-                try DurableFiles.syncDirectory(target.releasesFolder)
-            } catch {
-                try? FileSystem.removeTree(partial)
-                throw error
+                try store.put(items)
+                CrashPoint.hit("promote-objects")
+                try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest)])
+            } else {
+                try copyFolderRelease(id, from: source, to: target)
             }
         }
         let drifted = try target.drift(of: id)
         guard drifted.isEmpty else { throw OperationalError("the copy of \(id) does not verify: \(drifted.prefix(3).joined(separator: ", "))") }
         let seal = try target.versionHash(of: id)
-        try target.swap(to: id)
+        try target.store.flip(expected: live, to: id)
         let info = try ReleaseInfo.read(from: target.folder(of: id))
         var fields = JournalFields.base(action: "promote")
         fields[ServeRoot.sealField] = .string(seal)
@@ -151,15 +158,50 @@ public struct ReleaseHistory {
         fields["message"] = .string(message)
         for (key, value) in extra { fields[key] = value }
         target.journalAfterSwap(fields)
+        CrashPoint.hit("journaled")
+        if info.format == ObjectLayout.format { try? Publisher.recordObjects(of: info, root: target) }
         return (id, live, false)
     }
 
-    /// Removes old releases, keeping the newest `keep`, the live one and the newest good one
-    /// before it. `dryRun` says which would go and removes nothing.
-    public func prune(keep: Int, wait: Bool, dryRun: Bool = false) throws -> [String] {
+    /// Copies a release of the folder layout (published before the object store) file by file.
+    private static func copyFolderRelease(_ id: String, from source: ServeRoot, to target: ServeRoot) throws {
+        let sourceFolder = source.folder(of: id)
+        let partial = target.releasesFolder + "/.partial-\(id)"
+        do {
+            for path in try ReleaseFiles.list(sourceFolder) {
+                let destination = partial + "/" + path
+                try FileSystem.makeDirectories(DurableFiles.parent(of: destination))
+                try DurableFiles.create(destination, try FileSystem.readFile(sourceFolder + "/" + path), sync: false)
+            }
+            try DurableFiles.syncFilesystem(of: partial)
+            guard rename(partial, target.folder(of: id)) == 0 else { throw FileSystem.failure("rename", partial) }
+            try DurableFiles.syncDirectory(target.releasesFolder)
+        } catch {
+            try? FileSystem.removeTree(partial)
+            throw error
+        }
+    }
+
+    /// What a prune removed (or, for a dry run, would remove).
+    public struct Pruned: Equatable, Sendable {
+        public var releases: [String]
+        public var objects: Int
+        public var bytes: Int
+    }
+
+    /// Removes old releases, keeping the newest `keep`, the live one, the newest good one before
+    /// it, every release an app version loads (bridge-lines.json) and every release that was
+    /// live in the last `graceMinutes`; then deletes the objects no remaining release names.
+    /// `dryRun` says which would go and removes nothing.
+    ///
+    /// Crash-safe at every instant: releases go first (each with one rename), and the objects
+    /// deleted are those that no release still on disk names, computed after the releases went;
+    /// a release's manifest that cannot be read stops the object sweep.
+    public func prune(keep: Int, graceMinutes: Int = 0, wait: Bool, dryRun: Bool = false) throws -> Pruned {
         let lock = try ReleaseLock.acquire(root: root.path, command: "prune", wait: wait)
         defer { withExtendedLifetime(lock) {} }
         if !dryRun { try root.recover() }
+        CrashPoint.hit("prune-locked")
         let live = try root.live()
         let bad = try root.badReleases()
         let history = try Publisher(root: root).activationHistory()
@@ -172,21 +214,68 @@ public struct ReleaseHistory {
         }
         // A release an app version loads (bridge-lines.json) stays.
         protected.formUnion(try BridgeLines.read(root: root).values)
-        let ids = try root.releaseIDs()
+        protected.formUnion(try recentlyLive(minutes: graceMinutes))
+        let store = root.store
+        let ids = try store.list(.releases)
         let keepers = Set(ids.suffix(max(0, keep))).union(protected)
-        if dryRun { return ids.filter { !keepers.contains($0) } }
-        var removed: [String] = []
-        for id in ids where !keepers.contains(id) {
-            let trash = root.releasesFolder + "/.trash-\(id)"
-            guard rename(root.folder(of: id), trash) == 0 else { throw FileSystem.failure("rename", root.folder(of: id)) }
-            try FileSystem.removeTree(trash)
-            removed.append(id)
+        let going = ids.filter { !keepers.contains($0) }
+        if dryRun {
+            let remaining = ids.filter { keepers.contains($0) }
+            let (objects, bytes) = try unreferenced(remaining: remaining, store: store)
+            return Pruned(releases: going, objects: objects.count, bytes: bytes)
         }
-        try DurableFiles.syncDirectory(root.releasesFolder)
+        for id in going {
+            try store.delete(.release(id))
+            CrashPoint.hit("prune-release-removed")
+        }
+        CrashPoint.hit("prune-releases-removed")
+        let (objects, bytes) = try unreferenced(remaining: try store.list(.releases), store: store)
+        for name in objects {
+            try store.delete(.object(name))
+            CrashPoint.hit("prune-object-removed")
+        }
+        if !objects.isEmpty, FileSystem.isDirectory(root.objectsFolder) { try DurableFiles.syncDirectory(root.objectsFolder) }
+        CrashPoint.hit("prune-objects-removed")
         var fields = JournalFields.base(action: "prune")
-        fields["removed"] = .array(removed.map(JSON.string))
+        fields["removed"] = .array(going.map(JSON.string))
         fields["keep"] = .int(keep)
+        fields["grace_minutes"] = .int(graceMinutes)
+        fields["objects_removed"] = .int(objects.count)
+        fields["bytes_freed"] = .int(bytes)
         try root.journal.append(fields)
-        return removed
+        CrashPoint.hit("prune-journaled")
+        return Pruned(releases: going, objects: objects.count, bytes: bytes)
+    }
+
+    /// The objects that none of `remaining` names, and their bytes.
+    private func unreferenced(remaining: [String], store: LocalStore) throws -> ([String], Int) {
+        var referenced: Set<String> = []
+        for id in remaining {
+            guard let bytes = try store.read(.release(id)) else {
+                throw OperationalError("release \(id) has no \(ReleaseInfo.fileName); no object was deleted. Restore it, or remove the release folder by hand")
+            }
+            referenced.formUnion(try ReleaseInfo.parse(bytes, source: root.folder(of: id) + "/" + ReleaseInfo.fileName).objectNames)
+        }
+        var bytes = 0
+        let names = try store.list(.objects).filter { !referenced.contains($0) }
+        for name in names {
+            var info = stat()
+            if lstat(root.objectsFolder + "/" + name, &info) == 0 { bytes += Int(info.st_size) }
+        }
+        return (names, bytes)
+    }
+
+    /// Releases that were live at some instant of the last `minutes` minutes.
+    func recentlyLive(minutes: Int) throws -> Set<String> {
+        guard minutes > 0 else { return [] }
+        let start = Timestamp.format(seconds: time(nil) - minutes * 60)
+        var result: Set<String> = []
+        var liveAtStart: String?
+        for entry in try root.journal.entries() {
+            guard let activated = entry.activated else { continue }
+            if entry.time < start { liveAtStart = activated } else { result.insert(activated) }
+        }
+        if let liveAtStart { result.insert(liveAtStart) }
+        return result
     }
 }

@@ -18,6 +18,9 @@ public struct ReleaseInfo: Sendable, Equatable {
     public var bridge: JSON? = nil
     /// Every file of the release except version.json itself.
     public var files: [BundleManifest.File]
+    /// 1: the release folder holds every file (releases published before the object store);
+    /// 2: every file is an object and the folder holds the entry files (`ObjectLayout`).
+    public var format: Int = 1
 
     public func json() -> JSON {
         var fields = fieldsWithoutFiles
@@ -39,6 +42,7 @@ public struct ReleaseInfo: Sendable, Equatable {
             "stale_from": staleFrom.map(JSON.string) ?? .null,
         ]
         if let bridge { fields["bridge"] = bridge }
+        if format != 1 { fields["format"] = .int(format) }
         return fields
     }
 
@@ -48,27 +52,41 @@ public struct ReleaseInfo: Sendable, Equatable {
     }
 
     public static func read(from folder: String) throws -> ReleaseInfo {
+        try parse(try FileSystem.readFile(folder + "/" + fileName), source: folder + "/" + fileName)
+    }
+
+    /// Reads version.json's bytes; `source` names them in messages.
+    public static func parse(_ bytes: [UInt8], source: String) throws -> ReleaseInfo {
         let (json, files): (JSON, [BundleManifest.File])
         do {
-            (json, files) = try JSONReader.parseListingFiles(try FileSystem.readFile(folder + "/" + fileName))
+            (json, files) = try JSONReader.parseListingFiles(bytes)
         } catch let error as OperationalError {
-            throw OperationalError("\(folder)/\(fileName) is malformed: \(error.description)")
+            throw OperationalError("\(source) is malformed: \(error.description)")
         }
         guard let id = json["id"]?.stringValue, let bundle = json["bundle_id"]?.stringValue else {
-            throw OperationalError("\(folder)/\(fileName) is malformed")
+            throw OperationalError("\(source) is malformed")
+        }
+        let format = json["format"]?.intValue ?? 1
+        guard format == 1 || format == ObjectLayout.format else {
+            throw OperationalError("\(source) has format \(format), which this ratecard does not know; use a newer ratecard")
         }
         return ReleaseInfo(
             id: id, bundleID: bundle, sourceCommit: json["source_commit"]?.stringValue,
             asOf: json["as_of"]?.stringValue ?? "", publishedAt: json["published_at"]?.stringValue ?? "",
             author: json["author"]?.stringValue ?? "", user: json["user"]?.stringValue ?? "",
             message: json["message"]?.stringValue ?? "",
-            carried: (json["carried_bundles"]?.arrayValue ?? []).compactMap(\.stringValue), staleFrom: json["stale_from"]?.stringValue, bridge: json["bridge"], files: files)
+            carried: (json["carried_bundles"]?.arrayValue ?? []).compactMap(\.stringValue), staleFrom: json["stale_from"]?.stringValue, bridge: json["bridge"], files: files, format: format)
     }
 
     /// The hash of what the release serves, ignoring who published it and when: equal keys mean
     /// publishing again would change nothing.
     public var contentKey: String {
         ReleaseInfo.contentKey(of: files.filter { !isCarried($0.path) })
+    }
+
+    /// The objects a format-2 release names (every file's), without repeats; empty for format 1.
+    public var objectNames: Set<String> {
+        format == ObjectLayout.format ? Set(files.map(ObjectLayout.objectName)) : []
     }
 
     /// Whether `path` is in the data folder of an earlier bundle this release carries.

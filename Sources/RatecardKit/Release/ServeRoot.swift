@@ -1,15 +1,20 @@
 import Glibc
 
-/// A serve root: `current -> releases/<id>`, the releases, the journal and the lock.
+/// A serve root: the object store, `current -> releases/<id>`, the releases, the journal and the lock.
 ///
-/// State is named, not remembered: `releases/.partial-*` is unfinished, `releases/<id>` is
-/// complete, `.current.tmp-*` is a link not yet swapped, and what is live is `readlink(current)`.
-public struct ServeRoot {
+/// State is named, not remembered: `objects/.incoming-*` holds objects not yet verified and
+/// renamed into place, `releases/.partial-*` is unfinished, `releases/<id>` is complete,
+/// `.current.tmp-*` is a link not yet swapped, and what is live is `readlink(current)`.
+public struct ServeRoot: Sendable {
     public let path: String
 
     public init(path: String) { self.path = path }
 
     public var releasesFolder: String { path + "/releases" }
+    /// The object store shared by every release (`ObjectLayout`).
+    public var objectsFolder: String { path + "/objects" }
+    /// The store the release protocol runs against.
+    public var store: LocalStore { LocalStore(root: self) }
     public var currentLink: String { path + "/current" }
     public var journal: Journal { Journal(path: path + "/.ratecard/journal.jsonl") }
 
@@ -94,7 +99,16 @@ public struct ServeRoot {
             unlink(path + "/" + name)
             removed.append(name)
         }
+        try StateFiles.requireFolder(objectsFolder, what: "objects/")
+        if FileSystem.isDirectory(objectsFolder) {
+            for name in try FileSystem.listDirectory(objectsFolder) where name.hasPrefix(".incoming-") {
+                try makeWritable(objectsFolder + "/" + name)
+                try FileSystem.removeTree(objectsFolder + "/" + name)
+                removed.append("objects/" + name)
+            }
+        }
         if !removed.isEmpty {
+            if FileSystem.isDirectory(objectsFolder) { try DurableFiles.syncDirectory(objectsFolder) }
             try DurableFiles.syncDirectory(releasesFolder)
             try DurableFiles.syncDirectory(path)
         }
@@ -150,29 +164,61 @@ public struct ServeRoot {
         return try versionHash(of: release) == seal ? [] : ["changed: \(ReleaseInfo.fileName)"]
     }
 
-    /// Re-hashes a release against its version.json: the paths that are missing, changed or unlisted.
+    /// Re-hashes a release against its version.json: the paths that are missing, changed or
+    /// unlisted. For a release of the object layout, every object it names is re-hashed too
+    /// (`missing object:`/`changed object:` name the file it holds).
     public func drift(of release: String) throws -> [String] {
         let folder = folder(of: release)
         let info = try ReleaseInfo.read(from: folder)
         var problems: [String] = []
         var listed: Set<String> = [ReleaseInfo.fileName]
+        let objects = info.format == ObjectLayout.format
         // Reading and hashing every file is the cost; two threads share it, results in order.
-        let checked = ParallelMap.map(info.files) { file -> Result<String?, any Error> in
-            let full = folder + "/" + file.path
-            guard (try? FileSystem.kind(ofItemAt: full)) == .file else { return .success("missing: \(file.path)") }
+        @Sendable func check(_ full: String, _ file: BundleManifest.File, missing: String, changed: String) -> Result<String?, any Error> {
+            guard (try? FileSystem.kind(ofItemAt: full)) == .file else { return .success("\(missing): \(file.path)") }
             return Result {
                 let bytes = try FileSystem.readFile(full)
-                return bytes.count != file.size || SHA256.hex(bytes) != file.sha256 ? "changed: \(file.path)" : nil
+                return bytes.count != file.size || SHA256.hex(bytes) != file.sha256 ? "\(changed): \(file.path)" : nil
             }
         }
-        for (file, result) in zip(info.files, checked) {
+        let inFolder = info.files.filter { !objects || ObjectLayout.inEntryFolder($0.path) }
+        let checked = ParallelMap.map(inFolder) { file in check(folder + "/" + file.path, file, missing: "missing", changed: "changed") }
+        for (file, result) in zip(inFolder, checked) {
             listed.insert(file.path)
             if let problem = try result.get() { problems.append(problem) }
+        }
+        if objects {
+            var seen: Set<String> = []
+            let unique = info.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
+            let objectsFolder = objectsFolder
+            let results = ParallelMap.map(unique) { file in
+                check(objectsFolder + "/" + ObjectLayout.objectName(file), file, missing: "missing object", changed: "changed object")
+            }
+            for result in results { if let problem = try result.get() { problems.append(problem) } }
         }
         for path in try ReleaseFiles.list(folder) where !listed.contains(path) {
             problems.append("unlisted: \(path)")
         }
         return problems
+    }
+
+    /// The bytes of `path` in `release`, wherever the layout keeps them (the entry folder, or
+    /// the object store); nil when the release does not list it.
+    public func readFile(_ path: String, of release: String, info known: ReleaseInfo? = nil) throws -> [UInt8]? {
+        let info = try known ?? ReleaseInfo.read(from: folder(of: release))
+        guard let file = info.files.first(where: { $0.path == path }) else { return nil }
+        if info.format == ObjectLayout.format && !ObjectLayout.inEntryFolder(path) {
+            return try FileSystem.readFile(objectsFolder + "/" + ObjectLayout.objectName(file))
+        }
+        return try FileSystem.readFile(folder(of: release) + "/" + path)
+    }
+
+    /// Where the bytes of `file` of a release are on disk.
+    public func location(of file: BundleManifest.File, in info: ReleaseInfo) -> String {
+        if info.format == ObjectLayout.format && !ObjectLayout.inEntryFolder(file.path) {
+            return objectsFolder + "/" + ObjectLayout.objectName(file)
+        }
+        return folder(of: info.id) + "/" + file.path
     }
 
     private func makeWritable(_ path: String) throws {

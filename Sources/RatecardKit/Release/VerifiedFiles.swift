@@ -57,10 +57,17 @@ public struct VerifiedFiles: Sendable {
 
     /// Records the files of `folder` (relative path -> listed file) as they are now.
     static func record(_ files: [BundleManifest.File], in folder: String, root: String) throws {
+        try record(files.map { (folder + "/" + $0.path, $0) }, root: root)
+    }
+
+    /// Records files by absolute path as they are now.
+    static func record(_ files: [(path: String, file: BundleManifest.File)], root: String) throws {
         var text: [UInt8] = []
         text.reserveCapacity(files.count * 110)
-        for file in files {
-            guard let stamp = stamp(folder + "/" + file.path, sha256: file.sha256), stamp.size == file.size else { continue }
+        // An lstat each, on two threads.
+        let stamps = ParallelMap.map(files.map { ($0.path, $0.file.sha256) }) { stamp($0.0, sha256: $0.1) }
+        for ((_, file), stamp) in zip(files, stamps) {
+            guard let stamp, stamp.size == file.size else { continue }
             text.append(contentsOf: "\(stamp.inode) \(stamp.size) \(stamp.mtime) \(stamp.ctime) \(stamp.sha256)\n".utf8)
         }
         let path = root + "/" + fileName

@@ -1,0 +1,317 @@
+import Glibc
+
+/// A key of a release store: an immutable object named by its sha256, a release manifest
+/// (`version.json`) named by the release id, or the one mutable pointer (what is live).
+public enum StoreKey: Hashable, Sendable {
+    case object(String)
+    case release(String)
+    case pointer
+}
+
+/// What a store holds under a key kind (`list`).
+public enum StoreKind: Sendable {
+    case objects
+    case releases
+}
+
+/// One item to put: its key, the sha256 and size its bytes must have, and the bytes (nil when
+/// the item must already be in the store, as an object an incremental build reused).
+public struct StoreItem: Sendable {
+    public var key: StoreKey
+    public var sha256: String
+    public var size: Int
+    public var bytes: [UInt8]?
+
+    public init(key: StoreKey, sha256: String, size: Int, bytes: [UInt8]?) {
+        self.key = key
+        self.sha256 = sha256
+        self.size = size
+        self.bytes = bytes
+    }
+}
+
+/// The five calls the release protocol makes of a store. Publish, rollback, promote and prune
+/// are written against these only, so another backend (object storage with conditional writes)
+/// that implements them with the same promises inherits every guarantee:
+///
+/// - `put` stores each item whose key is absent and returns only when every item is durable and
+///   read back equal to its hash; an item already present is checked against its hash, never
+///   overwritten. A release manifest is put only after every object it names.
+/// - `read` returns what a key holds (`.pointer`: the live release id), nil when absent.
+/// - `list` names the objects or the complete releases.
+/// - `delete` removes a key; deleting a release never touches the objects it names.
+/// - `flip` points the pointer at a release, only if it still names `expected`
+///   (compare-and-swap; nil: no release live yet), and is the only change readers see at once.
+public protocol ReleaseStore {
+    @discardableResult
+    func put(_ items: [StoreItem]) throws -> Int
+    func read(_ key: StoreKey) throws -> [UInt8]?
+    func list(_ kind: StoreKind) throws -> [String]
+    func delete(_ key: StoreKey) throws
+    func flip(expected: String?, to release: String) throws
+}
+
+/// How a release of the object layout (version.json `"format": 2`) keeps its files.
+///
+/// Every file is an object, `objects/<sha256><.ext>` (served as `/o/<sha256><.ext>`). The data
+/// documents (`data/<bundle-id>/**.json`) are objects only; every other file (the web build,
+/// `data/manifest.json`, the HTML pages, terms pages and logos) is also in the release's small
+/// entry folder, which `current` points at, as a hard link to its object.
+public enum ObjectLayout {
+    public static let format = 2
+    /// Where the app finds objects, relative to an entry document (`data/manifest.json`'s `objects`).
+    public static let urlPrefix = "o/"
+
+    /// `<sha256>.<ext>`: the extension gives the web server the Content-Type.
+    public static func objectName(sha256: String, path: String) -> String {
+        let name = DurableFiles.name(of: path)
+        guard let dot = name.lastIndex(of: ".") else { return sha256 }
+        let ext = name[name.index(after: dot)...].lowercased()
+        guard (1...8).contains(ext.count), ext.allSatisfy({ ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") }) else { return sha256 }
+        return sha256 + "." + ext
+    }
+
+    public static func objectName(_ file: BundleManifest.File) -> String { objectName(sha256: file.sha256, path: file.path) }
+
+    /// Whether a file of a format-2 release is in its entry folder (else it is an object only).
+    public static func inEntryFolder(_ path: String) -> Bool {
+        !(path.hasPrefix("data/") && path != BundleLayout.manifest && path.hasSuffix(".json"))
+    }
+
+    /// Whether `name` is an object name (64 hex, an optional short extension).
+    public static func isObjectName(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit) else { return false }
+        return parts.count == 1 || (1...8).contains(parts[1].count)
+    }
+}
+
+/// The local file system as a release store (the default backend):
+///
+/// ```
+/// ROOT/objects/<sha256>.<ext>     immutable objects, read-only, shared by every release
+/// ROOT/releases/<id>/             the release's entry folder: version.json + hard links
+/// ROOT/current -> releases/<id>   the pointer, swapped with one rename(2)
+/// ```
+/// Objects are written into `objects/.incoming-<pid>/`, flushed with one `syncfs`, read back and
+/// hashed, then renamed into place; a crash leaves only the incoming folder, which the next run
+/// removes. A release folder is staged as `releases/.partial-<id>` and renamed complete.
+public struct LocalStore: ReleaseStore, Sendable {
+    private enum ObjectState: Sendable { case absent, intact, changed }
+
+    public let root: ServeRoot
+    /// Stat data of objects verified before (a match stands in for re-hashing a present object).
+    let verified: VerifiedFiles
+
+    public init(root: ServeRoot, verified: VerifiedFiles? = nil) {
+        self.root = root
+        self.verified = verified ?? VerifiedFiles(stamps: [:])
+    }
+
+    public var objectsFolder: String { root.objectsFolder }
+
+    public func objectPath(_ name: String) -> String { objectsFolder + "/" + name }
+
+    // MARK: put
+
+    @discardableResult
+    public func put(_ items: [StoreItem]) throws -> Int {
+        var written = 0
+        var objects: [StoreItem] = []
+        var releases: [StoreItem] = []
+        for item in items {
+            switch item.key {
+            case .object: objects.append(item)
+            case .release: releases.append(item)
+            case .pointer: throw OperationalError("the pointer is changed with flip, not put")
+            }
+        }
+        written += try putObjects(objects)
+        for release in releases { written += try putRelease(release) }
+        return written
+    }
+
+    private func putObjects(_ items: [StoreItem]) throws -> Int {
+        guard !items.isEmpty else { return 0 }
+        try FileSystem.makeDirectories(objectsFolder)
+        var seen: Set<String> = []
+        let unique = items.filter { if case .object(let name) = $0.key { return seen.insert(name).inserted }; return false }
+        let names = unique.map { item -> String in if case .object(let name) = item.key { return name }; return "" }
+        for name in names where !ObjectLayout.isObjectName(name) { throw OperationalError("'\(name)' is not an object name") }
+        // One lstat per object says whether it is present; a present one is checked (stat data
+        // recorded at its last check, else its hash). A changed one is an error, never overwritten.
+        let states = ParallelMap.map(unique) { [self] item -> ObjectState in
+            guard case .object(let name) = item.key else { return .changed }
+            var info = stat()
+            guard lstat(objectPath(name), &info) == 0 else { return errno == ENOENT ? .absent : .changed }
+            return verified.matches(objectPath(name), BundleManifest.File(path: name, sha256: item.sha256, size: item.size)) ? .intact : .changed
+        }
+        for (item, state) in zip(unique, states) where state == .changed {
+            guard case .object(let name) = item.key else { continue }
+            throw OperationalError("object \(name) in \(objectsFolder) does not match its hash (changed on disk?); run 'ratecard verify', then move it aside and publish again")
+        }
+        let present = states.map { $0 != .absent }
+        Trace.mark("store: \(unique.count) objects looked up, \(present.filter { $0 }.count) present and checked")
+        let absent = zip(unique, present).filter { !$0.1 }.map(\.0)
+        guard !absent.isEmpty else { return 0 }
+        for item in absent where item.bytes == nil {
+            guard case .object(let name) = item.key else { continue }
+            throw OperationalError("object \(name) is missing from \(objectsFolder) and no copy of it was given")
+        }
+        try checkSpace(needed: absent.reduce(0) { $0 + $1.size })
+        let incoming = objectsFolder + "/.incoming-\(getpid())"
+        try? FileSystem.removeTree(incoming)
+        guard mkdir(incoming, 0o755) == 0 else { throw FileSystem.failure("mkdir", incoming) }
+        do {
+            let byName = Dictionary(absent.map { item -> (String, StoreItem) in
+                if case .object(let name) = item.key { return (name, item) }
+                return ("", item)
+            }, uniquingKeysWith: { first, _ in first })
+            let absentNames = byName.keys.sorted()
+            try ParallelWrite.each(absentNames) { name in
+                try DurableFiles.create(incoming + "/" + name, byName[name]!.bytes!, sync: false, mode: 0o444)
+            }
+            CrashPoint.hit("objects-written")
+            Trace.mark("store: \(absentNames.count) objects written")
+            try DurableFiles.syncFilesystem(of: incoming)
+            CrashPoint.hit("objects-synced")
+            Trace.mark("store: synced")
+            let readBack = ParallelMap.map(absentNames) { name -> Bool in
+                guard let bytes = try? FileSystem.readFile(incoming + "/" + name), let item = byName[name] else { return false }
+                return bytes.count == item.size && SHA256.hex(bytes) == item.sha256
+            }
+            if let bad = zip(absentNames, readBack).first(where: { !$0.1 }) {
+                throw OperationalError("object \(bad.0) reads back different from what was written; the disk may be failing")
+            }
+            CrashPoint.hit("objects-verified")
+            Trace.mark("store: read back")
+            for name in absentNames {
+                // Under the lock nothing else writes objects; an object that appeared meanwhile is kept.
+                if FileSystem.exists(objectPath(name)) { unlink(incoming + "/" + name); continue }
+                guard rename(incoming + "/" + name, objectPath(name)) == 0 else { throw FileSystem.failure("rename", objectPath(name)) }
+            }
+            try DurableFiles.syncDirectory(objectsFolder)
+            rmdir(incoming)
+            CrashPoint.hit("objects-placed")
+            return absent.reduce(0) { $0 + $1.size }
+        } catch {
+            try? FileSystem.removeTree(incoming)
+            throw error
+        }
+    }
+
+    /// Materialises a release's entry folder from its manifest: the entry files as hard links to
+    /// their objects (all present: objects come first), version.json last, flushed, renamed complete.
+    private func putRelease(_ item: StoreItem) throws -> Int {
+        guard case .release(let id) = item.key, let manifest = item.bytes else { throw OperationalError("a release is put with its manifest") }
+        guard SHA256.hex(manifest) == item.sha256 else { throw OperationalError("the manifest of \(id) does not match its hash") }
+        let final = root.folder(of: id)
+        if FileSystem.isDirectory(final) {
+            let existing = try? FileSystem.readFile(final + "/" + ReleaseInfo.fileName)
+            guard let existing, SHA256.hex(existing) == item.sha256 else {
+                throw OperationalError("release \(id) already exists in \(root.releasesFolder) with another version.json")
+            }
+            return 0
+        }
+        let info = try ReleaseInfo.parse(manifest, source: id)
+        let entries = info.files.filter { ObjectLayout.inEntryFolder($0.path) }
+        let partial = root.releasesFolder + "/.partial-\(id)"
+        try FileSystem.makeDirectories(root.releasesFolder)
+        try? FileSystem.removeTree(partial)
+        guard mkdir(partial, 0o755) == 0 else { throw FileSystem.failure("mkdir", partial) }
+        do {
+            CrashPoint.hit("staged")
+            let folders = try ParallelWrite.makeFolders(for: entries.map(\.path), in: partial)
+            Trace.mark("store: \(folders) folders made")
+            let byPath = Dictionary(entries.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+            let copied = Tally()
+            try ParallelWrite.each(entries.map(\.path)) { [self] path in
+                let file = byPath[path]!
+                let source = objectPath(ObjectLayout.objectName(file))
+                if link(source, partial + "/" + path) == 0 { return }
+                // No hard link (another filesystem, or the link limit): a copy, checked.
+                let bytes = try FileSystem.readFile(source)
+                guard bytes.count == file.size, SHA256.hex(bytes) == file.sha256 else {
+                    throw OperationalError("object \(ObjectLayout.objectName(file)) does not match its hash; run 'ratecard verify'")
+                }
+                try DurableFiles.create(partial + "/" + path, bytes, sync: false)
+                copied.add(bytes.count)
+            }
+            Trace.mark("store: \(entries.count) entry files linked")
+            CrashPoint.hit("files-written")
+            try DurableFiles.create(partial + "/" + ReleaseInfo.fileName, manifest, sync: false)
+            CrashPoint.hit("version-written")
+            try DurableFiles.syncFilesystem(of: partial)
+            CrashPoint.hit("synced")
+            guard SHA256.hex(try FileSystem.readFile(partial + "/" + ReleaseInfo.fileName)) == item.sha256 else {
+                throw OperationalError("\(ReleaseInfo.fileName) of \(id) reads back different from what was written; the disk may be failing")
+            }
+            CrashPoint.hit("verified")
+            guard rename(partial, final) == 0 else { throw FileSystem.failure("rename", partial) }
+            try DurableFiles.syncDirectory(root.releasesFolder)
+            CrashPoint.hit("renamed")
+            return manifest.count + copied.total
+        } catch {
+            try? FileSystem.removeTree(partial)
+            throw error
+        }
+    }
+
+    // MARK: read, list, delete
+
+    public func read(_ key: StoreKey) throws -> [UInt8]? {
+        switch key {
+        case .object(let name):
+            guard ObjectLayout.isObjectName(name), FileSystem.exists(objectPath(name)) else { return nil }
+            return try FileSystem.readFile(objectPath(name))
+        case .release(let id):
+            let path = root.folder(of: id) + "/" + ReleaseInfo.fileName
+            guard FileSystem.exists(path) else { return nil }
+            return try FileSystem.readFile(path)
+        case .pointer:
+            return try root.pointer().map { Array($0.utf8) }
+        }
+    }
+
+    public func list(_ kind: StoreKind) throws -> [String] {
+        switch kind {
+        case .objects:
+            guard FileSystem.isDirectory(objectsFolder) else { return [] }
+            return try FileSystem.listDirectory(objectsFolder).filter(ObjectLayout.isObjectName).sorted()
+        case .releases:
+            return try root.releaseIDs()
+        }
+    }
+
+    public func delete(_ key: StoreKey) throws {
+        switch key {
+        case .object(let name):
+            guard ObjectLayout.isObjectName(name) else { throw OperationalError("'\(name)' is not an object name") }
+            if unlink(objectPath(name)) != 0 && errno != ENOENT { throw FileSystem.failure("unlink", objectPath(name)) }
+        case .release(let id):
+            let trash = root.releasesFolder + "/.trash-\(id)"
+            guard rename(root.folder(of: id), trash) == 0 else { throw FileSystem.failure("rename", root.folder(of: id)) }
+            try DurableFiles.syncDirectory(root.releasesFolder)
+            try FileSystem.removeTree(trash)
+        case .pointer:
+            throw OperationalError("the pointer is never deleted")
+        }
+    }
+
+    public func flip(expected: String?, to release: String) throws {
+        let live = try root.pointer()
+        guard live == expected else {
+            throw ConflictError("live is \(live ?? "none"), not \(expected ?? "none") as expected; nothing was changed")
+        }
+        try root.swap(to: release)
+    }
+
+    private func checkSpace(needed: Int) throws {
+        var info = statvfs()
+        guard statvfs(objectsFolder, &info) == 0 else { throw FileSystem.failure("statvfs", objectsFolder) }
+        let free = Int(info.f_bavail) * Int(info.f_frsize)
+        if free < needed * 2 + 65536 {
+            throw OperationalError("not enough space in \(root.path): the release needs \(needed) bytes (twice that free to be safe), \(free) are free")
+        }
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import Glibc
+import RatecardKit
+import Testing
+
+/// The object store under the release protocol: the store's five calls keep their promises,
+/// rollback, promote and prune survive kill -9 after every named step and at 200 random
+/// instants with every kept release whole, and a root published before the store still works.
+@Suite(.serialized) struct ObjectStoreTests {
+    // MARK: The store interface
+
+    @Test func putNeverOverwritesFlipIsCompareAndSwapAndDeletingAReleaseKeepsItsObjects() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 2)
+            for commit in fixture.commits { try #require(try ratecard(fixture.publishArguments(commit), in: fixture.repo).status == 0) }
+            let serve = ServeRoot(path: fixture.root)
+            let store = serve.store
+            let (first, second) = (try serve.releaseIDs()[0], try serve.releaseIDs()[1])
+            #expect(try store.read(.pointer) == Array(second.utf8))
+            #expect(try store.list(.releases) == [first, second])
+
+            // Put if absent: a new object is written (0444), an identical one is left alone.
+            let bytes = Array("{\"hello\": 1}\n".utf8)
+            let name = ObjectLayout.objectName(sha256: SHA256.hex(bytes), path: "x.json")
+            let item = StoreItem(key: .object(name), sha256: SHA256.hex(bytes), size: bytes.count, bytes: bytes)
+            #expect(try store.put([item]) == bytes.count)
+            #expect(try store.read(.object(name)) == bytes)
+            var info = stat()
+            #expect(stat(serve.objectsFolder + "/" + name, &info) == 0 && info.st_mode & 0o777 == 0o444)
+            #expect(try store.put([item]) == 0)
+            // A present object that no longer matches its name is refused, never overwritten.
+            unlink(serve.objectsFolder + "/" + name)
+            try FileSystem.writeFile(serve.objectsFolder + "/" + name, Array("{\"hello\": 2}\n".utf8))
+            #expect(throws: OperationalError.self) { try store.put([item]) }
+            #expect(try store.read(.object(name)) == Array("{\"hello\": 2}\n".utf8))
+            // An object that is absent and not given is an error, not a release with a hole.
+            let missing = StoreItem(key: .object(String(repeating: "a", count: 64) + ".json"), sha256: String(repeating: "a", count: 64), size: 1, bytes: nil)
+            #expect(throws: OperationalError.self) { try store.put([missing]) }
+            // Bytes that do not hash to their name never land in the store.
+            let lying = StoreItem(key: .object(String(repeating: "b", count: 64) + ".json"), sha256: String(repeating: "b", count: 64), size: bytes.count, bytes: bytes)
+            #expect(throws: OperationalError.self) { try store.put([lying]) }
+            #expect(!FileSystem.exists(serve.objectsFolder + "/" + String(repeating: "b", count: 64) + ".json"))
+            #expect(try FileSystem.listDirectory(serve.objectsFolder).filter { $0.hasPrefix(".") } == [])
+
+            // Flip is compare-and-swap: a stale expectation changes nothing.
+            #expect(throws: ConflictError.self) { try store.flip(expected: first, to: first) }
+            #expect(try serve.live() == second)
+            try store.flip(expected: second, to: first)
+            #expect(try serve.live() == first)
+            try store.flip(expected: first, to: second)
+
+            // verify re-hashes every object the live release names: a missing or changed one is drift.
+            let live = try ReleaseInfo.read(from: serve.folder(of: second))
+            let document = try #require(live.files.first { $0.path.hasSuffix("/partners.json") })
+            let stored = serve.objectsFolder + "/" + ObjectLayout.objectName(document)
+            let kept = try FileSystem.readFile(stored)
+            unlink(stored)
+            let missingObject = try ratecard(["verify", "--root", fixture.root], in: fixture.repo)
+            #expect(missingObject.status == 1)
+            #expect(missingObject.out.contains("missing object: \(document.path)"), "\(missingObject.out)")
+            try FileSystem.writeFile(stored, Array("{}\n".utf8))
+            let changedObject = try ratecard(["verify", "--root", fixture.root], in: fixture.repo)
+            #expect(changedObject.status == 1)
+            #expect(changedObject.out.contains("changed object: \(document.path)"), "\(changedObject.out)")
+            unlink(stored)
+            try FileSystem.writeFile(stored, kept)
+            #expect(try ratecard(["verify", "--root", fixture.root], in: fixture.repo).status == 0)
+
+            // Deleting a release leaves every object; the objects it alone named are found by prune.
+            let objectsBefore = try store.list(.objects)
+            try store.delete(.release(first))
+            #expect(try store.list(.releases) == [second])
+            #expect(try store.list(.objects) == objectsBefore)
+            #expect(try serve.drift(of: second) == [])
+        }
+    }
+
+    // MARK: Migration
+
+    /// A root published before the object store (each release a complete folder, version.json
+    /// without `format`) is read as it is: status and verify work, a rate update publishes onto
+    /// it (the first release in the new layout), rollback returns to the old release, and prune
+    /// removes it once it is no longer kept.
+    @Test func aRootOfCompleteFolderReleasesIsReadAndMovesToTheStoreOnTheNextPublish() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 3)
+            // The old layout, made by hand from a release of the new one.
+            let scratch = directory + "/scratch"
+            try #require(try ratecard(fixture.publishArguments(fixture.commits[0], ["--root", scratch]), in: fixture.repo).status == 0)
+            let source = ServeRoot(path: scratch)
+            let sourceID = try #require(try source.live())
+            let info = try ReleaseInfo.read(from: source.folder(of: sourceID))
+            let serve = ServeRoot(path: fixture.root)
+            let old = "000001-" + String(info.bundleID.prefix(12))
+            let folder = serve.folder(of: old)
+            for file in info.files {
+                try FileSystem.makeDirectories(DurableFiles.parent(of: folder + "/" + file.path))
+                try FileSystem.writeFile(folder + "/" + file.path, try #require(try source.readFile(file.path, of: sourceID, info: info)))
+            }
+            var legacy = info
+            legacy.id = old
+            legacy.format = 1
+            try FileSystem.writeFile(folder + "/" + ReleaseInfo.fileName, legacy.bytes())
+            #expect(!String(decoding: legacy.bytes(), as: UTF8.self).contains("\"format\""))
+            try FileSystem.makeDirectories(fixture.root + "/.ratecard")
+            symlink("releases/" + old, fixture.root + "/current")
+            try serve.journal.append(["action": .string("publish"), "time": .string(Timestamp.now()), "user": .string("t"), "release": .string(old),
+                                      ServeRoot.sealField: .string(SHA256.hex(legacy.bytes()))])
+            #expect(!FileSystem.exists(serve.objectsFolder))
+
+            #expect(try ratecard(["verify", "--root", fixture.root], in: fixture.repo).status == 0)
+            let status = try ratecard(["status", "--root", fixture.root], in: fixture.repo)
+            #expect(status.status == 0 && status.out.contains(old), "\(status.out)\(status.err)")
+            let next = try ratecard(fixture.publishArguments(fixture.commits[1]), in: fixture.repo)
+            #expect(next.status == 0, "\(next.err)")
+            #expect(next.out.contains("built onto the live bundle"), "\(next.out)")
+            let new = try #require(try serve.live())
+            #expect(try ReleaseInfo.read(from: serve.folder(of: new)).format == ObjectLayout.format)
+            #expect(try serve.drift(of: new) == [])
+            let back = try ratecard(["rollback", "--root", fixture.root, "-m", "back to the old layout"], in: fixture.repo)
+            #expect(back.status == 0, "\(back.err)")
+            #expect(try serve.live() == old)
+            #expect(try ratecard(["verify", "--root", fixture.root], in: fixture.repo).status == 0)
+            let forward = try ratecard(["rollback", "--root", fixture.root, "--to", new, "--force", "-m", "forward"], in: fixture.repo)
+            #expect(forward.status == 0, "\(forward.err)")
+            #expect(try ratecard(fixture.publishArguments(fixture.commits[2]), in: fixture.repo).status == 0)
+            let pruned = try ratecard(["prune", "--root", fixture.root, "--keep", "1"], in: fixture.repo)
+            #expect(pruned.status == 0, "\(pruned.err)")
+            #expect(!FileSystem.exists(folder), "the old release is not kept")
+            for id in try serve.releaseIDs() { #expect(try serve.drift(of: id) == []) }
+        }
+    }
+
+    // MARK: Crash safety of rollback, promote and prune
+
+    /// Runs `arguments` killed after each of `steps` and at 200 random instants; after each kill
+    /// every release on disk verifies, then `settle` (the command run to completion, or what the
+    /// next round needs) leaves no strays.
+    private func crashSafety(_ label: String, steps: [String], fixture: PublishFixture, root: String,
+                             prepare: (_ named: Bool) throws -> [String], settle: ([String]) throws -> Void) throws {
+        // Kill instants are spread over [0, 1.5 ×] the command's own duration (measured as it settles).
+        var cycle = 0.05
+        func killed(_ arguments: [String], at step: String?) throws -> Bool {
+            let process = try fixture.start(arguments, environment: step.map { ["RATECARD_CRASH_AT": $0] } ?? [:])
+            if step == nil { usleep(useconds_t(Double.random(in: 0...(1.5 * cycle)) * 1_000_000)); kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            return process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+        }
+        func check(_ what: String) throws {
+            let serve = ServeRoot(path: root)
+            if let live = try serve.live() { #expect(try serve.drift(of: live) == [], "\(label) \(what): live \(live) does not verify") }
+            for id in try serve.releaseIDs() {
+                let drift = try serve.drift(of: id)
+                #expect(drift == [], "\(label) \(what): release \(id) does not verify: \(drift.prefix(3))")
+            }
+        }
+        var hit = 0
+        for step in steps {
+            let arguments = try prepare(true)
+            let crashed = try killed(arguments, at: step)
+            #expect(crashed, "\(label): no crash at \(step)")
+            if crashed { hit += 1 }
+            try check("killed at \(step)")
+            try settle(arguments)
+        }
+        // How long a whole run takes (three runs that are not killed).
+        var total = 0.0
+        for _ in 0..<3 {
+            let arguments = try prepare(false)
+            let started = Date()
+            let process = try fixture.start(arguments)
+            process.waitUntilExit()
+            total += Date().timeIntervalSince(started)
+            try settle(arguments)
+        }
+        cycle = total / 3
+        var landed = 0
+        for index in 0..<200 {
+            let arguments = try prepare(false)
+            if try killed(arguments, at: nil) { landed += 1 }
+            try check("killed at random instant \(index)")
+            try settle(arguments)
+        }
+        print("crash safety of \(label): \(hit) named steps, 200 random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms run (\(landed) landed before it ended)")
+        #expect(landed > 0)
+        #expect(landed < 200, "every kill landed before the end: the instants do not cover the whole command")
+        let strays = try FileSystem.listDirectory(root + "/releases").filter { $0.hasPrefix(".") }
+            + (FileSystem.isDirectory(root + "/objects") ? try FileSystem.listDirectory(root + "/objects").filter { $0.hasPrefix(".") } : [])
+        #expect(strays == [], "\(label): strays \(strays)")
+    }
+
+    @Test func aKilledRollbackLeavesEveryReleaseWhole() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 2)
+            for commit in fixture.commits { try #require(try ratecard(fixture.publishArguments(commit), in: fixture.repo).status == 0) }
+            let serve = ServeRoot(path: fixture.root)
+            let ids = try serve.releaseIDs()
+            try crashSafety("rollback", steps: CrashPoint.rollbackSteps, fixture: fixture, root: fixture.root, prepare: { _ in
+                let target = try serve.live() == ids[0] ? ids[1] : ids[0]
+                return ["rollback", "--root", fixture.root, "--to", target, "--force", "-m", "crash test"]
+            }, settle: { arguments in
+                let result = try ratecard(arguments, in: fixture.repo)
+                let target = arguments[4]
+                #expect(result.status == 0 || (result.status == 4 && result.err.contains("already live")), "\(result.err)")
+                #expect(try serve.live() == target)
+                let journal = try serve.journal.entries()
+                #expect(journal.last(where: { $0.activated != nil })?.activated == target)
+            })
+        }
+    }
+
+    @Test func aKilledPromoteLeavesEveryReleaseWhole() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 2)
+            let production = directory + "/production"
+            var round = 0
+            try crashSafety("promote", steps: CrashPoint.promoteSteps, fixture: fixture, root: production, prepare: { named in
+                // Every other round a new release on staging (a new web file: new objects to copy);
+                // the rounds between promote an older one back (objects present, a flip).
+                round += 1
+                let staging = try ServeRoot(path: fixture.root).releaseIDs()
+                if named || round % 2 == 1 || staging.count < 2 {
+                    try fixture.stampWeb()
+                    let published = try ratecard(fixture.publishArguments(fixture.commits[round % 2]), in: fixture.repo)
+                    #expect(published.status == 0, "\(published.err)")
+                    return ["promote", "--from", fixture.root, "--to", production, "--release", try #require(try ServeRoot(path: fixture.root).live()), "-m", "crash test"]
+                }
+                return ["promote", "--from", fixture.root, "--to", production, "--release", staging[staging.count - 2], "-m", "crash test"]
+            }, settle: { arguments in
+                let result = try ratecard(arguments, in: fixture.repo)
+                #expect(result.status == 0, "\(result.err)")
+                #expect(try ServeRoot(path: production).live() == arguments[6])
+                // Keep the roots small.
+                if round % 10 == 0 {
+                    for root in [fixture.root, production] {
+                        #expect(try ratecard(["prune", "--root", root, "--keep", "3"], in: fixture.repo).status == 0)
+                    }
+                }
+            })
+        }
+    }
+
+    @Test func aKilledPruneLeavesEveryKeptReleaseWithEveryObject() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 2)
+            let serve = ServeRoot(path: fixture.root)
+            var round = 0
+            try crashSafety("prune", steps: CrashPoint.pruneSteps, fixture: fixture, root: fixture.root, prepare: { _ in
+                // A new release (with an object of its own), so there is always something to prune.
+                while try serve.releaseIDs().count < 3 {
+                    round += 1
+                    try fixture.stampWeb()
+                    let published = try ratecard(fixture.publishArguments(fixture.commits[round % 2]), in: fixture.repo)
+                    #expect(published.status == 0, "\(published.err)")
+                }
+                return ["prune", "--root", fixture.root, "--keep", "2"]
+            }, settle: { arguments in
+                let result = try ratecard(arguments, in: fixture.repo)
+                #expect(result.status == 0, "\(result.err)")
+                // Settled: two releases, and exactly the objects they name.
+                let kept = try serve.releaseIDs()
+                #expect(kept.count == 2)
+                let named = try Set(kept.flatMap { try ReleaseInfo.read(from: serve.folder(of: $0)).objectNames })
+                #expect(Set(try serve.store.list(.objects)) == named)
+            })
+        }
+    }
+}
