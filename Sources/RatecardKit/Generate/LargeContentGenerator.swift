@@ -112,8 +112,16 @@ public struct LargeContentGenerator {
             message: "Generated content: \(p.partners) partners, \(p.products) products, \(tables.count) rate tables, \(p.termsVersions) terms versions (seed \(p.seed))",
             author: Self.signature(commit: 0)))
 
-        for step in 1...max(1, p.history) where p.history > 0 {
-            let index = random.int(0...(tables.count - 1))
+        // A history commit corrects a product's newest table: a superseded or ended one is a
+        // record (HIS-08) that is never edited.
+        var newest: [String: Int] = [:]
+        for (index, table) in tables.enumerated() where table.to == nil {
+            if let known = newest[table.productKey], tables[known].from >= table.from { continue }
+            newest[table.productKey] = index
+        }
+        let editable = newest.values.sorted()
+        for step in 1...max(1, p.history) where p.history > 0 && !editable.isEmpty {
+            let index = editable[random.int(0...(editable.count - 1))]
             let move = tables[index].move(&random)
             try writer.write(tables[index].path, tables[index].yaml)
             let sign = move > 0 ? "+" : "-"
