@@ -276,3 +276,28 @@ import Testing
         }
     }
 }
+
+/// The quick literal check in front of the prohibited-wording expression never hides a match.
+@Suite struct AdWordingPrefilterTests {
+    /// One sample of every alternative of every prohibited pattern, as written (with spaces).
+    static let samples = [
+        "누구나 대출", "무조건 승인", "100% 승인", "전원 승인", "무심사", "심사 없이", "신용 상관없이", "등급 무관",
+        "신용불량자 환영", "연체자 가능", "업계 최저", "최저 금리 보장", "하루 1,000원", "하루 이자", "일 이자 0.1%",
+        "일 0.05%", "일일 이자", "중개 수수료 5만원", "대행 비용 청구", "작업 비 입금", "수수료 선입금", "선수수료", "작업 대출",
+    ]
+
+    @Test(arguments: samples)
+    func everyProhibitedWordingPassesThePrefilterAndIsFound(_ sample: String) {
+        // After punctuation: a per-day quote is a word of its own ("매월 1일 이자" is not one).
+        let copy = CopyText(plain: "이 상품은: \(sample) 입니다", at: SourceMark(line: 3, column: 7))
+        #expect(AdWording.mayMatch(copy.scalars), "the prefilter hides '\(sample)'")
+        #expect(!AdWording.hits(in: copy).isEmpty, "'\(sample)' is not found")
+    }
+
+    @Test func harmlessTextIsSkippedAndContainedWordsAreNotHits() {
+        #expect(!AdWording.mayMatch(CopyText(plain: "대출 금리는 연 5.2%이며 중도상환수수료는 1%입니다", at: SourceMark(line: 1, column: 1)).scalars))
+        for harmless in ["의무 심사", "매월 1일 이자를 냅니다", "우선 수수료 안내", "상품은 일 이자"] {
+            #expect(AdWording.hits(in: CopyText(plain: harmless, at: SourceMark(line: 1, column: 1))).isEmpty, "'\(harmless)' is not prohibited")
+        }
+    }
+}

@@ -8,6 +8,8 @@ import Foundation
 struct CopyText: Sendable {
     /// The normalized text.
     var text: String
+    /// The same, as scalars (the quick checks read these).
+    var scalars: [Unicode.Scalar]
     /// For each Unicode scalar of `text`: the index of the scalar of the source (or rendered)
     /// text it came from.
     private var origins: [Int32]
@@ -21,10 +23,11 @@ struct CopyText: Sendable {
 
     /// A YAML value: every finding points at the value.
     init(plain: String, at mark: SourceMark) {
-        var text = String.UnicodeScalarView()
+        var scalars: [Unicode.Scalar] = []
         var origins: [Int32] = []
-        CopyText.appendNormalized(Array(plain.unicodeScalars), to: &text, origins: &origins)
-        self.text = String(text)
+        CopyText.appendNormalized(Array(plain.unicodeScalars), to: &scalars, origins: &origins)
+        self.scalars = scalars
+        text = CopyText.string(scalars)
         self.origins = origins
         source = .value(mark)
     }
@@ -32,11 +35,13 @@ struct CopyText: Sendable {
     /// The rendered text of a Markdown body whose first line is `firstLine` of its file.
     init(markdown body: String, firstLine: Int) {
         let rendered = CommonMark.renderedText(body)
-        var text = String.UnicodeScalarView()
+        var scalars: [Unicode.Scalar] = []
         var origins: [Int32] = []
+        scalars.reserveCapacity(rendered.scalars.count)
         origins.reserveCapacity(rendered.scalars.count)
-        CopyText.appendNormalized(rendered.scalars, to: &text, origins: &origins)
-        self.text = String(text)
+        CopyText.appendNormalized(rendered.scalars, to: &scalars, origins: &origins)
+        self.scalars = scalars
+        text = CopyText.string(scalars)
         self.origins = origins
         source = .markdown(body: body, firstLine: firstLine, rendered: rendered)
     }
@@ -79,7 +84,7 @@ struct CopyText: Sendable {
     /// each scalar appended the index of the one it came from. ASCII and precomposed Hangul (the
     /// usual case) are already normalized and are copied as they are; anything else is folded a
     /// cluster at a time through Foundation.
-    static func appendNormalized(_ scalars: [Unicode.Scalar], to output: inout String.UnicodeScalarView, origins: inout [Int32]) {
+    static func appendNormalized(_ scalars: [Unicode.Scalar], to output: inout [Unicode.Scalar], origins: inout [Int32]) {
         var index = 0
         while index < scalars.count {
             let scalar = scalars[index]
@@ -100,6 +105,15 @@ struct CopyText: Sendable {
             }
             index = end
         }
+    }
+
+    /// A String of `scalars`, encoded once as UTF-8 (appending to a String's scalar view one
+    /// scalar at a time cost more than the normalisation itself).
+    static func string(_ scalars: [Unicode.Scalar]) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(scalars.count * 3)
+        for scalar in scalars { UTF8.encode(scalar) { bytes.append($0) } }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// ASCII letters, digits and punctuation, and precomposed Hangul syllables: NFKC leaves them
