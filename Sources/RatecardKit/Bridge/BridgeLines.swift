@@ -18,13 +18,24 @@
 public enum BridgeLines {
     public static let fileName = "bridge-lines.json"
 
-    /// Line (a bridge version) -> release id.
+    /// Line (a bridge version) -> release id. What each release requires is taken from the
+    /// file's own record where it has one (a release never changes), so a rollback does not
+    /// re-read every release's version.json (hundreds of kilobytes each on a large site).
     public static func compute(root: ServeRoot) throws -> [Int: String] {
+        try computeWithRequirements(root: root).lines
+    }
+
+    static func computeWithRequirements(root: ServeRoot) throws -> (lines: [Int: String], requires: [String: Int]) {
         let live = try root.live()
         let bad = try root.badReleases()
+        let known = (try? recordedRequirements(root: root)) ?? [:]
         var requires: [String: Int] = [:]
         for id in try root.releaseIDs() {
-            if let requirement = try? BridgeRequirement.recorded(in: root.folder(of: id)) { requires[id] = requirement.requires }
+            if let recorded = known[id] {
+                requires[id] = recorded
+            } else if let requirement = try? BridgeRequirement.recorded(in: root.folder(of: id)) {
+                requires[id] = requirement.requires
+            }
         }
         var lines: [Int: String] = [:]
         for line in Set(requires.values) {
@@ -34,18 +45,32 @@ public enum BridgeLines {
                 lines[line] = newest
             }
         }
-        return lines
+        return (lines, requires)
     }
 
     /// Recomputes and writes the file (nothing when no release records a requirement).
     @discardableResult
     public static func update(root: ServeRoot) throws -> [Int: String] {
-        let lines = try compute(root: root)
+        let (lines, requires) = try computeWithRequirements(root: root)
         let path = root.path + "/" + fileName
         guard !lines.isEmpty || FileSystem.exists(path) else { return lines }
-        let object = JSON.object(["lines": .object(Dictionary(uniqueKeysWithValues: lines.map { (String($0.key), JSON.string($0.value)) }))])
+        let object = JSON.object([
+            "lines": .object(Dictionary(uniqueKeysWithValues: lines.map { (String($0.key), JSON.string($0.value)) })),
+            "requires": .object(requires.mapValues { JSON.int($0) }),
+        ])
         try DurableFiles.replace(path, Array((object.serialized() + "\n").utf8))
         return lines
+    }
+
+    /// The bridge version each release requires, as the file recorded it.
+    static func recordedRequirements(root: ServeRoot) throws -> [String: Int] {
+        let path = root.path + "/" + fileName
+        guard FileSystem.exists(path) else { return [:] }
+        var requires: [String: Int] = [:]
+        if case .object(let fields)? = try JSONReader.parse(try FileSystem.readFile(path))["requires"] {
+            for (id, value) in fields { if case .int(let number) = value { requires[id] = number } }
+        }
+        return requires
     }
 
     /// The lines as written (empty when there is no file).
