@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RatecardKit
+import Synchronization
 import Testing
 
 /// A real S3-compatible server on loopback: moto's standalone server (PyPI `moto[server]`,
@@ -322,5 +323,94 @@ final class FaultyProxy {
     @Test func queryValuesAreEscapedAsTheSpecificationSays() {
         let signed = signer.sign(method: "GET", host: "h", path: "/b", query: [("prefix", "app/x y"), ("list-type", "2")], headers: [], payloadHash: emptyHash, time: time)
         #expect(signed.query == "list-type=2&prefix=app%2Fx%20y")
+    }
+}
+
+/// The release store on S3-compatible storage keeps the promises the local store keeps
+/// (`ObjectStoreTests`): objects created once and checked, never overwritten; manifests after
+/// their objects; the pointer flipped only by compare-and-swap, one winner among racers.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct S3StoreTests {
+    func item(_ text: String, name: String = "x.json") -> StoreItem {
+        let bytes = Array(text.utf8)
+        return StoreItem(key: .object(ObjectLayout.objectName(sha256: SHA256.hex(bytes), path: name)), sha256: SHA256.hex(bytes), size: bytes.count, bytes: bytes)
+    }
+
+    @Test func objectsAreCreatedOnceCheckedAndNeverOverwritten() throws {
+        // Listing below a prefix: without moto's signature checks (see MotoServer).
+        let server = try MotoServer(signatures: false)
+        defer { server.stop() }
+        let client = server.client(bucket: "releases", prefix: "app/")
+        try client.createBucket()
+        let store = S3Store(client: client)
+        let object = item("{\"hello\": 1}\n")
+        #expect(try store.put([object]) == object.size)
+        #expect(try store.read(object.key) == object.bytes)
+        #expect(try store.put([object]) == 0, "a present object is not written again")
+        // One changed behind the store's back is refused, never overwritten.
+        guard case .object(let name) = object.key else { return }
+        _ = try client.put("objects/" + name, Array("{\"hello\": 2}\n".utf8), contentType: "application/json")
+        #expect(throws: OperationalError.self) { try store.put([object]) }
+        #expect(try store.read(object.key) == Array("{\"hello\": 2}\n".utf8))
+        // Absent and not given, or given bytes that do not hash to the name: an error, nothing lands.
+        let missing = StoreItem(key: .object(String(repeating: "a", count: 64) + ".json"), sha256: String(repeating: "a", count: 64), size: 1, bytes: nil)
+        #expect(throws: OperationalError.self) { try store.put([missing]) }
+        let lying = StoreItem(key: .object(String(repeating: "b", count: 64) + ".json"), sha256: String(repeating: "b", count: 64), size: 2, bytes: [1, 2])
+        #expect(throws: OperationalError.self) { try store.put([lying]) }
+        #expect(try store.read(lying.key) == nil)
+        // A manifest goes after its objects; listing names both kinds.
+        let manifest = Array("{\"id\": \"000001-aa\"}\n".utf8)
+        let other = item("{\"other\": true}\n", name: "y.svg")
+        #expect(try store.put([StoreItem(key: .release("000001-aa"), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest), other]) > 0)
+        #expect(try store.list(.releases) == ["000001-aa"])
+        #expect(Set(try store.list(.objects)) == Set([name] + [{ if case .object(let n) = other.key { return n } else { return "" } }()]))
+        // Deleting a release keeps its objects; the pointer is never deleted.
+        try store.delete(.release("000001-aa"))
+        #expect(try store.list(.releases) == [])
+        #expect(try store.read(other.key) == other.bytes)
+        #expect(throws: OperationalError.self) { try store.delete(.pointer) }
+    }
+
+    @Test func thePointerFlipsOnlyByCompareAndSwapWithOneWinnerAmongRacers() throws {
+        let server = try MotoServer()
+        defer { server.stop() }
+        let setup = server.client(bucket: "releases")
+        try setup.createBucket()
+        let store = S3Store(client: setup)
+        #expect(try store.read(.pointer) == nil)
+        #expect(throws: ConflictError.self) { try store.flip(expected: "000001", to: "000002") }
+        try store.flip(expected: nil, to: "000001")
+        #expect(try store.read(.pointer) == Array("000001".utf8))
+        #expect(throws: ConflictError.self) { try store.flip(expected: nil, to: "000002") }
+        try store.flip(expected: "000001", to: "000002")
+        #expect(try store.read(.pointer) == Array("000002".utf8))
+        // Eight publishers race from the same live release: exactly one flips.
+        let (endpoint, credentials) = (server.endpoint, server.credentials)
+        let outcomes = ParallelRace.run(8) { racer -> Bool in
+            let client = S3Client(location: S3Location(endpoint: endpoint, bucket: "releases"), credentials: credentials, timeoutMilliseconds: 5_000)
+            let store = S3Store(client: client)
+            return (try? store.flip(expected: "000002", to: "00001\(racer)")) != nil
+        }
+        #expect(outcomes.filter { $0 }.count == 1, "\(outcomes)")
+        let winner = try #require(try store.read(.pointer).map { String(decoding: $0, as: UTF8.self) })
+        #expect(winner.hasPrefix("00001"))
+    }
+}
+
+/// Runs `count` racers on their own threads, all released at once.
+enum ParallelRace {
+    static func run(_ count: Int, _ body: @escaping @Sendable (Int) -> Bool) -> [Bool] {
+        let results = ResultBox(count)
+        let threads = (0..<count).map { index in Thread { results.set(index, body(index)) } }
+        for thread in threads { thread.start() }
+        while !results.done { usleep(10_000) }
+        return results.values
+    }
+
+    final class ResultBox: Sendable {
+        private let stored: Mutex<[Bool?]>
+        init(_ count: Int) { stored = Mutex(Array(repeating: nil, count: count)) }
+        func set(_ index: Int, _ value: Bool) { stored.withLock { $0[index] = value } }
+        var done: Bool { stored.withLock { !$0.contains(nil) } }
+        var values: [Bool] { stored.withLock { $0.map { $0 ?? false } } }
     }
 }
