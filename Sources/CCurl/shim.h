@@ -23,8 +23,5 @@ static inline CURLcode ccurl_setopt_callback(CURL *handle, CURLoption option, cc
 static inline CURLcode ccurl_response_code(CURL *handle, long *code) {
     return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, code);
 }
-static inline CURLcode ccurl_request_size(CURL *handle, long *size) {
-    return curl_easy_getinfo(handle, CURLINFO_REQUEST_SIZE, size);
-}
 
 #endif

@@ -33,23 +33,10 @@ public enum SHA256 {
         return digest
     }
 
-    /// The raw digest of `bytes`.
-    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let ok = bytes.withUnsafeBytes { raw in
-            digest.withUnsafeMutableBufferPointer { EVP_Digest(raw.baseAddress, raw.count, $0.baseAddress, &length, EVP_sha256(), nil) }
-        }
-        precondition(ok == 1 && length == 32, "EVP_Digest(sha256) failed")
-        return digest
-    }
-
-    /// Lowercase hex of a raw digest.
-    public static func hex(raw: [UInt8]) -> String { hex(digest: raw) }
-
     private static let digits = Array("0123456789abcdef".utf8)
 
-    static func hex(digest: [UInt8]) -> String {
+    /// Lowercase hex of a raw digest.
+    public static func hex(digest: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity(digest.count * 2)
         for byte in digest {

@@ -40,7 +40,7 @@ public struct SigV4: Sendable {
         let stringToSign = "AWS4-HMAC-SHA256\n\(stamp)\n\(scope)\n\(SHA256.hex(canonicalRequest))"
         var key = SHA256.hmac(key: Array("AWS4\(secretKey)".utf8), Array(day.utf8))
         for part in [region, service, "aws4_request"] { key = SHA256.hmac(key: key, Array(part.utf8)) }
-        let signature = SHA256.hex(raw: SHA256.hmac(key: key, Array(stringToSign.utf8)))
+        let signature = SHA256.hex(digest: SHA256.hmac(key: key, Array(stringToSign.utf8)))
         // Host is sent as signed, not left for libcurl to spell.
         var sent = all
         sent.append(("authorization", "AWS4-HMAC-SHA256 Credential=\(accessKey)/\(scope), SignedHeaders=\(signedHeaders), Signature=\(signature)"))
