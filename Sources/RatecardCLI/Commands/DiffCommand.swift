@@ -40,15 +40,15 @@ enum DiffCommand {
             }
             title = "\(from ?? "work tree") -> \(to ?? "work tree")"
             // An environment name stands for what is live there, as of its own date.
-            let environments = Set((try? Environments.configured(from: invocation.directory))?.config.environments.map(\.name) ?? [])
-            if let name = from, environments.contains(name) {
-                let live = try liveSide(ServeRoot(path: try Environments.root(named: name, from: invocation.directory).path), name: name)
+            let environments = (try? Environments.all(from: invocation.directory)) ?? []
+            if let name = from, let environment = environments.first(where: { $0.name == name }) {
+                let live = try liveSide(ServeRoot(path: environment.path), name: name)
                 from = live.commit
                 oldAsOf = live.asOf
                 title = title.replacingOccurrences(of: name + " ->", with: "\(name) (live \(live.release)) ->")
             }
-            if let name = to, environments.contains(name) {
-                let live = try liveSide(ServeRoot(path: try Environments.root(named: name, from: invocation.directory).path), name: name)
+            if let name = to, let environment = environments.first(where: { $0.name == name }) {
+                let live = try liveSide(ServeRoot(path: environment.path), name: name)
                 to = live.commit
                 if arguments.value("--as-of") == nil, let day = live.asOf { asOf = day }
                 title = title.replacingOccurrences(of: "-> " + name, with: "-> \(name) (live \(live.release))")

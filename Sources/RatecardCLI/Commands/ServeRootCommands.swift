@@ -62,10 +62,10 @@ enum ServeRootCommands {
         var targets: [(root: ServeRoot, name: String, selector: String)] = []
         if arguments.value("--env") == nil && arguments.value("--root") == nil {
             // Bare status: every environment ratecard.yaml names.
-            let (config, _) = try Environments.configured(from: invocation.directory)
-            guard !config.environments.isEmpty else { throw UsageError("ratecard.yaml names no environments; pass --root <dir>") }
-            for environment in config.environments {
-                targets.append((ServeRoot(path: try Environments.root(named: environment.name, from: invocation.directory).path), environment.name, "--env \(environment.name)"))
+            let environments = try Environments.all(from: invocation.directory)
+            guard !environments.isEmpty else { throw UsageError("ratecard.yaml names no environments; pass --root <dir>") }
+            for environment in environments {
+                targets.append((ServeRoot(path: environment.path), environment.name, "--env \(environment.name)"))
             }
         } else {
             let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)

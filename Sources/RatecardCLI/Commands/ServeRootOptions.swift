@@ -29,14 +29,15 @@ enum ServeRootOptions {
     /// The serve root of an environment named in ratecard.yaml; an unknown name is a usage
     /// error that lists the known ones (and the nearest, when it looks like a typo).
     static func environment(_ name: String, _ invocation: Invocation) throws -> (path: String, protected: Bool) {
-        let known = try Environments.configured(from: invocation.directory).config.environments.map(\.name)
-        guard known.contains(name) else {
+        let environments = try Environments.all(from: invocation.directory)
+        let known = environments.map(\.name)
+        guard let environment = environments.first(where: { $0.name == name }) else {
             var message = "Unknown environment '\(name)'; "
             message += known.isEmpty ? "ratecard.yaml names no environments" : "ratecard.yaml names these environments: \(known.joined(separator: ", "))"
             if let hint = Suggestion.didYouMean(name, in: known) { message += "; " + hint }
             throw UsageError(message)
         }
-        return try Environments.root(named: name, from: invocation.directory)
+        return (environment.path, environment.protected)
     }
 
     /// A serve root given as a folder. When it is the folder of an environment named in
@@ -45,12 +46,9 @@ enum ServeRootOptions {
     static func byPath(_ path: String, shown: String, _ invocation: Invocation) -> (root: ServeRoot, protected: Bool, name: String) {
         let normalized = Environments.lexicallyNormalized(path)
         let real = (try? FileSystem.realPath(normalized)) ?? normalized
-        if let (config, _) = try? Environments.configured(from: invocation.directory) {
-            for environment in config.environments {
-                guard let (candidate, protected) = try? Environments.root(named: environment.name, from: invocation.directory) else { continue }
-                if candidate == normalized || (try? FileSystem.realPath(candidate)) == real {
-                    return (ServeRoot(path: normalized), protected, environment.name)
-                }
+        for environment in (try? Environments.all(from: invocation.directory)) ?? [] {
+            if environment.path == normalized || (try? FileSystem.realPath(environment.path)) == real {
+                return (ServeRoot(path: normalized), environment.protected, environment.name)
             }
         }
         return (ServeRoot(path: normalized), false, shown)

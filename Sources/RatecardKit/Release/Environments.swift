@@ -13,15 +13,30 @@ public enum Environments {
         return (config, contentDir)
     }
 
+    /// An environment named in ratecard.yaml, its serve root resolved against the content folder.
+    public struct Resolved: Sendable, Equatable {
+        public var name: String
+        public var path: String
+        public var protected: Bool
+    }
+
+    /// Every environment of the content found from `directory`, from one read of ratecard.yaml.
+    public static func all(from directory: String) throws -> [Resolved] {
+        let (config, contentDir) = try configured(from: directory)
+        return config.environments.map { environment in
+            let path = environment.root.hasPrefix("/") ? environment.root : contentDir + "/" + environment.root
+            return Resolved(name: environment.name, path: lexicallyNormalized(path), protected: environment.protected)
+        }
+    }
+
     /// The serve root for an environment name, and whether it is protected.
     public static func root(named name: String, from directory: String) throws -> (path: String, protected: Bool) {
-        let (config, contentDir) = try configured(from: directory)
-        guard let environment = config.environments.first(where: { $0.name == name }) else {
-            let known = config.environments.map(\.name).joined(separator: ", ")
+        let environments = try all(from: directory)
+        guard let environment = environments.first(where: { $0.name == name }) else {
+            let known = environments.map(\.name).joined(separator: ", ")
             throw OperationalError("no environment '\(name)' in ratecard.yaml (known: \(known.isEmpty ? "none" : known))")
         }
-        let path = environment.root.hasPrefix("/") ? environment.root : contentDir + "/" + environment.root
-        return (lexicallyNormalized(path), environment.protected)
+        return (environment.path, environment.protected)
     }
 
     /// `/a/content/../production` as `/a/production`: messages name the folder a person would
