@@ -29,9 +29,13 @@ enum PublishCommand {
         let location = try ContentLocation.find(from: invocation.directory)
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
         var revision = arguments.value("--rev") ?? "HEAD"
-        try checkClock(run.asOf, explicit: arguments.value("--as-of") != nil, root: root, name: name)
+        // What is live, read once for the checks before the lock (the publisher reads it again
+        // under the lock): a large site's version.json lists every file.
+        let live = try root.live()
+        let liveInfo = live.flatMap { try? ReleaseInfo.read(from: root.folder(of: $0)) }
+        try checkClock(run.asOf, explicit: arguments.value("--as-of") != nil, live: live, info: liveInfo, name: name)
         if arguments.has("--if-stale") {
-            switch try staleness(root: root, asOf: run.asOf) {
+            switch try staleness(live: live, info: liveInfo, asOf: run.asOf) {
             case .current(let text):
                 invocation.console.out(json ? JSON.object(["environment": .string(name), "outcome": .string("current")]).serialized() + "\n" : "\(name): \(text); nothing to do.\n")
                 return RatecardCLI.ExitCode.ok
@@ -62,7 +66,7 @@ enum PublishCommand {
         // every other change, take the full build.
         var built: (output: BundleBuilder.Output, commit: ObjectID?, content: Content?, incremental: [String]?)
         var scheduledInChanged: Day?
-        if !dryRun, !protected, let live = try root.live(), let repository = location.repository,
+        if !dryRun, !protected, let live, let repository = location.repository,
            let commit = try? repository.resolveCommit(revision),
            case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: root, live: live) {
             built = (output, commit, nil, products)
@@ -109,7 +113,7 @@ enum PublishCommand {
         if let content = built.content {
             staleFrom = content.nextScheduledChange(after: run.asOf)
         } else {
-            let recorded = try root.live().flatMap { try ReleaseInfo.read(from: root.folder(of: $0)).staleFrom }.flatMap(Day.init)
+            let recorded = liveInfo?.staleFrom.flatMap(Day.init)
             staleFrom = [recorded, scheduledInChanged].compactMap { $0 }.min()
         }
         let request = Publisher.Request(
@@ -157,9 +161,8 @@ enum PublishCommand {
     /// A publish dated by the clock must not go back in time: a date before the live release's
     /// as-of date means the clock is wrong (or the publish is meant to turn back what is
     /// current, which is said with --as-of).
-    static func checkClock(_ asOf: Day, explicit: Bool, root: ServeRoot, name: String) throws {
-        guard !explicit, let live = try? root.live(), let info = try? ReleaseInfo.read(from: root.folder(of: live)),
-              let liveDay = Day(info.asOf), asOf < liveDay else { return }
+    static func checkClock(_ asOf: Day, explicit: Bool, live: String?, info: ReleaseInfo?, name: String) throws {
+        guard !explicit, let live, let info, let liveDay = Day(info.asOf), asOf < liveDay else { return }
         throw OperationalError("today in Asia/Seoul (\(asOf)) is before the as-of date of the release live on \(name) (\(live), as of \(liveDay)): is this machine's clock set back? Nothing was published. To publish as of an earlier date on purpose, say so with --as-of \(asOf)")
     }
 
@@ -169,9 +172,9 @@ enum PublishCommand {
     }
 
     /// Whether the live release has gone stale by `asOf` (`--if-stale`).
-    static func staleness(root: ServeRoot, asOf: Day) throws -> Staleness {
-        guard let live = try root.live() else { return .current("nothing is live yet (--if-stale only refreshes what is live)") }
-        let info = try ReleaseInfo.read(from: root.folder(of: live))
+    static func staleness(live: String?, info: ReleaseInfo?, asOf: Day) throws -> Staleness {
+        guard let live else { return .current("nothing is live yet (--if-stale only refreshes what is live)") }
+        guard let info else { throw OperationalError("the live release \(live)'s version.json cannot be read; run 'ratecard verify'") }
         guard let from = info.staleFrom.flatMap(Day.init) else {
             return .current("release \(live) has nothing scheduled after \(info.asOf)")
         }
