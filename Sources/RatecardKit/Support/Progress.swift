@@ -23,14 +23,14 @@ public enum Progress {
 
     /// Turns progress on for `command`.
     public static func begin(_ command: String) {
-        state.withLock { $0 = State(enabled: true, command: command, started: now(), shown: false) }
+        state.withLock { $0 = State(enabled: true, command: command, started: Trace.now(), shown: false) }
     }
 
     /// A phase finished: shown when the command has run past the threshold.
     static func note(_ phase: @autoclosure () -> String) {
         let line: String? = state.withLock { state in
             guard state.enabled else { return nil }
-            let elapsed = (now() - state.started) / 1_000_000
+            let elapsed = (Trace.now() - state.started) / 1_000_000
             guard elapsed >= threshold else { return nil }
             state.shown = true
             // One line that fits an 80-column terminal: a wrapped line would not be replaced.
@@ -38,7 +38,7 @@ public enum Progress {
             if text.count > 66 { text = String(text.prefix(65)) + "…" }
             return "\r\u{1B}[K\(text) (\(elapsed / 1000).\(elapsed % 1000 / 100) s)"
         }
-        if let line { write(line) }
+        if let line { Trace.standardError(line) }
     }
 
     /// Clears the line (if one was shown) and turns progress off.
@@ -47,17 +47,6 @@ public enum Progress {
             defer { state = State() }
             return state.shown
         }
-        if shown { write("\r\u{1B}[K") }
-    }
-
-    private static func write(_ text: String) {
-        var text = text
-        _ = text.withUTF8 { Glibc.write(2, $0.baseAddress, $0.count) }
-    }
-
-    private static func now() -> Int {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return spec.tv_sec * 1_000_000_000 + spec.tv_nsec
+        if shown { Trace.standardError("\r\u{1B}[K") }
     }
 }

@@ -11,12 +11,19 @@ public enum Trace {
         Progress.note(phase())
         guard enabled else { return }
         let time = now()
-        var line = "trace: \(phase()): \((time - last) / 1_000_000) ms\n"
+        let elapsed = (time - last) / 1_000_000
         last = time
-        _ = line.withUTF8 { write(2, $0.baseAddress, $0.count) }
+        standardError("trace: \(phase()): \(elapsed) ms\n")
     }
 
-    private static func now() -> Int {
+    /// Writes `text` to stderr as it is (for traces and progress lines, not reports).
+    static func standardError(_ text: String) {
+        var text = text
+        _ = text.withUTF8 { write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// Nanoseconds of the monotonic clock.
+    static func now() -> Int {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return spec.tv_sec * 1_000_000_000 + spec.tv_nsec
