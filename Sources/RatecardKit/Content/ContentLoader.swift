@@ -68,8 +68,9 @@ public final class ContentLoader {
         let folder = value.hasPrefix("./") ? String(value.dropFirst(2)) : value
         let parts = folder.split(separator: "/")
         guard !folder.hasPrefix("/"), !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." }) else { return entries }
-        let prefix = parts.joined(separator: "/") + "/"
-        return entries.filter { !$0.path.hasPrefix(prefix) }
+        let name = parts.joined(separator: "/")
+        // The folder itself is an entry when it is a checkout of its own (a submodule).
+        return entries.filter { $0.path != name && !$0.path.hasPrefix(name + "/") }
     }
 
     /// Counts a loaded file as parsed the way this loader always has: a work-tree file (no blob
