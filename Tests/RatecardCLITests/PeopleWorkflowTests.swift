@@ -209,7 +209,7 @@ import Testing
 
             let refused = try ratecard(publish + ["-m", "big move"], in: fixture.repo)
             #expect(refused.status == 1)
-            #expect(refused.err.contains("production is protected and this change is risky:\n  - acme-bank/credit 0-800: APR moves 3.5pp, over the 3.0pp threshold\n"), "\(refused.err)")
+            #expect(refused.err.contains("production is protected and this change is risky:\n  - acme-bank/credit scores 0-800: APR moves 3.5pp, over the 3.0pp threshold\n"), "\(refused.err)")
             #expect(try ServeRoot(path: directory + "/production").live() == live)
 
             let approved = try ratecard(publish + ["-m", "big move", "--approve", "Risk committee 2026-11-28"], in: fixture.repo)
@@ -217,7 +217,7 @@ import Testing
             let entry = try #require(try ServeRoot(path: directory + "/production").journal.entries().last)
             #expect(entry.action == "publish")
             #expect(entry.fields["approval"]?["reason"]?.stringValue == "Risk committee 2026-11-28")
-            #expect(entry.fields["approval"]?["risks"]?.arrayValue?.first?.stringValue == "acme-bank/credit 0-800: APR moves 3.5pp, over the 3.0pp threshold")
+            #expect(entry.fields["approval"]?["risks"]?.arrayValue?.first?.stringValue == "acme-bank/credit scores 0-800: APR moves 3.5pp, over the 3.0pp threshold")
         }
     }
 }

@@ -51,7 +51,7 @@ public enum DiffFormatter {
         case .bandChanged(let band):
             return .object([
                 "type": .string("band_changed"), "product": .string(band.key), "name": .string(band.name),
-                "score_min": .int(band.scoreMin), "score_max": .int(band.scoreMax),
+                band.scale.minKey: .int(band.min), band.scale.maxKey: .int(band.max),
                 "apr_min_pct": .object(["old": .number(band.aprMin.old.description), "new": .number(band.aprMin.new.description)]),
                 "apr_max_pct": .object(["old": .number(band.aprMax.old.description), "new": .number(band.aprMax.new.description)]),
                 "limit_max_krw": .object(["old": .int(band.limit.old), "new": .int(band.limit.new)]),
@@ -90,7 +90,7 @@ public enum DiffFormatter {
             if band.aprMin.old != band.aprMin.new { parts.append("APR min \(move(band.aprMin))") }
             if band.aprMax.old != band.aprMax.new { parts.append("APR max \(move(band.aprMax))") }
             if band.limit.old != band.limit.new { parts.append("limit \(KoreanLabels.won(band.limit.old)) -> \(KoreanLabels.won(band.limit.new))") }
-            return ("~", "\(band.name) (\(band.key)) scores \(band.scoreMin)-\(band.scoreMax): " + parts.joined(separator: ", "))
+            return ("~", "\(band.name) (\(band.key)) \(band.scale.describe(band.min, band.max)): " + parts.joined(separator: ", "))
         case .tableScheduled(let key, let name, let day): return ("+", "\(name) (\(key)) new rate table scheduled from \(day)")
         case .termsAdded(let document, let version, let title, let summary, let reconsent):
             return ("+", "terms \(title) (\(document)) version \(version): \(summary)\(reconsent ? " — needs re-consent" : "")")

@@ -16,19 +16,21 @@ public enum SemanticChange: Sendable, Equatable {
     public struct BandChange: Sendable, Equatable {
         public var key: String
         public var name: String
-        public var scoreMin: Int
-        public var scoreMax: Int
+        /// The band's bounds on its table's scale.
+        public var scale: RateTable.Scale
+        public var min: Int
+        public var max: Int
         public var aprMin: (old: Percent, new: Percent)
         public var aprMax: (old: Percent, new: Percent)
         public var limit: (old: Int, new: Int)
 
         /// The largest APR move in percentage points (absolute).
         public var largestMove: Percent {
-            Percent(thousandths: max(abs((aprMin.new - aprMin.old).thousandths), abs((aprMax.new - aprMax.old).thousandths)))
+            Percent(thousandths: Swift.max(abs((aprMin.new - aprMin.old).thousandths), abs((aprMax.new - aprMax.old).thousandths)))
         }
 
         public static func == (lhs: BandChange, rhs: BandChange) -> Bool {
-            lhs.key == rhs.key && lhs.scoreMin == rhs.scoreMin && lhs.scoreMax == rhs.scoreMax
+            lhs.key == rhs.key && lhs.scale == rhs.scale && lhs.min == rhs.min && lhs.max == rhs.max
                 && lhs.aprMin == rhs.aprMin && lhs.aprMax == rhs.aprMax && lhs.limit == rhs.limit
         }
     }
@@ -37,7 +39,7 @@ public enum SemanticChange: Sendable, Equatable {
     public func isRisky(threshold: Percent) -> String? {
         switch self {
         case .bandChanged(let band) where band.largestMove > threshold:
-            return "\(band.key) \(band.scoreMin)-\(band.scoreMax): APR moves \(band.largestMove)pp, over the \(threshold)pp threshold"
+            return "\(band.key) \(band.scale.describe(band.min, band.max)): APR moves \(band.largestMove)pp, over the \(threshold)pp threshold"
         case .partnerRemoved(let id, _):
             return "partner \(id) is removed"
         case .partnerStatus(let id, _, _, "terminated", _):

@@ -35,12 +35,12 @@ public struct SemanticDiff: Sendable {
             }
             let before = (oldTables[key] ?? []).filter { $0.isInForce(on: oldAsOf ?? asOf) }.max { $0.effectiveFrom.value < $1.effectiveFrom.value }
             let after = (newTables[key] ?? []).filter { $0.isInForce(on: asOf) }.max { $0.effectiveFrom.value < $1.effectiveFrom.value }
-            if let before, let after {
-                for band in after.bands.sorted(by: { $0.scoreMin.value > $1.scoreMin.value }) {
-                    guard let previous = before.bands.first(where: { $0.scoreMin.value == band.scoreMin.value && $0.scoreMax.value == band.scoreMax.value }) else { continue }
+            if let before, let after, before.scale == after.scale {
+                for band in after.bandsBestFirst {
+                    guard let previous = before.bands.first(where: { $0.min.value == band.min.value && $0.max.value == band.max.value }) else { continue }
                     if previous.aprMin.value != band.aprMin.value || previous.aprMax.value != band.aprMax.value || previous.limitMax.value != band.limitMax.value {
                         changes.append(.bandChanged(.init(
-                            key: key, name: name, scoreMin: band.scoreMin.value, scoreMax: band.scoreMax.value,
+                            key: key, name: name, scale: after.scale, min: band.min.value, max: band.max.value,
                             aprMin: (previous.aprMin.value, band.aprMin.value), aprMax: (previous.aprMax.value, band.aprMax.value),
                             limit: (previous.limitMax.value, band.limitMax.value))))
                     }

@@ -4,7 +4,8 @@
 /// commit ids (a SplitMix64 stream, fixed dates and a fixed author with fixed commit times). The
 /// content passes every rule with no warnings for any as-of date from 2026-01-01 on: every rate
 /// table is dated 2020-2025 and the newest one per product is open-ended, 100-point score bands
-/// run contiguously from 1000 down to a floor, pricing is monotone and below the 20% cap, limits
+/// run contiguously from 1000 down to a floor (one grade per band from grade 1 for a table dated
+/// before 2021, when lenders priced by credit grade), pricing is monotone and below the 20% cap, limits
 /// are multiples of 10,000 won within the product limit, every product lists every product-page
 /// phrase, and every version of `broker-notice` carries the broker phrases verbatim.
 ///
@@ -257,8 +258,11 @@ public struct LargeContentGenerator {
             let months = termsMonths.contains(12) ? 12 : termsMonths[0]
             let amount = min(max(limitMin, 10_000_000), limitMax)
             let total = ProductDisclosureRules.total(amount: amount, apr: apr, months: months, method: method)
-            let floor = lastTable?.bands.map(\.scoreMin).min() ?? 0
-            let credit = floor > 0 ? "\(lastTable?.bureau ?? "KCB") 개인신용평점 \(floor)점 이상" : "개인신용평점 전 구간 (금융회사 심사 기준 적용)"
+            let floor = lastTable?.bands.map(\.min).min() ?? 0
+            let worstGrade = lastTable?.bands.map(\.max).max() ?? 10
+            let credit = lastTable?.onGrades == true
+                ? "\(lastTable?.bureau ?? "KCB") 신용등급 \(worstGrade)등급 이내"
+                : floor > 0 ? "\(lastTable?.bureau ?? "KCB") 개인신용평점 \(floor)점 이상" : "개인신용평점 전 구간 (금융회사 심사 기준 적용)"
             let timing = method == .revolving ? "매월 결제일에 사용한 금액과 기간만큼 후취합니다" : "매월 약정 납입일에 후취합니다 (대출 실행일부터 계산)"
             let number = key.unicodeScalars.reduce(0) { ($0 * 31 + Int($1.value)) % 9000 } + 1000
             return """
@@ -347,9 +351,10 @@ public struct LargeContentGenerator {
     }
 
     struct TableSpec {
+        /// `min`-`max` are scores, or grades for a table dated before 2021 (`onGrades`).
         struct Band {
-            var scoreMin: Int
-            var scoreMax: Int
+            var min: Int
+            var max: Int
             var aprMin: Int
             var aprMax: Int
             var limit: Int
@@ -362,6 +367,7 @@ public struct LargeContentGenerator {
         var bands: [Band]
 
         var path: String { "products/\(productKey)/rates/\(from).yaml" }
+        var onGrades: Bool { from < BandRules.scoresFrom }
 
         var yaml: String {
             var text = "effective_from: \(from)\n"
@@ -369,8 +375,8 @@ public struct LargeContentGenerator {
             text += "bureau: \(bureau)\nbands:\n"
             for band in bands {
                 text += """
-                      - score_min: \(band.scoreMin)
-                        score_max: \(band.scoreMax)
+                      - \(onGrades ? "grade_min" : "score_min"): \(band.min)
+                        \(onGrades ? "grade_max" : "score_max"): \(band.max)
                         apr_min_pct: \(Percent(thousandths: band.aprMin))
                         apr_max_pct: \(Percent(thousandths: band.aprMax))
                         limit_max_krw: \(band.limit)
@@ -420,7 +426,10 @@ public struct LargeContentGenerator {
                     aprMin += random.int(30...maxStep) * 10
                     limit = max(10_000, (limit * (100 - random.int(5...25)) / 100) / 10_000 * 10_000)
                 }
-                bands.append(TableSpec.Band(scoreMin: 901 - band * 100, scoreMax: 1000 - band * 100, aprMin: aprMin, aprMax: aprMin + spread, limit: limit))
+                let onGrades = Day(ordinal: day) < BandRules.scoresFrom
+                bands.append(TableSpec.Band(
+                    min: onGrades ? band + 1 : 901 - band * 100, max: onGrades ? band + 1 : 1000 - band * 100,
+                    aprMin: aprMin, aprMax: aprMin + spread, limit: limit))
             }
             tables.append(TableSpec(productKey: product.key, from: Day(ordinal: day), to: nil, bureau: random.chance(1, in: 2) ? "KCB" : "NICE", bands: bands))
         }

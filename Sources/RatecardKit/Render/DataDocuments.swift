@@ -137,10 +137,10 @@ struct DataDocuments {
             "bureau": .string(table.bureau.value.rawValue),
             "effective_from": .string(table.effectiveFrom.value.description),
             "effective_to": table.effectiveTo.map { .string($0.value.description) } ?? .null,
-            "bands": .array(table.bands.sorted { $0.scoreMin.value > $1.scoreMin.value }.map { band in
+            "bands": .array(table.bandsBestFirst.map { band in
                 .object([
-                    "score_min": .int(band.scoreMin.value),
-                    "score_max": .int(band.scoreMax.value),
+                    table.scale.minKey: .int(band.min.value),
+                    table.scale.maxKey: .int(band.max.value),
                     "apr_min_pct": .number(band.aprMin.value.description),
                     "apr_max_pct": .number(band.aprMax.value.description),
                     "limit_max_krw": .int(band.limitMax.value),

@@ -107,11 +107,11 @@ struct StaticPages {
         let partner = documents.partnersByID[product.partner.value]
         let (low, high) = envelope(table)
         var section = HTML.element("h2", [], HTML(text: partner?.nameKo.value ?? product.partner.value) + HTML(raw: " · ") + HTML(text: product.nameKo.value))
-        section += HTML.element("p", [("class", "meta")], text: "연 \(low.displayed)% ~ \(high.displayed)% · 최대 \(KoreanLabels.won(product.limitMax.value)) · \(KoreanLabels.productType(product.kind.value)) · \(table.bureau.value.rawValue) 점수 기준 (\(table.effectiveFrom.value) 시행)")
-        let header = HTML.element("tr", [], [HTML.element("th", text: "신용점수"), HTML.element("th", text: "금리 (연)"), HTML.element("th", text: "최대 한도")].joined())
-        let rows = table.bands.sorted { $0.scoreMin.value > $1.scoreMin.value }.map { band in
+        section += HTML.element("p", [("class", "meta")], text: "연 \(low.displayed)% ~ \(high.displayed)% · 최대 \(KoreanLabels.won(product.limitMax.value)) · \(KoreanLabels.productType(product.kind.value)) · \(table.bureau.value.rawValue) \(table.scale == .score ? "점수" : "등급") 기준 (\(table.effectiveFrom.value) 시행)")
+        let header = HTML.element("tr", [], [HTML.element("th", text: table.scale == .score ? "신용점수" : "신용등급"), HTML.element("th", text: "금리 (연)"), HTML.element("th", text: "최대 한도")].joined())
+        let rows = table.bandsBestFirst.map { band in
             HTML.element("tr", [], [
-                HTML.element("td", text: "\(band.scoreMin.value)~\(band.scoreMax.value)점"),
+                HTML.element("td", text: table.scale == .score ? "\(band.min.value)~\(band.max.value)점" : "\(band.min.value)~\(band.max.value)등급"),
                 HTML.element("td", text: "\(band.aprMin.value.displayed)% ~ \(band.aprMax.value.displayed)%"),
                 HTML.element("td", text: KoreanLabels.won(min(band.limitMax.value, product.limitMax.value))),
             ].joined())

@@ -44,14 +44,14 @@ public enum HistoryRules {
                     .filter { $0.effectiveFrom.value < table.effectiveFrom.value }
                     .max { $0.effectiveFrom.value < $1.effectiveFrom.value }
             }
-            guard let previous, previous != table || previous.path != table.path else { continue }
+            guard let previous, previous != table || previous.path != table.path, previous.scale == table.scale else { continue }
             for band in table.bands {
-                guard let old = previous.bands.first(where: { $0.scoreMin.value == band.scoreMin.value && $0.scoreMax.value == band.scoreMax.value }) else { continue }
+                guard let old = previous.bands.first(where: { $0.min.value == band.min.value && $0.max.value == band.max.value }) else { continue }
                 for (new, before, name) in [(band.aprMin, old.aprMin, "apr_min_pct"), (band.aprMax, old.aprMax, "apr_max_pct")] {
                     let move = new.value - before.value
                     if abs(move.thousandths) > threshold.thousandths {
                         let sign = move.thousandths > 0 ? "+" : ""
-                        diagnostics.report(rateMove, table.path, new.mark, "\(name) for scores \(band.scoreMin.value)-\(band.scoreMax.value) moved \(sign)\(move)pp (\(before.value) -> \(new.value)), more than \(threshold)pp; check it is intended")
+                        diagnostics.report(rateMove, table.path, new.mark, "\(name) for \(table.scale.describe(band.min.value, band.max.value)) moved \(sign)\(move)pp (\(before.value) -> \(new.value)), more than \(threshold)pp; check it is intended")
                     }
                 }
             }

@@ -129,7 +129,7 @@ extension HistoryRules {
                     continue
                 }
                 let past = end.map { $0 < day } ?? false
-                if past && !sameTable(now, table) {
+                if past && !sameTable(now, table) && !restatedOnItsScale(now, table) {
                     let mark = firstDifference(now, table)
                     let until = end.map { " until \($0)" } ?? ""
                     diagnostics.report(pastTable, now.path, mark, "this rate table was in force from \(table.effectiveFrom.value)\(until) and is a record now; restore it and correct the rates in a new table dated \(day) or later")
@@ -162,10 +162,22 @@ extension HistoryRules {
     /// Equal as published: positions aside.
     static func sameTable(_ a: RateTable, _ b: RateTable) -> Bool {
         a.effectiveFrom.value == b.effectiveFrom.value && a.effectiveTo?.value == b.effectiveTo?.value && a.bureau.value == b.bureau.value
-            && a.bands.count == b.bands.count && a.incompleteBands == b.incompleteBands
+            && a.scale == b.scale && a.bands.count == b.bands.count && a.incompleteBands == b.incompleteBands
             && zip(a.bands, b.bands).allSatisfy { x, y in
-                x.scoreMin.value == y.scoreMin.value && x.scoreMax.value == y.scoreMax.value && x.aprMin.value == y.aprMin.value
+                x.min.value == y.min.value && x.max.value == y.max.value && x.aprMin.value == y.aprMin.value
                     && x.aprMax.value == y.aprMax.value && x.limitMax.value == y.limitMax.value
+            }
+    }
+
+    /// A record written with score bounds before scores existed (BND-06), restated on credit
+    /// grades with every price, limit and date as it was: the only edit a past table may take,
+    /// since it changes no figure a borrower was shown.
+    static func restatedOnItsScale(_ now: RateTable, _ old: RateTable) -> Bool {
+        old.scale == .score && now.scale == .grade && now.effectiveFrom.value < BandRules.scoresFrom
+            && now.effectiveFrom.value == old.effectiveFrom.value && now.effectiveTo?.value == old.effectiveTo?.value
+            && now.bureau.value == old.bureau.value && now.bands.count == old.bands.count && !now.incompleteBands
+            && zip(now.bandsBestFirst, old.bandsBestFirst).allSatisfy { x, y in
+                x.aprMin.value == y.aprMin.value && x.aprMax.value == y.aprMax.value && x.limitMax.value == y.limitMax.value
             }
     }
 
@@ -174,8 +186,8 @@ extension HistoryRules {
         if now.effectiveTo?.value != old.effectiveTo?.value { return now.effectiveTo?.mark ?? now.effectiveFrom.mark }
         if now.bureau.value != old.bureau.value { return now.bureau.mark }
         for (x, y) in zip(now.bands, old.bands) {
-            if x.scoreMin.value != y.scoreMin.value { return x.scoreMin.mark }
-            if x.scoreMax.value != y.scoreMax.value { return x.scoreMax.mark }
+            if x.min.value != y.min.value { return x.min.mark }
+            if x.max.value != y.max.value { return x.max.mark }
             if x.aprMin.value != y.aprMin.value { return x.aprMin.mark }
             if x.aprMax.value != y.aprMax.value { return x.aprMax.mark }
             if x.limitMax.value != y.limitMax.value { return x.limitMax.mark }
