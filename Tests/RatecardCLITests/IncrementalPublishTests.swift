@@ -89,8 +89,12 @@ import Testing
         return page.components(separatedBy: "<section id=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
     }
 
-    static func otherBureau(_ line: String) -> String {
-        line == "bureau: KCB" ? "bureau: NICE" : line == "bureau: NICE" ? "bureau: KCB" : line
+    /// Every band's limit 10,000 won lower: a change that keeps the product's place (the
+    /// bureau would too, but the disclosure names it, DSC-17).
+    static func lowerLimits(_ line: String) -> String {
+        let key = "    limit_max_krw: "
+        guard line.hasPrefix(key), let limit = Int(line.dropFirst(key.count)), limit > 10_000 else { return line }
+        return key + String(limit - 10_000)
     }
 
     static func scaled(_ line: String, by factor: Double) -> String {
@@ -108,13 +112,13 @@ import Testing
             #expect(first.status == 0, "\(first.err)")
             #expect(!first.out.contains("built onto the live bundle"))
 
-            // One table, a change that keeps the product's place (the bureau).
+            // One table, a change that keeps the product's place (band limits).
             let table = try fixture.newestTable(of: 3)
-            try fixture.edit(table, message: "Bureau", Self.otherBureau)
+            try fixture.edit(table, message: "Limits", Self.lowerLimits)
             let one = try fixture.publish()
             #expect(one.status == 0, "\(one.err)")
             #expect(one.out.contains("built onto the live bundle: 1 changed product(s) re-rendered"), "\(one.out)")
-            try fixture.expectLiveEqualsFullBuild("bureau")
+            try fixture.expectLiveEqualsFullBuild("limits")
 
             // Two products move on rates.html.
             let before = try Self.sectionOrder(fixture.root)
@@ -166,7 +170,7 @@ import Testing
             try fixture.expectLiveEqualsFullBuild("partner")
 
             // Another as-of date than live's: a full build.
-            try fixture.edit(try fixture.newestTable(of: 9), message: "Bureau", Self.otherBureau)
+            try fixture.edit(try fixture.newestTable(of: 9), message: "Limits", Self.lowerLimits)
             let later = try ratecard(["publish", "--root", fixture.root, "--as-of", "2026-11-30", "--no-web", "-m", "next day"], in: fixture.repo)
             #expect(later.status == 0, "\(later.err)")
             #expect(!later.out.contains("built onto the live bundle"))
@@ -217,7 +221,7 @@ import Testing
             ]
             for (index, (name, spoil)) in cases.enumerated() {
                 try spoil()
-                try fixture.edit(try fixture.newestTable(of: 10 + index), message: name, Self.otherBureau)
+                try fixture.edit(try fixture.newestTable(of: 10 + index), message: name, Self.lowerLimits)
                 let result = try fixture.publish()
                 #expect(result.status == 0, "\(name): \(result.err)")
                 #expect(!result.out.contains("built onto the live bundle"), "\(name): \(result.out)")

@@ -7,7 +7,9 @@ public enum ProductDisclosureRules {
     public static let rateComposition = Rule("DSC-11", .error, "the rate type and what it follows agree", "금소법 제19조①1라, 시행령 제13조: the borrower is told whether the rate is fixed or variable and, if variable, the base rate it follows.")
     public static let repaymentExample = Rule("DSC-12", .error, "the repayment example is computed right", "금소법 제22조④, 시행령 제18조①: a total-cost example must be what the loan costs: the total for its amount, rate, term and method, on terms the product offers and at a rate no lower than it charges.")
 
-    public static let all = [review, rateComposition, repaymentExample]
+    public static let requiredCredit = Rule("DSC-17", .error, "the required credit level is the table's", "금소법 제19조①, 시행령 제13조: the borrower is told the credit needed to borrow; a stated floor ('KCB 개인신용평점 601점 이상', '6등급 이내', '전 구간') must be where the table in force stops lending, on its bureau.")
+
+    public static let all = [review, rateComposition, repaymentExample, requiredCredit]
 
     /// A review number: '제YYYY-N호' somewhere in the text, with a number that is not all zeros.
     static let reviewNumber = try! NSRegularExpression(pattern: "제(19|20)[0-9]{2}-0*[1-9][0-9]*호")
@@ -35,6 +37,52 @@ public enum ProductDisclosureRules {
             default: break
             }
             checkExample(disclosure.repaymentExample, product: product, tables: tablesByProduct[product.key] ?? [], limits: content.limits, on: context.asOf, into: diagnostics)
+            if product.status.value == .active, let table = (tablesByProduct[product.key] ?? []).last(where: { $0.isInForce(on: context.asOf) }) {
+                let lowestScore = (content.limits?.latest(.creditScoreMin)?.value.thousandths ?? 0) / 1000
+                checkRequiredCredit(disclosure.requiredCredit, of: product, against: table, lowestScore: lowestScore, into: diagnostics)
+            }
+        }
+    }
+
+    /// '<bureau> 개인신용평점 <n>점 이상', '<n>등급 이내', '전 구간': the floor a text states.
+    static let scoreFloor = try! NSRegularExpression(pattern: "(KCB|NICE)?\\s*(?:개인)?신용평점\\s*([0-9]+)\\s*점\\s*이상")
+    static let gradeFloor = try! NSRegularExpression(pattern: "(KCB|NICE)?\\s*(?:개인)?신용등급\\s*([0-9]+)\\s*등급\\s*이내")
+    static let everyone = try! NSRegularExpression(pattern: "(KCB|NICE)?\\s*(?:개인)?신용(?:평점|등급)\\s*전\\s*구간")
+
+    /// The stated floor against the table in force: its bureau, and where its worst band ends.
+    /// A text that states no floor in these words is left to review.
+    static func checkRequiredCredit(_ text: Located<String>, of product: Product, against table: RateTable, lowestScore: Int, into diagnostics: Diagnostics) {
+        let value = text.value
+        let range = NSRange(value.startIndex..., in: value)
+        let bounds = (table.bands.map(\.min.value).min(), table.bands.map(\.max.value).max())
+        guard let low = bounds.0, let high = bounds.1 else { return }
+        let worst = table.scale == .score ? low : high
+        let stated: (bureau: String?, floor: Int?, scale: RateTable.Scale)
+        func group(_ match: NSTextCheckingResult, _ index: Int) -> String? {
+            Range(match.range(at: index), in: value).map { String(value[$0]) }
+        }
+        if let match = scoreFloor.firstMatch(in: value, range: range) {
+            stated = (group(match, 1), group(match, 2).flatMap { Int($0) }, .score)
+        } else if let match = gradeFloor.firstMatch(in: value, range: range) {
+            stated = (group(match, 1), group(match, 2).flatMap { Int($0) }, .grade)
+        } else if let match = everyone.firstMatch(in: value, range: range) {
+            stated = (group(match, 1), nil, table.scale)
+        } else {
+            return
+        }
+        let table_ = "the table in force (\(DurableFiles.name(of: table.path)))"
+        if let bureau = stated.bureau, bureau != table.bureau.value.rawValue {
+            diagnostics.report(requiredCredit, product.path, text.mark, "required_credit_ko names \(bureau), but \(table_) is priced on \(table.bureau.value.rawValue) \(table.scale == .score ? "scores" : "grades")")
+        } else if stated.scale != table.scale {
+            diagnostics.report(requiredCredit, product.path, text.mark, "required_credit_ko states a credit \(stated.scale == .score ? "score" : "grade"), but \(table_) is priced by \(table.scale == .score ? "score" : "grade")")
+        } else if let floor = stated.floor, floor != worst {
+            let actual = table.scale == .score ? "\(worst)점 이상" : "\(worst)등급 이내"
+            diagnostics.report(requiredCredit, product.path, text.mark, "required_credit_ko says '\(table.scale == .score ? "\(floor)점 이상" : "\(floor)등급 이내")', but \(table_) lends to \(actual); state the table's floor")
+        } else if stated.floor == nil {
+            let bottom = table.scale == .score ? lowestScore : BandRules.grades.upperBound
+            if worst != bottom {
+                diagnostics.report(requiredCredit, product.path, text.mark, "required_credit_ko says every credit level (전 구간), but \(table_) lends only to \(table.scale == .score ? "\(worst)점 이상" : "\(worst)등급 이내")")
+            }
         }
     }
 
