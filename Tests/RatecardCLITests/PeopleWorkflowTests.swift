@@ -220,4 +220,47 @@ import Testing
             #expect(entry.fields["approval"]?["risks"]?.arrayValue?.first?.stringValue == "acme-bank/credit scores 0-800: APR moves 3.5pp, over the 3.0pp threshold")
         }
     }
+
+    /// The regulatory data is compliance's: even a tighter cap ships to a protected environment
+    /// only with its own approval, which the journal keeps.
+    @Test func aRegulatoryChangeNeedsItsOwnApprovalOnAProtectedEnvironment() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 1)
+            let repository = try Repository.open(at: fixture.repo)
+            let author = Signature(name: "Kim Minji", email: "minji@example.com")
+            let config = fixture.repo + "/ratecard.yaml"
+            let text = String(decoding: try FileSystem.readFile(config), as: UTF8.self)
+            let environments = text.range(of: "environments:").map { String(text[..<$0.lowerBound]) } ?? text
+            try FileSystem.writeFile(config, Array((environments + "environments:\n  production:\n    root: ../production\n    protected: true\n").utf8))
+            try repository.commitAll(message: "Protect production", author: author)
+            let publish = ["publish", "--env", "production", "--web", fixture.web, "--as-of", "2026-11-29"]
+            #expect(try ratecard(publish + ["-m", "first"], in: fixture.repo).status == 0)
+            let live = try #require(try ServeRoot(path: directory + "/production").live())
+
+            let limits = fixture.repo + "/regulatory/limits.yaml"
+            let original = String(decoding: try FileSystem.readFile(limits), as: UTF8.self)
+            try FileSystem.writeFile(limits, Array(original.replacingOccurrences(of: "limits:\n", with: """
+                limits:
+                  - id: max_apr_pct
+                    value: 19.9
+                    effective_from: 2027-06-01
+                    citation: "대부업법 시행령 제5조②·제9조① (가상의 개정, 시험용)"
+
+                """).utf8))
+            try repository.commitAll(message: "A lower cap from 2027-06-01", author: author)
+            let check = try ratecard(["validate"], in: fixture.repo)
+            #expect(check.status == 0, "\(check.out)")
+
+            let refused = try ratecard(publish + ["-m", "cap"], in: fixture.repo)
+            #expect(refused.status == 1)
+            #expect(refused.err.contains("  - regulatory limit max_apr_pct from 2027-06-01: none -> 19.9\n"), "\(refused.err)")
+            #expect(try ServeRoot(path: directory + "/production").live() == live)
+
+            let approved = try ratecard(publish + ["-m", "cap", "--approve", "Compliance memo 2026-11"], in: fixture.repo)
+            #expect(approved.status == 0, "\(approved.err)")
+            let entry = try #require(try ServeRoot(path: directory + "/production").journal.entries().last)
+            #expect(entry.fields["approval"]?["reason"]?.stringValue == "Compliance memo 2026-11")
+            #expect(entry.fields["approval"]?["risks"]?.arrayValue?.map(\.stringValue) == ["regulatory limit max_apr_pct from 2027-06-01: none -> 19.9"])
+        }
+    }
 }

@@ -46,6 +46,13 @@ public enum SemanticChange: Sendable, Equatable {
             return "partner \(id) is terminated"
         case .termsAdded(let document, let version, _, _, true):
             return "terms \(document) \(version) needs re-consent"
+        // The regulatory data is compliance's, not content: a change to it (signed off in
+        // regulatory/signoffs.yaml when it loosens, HIS-05/06) ships to a protected environment
+        // only with its own recorded approval.
+        case .limitChanged(let id, let day, let old, let new):
+            return "regulatory limit \(id) from \(day): \(old ?? "none") -> \(new ?? "removed")"
+        case .phraseChanged(let id, let old, let new):
+            return "mandatory phrase \(id) \(old == nil ? "added" : new == nil ? "removed" : "reworded")"
         default:
             return nil
         }
