@@ -18,6 +18,15 @@ import Testing
         let nameLine = text.split(separator: "\n").first { $0.hasPrefix("name_ko:") }!
         text = text.replacingOccurrences(of: String(nameLine), with: "name_ko: '케이뱅크\"><img src=x onerror=\(Self.mark)=1> '' onmouseover=''\(Self.mark)=2'")
         try FileSystem.writeFile(partner, Array(text.utf8))
+        // The data-provision consent names every partner (DSC-16): the hostile name too, in a
+        // code span, where it is shown as text. Committed below, as if it had always been so
+        // (a committed terms version never changes, HIS-02).
+        let hostileName = "케이뱅크\"><img src=x onerror=\(Self.mark)=1> ' onmouseover='\(Self.mark)=2"
+        for version in ["1.0.0", "1.1.0"] {
+            let consent = root + "/terms/third-party-provision-consent/\(version).md"
+            let consentText = String(decoding: try FileSystem.readFile(consent), as: UTF8.self)
+            try FileSystem.writeFile(consent, Array(consentText.replacingOccurrences(of: "| 케이뱅크 |", with: "| `\(hostileName)` |").utf8))
+        }
         let productFolder = try FileSystem.listDirectory(root + "/products/kbank").first!
         let product = root + "/products/kbank/\(productFolder)/product.yaml"
         var productText = String(decoding: try FileSystem.readFile(product), as: UTF8.self)
@@ -45,6 +54,7 @@ import Testing
 
             <div onclick="\(Self.mark)=13">raw</div>
             """.utf8))
+        _ = try Repository.open(at: root).commitAll(message: "Hostile content", author: Signature(name: "Kim Minji", email: "minji@example.com"))
         return root
     }
 
