@@ -2,13 +2,6 @@ import Foundation
 import RatecardKit
 import Testing
 
-/// The project's own web build (`site/`).
-private var projectSite: String {
-    var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
-    parts.removeLast(3)
-    return parts.joined(separator: "/") + "/site"
-}
-
 private func read(_ path: String) throws -> String { String(decoding: try FileSystem.readFile(path), as: UTF8.self) }
 private func write(_ path: String, _ text: String) throws { try FileSystem.writeFile(path, Array(text.utf8)) }
 

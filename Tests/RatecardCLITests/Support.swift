@@ -46,6 +46,11 @@ var exampleContent: String {
     return parts.joined(separator: "/") + "/content"
 }
 
+/// The project's own web build (`site/`).
+var projectSite: String {
+    exampleContent.dropLast("content".count) + "site"
+}
+
 var schemaChecker: String {
     var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
     parts.removeLast(2)
