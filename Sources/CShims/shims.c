@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include <sched.h>
 #include "CShims.h"
 
 int cshims_exchange_paths(const char *a, const char *b) {
@@ -22,6 +23,13 @@ int cshims_flock_unlock(int fd) {
 
 int cshims_syncfs(int fd) {
     return syncfs(fd);
+}
+
+int cshims_allowed_cpus(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    return CPU_COUNT(&set);
 }
 
 struct build_id_search {

@@ -231,6 +231,19 @@ import Testing
         #expect(help.out[examples.upperBound...].contains("ratecard \(command.name)"), "\(help.out)")
     }
 
+    /// The parallel steps use the processors the process may run on, not a fixed two.
+    @Test func threadsFollowTheProcessorsTheProcessMayUse() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try HistoryFixture(in: directory)
+            let binary = Bundle.main.bundleURL.appendingPathComponent("ratecard").path
+            for (cpus, expected) in [("0", 1), ("0-\(ProcessInfo.processInfo.activeProcessorCount - 1)", min(ProcessInfo.processInfo.activeProcessorCount, 8))] {
+                let (status, output) = try runTool("/usr/bin/taskset", ["-c", cpus, binary, "-C", fixture.repo, "validate"] + asOf, environment: ["RATECARD_TRACE": "1", "PATH": "/usr/bin:/bin"])
+                #expect(status == 0, "\(output)")
+                #expect(output.contains("tree entries, \(expected) threads"), "\(cpus): \(output)")
+            }
+        }
+    }
+
     @Test func versionPrintsTheVersionAndTheBuildFingerprintOfTheBundles() throws {
         try withTemporaryDirectory { directory in
             let version = try ratecard(["version"], in: "/")

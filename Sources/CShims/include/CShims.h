@@ -17,4 +17,8 @@ int cshims_build_id(unsigned char *out, int capacity);
 
 /// syncfs(2): flush every dirty page of the filesystem holding fd. Returns 0 or -1/errno.
 int cshims_syncfs(int fd);
+
+/// How many processors this process may run on (sched_getaffinity: what taskset and container
+/// CPU sets allow), or 0 when it cannot be read.
+int cshims_allowed_cpus(void);
 #endif

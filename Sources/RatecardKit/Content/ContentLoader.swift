@@ -19,8 +19,8 @@ public final class ContentLoader {
     public func load(_ source: any ContentSource) throws -> Content {
         var content = Content(prefix: source.displayPrefix)
         let entries = Self.withoutWebBuild(try source.entries(), source: source)
-        Trace.mark("load: \(entries.count) tree entries")
-        // Every file is taken from the cache or read and parsed, on two threads for a large tree.
+        Trace.mark("load: \(entries.count) tree entries, \(Workers.count) threads")
+        // Every file is taken from the cache or read and parsed, on `Workers.count` threads for a large tree.
         ParseCache.shared.reserve(entries.count)
         var loaded = try ParallelParse.run(entries.indices.filter { entries[$0].kind == .file }, of: entries, from: source)
         Trace.mark("load: files read and parsed")

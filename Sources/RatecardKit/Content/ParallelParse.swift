@@ -24,7 +24,7 @@ extension WorkingTreeSource: ConcurrentlyReadable {
 }
 
 /// Loads the files of a tree (`ContentLoader.loadFile`: from the cache, or read and parsed),
-/// split over two threads when there are enough of them (parsing is most of `validate --rev` on
+/// split over `Workers.count` threads when there are enough of them (parsing is most of `validate --rev` on
 /// a large repository, and a load touches nothing shared but the locked cache).
 enum ParallelParse {
     /// Below this many files one thread is quicker than starting a second.
@@ -51,10 +51,10 @@ enum ParallelParse {
             // The threads take batches in turn (large terms files and small rate tables are not
             // spread evenly over the tree, and the other process on the machine may hold a core
             // for a while), each writing only the slots of its own jobs; the call returns when
-            // both are done, so sharing the buffer with them is safe.
+            // all are done, so sharing the buffer with them is safe.
             let shared = Shared(buffer: buffer, source: source)
-            DispatchQueue.concurrentPerform(iterations: 2) { worker in
-                // The second thread opens its own reader, and only once it has a file to read.
+            DispatchQueue.concurrentPerform(iterations: Workers.count) { worker in
+                // Every other thread opens its own reader, and only once it has a file to read.
                 var reader: (any ContentSource)? = worker == 0 ? shared.source : nil
                 while true {
                     let start = next.wrappingAdd(batch, ordering: .relaxed).oldValue
@@ -76,7 +76,7 @@ enum ParallelParse {
         return loaded
     }
 
-    /// What both threads use: the result slots, and the source the calling thread reads through.
+    /// What every thread uses: the result slots, and the source the calling thread reads through.
     private struct Shared: @unchecked Sendable {
         let buffer: UnsafeMutableBufferPointer<ContentLoader.LoadedFile?>
         let source: any ContentSource

@@ -1,18 +1,32 @@
+internal import CShims
 import Dispatch
+import Foundation
 
-/// `map` on two threads for long lists of independent, pure work (rendering 2,000 terms pages,
-/// 3,000 product documents, hashing thousands of files); the results keep the input order.
+/// How many threads the parallel steps use: the processors this process may run on (its CPU
+/// affinity, which `taskset` and container CPU sets narrow; else the machine's), at most 8:
+/// past that the steps are bound by the disk and by allocation, not by cores.
+public enum Workers {
+    public static let count: Int = {
+        let allowed = Int(cshims_allowed_cpus())
+        return min(max(allowed > 0 ? allowed : ProcessInfo.processInfo.activeProcessorCount, 1), 8)
+    }()
+}
+
+/// `map` on `Workers.count` threads for long lists of independent, pure work (rendering 2,000
+/// terms pages, 3,000 product documents, hashing thousands of files); the results keep the
+/// input order.
 enum ParallelMap {
     static func map<Item: Sendable, Result: Sendable>(_ items: [Item], threshold: Int = 64, _ transform: @Sendable (Item) -> Result) -> [Result] {
         guard items.count >= threshold else { return items.map(transform) }
         let slots = Slots<Result>(count: items.count)
         defer { slots.free() }
-        // Each worker fills every other slot; concurrentPerform returns when both are done.
-        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+        // Worker k fills the slots k, k + n, k + 2n...; concurrentPerform returns when all are done.
+        let workers = Workers.count
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var index = worker
             while index < items.count {
                 slots.buffer[index] = transform(items[index])
-                index += 2
+                index += workers
             }
         }
         return slots.buffer.map { $0! }
