@@ -341,14 +341,14 @@ final class FaultyProxy {
         defer { server.stop() }
         let client = server.client(bucket: "releases", prefix: "app/")
         try client.createBucket()
-        let store = S3Store(client: client)
+        let store = S3Store(client: client, credentials: server.credentials)
         let object = item("{\"hello\": 1}\n")
         #expect(try store.put([object]) == object.size)
         #expect(try store.read(object.key) == object.bytes)
         #expect(try store.put([object]) == 0, "a present object is not written again")
         // One changed behind the store's back is refused, never overwritten.
         guard case .object(let name) = object.key else { return }
-        _ = try client.put("objects/" + name, Array("{\"hello\": 2}\n".utf8), contentType: "application/json")
+        _ = try client.put("o/" + name, Array("{\"hello\": 2}\n".utf8), contentType: "application/json")
         #expect(throws: OperationalError.self) { try store.put([object]) }
         #expect(try store.read(object.key) == Array("{\"hello\": 2}\n".utf8))
         // Absent and not given, or given bytes that do not hash to the name: an error, nothing lands.
@@ -357,15 +357,25 @@ final class FaultyProxy {
         let lying = StoreItem(key: .object(String(repeating: "b", count: 64) + ".json"), sha256: String(repeating: "b", count: 64), size: 2, bytes: [1, 2])
         #expect(throws: OperationalError.self) { try store.put([lying]) }
         #expect(try store.read(lying.key) == nil)
-        // A manifest goes after its objects; listing names both kinds.
-        let manifest = Array("{\"id\": \"000001-aa\"}\n".utf8)
-        let other = item("{\"other\": true}\n", name: "y.svg")
+        // A manifest goes after its objects; its entry files are copied under r/<id>/ (a data
+        // document is an object only); listing names both kinds.
+        let other = item("<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n", name: "logo.svg")
+        let manifest = Array("""
+            {"id": "000001-aa", "bundle_id": "aa", "format": 2, "files": [
+              {"path": "data/b/x.json", "sha256": "\(object.sha256)", "size": \(object.size)},
+              {"path": "logo.svg", "sha256": "\(other.sha256)", "size": \(other.size)}]}
+
+            """.utf8)
         #expect(try store.put([StoreItem(key: .release("000001-aa"), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest), other]) > 0)
         #expect(try store.list(.releases) == ["000001-aa"])
-        #expect(Set(try store.list(.objects)) == Set([name] + [{ if case .object(let n) = other.key { return n } else { return "" } }()]))
-        // Deleting a release keeps its objects; the pointer is never deleted.
+        guard case .object(let otherName) = other.key else { return }
+        #expect(Set(try store.list(.objects)) == [name, otherName])
+        #expect(try client.get("r/000001-aa/logo.svg")?.bytes == other.bytes)
+        #expect(try client.get("r/000001-aa/data/b/x.json") == nil)
+        // Deleting a release removes its entry files and keeps its objects; the pointer is never deleted.
         try store.delete(.release("000001-aa"))
         #expect(try store.list(.releases) == [])
+        #expect(try client.list(prefix: "r/") == [])
         #expect(try store.read(other.key) == other.bytes)
         #expect(throws: OperationalError.self) { try store.delete(.pointer) }
     }
@@ -375,7 +385,7 @@ final class FaultyProxy {
         defer { server.stop() }
         let setup = server.client(bucket: "releases")
         try setup.createBucket()
-        let store = S3Store(client: setup)
+        let store = S3Store(client: setup, credentials: server.credentials)
         #expect(try store.read(.pointer) == nil)
         #expect(throws: ConflictError.self) { try store.flip(expected: "000001", to: "000002") }
         try store.flip(expected: nil, to: "000001")
@@ -387,7 +397,7 @@ final class FaultyProxy {
         let (endpoint, credentials) = (server.endpoint, server.credentials)
         let outcomes = ParallelRace.run(8) { racer -> Bool in
             let client = S3Client(location: S3Location(endpoint: endpoint, bucket: "releases"), credentials: credentials, timeoutMilliseconds: 5_000)
-            let store = S3Store(client: client)
+            let store = S3Store(client: client, credentials: credentials)
             return (try? store.flip(expected: "000002", to: "00001\(racer)")) != nil
         }
         #expect(outcomes.filter { $0 }.count == 1, "\(outcomes)")
