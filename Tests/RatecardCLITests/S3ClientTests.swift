@@ -110,7 +110,10 @@ final class MotoServer {
 
 /// A loopback proxy in front of the server that fails on purpose: the first `failures`
 /// requests get a 500 (`mode == "500"`), or are forwarded and then have their connection
-/// dropped before the answer (`mode == "drop-after"`). Python's standard library, no packages.
+/// dropped before the answer (`mode == "drop-after"`); every `failures`-th request does so
+/// (`"500-every"`, `"drop-every"`), but never the same request twice in a row (a transient
+/// fault: otherwise parallel workers can line a retried request up with every failure); or every request is refused as S3 refuses a request signed
+/// by a clock too far off (`"skew"`: 403 RequestTimeTooSkewed). Python's standard library, no packages.
 final class FaultyProxy {
     let process = Process()
     let port: Int
@@ -121,7 +124,7 @@ final class FaultyProxy {
             import http.server, socketserver, sys, urllib.request, threading
             upstream, port, mode, failures = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
             lock = threading.Lock()
-            state = {"left": failures}
+            state = {"left": failures, "count": 0, "failed": set()}
             class Handler(http.server.BaseHTTPRequestHandler):
                 protocol_version = "HTTP/1.1"
                 def log_message(self, *args): pass
@@ -129,10 +132,28 @@ final class FaultyProxy {
                     length = int(self.headers.get("Content-Length") or 0)
                     body = self.rfile.read(length) if length else None
                     with lock:
-                        fail = state["left"] > 0
-                        if fail:
-                            state["left"] -= 1
-                    if fail and mode == "500":
+                        state["count"] += 1
+                        if mode in ("500-every", "drop-every"):
+                            request_id = (self.command, self.path)
+                            fail = state["count"] % failures == 0 and request_id not in state["failed"]
+                            if fail:
+                                state["failed"].add(request_id)
+                            else:
+                                state["failed"].discard(request_id)
+                        elif mode == "skew":
+                            fail = True
+                        else:
+                            fail = state["left"] > 0
+                            if fail:
+                                state["left"] -= 1
+                    if fail and mode == "skew":
+                        payload = b"<Error><Code>RequestTimeTooSkewed</Code><Message>The difference between the request time and the current time is too large.</Message><MaxAllowedSkewMilliseconds>900000</MaxAllowedSkewMilliseconds></Error>"
+                        self.send_response(403)
+                        self.send_header("Content-Length", str(len(payload)))
+                        self.end_headers()
+                        self.wfile.write(payload)
+                        return
+                    if fail and mode in ("500", "500-every"):
                         payload = b"<Error><Code>InternalError</Code><Message>injected</Message></Error>"
                         self.send_response(500)
                         self.send_header("Content-Length", str(len(payload)))
@@ -148,7 +169,7 @@ final class FaultyProxy {
                         status, headers, payload = response.status, response.getheaders(), response.read()
                     except urllib.error.HTTPError as error:
                         status, headers, payload = error.code, error.headers.items(), error.read()
-                    if fail and mode == "drop-after":
+                    if fail and mode in ("drop-after", "drop-every"):
                         self.close_connection = True
                         self.connection.close()
                         return
@@ -278,8 +299,17 @@ final class FaultyProxy {
             return
         }
         #expect(try server.client(bucket: "releases").get("current")?.bytes == next)
-        // Negative control: resending it would have failed its own condition.
-        #expect(try server.client(bucket: "releases").put("current", next, contentType: "application/json", condition: .matches(etag)) == .preconditionFailed)
+        // Sent again with the ETag it replaced (libcurl does so by itself when a reused
+        // connection dies before any answer), it fails its own condition at the server (412);
+        // the client reads the key back and reports the write that landed, not a conflict.
+        let again = server.client(bucket: "releases")
+        let landed = try #require(try again.get("current")).etag
+        let before = again.requests
+        #expect(try again.put("current", next, contentType: "application/json", condition: .matches(etag)) == .written(etag: landed))
+        #expect(again.requests == before + 2, "the PUT, refused, and the read back")
+        // Other bytes over the replaced ETag: a conflict, nothing written.
+        #expect(try again.put("current", Array("three\n".utf8), contentType: "application/json", condition: .matches(etag)) == .preconditionFailed)
+        #expect(try again.get("current")?.bytes == next)
     }
 
     @Test func credentialsComeFromTheEnvironmentOrTheSharedFileOnly() throws {

@@ -107,24 +107,54 @@ public final class S3Client: @unchecked Sendable {
         case .matches(let etag): headers.append(("If-Match", etag))
         }
         let request = self.request("PUT", path: objectPath(key), headers: headers, body: bytes)
-        let response: HTTPTransport.Response
-        do {
-            response = try exchange(request, idempotent: { if case .matches = condition { return false } else { return true } }())
-        } catch let failure as HTTPTransport.Failure where failure.maybeSent {
-            // Only a compare-and-swap gets here: whether it landed is read back, not guessed.
-            guard case .matches = condition, let current = try get(key) else { throw OperationalError("\(failure.message); the write to \(key) may or may not have happened") }
-            if current.bytes == bytes { return .written(etag: current.etag) }
-            throw OperationalError("\(failure.message); \(key) now holds something else, so the write did not land: nothing was changed")
+        guard case .matches(let expected) = condition else {
+            let response = try exchange(request, idempotent: true)
+            switch response.status {
+            case 200, 201, 204: return .written(etag: response.headers["etag"] ?? "")
+            // A create whose answer was lost is sent again (here, or by libcurl on a fresh
+            // connection) and then fails its own condition: the caller reads the key back.
+            case 412: return .preconditionFailed
+            // 409 ConditionalRequestConflict: a concurrent conditional write; the caller re-reads.
+            case 409 where condition != .none: return .preconditionFailed
+            default: throw error(response)
+            }
         }
-        switch response.status {
-        case 200, 201, 204: return .written(etag: response.headers["etag"] ?? "")
-        // 412 PreconditionFailed; an If-Match on a missing key is 404 on some servers, 412 on others.
-        case 412: return .preconditionFailed
-        case 404 where { if case .matches = condition { return true } else { return false } }() && errorCode(response) == "NoSuchKey": return .preconditionFailed
-        // 409 ConditionalRequestConflict: a concurrent conditional write; the caller re-reads.
-        case 409 where condition != .none: return .preconditionFailed
-        default: throw error(response)
+        // A compare-and-swap is never resent blindly: after an ambiguous failure the key is read
+        // back. It holds these bytes: the write landed. It still has the expected ETag: the
+        // write did not land and the condition still holds, so it is sent again. Anything
+        // else: someone else wrote it, and the condition failed.
+        var attempt = 0
+        while true {
+            let response: HTTPTransport.Response
+            do {
+                response = try exchange(request, idempotent: false)
+            } catch let failure as HTTPTransport.Failure where failure.maybeSent {
+                guard let current = try get(key) else { return .preconditionFailed }
+                if current.bytes == bytes { return .written(etag: current.etag) }
+                guard Self.sameETag(current.etag, expected) else { return .preconditionFailed }
+                guard attempt < retries else { throw OperationalError("\(failure.message); the write to \(key) did not land (tried \(attempt + 1) times): nothing was changed") }
+                attempt += 1
+                Self.backOff(attempt)
+                continue
+            }
+            switch response.status {
+            case 200, 201, 204: return .written(etag: response.headers["etag"] ?? "")
+            // 412; an If-Match on a missing key is 404 on some servers, 412 on others; 409 is a
+            // concurrent conditional write. libcurl sends a request again by itself when a reused
+            // connection dies before any answer, so a write that landed can come back as its
+            // own failed condition: it landed if the key holds these bytes.
+            case 412, 409:
+                if let current = try get(key), current.bytes == bytes { return .written(etag: current.etag) }
+                return .preconditionFailed
+            case 404 where errorCode(response) == "NoSuchKey": return .preconditionFailed
+            default: throw error(response)
+            }
         }
+    }
+
+    /// ETags compare without their quotes (servers differ in sending them).
+    static func sameETag(_ a: String, _ b: String) -> Bool {
+        a.trimmingCharacters(in: "\"") == b.trimmingCharacters(in: "\"")
     }
 
     /// The bytes and ETag at `key`, or nil when there is none.
@@ -266,7 +296,14 @@ public final class S3Client: @unchecked Sendable {
             bytesSent += request.body?.count ?? 0
             stats?.count(request)
             do throws(HTTPTransport.Failure) {
-                let response = try transport.send(request)
+                let response: HTTPTransport.Response
+                do {
+                    response = try transport.send(request)
+                } catch {
+                    Trace.note("s3: \(request.method) \(request.url): \(error.message)")
+                    throw error
+                }
+                Trace.note("s3: \(request.method) \(request.url): \(response.status)")
                 let transient = response.status >= 500 || response.status == 429
                 // A 5xx to a compare-and-swap is as ambiguous as a dropped connection.
                 if transient && !idempotent {
