@@ -1,5 +1,5 @@
 internal import CCrypto
-import Dispatch
+import Glibc
 import Synchronization
 
 /// What one command sent to object storage, over all its clients: requests, body bytes, and
@@ -55,17 +55,21 @@ public final class S3Pool: Sendable {
         let errors = FirstError()
         let workers = min(clients.count, items.count)
         let clients = clients
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            let client = clients[worker]
-            while !failed.load(ordering: .relaxed) {
-                let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < items.count else { return }
-                do {
-                    slots.set(index, try body(client, items[index]))
-                } catch {
-                    errors.record(error)
-                    failed.store(true, ordering: .relaxed)
-                    return
+        // Threads of their own: the work waits on the network, and Dispatch would run no more
+        // of these at once than there are cores.
+        withoutActuallyEscaping(body) { body in
+            WorkerThreads.run(workers) { worker in
+                let client = clients[worker]
+                while !failed.load(ordering: .relaxed) {
+                    let index = next.add(1, ordering: .relaxed).oldValue
+                    guard index < items.count else { return }
+                    do {
+                        slots.set(index, try body(client, items[index]))
+                    } catch {
+                        errors.record(error)
+                        failed.store(true, ordering: .relaxed)
+                        return
+                    }
                 }
             }
         }
@@ -101,6 +105,39 @@ public final class S3Pool: Sendable {
 
         func record(_ error: any Error) { stored.withLock { if $0 == nil { $0 = error } } }
         var first: (any Error)? { stored.withLock { $0 } }
+    }
+}
+
+/// Runs `body(0..<count)` on threads of its own (POSIX threads) and returns when all are done.
+enum WorkerThreads {
+    private final class Job: @unchecked Sendable {
+        let body: @Sendable (Int) -> Void
+        let index: Int
+
+        init(_ body: @escaping @Sendable (Int) -> Void, _ index: Int) {
+            self.body = body
+            self.index = index
+        }
+    }
+
+    static func run(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        var threads: [pthread_t] = []
+        for index in 0..<count {
+            let job = Unmanaged.passRetained(Job(body, index)).toOpaque()
+            var thread = pthread_t()
+            let started = pthread_create(&thread, nil, { raw in
+                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
+                job.body(job.index)
+                return nil
+            }, job)
+            if started == 0 {
+                threads.append(thread)
+            } else {
+                // No thread to be had: this one does the work.
+                Unmanaged<Job>.fromOpaque(job).takeRetainedValue().body(index)
+            }
+        }
+        for thread in threads { pthread_join(thread, nil) }
     }
 }
 
