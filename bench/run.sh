@@ -238,6 +238,7 @@ PY
     git clone -q --no-local "$CACHE/big-$KEY" "$S3REPO"
     git -C "$S3REPO" config user.name bench
     git -C "$S3REPO" config user.email bench@ratecard.invalid
+    grep -q '^environments:' "$S3REPO/ratecard.yaml" || echo 'environments:' >> "$S3REPO/ratecard.yaml"
     for run in $(seq 1 "$S3_RUNS"); do
         printf '  s3-%s:\n    s3:\n      endpoint: http://127.0.0.1:%s\n      bucket: rc-bench\n      prefix: run%s/\n' "$run" "$MOTO_PORT" "$run" >> "$S3REPO/ratecard.yaml"
     done

@@ -232,6 +232,28 @@ final class S3Environments {
         }
     }
 
+    /// The native bridge's lines are an object beside the pointer, and status reads them.
+    @Test func bridgeLinesAreAnObjectBesideThePointer() throws {
+        try withTemporaryDirectory { directory in
+            let s3 = try S3Environments(in: directory)
+            defer { s3.stop() }
+            try s3.configure(production: "    apps:\n      ios-9.9: 99")
+            let site = DurableFiles.parent(of: exampleContent) + "/site"
+            let published = try s3.run(s3.publish(s3.fixture.commits[0], web: site))
+            #expect(published.status == 0, "\(published.err)")
+            let live = try #require(try s3.liveIsComplete("with the app's web build"))
+            let lines = try JSONReader.parse(try #require(try s3.client().get("bridge-lines.json")).bytes)
+            let named = (lines["lines"].flatMap { value -> [String]? in
+                guard case .object(let fields) = value else { return nil }
+                return fields.values.compactMap(\.stringValue)
+            }) ?? []
+            #expect(!named.isEmpty && named.allSatisfy { $0 == live }, "\(lines)")
+            #expect(try s3.client().fetch("bridge-lines.json")?.headers["cache-control"] == "no-cache")
+            let status = try s3.run(["status", "--env", "production"])
+            #expect(status.out.contains("apps:\n  ios-9.9 (bridge 99): release \(live)\n"), "\(status.out)\(status.err)")
+        }
+    }
+
     // MARK: Refused credentials, a missing bucket, a skewed clock
 
     @Test func storageThatRefusesSaysWhatFailedExitsFourAndChangesNothing() throws {
