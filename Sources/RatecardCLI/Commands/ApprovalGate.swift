@@ -26,12 +26,12 @@ enum ApprovalGate {
     }
 
     /// The semantic diff from what is live in `root` to `next`.
-    static func liveDiff(root: ServeRoot, location: ContentLocation?, next: Content, asOf: Day) -> LiveDiff {
+    static func liveDiff(root: any ReleaseTarget, location: ContentLocation?, next: Content, asOf: Day) -> LiveDiff {
         let commit: String
         let liveAsOf: Day?
         do {
             guard let live = try root.live() else { return .nothingLive }
-            let info = try ReleaseInfo.read(from: root.folder(of: live))
+            let info = try root.info(of: live)
             guard let named = info.sourceCommit else {
                 return .unknown("the live release \(live) names no source commit")
             }

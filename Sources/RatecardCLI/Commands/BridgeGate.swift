@@ -35,10 +35,10 @@ enum BridgeGate {
     }
 
     /// Rewrites the serve root's bridge lines after a release went live (under the root's lock).
-    static func updateLines(_ root: ServeRoot, _ invocation: Invocation) {
+    static func updateLines(_ root: any ReleaseTarget, _ invocation: Invocation) {
         do {
-            let lock = try ReleaseLock.acquire(root: root.path, command: "bridge-lines", wait: true)
-            defer { withExtendedLifetime(lock) {} }
+            let lock = try root.acquireLock(command: "bridge-lines", wait: true, onWait: { _ in })
+            defer { lock.release() }
             try BridgeLines.update(root: root)
         } catch {
             invocation.console.err("warning: \(BridgeLines.fileName) was not updated: \(error)\n")
@@ -46,7 +46,7 @@ enum BridgeGate {
     }
 
     /// `status`: which release each supported app version gets.
-    static func status(root: ServeRoot, environment: String, _ invocation: Invocation) -> (JSON, String)? {
+    static func status(root: any ReleaseTarget, environment: String, _ invocation: Invocation) -> (JSON, String)? {
         let apps = apps(of: environment, invocation)
         guard !apps.isEmpty else { return nil }
         let lines = (try? BridgeLines.read(root: root)) ?? [:]

@@ -42,13 +42,13 @@ enum DiffCommand {
             // An environment name stands for what is live there, as of its own date.
             let environments = (try? Environments.all(from: invocation.directory)) ?? []
             if let name = from, let environment = environments.first(where: { $0.name == name }) {
-                let live = try liveSide(ServeRoot(path: environment.path), name: name)
+                let live = try liveSide(try environment.target(), name: name)
                 from = live.commit
                 oldAsOf = live.asOf
                 title = title.replacingOccurrences(of: name + " ->", with: "\(name) (live \(live.release)) ->")
             }
             if let name = to, let environment = environments.first(where: { $0.name == name }) {
-                let live = try liveSide(ServeRoot(path: environment.path), name: name)
+                let live = try liveSide(try environment.target(), name: name)
                 to = live.commit
                 if arguments.value("--as-of") == nil, let day = live.asOf { asOf = day }
                 title = title.replacingOccurrences(of: "-> " + name, with: "-> \(name) (live \(live.release))")
@@ -65,9 +65,9 @@ enum DiffCommand {
     }
 
     /// The live release of an environment: its id, source commit and as-of date.
-    static func liveSide(_ root: ServeRoot, name: String) throws -> (release: String, commit: String, asOf: Day?) {
+    static func liveSide(_ root: any ReleaseTarget, name: String) throws -> (release: String, commit: String, asOf: Day?) {
         guard let live = try root.live() else { throw OperationalError("nothing is live in \(name) yet") }
-        let info = try ReleaseInfo.read(from: root.folder(of: live))
+        let info = try root.info(of: live)
         guard let commit = info.sourceCommit else {
             throw OperationalError("live release \(live) was built from an uncommitted work tree; name revisions instead")
         }

@@ -19,29 +19,30 @@ enum PromoteCommand {
         ],
         run: run)
 
-    static func root(_ value: String, _ invocation: Invocation) throws -> ServeRoot {
+    static func root(_ value: String, _ invocation: Invocation) throws -> any ReleaseTarget {
         try resolved(value, invocation).root
     }
 
-    static func resolved(_ value: String, _ invocation: Invocation) throws -> (root: ServeRoot, protected: Bool) {
+    /// An environment name (a serve root or a bucket prefix), or a serve root folder.
+    static func resolved(_ value: String, _ invocation: Invocation) throws -> (root: any ReleaseTarget, protected: Bool) {
         if value.contains("/") {
             let match = ServeRootOptions.byPath(RatecardCLI.resolve(value, against: invocation.directory), shown: value, invocation)
             return (match.root, match.protected)
         }
-        let (path, protected) = try ServeRootOptions.environment(value, invocation)
-        return (ServeRoot(path: path), protected)
+        let environment = try ServeRootOptions.environment(value, invocation)
+        return (try environment.target(), environment.protected)
     }
 
     /// The semantic diff from what is live in `target` to the release being promoted, and the
     /// approval fields. Fails closed: a protected target whose diff cannot be computed needs
     /// `--approve` like a risky change.
-    static func gate(_ arguments: ParsedArguments, _ invocation: Invocation, source: ServeRoot, target: ServeRoot, protected: Bool, name: String) throws -> (SemanticDiff?, [String: JSON]) {
+    static func gate(_ arguments: ParsedArguments, _ invocation: Invocation, source: any ReleaseTarget, target: any ReleaseTarget, protected: Bool, name: String) throws -> (SemanticDiff?, [String: JSON]) {
         let asOf = try invocation.asOf(arguments)
         let diff: ApprovalGate.LiveDiff
         var next: Content?
         do {
             guard let id = try arguments.value("--release") ?? source.live() else { throw OperationalError("the source has nothing live to promote") }
-            guard let commit = try ReleaseInfo.read(from: source.folder(of: id)).sourceCommit else { throw OperationalError("release \(id) names no source commit") }
+            guard let commit = try source.info(of: id).sourceCommit else { throw OperationalError("release \(id) names no source commit") }
             let location = try ContentLocation.find(from: invocation.directory)
             guard location.repository != nil else { throw OperationalError("there is no git repository here to read commit \(commit.prefix(12)) from") }
             do {
@@ -66,15 +67,15 @@ enum PromoteCommand {
         guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'") }
         let source = try root(fromName, invocation)
         let (target, protected) = try resolved(toName, invocation)
-        if fromName == toName || source.path == target.path {
+        if fromName == toName || source.displayName == target.displayName {
             throw UsageError("'--from' and '--to' are the same environment (\(toName)); promote ships a release to another environment")
         }
         let json = try ServeRootCommands.format(arguments)
         let dryRun = arguments.has("--dry-run")
         // The native bridge: the release's web build must run on every app version --to supports.
         let promoted = try arguments.value("--release") ?? source.live()
-        if let promoted, FileSystem.isDirectory(source.folder(of: promoted)),
-           let requirement = try BridgeRequirement.recorded(in: source.folder(of: promoted)),
+        if let promoted, let manifest = try source.manifest(of: promoted),
+           let requirement = try BridgeRequirement.recorded(manifest: manifest),
            !BridgeGate.refuse(requirement, environment: toName, invocation) {
             return RatecardCLI.ExitCode.invalid
         }
@@ -87,9 +88,9 @@ enum PromoteCommand {
         if dryRun {
             if let diff, !json { invocation.console.out(DiffFormatter.text(diff, title: "\(toName): live -> promoted", colour: invocation.console.outIsTerminal)) }
             guard let id = try arguments.value("--release") ?? source.live() else { throw OperationalError("\(fromName) has nothing live to promote") }
-            let next = try ReleaseInfo.read(from: source.folder(of: id))
+            let next = try source.info(of: id)
             let live = try target.live()
-            let liveFiles = try live.map { try ReleaseInfo.read(from: target.folder(of: $0)).files } ?? []
+            let liveFiles = try live.map { try target.info(of: $0).files } ?? []
             let plan = ReleasePlan.between(live: liveFiles, next: next.files)
             if json {
                 invocation.console.out(JSON.object([
@@ -100,16 +101,18 @@ enum PromoteCommand {
             invocation.console.out("Dry run: promoting \(id) from \(fromName) to \(toName) (live: \(live ?? "none")) would change: \(plan.summary)\nNothing was changed.\n")
             return RatecardCLI.ExitCode.ok
         }
-        try FileSystem.makeDirectories(target.path)
+        try ServeRootOptions.prepare(target)
         let result = try ReleaseHistory.promote(
             release: arguments.value("--release"), from: source, to: target, expectLive: expectLive,
             message: arguments.value("-m") ?? "", wait: !arguments.has("--no-wait"), extra: approval.merging(["from_env": .string(fromName)]) { $1 })
         if !result.alreadyLive { BridgeGate.updateLines(target, invocation) }
         if json {
-            invocation.console.out(JSON.object([
+            var fields: [String: JSON] = [
                 "outcome": .string(result.alreadyLive ? "already_live" : "promoted"), "release": .string(result.id),
                 "previous": result.previous.map(JSON.string) ?? .null, "from": .string(fromName), "to": .string(toName),
-            ]).serialized() + "\n")
+            ]
+            if let usage = target.usage { fields["storage"] = usage }
+            invocation.console.out(JSON.object(fields).serialized() + "\n")
         } else if result.alreadyLive {
             invocation.console.out("Release \(result.id) is already live in \(toName); nothing changed.\n")
         } else {

@@ -32,7 +32,7 @@ enum PublishCommand {
         // What is live, read once for the checks before the lock (the publisher reads it again
         // under the lock): a large site's version.json lists every file.
         let live = try root.live()
-        let liveInfo = live.flatMap { try? ReleaseInfo.read(from: root.folder(of: $0)) }
+        let liveInfo = live.flatMap { try? root.info(of: $0) }
         try checkClock(run.asOf, explicit: arguments.value("--as-of") != nil, live: live, info: liveInfo, name: name)
         if arguments.has("--if-stale") {
             switch try staleness(live: live, info: liveInfo, asOf: run.asOf) {
@@ -63,12 +63,14 @@ enum PublishCommand {
         Trace.mark("publish: arguments, uncommitted check, web folder")
         // The everyday rate update builds onto the live bundle (only the changed products are
         // read, checked and rendered); the semantic diff of --dry-run and protected roots, and
-        // every other change, take the full build.
+        // every other change, take the full build. The live bundle is read from a serve root's
+        // folder: a release in object storage is rebuilt in full (its unchanged objects are
+        // found by one listing and not sent again).
         var built: (output: BundleBuilder.Output, commit: ObjectID?, content: Content?, incremental: [String]?)
         var scheduledInChanged: Day?
-        if !dryRun, !protected, let live, let repository = location.repository,
+        if !dryRun, !protected, let live, let local = root as? ServeRoot, let repository = location.repository,
            let commit = try? repository.resolveCommit(revision),
-           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: root, live: live) {
+           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: local, live: live) {
             built = (output, commit, nil, products)
             scheduledInChanged = scheduled
         } else {
@@ -132,7 +134,7 @@ enum PublishCommand {
             invocation.console.out(json ? JSON.object(summary).serialized() + "\n" : describe(plan, live: live, target: name, bundle: output.manifest.bundleID))
             return RatecardCLI.ExitCode.ok
         }
-        try FileSystem.makeDirectories(root.path)
+        try ServeRootOptions.prepare(root)
         let outcome = try publisher.publish(requestWithBridge, onWait: invocation.console.err)
         if bridge.requirement != nil, case .published = outcome { BridgeGate.updateLines(root, invocation) }
         if json {
@@ -145,6 +147,7 @@ enum PublishCommand {
                     "changes": plan.counts, "bytes_written": .int(bytes), "files_linked": .int(linked),
                 ]) { $1 }
             }
+            if let usage = root.usage { summary["storage"] = usage }
             invocation.console.out(JSON.object(summary).serialized() + "\n")
             return RatecardCLI.ExitCode.ok
         }

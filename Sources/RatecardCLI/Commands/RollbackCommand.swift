@@ -29,16 +29,18 @@ enum RollbackCommand {
             to: target, expectLive: arguments.value("--expect-live"), reason: reason,
             wait: !arguments.has("--no-wait"), verify: arguments.has("--verify"), force: arguments.has("--force"), dryRun: dryRun)
         // The release each app version loads may have changed (the one left is bad now).
-        if !dryRun, FileSystem.exists(root.path + "/" + BridgeLines.fileName) { BridgeGate.updateLines(root, invocation) }
+        if !dryRun, try root.readState(BridgeLines.fileName) != nil { BridgeGate.updateLines(root, invocation) }
         if json {
             let how = switch done.check {
             case .sealed: JSON.object(["check": .string("sealed")])
             case .rehashed(let files): JSON.object(["check": .string("rehashed"), "files": .int(files)])
             }
-            invocation.console.out(JSON.object([
+            var fields: [String: JSON] = [
                 "from": .string(done.from), "to": .string(done.to), "verified": how, "dry_run": .bool(dryRun),
                 "target_was_bad": .bool(done.targetWasBad),
-            ]).serialized() + "\n")
+            ]
+            if let usage = root.usage { fields["storage"] = usage }
+            invocation.console.out(JSON.object(fields).serialized() + "\n")
             return RatecardCLI.ExitCode.ok
         }
         let checked = switch done.check {
@@ -46,20 +48,20 @@ enum RollbackCommand {
         case .rehashed(let files): "all \(files) files re-hashed against its version.json"
         }
         if dryRun {
-            invocation.console.out("Would roll back \(root.path) from \(done.from) to \(done.to) (\(checked)); \(done.from) would be marked bad. Nothing was changed.\n")
+            invocation.console.out("Would roll back \(root.displayName) from \(done.from) to \(done.to) (\(checked)); \(done.from) would be marked bad. Nothing was changed.\n")
         } else {
-            invocation.console.out("Rolled back \(root.path) from \(done.from) to \(done.to) (\(checked)); \(done.from) is marked bad\(done.targetWasBad ? " and \(done.to)'s bad mark is cleared" : "").\n")
+            invocation.console.out("Rolled back \(root.displayName) from \(done.from) to \(done.to) (\(checked)); \(done.from) is marked bad\(done.targetWasBad ? " and \(done.to)'s bad mark is cleared" : "").\n")
         }
         return RatecardCLI.ExitCode.ok
     }
 
     /// A release named on the command line: an id, a unique prefix, or a sequence number.
-    static func resolve(_ text: String, in root: ServeRoot) throws -> String {
+    static func resolve(_ text: String, in root: any ReleaseTarget) throws -> String {
         switch try root.release(named: text) {
         case .found(let id): return id
         case .ambiguous(let ids): throw UsageError("'\(text)' names more than one release: \(ids.joined(separator: ", "))")
         case .none(let known):
-            throw UsageError("no release '\(text)' in \(root.path)" + (known.isEmpty ? "" : "; kept releases: \(known.suffix(10).joined(separator: ", "))"))
+            throw UsageError("no release '\(text)' in \(root.displayName)" + (known.isEmpty ? "" : "; kept releases: \(known.suffix(10).joined(separator: ", "))"))
         }
     }
 }

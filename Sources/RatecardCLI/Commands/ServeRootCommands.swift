@@ -59,23 +59,24 @@ enum ServeRootCommands {
 
     static func runStatus(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
-        var targets: [(root: ServeRoot, name: String, selector: String)] = []
+        var targets: [(root: () throws -> any ReleaseTarget, name: String, selector: String)] = []
         if arguments.value("--env") == nil && arguments.value("--root") == nil {
             // Bare status: every environment ratecard.yaml names.
             let environments = try Environments.all(from: invocation.directory)
             guard !environments.isEmpty else { throw UsageError("ratecard.yaml names no environments; pass --root <dir>") }
             for environment in environments {
-                targets.append((ServeRoot(path: environment.path), environment.name, "--env \(environment.name)"))
+                targets.append(({ try environment.target() }, environment.name, "--env \(environment.name)"))
             }
         } else {
             let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
-            targets.append((root, name, arguments.value("--env").map { "--env \($0)" } ?? "--root \(root.path)"))
+            targets.append(({ root }, name, arguments.value("--env").map { "--env \($0)" } ?? "--root \(root.displayName)"))
         }
         var objects: [String: JSON] = [:]
         var texts: [String] = []
         var failed = false
-        for (root, name, selector) in targets {
+        for (target, name, selector) in targets {
             do {
+                let root = try target()
                 var (object, text) = try status(of: root, name: name, selector: selector, asOf: Day.todayInSeoul(now: invocation.now), invocation)
                 // The release each supported app version loads (bridge-lines.json).
                 if let (apps, appsText) = BridgeGate.status(root: root, environment: name, invocation), case .object(var fields) = object {
@@ -105,15 +106,12 @@ enum ServeRootCommands {
 
     /// One environment's status: what is live, since when (Asia/Seoul), who approved it, whether
     /// it verifies, and when scheduled content makes it stale.
-    static func status(of root: ServeRoot, name: String, selector: String, asOf: Day, _ invocation: Invocation) throws -> (JSON, String) {
-        guard FileSystem.isDirectory(root.releasesFolder), let live = try root.live() else {
-            // Before the first publish there is nothing to report, and nothing is wrong.
-            let text = invocation.messages.localize("Nothing has been published to \(name) yet") + ".\n"
-            return (JSON.object(["environment": .string(name), "live": .null, "published": .bool(false)]), text)
-        }
-        let info = try ReleaseInfo.read(from: root.folder(of: live))
-        let journal = try root.journal.read()
-        for warning in journal.warnings(path: "\(name): .ratecard/journal.jsonl") { invocation.console.err("warning: \(warning)\n") }
+    static func status(of root: any ReleaseTarget, name: String, selector: String, asOf: Day, _ invocation: Invocation) throws -> (JSON, String) {
+        if let local = root as? ServeRoot, !FileSystem.isDirectory(local.releasesFolder) { return nothingPublished(name, invocation) }
+        guard let live = try root.live() else { return nothingPublished(name, invocation) }
+        let info = try root.info(of: live)
+        let journal = try root.journalLog.read()
+        for warning in journal.warnings(path: "\(name): \(journalName(root))") { invocation.console.err("warning: \(warning)\n") }
         let since = journal.entries.last { $0.activated == live }
         let published = journal.entries.last { $0.release == live && ($0.action == "publish" || $0.action == "promote") }
         let approval = published?.fields["approval"]?["reason"]?.stringValue
@@ -149,6 +147,17 @@ enum ServeRootCommands {
         return (object, text)
     }
 
+    /// Before the first publish there is nothing to report, and nothing is wrong.
+    static func nothingPublished(_ name: String, _ invocation: Invocation) -> (JSON, String) {
+        let text = invocation.messages.localize("Nothing has been published to \(name) yet") + ".\n"
+        return (JSON.object(["environment": .string(name), "live": .null, "published": .bool(false)]), text)
+    }
+
+    /// How warnings name a target's journal.
+    static func journalName(_ root: any ReleaseTarget) -> String {
+        root is ServeRoot ? ".ratecard/journal.jsonl" : root.displayName + ".ratecard/journal/"
+    }
+
     static func runReleases(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
@@ -156,19 +165,19 @@ enum ServeRootCommands {
             guard let reason = arguments.value("-m"), !reason.isEmpty else { throw UsageError("'--clear-bad' needs '-m <reason>'") }
             let id = try RollbackCommand.resolve(name, in: root)
             try ReleaseHistory(root: root).clearBad(id, reason: reason, wait: !arguments.has("--no-wait"))
-            if FileSystem.exists(root.path + "/" + BridgeLines.fileName) { BridgeGate.updateLines(root, invocation) }
+            if try root.readState(BridgeLines.fileName) != nil { BridgeGate.updateLines(root, invocation) }
             invocation.console.out(json ? JSON.object(["cleared": .string(id)]).serialized() + "\n" : "Cleared the bad mark of \(id).\n")
             return RatecardCLI.ExitCode.ok
         }
         let live = try root.pointer()
         let bad = try root.badReleases()
-        let journal = try root.journal.read()
-        for warning in journal.warnings(path: ".ratecard/journal.jsonl") { invocation.console.err("warning: \(warning)\n") }
+        let journal = try root.journalLog.read()
+        for warning in journal.warnings(path: journalName(root)) { invocation.console.err("warning: \(warning)\n") }
         let entries = journal.entries
         var rows: [JSON] = []
         var text = ""
         for id in try root.releaseIDs().reversed() {
-            let info = try? ReleaseInfo.read(from: root.folder(of: id))
+            let info = try? root.info(of: id)
             let activated = entries.filter { $0.activated == id }.map(\.time)
             let approval = entries.last { $0.release == id && ($0.action == "publish" || $0.action == "promote") }?.fields["approval"]?["reason"]?.stringValue
             var marks: [String] = []
@@ -192,18 +201,19 @@ enum ServeRootCommands {
     static func runVerify(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
-        guard let live = try root.live() else { throw OperationalError("nothing is live in \(root.path)") }
+        guard let live = try root.live() else { throw OperationalError("nothing is live in \(root.displayName)") }
         let drift = try root.drift(of: live)
+        let files = try root.info(of: live).files.count
         if json {
             invocation.console.out(JSON.object([
                 "release": .string(live), "ok": .bool(drift.isEmpty),
-                "files": .int(try ReleaseInfo.read(from: root.folder(of: live)).files.count),
+                "files": .int(files),
                 "problems": .array(drift.map(JSON.string)),
             ]).serialized() + "\n")
             return drift.isEmpty ? RatecardCLI.ExitCode.ok : RatecardCLI.ExitCode.invalid
         }
         if drift.isEmpty {
-            invocation.console.out("ok: release \(live) matches its \(try ReleaseInfo.read(from: root.folder(of: live)).files.count) listed files\n")
+            invocation.console.out("ok: release \(live) matches its \(files) listed files\n")
             return RatecardCLI.ExitCode.ok
         }
         invocation.console.out(drift.map { "\(live): \($0)\n" }.joined() + "drift: \(drift.count) problem\(drift.count == 1 ? "" : "s") in release \(live)\n")
@@ -245,7 +255,8 @@ enum ServeRootCommands {
     }
 
     static func runNginxConf(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
-        let root = try ServeRootOptions.resolve(arguments, invocation).root
+        let (target, _, name) = try ServeRootOptions.resolve(arguments, invocation)
+        let root = try ServeRootOptions.folder(target, name: name)
         try FileSystem.makeDirectories(root.path)
         invocation.console.out(NginxConfig.serverBlock(root: try FileSystem.realPath(root.path), listen: arguments.value("--listen") ?? "127.0.0.1:8080"))
         return RatecardCLI.ExitCode.ok

@@ -11,12 +11,13 @@ enum ServeRootOptions {
 
     static let format = OptionSpec("--format", value: "FORMAT", "text (default) or json")
 
-    /// The serve root the arguments name, and whether its environment is protected.
-    static func resolve(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: ServeRoot, protected: Bool, name: String) {
+    /// The target the arguments name (a serve root folder, or a bucket prefix for an `s3:`
+    /// environment), and whether its environment is protected.
+    static func resolve(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: any ReleaseTarget, protected: Bool, name: String) {
         switch (arguments.value("--env"), arguments.value("--root")) {
         case (let env?, nil):
-            let (path, protected) = try environment(env, invocation)
-            return (ServeRoot(path: path), protected, env)
+            let environment = try environment(env, invocation)
+            return (try environment.target(), environment.protected, env)
         case (nil, let root?):
             return byPath(RatecardCLI.resolve(root, against: invocation.directory), shown: root, invocation)
         case (.some, .some):
@@ -28,7 +29,7 @@ enum ServeRootOptions {
 
     /// The serve root of an environment named in ratecard.yaml; an unknown name is a usage
     /// error that lists the known ones (and the nearest, when it looks like a typo).
-    static func environment(_ name: String, _ invocation: Invocation) throws -> (path: String, protected: Bool) {
+    static func environment(_ name: String, _ invocation: Invocation) throws -> Environments.Resolved {
         let environments = try Environments.all(from: invocation.directory)
         let known = environments.map(\.name)
         guard let environment = environments.first(where: { $0.name == name }) else {
@@ -37,7 +38,7 @@ enum ServeRootOptions {
             if let hint = Suggestion.didYouMean(name, in: known) { message += "; " + hint }
             throw UsageError(message)
         }
-        return (environment.path, environment.protected)
+        return environment
     }
 
     /// A serve root given as a folder. When it is the folder of an environment named in
@@ -46,7 +47,7 @@ enum ServeRootOptions {
     static func byPath(_ path: String, shown: String, _ invocation: Invocation) -> (root: ServeRoot, protected: Bool, name: String) {
         let normalized = Environments.lexicallyNormalized(path)
         let real = (try? FileSystem.realPath(normalized)) ?? normalized
-        for environment in (try? Environments.all(from: invocation.directory)) ?? [] {
+        for environment in (try? Environments.all(from: invocation.directory)) ?? [] where environment.s3 == nil {
             if environment.path == normalized || (try? FileSystem.realPath(environment.path)) == real {
                 return (ServeRoot(path: normalized), environment.protected, environment.name)
             }
@@ -54,12 +55,27 @@ enum ServeRootOptions {
         return (ServeRoot(path: normalized), false, shown)
     }
 
-    /// Like `resolve`, but the root must already hold releases.
-    static func existing(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> ServeRoot {
+    /// Like `resolve`, but a serve root folder must already hold releases (a bucket prefix is
+    /// asked when it is read).
+    static func existing(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> any ReleaseTarget {
         let root = try resolve(arguments, invocation).root
-        guard FileSystem.isDirectory(root.releasesFolder) else {
-            throw OperationalError("\(root.path) is not a serve root yet (no releases/); publish to it first")
+        if let local = root as? ServeRoot, !FileSystem.isDirectory(local.releasesFolder) {
+            throw OperationalError("\(local.path) is not a serve root yet (no releases/); publish to it first")
         }
         return root
+    }
+
+    /// A serve root folder, for what only a folder has (nginx-conf); an environment in object
+    /// storage is a usage error that says so.
+    static func folder(_ root: any ReleaseTarget, name: String) throws -> ServeRoot {
+        guard let local = root as? ServeRoot else {
+            throw UsageError("environment '\(name)' is in object storage (\(root.displayName)); this command works on a serve root folder")
+        }
+        return local
+    }
+
+    /// Before a command changes a target: a serve root folder is created.
+    static func prepare(_ root: any ReleaseTarget) throws {
+        if let local = root as? ServeRoot { try FileSystem.makeDirectories(local.path) }
     }
 }

@@ -21,11 +21,11 @@ public enum BridgeLines {
     /// Line (a bridge version) -> release id. What each release requires is taken from the
     /// file's own record where it has one (a release never changes), so a rollback does not
     /// re-read every release's version.json (hundreds of kilobytes each on a large site).
-    public static func compute(root: ServeRoot) throws -> [Int: String] {
+    public static func compute(root: any ReleaseTarget) throws -> [Int: String] {
         try computeWithRequirements(root: root).lines
     }
 
-    static func computeWithRequirements(root: ServeRoot) throws -> (lines: [Int: String], requires: [String: Int]) {
+    static func computeWithRequirements(root: any ReleaseTarget) throws -> (lines: [Int: String], requires: [String: Int]) {
         let live = try root.live()
         let bad = try root.badReleases()
         let known = (try? recordedRequirements(root: root)) ?? [:]
@@ -33,7 +33,7 @@ public enum BridgeLines {
         for id in try root.releaseIDs() {
             if let recorded = known[id] {
                 requires[id] = recorded
-            } else if let requirement = try? BridgeRequirement.recorded(in: root.folder(of: id)) {
+            } else if let requirement = try? root.manifest(of: id).flatMap(BridgeRequirement.recorded(manifest:)) {
                 requires[id] = requirement.requires
             }
         }
@@ -50,34 +50,31 @@ public enum BridgeLines {
 
     /// Recomputes and writes the file (nothing when no release records a requirement).
     @discardableResult
-    public static func update(root: ServeRoot) throws -> [Int: String] {
+    public static func update(root: any ReleaseTarget) throws -> [Int: String] {
         let (lines, requires) = try computeWithRequirements(root: root)
-        let path = root.path + "/" + fileName
-        guard !lines.isEmpty || FileSystem.exists(path) else { return lines }
+        guard try !lines.isEmpty || root.readState(fileName) != nil else { return lines }
         let object = JSON.object([
             "lines": .object(Dictionary(uniqueKeysWithValues: lines.map { (String($0.key), JSON.string($0.value)) })),
             "requires": .object(requires.mapValues { JSON.int($0) }),
         ])
-        try DurableFiles.replace(path, Array((object.serialized() + "\n").utf8))
+        try root.writeState(fileName, Array((object.serialized() + "\n").utf8))
         return lines
     }
 
     /// The bridge version each release requires, as the file recorded it.
-    static func recordedRequirements(root: ServeRoot) throws -> [String: Int] {
-        let path = root.path + "/" + fileName
-        guard FileSystem.exists(path) else { return [:] }
+    static func recordedRequirements(root: any ReleaseTarget) throws -> [String: Int] {
+        guard let bytes = try root.readState(fileName) else { return [:] }
         var requires: [String: Int] = [:]
-        if case .object(let fields)? = try JSONReader.parse(try FileSystem.readFile(path))["requires"] {
+        if case .object(let fields)? = try JSONReader.parse(bytes)["requires"] {
             for (id, value) in fields { if case .int(let number) = value { requires[id] = number } }
         }
         return requires
     }
 
     /// The lines as written (empty when there is no file).
-    public static func read(root: ServeRoot) throws -> [Int: String] {
-        let path = root.path + "/" + fileName
-        guard FileSystem.exists(path) else { return [:] }
-        let json = try JSONReader.parse(try FileSystem.readFile(path))
+    public static func read(root: any ReleaseTarget) throws -> [Int: String] {
+        guard let bytes = try root.readState(fileName) else { return [:] }
+        let json = try JSONReader.parse(bytes)
         var lines: [Int: String] = [:]
         if case .object(let fields)? = json["lines"] {
             for (key, value) in fields { if let line = Int(key), let id = value.stringValue { lines[line] = id } }

@@ -97,7 +97,12 @@ public struct BridgeRequirement: Sendable, Equatable {
 
     /// Reads the requirement a release recorded in its version.json, if any.
     public static func recorded(in folder: String) throws -> BridgeRequirement? {
-        let (json, _) = try JSONReader.parseListingFiles(try FileSystem.readFile(folder + "/" + ReleaseInfo.fileName))
+        try recorded(manifest: try FileSystem.readFile(folder + "/" + ReleaseInfo.fileName))
+    }
+
+    /// The requirement recorded in a release's version.json bytes, if any.
+    public static func recorded(manifest: [UInt8]) throws -> BridgeRequirement? {
+        let (json, _) = try JSONReader.parseListingFiles(manifest)
         return BridgeRequirement(json: json["bridge"])
     }
 }

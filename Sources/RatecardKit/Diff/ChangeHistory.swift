@@ -32,11 +32,11 @@ public struct ChangeHistory {
     }
 
     /// Newest first.
-    public static func events(of subject: Subject, location: ContentLocation, asOf: Day, root: ServeRoot?) throws -> [Event] {
+    public static func events(of subject: Subject, location: ContentLocation, asOf: Day, root: (any ReleaseTarget)?) throws -> [Event] {
         let repository = try location.requireRepository()
         guard let head = try repository.headCommit() else { return [] }
         let loader = ContentLoader()
-        let journal = try root?.journal.entries() ?? []
+        let journal = try root?.journalLog.entries() ?? []
         var events: [Event] = []
         for commit in try repository.commits(from: nil, to: head).reversed() {
             let info = try repository.commitInfo(commit)
@@ -65,8 +65,8 @@ public struct ChangeHistory {
         return events
     }
 
-    static func releaseCommit(_ entry: Journal.Entry, _ root: ServeRoot?) -> String? {
+    static func releaseCommit(_ entry: Journal.Entry, _ root: (any ReleaseTarget)?) -> String? {
         guard let root, let release = entry.activated else { return nil }
-        return (try? ReleaseInfo.read(from: root.folder(of: release)))?.sourceCommit
+        return (try? root.info(of: release))?.sourceCommit
     }
 }

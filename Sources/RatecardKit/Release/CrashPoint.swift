@@ -23,6 +23,13 @@ public enum CrashPoint {
         "staged", "files-written", "version-written", "synced", "verified", "renamed", "linked", "swapped", "journaled",
     ]
 
+    /// Publish on object storage: the lock object made, the journal caught up, the objects
+    /// uploaded, the entry files copied, the manifest created, the pointer flipped, journaled.
+    public static let s3PublishSteps = ["locked", "recovered", "objects-written", "files-written", "version-written", "swapped", "journaled"]
+
+    /// Rollback on object storage: the intent journaled, the pointer flipped, journaled.
+    public static let s3RollbackSteps = ["intent", "swapped", "journaled"]
+
     /// Prune's steps: locked, each release removed, all removed, each object deleted, all
     /// deleted, journaled.
     public static let pruneSteps = [

@@ -10,33 +10,44 @@ public enum Environments {
               let config = ServiceConfig.read(node, path: "ratecard.yaml", diagnostics: diagnostics) else {
             throw OperationalError("ratecard.yaml is invalid; run 'ratecard validate'")
         }
+        guard config.credentialKeys.isEmpty else {
+            throw OperationalError("ratecard.yaml holds credentials (\(config.credentialKeys.joined(separator: ", "))); remove them from the file and from its git history, rotate the key, and give ratecard credentials through AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE. Nothing was done")
+        }
         return (config, contentDir)
     }
 
-    /// An environment named in ratecard.yaml, its serve root resolved against the content folder.
+    /// An environment named in ratecard.yaml: its serve root resolved against the content
+    /// folder, or its place in object storage (then `path` is empty).
     public struct Resolved: Sendable, Equatable {
         public var name: String
         public var path: String
         public var protected: Bool
+        public var s3: ServiceConfig.ObjectStorage? = nil
+
+        /// Where its releases are: the serve root, or the bucket prefix with the credentials
+        /// found in `environment` (the process's variables and the shared credentials file).
+        public func target(environment: [String: String] = ProcessEnvironment.current) throws -> any ReleaseTarget {
+            guard let s3 else { return ServeRoot(path: path) }
+            let credentials: AWSCredentials
+            do {
+                credentials = try AWSCredentials.load(environment: environment)
+            } catch let error as OperationalError {
+                throw OperationalError("environment '\(name)' is in object storage (s3://\(s3.bucket)/\(s3.prefix)): \(error.message)")
+            }
+            return S3Root(
+                location: S3Location(endpoint: s3.endpoint, bucket: s3.bucket, prefix: s3.prefix, region: s3.region),
+                credentials: credentials, lockTTL: s3.lockTTLSeconds ?? S3Root.defaultLockTTL)
+        }
     }
 
     /// Every environment of the content found from `directory`, from one read of ratecard.yaml.
     public static func all(from directory: String) throws -> [Resolved] {
         let (config, contentDir) = try configured(from: directory)
         return config.environments.map { environment in
+            if let s3 = environment.s3 { return Resolved(name: environment.name, path: "", protected: environment.protected, s3: s3) }
             let path = environment.root.hasPrefix("/") ? environment.root : contentDir + "/" + environment.root
             return Resolved(name: environment.name, path: lexicallyNormalized(path), protected: environment.protected)
         }
-    }
-
-    /// The serve root for an environment name, and whether it is protected.
-    public static func root(named name: String, from directory: String) throws -> (path: String, protected: Bool) {
-        let environments = try all(from: directory)
-        guard let environment = environments.first(where: { $0.name == name }) else {
-            let known = environments.map(\.name).joined(separator: ", ")
-            throw OperationalError("no environment '\(name)' in ratecard.yaml (known: \(known.isEmpty ? "none" : known))")
-        }
-        return (environment.path, environment.protected)
     }
 
     /// `/a/content/../production` as `/a/production`: messages name the folder a person would

@@ -1,9 +1,54 @@
 import Glibc
 
+/// Where a target keeps its journal: entries appended durably, in order, never rewritten.
+public protocol JournalLog {
+    /// Every entry, oldest first, and what could not be read as one.
+    func read() throws -> Journal.Contents
+    /// Appends one entry; returns once it is durable.
+    func append(_ fields: [String: JSON]) throws
+}
+
+extension JournalLog {
+    /// Every entry, oldest first (`read()` also says which were skipped).
+    public func entries() throws -> [Journal.Entry] { try read().entries }
+
+    /// Releases marked bad: every release a rollback left, less those cleared since and the
+    /// target of any later rollback. A rollback journals its intent before its swap: the intent
+    /// counts once the swap is known to have happened (its `rollback` entry, the `recover` entry
+    /// of the next run, or `live` being its target now), and never when it was not (a crash
+    /// before the swap, a failed swap).
+    public func badReleases(live: String? = nil) throws -> Set<String> {
+        var bad: Set<String> = []
+        var pending: (from: String, to: String)?
+        func apply(from: String?, to: String?) {
+            if let from { bad.insert(from) }
+            if let to { bad.remove(to) }
+        }
+        for entry in try entries() {
+            switch entry.action {
+            case "rollback":
+                apply(from: entry.from, to: entry.to)
+                pending = nil
+            case "rollback-intent":
+                if let from = entry.from, let to = entry.to { pending = (from, to) }
+            case "recover":
+                if let intent = pending, entry.release == intent.to { apply(from: intent.from, to: intent.to) }
+                pending = nil
+            case "clear-bad":
+                if let release = entry.release { bad.remove(release) }
+            default:
+                if entry.activated != nil { pending = nil }
+            }
+        }
+        if let intent = pending, live == intent.to { apply(from: intent.from, to: intent.to) }
+        return bad
+    }
+}
+
 /// `.ratecard/journal.jsonl`: one JSON object per line, appended and fsynced, never rewritten.
 ///
 /// The journal records history (who, when, why); what is live is always `readlink(current)`.
-public struct Journal {
+public struct Journal: JournalLog {
     public struct Entry: Sendable, Equatable {
         public var fields: [String: JSON]
 
@@ -37,10 +82,18 @@ public struct Journal {
     public struct Contents: Sendable {
         public var entries: [Entry] = []
         public var malformedLines: [Int] = []
+        /// What a number in `malformedLines` counts: a line of the file, or an entry object.
+        public var unit = "line"
+
+        public init(entries: [Entry] = [], malformedLines: [Int] = [], unit: String = "line") {
+            self.entries = entries
+            self.malformedLines = malformedLines
+            self.unit = unit
+        }
 
         /// One warning per malformed line, for the commands that show history.
         public func warnings(path: String) -> [String] {
-            malformedLines.map { "\(path) line \($0) is not a journal entry (torn by a crash, or edited); it was skipped" }
+            malformedLines.map { "\(path) \(unit) \($0) is not a journal entry (torn by a crash, or edited); it was skipped" }
         }
     }
 
@@ -58,9 +111,6 @@ public struct Journal {
         return contents
     }
 
-    /// Every entry, oldest first (`read()` also says which lines were skipped).
-    public func entries() throws -> [Entry] { try read().entries }
-
     /// Appends one entry and fsyncs it. A last line left without its newline by a crash is
     /// ended first, so the new entry starts on a line of its own instead of gluing onto it.
     public func append(_ fields: [String: JSON]) throws {
@@ -76,37 +126,5 @@ public struct Journal {
         }
         try FileSystem.writeAll(fd, line, path: path)
         guard fsync(fd) == 0 else { throw FileSystem.failure("fsync", path) }
-    }
-
-    /// Releases marked bad: every release a rollback left, less those cleared since and the
-    /// target of any later rollback. A rollback journals its intent before its swap: the intent
-    /// counts once the swap is known to have happened (its `rollback` entry, the `recover` entry
-    /// of the next run, or `live` being its target now), and never when it was not (a crash
-    /// before the swap, a failed swap).
-    public func badReleases(live: String? = nil) throws -> Set<String> {
-        var bad: Set<String> = []
-        var pending: (from: String, to: String)?
-        func apply(from: String?, to: String?) {
-            if let from { bad.insert(from) }
-            if let to { bad.remove(to) }
-        }
-        for entry in try entries() {
-            switch entry.action {
-            case "rollback":
-                apply(from: entry.from, to: entry.to)
-                pending = nil
-            case "rollback-intent":
-                if let from = entry.from, let to = entry.to { pending = (from, to) }
-            case "recover":
-                if let intent = pending, entry.release == intent.to { apply(from: intent.from, to: intent.to) }
-                pending = nil
-            case "clear-bad":
-                if let release = entry.release { bad.remove(release) }
-            default:
-                if entry.activated != nil { pending = nil }
-            }
-        }
-        if let intent = pending, live == intent.to { apply(from: intent.from, to: intent.to) }
-        return bad
     }
 }

@@ -8,6 +8,13 @@ public enum NginxConfig {
     /// document of its own opaque origin, where no script runs and nothing is fetched.
     public static let dataPolicy = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; frame-ancestors 'self'; sandbox"
 
+    /// The Cache-Control the server block below sends for an entry file of a release (object
+    /// storage stores it with the file): a bundle's data folder is content-addressed and kept a
+    /// year; the manifest, pages, terms pages and the web build change under the same URL.
+    public static func cacheControl(entry path: String) -> String {
+        path.hasPrefix("data/") && path != BundleLayout.manifest ? "public, max-age=31536000, immutable" : "no-cache"
+    }
+
     /// `listen` is `ADDR:PORT`; `root` is the absolute serve root.
     public static func serverBlock(root: String, listen: String) -> String {
         // add_header in a location drops every add_header of the server level: each location

@@ -1,19 +1,22 @@
 import Glibc
 import Synchronization
 
-/// Publishes a release into the serve root's object store and flips `current` to it, crash-safely.
+/// Publishes a release into a target's object store and flips its pointer to it, crash-safely.
 ///
-/// Protocol (reliability.md §4, against `ReleaseStore`): lock, recover, put every object the
-/// release names that the store lacks (written, flushed, read back, renamed into place; present
-/// ones are checked, never overwritten), put the release manifest (version.json; the local store
-/// makes the entry folder of hard links), flip the pointer with compare-and-swap, journal. A
-/// failure at any step leaves `current` as it was; the next run removes the rest. Objects are
-/// shared by every release, so a publish costs what changed and a page loaded from any kept
-/// release finds every object it references after any number of publishes and rollbacks.
+/// Protocol (reliability.md §4, against `ReleaseTarget` and `ReleaseStore`): lock, recover, put
+/// every object the release names that the store lacks (locally: written, flushed, read back,
+/// renamed into place; in a bucket: created with If-None-Match; present ones are checked, never
+/// overwritten), put the release manifest (version.json; the store makes the entry files from
+/// it: hard links in a folder, copies under `r/<id>/` in a bucket), confirm the lock is still
+/// held, flip the pointer with compare-and-swap, journal, unlock. A failure at any step leaves
+/// the pointer as it was; the next run removes the rest. Objects are shared by every release,
+/// so a publish costs what changed and a page loaded from any kept release finds every object
+/// it references after any number of publishes and rollbacks. What the release holds is
+/// whatever the request stages: the protocol never looks inside the bundle.
 public struct Publisher {
-    public var root: ServeRoot
+    public var target: any ReleaseTarget
 
-    public init(root: ServeRoot) { self.root = root }
+    public init(root: any ReleaseTarget) { self.target = root }
 
     /// A release to publish: a built bundle plus the web build.
     public struct Request {
@@ -59,7 +62,7 @@ public struct Publisher {
 
     /// What would change, without touching the root.
     public func plan(_ request: Request) throws -> (plan: ReleasePlan, live: String?) {
-        let live = try root.live()
+        let live = try target.live()
         let staged = try stage(request, live: live)
         return (ReleasePlan.between(live: Self.ownFiles(staged.liveInfo), next: staged.files), live)
     }
@@ -71,12 +74,12 @@ public struct Publisher {
     }
 
     public func publish(_ request: Request, onWait: (String) -> Void = { _ in }) throws -> Outcome {
-        let lock = try ReleaseLock.acquire(root: root.path, command: request.action, wait: request.wait, onWait: onWait)
-        defer { withExtendedLifetime(lock) {} }
+        let lock = try target.acquireLock(command: request.action, wait: request.wait, onWait: onWait)
+        defer { lock.release() }
         CrashPoint.hit("locked")
-        try root.recover()
+        try target.recover()
         CrashPoint.hit("recovered")
-        let live = try root.live()
+        let live = try target.live()
         if let expected = request.expectLive, expected != (live ?? "none") {
             throw ConflictError("live is \(live ?? "none"), not \(expected) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
         }
@@ -87,7 +90,7 @@ public struct Publisher {
             return .alreadyLive(id: live)
         }
         let plan = ReleasePlan.between(live: Self.ownFiles(staged.liveInfo), next: staged.files)
-        let id = try nextID(bundleID: request.bundle.manifest.bundleID)
+        let id = try target.nextReleaseID(bundleID: request.bundle.manifest.bundleID)
         let info = ReleaseInfo(
             id: id, bundleID: request.bundle.manifest.bundleID, sourceCommit: request.bundle.manifest.sourceCommit?.hex,
             asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(), author: request.author,
@@ -96,12 +99,15 @@ public struct Publisher {
         let manifest = info.bytes()
         Trace.mark("publish: version.json")
         do {
-            let store = LocalStore(root: root, verified: VerifiedFiles.load(root: root.path))
+            let store = target.publishingStore()
             Trace.mark("publish: verified record read")
             let written = try store.put(Self.objects(of: staged))
             Trace.mark("publish: objects put (\(written) bytes written)")
+            // Uploading can take long: the lock is renewed (and must still be ours) before the release goes in.
+            try lock.confirm()
             let entries = try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest)])
             Trace.mark("publish: release put")
+            try lock.confirm()
             try store.flip(expected: live, to: id)
             Trace.mark("publish: swapped")
             var fields = JournalFields.base(action: request.action)
@@ -115,10 +121,10 @@ public struct Publisher {
             for (key, value) in request.extra { fields[key] = value }
             // The release is live now: a journal that cannot be written must not turn that into a
             // failure (exit 4 promises live is unchanged). The next run's recovery records the swap.
-            root.journalAfterSwap(fields)
+            target.journalAfterSwap(fields)
             CrashPoint.hit("journaled")
             // Best effort: without the record the next publish hashes the objects it reuses.
-            try? Self.recordObjects(of: info, root: root)
+            target.recordPublished(info)
             Trace.mark("publish: recorded")
             let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
             return .published(id: id, previous: live, plan: plan, bytesWritten: written + entries, filesLinked: linked)
@@ -127,7 +133,7 @@ public struct Publisher {
             fields["attempted"] = .string(request.action)
             fields["release"] = .string(id)
             fields["error"] = .string("\(error)")
-            try? root.journal.append(fields)
+            try? target.journalLog.append(fields)
             throw error
         }
     }
@@ -142,14 +148,6 @@ public struct Publisher {
             items.append(StoreItem(key: .object(name), sha256: file.sha256, size: file.size, bytes: staged.bytes[file.path]))
         }
         return items
-    }
-
-    /// Records the stat data of a release's objects (they were verified by the put that
-    /// preceded this), so the next publish need not re-hash the ones it reuses.
-    static func recordObjects(of info: ReleaseInfo, root: ServeRoot) throws {
-        var seen: Set<String> = []
-        let files = info.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
-        try VerifiedFiles.record(files.map { (root.objectsFolder + "/" + ObjectLayout.objectName($0), $0) }, root: root.path)
     }
 
     /// Collects the new release's files: the web build and the bundle, with the release's copy
@@ -181,7 +179,7 @@ public struct Publisher {
             guard let file = hashes[path] else { throw OperationalError("the bundle's manifest does not list \(path)") }
             entries[path] = file
         }
-        if let live { staged.liveInfo = try ReleaseInfo.read(from: root.folder(of: live)) }
+        if let live { staged.liveInfo = try target.info(of: live) }
         staged.files = entries.values.sorted { $0.path < $1.path }
         // A reused file of a live release in the folder layout has no object yet: its bytes.
         if let liveInfo = staged.liveInfo, liveInfo.format != ObjectLayout.format {
@@ -194,21 +192,6 @@ public struct Publisher {
     static func matches(_ path: String, _ file: BundleManifest.File) -> Bool {
         guard let bytes = try? FileSystem.readFile(path) else { return false }
         return bytes.count == file.size && SHA256.hex(bytes) == file.sha256
-    }
-
-    /// Releases that were live, newest first, without repeats.
-    func activationHistory() throws -> [String] {
-        var seen: Set<String> = []
-        return try root.journal.entries().reversed().compactMap(\.activated).filter { seen.insert($0).inserted }
-    }
-
-    /// `000042-3f2a9c0d1e4b`: a sequence number above every release ever seen, and the bundle id.
-    private func nextID(bundleID: String) throws -> String {
-        var highest = 0
-        let names = try root.releaseIDs() + root.journal.entries().compactMap(\.release)
-        for name in names { highest = max(highest, Int(name.prefix { $0.isNumber }) ?? 0) }
-        let number = String(highest + 1)
-        return String(repeating: "0", count: max(0, 6 - number.count)) + number + "-" + String(bundleID.prefix(12))
     }
 }
 

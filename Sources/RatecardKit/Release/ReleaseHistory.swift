@@ -1,10 +1,11 @@
 import Glibc
 
-/// Rollback, promotion and pruning: the operations that move `current` among existing releases.
+/// Rollback, promotion and pruning: the operations that move the pointer among existing
+/// releases, on any `ReleaseTarget`.
 public struct ReleaseHistory {
-    public var root: ServeRoot
+    public var root: any ReleaseTarget
 
-    public init(root: ServeRoot) { self.root = root }
+    public init(root: any ReleaseTarget) { self.root = root }
 
     /// How a rollback checked the release it made live.
     public enum Check: Equatable, Sendable {
@@ -35,24 +36,24 @@ public struct ReleaseHistory {
     /// the target of a rollback is never left marked bad. `dryRun` checks everything and
     /// changes nothing.
     public func rollback(to target: String?, expectLive: String?, reason: String, wait: Bool, verify: Bool = false, force: Bool = false, dryRun: Bool = false) throws -> Rollback {
-        let lock = try ReleaseLock.acquire(root: root.path, command: "rollback", wait: wait)
-        defer { withExtendedLifetime(lock) {} }
+        let lock = try root.acquireLock(command: "rollback", wait: wait, onWait: { _ in })
+        defer { lock.release() }
         if !dryRun { try root.recover() }
-        guard let live = try root.pointer() else { throw OperationalError("\(root.path) has no live release to roll back") }
+        guard let live = try root.pointer() else { throw OperationalError("\(root.displayName) has no live release to roll back") }
         if let expectLive, expectLive != live {
             throw ConflictError("live is \(live), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
         }
         let bad = try root.badReleases()
         let chosen: String
         if let target {
-            guard try root.releaseIDs().contains(target) else { throw OperationalError("release \(target) does not exist in \(root.releasesFolder)") }
+            guard try root.releaseIDs().contains(target) else { throw OperationalError("release \(target) does not exist in \(root.displayName)") }
             guard target != live else { throw OperationalError("release \(target) is already live") }
             if bad.contains(target) && !force {
                 throw OperationalError("release \(target) is marked bad (a rollback left it); roll back to it anyway with --force, or clear the mark with 'ratecard releases --clear-bad \(target) -m <reason>'")
             }
             chosen = target
         } else {
-            let history = try Publisher(root: root).activationHistory()
+            let history = try root.activationHistory()
             let existing = Set(try root.releaseIDs())
             guard let candidate = history.first(where: { $0 != live && !bad.contains($0) && existing.contains($0) }) else {
                 throw OperationalError("no earlier good release to roll back to; name one with --to (see 'ratecard releases')")
@@ -70,7 +71,7 @@ public struct ReleaseHistory {
             guard drift.isEmpty else {
                 throw OperationalError("release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live")
             }
-            check = .rehashed(files: try ReleaseInfo.read(from: root.folder(of: chosen)).files.count)
+            check = .rehashed(files: try root.info(of: chosen).files.count)
         }
         let result = Rollback(from: live, to: chosen, check: check, targetWasBad: bad.contains(chosen))
         if dryRun { return result }
@@ -78,9 +79,10 @@ public struct ReleaseHistory {
         intent["from"] = .string(live)
         intent["to"] = .string(chosen)
         intent["message"] = .string(reason)
-        try root.journal.append(intent)
+        try root.journalLog.append(intent)
         CrashPoint.hit("intent")
-        try root.store.flip(expected: live, to: chosen)
+        try lock.confirm()
+        try root.releaseStore.flip(expected: live, to: chosen)
         var fields = JournalFields.base(action: "rollback")
         fields["from"] = .string(live)
         fields["to"] = .string(chosen)
@@ -93,28 +95,28 @@ public struct ReleaseHistory {
     /// Clears the bad mark of `release` (journaled with who, when and why), so a bare rollback
     /// may choose it again.
     public func clearBad(_ release: String, reason: String, wait: Bool) throws {
-        let lock = try ReleaseLock.acquire(root: root.path, command: "releases --clear-bad", wait: wait)
-        defer { withExtendedLifetime(lock) {} }
+        let lock = try root.acquireLock(command: "releases --clear-bad", wait: wait, onWait: { _ in })
+        defer { lock.release() }
         try root.recover()
-        guard try root.releaseIDs().contains(release) else { throw OperationalError("release \(release) does not exist in \(root.releasesFolder)") }
+        guard try root.releaseIDs().contains(release) else { throw OperationalError("release \(release) does not exist in \(root.displayName)") }
         guard try root.badReleases().contains(release) else { throw OperationalError("release \(release) is not marked bad") }
         var fields = JournalFields.base(action: "clear-bad")
         fields["release"] = .string(release)
         fields["message"] = .string(reason)
-        try root.journal.append(fields)
+        try root.journalLog.append(fields)
     }
 
-    /// Makes the identical release of another root live here (same id, same bytes): its objects
-    /// the target lacks are copied (never hard-linked: two environments never share an inode),
-    /// then its manifest, then the pointer is flipped.
-    public static func promote(release: String?, from source: ServeRoot, to target: ServeRoot, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws -> (id: String, previous: String?, alreadyLive: Bool) {
-        guard let id = try release ?? source.live() else { throw OperationalError("\(source.path) has nothing live to promote") }
-        let sourceFolder = source.folder(of: id)
-        guard FileSystem.isDirectory(sourceFolder) else { throw OperationalError("release \(id) does not exist in \(source.releasesFolder)") }
+    /// Makes the identical release of another target live here (same id, same bytes): its
+    /// objects the target lacks are copied (never hard-linked: two environments never share an
+    /// inode), then its manifest, the copy is re-hashed, then the pointer is flipped. Between a
+    /// serve root and a bucket either way, or two buckets or prefixes.
+    public static func promote(release: String?, from source: any ReleaseTarget, to target: any ReleaseTarget, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws -> (id: String, previous: String?, alreadyLive: Bool) {
+        guard let id = try release ?? source.live() else { throw OperationalError("\(source.displayName) has nothing live to promote") }
+        guard let manifest = try source.manifest(of: id) else { throw OperationalError("release \(id) does not exist in \(source.displayName)") }
         let drift = try source.drift(of: id)
-        guard drift.isEmpty else { throw OperationalError("release \(id) in \(source.path) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))") }
-        let lock = try ReleaseLock.acquire(root: target.path, command: "promote", wait: wait)
-        defer { withExtendedLifetime(lock) {} }
+        guard drift.isEmpty else { throw OperationalError("release \(id) in \(source.displayName) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))") }
+        let lock = try target.acquireLock(command: "promote", wait: wait, onWait: { _ in })
+        defer { lock.release() }
         try target.recover()
         CrashPoint.hit("promote-recovered")
         let live = try target.live()
@@ -122,44 +124,47 @@ public struct ReleaseHistory {
             throw ConflictError("live is \(live ?? "none"), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
         }
         if live == id { return (id, live, true) }
-        let manifest = try FileSystem.readFile(sourceFolder + "/" + ReleaseInfo.fileName)
-        let sourceInfo = try ReleaseInfo.parse(manifest, source: sourceFolder + "/" + ReleaseInfo.fileName)
-        if !FileSystem.isDirectory(target.folder(of: id)) {
+        let sourceInfo = try ReleaseInfo.parse(manifest, source: "\(source.displayName) release \(id) version.json")
+        if try target.manifest(of: id) == nil {
             if sourceInfo.format == ObjectLayout.format {
-                let store = target.store
+                let store = target.releaseStore
                 let present = Set(try store.list(.objects))
                 var seen: Set<String> = []
-                var items: [StoreItem] = []
-                for file in sourceInfo.files {
+                let unique = sourceInfo.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
+                let copied = try source.objects(unique.map(ObjectLayout.objectName).filter { !present.contains($0) })
+                let items = unique.map { file in
                     let name = ObjectLayout.objectName(file)
-                    guard seen.insert(name).inserted else { continue }
-                    let bytes = present.contains(name) ? nil : try source.store.read(.object(name))
-                    items.append(StoreItem(key: .object(name), sha256: file.sha256, size: file.size, bytes: bytes))
+                    return StoreItem(key: .object(name), sha256: file.sha256, size: file.size, bytes: copied[name])
                 }
                 try store.put(items)
                 CrashPoint.hit("promote-objects")
+                try lock.confirm()
                 try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest)])
             } else {
-                try copyFolderRelease(id, from: source, to: target)
+                guard let from = source as? ServeRoot, let to = target as? ServeRoot else {
+                    throw OperationalError("release \(id) predates the object store (each file in its own folder) and can be promoted only between serve root folders; publish its commit to \(target.displayName) instead")
+                }
+                try copyFolderRelease(id, from: from, to: to)
             }
         }
         let drifted = try target.drift(of: id)
         guard drifted.isEmpty else { throw OperationalError("the copy of \(id) does not verify: \(drifted.prefix(3).joined(separator: ", "))") }
         let seal = try target.versionHash(of: id)
-        try target.store.flip(expected: live, to: id)
-        let info = try ReleaseInfo.read(from: target.folder(of: id))
+        try lock.confirm()
+        try target.releaseStore.flip(expected: live, to: id)
+        let info = try target.info(of: id)
         var fields = JournalFields.base(action: "promote")
         fields[ServeRoot.sealField] = .string(seal)
         fields["release"] = .string(id)
         fields["previous"] = live.map(JSON.string) ?? .null
         fields["bundle_id"] = .string(info.bundleID)
         fields["commit"] = info.sourceCommit.map(JSON.string) ?? .null
-        fields["source_root"] = .string(source.path)
+        fields["source_root"] = .string(source.displayName)
         fields["message"] = .string(message)
         for (key, value) in extra { fields[key] = value }
         target.journalAfterSwap(fields)
         CrashPoint.hit("journaled")
-        if info.format == ObjectLayout.format { try? Publisher.recordObjects(of: info, root: target) }
+        target.recordPublished(info)
         return (id, live, false)
     }
 
@@ -198,25 +203,25 @@ public struct ReleaseHistory {
     /// deleted are those that no release still on disk names, computed after the releases went;
     /// a release's manifest that cannot be read stops the object sweep.
     public func prune(keep: Int, graceMinutes: Int = 0, wait: Bool, dryRun: Bool = false) throws -> Pruned {
-        let lock = try ReleaseLock.acquire(root: root.path, command: "prune", wait: wait)
-        defer { withExtendedLifetime(lock) {} }
+        let lock = try root.acquireLock(command: "prune", wait: wait, onWait: { _ in })
+        defer { lock.release() }
         if !dryRun { try root.recover() }
         CrashPoint.hit("prune-locked")
         let live = try root.live()
         let bad = try root.badReleases()
-        let history = try Publisher(root: root).activationHistory()
+        let history = try root.activationHistory()
+        let store = root.releaseStore
+        let ids = try store.list(.releases)
         var protected: Set<String> = []
         if let live {
             protected.insert(live)
-            if let previous = history.first(where: { $0 != live && !bad.contains($0) && FileSystem.isDirectory(root.folder(of: $0)) }) {
+            if let previous = history.first(where: { $0 != live && !bad.contains($0) && ids.contains($0) }) {
                 protected.insert(previous)
             }
         }
         // A release an app version loads (bridge-lines.json) stays.
         protected.formUnion(try BridgeLines.read(root: root).values)
         protected.formUnion(try recentlyLive(minutes: graceMinutes))
-        let store = root.store
-        let ids = try store.list(.releases)
         let keepers = Set(ids.suffix(max(0, keep))).union(protected)
         let going = ids.filter { !keepers.contains($0) }
         if dryRun {
@@ -224,17 +229,17 @@ public struct ReleaseHistory {
             let (objects, bytes) = try unreferenced(remaining: remaining, store: store)
             return Pruned(releases: going, objects: objects.count, bytes: bytes)
         }
+        try lock.confirm()
         for id in going {
             try store.delete(.release(id))
             CrashPoint.hit("prune-release-removed")
         }
         CrashPoint.hit("prune-releases-removed")
-        let (objects, bytes) = try unreferenced(remaining: try store.list(.releases), store: store)
-        for name in objects {
-            try store.delete(.object(name))
-            CrashPoint.hit("prune-object-removed")
-        }
-        if !objects.isEmpty, FileSystem.isDirectory(root.objectsFolder) { try DurableFiles.syncDirectory(root.objectsFolder) }
+        let remaining = try store.list(.releases)
+        let (objects, bytes) = try unreferenced(remaining: remaining, store: store)
+        try lock.confirm()
+        try root.delete(objects: objects)
+        try root.finishPrune(keptReleases: remaining)
         CrashPoint.hit("prune-objects-removed")
         var fields = JournalFields.base(action: "prune")
         fields["removed"] = .array(going.map(JSON.string))
@@ -242,27 +247,22 @@ public struct ReleaseHistory {
         fields["grace_minutes"] = .int(graceMinutes)
         fields["objects_removed"] = .int(objects.count)
         fields["bytes_freed"] = .int(bytes)
-        try root.journal.append(fields)
+        try root.journalLog.append(fields)
         CrashPoint.hit("prune-journaled")
         return Pruned(releases: going, objects: objects.count, bytes: bytes)
     }
 
     /// The objects that none of `remaining` names, and their bytes.
-    private func unreferenced(remaining: [String], store: LocalStore) throws -> ([String], Int) {
+    private func unreferenced(remaining: [String], store: any ReleaseStore) throws -> ([String], Int) {
         var referenced: Set<String> = []
         for id in remaining {
-            guard let bytes = try store.read(.release(id)) else {
-                throw OperationalError("release \(id) has no \(ReleaseInfo.fileName); no object was deleted. Restore it, or remove the release folder by hand")
+            guard let bytes = try root.manifest(of: id) else {
+                throw OperationalError("release \(id) has no \(ReleaseInfo.fileName); no object was deleted. Restore it, or remove the release by hand")
             }
-            referenced.formUnion(try ReleaseInfo.parse(bytes, source: root.folder(of: id) + "/" + ReleaseInfo.fileName).objectNames)
+            referenced.formUnion(try ReleaseInfo.parse(bytes, source: "\(root.displayName) release \(id) version.json").objectNames)
         }
-        var bytes = 0
         let names = try store.list(.objects).filter { !referenced.contains($0) }
-        for name in names {
-            var info = stat()
-            if lstat(root.objectsFolder + "/" + name, &info) == 0 { bytes += Int(info.st_size) }
-        }
-        return (names, bytes)
+        return (names, try root.bytes(ofObjects: names))
     }
 
     /// Releases that were live at some instant of the last `minutes` minutes.
@@ -271,7 +271,7 @@ public struct ReleaseHistory {
         let start = Timestamp.format(seconds: time(nil) - minutes * 60)
         var result: Set<String> = []
         var liveAtStart: String?
-        for entry in try root.journal.entries() {
+        for entry in try root.journalLog.entries() {
             guard let activated = entry.activated else { continue }
             if entry.time < start { liveAtStart = activated } else { result.insert(activated) }
         }

@@ -6,8 +6,8 @@ import Glibc
 /// The kernel releases a `flock` when its holder dies, so a dead holder is never waited on.
 /// The file says who holds it (for people); it is never deleted. Opened `O_CLOEXEC` so no
 /// child process keeps it alive.
-public final class ReleaseLock {
-    private let fd: Int32
+public final class ReleaseLock: ReleaseLease {
+    private var fd: Int32
     public let path: String
 
     private init(fd: Int32, path: String) {
@@ -15,9 +15,16 @@ public final class ReleaseLock {
         self.path = path
     }
 
-    deinit {
+    deinit { release() }
+
+    /// A `flock` is held until released: the kernel never takes it away from a live holder.
+    public func confirm() throws {}
+
+    public func release() {
+        guard fd >= 0 else { return }
         _ = cshims_flock_unlock(fd)
         close(fd)
+        fd = -1
     }
 
     /// Takes the lock, waiting for the holder unless `wait` is false (then a held lock is a `ConflictError`).

@@ -5,7 +5,7 @@ import Glibc
 /// State is named, not remembered: `objects/.incoming-*` holds objects not yet verified and
 /// renamed into place, `releases/.partial-*` is unfinished, `releases/<id>` is complete,
 /// `.current.tmp-*` is a link not yet swapped, and what is live is `readlink(current)`.
-public struct ServeRoot: Sendable {
+public struct ServeRoot: ReleaseTarget, Sendable {
     public let path: String
 
     public init(path: String) { self.path = path }
@@ -50,31 +50,7 @@ public struct ServeRoot: Sendable {
         return String(target.dropFirst(9))
     }
 
-    /// The release a user named: an id, its unique prefix, or its sequence number (`1` or `000001`).
-    public func release(named text: String) throws -> ReleaseMatch {
-        let ids = try releaseIDs()
-        if ids.contains(text) { return .found(text) }
-        var matches = ids.filter { $0.hasPrefix(text) }
-        if matches.isEmpty, !text.isEmpty, text.allSatisfy(\.isNumber), let number = Int(text) {
-            matches = ids.filter { Int($0.prefix { $0.isNumber }) == number }
-        }
-        switch matches.count {
-        case 0: return .none(known: ids)
-        case 1: return .found(matches[0])
-        default: return .ambiguous(matches)
-        }
-    }
-
-    public enum ReleaseMatch: Equatable, Sendable {
-        case found(String)
-        case none(known: [String])
-        case ambiguous([String])
-    }
-
-    /// Releases marked bad, judged against what `current` names now.
-    public func badReleases() throws -> Set<String> {
-        try journal.badReleases(live: try pointer())
-    }
+    public typealias ReleaseMatch = RatecardKit.ReleaseMatch
 
     /// Complete releases on disk, oldest first.
     public func releaseIDs() throws -> [String] {
@@ -112,10 +88,64 @@ public struct ServeRoot: Sendable {
             try DurableFiles.syncDirectory(releasesFolder)
             try DurableFiles.syncDirectory(path)
         }
-        if let live = try pointer(), try journal.entries().last(where: { $0.activated != nil })?.activated != live {
-            try journal.append(JournalFields.base(action: "recover") .merging(["release": .string(live), "message": .string("current pointed at \(live) but the journal did not say so (a run was interrupted after the swap)")]) { $1 })
-        }
+        try recoverJournal()
         return removed
+    }
+
+    // MARK: ReleaseTarget
+
+    public var displayName: String { path }
+    public var releaseStore: any ReleaseStore { store }
+    public var journalLog: any JournalLog { journal }
+
+    public func acquireLock(command: String, wait: Bool, onWait: (String) -> Void) throws -> any ReleaseLease {
+        try ReleaseLock.acquire(root: path, command: command, wait: wait, onWait: onWait)
+    }
+
+    public func manifest(of release: String) throws -> [UInt8]? {
+        let file = folder(of: release) + "/" + ReleaseInfo.fileName
+        guard FileSystem.exists(file) else { return nil }
+        return try FileSystem.readFile(file)
+    }
+
+    public func info(of release: String) throws -> ReleaseInfo {
+        try ReleaseInfo.read(from: folder(of: release))
+    }
+
+    public func publishingStore() -> any ReleaseStore {
+        LocalStore(root: self, verified: VerifiedFiles.load(root: path))
+    }
+
+    /// Records the stat data of a release's objects (they were verified by the put that
+    /// preceded this), so the next publish need not re-hash the ones it reuses.
+    public func recordPublished(_ info: ReleaseInfo) {
+        guard info.format == ObjectLayout.format else { return }
+        var seen: Set<String> = []
+        let files = info.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
+        try? VerifiedFiles.record(files.map { (objectsFolder + "/" + ObjectLayout.objectName($0), $0) }, root: path)
+    }
+
+    public func bytes(ofObjects names: [String]) throws -> Int {
+        var total = 0
+        for name in names {
+            var info = stat()
+            if lstat(objectsFolder + "/" + name, &info) == 0 { total += Int(info.st_size) }
+        }
+        return total
+    }
+
+    public func finishPrune(keptReleases: [String]) throws {
+        if FileSystem.isDirectory(objectsFolder) { try DurableFiles.syncDirectory(objectsFolder) }
+    }
+
+    public func readState(_ name: String) throws -> [UInt8]? {
+        let file = path + "/" + name
+        guard FileSystem.exists(file) else { return nil }
+        return try FileSystem.readFile(file)
+    }
+
+    public func writeState(_ name: String, _ bytes: [UInt8]) throws {
+        try DurableFiles.replace(path + "/" + name, bytes)
     }
 
     /// Points `current` at `release` with one rename(2) of a new symlink, then fsyncs the root.
@@ -134,35 +164,9 @@ public struct ServeRoot: Sendable {
         guard try live() == release else { throw OperationalError("current does not point at \(release) after the swap") }
     }
 
-    /// Appends a journal entry for a swap that already happened; a failure is reported on stderr,
-    /// never thrown, because live has moved and the next run's `recover()` records it.
-    public func journalAfterSwap(_ fields: [String: JSON]) {
-        do {
-            try journal.append(fields)
-        } catch {
-            var text = "warning: \(currentLink) was swapped, but the journal could not be written (\(error)); the next run records it\n"
-            _ = text.withUTF8 { write(2, $0.baseAddress, $0.count) }
-        }
-    }
-
     /// The journal field that seals a release: the sha256 of its version.json, recorded when the
     /// release was staged and verified (publish) or copied and verified (promote).
     public static let sealField = "version_sha256"
-
-    /// The sha256 of a release's version.json as it is on disk.
-    public func versionHash(of release: String) throws -> String {
-        SHA256.hex(try FileSystem.readFile(folder(of: release) + "/" + ReleaseInfo.fileName))
-    }
-
-    /// The cheap check a rollback makes: the release's version.json still hashes to the seal the
-    /// journal recorded when every file was verified from disk. Returns the problems found, or nil
-    /// when the journal holds no seal for the release (published before seals; re-hash instead).
-    public func sealProblems(of release: String) throws -> [String]? {
-        guard let seal = try journal.entries().last(where: { $0.release == release && $0.fields[Self.sealField] != nil })?
-            .fields[Self.sealField]?.stringValue else { return nil }
-        guard FileSystem.exists(folder(of: release) + "/" + ReleaseInfo.fileName) else { return ["missing: \(ReleaseInfo.fileName)"] }
-        return try versionHash(of: release) == seal ? [] : ["changed: \(ReleaseInfo.fileName)"]
-    }
 
     /// Re-hashes a release against its version.json: the paths that are missing, changed or
     /// unlisted. For a release of the object layout, every object it names is re-hashed too

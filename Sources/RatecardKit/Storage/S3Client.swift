@@ -43,7 +43,10 @@ public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
 /// that could turn a failed conditional write into a wrong answer: after an ambiguous failure
 /// (the request may have been applied), a compare-and-swap reads the key back to learn what
 /// happened instead of sending the write again.
-public final class S3Client {
+///
+/// One client is used by one thread at a time (it owns one libcurl handle and its connection);
+/// parallel work takes one client per worker (`S3Pool`).
+public final class S3Client: @unchecked Sendable {
     public enum Condition: Sendable, Equatable {
         case none
         /// Write only if the key does not exist (`If-None-Match: *`).
@@ -65,12 +68,33 @@ public final class S3Client {
     /// Requests sent and body bytes sent, for the benchmark.
     public private(set) var requests = 0
     public private(set) var bytesSent = 0
+    /// Counters shared with the other clients of one command (its workers), if any.
+    let stats: S3Stats?
 
-    public init(location: S3Location, credentials: AWSCredentials, retries: Int = 4, timeoutMilliseconds: Int = 60_000) {
+    public init(location: S3Location, credentials: AWSCredentials, retries: Int = 4, timeoutMilliseconds: Int = 60_000, stats: S3Stats? = nil) {
         self.location = location
         signer = SigV4(credentials: credentials, region: location.region)
         self.retries = retries
+        self.stats = stats
         transport = HTTPTransport(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// What a GET returned: the bytes, the ETag, and the two clocks the lock judges age by
+    /// (the key's `Last-Modified` and the server's `Date`, seconds since the epoch).
+    public struct Fetched: Sendable {
+        public var bytes: [UInt8]
+        public var etag: String
+        public var lastModified: Int?
+        public var serverDate: Int?
+        /// Every response header, names in lower case (Content-Type, Cache-Control, ...).
+        public var headers: [String: String] = [:]
+    }
+
+    /// A key found by a listing, with its size and ETag.
+    public struct Listed: Sendable, Equatable {
+        public var key: String
+        public var size: Int
+        public var etag: String
     }
 
     /// Writes `bytes` at `key` (below the prefix) if `condition` holds.
@@ -83,32 +107,71 @@ public final class S3Client {
         case .matches(let etag): headers.append(("If-Match", etag))
         }
         let request = self.request("PUT", path: objectPath(key), headers: headers, body: bytes)
-        let response: HTTPTransport.Response
-        do {
-            response = try exchange(request, idempotent: { if case .matches = condition { return false } else { return true } }())
-        } catch let failure as HTTPTransport.Failure where failure.maybeSent {
-            // Only a compare-and-swap gets here: whether it landed is read back, not guessed.
-            guard case .matches = condition, let current = try get(key) else { throw OperationalError("\(failure.message); the write to \(key) may or may not have happened") }
-            if current.bytes == bytes { return .written(etag: current.etag) }
-            throw OperationalError("\(failure.message); \(key) now holds something else, so the write did not land: nothing was changed")
+        guard case .matches(let expected) = condition else {
+            let response = try exchange(request, idempotent: true)
+            switch response.status {
+            case 200, 201, 204: return .written(etag: response.headers["etag"] ?? "")
+            // A create whose answer was lost is sent again (here, or by libcurl on a fresh
+            // connection) and then fails its own condition: the caller reads the key back.
+            case 412: return .preconditionFailed
+            // 409 ConditionalRequestConflict: a concurrent conditional write; the caller re-reads.
+            case 409 where condition != .none: return .preconditionFailed
+            default: throw error(response)
+            }
         }
-        switch response.status {
-        case 200, 201, 204: return .written(etag: response.headers["etag"] ?? "")
-        // 412 PreconditionFailed; an If-Match on a missing key is 404 on some servers, 412 on others.
-        case 412: return .preconditionFailed
-        case 404 where { if case .matches = condition { return true } else { return false } }() && errorCode(response) == "NoSuchKey": return .preconditionFailed
-        // 409 ConditionalRequestConflict: a concurrent conditional write; the caller re-reads.
-        case 409 where condition != .none: return .preconditionFailed
-        default: throw error(response)
+        // A compare-and-swap is never resent blindly: after an ambiguous failure the key is read
+        // back. It holds these bytes: the write landed. It still has the expected ETag: the
+        // write did not land and the condition still holds, so it is sent again. Anything
+        // else: someone else wrote it, and the condition failed.
+        var attempt = 0
+        while true {
+            let response: HTTPTransport.Response
+            do {
+                response = try exchange(request, idempotent: false)
+            } catch let failure as HTTPTransport.Failure where failure.maybeSent {
+                guard let current = try get(key) else { return .preconditionFailed }
+                if current.bytes == bytes { return .written(etag: current.etag) }
+                guard Self.sameETag(current.etag, expected) else { return .preconditionFailed }
+                guard attempt < retries else { throw OperationalError("\(failure.message); the write to \(key) did not land (tried \(attempt + 1) times): nothing was changed") }
+                attempt += 1
+                Self.backOff(attempt)
+                continue
+            }
+            switch response.status {
+            case 200, 201, 204: return .written(etag: response.headers["etag"] ?? "")
+            // 412; an If-Match on a missing key is 404 on some servers, 412 on others; 409 is a
+            // concurrent conditional write. libcurl sends a request again by itself when a reused
+            // connection dies before any answer, so a write that landed can come back as its
+            // own failed condition: it landed if the key holds these bytes.
+            case 412, 409:
+                if let current = try get(key), current.bytes == bytes { return .written(etag: current.etag) }
+                return .preconditionFailed
+            case 404 where errorCode(response) == "NoSuchKey": return .preconditionFailed
+            default: throw error(response)
+            }
         }
+    }
+
+    /// ETags compare without their quotes (servers differ in sending them).
+    static func sameETag(_ a: String, _ b: String) -> Bool {
+        a.trimmingCharacters(in: "\"") == b.trimmingCharacters(in: "\"")
     }
 
     /// The bytes and ETag at `key`, or nil when there is none.
     public func get(_ key: String) throws -> (bytes: [UInt8], etag: String)? {
+        try fetch(key).map { ($0.bytes, $0.etag) }
+    }
+
+    /// The bytes, ETag and clocks at `key`, or nil when there is none.
+    public func fetch(_ key: String) throws -> Fetched? {
         let request = self.request("GET", path: objectPath(key))
         let response = try exchange(request, idempotent: true)
         switch response.status {
-        case 200: return (response.body, response.headers["etag"] ?? "")
+        case 200:
+            return Fetched(
+                bytes: response.body, etag: response.headers["etag"] ?? "",
+                lastModified: response.headers["last-modified"].flatMap(HTTPDate.seconds), serverDate: response.headers["date"].flatMap(HTTPDate.seconds),
+                headers: response.headers)
         case 404 where errorCode(response) != "NoSuchBucket": return nil
         default: throw error(response)
         }
@@ -121,21 +184,77 @@ public final class S3Client {
         guard [200, 204, 404].contains(response.status), errorCode(response) != "NoSuchBucket" else { throw error(response) }
     }
 
+    /// Removes `key` only while its ETag is `etag` (S3's conditional delete); false when the key
+    /// holds something else now. A server without conditional deletes removes it regardless.
+    public func delete(_ key: String, ifMatch etag: String) throws -> Bool {
+        let request = self.request("DELETE", path: objectPath(key), headers: [("If-Match", etag)])
+        let response = try exchange(request, idempotent: true)
+        if response.status == 412 { return false }
+        guard [200, 204, 404].contains(response.status), errorCode(response) != "NoSuchBucket" else { throw error(response) }
+        return true
+    }
+
+    /// Copies `source` to `key` inside the bucket (no bytes travel), with its own Content-Type
+    /// and Cache-Control. S3 can fail a copy after answering 200: the answer must name the copy.
+    public func copy(from source: String, to key: String, contentType: String, cacheControl: String) throws {
+        let headers = [
+            ("x-amz-copy-source", "/\(location.bucket)/\(Self.encode(location.prefix + source, keepSlash: true))"),
+            ("x-amz-metadata-directive", "REPLACE"), ("Content-Type", contentType), ("Cache-Control", cacheControl),
+        ]
+        let request = self.request("PUT", path: objectPath(key), headers: headers)
+        var attempt = 0
+        while true {
+            let response = try exchange(request, idempotent: true)
+            guard response.status == 200 else { throw error(response) }
+            if S3XML.texts(response.body, named: "CopyObjectResult").count == 1 || S3XML.texts(response.body, named: "ETag").count == 1 { return }
+            // An error inside a 200 is transient (InternalError); the copy is idempotent.
+            guard attempt < retries else { throw error(response) }
+            attempt += 1
+            Self.backOff(attempt)
+        }
+    }
+
     /// Every key below `prefix` (relative to the location's prefix), page by page.
     public func list(prefix: String, pageSize: Int = 1000) throws -> [String] {
-        var keys: [String] = []
+        try listObjects(prefix: prefix, pageSize: pageSize).map(\.key)
+    }
+
+    /// Every key below `prefix` with its size and ETag, page by page.
+    public func listObjects(prefix: String, pageSize: Int = 1000) throws -> [Listed] {
+        var found: [Listed] = []
+        try listPages(prefix: prefix, delimiter: nil, pageSize: pageSize) { body in
+            for fields in S3XML.records(body, named: "Contents") {
+                guard let key = fields["Key"], key.hasPrefix(location.prefix) else { continue }
+                found.append(Listed(key: String(key.dropFirst(location.prefix.count)), size: Int(fields["Size"] ?? "") ?? -1, etag: fields["ETag"] ?? ""))
+            }
+        }
+        return found
+    }
+
+    /// The "folders" right below `prefix` (keys grouped at the next `/`), e.g. `r/<id>/`.
+    public func listFolders(prefix: String) throws -> [String] {
+        var found: [String] = []
+        try listPages(prefix: prefix, delimiter: "/", pageSize: 1000) { body in
+            for fields in S3XML.records(body, named: "CommonPrefixes") {
+                guard let folder = fields["Prefix"], folder.hasPrefix(location.prefix) else { continue }
+                found.append(String(folder.dropFirst(location.prefix.count)))
+            }
+        }
+        return found
+    }
+
+    private func listPages(prefix: String, delimiter: String?, pageSize: Int, _ page: ([UInt8]) -> Void) throws {
         var token: String?
         repeat {
             var query = [("list-type", "2"), ("max-keys", String(pageSize)), ("prefix", location.prefix + prefix)]
+            if let delimiter { query.append(("delimiter", delimiter)) }
             if let token { query.append(("continuation-token", token)) }
             let request = self.request("GET", path: "/\(location.bucket)", query: query)
             let response = try exchange(request, idempotent: true)
             guard response.status == 200 else { throw error(response) }
-            let full = S3XML.texts(response.body, named: "Key")
-            keys += full.map { String($0.dropFirst(location.prefix.count)) }
+            page(response.body)
             token = S3XML.texts(response.body, named: "IsTruncated").first == "true" ? S3XML.texts(response.body, named: "NextContinuationToken").first : nil
         } while token != nil
-        return keys
     }
 
     /// Creates the bucket (tests and first-time setup).
@@ -175,8 +294,16 @@ public final class S3Client {
         while true {
             requests += 1
             bytesSent += request.body?.count ?? 0
+            stats?.count(request)
             do throws(HTTPTransport.Failure) {
-                let response = try transport.send(request)
+                let response: HTTPTransport.Response
+                do {
+                    response = try transport.send(request)
+                } catch {
+                    Trace.note("s3: \(request.method) \(request.url): \(error.message)")
+                    throw error
+                }
+                Trace.note("s3: \(request.method) \(request.url): \(response.status)")
                 let transient = response.status >= 500 || response.status == 429
                 // A 5xx to a compare-and-swap is as ambiguous as a dropped connection.
                 if transient && !idempotent {
@@ -196,7 +323,7 @@ public final class S3Client {
         }
     }
 
-    private static func backOff(_ attempt: Int) {
+    static func backOff(_ attempt: Int) {
         // 50 ms, 100 ms, 200 ms, 400 ms, ... with up to a quarter of jitter.
         let base = 50_000 << min(attempt - 1, 6)
         usleep(UInt32(base + Int.random(in: 0...(base / 4))))
@@ -233,16 +360,40 @@ public final class S3Client {
 
 /// The few values ratecard reads from S3's XML answers, through libxml2.
 enum S3XML {
-    /// The text of every element named `name` (any namespace), in document order.
-    static func texts(_ bytes: [UInt8], named name: String) -> [String] {
-        guard !bytes.isEmpty else { return [] }
+    /// For every element named `name`, the texts of its child elements by name (a listing's
+    /// `Contents`: Key, Size, ETag; its `CommonPrefixes`: Prefix).
+    static func records(_ bytes: [UInt8], named name: String) -> [[String: String]] {
+        var result: [[String: String]] = []
+        walk(bytes) { node, children in
+            guard String(cString: node.pointee.name) == name else { return }
+            var fields: [String: String] = [:]
+            for child in children where child.pointee.type == XML_ELEMENT_NODE {
+                fields[String(cString: child.pointee.name)] = text(of: child)
+            }
+            result.append(fields)
+        }
+        return result
+    }
+
+    private static func text(of node: UnsafeMutablePointer<xmlNode>) -> String {
+        var parts: [String] = []
+        var child = node.pointee.children
+        while let current = child {
+            if current.pointee.type == XML_TEXT_NODE, let content = current.pointee.content { parts.append(String(cString: content)) }
+            child = current.pointee.next
+        }
+        return parts.joined()
+    }
+
+    /// Calls `visit` with every element of the document and its children, in document order.
+    private static func walk(_ bytes: [UInt8], _ visit: (UnsafeMutablePointer<xmlNode>, [UnsafeMutablePointer<xmlNode>]) -> Void) {
+        guard !bytes.isEmpty else { return }
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
         let document = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { xmlReadMemory($0.baseAddress, Int32($0.count), "s3.xml", "UTF-8", options) }
         }
-        guard let document else { return [] }
+        guard let document else { return }
         defer { xmlFreeDoc(document) }
-        var found: [String] = []
         var stack: [UnsafeMutablePointer<xmlNode>] = xmlDocGetRootElement(document).map { [$0] } ?? []
         while let node = stack.popLast() {
             var children: [UnsafeMutablePointer<xmlNode>] = []
@@ -251,10 +402,16 @@ enum S3XML {
                 children.append(current)
                 child = current.pointee.next
             }
-            if node.pointee.type == XML_ELEMENT_NODE, node.pointee.name.map({ String(cString: $0) }) == name {
-                found.append(children.filter { $0.pointee.type == XML_TEXT_NODE }.map { $0.pointee.content.map { String(cString: $0) } ?? "" }.joined())
-            }
+            if node.pointee.type == XML_ELEMENT_NODE, node.pointee.name != nil { visit(node, children) }
             stack.append(contentsOf: children.reversed().filter { $0.pointee.type == XML_ELEMENT_NODE })
+        }
+    }
+
+    /// The text of every element named `name` (any namespace), in document order.
+    static func texts(_ bytes: [UInt8], named name: String) -> [String] {
+        var found: [String] = []
+        walk(bytes) { node, _ in
+            if String(cString: node.pointee.name) == name { found.append(text(of: node)) }
         }
         return found
     }

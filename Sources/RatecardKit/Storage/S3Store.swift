@@ -1,83 +1,183 @@
 /// S3-compatible object storage as a release store, with the promises `ReleaseStore` makes:
 ///
 /// ```
-/// <prefix>objects/<sha256>.<ext>   immutable objects, created with If-None-Match: *
-/// <prefix>releases/<id>.json       release manifests (version.json), created after their objects
-/// <prefix>current                  the pointer: the live release id, flipped with If-Match
+/// <prefix>o/<sha256>.<ext>      immutable objects, created with If-None-Match: *
+/// <prefix>r/<id>/<path>         the release's entry files (copies of its objects, made in the bucket)
+/// <prefix>releases/<id>.json    release manifests (version.json), put after their objects and entries
+/// <prefix>current               the pointer: the live release id, flipped with If-Match
 /// ```
-/// An object is put only when its bytes hash to its name; one already there is read back and
-/// checked, never overwritten. The pointer is written last, and only over the ETag read when
-/// the flip began, so two publishers cannot both win. Served through a CDN, objects carry a
-/// year of `immutable` caching and the pointer and manifests `no-cache`, as the nginx
-/// configuration serves them.
-public struct S3Store: ReleaseStore {
+/// Objects keep the names the nginx layout serves them under (`/o/<name>`), so a page's object
+/// URLs are the same behind a CDN. An object is put only when its bytes hash to its name; one
+/// already there is checked (its listed size and ETag, else its bytes), never overwritten.
+/// The pointer is written last, and only over the ETag read when the flip began, so two
+/// publishers cannot both win. Cache-Control is what the nginx configuration sends: a year of
+/// `immutable` for objects and a bundle's data folder, `no-cache` for everything that changes.
+public struct S3Store: ReleaseStore, Sendable {
     public let client: S3Client
+    let pool: S3Pool
+    let stats: S3Stats?
 
-    public init(client: S3Client) { self.client = client }
+    /// A store whose parallel work shares `client`'s location and credentials over `workers`
+    /// clients of its own.
+    public init(client: S3Client, credentials: AWSCredentials, stats: S3Stats? = nil, workers: Int = S3Pool.defaultWorkers) {
+        self.client = client
+        self.stats = stats
+        pool = S3Pool(location: client.location, credentials: credentials, stats: stats ?? S3Stats(), workers: workers)
+    }
+
+    init(client: S3Client, pool: S3Pool, stats: S3Stats?) {
+        self.client = client
+        self.pool = pool
+        self.stats = stats
+    }
 
     static let pointerKey = "current"
+    static let objectsPrefix = "o/"
+    static let releasesPrefix = "releases/"
+    static let entriesPrefix = "r/"
 
     static func key(_ key: StoreKey) -> String {
         switch key {
-        case .object(let name): return "objects/" + name
-        case .release(let id): return "releases/\(id).json"
+        case .object(let name): return objectsPrefix + name
+        case .release(let id): return releasesPrefix + id + ".json"
         case .pointer: return pointerKey
         }
     }
 
-    /// The Content-Type a web server would give a file of this name.
+    /// Where an entry file of a release is served from: `r/<id>/<path>`.
+    static func entryKey(release: String, path: String) -> String { entriesPrefix + release + "/" + path }
+
+    /// The Content-Type nginx's mime.types gives a file of this name.
     static func contentType(_ name: String) -> String {
-        switch name.split(separator: ".").last.map(String.init) ?? "" {
+        let base = DurableFiles.name(of: name)
+        guard let dot = base.lastIndex(of: ".") else { return "application/octet-stream" }
+        switch base[base.index(after: dot)...].lowercased() {
         case "json": return "application/json"
-        case "html": return "text/html; charset=utf-8"
-        case "js": return "text/javascript; charset=utf-8"
+        case "html", "htm": return "text/html; charset=utf-8"
+        case "js", "mjs": return "application/javascript; charset=utf-8"
         case "css": return "text/css; charset=utf-8"
+        case "txt": return "text/plain; charset=utf-8"
         case "svg": return "image/svg+xml"
         case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "webp": return "image/webp"
+        case "ico": return "image/x-icon"
+        case "woff2": return "font/woff2"
+        case "woff": return "font/woff"
+        case "wasm": return "application/wasm"
+        case "xml": return "text/xml; charset=utf-8"
+        case "webmanifest": return "application/manifest+json"
         default: return "application/octet-stream"
         }
     }
 
+    static let immutable = "public, max-age=31536000, immutable"
+
+    // MARK: put
+
     @discardableResult
     public func put(_ items: [StoreItem]) throws -> Int {
-        var written = 0
-        // Objects first, then the manifests that name them.
-        let ordered = items.filter { if case .object = $0.key { return true } else { return false } }
-            + items.filter { if case .release = $0.key { return true } else { return false } }
-        guard ordered.count == items.count else { throw OperationalError("the pointer is changed with flip, not put") }
-        for item in ordered {
-            if case .object(let name) = item.key, !ObjectLayout.isObjectName(name) { throw OperationalError("'\(name)' is not an object name") }
-            let key = Self.key(item.key)
-            guard let bytes = item.bytes else {
-                guard let present = try client.get(key) else {
-                    throw OperationalError("\(key) is missing from the bucket and no copy of it was given")
-                }
-                try check(present.bytes, item, key)
-                continue
-            }
-            guard bytes.count == item.size, SHA256.hex(bytes) == item.sha256 else {
-                throw OperationalError("the bytes given for \(key) do not hash to \(item.sha256); nothing was written")
-            }
-            let isObject: Bool = { if case .object = item.key { return true } else { return false } }()
-            let outcome = try client.put(
-                key, bytes, contentType: isObject ? Self.contentType(key) : "application/json",
-                cacheControl: isObject ? "public, max-age=31536000, immutable" : "no-cache", condition: .absent)
-            switch outcome {
-            case .written: written += bytes.count
-            case .preconditionFailed:
-                // Already there: it must be these bytes (a changed one is an error, never overwritten).
-                guard let present = try client.get(key) else { throw OperationalError("\(key) exists and then does not; try again") }
-                try check(present.bytes, item, key)
+        var objects: [StoreItem] = []
+        var releases: [StoreItem] = []
+        for item in items {
+            switch item.key {
+            case .object: objects.append(item)
+            case .release: releases.append(item)
+            case .pointer: throw OperationalError("the pointer is changed with flip, not put")
             }
         }
+        var written = try putObjects(objects)
+        for release in releases { written += try putRelease(release) }
         return written
     }
 
-    private func check(_ bytes: [UInt8], _ item: StoreItem, _ key: String) throws {
-        guard bytes.count == item.size, SHA256.hex(bytes) == item.sha256 else {
+    /// What the store knows of an object before writing: absent, present and vouched for by
+    /// its listing, or present and to be read to be sure.
+    private enum Presence: Sendable { case absent, intact, unsure }
+
+    private func putObjects(_ items: [StoreItem]) throws -> Int {
+        guard !items.isEmpty else { return 0 }
+        var seen: Set<String> = []
+        let unique = items.filter { if case .object(let name) = $0.key { return seen.insert(name).inserted }; return false }
+        for item in unique {
+            guard case .object(let name) = item.key, ObjectLayout.isObjectName(name) else { throw OperationalError("'\(Self.key(item.key))' is not an object name") }
+            if let bytes = item.bytes, bytes.count != item.size || SHA256.hex(bytes) != item.sha256 {
+                throw OperationalError("the bytes given for \(Self.key(item.key)) do not hash to \(item.sha256); nothing was written")
+            }
+        }
+        // One listing (a request per 1,000 keys) says what is there; what is there is never sent
+        // again. A single PUT's ETag is the MD5 of its bytes, which vouches for them without a
+        // download; any other ETag (multipart, SSE-KMS) or a size that differs is read and hashed.
+        let listed = Dictionary(try client.listObjects(prefix: Self.objectsPrefix).map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let presence = unique.map { item -> Presence in
+            guard let found = listed[Self.key(item.key)] else { return .absent }
+            guard found.size == item.size else { return .unsure }
+            guard let bytes = item.bytes else { return .intact }
+            return found.etag.trimmingCharacters(in: "\"") == MD5.hex(bytes) ? .intact : .unsure
+        }
+        let unsure = zip(unique, presence).filter { $0.1 == .unsure }.map(\.0)
+        try pool.each(unsure) { client, item in try Self.check(client, item) }
+        let absent = zip(unique, presence).filter { $0.1 == .absent }.map(\.0)
+        Trace.mark("s3: \(unique.count) objects listed, \(unique.count - absent.count) present and checked")
+        for item in absent where item.bytes == nil {
+            throw OperationalError("\(Self.key(item.key)) is missing from the bucket and no copy of it was given")
+        }
+        let sizes = try pool.map(absent) { client, item -> Int in
+            let key = Self.key(item.key)
+            let outcome = try client.put(key, item.bytes!, contentType: Self.contentType(key), cacheControl: Self.immutable, condition: .absent)
+            guard case .written = outcome else {
+                // Another writer made it meanwhile: it must be these bytes.
+                try Self.check(client, item)
+                return 0
+            }
+            return item.size
+        }
+        CrashPoint.hit("objects-written")
+        Trace.mark("s3: \(absent.count) objects written")
+        return sizes.reduce(0, +)
+    }
+
+    /// Reads a present item and checks it hashes to its name.
+    private static func check(_ client: S3Client, _ item: StoreItem) throws {
+        let key = Self.key(item.key)
+        guard let present = try client.get(key) else { throw OperationalError("\(key) was listed and then was not there; try again") }
+        guard present.bytes.count == item.size, SHA256.hex(present.bytes) == item.sha256 else {
             throw OperationalError("\(key) in the bucket does not match its hash (changed?); run 'ratecard verify', then remove it and publish again")
         }
     }
+
+    /// A release: its entry files copied from its objects inside the bucket (no bytes sent),
+    /// then its manifest, created once. A manifest already there must be these bytes.
+    private func putRelease(_ item: StoreItem) throws -> Int {
+        guard case .release(let id) = item.key, let manifest = item.bytes else { throw OperationalError("a release is put with its manifest") }
+        guard manifest.count == item.size, SHA256.hex(manifest) == item.sha256 else { throw OperationalError("the manifest of \(id) does not match its hash") }
+        let key = Self.key(item.key)
+        if let existing = try client.get(key) {
+            guard SHA256.hex(existing.bytes) == item.sha256 else { throw OperationalError("release \(id) already exists in the bucket (\(key)) with another version.json") }
+            return 0
+        }
+        let info = try ReleaseInfo.parse(manifest, source: key)
+        let entries = info.files.filter { ObjectLayout.inEntryFolder($0.path) }
+        try pool.each(entries) { client, file in
+            try client.copy(
+                from: Self.objectsPrefix + ObjectLayout.objectName(file), to: Self.entryKey(release: id, path: file.path),
+                contentType: Self.contentType(file.path), cacheControl: NginxConfig.cacheControl(entry: file.path))
+        }
+        CrashPoint.hit("files-written")
+        Trace.mark("s3: \(entries.count) entry files copied")
+        switch try client.put(key, manifest, contentType: "application/json", cacheControl: "no-cache", condition: .absent) {
+        case .written: break
+        case .preconditionFailed:
+            guard let existing = try client.get(key), SHA256.hex(existing.bytes) == item.sha256 else {
+                throw OperationalError("release \(id) was created in the bucket by someone else meanwhile, with another version.json")
+            }
+        }
+        CrashPoint.hit("version-written")
+        return manifest.count
+    }
+
+    // MARK: read, list, delete
 
     public func read(_ key: StoreKey) throws -> [UInt8]? {
         try client.get(Self.key(key))?.bytes
@@ -86,19 +186,41 @@ public struct S3Store: ReleaseStore {
     public func list(_ kind: StoreKind) throws -> [String] {
         switch kind {
         case .objects:
-            return try client.list(prefix: "objects/").map { String($0.dropFirst("objects/".count)) }.filter(ObjectLayout.isObjectName).sorted()
+            return try client.list(prefix: Self.objectsPrefix).map { String($0.dropFirst(Self.objectsPrefix.count)) }.filter(ObjectLayout.isObjectName).sorted()
         case .releases:
-            return try client.list(prefix: "releases/").compactMap { key -> String? in
+            return try client.list(prefix: Self.releasesPrefix).compactMap { key -> String? in
                 guard key.hasSuffix(".json") else { return nil }
-                let id = key.dropFirst("releases/".count).dropLast(".json".count)
-                return id.contains("/") ? nil : String(id)
+                let id = key.dropFirst(Self.releasesPrefix.count).dropLast(".json".count)
+                return id.isEmpty || id.contains("/") ? nil : String(id)
             }.sorted()
         }
     }
 
+    /// Deleting a release removes its manifest first (it is no longer a release), then its
+    /// entry files; a crash in between leaves entry files that `sweepEntries` removes.
     public func delete(_ key: StoreKey) throws {
-        if case .pointer = key { throw OperationalError("the pointer is never deleted") }
-        try client.delete(Self.key(key))
+        switch key {
+        case .pointer: throw OperationalError("the pointer is never deleted")
+        case .object: try client.delete(Self.key(key))
+        case .release(let id):
+            try client.delete(Self.key(key))
+            try deleteEntries(of: id)
+        }
+    }
+
+    func deleteEntries(of id: String) throws {
+        let keys = try client.list(prefix: Self.entriesPrefix + id + "/")
+        try pool.each(keys) { client, key in try client.delete(key) }
+    }
+
+    /// Removes the entry files of releases that have no manifest (a publish killed before its
+    /// manifest, a prune killed after one); runs under the lock. Returns the ids swept.
+    @discardableResult
+    func sweepEntries(releases: Set<String>) throws -> [String] {
+        let orphans = try client.listFolders(prefix: Self.entriesPrefix).map { String($0.dropFirst(Self.entriesPrefix.count).dropLast()) }
+            .filter { !$0.isEmpty && !releases.contains($0) }
+        for id in orphans { try deleteEntries(of: id) }
+        return orphans
     }
 
     /// Compare-and-swap on the pointer: it must name `expected` now, and the write is
@@ -110,9 +232,15 @@ public struct S3Store: ReleaseStore {
             throw ConflictError("live is \(live ?? "none"), not \(expected ?? "none") as expected; nothing was changed")
         }
         let condition: S3Client.Condition = current.map { .matches($0.etag) } ?? .absent
+        stats?.countPointerWrite()
         switch try client.put(Self.pointerKey, Array(release.utf8), contentType: "text/plain; charset=utf-8", cacheControl: "no-cache", condition: condition) {
-        case .written: return
+        case .written: CrashPoint.hit("swapped")
         case .preconditionFailed:
+            // A first flip (If-None-Match) whose answer was lost is retried and then finds itself.
+            if case .absent = condition, try client.get(Self.pointerKey)?.bytes == Array(release.utf8) {
+                CrashPoint.hit("swapped")
+                return
+            }
             throw ConflictError("the pointer changed while this flip was in flight (another publisher won); nothing was changed")
         }
     }

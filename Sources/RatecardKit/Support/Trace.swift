@@ -16,6 +16,12 @@ public enum Trace {
         standardError("trace: \(phase()): \(elapsed) ms\n")
     }
 
+    /// Prints one line without timing (safe from any thread: one write each).
+    static func note(_ text: @autoclosure () -> String) {
+        guard enabled else { return }
+        standardError("trace: \(text())\n")
+    }
+
     /// Writes `text` to stderr as it is (for traces and progress lines, not reports).
     static func standardError(_ text: String) {
         var text = text

@@ -110,7 +110,10 @@ final class MotoServer {
 
 /// A loopback proxy in front of the server that fails on purpose: the first `failures`
 /// requests get a 500 (`mode == "500"`), or are forwarded and then have their connection
-/// dropped before the answer (`mode == "drop-after"`). Python's standard library, no packages.
+/// dropped before the answer (`mode == "drop-after"`); every `failures`-th request does so
+/// (`"500-every"`, `"drop-every"`), but never the same request twice in a row (a transient
+/// fault: otherwise parallel workers can line a retried request up with every failure); or every request is refused as S3 refuses a request signed
+/// by a clock too far off (`"skew"`: 403 RequestTimeTooSkewed). Python's standard library, no packages.
 final class FaultyProxy {
     let process = Process()
     let port: Int
@@ -121,7 +124,7 @@ final class FaultyProxy {
             import http.server, socketserver, sys, urllib.request, threading
             upstream, port, mode, failures = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
             lock = threading.Lock()
-            state = {"left": failures}
+            state = {"left": failures, "count": 0, "failed": set()}
             class Handler(http.server.BaseHTTPRequestHandler):
                 protocol_version = "HTTP/1.1"
                 def log_message(self, *args): pass
@@ -129,10 +132,28 @@ final class FaultyProxy {
                     length = int(self.headers.get("Content-Length") or 0)
                     body = self.rfile.read(length) if length else None
                     with lock:
-                        fail = state["left"] > 0
-                        if fail:
-                            state["left"] -= 1
-                    if fail and mode == "500":
+                        state["count"] += 1
+                        if mode in ("500-every", "drop-every"):
+                            request_id = (self.command, self.path)
+                            fail = state["count"] % failures == 0 and request_id not in state["failed"]
+                            if fail:
+                                state["failed"].add(request_id)
+                            else:
+                                state["failed"].discard(request_id)
+                        elif mode == "skew":
+                            fail = True
+                        else:
+                            fail = state["left"] > 0
+                            if fail:
+                                state["left"] -= 1
+                    if fail and mode == "skew":
+                        payload = b"<Error><Code>RequestTimeTooSkewed</Code><Message>The difference between the request time and the current time is too large.</Message><MaxAllowedSkewMilliseconds>900000</MaxAllowedSkewMilliseconds></Error>"
+                        self.send_response(403)
+                        self.send_header("Content-Length", str(len(payload)))
+                        self.end_headers()
+                        self.wfile.write(payload)
+                        return
+                    if fail and mode in ("500", "500-every"):
                         payload = b"<Error><Code>InternalError</Code><Message>injected</Message></Error>"
                         self.send_response(500)
                         self.send_header("Content-Length", str(len(payload)))
@@ -148,7 +169,7 @@ final class FaultyProxy {
                         status, headers, payload = response.status, response.getheaders(), response.read()
                     except urllib.error.HTTPError as error:
                         status, headers, payload = error.code, error.headers.items(), error.read()
-                    if fail and mode == "drop-after":
+                    if fail and mode in ("drop-after", "drop-every"):
                         self.close_connection = True
                         self.connection.close()
                         return
@@ -278,8 +299,17 @@ final class FaultyProxy {
             return
         }
         #expect(try server.client(bucket: "releases").get("current")?.bytes == next)
-        // Negative control: resending it would have failed its own condition.
-        #expect(try server.client(bucket: "releases").put("current", next, contentType: "application/json", condition: .matches(etag)) == .preconditionFailed)
+        // Sent again with the ETag it replaced (libcurl does so by itself when a reused
+        // connection dies before any answer), it fails its own condition at the server (412);
+        // the client reads the key back and reports the write that landed, not a conflict.
+        let again = server.client(bucket: "releases")
+        let landed = try #require(try again.get("current")).etag
+        let before = again.requests
+        #expect(try again.put("current", next, contentType: "application/json", condition: .matches(etag)) == .written(etag: landed))
+        #expect(again.requests == before + 2, "the PUT, refused, and the read back")
+        // Other bytes over the replaced ETag: a conflict, nothing written.
+        #expect(try again.put("current", Array("three\n".utf8), contentType: "application/json", condition: .matches(etag)) == .preconditionFailed)
+        #expect(try again.get("current")?.bytes == next)
     }
 
     @Test func credentialsComeFromTheEnvironmentOrTheSharedFileOnly() throws {
@@ -341,14 +371,14 @@ final class FaultyProxy {
         defer { server.stop() }
         let client = server.client(bucket: "releases", prefix: "app/")
         try client.createBucket()
-        let store = S3Store(client: client)
+        let store = S3Store(client: client, credentials: server.credentials)
         let object = item("{\"hello\": 1}\n")
         #expect(try store.put([object]) == object.size)
         #expect(try store.read(object.key) == object.bytes)
         #expect(try store.put([object]) == 0, "a present object is not written again")
         // One changed behind the store's back is refused, never overwritten.
         guard case .object(let name) = object.key else { return }
-        _ = try client.put("objects/" + name, Array("{\"hello\": 2}\n".utf8), contentType: "application/json")
+        _ = try client.put("o/" + name, Array("{\"hello\": 2}\n".utf8), contentType: "application/json")
         #expect(throws: OperationalError.self) { try store.put([object]) }
         #expect(try store.read(object.key) == Array("{\"hello\": 2}\n".utf8))
         // Absent and not given, or given bytes that do not hash to the name: an error, nothing lands.
@@ -357,15 +387,25 @@ final class FaultyProxy {
         let lying = StoreItem(key: .object(String(repeating: "b", count: 64) + ".json"), sha256: String(repeating: "b", count: 64), size: 2, bytes: [1, 2])
         #expect(throws: OperationalError.self) { try store.put([lying]) }
         #expect(try store.read(lying.key) == nil)
-        // A manifest goes after its objects; listing names both kinds.
-        let manifest = Array("{\"id\": \"000001-aa\"}\n".utf8)
-        let other = item("{\"other\": true}\n", name: "y.svg")
+        // A manifest goes after its objects; its entry files are copied under r/<id>/ (a data
+        // document is an object only); listing names both kinds.
+        let other = item("<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n", name: "logo.svg")
+        let manifest = Array("""
+            {"id": "000001-aa", "bundle_id": "aa", "format": 2, "files": [
+              {"path": "data/b/x.json", "sha256": "\(object.sha256)", "size": \(object.size)},
+              {"path": "logo.svg", "sha256": "\(other.sha256)", "size": \(other.size)}]}
+
+            """.utf8)
         #expect(try store.put([StoreItem(key: .release("000001-aa"), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest), other]) > 0)
         #expect(try store.list(.releases) == ["000001-aa"])
-        #expect(Set(try store.list(.objects)) == Set([name] + [{ if case .object(let n) = other.key { return n } else { return "" } }()]))
-        // Deleting a release keeps its objects; the pointer is never deleted.
+        guard case .object(let otherName) = other.key else { return }
+        #expect(Set(try store.list(.objects)) == [name, otherName])
+        #expect(try client.get("r/000001-aa/logo.svg")?.bytes == other.bytes)
+        #expect(try client.get("r/000001-aa/data/b/x.json") == nil)
+        // Deleting a release removes its entry files and keeps its objects; the pointer is never deleted.
         try store.delete(.release("000001-aa"))
         #expect(try store.list(.releases) == [])
+        #expect(try client.list(prefix: "r/") == [])
         #expect(try store.read(other.key) == other.bytes)
         #expect(throws: OperationalError.self) { try store.delete(.pointer) }
     }
@@ -375,7 +415,7 @@ final class FaultyProxy {
         defer { server.stop() }
         let setup = server.client(bucket: "releases")
         try setup.createBucket()
-        let store = S3Store(client: setup)
+        let store = S3Store(client: setup, credentials: server.credentials)
         #expect(try store.read(.pointer) == nil)
         #expect(throws: ConflictError.self) { try store.flip(expected: "000001", to: "000002") }
         try store.flip(expected: nil, to: "000001")
@@ -387,7 +427,7 @@ final class FaultyProxy {
         let (endpoint, credentials) = (server.endpoint, server.credentials)
         let outcomes = ParallelRace.run(8) { racer -> Bool in
             let client = S3Client(location: S3Location(endpoint: endpoint, bucket: "releases"), credentials: credentials, timeoutMilliseconds: 5_000)
-            let store = S3Store(client: client)
+            let store = S3Store(client: client, credentials: credentials)
             return (try? store.flip(expected: "000002", to: "00001\(racer)")) != nil
         }
         #expect(outcomes.filter { $0 }.count == 1, "\(outcomes)")

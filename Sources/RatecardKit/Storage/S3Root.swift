@@ -1,0 +1,365 @@
+import Glibc
+
+/// A prefix of an S3-compatible bucket as a place to publish releases (an `s3:` environment).
+///
+/// ```
+/// <prefix>current                       the pointer: the live release id (no-cache)
+/// <prefix>o/<sha256>.<ext>              objects, shared by every release (a year, immutable)
+/// <prefix>r/<id>/<path>                 each release's entry files: index.html, data/manifest.json, pages
+/// <prefix>bridge-lines.json             the release each app bridge version loads (no-cache)
+/// <prefix>releases/<id>.json            version.json of each release (ratecard's, not served)
+/// <prefix>.ratecard/lock                the lock: who holds it, renewed while held, expires
+/// <prefix>.ratecard/journal/<n>.json    the journal, one object per entry, numbered in order
+/// ```
+/// A CDN serves `current`, `o/`, `r/` and `bridge-lines.json` and nothing else; the app reads
+/// `current` and loads `r/<id>/index.html`, whose object URLs (`o/<name>`, relative) are mapped
+/// to `<prefix>o/<name>` by one path rule, as nginx does for `/r/<id>/o/` (README, "Object storage").
+public final class S3Root: ReleaseTarget {
+    public let location: S3Location
+    public let stats = S3Stats()
+    let client: S3Client
+    let store: S3Store
+    let journal: S3Journal
+    let lockTTL: Int
+    private var manifests: [String: [UInt8]] = [:]
+
+    /// Seconds a lock lives after its last renewal when its holder is gone (15 minutes, as
+    /// Capistrano's deploy locks expire).
+    public static let defaultLockTTL = 900
+
+    public init(location: S3Location, credentials: AWSCredentials, lockTTL: Int = S3Root.defaultLockTTL, workers: Int = S3Pool.defaultWorkers, timeoutMilliseconds: Int = 60_000) {
+        self.location = location
+        self.lockTTL = lockTTL
+        client = S3Client(location: location, credentials: credentials, timeoutMilliseconds: timeoutMilliseconds, stats: stats)
+        let pool = S3Pool(location: location, credentials: credentials, stats: stats, workers: workers, timeoutMilliseconds: timeoutMilliseconds)
+        store = S3Store(client: client, pool: pool, stats: stats)
+        journal = S3Journal(client: client, pool: pool)
+    }
+
+    public var displayName: String { "s3://\(location.bucket)/\(location.prefix)" }
+    public var releaseStore: any ReleaseStore { store }
+    public var journalLog: any JournalLog { journal }
+    public var usage: JSON? { stats.json }
+
+    public func acquireLock(command: String, wait: Bool, onWait: (String) -> Void) throws -> any ReleaseLease {
+        try S3Lock.acquire(client: client, ttl: lockTTL, command: command, wait: wait, target: displayName, onWait: onWait)
+    }
+
+    /// Nothing a crash leaves in a bucket is visible or in the way: objects and entry files
+    /// without a manifest are collected by prune. Only the journal is caught up.
+    @discardableResult
+    public func recover() throws -> [String] {
+        try recoverJournal()
+        return []
+    }
+
+    public func pointer() throws -> String? {
+        guard let bytes = try client.get(S3Store.pointerKey)?.bytes else { return nil }
+        let id = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \n\r\t")
+        guard !id.isEmpty, id.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }) else {
+            throw OperationalError("\(displayName)\(S3Store.pointerKey) holds '\(id.prefix(80))', not a release id; ratecard did not write it. Make a kept release live with 'ratecard rollback --to <id>'")
+        }
+        return id
+    }
+
+    public func live() throws -> String? {
+        guard let id = try pointer() else { return nil }
+        guard try manifest(of: id) != nil else {
+            throw OperationalError("\(displayName)\(S3Store.pointerKey) names release \(id), which does not exist (\(S3Store.key(.release(id))) is missing: removed by hand?); the app has nothing to load. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')")
+        }
+        return id
+    }
+
+    public func releaseIDs() throws -> [String] { try store.list(.releases) }
+
+    public func manifest(of release: String) throws -> [UInt8]? {
+        if let known = manifests[release] { return known }
+        guard let bytes = try client.get(S3Store.key(.release(release)))?.bytes else { return nil }
+        // A release's manifest never changes: read once per command.
+        manifests[release] = bytes
+        return bytes
+    }
+
+    /// Every object the release names and every entry file are read back and hashed (in
+    /// parallel); a key under its entry folder that it does not list is reported too.
+    public func drift(of release: String) throws -> [String] {
+        let info = try self.info(of: release)
+        enum Check: Sendable { case entry(BundleManifest.File), object(BundleManifest.File) }
+        let entries = info.files.filter { ObjectLayout.inEntryFolder($0.path) }
+        var seen: Set<String> = []
+        let objects = info.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
+        let checks = entries.map(Check.entry) + objects.map(Check.object)
+        let problems = try store.pool.map(checks) { client, check -> String? in
+            switch check {
+            case .entry(let file):
+                guard let bytes = try client.get(S3Store.entryKey(release: release, path: file.path))?.bytes else { return "missing: \(file.path)" }
+                return bytes.count != file.size || SHA256.hex(bytes) != file.sha256 ? "changed: \(file.path)" : nil
+            case .object(let file):
+                guard let bytes = try client.get(S3Store.key(.object(ObjectLayout.objectName(file))))?.bytes else { return "missing object: \(file.path)" }
+                return bytes.count != file.size || SHA256.hex(bytes) != file.sha256 ? "changed object: \(file.path)" : nil
+            }
+        }.compactMap { $0 }
+        let listed = Set(entries.map(\.path))
+        let folder = S3Store.entriesPrefix + release + "/"
+        let unlisted = try client.list(prefix: folder).map { String($0.dropFirst(folder.count)) }.filter { !listed.contains($0) }.sorted()
+        return problems + unlisted.map { "unlisted: \($0)" }
+    }
+
+    public func readFile(_ path: String, of release: String, info known: ReleaseInfo?) throws -> [UInt8]? {
+        let info = try known ?? self.info(of: release)
+        guard let file = info.files.first(where: { $0.path == path }) else { return nil }
+        guard let bytes = try client.get(S3Store.key(.object(ObjectLayout.objectName(file))))?.bytes else {
+            throw OperationalError("\(displayName)\(S3Store.key(.object(ObjectLayout.objectName(file)))) (\(path) of release \(release)) is missing; run 'ratecard verify'")
+        }
+        return bytes
+    }
+
+    public func publishingStore() -> any ReleaseStore { store }
+
+    public func objects(_ names: [String]) throws -> [String: [UInt8]] {
+        let target = displayName
+        let fetched = try store.pool.map(names) { client, name -> [UInt8] in
+            guard let bytes = try client.get(S3Store.key(.object(name)))?.bytes else { throw OperationalError("\(target)\(S3Store.key(.object(name))) is missing; run 'ratecard verify'") }
+            return bytes
+        }
+        return Dictionary(zip(names, fetched), uniquingKeysWith: { first, _ in first })
+    }
+
+    public func delete(objects names: [String]) throws {
+        try store.pool.each(names) { client, name in
+            try client.delete(S3Store.key(.object(name)))
+            CrashPoint.hit("prune-object-removed")
+        }
+    }
+
+    public func recordPublished(_ info: ReleaseInfo) {}
+
+    public func bytes(ofObjects names: [String]) throws -> Int {
+        let wanted = Set(names.map { S3Store.key(.object($0)) })
+        return try client.listObjects(prefix: S3Store.objectsPrefix).filter { wanted.contains($0.key) }.reduce(0) { $0 + max(0, $1.size) }
+    }
+
+    public func finishPrune(keptReleases: [String]) throws {
+        let kept = Set(keptReleases)
+        manifests = manifests.filter { kept.contains($0.key) }
+        try store.sweepEntries(releases: Set(keptReleases))
+    }
+
+    public func readState(_ name: String) throws -> [UInt8]? { try client.get(name)?.bytes }
+
+    public func writeState(_ name: String, _ bytes: [UInt8]) throws {
+        _ = try client.put(name, bytes, contentType: S3Store.contentType(name), cacheControl: "no-cache")
+    }
+}
+
+/// The journal of an S3 target: one object per entry, `.ratecard/journal/<10 digits>.json`,
+/// created with If-None-Match so two writers can never take the same number; listing order is
+/// journal order.
+final class S3Journal: JournalLog {
+    static let prefix = ".ratecard/journal/"
+    private let client: S3Client
+    private let pool: S3Pool
+    /// Entries never change once written: each is read once per command.
+    private var cache: [String: [UInt8]] = [:]
+    private var lastNumber: Int?
+
+    init(client: S3Client, pool: S3Pool) {
+        self.client = client
+        self.pool = pool
+    }
+
+    static func key(_ number: Int) -> String {
+        let digits = String(number)
+        return prefix + String(repeating: "0", count: max(0, 10 - digits.count)) + digits + ".json"
+    }
+
+    static func number(of key: String) -> Int? {
+        guard key.hasPrefix(prefix), key.hasSuffix(".json") else { return nil }
+        return Int(key.dropFirst(prefix.count).dropLast(".json".count))
+    }
+
+    private func keys() throws -> [(key: String, number: Int)] {
+        let found: [(key: String, number: Int)] = try client.list(prefix: Self.prefix).compactMap { key in Self.number(of: key).map { (key, $0) } }.sorted { $0.1 < $1.1 }
+        lastNumber = max(lastNumber ?? 0, found.last?.number ?? 0)
+        return found
+    }
+
+    func read() throws -> Journal.Contents {
+        let found = try keys()
+        let missing = found.map(\.key).filter { cache[$0] == nil }
+        let fetched = try pool.map(missing) { client, key in try client.get(key)?.bytes }
+        for (key, bytes) in zip(missing, fetched) { if let bytes { cache[key] = bytes } }
+        var contents = Journal.Contents(unit: "entry")
+        for (key, number) in found {
+            guard let bytes = cache[key], let value = try? JSONReader.parse(bytes), case .object(let fields) = value else {
+                contents.malformedLines.append(number)
+                continue
+            }
+            contents.entries.append(Journal.Entry(fields))
+        }
+        return contents
+    }
+
+    func append(_ fields: [String: JSON]) throws {
+        let bytes = Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8)
+        var number = try (lastNumber ?? keys().last?.number ?? 0) + 1
+        for _ in 0..<8 {
+            let key = Self.key(number)
+            let outcome = try client.put(key, bytes, contentType: "application/json", cacheControl: "no-cache", condition: .absent)
+            // A create whose answer was lost is retried and then finds itself there: it landed.
+            if try outcome != .preconditionFailed || client.get(key)?.bytes == bytes {
+                cache[key] = bytes
+                lastNumber = number
+                return
+            }
+            // Someone appended meanwhile: after the newest entry, whatever its number.
+            number = max(number, try keys().last?.number ?? 0) + 1
+        }
+        throw ConflictError("the journal in \(client.location.bucket)/\(client.location.prefix)\(Self.prefix) kept changing while an entry was appended; try again")
+    }
+}
+
+/// The lock of an S3 target: `.ratecard/lock`, created with If-None-Match: * and naming its
+/// holder (user, host, pid, command, since). A holder renews it (If-Match on its own ETag)
+/// before every step that must not run after someone else took the lock, the pointer flip
+/// among them. A lock is taken over, with If-Match on the ETag it had, when its holder is known
+/// dead (same host and boot, the process is gone) or it is older than its time to live by the
+/// storage's own clock (its Last-Modified against the Date of the answer, so no two machines'
+/// clocks are compared); of several takers exactly one wins.
+final class S3Lock: ReleaseLease {
+    static let key = ".ratecard/lock"
+
+    private let client: S3Client
+    private let ttl: Int
+    private let target: String
+    private var body: [UInt8]
+    private var etag: String
+    private var released = false
+
+    private init(client: S3Client, ttl: Int, target: String, body: [UInt8], etag: String) {
+        self.client = client
+        self.ttl = ttl
+        self.target = target
+        self.body = body
+        self.etag = etag
+    }
+
+    deinit { release() }
+
+    /// Who this process is, as a lock names it.
+    struct Holder {
+        var fields: [String: JSON]
+
+        static func this(command: String, ttl: Int) -> Holder {
+            var token = ""
+            for _ in 0..<4 { token += String(UInt32.random(in: 0...UInt32.max), radix: 16) }
+            return Holder(fields: [
+                "user": .string(ProcessUser.name), "host": .string(hostName()), "boot_id": .string(bootID() ?? ""),
+                "pid": .int(Int(getpid())), "pid_start": .string(processStart(getpid()) ?? ""),
+                "command": .string("ratecard \(command)"), "since": .string(Timestamp.now()),
+                "ttl_seconds": .int(ttl), "token": .string(token),
+            ])
+        }
+
+        var bytes: [UInt8] { Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8) }
+
+        var description: String {
+            let pid = fields["pid"]?.intValue.map { "pid \($0) " } ?? ""
+            let who = "\(fields["user"]?.stringValue ?? "?")@\(fields["host"]?.stringValue ?? "?")"
+            return "\(pid)(\(who), '\(fields["command"]?.stringValue ?? "ratecard")', since \(fields["since"]?.stringValue ?? "?"))"
+        }
+
+        /// Dead for sure: it ran on this machine since its last boot and that process is gone.
+        var isDeadHere: Bool {
+            guard fields["host"]?.stringValue == hostName(), let boot = fields["boot_id"]?.stringValue, !boot.isEmpty, boot == bootID(),
+                  let pid = fields["pid"]?.intValue, let start = fields["pid_start"]?.stringValue else { return false }
+            return processStart(Int32(pid)) != start
+        }
+    }
+
+    static func acquire(client: S3Client, ttl: Int, command: String, wait: Bool, target: String, onWait: (String) -> Void) throws -> S3Lock {
+        let me = Holder.this(command: command, ttl: ttl)
+        var waited = false
+        var pause = 200_000
+        while true {
+            if case .written(let etag) = try client.put(key, me.bytes, contentType: "application/json", cacheControl: "no-cache", condition: .absent) {
+                return S3Lock(client: client, ttl: ttl, target: target, body: me.bytes, etag: etag)
+            }
+            guard let held = try client.fetch(key) else { continue }
+            // A create whose answer was lost is retried and then finds the lock it made.
+            if held.bytes == me.bytes { return S3Lock(client: client, ttl: ttl, target: target, body: me.bytes, etag: held.etag) }
+            let holder = (try? JSONReader.parse(held.bytes)).flatMap { value -> Holder? in
+                if case .object(let fields) = value { return Holder(fields: fields) }
+                return nil
+            }
+            let holderTTL = holder?.fields["ttl_seconds"]?.intValue ?? ttl
+            let age: Int? = held.serverDate.flatMap { date in held.lastModified.map { date - $0 } }
+            let dead = holder?.isDeadHere ?? false
+            let expired = age.map { $0 > holderTTL } ?? false
+            if dead || expired {
+                let why = dead ? "its process is gone" : "it was not renewed for \(age ?? 0) s (it expires after \(holderTTL) s)"
+                if case .written(let etag) = try client.put(key, me.bytes, contentType: "application/json", cacheControl: "no-cache", condition: .matches(held.etag)) {
+                    onWait("took over the lock on \(target) from \(holder?.description ?? "an unreadable holder"): \(why)\n")
+                    return S3Lock(client: client, ttl: ttl, target: target, body: me.bytes, etag: etag)
+                }
+                // Another taker won; it is alive, so the next round waits for it.
+                continue
+            }
+            let described = holder?.description ?? "another ratecard process"
+            guard wait else {
+                throw ConflictError("\(target) is locked by \(described); try again when it finishes (or wait without --no-wait). A lock whose holder died is taken over after \(holderTTL) s without renewal")
+            }
+            if !waited {
+                onWait("waiting for the lock on \(target), held by \(described)\n")
+                waited = true
+            }
+            usleep(UInt32(pause + Int.random(in: 0...(pause / 2))))
+            pause = min(pause * 2, 1_000_000)
+        }
+    }
+
+    /// Renews the lock: it must still carry this holder's last ETag (nobody took it over since).
+    func confirm() throws {
+        guard !released else { throw ConflictError("the lock on \(target) was released before the command ended") }
+        var fields: [String: JSON] = [:]
+        if case .object(let own)? = try? JSONReader.parse(body) { fields = own }
+        fields["renewed"] = .string(Timestamp.now())
+        let renewed = Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8)
+        switch try client.put(Self.key, renewed, contentType: "application/json", cacheControl: "no-cache", condition: .matches(etag)) {
+        case .written(let next):
+            body = renewed
+            etag = next
+        case .preconditionFailed:
+            released = true
+            throw ConflictError("the lock on \(target) expired and was taken over while this command ran (it was not renewed within \(ttl) s); nothing more was changed")
+        }
+    }
+
+    /// Deletes the lock if it is still this holder's (conditional delete).
+    func release() {
+        guard !released else { return }
+        released = true
+        _ = try? client.delete(Self.key, ifMatch: etag)
+    }
+
+    static func hostName() -> String {
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, host.count)
+        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func bootID() -> String? {
+        (try? FileSystem.readFile("/proc/sys/kernel/random/boot_id")).map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: " \n") }
+    }
+
+    /// The start time of a process (field 22 of /proc/<pid>/stat, in clock ticks since boot):
+    /// with the pid it names one process, even after the pid is reused.
+    static func processStart(_ pid: Int32) -> String? {
+        guard let bytes = try? FileSystem.readFile("/proc/\(pid)/stat") else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        // The command name (field 2) is in parentheses and may hold spaces: count after it.
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? String(fields[19]) : nil
+    }
+}
