@@ -6,6 +6,9 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include <signal.h>
+#include <pthread.h>
+#include <sys/signalfd.h>
 #include "CShims.h"
 
 int cshims_exchange_paths(const char *a, const char *b) {
@@ -22,6 +25,15 @@ int cshims_flock_unlock(int fd) {
 
 int cshims_syncfs(int fd) {
     return syncfs(fd);
+}
+
+int cshims_stop_signals_fd(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+    return signalfd(-1, &set, SFD_CLOEXEC);
 }
 
 struct build_id_search {

@@ -17,4 +17,8 @@ int cshims_build_id(unsigned char *out, int capacity);
 
 /// syncfs(2): flush every dirty page of the filesystem holding fd. Returns 0 or -1/errno.
 int cshims_syncfs(int fd);
+
+/// Blocks SIGINT and SIGTERM in the calling thread (and the threads it starts later) and
+/// returns a signalfd(2) that becomes readable when either arrives; -1/errno on failure.
+int cshims_stop_signals_fd(void);
 #endif

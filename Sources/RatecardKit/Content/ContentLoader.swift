@@ -26,35 +26,49 @@ public final class ContentLoader {
         Trace.mark("load: files read and parsed")
         hashedIDs = [:]
         seen.reserveCapacity(seen.count + entries.count)
+        Self.assemble(entries, into: &content) { index in
+            // Moved out, not copied: a copy of a parsed file retains each of its strings.
+            let file = loaded[index].take()!
+            count(file)
+            if let id = file.hashed { hashedIDs[entries[index].path] = id }
+            return (file.file, file.key?.id ?? file.hashed)
+        }
+        Trace.mark("load: content assembled")
+        return content
+    }
+
+    /// The content of `entries` (sorted by path), each file given by `file(index)` with its blob
+    /// id when known: the same for a full load and for a process that keeps its files between
+    /// edits (`preview --watch`).
+    static func assemble(_ entries: [TreeEntry], into content: inout Content, file: (Int) -> (ParsedFile, ObjectID?)) {
+        let prefix = content.prefix
+        content.fileIDs.reserveCapacity(entries.count)
         for index in entries.indices {
             switch entries[index].kind {
             case .symlink:
                 content.fileDiagnostics.append(Diagnostic(
-                    path: source.displayPrefix + entries[index].path, mark: .start, rule: FileRules.symlink,
+                    path: prefix + entries[index].path, mark: .start, rule: FileRules.symlink,
                     message: "symlinks are not allowed in the content tree; replace it with the file itself"))
                 continue
             case .submodule:
                 content.fileDiagnostics.append(Diagnostic(
-                    path: source.displayPrefix + entries[index].path, mark: .start, rule: FileRules.submodule,
+                    path: prefix + entries[index].path, mark: .start, rule: FileRules.submodule,
                     message: "submodules are not allowed in the content tree; copy the files in"))
                 continue
             case .file:
                 break
             }
-            // Moved out, not copied: a copy of a parsed file retains each of its strings.
-            let file = loaded[index].take()!
-            count(file)
-            if let id = file.hashed { hashedIDs[entries[index].path] = id }
-            content.add(file.file, relative: entries[index].path)
+            let (parsed, id) = file(index)
+            if let id { content.fileIDs[prefix + entries[index].path] = id }
+            content.add(parsed, relative: entries[index].path)
         }
         for required in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml"]
         where !entries.contains(where: { $0.path == required }) {
             content.fileDiagnostics.append(Diagnostic(
-                path: source.displayPrefix + required, mark: .start, rule: SchemaRules.missingFile,
+                path: prefix + required, mark: .start, rule: SchemaRules.missingFile,
                 message: "required file \(required) is missing"))
         }
-        Trace.mark("load: content assembled")
-        return content
+        content.identified = true
     }
 
     /// The entries less the web build, when `web:` in ratecard.yaml names a folder inside the
@@ -99,13 +113,13 @@ public final class ContentLoader {
         if let id = entry.id {
             let key = key(path, id)
             if let cached = ParseCache.shared.file(key) { return LoadedFile(file: cached, key: key) }
-            let parsed = try parse(entry, path: path, source: source, bytes: nil)
+            let parsed = try parse(entry, path: path, source: source, bytes: nil, id: id)
             ParseCache.shared.store(parsed, for: key)
             return LoadedFile(file: parsed, key: key)
         }
         switch FileRole(entry.path) {
         case .asset, .unexpected:
-            return LoadedFile(file: try parse(entry, path: path, source: source, bytes: nil))
+            return LoadedFile(file: try parse(entry, path: path, source: source, bytes: nil, id: nil))
         default:
             let (file, hashed) = try readAndParse(entry, path: path, source: source)
             return LoadedFile(file: file, hashed: hashed)
@@ -119,7 +133,7 @@ public final class ContentLoader {
         guard let id = entry.id else {
             parses += 1
             switch FileRole(entry.path) {
-            case .asset, .unexpected: return try Self.parse(entry, path: path, source: source, bytes: nil)
+            case .asset, .unexpected: return try Self.parse(entry, path: path, source: source, bytes: nil, id: nil)
             default: return nil
             }
         }
@@ -154,7 +168,7 @@ public final class ContentLoader {
         let hashed = entry.id == nil ? id : nil
         let key = key(path, id)
         if let cached = ParseCache.shared.file(key) { return (cached, hashed) }
-        let parsed = try parse(entry, path: path, source: source, bytes: bytes)
+        let parsed = try parse(entry, path: path, source: source, bytes: bytes, id: id)
         ParseCache.shared.store(parsed, for: key)
         return (parsed, hashed)
     }
@@ -170,12 +184,14 @@ public final class ContentLoader {
         let parsed = try parsedFile(entry, path: path, source: source)
         guard case .rateTable(let table?) = parsed.model else { return false }
         content.rateTables[index] = table
+        content.fileIDs[path] = entry.id
         content.fileDiagnostics.removeAll { $0.path == path }
         content.fileDiagnostics.append(contentsOf: parsed.diagnostics)
         return true
     }
 
-    private static func parse(_ entry: TreeEntry, path: String, source: any ContentSource, bytes read: [UInt8]?) throws -> ParsedFile {
+    /// Parses one file; `id` is its blob id (the key of what the persistent cache holds for it).
+    private static func parse(_ entry: TreeEntry, path: String, source: any ContentSource, bytes read: [UInt8]?, id: ObjectID?) throws -> ParsedFile {
         let role = FileRole(entry.path)
         if case .asset = role {
             let size = try read?.count ?? source.size(entry)
@@ -193,7 +209,7 @@ public final class ContentLoader {
         let bytes = try read ?? source.read(entry)
         var model: ParsedFile.Model
         do {
-            model = try parseModel(role, bytes: bytes, path: path, diagnostics: diagnostics)
+            model = try parseModel(role, bytes: bytes, path: path, id: id, diagnostics: diagnostics)
         } catch let error as YAMLError {
             diagnostics.report(FileRules.rule(for: error), path, error.mark, FileRules.message(for: error, in: bytes))
             model = .none
@@ -213,14 +229,16 @@ public final class ContentLoader {
             message: "file is \(size) bytes, over the 1 MiB limit (\(SourceText.maxBytes) bytes); split it up")
     }
 
-    private static func parseModel(_ role: FileRole, bytes: [UInt8], path: String, diagnostics: Diagnostics) throws -> ParsedFile.Model {
+    private static func parseModel(_ role: FileRole, bytes: [UInt8], path: String, id: ObjectID?, diagnostics: Diagnostics) throws -> ParsedFile.Model {
         if case .terms(let document, let version) = role {
             let text = try SourceText.decode(bytes)
             let parts = try FrontMatter.split(text)
             guard let node = try YAMLParser.parse(Array(parts.yaml.utf8), lineOffset: 1) else {
                 throw YAMLError(rule: FileRules.frontMatter.id, mark: .start, message: "the front matter is empty; it needs title, version, effective_from, consent, requires_reconsent and summary")
             }
-            let terms = TermsVersion.read(node, path: path, documentID: document, fileVersion: version, body: parts.body, bodyLine: parts.bodyLine, diagnostics: diagnostics)
+            let terms = TermsVersion.read(
+                node, path: path, documentID: document, fileVersion: version, body: parts.body, bodyLine: parts.bodyLine, diagnostics: diagnostics,
+                scan: { TermsScan.prohibitedWording(body: $0, firstLine: $1, blob: id) })
             return .terms(terms, text: text)
         }
         try SourceText.check(bytes)

@@ -2,8 +2,39 @@
 struct StaticPages {
     let documents: DataDocuments
     let bundleID: String
+    /// The render memo of a watching process, if any.
+    var memo: RenderMemo?
 
     var content: Content { documents.content }
+
+    /// `termsPage` as bytes: from the render memo of a watching process, else from the build
+    /// cache, else rendered (and kept in both).
+    func termsPageBytes(_ version: TermsVersion) -> [UInt8] {
+        let key = termsPageKey(version)
+        let render = { Array(termsPage(version).utf8) }
+        let cached = { () -> [UInt8] in
+            guard let key, let cache = BuildCache.shared else { return render() }
+            return cache.value(key, render)
+        }
+        guard let memo else { return cached() }
+        return memo.page(key, cached)
+    }
+
+    /// What a terms page is rendered from: the files of every version of its document (the
+    /// page lists them and says which is in force), the shared files, and the two things the
+    /// as-of date decides for it: which version is in force and whether this one is still ahead.
+    /// So a page is reused from one day to the next until one of those changes.
+    func termsPageKey(_ version: TermsVersion) -> BuildCache.Key? {
+        guard var parts = content.sharedFileIDs() else { return nil }
+        parts.append(version.path)
+        for other in documents.versions(of: version.documentID) {
+            guard let file = content.keyParts(other.path) else { return nil }
+            parts += file
+        }
+        parts.append(documents.currentVersion(of: version.documentID)?.fileVersion ?? "-")
+        parts.append(version.effectiveFrom.value > documents.asOf ? "ahead" : "in force or past")
+        return BuildCache.Key("terms-page", parts)
+    }
 
     /// One terms version as a complete page (`terms/<doc>/<version>.html`).
     func termsPage(_ version: TermsVersion) -> String {
@@ -96,10 +127,28 @@ struct StaticPages {
         var body = HTML.element("h1", text: "대출 금리 비교")
         body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
         // 3,000 sections on a large site: rendered on two threads, joined in order.
-        let sections = ParallelMap.map(comparableProducts.map { Pair($0.0, $0.1) }) { ratesSection($0.product, $0.table).markup }
+        let memo = self.memo
+        let sections = ParallelMap.map(comparableProducts.map { Pair($0.0, $0.1) }) { pair in
+            guard let memo else { return ratesSection(pair.product, pair.table).markup }
+            return memo.section(ratesSectionKey(pair.product, pair.table)) { ratesSection(pair.product, pair.table).markup }
+        }
         body += HTML(raw: sections.joined())
         body += notice(for: .rates)
         return PageTemplate.page(title: "대출 금리 비교", root: "", body: body)
+    }
+
+    /// What a product's section is rendered from: its product file, its partner's, the table
+    /// shown (chosen by the as-of date before this is asked) and the shared files.
+    func ratesSectionKey(_ product: Product, _ table: RateTable) -> BuildCache.Key? {
+        guard var parts = content.sharedFileIDs(), let own = content.keyParts(product.path), let shown = content.keyParts(table.path) else { return nil }
+        parts += own + shown
+        if let partner = documents.partnersByID[product.partner.value] {
+            guard let file = content.keyParts(partner.path) else { return nil }
+            parts += file
+        } else {
+            parts.append("no partner")
+        }
+        return BuildCache.Key("rates-section", parts)
     }
 
     /// One product's `<section id="<key>">` of `rates.html`.

@@ -1,0 +1,140 @@
+import Synchronization
+
+/// Rendered units kept in memory between the builds of one process (`preview --watch`), so a
+/// rebuild after an edit renders and hashes only what the edit touched; every other product
+/// document, terms page and `rates.html` section is the same bytes as before, found by a key of
+/// its inputs' blob ids. A builder uses one when it is given one (`BundleBuilder.memo`).
+///
+/// Each key names every file its unit is rendered from (the unit's own files, the shared
+/// `ratecard.yaml` and regulatory files) and what the as-of date decides for it, so a hit is the
+/// bytes a fresh render would give. A build that finds no memo (every CLI command) renders
+/// everything; `PreviewWatchTests` compares each rebuild with a cold build, byte for byte.
+///
+/// Hashes are remembered by the identity of the bytes: a unit served from the memo is the same
+/// array as before, still held here, so its storage cannot have been freed, reused or changed
+/// (a write to a shared array copies it first), and its sha256 is the one computed before.
+public final class RenderMemo: Sendable {
+    private struct State {
+        var generation = 0
+        var products: [BuildCache.Key: (bytes: [UInt8], element: String, used: Int)] = [:]
+        var pages: [BuildCache.Key: (bytes: [UInt8], used: Int)] = [:]
+        var sections: [BuildCache.Key: (markup: String, used: Int)] = [:]
+        var hashes: [Int: (bytes: [UInt8], hex: String, used: Int)] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Starts a build: what this build does not use is dropped when it ends.
+    public func beginBuild() {
+        state.withLock { $0.generation += 1 }
+    }
+
+    /// Ends a build, dropping every unit it did not use (the memo holds about one build).
+    public func endBuild() {
+        state.withLock { state in
+            let generation = state.generation
+            state.products = state.products.filter { $0.value.used == generation }
+            state.pages = state.pages.filter { $0.value.used == generation }
+            state.sections = state.sections.filter { $0.value.used == generation }
+            state.hashes = state.hashes.filter { $0.value.used == generation }
+        }
+    }
+
+    func product(_ key: BuildCache.Key?, _ make: () -> ([UInt8], String)) -> ([UInt8], String) {
+        guard let key else { return make() }
+        if let hit = state.withLock({ state -> ([UInt8], String)? in
+            guard let entry = state.products[key] else { return nil }
+            state.products[key]!.used = state.generation
+            return (entry.bytes, entry.element)
+        }) { return hit }
+        let made = make()
+        state.withLock { $0.products[key] = (made.0, made.1, $0.generation) }
+        return made
+    }
+
+    func page(_ key: BuildCache.Key?, _ make: () -> [UInt8]) -> [UInt8] {
+        guard let key else { return make() }
+        if let hit = state.withLock({ state -> [UInt8]? in
+            guard let entry = state.pages[key] else { return nil }
+            state.pages[key]!.used = state.generation
+            return entry.bytes
+        }) { return hit }
+        let made = make()
+        state.withLock { $0.pages[key] = (made, $0.generation) }
+        return made
+    }
+
+    func section(_ key: BuildCache.Key?, _ make: () -> String) -> String {
+        guard let key else { return make() }
+        if let hit = state.withLock({ state -> String? in
+            guard let entry = state.sections[key] else { return nil }
+            state.sections[key]!.used = state.generation
+            return entry.markup
+        }) { return hit }
+        let made = make()
+        state.withLock { $0.sections[key] = (made, $0.generation) }
+        return made
+    }
+
+    /// The sha256 of `bytes`, remembered by the identity of their storage.
+    public func sha256(_ bytes: [UInt8]) -> String {
+        guard let address = Self.address(of: bytes) else { return SHA256.hex(bytes) }
+        if let hit = state.withLock({ state -> String? in
+            guard let entry = state.hashes[address], entry.bytes.count == bytes.count else { return nil }
+            state.hashes[address]!.used = state.generation
+            return entry.hex
+        }) { return hit }
+        let hex = SHA256.hex(bytes)
+        state.withLock { $0.hashes[address] = (bytes, hex, $0.generation) }
+        return hex
+    }
+
+    private static func address(of bytes: [UInt8]) -> Int? {
+        guard !bytes.isEmpty else { return nil }
+        return bytes.withUnsafeBufferPointer { $0.baseAddress.map { Int(bitPattern: $0) } }
+    }
+}
+
+extension Content {
+    /// The blob ids of the files every unit of a build may read: ratecard.yaml and the
+    /// regulatory files; nil unless the content knows the id of every file it was read from.
+    func sharedFileIDs() -> [String]? {
+        guard identified else { return nil }
+        var parts: [String] = []
+        for relative in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml", "regulatory/signoffs.yaml"] {
+            parts.append(relative)
+            parts.append(fileIDs[prefix + relative]?.hex ?? "-")
+        }
+        return parts
+    }
+
+    /// `path` and its blob id as key parts, or nil when the id is not known.
+    func keyParts(_ path: String) -> [String]? {
+        guard identified else { return nil }
+        return fileIDs[path].map { [path, $0.hex] }
+    }
+}
+
+extension DataDocuments {
+    /// What a product's data document is rendered from: its product file, its partner's, every
+    /// rate table of the product (the as-of date picks the current and next one), the shared
+    /// files and the as-of date.
+    func productKey(_ product: Product) -> BuildCache.Key? {
+        guard var parts = content.sharedFileIDs(), let own = content.keyParts(product.path) else { return nil }
+        parts.append(asOf.description)
+        parts += own
+        if let partner = partnersByID[product.partner.value] {
+            guard let file = content.keyParts(partner.path) else { return nil }
+            parts += file
+        } else {
+            parts.append("no partner")
+        }
+        for table in tablesByProduct[product.key] ?? [] {
+            guard let file = content.keyParts(table.path) else { return nil }
+            parts += file
+        }
+        return BuildCache.Key("product-document", parts)
+    }
+}
