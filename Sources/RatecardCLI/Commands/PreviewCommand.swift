@@ -128,7 +128,7 @@ enum PreviewCommand {
     static func published(_ snapshot: LiveBuild.Snapshot, version: Int) -> PreviewServer.Published {
         PreviewServer.Published(
             version: version, files: snapshot.output?.files ?? [:],
-            problemsPage: snapshot.current ? nil : ProblemsPage.render(snapshot.findings, version: version))
+            problemsPage: snapshot.current ? nil : ProblemsPage.render(snapshot.all, version: version))
     }
 
     static func describe(_ scope: LiveBuild.Scope) -> String {
@@ -142,7 +142,7 @@ enum PreviewCommand {
 
     /// The errors now, as validate prints them (the page shows them too).
     static func report(_ snapshot: LiveBuild.Snapshot, console: Console) {
-        let errors = snapshot.findings.filter { $0.severity == .error }
+        let errors = snapshot.all.filter { $0.severity == .error }
         guard !errors.isEmpty else { return }
         for finding in errors.prefix(20) {
             console.out("  \(finding.path):\(finding.mark.line):\(finding.mark.column): error \(finding.rule): \(finding.message)\n")

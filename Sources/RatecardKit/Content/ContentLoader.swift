@@ -74,16 +74,22 @@ public final class ContentLoader {
     /// The entries less the web build, when `web:` in ratecard.yaml names a folder inside the
     /// content root (as `ratecard init` lays it out: `web: site`): the web app is not content.
     static func withoutWebBuild(_ entries: [TreeEntry], source: any ContentSource) -> [TreeEntry] {
+        guard let prefix = webBuildPrefix(entries, source: source) else { return entries }
+        return entries.filter { !$0.path.hasPrefix(prefix) }
+    }
+
+    /// The web folder that `web:` in ratecard.yaml names inside the content root, as a path
+    /// prefix (`site/`), or nil.
+    static func webBuildPrefix(_ entries: [TreeEntry], source: any ContentSource) -> String? {
         guard let config = entries.first(where: { $0.path == "ratecard.yaml" && $0.kind == .file }),
               let size = try? source.size(config), size <= SourceText.maxBytes,
               let bytes = try? source.read(config), let text = try? SourceText.decode(bytes),
               let node = try? YAMLParser.parse(Array(text.utf8)), case .mapping(let pairs) = node.kind,
-              let value = pairs.first(where: { $0.key.scalarText == "web" })?.value.scalarText else { return entries }
+              let value = pairs.first(where: { $0.key.scalarText == "web" })?.value.scalarText else { return nil }
         let folder = value.hasPrefix("./") ? String(value.dropFirst(2)) : value
         let parts = folder.split(separator: "/")
-        guard !folder.hasPrefix("/"), !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." }) else { return entries }
-        let prefix = parts.joined(separator: "/") + "/"
-        return entries.filter { !$0.path.hasPrefix(prefix) }
+        guard !folder.hasPrefix("/"), !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
+        return parts.joined(separator: "/") + "/"
     }
 
     /// Counts a loaded file as parsed the way this loader always has: a work-tree file (no blob

@@ -52,10 +52,12 @@ public final class LiveBuild {
         public var output: BundleBuilder.Output?
         /// True when `output` is the current state's (no errors now).
         public var current: Bool
-        /// Every finding, sorted: content first, the web build's bridge after.
+        /// The content's findings, as `validate` reports them on the work tree.
         public var findings: [Diagnostic]
-        public var errorCount: Int { findings.filter { $0.severity == .error }.count }
-        public var warningCount: Int { findings.filter { $0.severity == .warning }.count }
+        /// The web build's bridge findings (`validate` adds them for the work tree too).
+        public var bridge: [Diagnostic]
+        /// Both, content first.
+        public var all: [Diagnostic] { findings + bridge }
     }
 
     /// How much of the content an update checked again.
@@ -95,6 +97,7 @@ public final class LiveBuild {
     private func loadAll() throws {
         let source = WorkingTreeSource(root: root, displayPrefix: prefix)
         let entries = try source.entries()
+        webPrefix = ContentLoader.webBuildPrefix(entries, source: source)
         let contentEntries = ContentLoader.withoutWebBuild(entries, source: source)
         var loaded = try ParallelParse.run(contentEntries.indices.filter { contentEntries[$0].kind == .file }, of: contentEntries, from: source)
         items = [:]
@@ -169,8 +172,8 @@ public final class LiveBuild {
 
     /// The state now.
     public var snapshot: Snapshot {
-        let findings = found + bridge
-        return Snapshot(output: output, current: built && !findings.contains { $0.severity == .error }, findings: findings)
+        let errors = (found + bridge).contains { $0.severity == .error }
+        return Snapshot(output: output, current: built && !errors, findings: found, bridge: bridge)
     }
 
     /// Applies edits: `changed` holds paths relative to the content folder (files or folders
@@ -291,9 +294,12 @@ public final class LiveBuild {
         return loaded.file
     }
 
+    /// The folder `web:` in ratecard.yaml names inside the content (`site/`): not content.
+    private var webPrefix: String?
+
     /// Whether `path` lies in the web folder that ratecard.yaml names inside the content.
     private func isUnderWebBuild(_ path: String) -> Bool {
-        ContentLoader.withoutWebBuild([TreeEntry(path: path, kind: .file, id: nil)], source: WorkingTreeSource(root: root, displayPrefix: prefix)).isEmpty
+        webPrefix.map(path.hasPrefix) ?? false
     }
 
     /// What the last `reread` changed: content items, other items of the tree.
