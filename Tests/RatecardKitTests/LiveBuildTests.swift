@@ -183,6 +183,8 @@ extension LiveBuildTests {
             let text = try String(contentsOfFile: directory + "/" + table, encoding: .utf8)
             try write(text.contains("bureau: KCB") ? text.replacingOccurrences(of: "bureau: KCB", with: "bureau: NICE") : text.replacingOccurrences(of: "bureau: NICE", with: "bureau: KCB"), to: directory + "/" + table)
             #expect(try live.update(changed: [table]) == .products([String(table.split(separator: "/")[1] + "/" + table.split(separator: "/")[2])]))
+            // One product's document and its rates.html section were rendered again, nothing else.
+            #expect(live.memo.rendered <= 2, "\(live.memo.rendered) units rendered")
             try expectSameAsCold(live, location: location, step: "table edited")
 
             try repository.commitAll(message: "Both", author: Fixtures.testAuthor)

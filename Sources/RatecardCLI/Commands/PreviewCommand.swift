@@ -117,7 +117,7 @@ enum PreviewCommand {
             version += 1
             server.publish(published(live.snapshot, version: version))
             let what = changes.content.sorted().prefix(3).joined(separator: ", ") + (changes.content.count > 3 ? ", ..." : "")
-            console.out("\(Clock.stamp()) \(what.isEmpty ? "web build" : what): rebuilt in \(Clock.milliseconds(since: start)) ms (\(describe(scope)), version \(version))\n")
+            console.out("\(Clock.stamp()) \(what.isEmpty ? "web build" : what): rebuilt in \(Clock.milliseconds(since: start)) ms (\(describe(scope)), \(live.rendered) rendered, version \(version))\n")
             report(live.snapshot, console: console)
         }
         server.stop()

@@ -79,13 +79,39 @@ public final class BuildCache: Sendable {
         let words: (UInt64, UInt64, UInt64, UInt64)
 
         public init(_ kind: String, _ parts: [String]) {
-            var buffer = Array("ratecard-cache \(BuildCache.format)\n\(BuildFingerprint.value)\n\(kind)\n".utf8)
-            for part in parts {
-                // Length-prefixed, so no two lists of parts give the same bytes.
-                buffer.append(contentsOf: "\(part.utf8.count):".utf8)
-                buffer.append(contentsOf: part.utf8)
+            var builder = Builder(kind)
+            for part in parts { builder.append(part) }
+            self = builder.key
+        }
+
+        /// Builds a key part by part (each length-prefixed, so no two lists of parts give the
+        /// same bytes) without making strings of them.
+        public struct Builder {
+            private var bytes: [UInt8]
+
+            public init(_ kind: String) {
+                bytes = []
+                bytes.reserveCapacity(512)
+                append("ratecard-cache \(BuildCache.format)")
+                append(BuildFingerprint.value)
+                append(kind)
             }
-            self.init(digest: SHA256.digest(buffer))
+
+            public mutating func append(_ part: String) {
+                var part = part
+                part.withUTF8 { utf8 in
+                    withUnsafeBytes(of: UInt32(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+                    bytes.append(contentsOf: utf8)
+                }
+            }
+
+            /// A file and its blob id.
+            public mutating func append(file path: String, id: ObjectID) {
+                append(path)
+                append(id.hex)
+            }
+
+            public var key: Key { Key(digest: SHA256.digest(bytes)) }
         }
 
         init(digest: some Collection<UInt8>) {

@@ -19,7 +19,10 @@ public final class LiveBuild {
     let webInside: String?
     private let prefix: String
     private let validator: Validator
-    private let memo = RenderMemo()
+    let memo = RenderMemo()
+
+    /// How many units (product documents, terms pages, rates.html sections) the last update rendered.
+    public var rendered: Int { memo.rendered }
 
     /// One item of the work tree below the content folder (dot-files left out, as every
     /// source leaves them out).
@@ -39,7 +42,10 @@ public final class LiveBuild {
     private(set) public var content: Content
     private var base: Content?
     private var head: ObjectID?
-    private var headFiles: [TreeEntry]?
+    /// HEAD's entries below the content folder (dot-files left out), by path.
+    private var headFiles: [String: TreeEntry]?
+    /// Paths where the work tree and HEAD differ (kept up to date edit by edit).
+    private var differing: Set<String> = []
     /// Findings of the content (with history rules against HEAD), and of the web build's bridge.
     private var found: [Diagnostic] = []
     private var bridge: [Diagnostic] = []
@@ -120,6 +126,7 @@ public final class LiveBuild {
         }
         order = entries.map(\.path)
         assemble()
+        recomputeDiffering()
     }
 
     /// The content from `items`, as a load assembles it.
@@ -149,19 +156,37 @@ public final class LiveBuild {
         if let commit, let entries = try? repository.treeEntries(commit: commit, under: treePrefix) {
             let source = CommitSource(repository: repository, commit: commit, treePrefix: treePrefix)
             base = try? ContentLoader().load(source)
-            headFiles = source.filtered(entries)
+            headFiles = Dictionary(source.filtered(entries).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         }
+        recomputeDiffering()
         return true
     }
 
-    /// Whether the work tree differs from HEAD (as `ValidationRun.same` decides it for a build).
-    private var dirty: Bool {
-        guard let headFiles, headFiles.count == order.count else { return true }
-        for (path, entry) in zip(order, headFiles) {
-            guard let item = items[path], path == entry.path, item.kind == entry.kind else { return true }
-            if item.kind == .file, item.id == nil || item.id != entry.id { return true }
+    /// Whether the work tree differs from HEAD (as `ValidationRun.same` decides it for a build:
+    /// the same paths, kinds and file contents).
+    private var dirty: Bool { headFiles == nil || !differing.isEmpty }
+
+    private func recomputeDiffering() {
+        differing = []
+        guard let headFiles else { return }
+        for path in order where differs(path) { differing.insert(path) }
+        for path in headFiles.keys where items[path] == nil { differing.insert(path) }
+    }
+
+    private func differs(_ path: String) -> Bool {
+        guard let entry = headFiles?[path], let item = items[path], item.kind == entry.kind, entry.id != nil else { return true }
+        return item.kind == .file && (item.id == nil || item.id != entry.id)
+    }
+
+    /// Records whether `path` (just inserted or removed) differs from HEAD now.
+    private func noteDifference(_ path: String) {
+        if headFiles?[path] == nil && items[path] == nil {
+            differing.remove(path)
+        } else if differs(path) {
+            differing.insert(path)
+        } else {
+            differing.remove(path)
         }
-        return false
     }
 
     private func checkBridge() {
@@ -307,6 +332,7 @@ public final class LiveBuild {
 
     private func insert(_ path: String, _ item: Item) {
         let before = items.updateValue(item, forKey: path)
+        defer { noteDifference(path) }
         if before == nil {
             var low = 0
             var high = order.count
@@ -328,6 +354,7 @@ public final class LiveBuild {
         if let removed = items.removeValue(forKey: path) {
             if let index = order.firstIndex(of: path) { order.remove(at: index) }
             if removed.isContent { touched.content = true } else { touched.tree = true }
+            noteDifference(path)
         }
         assets[path] = nil
         guard order.contains(where: { $0.hasPrefix(below) }) else { return }
@@ -335,6 +362,7 @@ public final class LiveBuild {
             if items[inner]?.isContent == true { touched.content = true } else { touched.tree = true }
             items[inner] = nil
             assets[inner] = nil
+            noteDifference(inner)
         }
         order.removeAll { $0.hasPrefix(below) }
     }

@@ -20,6 +20,7 @@ public final class RenderMemo: Sendable {
         var pages: [BuildCache.Key: (bytes: [UInt8], used: Int)] = [:]
         var sections: [BuildCache.Key: (markup: String, used: Int)] = [:]
         var hashes: [Int: (bytes: [UInt8], hex: String, used: Int)] = [:]
+        var rendered = 0
     }
 
     private let state = Mutex(State())
@@ -28,8 +29,14 @@ public final class RenderMemo: Sendable {
 
     /// Starts a build: what this build does not use is dropped when it ends.
     public func beginBuild() {
-        state.withLock { $0.generation += 1 }
+        state.withLock {
+            $0.generation += 1
+            $0.rendered = 0
+        }
     }
+
+    /// How many units the current build rendered (not found in the memo).
+    public var rendered: Int { state.withLock { $0.rendered } }
 
     /// Ends a build, dropping every unit it did not use (the memo holds about one build).
     public func endBuild() {
@@ -50,7 +57,10 @@ public final class RenderMemo: Sendable {
             return (entry.bytes, entry.element)
         }) { return hit }
         let made = make()
-        state.withLock { $0.products[key] = (made.0, made.1, $0.generation) }
+        state.withLock {
+            $0.products[key] = (made.0, made.1, $0.generation)
+            $0.rendered += 1
+        }
         return made
     }
 
@@ -62,7 +72,10 @@ public final class RenderMemo: Sendable {
             return entry.bytes
         }) { return hit }
         let made = make()
-        state.withLock { $0.pages[key] = (made, $0.generation) }
+        state.withLock {
+            $0.pages[key] = (made, $0.generation)
+            $0.rendered += 1
+        }
         return made
     }
 
@@ -74,7 +87,10 @@ public final class RenderMemo: Sendable {
             return entry.markup
         }) { return hit }
         let made = make()
-        state.withLock { $0.sections[key] = (made, $0.generation) }
+        state.withLock {
+            $0.sections[key] = (made, $0.generation)
+            $0.rendered += 1
+        }
         return made
     }
 
@@ -98,22 +114,24 @@ public final class RenderMemo: Sendable {
 }
 
 extension Content {
-    /// The blob ids of the files every unit of a build may read: ratecard.yaml and the
-    /// regulatory files; nil unless the content knows the id of every file it was read from.
-    func sharedFileIDs() -> [String]? {
+    /// A key builder for `kind` holding the files every unit of a build may read:
+    /// ratecard.yaml and the regulatory files. Nil unless the content knows the id of every
+    /// file it was read from (then a missing id means a missing file).
+    func keyBuilder(_ kind: String) -> BuildCache.Key.Builder? {
         guard identified else { return nil }
-        var parts: [String] = []
+        var builder = BuildCache.Key.Builder(kind)
         for relative in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml", "regulatory/signoffs.yaml"] {
-            parts.append(relative)
-            parts.append(fileIDs[prefix + relative]?.hex ?? "-")
+            builder.append(relative)
+            builder.append(fileIDs[prefix + relative]?.hex ?? "-")
         }
-        return parts
+        return builder
     }
 
-    /// `path` and its blob id as key parts, or nil when the id is not known.
-    func keyParts(_ path: String) -> [String]? {
-        guard identified else { return nil }
-        return fileIDs[path].map { [path, $0.hex] }
+    /// Adds `path` and its blob id to `builder`; false when the id is not known.
+    func append(_ path: String, to builder: inout BuildCache.Key.Builder) -> Bool {
+        guard let id = fileIDs[path] else { return false }
+        builder.append(file: path, id: id)
+        return true
     }
 }
 
@@ -122,19 +140,16 @@ extension DataDocuments {
     /// rate table of the product (the as-of date picks the current and next one), the shared
     /// files and the as-of date.
     func productKey(_ product: Product) -> BuildCache.Key? {
-        guard var parts = content.sharedFileIDs(), let own = content.keyParts(product.path) else { return nil }
-        parts.append(asOf.description)
-        parts += own
+        guard var key = content.keyBuilder("product-document"), content.append(product.path, to: &key) else { return nil }
+        key.append(asOf.description)
         if let partner = partnersByID[product.partner.value] {
-            guard let file = content.keyParts(partner.path) else { return nil }
-            parts += file
+            guard content.append(partner.path, to: &key) else { return nil }
         } else {
-            parts.append("no partner")
+            key.append("no partner")
         }
         for table in tablesByProduct[product.key] ?? [] {
-            guard let file = content.keyParts(table.path) else { return nil }
-            parts += file
+            guard content.append(table.path, to: &key) else { return nil }
         }
-        return BuildCache.Key("product-document", parts)
+        return key.key
     }
 }

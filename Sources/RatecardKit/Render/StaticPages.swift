@@ -25,15 +25,14 @@ struct StaticPages {
     /// as-of date decides for it: which version is in force and whether this one is still ahead.
     /// So a page is reused from one day to the next until one of those changes.
     func termsPageKey(_ version: TermsVersion) -> BuildCache.Key? {
-        guard var parts = content.sharedFileIDs() else { return nil }
-        parts.append(version.path)
+        guard var key = content.keyBuilder("terms-page") else { return nil }
+        key.append(version.path)
         for other in documents.versions(of: version.documentID) {
-            guard let file = content.keyParts(other.path) else { return nil }
-            parts += file
+            guard content.append(other.path, to: &key) else { return nil }
         }
-        parts.append(documents.currentVersion(of: version.documentID)?.fileVersion ?? "-")
-        parts.append(version.effectiveFrom.value > documents.asOf ? "ahead" : "in force or past")
-        return BuildCache.Key("terms-page", parts)
+        key.append(documents.currentVersion(of: version.documentID)?.fileVersion ?? "-")
+        key.append(version.effectiveFrom.value > documents.asOf ? "ahead" : "in force or past")
+        return key.key
     }
 
     /// One terms version as a complete page (`terms/<doc>/<version>.html`).
@@ -105,10 +104,21 @@ struct StaticPages {
 
     /// Active products ordered consumer-first: lowest APR, then lowest maximum, then highest limit.
     var comparableProducts: [(Product, RateTable)] {
-        // Each product's place computed once, then sorted (not recomputed in every comparison).
-        content.products.compactMap { product -> (RatesOrder, Product, RateTable)? in
-            comparableTable(of: product).map { (RatesOrder(product: product, table: $0), product, $0) }
-        }.sorted { $0.0 < $1.0 }.map { ($0.1, $0.2) }
+        comparablePlaces.map { (content.products[$0.product], $0.table) }
+    }
+
+    /// `comparableProducts` as indices into `content.products` with the table shown: each
+    /// product's place computed once, then sorted (products are large values: copying one
+    /// retains each of its strings, so only indices are moved around).
+    var comparablePlaces: [(product: Int, table: RateTable)] {
+        var places: [(order: RatesOrder, product: Int, table: RateTable)] = []
+        places.reserveCapacity(content.products.count)
+        for index in content.products.indices {
+            guard let table = comparableTable(of: content.products[index]) else { continue }
+            places.append((RatesOrder(product: content.products[index], table: table), index, table))
+        }
+        places.sort { $0.order < $1.order }
+        return places.map { ($0.product, $0.table) }
     }
 
     /// The table `rates.html` shows for a product, or nil when the page leaves it out
@@ -128,9 +138,10 @@ struct StaticPages {
         body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
         // 3,000 sections on a large site: rendered on two threads, joined in order.
         let memo = self.memo
-        let sections = ParallelMap.map(comparableProducts.map { Pair($0.0, $0.1) }) { pair in
-            guard let memo else { return ratesSection(pair.product, pair.table).markup }
-            return memo.section(ratesSectionKey(pair.product, pair.table)) { ratesSection(pair.product, pair.table).markup }
+        let sections = ParallelMap.map(comparablePlaces.map { Place($0.product, $0.table) }) { place in
+            let product = content.products[place.product]
+            guard let memo else { return ratesSection(product, place.table).markup }
+            return memo.section(ratesSectionKey(product, place.table)) { ratesSection(product, place.table).markup }
         }
         body += HTML(raw: sections.joined())
         body += notice(for: .rates)
@@ -140,15 +151,14 @@ struct StaticPages {
     /// What a product's section is rendered from: its product file, its partner's, the table
     /// shown (chosen by the as-of date before this is asked) and the shared files.
     func ratesSectionKey(_ product: Product, _ table: RateTable) -> BuildCache.Key? {
-        guard var parts = content.sharedFileIDs(), let own = content.keyParts(product.path), let shown = content.keyParts(table.path) else { return nil }
-        parts += own + shown
+        guard var key = content.keyBuilder("rates-section"), content.append(product.path, to: &key),
+              content.append(table.path, to: &key) else { return nil }
         if let partner = documents.partnersByID[product.partner.value] {
-            guard let file = content.keyParts(partner.path) else { return nil }
-            parts += file
+            guard content.append(partner.path, to: &key) else { return nil }
         } else {
-            parts.append("no partner")
+            key.append("no partner")
         }
-        return BuildCache.Key("rates-section", parts)
+        return key.key
     }
 
     /// One product's `<section id="<key>">` of `rates.html`.
@@ -195,12 +205,12 @@ struct StaticPages {
     }
 }
 
-/// A product and the table shown for it, handed to a rendering thread.
-private struct Pair: Sendable {
-    let product: Product
+/// A product (its index in the content) and the table shown for it, handed to a rendering thread.
+private struct Place: Sendable {
+    let product: Int
     let table: RateTable
 
-    init(_ product: Product, _ table: RateTable) {
+    init(_ product: Int, _ table: RateTable) {
         self.product = product
         self.table = table
     }
