@@ -289,7 +289,7 @@ public final class PreviewServer: @unchecked Sendable {
 
     /// An HTML page with the reload script added, and its Content-Security-Policy (if it has
     /// one in a meta element) allowing that script and its connection: nothing else changes.
-    static func withLiveScript(_ page: [UInt8], version: Int) -> [UInt8] {
+    public static func withLiveScript(_ page: [UInt8], version: Int) -> [UInt8] {
         let tag = Array("<script src=\"/__ratecard/live.js\" data-version=\"\(version)\"></script>\n".utf8)
         var page = page
         let marker = Array("http-equiv=\"Content-Security-Policy\" content=\"".utf8)
