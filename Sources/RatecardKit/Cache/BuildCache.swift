@@ -86,7 +86,7 @@ public final class BuildCache: Sendable {
 
         /// Builds a key part by part (each length-prefixed, so no two lists of parts give the
         /// same bytes) without making strings of them.
-        public struct Builder {
+        public struct Builder: Sendable {
             private var bytes: [UInt8]
 
             public init(_ kind: String) {

@@ -206,6 +206,7 @@ public final class LiveBuild {
     /// `gitChanged` that the repository's refs may have moved. Returns what was checked again.
     @discardableResult
     public func update(changed: Set<String>, webChanged: Bool = false, gitChanged: Bool = false) throws -> Scope {
+        Trace.mark("watch: \(changed.count) paths changed")
         memo.beginBuild()
         defer { memo.endBuild() }
         var scope = Scope.nothing
@@ -235,6 +236,7 @@ public final class LiveBuild {
                 treeChanged = true
             }
         }
+        Trace.mark("watch: files read again")
         if full {
             assemble()
             found = validator.check(content, base: base)
@@ -242,6 +244,7 @@ public final class LiveBuild {
         } else if !inPlace.isEmpty {
             scope = patch(inPlace)
         }
+        Trace.mark("watch: checked again")
         if webChanged { checkBridge() }
         guard scope != .nothing || webChanged || headMoved || treeChanged else { return .nothing }
         try rebuild()

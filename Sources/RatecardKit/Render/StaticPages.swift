@@ -1,9 +1,13 @@
+import Synchronization
+
 /// The static HTML pages of a bundle: terms versions, the comparison table and the partner list.
 struct StaticPages {
     let documents: DataDocuments
     let bundleID: String
     /// The render memo of a watching process, if any.
     var memo: RenderMemo?
+    /// Key parts shared by many units of this build, computed once.
+    let keyParts = KeyParts()
 
     var content: Content { documents.content }
 
@@ -25,12 +29,15 @@ struct StaticPages {
     /// as-of date decides for it: which version is in force and whether this one is still ahead.
     /// So a page is reused from one day to the next until one of those changes.
     func termsPageKey(_ version: TermsVersion) -> BuildCache.Key? {
-        guard var key = content.keyBuilder("terms-page") else { return nil }
+        guard var key = keyParts.document(version.documentID, make: {
+            guard var key = content.keyBuilder("terms-page") else { return nil }
+            for other in documents.versions(of: version.documentID) {
+                guard content.append(other.path, to: &key) else { return nil }
+            }
+            key.append(documents.currentVersion(of: version.documentID)?.fileVersion ?? "-")
+            return key
+        }) else { return nil }
         key.append(version.path)
-        for other in documents.versions(of: version.documentID) {
-            guard content.append(other.path, to: &key) else { return nil }
-        }
-        key.append(documents.currentVersion(of: version.documentID)?.fileVersion ?? "-")
         key.append(version.effectiveFrom.value > documents.asOf ? "ahead" : "in force or past")
         return key.key
     }
@@ -151,8 +158,8 @@ struct StaticPages {
     /// What a product's section is rendered from: its product file, its partner's, the table
     /// shown (chosen by the as-of date before this is asked) and the shared files.
     func ratesSectionKey(_ product: Product, _ table: RateTable) -> BuildCache.Key? {
-        guard var key = content.keyBuilder("rates-section"), content.append(product.path, to: &key),
-              content.append(table.path, to: &key) else { return nil }
+        guard var key = keyParts.shared("rates-section", make: { content.keyBuilder("rates-section") }),
+              content.append(product.path, to: &key), content.append(table.path, to: &key) else { return nil }
         if let partner = documents.partnersByID[product.partner.value] {
             guard content.append(partner.path, to: &key) else { return nil }
         } else {
@@ -202,6 +209,27 @@ struct StaticPages {
         let phrases = (content.phrases ?? []).filter { $0.pages.contains { $0.value == page } }
         guard !phrases.isEmpty else { return .empty }
         return HTML.element("aside", [("class", "notice")], phrases.map { HTML.element("p", text: $0.text(config: content.config)) }.joined())
+    }
+}
+
+/// The beginnings of keys that many units of one build share (the shared files; every version
+/// of a terms document), computed once per build and copied for each unit.
+final class KeyParts: Sendable {
+    private let built = Mutex<[String: BuildCache.Key.Builder?]>([:])
+
+    func shared(_ kind: String, make: () -> BuildCache.Key.Builder?) -> BuildCache.Key.Builder? {
+        cached("kind " + kind, make)
+    }
+
+    func document(_ id: String, make: () -> BuildCache.Key.Builder?) -> BuildCache.Key.Builder? {
+        cached("document " + id, make)
+    }
+
+    private func cached(_ name: String, _ make: () -> BuildCache.Key.Builder?) -> BuildCache.Key.Builder? {
+        if let found = built.withLock({ $0[name] }) { return found }
+        let made = make()
+        built.withLock { $0[name] = made }
+        return made
     }
 }
 
