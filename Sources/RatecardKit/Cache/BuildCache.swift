@@ -46,6 +46,7 @@ public final class BuildCache: Sendable {
         var pending: [(Key, [UInt8])] = []
         var pendingKeys: [Key: Int] = [:]
         var wrote = false
+        var hits = 0
     }
 
     private let state = Mutex(State())
@@ -148,6 +149,7 @@ public final class BuildCache: Sendable {
         case .packed(let pack, let entry):
             guard let payload = pack.payload(entry), pack.key(entry) == key else { return nil }
             pack.touch()
+            state.withLock { $0.hits += 1 }
             return payload
         }
     }
@@ -217,6 +219,8 @@ public final class BuildCache: Sendable {
     /// `mergeAbove`, keeping the most recently used entries up to three quarters of the limit,
     /// and removes temporary files a killed process left (older than an hour).
     public func finish() {
+        let (hits, new) = state.withLock { ($0.hits, $0.pending.count) }
+        Trace.mark("cache: \(hits) entries read, \(new) new")
         flush()
         guard state.withLock({ $0.wrote }) else { return }
         var now = timespec()
