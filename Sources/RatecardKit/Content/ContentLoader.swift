@@ -12,13 +12,17 @@ public final class ContentLoader {
     /// Blob ids of the work-tree files the last `load` read and hashed, by content-relative path
     /// (so checking the work tree against HEAD does not read and hash them again).
     private(set) var hashedIDs: [String: ObjectID] = [:]
+    /// Every entry the last `load` listed (before the web build was left out).
+    private(set) var walked: [TreeEntry] = []
 
     public init() {}
 
     /// Loads every file below the source's content root.
     public func load(_ source: any ContentSource) throws -> Content {
         var content = Content(prefix: source.displayPrefix)
-        let entries = Self.withoutWebBuild(try source.entries(), source: source)
+        let listed = try source.entries()
+        walked = listed
+        let entries = Self.withoutWebBuild(listed, source: source)
         Trace.mark("load: \(entries.count) tree entries")
         // Every file is taken from the cache or read and parsed, on two threads for a large tree.
         ParseCache.shared.reserve(entries.count)
@@ -164,10 +168,10 @@ public final class ContentLoader {
         if let known = entry.id {
             id = known
         } else {
-            if let tooLarge = try oversized(entry, path: path, source: source) {
-                return (ParsedFile(role: FileRole(entry.path), model: .none, diagnostics: [tooLarge]), nil)
+            let (read, size) = try source.read(entry, limit: SourceText.maxBytes)
+            guard let read else {
+                return (ParsedFile(role: FileRole(entry.path), model: .none, diagnostics: [tooLarge(path, size: size)]), nil)
             }
-            let read = try source.read(entry)
             bytes = read
             id = Repository.blobID(of: read)
         }
@@ -230,7 +234,11 @@ public final class ContentLoader {
     static func oversized(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> Diagnostic? {
         let size = try source.size(entry)
         guard size > SourceText.maxBytes else { return nil }
-        return Diagnostic(
+        return tooLarge(path, size: size)
+    }
+
+    static func tooLarge(_ path: String, size: Int) -> Diagnostic {
+        Diagnostic(
             path: path, mark: .start, rule: FileRules.size,
             message: "file is \(size) bytes, over the 1 MiB limit (\(SourceText.maxBytes) bytes); split it up")
     }
