@@ -80,6 +80,7 @@ import Testing
     static let bodies: [String] = [
         "# 제목\n\n본문\n", "\n\n  \n# 제목 ##\n본문", "# 제목", "\n# 제목", "# 다른 제목\n본문\n", "본문\n# 제목\n",
         "\u{3000}\n# 제목\n끝", "# 제목\r\n본문\r\n", "", "#제목\n", "# 제목\n",
+        "# 제목\u{0301}\n본문", " \t\n# 제목\n\n", "# 제목 #\n\u{0301}둘째 줄", "\n\n", "# 제목\n# 제목\n",
     ]
 
     @Test(arguments: bodies) func titleHeadingIsDroppedAsBefore(body: String) {

@@ -79,33 +79,29 @@ struct StaticPages {
         return lines.joined(separator: "\n")
     }
 
-    /// The same over UTF-8 bytes when the body has no CR (then lines are exactly the LF-separated
-    /// runs): only the lines up to the first non-blank one are looked at, instead of splitting and
-    /// re-joining the whole body (about 8 KB per terms version). Nil when the body has a CR.
-    /// `.some(nil)` when there is no title line to drop.
+    /// The same over the body's UTF-8 view when it has no CR (then lines are exactly the
+    /// LF-separated runs): only the lines up to the first non-blank one are looked at, and the
+    /// result is the body's two slices joined, with no decoding of the body (about 8 KB per
+    /// terms version). Nil when the body has a CR. `.some(nil)` when there is no title line.
     private static func droppingTitleHeadingWithoutCR(_ body: String, title: String) -> String?? {
-        var body = body
-        return body.withUTF8 { bytes -> String?? in
-            guard !bytes.containsCR else { return nil }
-            var start = 0
-            while start <= bytes.count {
-                var end = start
-                while end < bytes.count && bytes[end] != 0x0A { end += 1 }
-                let line = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-                if !line.allSatisfy(\.isWhitespace) {
-                    guard line.hasPrefix("# "),
-                          String(line.dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t") else {
-                        return .some(nil)
-                    }
-                    if end < bytes.count {
-                        return String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<start]), as: UTF8.self)
-                            + String(decoding: UnsafeBufferPointer(rebasing: bytes[(end + 1)...]), as: UTF8.self)
-                    }
-                    return start == 0 ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<(start - 1)]), as: UTF8.self)
+        let utf8 = body.utf8
+        guard !utf8.contains(0x0D) else { return nil }
+        var start = utf8.startIndex
+        while true {
+            let end = utf8[start...].firstIndex(of: 0x0A) ?? utf8.endIndex
+            let line = Substring(utf8[start..<end])
+            if !line.allSatisfy(\.isWhitespace) {
+                guard line.hasPrefix("# "),
+                      String(line.dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t") else {
+                    return .some(nil)
                 }
-                start = end + 1
+                if end < utf8.endIndex {
+                    return String(Substring(utf8[..<start])) + String(Substring(utf8[utf8.index(after: end)...]))
+                }
+                return start == utf8.startIndex ? "" : String(Substring(utf8[..<utf8.index(before: start)]))
             }
-            return .some(nil)
+            guard end < utf8.endIndex else { return .some(nil) }
+            start = utf8.index(after: end)
         }
     }
 
