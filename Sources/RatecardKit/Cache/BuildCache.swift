@@ -90,11 +90,19 @@ public final class BuildCache: Sendable {
         public struct Builder: Sendable {
             private var bytes: [UInt8]
 
+            /// What every key starts with: the cache format and the build fingerprint.
+            private static let header: [UInt8] = {
+                var builder = Builder(bytes: [])
+                builder.append("ratecard-cache \(BuildCache.format)")
+                builder.append(BuildFingerprint.value)
+                return builder.bytes
+            }()
+
+            private init(bytes: [UInt8]) { self.bytes = bytes }
+
             public init(_ kind: String) {
-                bytes = []
-                bytes.reserveCapacity(512)
-                append("ratecard-cache \(BuildCache.format)")
-                append(BuildFingerprint.value)
+                bytes = Self.header
+                bytes.reserveCapacity(384)
                 append(kind)
             }
 
@@ -109,7 +117,7 @@ public final class BuildCache: Sendable {
             /// A file and its blob id.
             public mutating func append(file path: String, id: ObjectID) {
                 append(path)
-                append(id.hex)
+                bytes.append(contentsOf: id.hex.utf8)
             }
 
             public var key: Key { Key(digest: SHA256.digest(bytes)) }

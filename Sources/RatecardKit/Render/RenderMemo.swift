@@ -120,12 +120,14 @@ extension Content {
     func keyBuilder(_ kind: String) -> BuildCache.Key.Builder? {
         guard identified else { return nil }
         var builder = BuildCache.Key.Builder(kind)
-        for relative in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml", "regulatory/signoffs.yaml"] {
+        for relative in Self.sharedFiles {
             builder.append(relative)
-            builder.append(fileIDs[prefix + relative]?.hex ?? "-")
+            builder.append(fileIDs[prefix.isEmpty ? relative : prefix + relative]?.hex ?? "-")
         }
         return builder
     }
+
+    static let sharedFiles = ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml", "regulatory/signoffs.yaml"]
 
     /// Adds `path` and its blob id to `builder`; false when the id is not known.
     func append(_ path: String, to builder: inout BuildCache.Key.Builder) -> Bool {
