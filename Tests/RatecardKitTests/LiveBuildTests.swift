@@ -34,11 +34,26 @@ import Testing
             }
             var added: [String] = []
             var scopes: [LiveBuild.Scope] = []
-            for step in 0..<28 {
+            // A new version of the notice, not committed: its date is edited in place (the
+            // other versions' pages list it with its date).
+            let notices = terms.filter { $0.hasPrefix("terms/broker-notice/") }.sorted()
+            let draft = "terms/broker-notice/\(notices.last!.split(separator: "/").last!.split(separator: ".")[0]).99.0.md"
+            for step in 0..<32 {
                 var changed: Set<String> = []
                 var committed = false
                 var what = ""
-                switch random.next() % 12 {
+                switch random.next() % 13 {
+                case 12:
+                    let dated = FileSystem.exists(directory + "/" + draft) ? try read(draft).contains("2026-06-01") : false
+                    let day = dated ? "2026-11-15" : "2026-06-01"
+                    let text = try read(notices.last!).split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                        if line.hasPrefix("version:") { return "version: " + draft.split(separator: "/").last!.dropLast(3) }
+                        if line.hasPrefix("effective_from:") { return "effective_from: \(day)" }
+                        return String(line)
+                    }.joined(separator: "\n")
+                    try write(text, to: directory + "/" + draft)
+                    changed = [draft]
+                    what = "draft notice dated \(day)"
                 case 0, 1:
                     let table = pick(tables)
                     try edit(table) { $0.contains("bureau: KCB") ? $0.replacingOccurrences(of: "bureau: KCB", with: "bureau: NICE") : $0.replacingOccurrences(of: "bureau: NICE", with: "bureau: KCB") }
@@ -191,6 +206,41 @@ extension LiveBuildTests {
             _ = try live.update(changed: [], gitChanged: true)
             try expectSameAsCold(live, location: location, step: "committed")
             #expect(live.snapshot.output?.manifest.sourceDirty == false)
+        }
+    }
+}
+
+extension LiveBuildTests {
+    /// A terms page lists every version of its document with its date: a new version's date
+    /// edited in place renders every page of the document again, an edit to its text only its
+    /// own page; both are what a cold build gives.
+    @Test func aVersionsDateShowsOnEveryPageOfItsDocumentAndItsTextOnlyOnItsOwn() throws {
+        try withTemporaryDirectory { directory in
+            try LargeContentGenerator(Self.parameters).generate(into: directory)
+            let location = try ContentLocation.find(from: directory)
+            let live = try LiveBuild(location: location, asOf: fixtureDay, webFolder: nil)
+            let notices = try files(in: directory, under: "terms/broker-notice").sorted()
+            let newest = try #require(notices.last)
+            let draft = "terms/broker-notice/\(newest.split(separator: "/").last!.split(separator: ".")[0]).99.0.md"
+            func writeDraft(day: String, extra: String = "") throws {
+                let text = try String(contentsOfFile: directory + "/" + newest, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                    if line.hasPrefix("version:") { return "version: " + draft.split(separator: "/").last!.dropLast(3) }
+                    if line.hasPrefix("effective_from:") { return "effective_from: \(day)" }
+                    return String(line)
+                }.joined(separator: "\n") + extra
+                try write(text, to: directory + "/" + draft)
+            }
+            try writeDraft(day: "2026-06-01")
+            _ = try live.update(changed: [draft])
+            try expectSameAsCold(live, location: location, step: "draft added")
+            try writeDraft(day: "2026-11-15")
+            #expect(try live.update(changed: [draft]) == .document("broker-notice"))
+            try expectSameAsCold(live, location: location, step: "draft's date moved")
+            #expect(live.memo.rendered == notices.count + 1, "\(live.memo.rendered) rendered")
+            try writeDraft(day: "2026-11-15", extra: "\n한 문장 더.\n")
+            #expect(try live.update(changed: [draft]) == .document("broker-notice"))
+            try expectSameAsCold(live, location: location, step: "draft's text edited")
+            #expect(live.memo.rendered == 1, "\(live.memo.rendered) rendered")
         }
     }
 }

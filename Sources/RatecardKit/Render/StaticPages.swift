@@ -24,20 +24,21 @@ struct StaticPages {
         return memo.page(key, cached)
     }
 
-    /// What a terms page is rendered from: the files of every version of its document (the
-    /// page lists them and says which is in force), the shared files, and the two things the
+    /// What a terms page is rendered from: its own file, the version number and date of every
+    /// version of its document (the page lists them), the shared files, and the two things the
     /// as-of date decides for it: which version is in force and whether this one is still ahead.
-    /// So a page is reused from one day to the next until one of those changes.
+    /// So a page is reused from one day to the next until one of those changes, and an edit to
+    /// one version's text renders that version's page alone.
     func termsPageKey(_ version: TermsVersion) -> BuildCache.Key? {
         guard var key = keyParts.document(version.documentID, make: {
             guard var key = content.keyBuilder("terms-page") else { return nil }
             for other in documents.versions(of: version.documentID) {
-                guard content.append(other.path, to: &key) else { return nil }
+                key.append(other.fileVersion)
+                key.append(other.effectiveFrom.value.description)
             }
             key.append(documents.currentVersion(of: version.documentID)?.fileVersion ?? "-")
             return key
-        }) else { return nil }
-        key.append(version.path)
+        }), content.append(version.path, to: &key) else { return nil }
         key.append(version.effectiveFrom.value > documents.asOf ? "ahead" : "in force or past")
         return key.key
     }
