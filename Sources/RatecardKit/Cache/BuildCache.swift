@@ -27,7 +27,14 @@ import Synchronization
 /// - it may be deleted at any time; nothing else refers to it.
 public final class BuildCache: Sendable {
     /// The cache for this process, from the environment (nil when off or unusable).
-    public static let shared: BuildCache? = BuildCache(environment: ProcessEnvironment.current)
+    public static var shared: BuildCache? { enabled.load(ordering: .relaxed) ? fromEnvironment : nil }
+
+    private static let fromEnvironment: BuildCache? = BuildCache(environment: ProcessEnvironment.current)
+    private static let enabled = Atomic<Bool>(true)
+
+    /// Turns the shared cache off for the rest of this process (a test whose reference builds
+    /// must be cold, in a process that also renders through the cache).
+    public static func disableShared() { enabled.store(false, ordering: .relaxed) }
 
     /// Packs live under a folder named for their format, so a new format never reads an old one.
     static let format = "v1"
