@@ -24,10 +24,10 @@ import Testing
         return "products/\(partner)/\(product)/rates/\(table)"
     }
 
-    /// A cold `preview` of the work tree as it is now: path -> bytes.
+    /// A cold `preview` of the work tree as it is now (no build cache): path -> bytes.
     func coldPreview(_ repo: String, into directory: String) throws -> [String: [UInt8]] {
         let out = directory + "/cold-\(UUID().uuidString)"
-        let result = try ratecard(["preview", "--as-of", Self.asOf, "--out", out], in: repo)
+        let result = try ratecard(["preview", "--as-of", Self.asOf, "--out", out], in: repo, environment: ["RATECARD_CACHE": "off"])
         try #require(result.status == 0, "\(result.out)\(result.err)")
         defer { try? FileSystem.removeTree(out) }
         var files: [String: [UInt8]] = [:]
