@@ -7,6 +7,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include <sched.h>
+#include <signal.h>
+#include <pthread.h>
+#include <sys/signalfd.h>
 #include "CShims.h"
 
 int cshims_exchange_paths(const char *a, const char *b) {
@@ -30,6 +33,15 @@ int cshims_allowed_cpus(void) {
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
     return CPU_COUNT(&set);
+}
+
+int cshims_stop_signals_fd(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+    return signalfd(-1, &set, SFD_CLOEXEC);
 }
 
 struct build_id_search {

@@ -11,7 +11,10 @@ enum CommandExamples {
         ],
         "rules": ["ratecard rules --format json         # every rule id, severity, title and rationale"],
         "build": ["ratecard build --out /tmp/bundle --as-of 2026-11-29   # the bundle as it will be on that day"],
-        "preview": ["ratecard preview && cd .preview && python3 -m http.server 8000 --bind 127.0.0.1"],
+        "preview": [
+            "ratecard preview --watch            # http://127.0.0.1:8000/, rebuilt on every save; Ctrl-C stops it",
+            "ratecard preview && cd .preview && python3 -m http.server 8000 --bind 127.0.0.1",
+        ],
         "diff": [
             "ratecard diff                        # HEAD against the work tree",
             "ratecard diff HEAD~3 HEAD --format markdown   # for a pull-request comment",

@@ -155,7 +155,7 @@ import Testing
     /// Runs the binary under a pseudo-terminal (util-linux `script`), as a person at a terminal would.
     func onTerminal(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> String {
         let quoted = ([Bundle.main.bundleURL.appendingPathComponent("ratecard").path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        var env = ProcessInfo.processInfo.environment.merging(Self.english) { $1 }
+        var env = testEnvironment.merging(Self.english) { $1 }
         env["TERM"] = "xterm"
         env["NO_COLOR"] = nil
         for (key, value) in environment { env[key] = value }
@@ -328,7 +328,7 @@ import Testing
             try fixture.edit(table, "score_min: 811", "score_min: 801")
             try fixture.edit(table, "apr_min_pct: 5.2", "apr_min_pct: 5.3")
             #expect(try runTool("/usr/bin/git", git + ["add", "-A"]).0 == 0)
-            var noRatecard = ProcessInfo.processInfo.environment
+            var noRatecard = testEnvironment
             noRatecard["PATH"] = "/usr/bin:/bin"
             noRatecard["RATECARD"] = nil
             let missing = try runTool("/usr/bin/git", git + ["commit", "-m", "good change"], environment: noRatecard)
@@ -360,7 +360,7 @@ import Testing
             let text = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
             try FileSystem.writeFile(table, Array(text.replacingOccurrences(of: "score_min: 801", with: "score_min: 811").utf8))
             #expect(try runTool("/usr/bin/git", git + ["add", fixture.table]).0 == 0)
-            var noRatecard = ProcessInfo.processInfo.environment
+            var noRatecard = testEnvironment
             noRatecard["PATH"] = "/usr/bin:/bin"
             let blocked = try runTool("/usr/bin/git", git + ["commit", "-m", "bad band"], environment: noRatecard)
             #expect(blocked.0 != 0)

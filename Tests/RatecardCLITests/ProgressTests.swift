@@ -8,7 +8,7 @@ import Testing
     /// Runs the binary under a pseudo-terminal (util-linux `script`); what the terminal shows.
     func onTerminal(_ arguments: [String], in directory: String) throws -> String {
         let quoted = ([Bundle.main.bundleURL.appendingPathComponent("ratecard").path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        var environment = ProcessInfo.processInfo.environment
+        var environment = testEnvironment
         environment["TERM"] = "xterm"
         environment["NO_COLOR"] = nil
         // Shown from the first phase on, so a small content shows it too.

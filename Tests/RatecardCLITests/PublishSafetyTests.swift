@@ -64,7 +64,7 @@ struct PublishFixture {
         process.executableURL = Bundle.main.bundleURL.appendingPathComponent("ratecard")
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: repo)
-        var env = ProcessInfo.processInfo.environment
+        var env = testEnvironment
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.standardOutput = FileHandle.nullDevice

@@ -15,7 +15,7 @@ func ratecard(_ arguments: [String], in directory: String, environment: [String:
     process.executableURL = Bundle.main.bundleURL.appendingPathComponent("ratecard")
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
-    var env = ProcessInfo.processInfo.environment
+    var env = testEnvironment
     for (key, value) in environment { env[key] = value }
     process.environment = env
     let out = Pipe()
@@ -62,8 +62,19 @@ var binaryFolder: String { Bundle.main.bundleURL.path }
 
 /// The environment with the built binary first on PATH, as an installed ratecard would be.
 var environmentWithRatecardOnPath: [String: String] {
-    var env = ProcessInfo.processInfo.environment
+    var env = testEnvironment
     env["PATH"] = binaryFolder + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+    return env
+}
+
+/// The test process's environment, with the build cache of every `ratecard` the tests start in
+/// a folder of the tests' own (bounded; every build's entries are its own, so stale ones are
+/// never read) instead of the user's cache. Every CLI test then runs with the cache warm from
+/// the tests before it, and its outputs are compared as they are without one.
+var testEnvironment: [String: String] {
+    var env = ProcessInfo.processInfo.environment
+    if env["RATECARD_CACHE_DIR"] == nil { env["RATECARD_CACHE_DIR"] = "/tmp/ratecard-test-cache-\(getuid())" }
+    if env["RATECARD_CACHE_MAX_MB"] == nil { env["RATECARD_CACHE_MAX_MB"] = "128" }
     return env
 }
 
@@ -72,7 +83,7 @@ func runTool(_ path: String, _ arguments: [String], stderrToNull: Bool = false, 
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
-    if let environment { process.environment = environment }
+    process.environment = environment ?? testEnvironment
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = stderrToNull ? FileHandle.nullDevice : pipe

@@ -80,6 +80,7 @@ import Testing
     static let bodies: [String] = [
         "# 제목\n\n본문\n", "\n\n  \n# 제목 ##\n본문", "# 제목", "\n# 제목", "# 다른 제목\n본문\n", "본문\n# 제목\n",
         "\u{3000}\n# 제목\n끝", "# 제목\r\n본문\r\n", "", "#제목\n", "# 제목\n",
+        "# 제목\u{0301}\n본문", " \t\n# 제목\n\n", "# 제목 #\n\u{0301}둘째 줄", "\n\n", "# 제목\n# 제목\n",
     ]
 
     @Test(arguments: bodies) func titleHeadingIsDroppedAsBefore(body: String) {
@@ -298,6 +299,61 @@ import Testing
         #expect(!AdWording.mayMatch(CopyText(plain: "대출 금리는 연 5.2%이며 중도상환수수료는 1%입니다", at: SourceMark(line: 1, column: 1)).scalars))
         for harmless in ["의무 심사", "매월 1일 이자를 냅니다", "우선 수수료 안내", "상품은 일 이자"] {
             #expect(AdWording.hits(in: CopyText(plain: harmless, at: SourceMark(line: 1, column: 1))).isEmpty, "'\(harmless)' is not prohibited")
+        }
+    }
+}
+
+extension FastPathTests {
+    /// The work tree is listed from each folder's own listing (`d_type`), not an `lstat` per
+    /// name: the entries are what `lstat` says of every path, on a tree with files, folders,
+    /// symlinks to files and to folders, folders holding a `.git` file or folder (submodules),
+    /// dot-files, an empty folder and a FIFO.
+    @Test func theWorkTreeIsListedAsLstatSeesIt() throws {
+        try withTemporaryDirectory { directory in
+            for path in ["a.yaml", "b/c.yaml", "b/d/e.md", ".hidden/x.yaml", "b/.dot.yaml", "sub1/.git", "sub1/f.yaml", "sub2/.git/HEAD", "z/y/x/w.svg"] {
+                try write("x", to: directory + "/" + path)
+            }
+            try FileSystem.makeDirectories(directory + "/empty")
+            #expect(symlink(directory + "/a.yaml", directory + "/b/link.yaml") == 0)
+            #expect(symlink(directory + "/b", directory + "/folder-link") == 0)
+            #expect(mkfifo(directory + "/b/pipe", 0o600) == 0)
+            // What the walk was before: lstat every name, a folder with `.git` in it is a submodule.
+            func reference(_ relative: String) throws -> [TreeEntry] {
+                var result: [TreeEntry] = []
+                let folder = relative.isEmpty ? directory : directory + "/" + relative
+                for name in try FileSystem.listDirectory(folder) where !name.hasPrefix(".") {
+                    let path = relative.isEmpty ? name : relative + "/" + name
+                    switch try FileSystem.kind(ofItemAt: directory + "/" + path) {
+                    case .symlink: result.append(TreeEntry(path: path, kind: .symlink, id: nil))
+                    case .directory:
+                        if FileSystem.exists(directory + "/" + path + "/.git") {
+                            result.append(TreeEntry(path: path, kind: .submodule, id: nil))
+                        } else {
+                            result += try reference(path)
+                        }
+                    case .file: result.append(TreeEntry(path: path, kind: .file, id: nil))
+                    case .other: break
+                    }
+                }
+                return result
+            }
+            let listed = try WorkingTreeSource(root: directory, displayPrefix: "").entries()
+            #expect(listed == (try reference("")).sorted { $0.path < $1.path })
+            #expect(listed.map(\.path) == ["a.yaml", "b/c.yaml", "b/d/e.md", "b/link.yaml", "folder-link", "sub1", "sub2", "z/y/x/w.svg"])
+        }
+    }
+
+    /// A work-tree file is read with one open: over the limit, only its size is known (from the
+    /// open file), and it is not read; within it, the bytes.
+    @Test func aWorkTreeFileOverTheLimitIsMeasuredNotRead() throws {
+        try withTemporaryDirectory { directory in
+            try writeBytes([UInt8](repeating: 0x61, count: 2048), to: directory + "/big.yaml")
+            let source = WorkingTreeSource(root: directory, displayPrefix: "")
+            let entry = TreeEntry(path: "big.yaml", kind: .file, id: nil)
+            let over = try source.read(entry, limit: 1024)
+            #expect(over.bytes == nil && over.size == 2048)
+            let within = try source.read(entry, limit: 4096)
+            #expect(within.bytes == [UInt8](repeating: 0x61, count: 2048) && within.size == 2048)
         }
     }
 }

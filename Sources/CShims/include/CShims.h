@@ -21,4 +21,8 @@ int cshims_syncfs(int fd);
 /// How many processors this process may run on (sched_getaffinity: what taskset and container
 /// CPU sets allow), or 0 when it cannot be read.
 int cshims_allowed_cpus(void);
+
+/// Blocks SIGINT and SIGTERM in the calling thread (and the threads it starts later) and
+/// returns a signalfd(2) that becomes readable when either arrives; -1/errno on failure.
+int cshims_stop_signals_fd(void);
 #endif

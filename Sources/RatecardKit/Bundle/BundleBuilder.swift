@@ -7,6 +7,9 @@ public struct BundleBuilder {
     public var sourceDirty: Bool
     /// The content root inside the repository's tree, nil when the content is not in git.
     public var sourceRoot: String?
+    /// Units rendered by an earlier build of this process, reused when their inputs are the
+    /// same (`preview --watch`); nil renders everything.
+    public var memo: RenderMemo?
 
     public init(asOf: Day, sourceCommit: ObjectID?, sourceDirty: Bool, sourceRoot: String? = nil) {
         self.asOf = asOf
@@ -39,9 +42,13 @@ public struct BundleBuilder {
         let products = documents.orderedProducts
         // Each product's document once, on two threads: its own file, and its element of
         // products.json (the list is those elements joined, as `ProductList` reads it back).
+        let memo = self.memo
         let rendered = ParallelMap.map(products) { product -> ([UInt8], String) in
-            let document = documents.product(product)
-            return (document.bytes(terminator: "\n"), document.serialized(nestedAt: 2))
+            let render = { () -> ([UInt8], String) in
+                let document = documents.product(product)
+                return (document.bytes(terminator: "\n"), document.serialized(nestedAt: 2))
+            }
+            return memo?.product(documents.productKey(product), render) ?? render()
         }
         for (product, (bytes, _)) in zip(products, rendered) {
             data["products/\(product.key).json"] = bytes
@@ -54,7 +61,7 @@ public struct BundleBuilder {
         var listing = ""
         let dataPaths = data.keys.sorted()
         let dataFiles = data
-        for (path, hash) in zip(dataPaths, ParallelMap.map(dataPaths) { SHA256.hex(dataFiles[$0]!) }) {
+        for (path, hash) in zip(dataPaths, ParallelMap.map(dataPaths) { memo?.sha256(dataFiles[$0]!) ?? SHA256.hex(dataFiles[$0]!) }) {
             hashes[path] = hash
             listing += "\(hash) \(data[path]!.count) \(path)\n"
         }
@@ -64,8 +71,8 @@ public struct BundleBuilder {
 
         var files: [String: [UInt8]] = [:]
         for (path, bytes) in data { files[folder + path] = bytes }
-        let pages = StaticPages(documents: documents, bundleID: bundleID)
-        for (version, page) in zip(content.terms, ParallelMap.map(content.terms) { Array(pages.termsPage($0).utf8) }) {
+        let pages = StaticPages(documents: documents, bundleID: bundleID, memo: memo)
+        for (version, page) in zip(content.terms, ParallelMap.map(content.terms) { pages.termsPageBytes($0) }) {
             files[BundleLayout.termsPage(version.documentID, version.fileVersion)] = page
         }
         Trace.mark("build: terms pages")
@@ -76,7 +83,7 @@ public struct BundleBuilder {
         let pageFiles = files
         let dataHashes = hashes
         let listed = ParallelMap.map(files.keys.sorted()) { path in
-            BundleManifest.File(path: path, sha256: dataHashes[String(path.dropFirst(folder.count))].flatMap { path.hasPrefix(folder) ? $0 : nil } ?? SHA256.hex(pageFiles[path]!), size: pageFiles[path]!.count)
+            BundleManifest.File(path: path, sha256: dataHashes[String(path.dropFirst(folder.count))].flatMap { path.hasPrefix(folder) ? $0 : nil } ?? memo?.sha256(pageFiles[path]!) ?? SHA256.hex(pageFiles[path]!), size: pageFiles[path]!.count)
         }
         let manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: sourceCommit, sourceDirty: sourceDirty, asOf: asOf,

@@ -21,6 +21,13 @@ public struct Content: Sendable {
     public var termsText: [String: String] = [:]
     /// Problems found while reading files (syntax, schema, encoding, tree).
     public var fileDiagnostics: [Diagnostic] = []
+    /// The git blob id of each file whose bytes were read or whose commit named it, by
+    /// repository-relative path: the identity of a file's bytes, which keys what the build
+    /// caches (`BuildCache`, `RenderMemo`). A file without one is never served from a cache.
+    public var fileIDs: [String: ObjectID] = [:]
+    /// True when `fileIDs` holds every file this content was read from (a loader assembled it
+    /// from a whole tree): only then does a missing id mean a missing file.
+    var identified = false
 
     public init(prefix: String) { self.prefix = prefix }
 

@@ -12,13 +12,17 @@ public final class ContentLoader {
     /// Blob ids of the work-tree files the last `load` read and hashed, by content-relative path
     /// (so checking the work tree against HEAD does not read and hash them again).
     private(set) var hashedIDs: [String: ObjectID] = [:]
+    /// Every entry the last `load` listed (before the web build was left out).
+    private(set) var walked: [TreeEntry] = []
 
     public init() {}
 
     /// Loads every file below the source's content root.
     public func load(_ source: any ContentSource) throws -> Content {
         var content = Content(prefix: source.displayPrefix)
-        let entries = Self.withoutWebBuild(try source.entries(), source: source)
+        let listed = try source.entries()
+        walked = listed
+        let entries = Self.withoutWebBuild(listed, source: source)
         Trace.mark("load: \(entries.count) tree entries, \(Workers.count) threads")
         // Every file is taken from the cache or read and parsed, on `Workers.count` threads for a large tree.
         ParseCache.shared.reserve(entries.count)
@@ -26,51 +30,71 @@ public final class ContentLoader {
         Trace.mark("load: files read and parsed")
         hashedIDs = [:]
         seen.reserveCapacity(seen.count + entries.count)
-        for index in entries.indices {
-            switch entries[index].kind {
-            case .symlink:
-                content.fileDiagnostics.append(Diagnostic(
-                    path: source.displayPrefix + entries[index].path, mark: .start, rule: FileRules.symlink,
-                    message: "symlinks are not allowed in the content tree; replace it with the file itself"))
-                continue
-            case .submodule:
-                content.fileDiagnostics.append(Diagnostic(
-                    path: source.displayPrefix + entries[index].path, mark: .start, rule: FileRules.submodule,
-                    message: "submodules are not allowed in the content tree; copy the files in"))
-                continue
-            case .file:
-                break
-            }
+        Self.assemble(entries, into: &content) { index in
             // Moved out, not copied: a copy of a parsed file retains each of its strings.
             let file = loaded[index].take()!
             count(file)
             if let id = file.hashed { hashedIDs[entries[index].path] = id }
-            content.add(file.file, relative: entries[index].path)
-        }
-        for required in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml"]
-        where !entries.contains(where: { $0.path == required }) {
-            content.fileDiagnostics.append(Diagnostic(
-                path: source.displayPrefix + required, mark: .start, rule: SchemaRules.missingFile,
-                message: "required file \(required) is missing"))
+            return (file.file, file.key?.id ?? file.hashed)
         }
         Trace.mark("load: content assembled")
         return content
     }
 
+    /// The content of `entries` (sorted by path), each file given by `file(index)` with its blob
+    /// id when known: the same for a full load and for a process that keeps its files between
+    /// edits (`preview --watch`).
+    static func assemble(_ entries: [TreeEntry], into content: inout Content, file: (Int) -> (ParsedFile, ObjectID?)) {
+        let prefix = content.prefix
+        content.fileIDs.reserveCapacity(entries.count)
+        for index in entries.indices {
+            switch entries[index].kind {
+            case .symlink:
+                content.fileDiagnostics.append(Diagnostic(
+                    path: prefix + entries[index].path, mark: .start, rule: FileRules.symlink,
+                    message: "symlinks are not allowed in the content tree; replace it with the file itself"))
+                continue
+            case .submodule:
+                content.fileDiagnostics.append(Diagnostic(
+                    path: prefix + entries[index].path, mark: .start, rule: FileRules.submodule,
+                    message: "submodules are not allowed in the content tree; copy the files in"))
+                continue
+            case .file:
+                break
+            }
+            let (parsed, id) = file(index)
+            if let id { content.fileIDs[prefix + entries[index].path] = id }
+            content.add(parsed, relative: entries[index].path)
+        }
+        for required in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml"]
+        where !entries.contains(where: { $0.path == required }) {
+            content.fileDiagnostics.append(Diagnostic(
+                path: prefix + required, mark: .start, rule: SchemaRules.missingFile,
+                message: "required file \(required) is missing"))
+        }
+        content.identified = true
+    }
+
     /// The entries less the web build, when `web:` in ratecard.yaml names a folder inside the
     /// content root (as `ratecard init` lays it out: `web: site`): the web app is not content.
     static func withoutWebBuild(_ entries: [TreeEntry], source: any ContentSource) -> [TreeEntry] {
+        guard let prefix = webBuildPrefix(entries, source: source) else { return entries }
+        // The folder itself is an entry when it is a checkout of its own (a submodule).
+        return entries.filter { !$0.path.hasPrefix(prefix) && $0.path + "/" != prefix }
+    }
+
+    /// The web folder that `web:` in ratecard.yaml names inside the content root, as a path
+    /// prefix (`site/`), or nil.
+    static func webBuildPrefix(_ entries: [TreeEntry], source: any ContentSource) -> String? {
         guard let config = entries.first(where: { $0.path == "ratecard.yaml" && $0.kind == .file }),
               let size = try? source.size(config), size <= SourceText.maxBytes,
               let bytes = try? source.read(config), let text = try? SourceText.decode(bytes),
               let node = try? YAMLParser.parse(Array(text.utf8)), case .mapping(let pairs) = node.kind,
-              let value = pairs.first(where: { $0.key.scalarText == "web" })?.value.scalarText else { return entries }
+              let value = pairs.first(where: { $0.key.scalarText == "web" })?.value.scalarText else { return nil }
         let folder = value.hasPrefix("./") ? String(value.dropFirst(2)) : value
         let parts = folder.split(separator: "/")
-        guard !folder.hasPrefix("/"), !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." }) else { return entries }
-        let name = parts.joined(separator: "/")
-        // The folder itself is an entry when it is a checkout of its own (a submodule).
-        return entries.filter { $0.path != name && !$0.path.hasPrefix(name + "/") }
+        guard !folder.hasPrefix("/"), !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
+        return parts.joined(separator: "/") + "/"
     }
 
     /// Counts a loaded file as parsed the way this loader always has: a work-tree file (no blob
@@ -100,13 +124,13 @@ public final class ContentLoader {
         if let id = entry.id {
             let key = key(path, id)
             if let cached = ParseCache.shared.file(key) { return LoadedFile(file: cached, key: key) }
-            let parsed = try parse(entry, path: path, source: source, bytes: nil)
+            let parsed = try parse(entry, path: path, source: source, bytes: nil, id: id)
             ParseCache.shared.store(parsed, for: key)
             return LoadedFile(file: parsed, key: key)
         }
         switch FileRole(entry.path) {
         case .asset, .unexpected:
-            return LoadedFile(file: try parse(entry, path: path, source: source, bytes: nil))
+            return LoadedFile(file: try parse(entry, path: path, source: source, bytes: nil, id: nil))
         default:
             let (file, hashed) = try readAndParse(entry, path: path, source: source)
             return LoadedFile(file: file, hashed: hashed)
@@ -120,7 +144,7 @@ public final class ContentLoader {
         guard let id = entry.id else {
             parses += 1
             switch FileRole(entry.path) {
-            case .asset, .unexpected: return try Self.parse(entry, path: path, source: source, bytes: nil)
+            case .asset, .unexpected: return try Self.parse(entry, path: path, source: source, bytes: nil, id: nil)
             default: return nil
             }
         }
@@ -145,17 +169,17 @@ public final class ContentLoader {
         if let known = entry.id {
             id = known
         } else {
-            if let tooLarge = try oversized(entry, path: path, source: source) {
-                return (ParsedFile(role: FileRole(entry.path), model: .none, diagnostics: [tooLarge]), nil)
+            let (read, size) = try source.read(entry, limit: SourceText.maxBytes)
+            guard let read else {
+                return (ParsedFile(role: FileRole(entry.path), model: .none, diagnostics: [tooLarge(path, size: size)]), nil)
             }
-            let read = try source.read(entry)
             bytes = read
             id = Repository.blobID(of: read)
         }
         let hashed = entry.id == nil ? id : nil
         let key = key(path, id)
         if let cached = ParseCache.shared.file(key) { return (cached, hashed) }
-        let parsed = try parse(entry, path: path, source: source, bytes: bytes)
+        let parsed = try parse(entry, path: path, source: source, bytes: bytes, id: id)
         ParseCache.shared.store(parsed, for: key)
         return (parsed, hashed)
     }
@@ -171,12 +195,14 @@ public final class ContentLoader {
         let parsed = try parsedFile(entry, path: path, source: source)
         guard case .rateTable(let table?) = parsed.model else { return false }
         content.rateTables[index] = table
+        content.fileIDs[path] = entry.id
         content.fileDiagnostics.removeAll { $0.path == path }
         content.fileDiagnostics.append(contentsOf: parsed.diagnostics)
         return true
     }
 
-    private static func parse(_ entry: TreeEntry, path: String, source: any ContentSource, bytes read: [UInt8]?) throws -> ParsedFile {
+    /// Parses one file; `id` is its blob id (the key of what the persistent cache holds for it).
+    private static func parse(_ entry: TreeEntry, path: String, source: any ContentSource, bytes read: [UInt8]?, id: ObjectID?) throws -> ParsedFile {
         let role = FileRole(entry.path)
         if case .asset = role {
             let size = try read?.count ?? source.size(entry)
@@ -194,7 +220,7 @@ public final class ContentLoader {
         let bytes = try read ?? source.read(entry)
         var model: ParsedFile.Model
         do {
-            model = try parseModel(role, bytes: bytes, path: path, diagnostics: diagnostics)
+            model = try parseModel(role, bytes: bytes, path: path, id: id, diagnostics: diagnostics)
         } catch let error as YAMLError {
             diagnostics.report(FileRules.rule(for: error), path, error.mark, FileRules.message(for: error, in: bytes))
             model = .none
@@ -209,19 +235,25 @@ public final class ContentLoader {
     static func oversized(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> Diagnostic? {
         let size = try source.size(entry)
         guard size > SourceText.maxBytes else { return nil }
-        return Diagnostic(
+        return tooLarge(path, size: size)
+    }
+
+    static func tooLarge(_ path: String, size: Int) -> Diagnostic {
+        Diagnostic(
             path: path, mark: .start, rule: FileRules.size,
             message: "file is \(size) bytes, over the 1 MiB limit (\(SourceText.maxBytes) bytes); split it up")
     }
 
-    private static func parseModel(_ role: FileRole, bytes: [UInt8], path: String, diagnostics: Diagnostics) throws -> ParsedFile.Model {
+    private static func parseModel(_ role: FileRole, bytes: [UInt8], path: String, id: ObjectID?, diagnostics: Diagnostics) throws -> ParsedFile.Model {
         if case .terms(let document, let version) = role {
             let text = try SourceText.decode(bytes)
             let parts = try FrontMatter.split(text)
             guard let node = try YAMLParser.parse(Array(parts.yaml.utf8), lineOffset: 1) else {
                 throw YAMLError(rule: FileRules.frontMatter.id, mark: .start, message: "the front matter is empty; it needs title, version, effective_from, consent, requires_reconsent and summary")
             }
-            let terms = TermsVersion.read(node, path: path, documentID: document, fileVersion: version, body: parts.body, bodyLine: parts.bodyLine, diagnostics: diagnostics)
+            let terms = TermsVersion.read(
+                node, path: path, documentID: document, fileVersion: version, body: parts.body, bodyLine: parts.bodyLine, diagnostics: diagnostics,
+                scan: { TermsScan.prohibitedWording(body: $0, firstLine: $1, blob: id) })
             return .terms(terms, text: text)
         }
         try SourceText.check(bytes)

@@ -44,7 +44,11 @@ public struct TermsVersion: Sendable, Equatable {
         return numbers.count == 3 ? numbers : nil
     }
 
-    static func read(_ node: YAMLNode, path: String, documentID: String, fileVersion: String, body: String, bodyLine: Int, diagnostics: Diagnostics) -> TermsVersion? {
+    /// `scan` finds the prohibited wording of a body (`TermsScan`, through the build cache).
+    static func read(
+        _ node: YAMLNode, path: String, documentID: String, fileVersion: String, body: String, bodyLine: Int, diagnostics: Diagnostics,
+        scan: (String, Int) -> [AdWording.Hit] = { TermsScan.scan(body: $0, firstLine: $1) }
+    ) -> TermsVersion? {
         guard let fields = MappingReader(node, path: path, what: "terms front matter", diagnostics: diagnostics) else { return nil }
         defer { fields.finish() }
         let title = fields.string("title")
@@ -66,6 +70,6 @@ public struct TermsVersion: Sendable, Equatable {
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: node.mark, title: title, version: version,
             effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, body: body, bodyLine: bodyLine,
-            prohibitedWording: AdWording.hits(in: CopyText(markdown: body, firstLine: bodyLine)))
+            prohibitedWording: scan(body, bodyLine))
     }
 }

@@ -1,9 +1,47 @@
+import Synchronization
+
 /// The static HTML pages of a bundle: terms versions, the comparison table and the partner list.
 struct StaticPages {
     let documents: DataDocuments
     let bundleID: String
+    /// The render memo of a watching process, if any.
+    var memo: RenderMemo?
+    /// Key parts shared by many units of this build, computed once.
+    let keyParts = KeyParts()
 
     var content: Content { documents.content }
+
+    /// `termsPage` as bytes: from the render memo of a watching process, else from the build
+    /// cache, else rendered (and kept in both).
+    func termsPageBytes(_ version: TermsVersion) -> [UInt8] {
+        let key = termsPageKey(version)
+        let render = { Array(termsPage(version).utf8) }
+        let cached = { () -> [UInt8] in
+            guard let key, let cache = BuildCache.shared else { return render() }
+            return cache.value(key, render)
+        }
+        guard let memo else { return cached() }
+        return memo.page(key, cached)
+    }
+
+    /// What a terms page is rendered from: its own file, the version number and date of every
+    /// version of its document (the page lists them), the shared files, and the two things the
+    /// as-of date decides for it: which version is in force and whether this one is still ahead.
+    /// So a page is reused from one day to the next until one of those changes, and an edit to
+    /// one version's text renders that version's page alone.
+    func termsPageKey(_ version: TermsVersion) -> BuildCache.Key? {
+        guard var key = keyParts.document(version.documentID, make: {
+            guard var key = content.keyBuilder("terms-page") else { return nil }
+            for other in documents.versions(of: version.documentID) {
+                key.append(other.fileVersion)
+                key.append(other.effectiveFrom.value.description)
+            }
+            key.append(documents.currentVersion(of: version.documentID)?.fileVersion ?? "-")
+            return key
+        }), content.append(version.path, to: &key) else { return nil }
+        key.append(version.effectiveFrom.value > documents.asOf ? "ahead" : "in force or past")
+        return key.key
+    }
 
     /// One terms version as a complete page (`terms/<doc>/<version>.html`).
     func termsPage(_ version: TermsVersion) -> String {
@@ -42,42 +80,49 @@ struct StaticPages {
         return lines.joined(separator: "\n")
     }
 
-    /// The same over UTF-8 bytes when the body has no CR (then lines are exactly the LF-separated
-    /// runs): only the lines up to the first non-blank one are looked at, instead of splitting and
-    /// re-joining the whole body (about 8 KB per terms version). Nil when the body has a CR.
-    /// `.some(nil)` when there is no title line to drop.
+    /// The same over the body's UTF-8 view when it has no CR (then lines are exactly the
+    /// LF-separated runs): only the lines up to the first non-blank one are looked at, and the
+    /// result is the body's two slices joined, with no decoding of the body (about 8 KB per
+    /// terms version). Nil when the body has a CR. `.some(nil)` when there is no title line.
     private static func droppingTitleHeadingWithoutCR(_ body: String, title: String) -> String?? {
-        var body = body
-        return body.withUTF8 { bytes -> String?? in
-            guard !bytes.containsCR else { return nil }
-            var start = 0
-            while start <= bytes.count {
-                var end = start
-                while end < bytes.count && bytes[end] != 0x0A { end += 1 }
-                let line = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-                if !line.allSatisfy(\.isWhitespace) {
-                    guard line.hasPrefix("# "),
-                          String(line.dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t") else {
-                        return .some(nil)
-                    }
-                    if end < bytes.count {
-                        return String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<start]), as: UTF8.self)
-                            + String(decoding: UnsafeBufferPointer(rebasing: bytes[(end + 1)...]), as: UTF8.self)
-                    }
-                    return start == 0 ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<(start - 1)]), as: UTF8.self)
+        let utf8 = body.utf8
+        guard !utf8.contains(0x0D) else { return nil }
+        var start = utf8.startIndex
+        while true {
+            let end = utf8[start...].firstIndex(of: 0x0A) ?? utf8.endIndex
+            let line = Substring(utf8[start..<end])
+            if !line.allSatisfy(\.isWhitespace) {
+                guard line.hasPrefix("# "),
+                      String(line.dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t") else {
+                    return .some(nil)
                 }
-                start = end + 1
+                if end < utf8.endIndex {
+                    return String(Substring(utf8[..<start])) + String(Substring(utf8[utf8.index(after: end)...]))
+                }
+                return start == utf8.startIndex ? "" : String(Substring(utf8[..<utf8.index(before: start)]))
             }
-            return .some(nil)
+            guard end < utf8.endIndex else { return .some(nil) }
+            start = utf8.index(after: end)
         }
     }
 
     /// Active products ordered consumer-first: lowest APR, then lowest maximum, then highest limit.
     var comparableProducts: [(Product, RateTable)] {
-        // Each product's place computed once, then sorted (not recomputed in every comparison).
-        content.products.compactMap { product -> (RatesOrder, Product, RateTable)? in
-            comparableTable(of: product).map { (RatesOrder(product: product, table: $0), product, $0) }
-        }.sorted { $0.0 < $1.0 }.map { ($0.1, $0.2) }
+        comparablePlaces.map { (content.products[$0.product], $0.table) }
+    }
+
+    /// `comparableProducts` as indices into `content.products` with the table shown: each
+    /// product's place computed once, then sorted (products are large values: copying one
+    /// retains each of its strings, so only indices are moved around).
+    var comparablePlaces: [(product: Int, table: RateTable)] {
+        var places: [(order: RatesOrder, product: Int, table: RateTable)] = []
+        places.reserveCapacity(content.products.count)
+        for index in content.products.indices {
+            guard let table = comparableTable(of: content.products[index]) else { continue }
+            places.append((RatesOrder(product: content.products[index], table: table), index, table))
+        }
+        places.sort { $0.order < $1.order }
+        return places.map { ($0.product, $0.table) }
     }
 
     /// The table `rates.html` shows for a product, or nil when the page leaves it out
@@ -96,10 +141,28 @@ struct StaticPages {
         var body = HTML.element("h1", text: "대출 금리 비교")
         body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
         // 3,000 sections on a large site: rendered on two threads, joined in order.
-        let sections = ParallelMap.map(comparableProducts.map { Pair($0.0, $0.1) }) { ratesSection($0.product, $0.table).markup }
+        let memo = self.memo
+        let sections = ParallelMap.map(comparablePlaces.map { Place($0.product, $0.table) }) { place in
+            let product = content.products[place.product]
+            guard let memo else { return ratesSection(product, place.table).markup }
+            return memo.section(ratesSectionKey(product, place.table)) { ratesSection(product, place.table).markup }
+        }
         body += HTML(raw: sections.joined())
         body += notice(for: .rates)
         return PageTemplate.page(title: "대출 금리 비교", root: "", body: body)
+    }
+
+    /// What a product's section is rendered from: its product file, its partner's, the table
+    /// shown (chosen by the as-of date before this is asked) and the shared files.
+    func ratesSectionKey(_ product: Product, _ table: RateTable) -> BuildCache.Key? {
+        guard var key = keyParts.shared("rates-section", make: { content.keyBuilder("rates-section") }),
+              content.append(product.path, to: &key), content.append(table.path, to: &key) else { return nil }
+        if let partner = documents.partnersByID[product.partner.value] {
+            guard content.append(partner.path, to: &key) else { return nil }
+        } else {
+            key.append("no partner")
+        }
+        return key.key
     }
 
     /// One product's `<section id="<key>">` of `rates.html`.
@@ -146,12 +209,33 @@ struct StaticPages {
     }
 }
 
-/// A product and the table shown for it, handed to a rendering thread.
-private struct Pair: Sendable {
-    let product: Product
+/// The beginnings of keys that many units of one build share (the shared files; every version
+/// of a terms document), computed once per build and copied for each unit.
+final class KeyParts: Sendable {
+    private let built = Mutex<[String: BuildCache.Key.Builder?]>([:])
+
+    func shared(_ kind: String, make: () -> BuildCache.Key.Builder?) -> BuildCache.Key.Builder? {
+        cached("kind " + kind, make)
+    }
+
+    func document(_ id: String, make: () -> BuildCache.Key.Builder?) -> BuildCache.Key.Builder? {
+        cached("document " + id, make)
+    }
+
+    private func cached(_ name: String, _ make: () -> BuildCache.Key.Builder?) -> BuildCache.Key.Builder? {
+        if let found = built.withLock({ $0[name] }) { return found }
+        let made = make()
+        built.withLock { $0[name] = made }
+        return made
+    }
+}
+
+/// A product (its index in the content) and the table shown for it, handed to a rendering thread.
+private struct Place: Sendable {
+    let product: Int
     let table: RateTable
 
-    init(_ product: Product, _ table: RateTable) {
+    init(_ product: Int, _ table: RateTable) {
         self.product = product
         self.table = table
     }

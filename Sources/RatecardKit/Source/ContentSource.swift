@@ -9,4 +9,16 @@ public protocol ContentSource {
     /// The size in bytes of one file entry, known without reading it (an object header or
     /// `stat`), so a file over the limits is refused before it is read.
     func size(_ entry: TreeEntry) throws -> Int
+    /// The bytes of one file entry, or nil and its size when it is larger than `limit` (then
+    /// it is not read).
+    func read(_ entry: TreeEntry, limit: Int) throws -> (bytes: [UInt8]?, size: Int)
+}
+
+extension ContentSource {
+    public func read(_ entry: TreeEntry, limit: Int) throws -> (bytes: [UInt8]?, size: Int) {
+        let size = try size(entry)
+        guard size <= limit else { return (nil, size) }
+        let bytes = try read(entry)
+        return (bytes, bytes.count)
+    }
 }

@@ -77,6 +77,14 @@ public final class Repository {
         return path
     }
 
+    /// The folder holding the refs and objects: `gitDir`, or for a linked work tree the main
+    /// repository's `.git` folder.
+    public var commonDir: String {
+        var path = String(cString: git_repository_commondir(handle))
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
     // MARK: - Revisions
 
     /// Resolves a revision (`HEAD`, a branch, a tag, a hex id, `main~3`) to a commit id.

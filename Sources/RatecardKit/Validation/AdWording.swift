@@ -110,11 +110,12 @@ struct AdWording: Sendable {
 
     /// The prohibited wording in `copy` outside quotations, the first hit of each kind per line.
     static func hits(in copy: CopyText) -> [Hit] {
-        guard !copy.text.isEmpty, mayMatch(copy.scalars) else { return [] }
-        let text = NSString(string: copy.text)
+        guard !copy.scalars.isEmpty, mayMatch(copy.scalars) else { return [] }
+        let string = copy.text
+        let text = NSString(string: string)
         var seen: Set<String> = []
         var hits: [Hit] = []
-        for match in expression.matches(in: copy.text, range: NSRange(location: 0, length: text.length)) {
+        for match in expression.matches(in: string, range: NSRange(location: 0, length: text.length)) {
             guard let number = (0..<prohibited.count).first(where: { match.range(at: groups[$0]).location != NSNotFound }) else { continue }
             let found = text.substring(with: match.range)
             if match.range.location > 0, excluded(found, after: text.substring(with: NSRange(location: match.range.location - 1, length: 1)).unicodeScalars.last) { continue }

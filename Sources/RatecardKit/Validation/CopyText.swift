@@ -6,9 +6,10 @@ import Foundation
 /// removed, so "무 조 건 승인", "무\u{200B}조건 승인" and "１００％ 승인" read as the plain words. Each
 /// character of the normalized text keeps where it was written.
 struct CopyText: Sendable {
-    /// The normalized text.
-    var text: String
-    /// The same, as scalars (the quick checks read these).
+    /// The normalized text, made from `scalars` when asked for (most terms bodies are only
+    /// read by the quick checks, which take the scalars).
+    var text: String { CopyText.string(scalars) }
+    /// The normalized text as scalars.
     var scalars: [Unicode.Scalar]
     /// For each Unicode scalar of `text`: the index of the scalar of the source (or rendered)
     /// text it came from.
@@ -27,7 +28,6 @@ struct CopyText: Sendable {
         var origins: [Int32] = []
         CopyText.appendNormalized(Array(plain.unicodeScalars), to: &scalars, origins: &origins)
         self.scalars = scalars
-        text = CopyText.string(scalars)
         self.origins = origins
         source = .value(mark)
     }
@@ -41,7 +41,6 @@ struct CopyText: Sendable {
         origins.reserveCapacity(rendered.scalars.count)
         CopyText.appendNormalized(rendered.scalars, to: &scalars, origins: &origins)
         self.scalars = scalars
-        text = CopyText.string(scalars)
         self.origins = origins
         source = .markdown(body: body, firstLine: firstLine, rendered: rendered)
     }

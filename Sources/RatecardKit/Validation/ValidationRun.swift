@@ -59,6 +59,7 @@ public final class ValidationRun {
             let source = try location.workingTree()
             let content = try loader.load(source)
             let hashed = loader.hashedIDs
+            let listed = loader.walked
             var base: Content?
             var head: ObjectID?
             var dirty = true
@@ -67,7 +68,7 @@ public final class ValidationRun {
                 head = commit
                 let baseSource = CommitSource(repository: repository, commit: commit, treePrefix: prefix)
                 base = try loader.load(baseSource)
-                dirty = try !Self.same(source, as: baseSource.filtered(entries), hashed: hashed)
+                dirty = try !Self.same(source, listed: listed, as: baseSource.filtered(entries), hashed: hashed)
             }
             let report = ValidationReport(
                 diagnostics: validator.check(content, base: base), commits: [],
@@ -145,8 +146,9 @@ public final class ValidationRun {
 
     /// Whether the work tree's files are byte-for-byte those of a commit's tree.
     /// `hashed` holds ids already computed for work-tree files (by the load that validated them).
-    static func same(_ workTree: WorkingTreeSource, as committed: [TreeEntry], hashed: [String: ObjectID] = [:]) throws -> Bool {
-        let files = try workTree.entries()
+    /// `listed` holds the work tree's entries when a load has just listed them.
+    static func same(_ workTree: WorkingTreeSource, listed: [TreeEntry]? = nil, as committed: [TreeEntry], hashed: [String: ObjectID] = [:]) throws -> Bool {
+        let files = try listed ?? workTree.entries()
         guard files.count == committed.count else { return false }
         for (file, entry) in zip(files, committed) {
             guard file.path == entry.path, file.kind == entry.kind, let id = entry.id else { return false }

@@ -1,0 +1,166 @@
+import Glibc
+
+/// Watches the content folder, the web build folder and the repository's refs with inotify and
+/// says what changed: content paths (relative to the content folder), whether the web build
+/// changed, whether HEAD may have moved.
+///
+/// Every folder gets a watch (inotify is not recursive); a folder created or moved in gets its
+/// watches when its event arrives, and the caller reads the whole folder then, so files made
+/// in it before its watch existed are not missed. Dot-folders (`.git`, `.preview`) are not
+/// content and are not watched, except the repository's own files for HEAD.
+public final class FolderWatcher {
+    /// What one batch of events changed.
+    public struct Changes: Sendable {
+        public var content: Set<String> = []
+        public var web = false
+        public var git = false
+        /// The kernel dropped events (its queue overflowed): read everything again.
+        public var overflow = false
+
+        public var isEmpty: Bool { content.isEmpty && !web && !git && !overflow }
+    }
+
+    private enum Place {
+        /// A content folder, by its path relative to the content folder.
+        case content(String)
+        /// A web build folder; `inContent` is its path relative to the content folder when the
+        /// web build lives inside it.
+        case web(folder: String, inContent: String?)
+        case git
+    }
+
+    public let descriptor: Int32
+    private let contentRoot: String
+    /// The web folder's path inside the content folder (with a trailing `/`), watched as web.
+    private let webInside: String?
+    private var watches: [Int32: Place] = [:]
+    private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MODIFY)
+
+    public init(content: String, web: String?, gitFolders: [String]) throws {
+        let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard fd >= 0 else { throw FileSystem.failure("inotify_init1", content) }
+        descriptor = fd
+        contentRoot = content
+        if let web, let real = try? FileSystem.realPath(web), let top = try? FileSystem.realPath(content), real.hasPrefix(top + "/") {
+            webInside = String(real.dropFirst(top.count + 1)) + "/"
+        } else {
+            webInside = nil
+        }
+        try addTree(content, place: .content(""))
+        if let web, webInside == nil { try addTree(web, place: .web(folder: web, inContent: nil)) }
+        for folder in gitFolders where FileSystem.isDirectory(folder) { try add(folder, place: .git) }
+    }
+
+    deinit { close(descriptor) }
+
+    private func add(_ folder: String, place: Place) throws {
+        let wd = inotify_add_watch(descriptor, folder, Self.mask)
+        guard wd >= 0 else {
+            if errno == ENOSPC {
+                throw OperationalError("cannot watch \(folder): the limit of inotify watches is reached (fs.inotify.max_user_watches); raise it, e.g. 'sysctl fs.inotify.max_user_watches=524288'")
+            }
+            if errno == ENOENT || errno == ENOTDIR { return }
+            throw FileSystem.failure("inotify_add_watch", folder)
+        }
+        watches[wd] = place
+    }
+
+    /// Watches `folder` and every non-dot folder below it.
+    private func addTree(_ folder: String, place: Place) throws {
+        var place = place
+        if case .content(let relative) = place, let webInside, relative + "/" == webInside {
+            place = .web(folder: folder, inContent: relative)
+        }
+        try add(folder, place: place)
+        guard let names = try? FileSystem.listDirectory(folder) else { return }
+        for name in names where !name.hasPrefix(".") {
+            let path = folder + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+            try addTree(path, place: Self.child(place, name: name, path: path))
+        }
+    }
+
+    private static func child(_ place: Place, name: String, path: String) -> Place {
+        switch place {
+        case .content(let relative): return .content(relative.isEmpty ? name : relative + "/" + name)
+        case .web(_, let inContent): return .web(folder: path, inContent: inContent.map { $0 + "/" + name })
+        case .git: return .git
+        }
+    }
+
+    /// Waits up to `timeout` milliseconds (-1: without end) for events on this watcher or on
+    /// `also` (a signal descriptor).
+    public func wait(timeout: Int32, also: Int32?) -> (events: Bool, other: Bool) {
+        var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        if let also { fds.append(pollfd(fd: also, events: Int16(POLLIN), revents: 0)) }
+        let count = poll(&fds, nfds_t(fds.count), timeout)
+        guard count > 0 else { return (false, false) }
+        return (fds[0].revents != 0, fds.count > 1 && fds[1].revents != 0)
+    }
+
+    /// Reads what is queued, then keeps reading while events keep coming (an editor's save is
+    /// several events: a file written, renamed, its backup removed), until `quiet`
+    /// milliseconds pass without one or `longest` milliseconds in all.
+    public func collect(quiet: Int32 = 4, longest: Int = 60, also: Int32? = nil) -> Changes {
+        var changes = Changes()
+        let start = Trace.now()
+        while true {
+            drain(into: &changes)
+            let elapsed = (Trace.now() - start) / 1_000_000
+            guard elapsed < longest else { break }
+            let (events, other) = wait(timeout: quiet, also: also)
+            if other || !events { break }
+        }
+        return changes
+    }
+
+    private func drain(into changes: inout Changes) {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let (wd, mask, nameLength) = buffer.withUnsafeBytes { raw -> (Int32, UInt32, Int) in
+                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    return (event.wd, event.mask, Int(event.len))
+                }
+                let nameStart = offset + MemoryLayout<inotify_event>.size
+                let name = String(decoding: buffer[nameStart..<nameStart + nameLength].prefix { $0 != 0 }, as: UTF8.self)
+                offset = nameStart + nameLength
+                handle(wd: wd, mask: mask, name: name, into: &changes)
+            }
+        }
+    }
+
+    private func handle(wd: Int32, mask: UInt32, name: String, into changes: inout Changes) {
+        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            changes.overflow = true
+            return
+        }
+        if mask & UInt32(IN_IGNORED) != 0 {
+            watches[wd] = nil
+            return
+        }
+        guard let place = watches[wd], mask & UInt32(IN_DELETE_SELF) == 0 else { return }
+        let newFolder = mask & UInt32(IN_ISDIR) != 0 && mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0
+        switch place {
+        case .git:
+            // Ref updates are written under a lock file and renamed: the rename names the ref.
+            if !name.hasSuffix(".lock") { changes.git = true }
+        case .web(let folder, let inContent):
+            guard !name.hasPrefix(".") else { return }
+            changes.web = true
+            // Inside the content folder the web build is also part of the tree git compares.
+            if let inContent { changes.content.insert(inContent + "/" + name) }
+            if newFolder { try? addTree(folder + "/" + name, place: Self.child(place, name: name, path: folder + "/" + name)) }
+        case .content(let relative):
+            guard !name.hasPrefix(".") else { return }
+            let path = relative.isEmpty ? name : relative + "/" + name
+            changes.content.insert(path)
+            if newFolder { try? addTree(contentRoot + "/" + path, place: .content(path)) }
+        }
+    }
+}

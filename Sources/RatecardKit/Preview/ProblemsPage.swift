@@ -1,0 +1,51 @@
+/// The page `preview --watch` serves for every HTML request while the content has errors: each
+/// problem as `validate` prints it (`path:line:column: error RULE: message`), instead of a page
+/// built from content that no longer exists.
+public enum ProblemsPage {
+    public static func render(_ findings: [Diagnostic], version: Int) -> [UInt8] {
+        let errors = findings.filter { $0.severity == .error }
+        let warnings = findings.filter { $0.severity == .warning }
+        var body = HTML.element("h1", text: "\(errors.count) error\(errors.count == 1 ? "" : "s") in the content")
+        body += HTML.element("p", [("class", "meta")], text: "The preview is built again as soon as they are fixed; this page reloads by itself.")
+        body += list(errors, kind: "error")
+        if !warnings.isEmpty {
+            body += HTML.element("h2", text: "\(warnings.count) warning\(warnings.count == 1 ? "" : "s")")
+            body += list(warnings, kind: "warning")
+        }
+        let page = """
+            <!DOCTYPE html>
+            <html lang="ko">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'">
+            <title>\(HTML.escape("ratecard preview: \(errors.count) error\(errors.count == 1 ? "" : "s")"))</title>
+            <style>\(style)</style>
+            <script src="/__ratecard/live.js" data-version="\(version)"></script>
+            </head>
+            <body>
+            <main id="ratecard-problems">
+            \(body.markup)
+            </main>
+            </body>
+            </html>
+
+            """
+        return Array(page.utf8)
+    }
+
+    private static func list(_ findings: [Diagnostic], kind: String) -> HTML {
+        HTML.element("ul", [("class", kind)], findings.map { finding in
+            let place = "\(finding.path):\(finding.mark.line):\(finding.mark.column)"
+            return HTML.element("li", [], HTML.element("code", text: place) + HTML(text: ": \(finding.severity == .error ? "error" : "warning") \(finding.rule): \(finding.message)"))
+        }.joined())
+    }
+
+    private static let style = """
+        body{margin:0;font:15px/1.6 -apple-system,BlinkMacSystemFont,"Noto Sans KR",sans-serif;color:#1b1d21}\
+        main{max-width:60rem;margin:0 auto;padding:1rem 1.25rem}\
+        h1{font-size:1.3rem;color:#b42318}h2{font-size:1.1rem;color:#8a4b00}\
+        .meta{color:#5b6270}ul{padding-left:1.2rem}li{margin:.5rem 0}\
+        code{font:13px/1.5 ui-monospace,Menlo,monospace;background:#f6f7f9;padding:0 .3rem;border-radius:.3rem}
+        """
+}

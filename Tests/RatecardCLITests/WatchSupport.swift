@@ -1,0 +1,164 @@
+import Foundation
+import Glibc
+import RatecardKit
+
+/// `ratecard preview --watch` running in a folder, its output in a file (a pipe nobody reads
+/// would fill up and block it).
+final class WatchProcess {
+    let process = Process()
+    let log: String
+    private(set) var port = 0
+
+    init(in directory: String, arguments: [String] = [], environment: [String: String] = [:], startup: TimeInterval = 240) throws {
+        var template = Array("/tmp/ratecard-watch-log-XXXXXX".utf8CString)
+        let fd = mkstemp(&template)
+        guard fd >= 0 else { throw OperationalError("mkstemp failed") }
+        close(fd)
+        log = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("ratecard")
+        process.arguments = ["preview", "--watch", "--port", "0"] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var env = testEnvironment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try handle.close()
+        let deadline = Date(timeIntervalSinceNow: startup)
+        while Date() < deadline {
+            if let range = output().range(of: "at http://127.0.0.1:") {
+                let digits = output()[range.upperBound...].prefix { $0.isNumber }
+                if let value = Int(digits), output()[range.upperBound...].dropFirst(digits.count).hasPrefix("/") {
+                    port = value
+                    return
+                }
+            }
+            if !process.isRunning { break }
+            usleep(50_000)
+        }
+        let text = output()
+        stop(SIGKILL)
+        throw OperationalError("preview --watch did not start: \(text)")
+    }
+
+    deinit {
+        if process.isRunning { stop(SIGKILL) }
+        unlink(log)
+    }
+
+    func output() -> String {
+        String(decoding: (try? FileSystem.readFile(log)) ?? [], as: UTF8.self)
+    }
+
+    /// Sends `signal` and waits (up to `seconds`) for the process to end; its exit status.
+    @discardableResult
+    func stop(_ signal: Int32 = SIGINT, seconds: TimeInterval = 15) -> Int32? {
+        kill(process.processIdentifier, signal)
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    /// The version the server is at.
+    func version() throws -> Int {
+        Int(try HTTP.get(port: port, "/__ratecard/version").text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// Waits until the server's version passes `version`; the new one.
+    func waitForVersion(after version: Int, seconds: TimeInterval = 120) throws -> Int {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while Date() < deadline {
+            let now = try self.version()
+            if now > version { return now }
+            usleep(10_000)
+        }
+        throw OperationalError("no rebuild within \(seconds) s after version \(version): \(output().suffix(2000))")
+    }
+}
+
+/// HTTP/1.1 over a socket, as a browser would send it (Connection: close).
+enum HTTP {
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    static func get(port: Int, _ target: String, method: String = "GET", host: String? = nil, headers: [String] = []) throws -> Response {
+        let raw = try exchange(port: port, "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\n\(headers.map { $0 + "\r\n" }.joined())Connection: close\r\n\r\n")
+        guard let end = raw.firstRange(of: [13, 10, 13, 10]) else { throw OperationalError("no response head: \(String(decoding: raw, as: UTF8.self))") }
+        let head = String(decoding: raw[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = Int(head[0].split(separator: " ")[1]) ?? 0
+        var fields: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Response(status: status, headers: fields, body: Array(raw[end.upperBound...]))
+    }
+
+    /// Sends `request` and reads until the server closes the connection (or `limit` bytes).
+    static func exchange(port: Int, _ request: String, limit: Int = 64 << 20) throws -> [UInt8] {
+        let fd = try connect(port: port)
+        defer { close(fd) }
+        var bytes = Array(request.utf8)
+        _ = bytes.withUnsafeMutableBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while result.count < limit {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            result.append(contentsOf: chunk[0..<count])
+        }
+        return result
+    }
+
+    static func connect(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw OperationalError("cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+        }
+        return fd
+    }
+}
+
+/// Every file and folder below `root` (dot-files included), with its size and modification time.
+func treeListing(_ root: String) throws -> [String: String] {
+    var result: [String: String] = [:]
+    func walk(_ relative: String) throws {
+        let folder = relative.isEmpty ? root : root + "/" + relative
+        for name in try FileSystem.listDirectory(folder) {
+            let path = relative.isEmpty ? name : relative + "/" + name
+            var info = stat()
+            guard lstat(root + "/" + path, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFDIR {
+                result[path + "/"] = "folder"
+                if name != ".git" { try walk(path) }
+            } else {
+                result[path] = "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+            }
+        }
+    }
+    try walk("")
+    return result
+}
