@@ -58,7 +58,7 @@ import Testing
                         let tables = try files("products").filter { $0.contains("/rates/") }
                         let table = pick(Dictionary(grouping: tables, by: { DurableFiles.parent(of: $0) }).values.map { $0.max()! }.sorted())
                         let old = try text(table)
-                        try save(table, old.contains("bureau: KCB") ? old.replacingOccurrences(of: "bureau: KCB", with: "bureau: NICE") : old.replacingOccurrences(of: "bureau: NICE", with: "bureau: KCB"))
+                        try save(table, LargeContentGenerator.nudgedRate(old))
                     case 1:
                         // A new version of the notice (no consent): the document's other pages list it.
                         let versions = try files("terms/broker-notice")

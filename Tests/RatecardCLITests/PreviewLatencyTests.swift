@@ -69,7 +69,7 @@ import Testing
             _ = try measure({ try writeDraft(template + "\n고친 문장입니다.\n") }, shows: "document.body.innerText.includes('고친 문장입니다.')")
             #expect(try browser.evaluate("document.getElementById('ratecard-problems') === null") as? Bool == true)
 
-            // rates.html (every product, 2.2 MB): each edit flips the bureau of a product's table.
+            // rates.html (every product, 2.2 MB): each edit moves a rate of a product's table.
             try browser.open("http://127.0.0.1:\(watch.port)/rates.html")
             let key = try #require(try browser.evaluate("document.querySelector('section').id") as? String)
             let tables = try FileSystem.listDirectory(repo + "/products/\(key)/rates")
@@ -77,10 +77,11 @@ import Testing
             var rates: [Double] = []
             for _ in 0..<Self.runs {
                 let text = try String(contentsOfFile: repo + "/" + table, encoding: .utf8)
-                let to = text.contains("bureau: KCB") ? "NICE" : "KCB"
-                let flipped = text.replacingOccurrences(of: to == "NICE" ? "bureau: KCB" : "bureau: NICE", with: "bureau: \(to)")
-                rates.append(try measure({ try FileSystem.writeFile(repo + "/" + table, Array(flipped.utf8)) },
-                                         shows: "document.getElementById('\(key)').textContent.includes('\(to) 점수 기준')"))
+                let nudged = LargeContentGenerator.nudgedRate(text)
+                let line = try #require(nudged.split(separator: "\n").first { $0.contains("apr_max_pct: ") })
+                let rate = try #require(Percent.parse(String(line.split(separator: " ").last!))?.value.displayed)
+                rates.append(try measure({ try FileSystem.writeFile(repo + "/" + table, Array(nudged.utf8)) },
+                                         shows: "document.getElementById('\(key)').textContent.includes('~ \(rate)%')"))
             }
             #expect(watch.stop() == 0)
 

@@ -120,7 +120,7 @@ import Testing
             let original = try String(contentsOfFile: repo + "/" + table, encoding: .utf8)
             let before = try HTTP.get(port: watch.port, "/data/manifest.json").text
 
-            let flipped = original.contains("bureau: KCB") ? original.replacingOccurrences(of: "bureau: KCB", with: "bureau: NICE") : original.replacingOccurrences(of: "bureau: NICE", with: "bureau: KCB")
+            let flipped = LargeContentGenerator.nudgedRate(original)
             try FileSystem.writeFile(repo + "/" + table, Array((flipped).utf8))
             var version = try watch.waitForVersion(after: 1)
             #expect(try HTTP.get(port: watch.port, "/data/manifest.json").text != before)

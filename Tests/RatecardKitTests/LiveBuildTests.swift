@@ -56,7 +56,7 @@ import Testing
                     what = "draft notice dated \(day)"
                 case 0, 1:
                     let table = pick(tables)
-                    try edit(table) { $0.contains("bureau: KCB") ? $0.replacingOccurrences(of: "bureau: KCB", with: "bureau: NICE") : $0.replacingOccurrences(of: "bureau: NICE", with: "bureau: KCB") }
+                    try edit(table) { LargeContentGenerator.nudgedRate($0) }
                     changed = [table]
                     what = "bureau of \(table)"
                 case 2:
@@ -196,7 +196,7 @@ extension LiveBuildTests {
 
             let table = try files(in: directory, under: "products").first { $0.contains("/rates/") }!
             let text = try String(contentsOfFile: directory + "/" + table, encoding: .utf8)
-            try write(text.contains("bureau: KCB") ? text.replacingOccurrences(of: "bureau: KCB", with: "bureau: NICE") : text.replacingOccurrences(of: "bureau: NICE", with: "bureau: KCB"), to: directory + "/" + table)
+            try write(LargeContentGenerator.nudgedRate(text), to: directory + "/" + table)
             #expect(try live.update(changed: [table]) == .products([String(table.split(separator: "/")[1] + "/" + table.split(separator: "/")[2])]))
             // One product's document and its rates.html section were rendered again, nothing else.
             #expect(live.memo.rendered <= 2, "\(live.memo.rendered) units rendered")

@@ -730,3 +730,20 @@ struct TreeWriter {
         }
     }
 }
+
+extension LargeContentGenerator {
+    /// A rate table's text with its first `apr_max_pct` (the best band's) moved by 0.01pp: up from
+    /// an even hundredth, down from an odd one, so applying it twice restores the table. A change
+    /// every output shows that keeps generated content valid (the bureau would show too, but each
+    /// product's disclosure names it, DSC-17); tests and `make bench` use it as "one rate update".
+    public static func nudgedRate(_ text: String) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let index = lines.firstIndex(where: { $0.trimmingPrefix(while: { $0 == " " }).hasPrefix("apr_max_pct: ") }),
+              let colon = lines[index].firstIndex(of: ":"),
+              let value = Percent.parse(String(lines[index][lines[index].index(after: colon)...].drop { $0 == " " }))?.value else { return text }
+        let hundredths = (value.thousandths + 5) / 10
+        let moved = hundredths % 2 == 0 ? hundredths + 1 : hundredths - 1
+        lines[index] = lines[index][...colon] + " " + Percent(thousandths: moved * 10).description
+        return lines.joined(separator: "\n")
+    }
+}
