@@ -60,6 +60,12 @@ public enum NginxConfig {
                     add_header Cache-Control "no-cache" always;
                     \(data)
                 }
+                location = /data/entry.json {
+                    etag off;
+                    if_modified_since off;
+                    add_header Cache-Control "no-cache" always;
+                    \(data)
+                }
                 # Content-addressed data never changes: cache it for a year.
                 location /data/ {
                     try_files $uri =404;

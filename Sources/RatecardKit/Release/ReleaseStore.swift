@@ -55,8 +55,8 @@ public protocol ReleaseStore {
 ///
 /// Every file is an object, `objects/<sha256><.ext>` (served as `/o/<sha256><.ext>`). The data
 /// documents (`data/<bundle-id>/**.json`) are objects only; every other file (the web build,
-/// `data/manifest.json`, the HTML pages, terms pages and logos) is also in the release's small
-/// entry folder, which `current` points at, as a hard link to its object.
+/// `data/manifest.json`, `data/entry.json`, the HTML pages, terms pages and logos) is also in
+/// the release's small entry folder, which `current` points at, as a hard link to its object.
 public enum ObjectLayout {
     public static let format = 2
     /// Where the app finds objects, relative to an entry document (`data/manifest.json`'s `objects`).
@@ -75,7 +75,7 @@ public enum ObjectLayout {
 
     /// Whether a file of a format-2 release is in its entry folder (else it is an object only).
     public static func inEntryFolder(_ path: String) -> Bool {
-        !(path.hasPrefix("data/") && path != BundleLayout.manifest && path.hasSuffix(".json"))
+        BundleLayout.isEntryDocument(path) || !path.hasSuffix(".json")
     }
 
     /// Whether `name` is an object name (64 hex, an optional short extension).
