@@ -205,6 +205,12 @@ import Testing
             #expect(SHA256.hex(object.body) == sha256)
             #expect(object.header("cache-control")?.contains("immutable") == true)
             #expect(try probe.get("/r/\(old)/version.json").status == 404)
+            // Its terms pages, through its link to their page set.
+            let oldInfo = try ReleaseInfo.read(from: serve.folder(of: old))
+            let terms = try #require(oldInfo.files.first { $0.path.hasPrefix("terms/") })
+            let termsPage = try probe.get("/r/\(old)/" + terms.path)
+            #expect(termsPage.status == 200)
+            #expect(SHA256.hex(termsPage.body) == terms.sha256)
             #expect(try probe.get("/r/.partial-x/index.html").status == 404)
             #expect(try probe.get("/r/\(old)/../../.ratecard/journal.jsonl").status != 200)
         }
@@ -243,6 +249,19 @@ import Testing
             #expect(try probe.get("/version.json").status == 404)
             // A terms page says whether its version is in force yet: revalidated, never immutable.
             #expect(try probe.get("/" + terms).header("cache-control") == "no-cache")
+            // Terms pages are reached through the release's one link to their page set; no other
+            // link is followed, in the set or beside it, for the live release or a kept one.
+            let set = try #require(PageSets.set(linkedFrom: serve.folder(of: live)))
+            let outside = directory + "/outside.html"
+            try FileSystem.writeFile(outside, Array("<p>outside</p>\n".utf8))
+            chmod(outside, 0o644)
+            let links = [serve.pagesFolder + "/" + set + "/terms/planted.html", serve.folder(of: live) + "/planted.html"]
+            for link in links { #expect(symlink(outside, link) == 0) }
+            for path in ["/terms/planted.html", "/planted.html", "/r/\(live)/terms/planted.html", "/r/\(live)/planted.html"] {
+                #expect(try probe.get(path).status != 200, "\(path) follows a planted link")
+            }
+            for link in links { unlink(link) }
+            #expect(try probe.get("/r/\(live)/" + terms).status == 200)
 
             // A logo with script planted in the live release: served sandboxed, it runs nothing.
             let planted = "data/\(info.bundleID)/assets/planted.svg"

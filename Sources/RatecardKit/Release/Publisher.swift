@@ -118,7 +118,7 @@ public struct Publisher {
             root.journalAfterSwap(fields)
             CrashPoint.hit("journaled")
             // Best effort: without the record the next publish hashes the objects it reuses.
-            try? Self.recordObjects(of: info, root: root)
+            try? Self.recordObjects(of: info, root: root, known: store.session.stamps(in: root.objectsFolder))
             Trace.mark("publish: recorded")
             let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
             return .published(id: id, previous: live, plan: plan, bytesWritten: written + entries, filesLinked: linked)
@@ -146,10 +146,12 @@ public struct Publisher {
 
     /// Records the stat data of a release's objects (they were verified by the put that
     /// preceded this), so the next publish need not re-hash the ones it reuses.
-    static func recordObjects(of info: ReleaseInfo, root: ServeRoot) throws {
+    /// `known` are stamps taken as objects were checked by this publish's put, for those not
+    /// linked since.
+    static func recordObjects(of info: ReleaseInfo, root: ServeRoot, known: [String: VerifiedFiles.Stamp] = [:]) throws {
         var seen: Set<String> = []
         let files = info.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
-        try VerifiedFiles.record(files.map { (root.objectsFolder + "/" + ObjectLayout.objectName($0), $0) }, root: root.path)
+        try VerifiedFiles.record(files.map { (root.objectsFolder + "/" + ObjectLayout.objectName($0), $0) }, root: root.path, known: known)
     }
 
     /// Collects the new release's files: the web build and the bundle, with the release's copies
