@@ -96,3 +96,65 @@ final class StaticServer {
         return result != 0
     }
 }
+
+/// A loopback server of a site folder that records every request it answers: a published
+/// release is served as nginx-conf serves it (the release's entry folder as the site, `/o/<name>`
+/// from the object store). Stopped when the value is released.
+final class RecordingServer {
+    let process = Process()
+    let port: Int
+    let log: String
+
+    /// Python's http.server with `/o/` mapped to `objects` (when given); each answered request
+    /// is appended to `log` as "<status> <path>".
+    static let script = """
+        import functools, http.server, os, sys
+        root, objects, log, port = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def translate_path(self, path):
+                path = path.split("?", 1)[0].split("#", 1)[0]
+                name = path[3:]
+                if objects and path.startswith("/o/") and "/" not in name and not name.startswith("."):
+                    return os.path.join(objects, name)
+                return super().translate_path(path)
+            def log_request(self, code="-", size="-"):
+                with open(log, "a") as out:
+                    out.write("%s %s\\n" % (getattr(code, "value", code), self.path))
+            def log_message(self, *args):
+                pass
+        http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(Handler, directory=root)).serve_forever()
+        """
+
+    init(root: String, objects: String? = nil) throws {
+        var chosen = 0
+        for _ in 0..<20 {
+            let candidate = Int.random(in: 20_000..<32_000)
+            if StaticServer.isFree(candidate) { chosen = candidate; break }
+        }
+        port = chosen
+        log = NSTemporaryDirectory() + "ratecard-requests-\(UUID().uuidString)"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", Self.script, root, objects ?? "", log, String(port)]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<100 where StaticServer.isFree(port) { usleep(50_000) }
+    }
+
+    deinit {
+        // SIGKILL: children started by Foundation inherit a mask that blocks SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: log)
+    }
+
+    var base: String { "http://127.0.0.1:\(port)/" }
+
+    /// The paths answered with 200 since the last call, and forgets them.
+    func takeRequests() throws -> [String] {
+        let lines = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self).split(separator: "\n")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        return lines.compactMap { line in line.hasPrefix("200 ") ? String(line.dropFirst(4)) : nil }
+    }
+}

@@ -26,6 +26,20 @@ import Testing
         return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 
+    /// Every product's own document in the preview's bundle (not the comparison index the app
+    /// reads), as `{"products": [...]}`.
+    func productDocuments(_ out: String) throws -> [String: Any] {
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(try FileSystem.readFile(out + "/data/manifest.json"))) as? [String: Any])
+        let folder = try #require(manifest["data"] as? String)
+        let files = try #require(manifest["files"] as? [[String: Any]])
+        var products: [[String: Any]] = []
+        for case let path as String in files.map({ $0["path"] }) where path.hasPrefix(folder + "products/") {
+            products.append(try #require(try JSONSerialization.jsonObject(with: Data(try FileSystem.readFile(out + "/" + path))) as? [String: Any]))
+        }
+        #expect(products.count > 40)
+        return ["products": products]
+    }
+
     // MARK: - The comparison, computed independently
 
     struct Row: Equatable, CustomStringConvertible {
@@ -119,7 +133,7 @@ import Testing
     @Test func theComparisonListsWhatTheBundleSaysInConsumerOrder() throws {
         try withTemporaryDirectory { directory in
             let (_, out) = try preview(in: directory)
-            let products = try dataFile(out, "products.json")
+            let products = try productDocuments(out)
             let partners = try dataFile(out, "partners.json")
             let server = try StaticServer(root: out)
             // A high score with a few products over the amount, a mid score with many over it,

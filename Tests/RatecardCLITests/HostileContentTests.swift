@@ -88,7 +88,7 @@ import Testing
             #expect(terms.contains("<a href=\"https://www.fss.or.kr\">안전한 링크</a>"))
             #expect(terms.contains("raw HTML omitted"))
             let server = try StaticServer(root: directory + "/out")
-            for page in ["terms/hostile-doc/1.0.0.html", "rates.html", "partners.html"] {
+            for page in ["terms/hostile-doc/1.0.0.html", "rates.html", "rates/kbank.html", "partners.html"] {
                 let dom = try Browser.dumpDOM(server.base + page)
                 #expect(dom.contains("</main>"), "\(page) did not load")
                 assertInert(dom, page)

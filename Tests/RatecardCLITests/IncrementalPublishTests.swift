@@ -7,7 +7,8 @@ import Testing
 /// products are read, checked and rendered. Every release it makes must be byte-for-byte the
 /// release a full build of the same commit gives, and everything else must take the full build.
 @Suite struct IncrementalPublishTests {
-    static let parameters = LargeContentGenerator.Parameters(partners: 6, products: 30, rateTables: 60, termsVersions: 6, history: 0, seed: 11)
+    // More than two shards' worth of products (about 64 each), so a change meets one shard among several.
+    static let parameters = LargeContentGenerator.Parameters(partners: 14, products: 150, rateTables: 300, termsVersions: 6, history: 0, seed: 11)
     static let day = "2026-11-29"
     static let author = Signature(name: "Kim Minji", email: "minji@example.com", time: 1_767_225_600, offsetMinutes: 540)
 
@@ -77,16 +78,45 @@ import Testing
                     #expect(manifest == (try BundleManifest.parse(try FileSystem.readFile(out + "/" + path))), "\(name): the manifest differs from the full build's")
                     continue
                 }
+                if path == BundleLayout.entry {
+                    // So does the release's entry document.
+                    guard case .object(var entry) = try JSONReader.parse(released) else { throw OperationalError("entry.json is not an object") }
+                    #expect(entry.removeValue(forKey: "objects") == .string(ObjectLayout.urlPrefix))
+                    #expect(JSON.object(entry) == (try JSONReader.parse(try FileSystem.readFile(out + "/" + path))), "\(name): the entry document differs from the full build's")
+                    continue
+                }
                 #expect(try FileSystem.readFile(out + "/" + path) == released, "\(name): \(path) differs from the full build")
             }
             #expect(try serve.drift(of: live) == [])
         }
     }
 
-    /// The product keys of the live rates.html, in page order.
+    /// The product keys of the live partners' rates pages, in page order.
     static func sectionOrder(_ root: String) throws -> [String] {
-        let page = String(decoding: try FileSystem.readFile(root + "/current/rates.html"), as: UTF8.self)
-        return page.components(separatedBy: "<section id=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        try FileSystem.listDirectory(root + "/current/rates").sorted().flatMap { name in
+            let page = String(decoding: try FileSystem.readFile(root + "/current/rates/" + name), as: UTF8.self)
+            return page.components(separatedBy: "<section id=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        }
+    }
+
+    /// The data documents (paths below the data folder) whose bytes differ between two releases.
+    static func changedDocuments(_ root: String, from old: String, to new: String) throws -> Set<String> {
+        let serve = ServeRoot(path: root)
+        func documents(_ id: String) throws -> [String: String] {
+            let info = try ReleaseInfo.read(from: serve.folder(of: id))
+            let folder = BundleLayout.dataFolder(info.bundleID)
+            return Dictionary(info.files.filter { $0.path.hasPrefix(folder) }.map { (String($0.path.dropFirst(folder.count)), $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        }
+        let before = try documents(old)
+        let after = try documents(new)
+        #expect(Set(before.keys) == Set(after.keys))
+        return Set(after.filter { before[$0.key] != $0.value }.map(\.key))
+    }
+
+    /// An open-ended table given an end date far ahead: a change to the product's document
+    /// that the comparison does not show.
+    static func endingFarAhead(_ line: String) -> String {
+        line.hasPrefix("effective_from: ") ? line + "\neffective_to: 2099-12-31" : line
     }
 
     /// Every band's limit 10,000 won lower: a change that keeps the product's place (the
@@ -112,15 +142,28 @@ import Testing
             #expect(first.status == 0, "\(first.err)")
             #expect(!first.out.contains("built onto the live bundle"))
 
-            // One table, a change that keeps the product's place (band limits).
+            // One table, a change that keeps the product's place (an end date far ahead).
+            let serve = ServeRoot(path: fixture.root)
+            let initial = try #require(try serve.live())
+            let shards = try ReleaseInfo.read(from: serve.folder(of: initial)).files.filter { $0.path.contains("/compare/") }.count
+            #expect(shards >= 2, "the fixture must have several comparison shards")
             let table = try fixture.newestTable(of: 3)
-            try fixture.edit(table, message: "Limits", Self.lowerLimits)
+            try fixture.edit(table, message: "End date", Self.endingFarAhead)
             let one = try fixture.publish()
             #expect(one.status == 0, "\(one.err)")
             #expect(one.out.contains("built onto the live bundle: 1 changed product(s) re-rendered"), "\(one.out)")
-            try fixture.expectLiveEqualsFullBuild("limits")
+            try fixture.expectLiveEqualsFullBuild("end date")
+            // The end date is not on the comparison: the product's document, its shard's document
+            // list and the list of lists change, no shard.
+            let afterEndDate = try #require(try serve.live())
+            let changed = try Self.changedDocuments(fixture.root, from: initial, to: afterEndDate)
+            let key = table.split(separator: "/").dropFirst().prefix(2).joined(separator: "/")
+            #expect(changed.contains("products/\(key).json"), "\(changed.sorted())")
+            #expect(changed.count == 3, "\(changed.sorted())")
+            #expect(changed.filter { $0.hasPrefix("documents/") }.count == 1, "\(changed.sorted())")
+            #expect(changed.contains("documents.json"))
 
-            // Two products move on rates.html.
+            // Two products (of two partners) move on their partners' rates pages.
             let before = try Self.sectionOrder(fixture.root)
             let cheaper = try fixture.newestTable(of: 17)
             let dearer = try fixture.newestTable(of: 0)
@@ -130,7 +173,13 @@ import Testing
             #expect(two.status == 0, "\(two.err)")
             #expect(two.out.contains("2 changed product(s) re-rendered"), "\(two.out)")
             try fixture.expectLiveEqualsFullBuild("moves")
-            #expect(try Self.sectionOrder(fixture.root) != before, "no product moved on rates.html")
+            #expect(try Self.sectionOrder(fixture.root) != before, "no product moved on its rates page")
+            // Rates moved: each changed product's shard is rewritten, no other.
+            let moved = try Self.changedDocuments(fixture.root, from: afterEndDate, to: #require(try serve.live()))
+            let movedShards = moved.filter { $0.hasPrefix("compare/") }.count
+            #expect((1...2).contains(movedShards), "\(moved.sorted())")
+            #expect(moved.count == 2 + 2 * movedShards + 1, "\(moved.sorted())")
+            #expect(movedShards < shards)
         }
     }
 

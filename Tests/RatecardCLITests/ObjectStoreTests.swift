@@ -75,6 +75,61 @@ import Testing
         }
     }
 
+    // MARK: Page sets
+
+    /// Releases with the same terms pages share one page set (each page its object, one inode),
+    /// reached through the release's one link; a set whose pages are no longer their objects is
+    /// refused, never linked; prune removes a set no release links to and keeps the others.
+    @Test func releasesWithTheSameTermsPagesShareOnePageSet() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 2)
+            let (first, second) = try { let ids = try fixture.publishEach(); return (ids[0], ids[1]) }()
+            let serve = ServeRoot(path: fixture.root)
+            let set = try #require(PageSets.set(linkedFrom: serve.folder(of: first)))
+            #expect(PageSets.set(linkedFrom: serve.folder(of: second)) == set)
+            #expect(try FileSystem.listDirectory(serve.pagesFolder) == [set])
+            let info = try ReleaseInfo.read(from: serve.folder(of: second))
+            let pages = info.files.filter { $0.path.hasPrefix("terms/") }
+            #expect(pages.count == 4)
+            for page in pages {
+                var linked = stat()
+                var object = stat()
+                #expect(stat(serve.folder(of: second) + "/" + page.path, &linked) == 0 && stat(serve.objectsFolder + "/" + ObjectLayout.objectName(page), &object) == 0)
+                #expect(linked.st_ino == object.st_ino, "\(page.path) is not its object")
+            }
+            #expect(try ReleaseFiles.list(release: serve.folder(of: second)).filter { $0.hasPrefix("terms/") } == pages.map(\.path))
+            #expect(try serve.drift(of: second) == [])
+
+            // A page replaced in the set (another inode): verify sees it through the link, and the
+            // next publish that would link the set refuses it, leaving live as it was.
+            let page = serve.pagesFolder + "/" + set + "/" + pages[0].path
+            let original = try FileSystem.readFile(page)
+            chmod(DurableFiles.parent(of: page), 0o755)
+            unlink(page)
+            try FileSystem.writeFile(page, Array("<p>changed</p>\n".utf8))
+            let verify = try ratecard(["verify", "--root", fixture.root], in: fixture.repo)
+            #expect(verify.status == 1)
+            #expect(verify.out.contains("changed: \(pages[0].path)"), "\(verify.out)")
+            let refused = try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo)
+            #expect(refused.status == 4, "\(refused.out)\(refused.err)")
+            #expect(refused.err.contains("are not all the objects they should be"), "\(refused.err)")
+            #expect(try serve.live() == second)
+            unlink(page)
+            #expect(link(serve.objectsFolder + "/" + ObjectLayout.objectName(pages[0]), page) == 0)
+            #expect(try FileSystem.readFile(page) == original)
+            #expect(try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo).status == 0)
+
+            // A set no release links to (left by a failed publish) goes with the next prune.
+            let orphan = serve.pagesFolder + "/" + String(repeating: "0", count: 32)
+            try FileSystem.makeDirectories(orphan + "/terms")
+            try FileSystem.writeFile(orphan + "/terms/x.html", Array("x\n".utf8))
+            let pruned = try ratecard(["prune", "--root", fixture.root, "--keep", "1"], in: fixture.repo)
+            #expect(pruned.status == 0, "\(pruned.err)")
+            #expect(try FileSystem.listDirectory(serve.pagesFolder) == [set])
+            for id in try serve.releaseIDs() { #expect(try serve.drift(of: id) == [], "\(id)") }
+        }
+    }
+
     // MARK: Migration
 
     /// A root published before the object store (each release a complete folder, version.json

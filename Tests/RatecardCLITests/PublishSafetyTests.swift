@@ -266,7 +266,7 @@ struct PublishFixture {
             #expect(try root.live() == third)
             // An object the release names, changed in the store: --verify sees that too.
             let info = try ReleaseInfo.read(from: root.folder(of: second))
-            let products = try #require(info.files.first { $0.path.hasSuffix("/products.json") })
+            let products = try #require(info.files.first { $0.path.hasSuffix("/compare/acme-bank.json") })
             let object = root.objectsFolder + "/" + ObjectLayout.objectName(products)
             let bytes = try FileSystem.readFile(object)
             unlink(object)
@@ -342,7 +342,8 @@ struct PublishFixture {
             #expect(again.out.hasPrefix("Already live on "))
             let dry = try ratecard(fixture.publishArguments(fixture.commits[1], ["--dry-run"]), in: fixture.repo)
             #expect(dry.status == 0)
-            #expect(dry.out.contains("products.json"))
+            #expect(dry.out.contains("~ rates/acme-bank.html"))
+            #expect(dry.out.contains("/compare/acme-bank.json"))
             #expect(dry.out.hasSuffix("Nothing was changed.\n"))
             #expect(try FileSystem.readFile(fixture.root + "/.ratecard/journal.jsonl") == journal)
             #expect(try ServeRoot(path: fixture.root).releaseIDs().count == 1)

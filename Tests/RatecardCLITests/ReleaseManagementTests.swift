@@ -15,7 +15,7 @@ import Testing
             let id = try #require(try ServeRoot(path: fixture.root).live())
             let staging = ServeRoot(path: fixture.root).folder(of: id)
             let shipped = ServeRoot(path: production).folder(of: id)
-            for path in try ReleaseFiles.list(staging) {
+            for path in try ReleaseFiles.list(release: staging) {
                 var a = stat()
                 var b = stat()
                 try #require(stat(staging + "/" + path, &a) == 0 && stat(shipped + "/" + path, &b) == 0)

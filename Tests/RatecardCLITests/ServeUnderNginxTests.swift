@@ -34,7 +34,8 @@ import Testing
             for id in ids {
                 let info = try ReleaseInfo.read(from: serve.folder(of: id))
                 #expect(info.format == ObjectLayout.format)
-                #expect(!FileSystem.exists(serve.folder(of: id) + "/data/\(info.bundleID)/products.json"), "\(id): data documents are objects only")
+                #expect(!FileSystem.exists(serve.folder(of: id) + "/data/\(info.bundleID)/partners.json"), "\(id): data documents are objects only")
+                #expect(FileSystem.exists(serve.folder(of: id) + "/" + BundleLayout.entry), "\(id): the entry document is in the entry folder")
             }
 
             let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: root, repo: content.repo)
@@ -82,8 +83,8 @@ import Testing
                 ServeUnderNginx: \(swaps)/100 swaps in \(String(format: "%.1f", swapSeconds)) s under \(counts.clients) clients: \
                 \(counts.pageLoads) page loads, \(counts.requests) requests, \(counts.non200) non-200, \
                 \(counts.mixed) mixed (\(counts.missingData) data folder 404, \(counts.hashMismatch) hash mismatch, \
-                \(counts.badManifest) unreadable manifest), \(counts.socketErrors) socket errors; \
-                bundles seen \(counts.bundles.sorted()); manifest ETags naming two bundles: \(counts.sharedManifestETags)
+                \(counts.badManifest) unreadable entry document), \(counts.socketErrors) socket errors; \
+                bundles seen \(counts.bundles.sorted()); entry document ETags naming two bundles: \(counts.sharedManifestETags)
                 """)
             #expect(swapFailures.isEmpty, "\(swapFailures.prefix(5).joined(separator: "\n"))")
             #expect(swaps == 100)
@@ -97,7 +98,7 @@ import Testing
 
             // Cache headers (reliability.md §5.3).
             let liveBundle = try ReleaseInfo.read(from: serve.folder(of: #require(try serve.live()))).bundleID
-            for path in ["/", "/index.html", "/rates.html", "/data/manifest.json"] {
+            for path in ["/", "/index.html", "/rates.html", "/data/manifest.json", "/data/entry.json"] {
                 let response = try probe.get(path)
                 #expect(response.status == 200, "\(path)")
                 #expect(response.header("cache-control") == "no-cache", "\(path): \(response.header("cache-control") ?? "no Cache-Control")")
@@ -105,8 +106,8 @@ import Testing
             // version.json names who published and why: it is not served.
             #expect(try probe.get("/version.json").status == 404)
             let liveInfo = try ReleaseInfo.read(from: serve.folder(of: #require(try serve.live())))
-            let products = try #require(liveInfo.files.first { $0.path == "data/\(liveBundle)/products.json" })
-            let data = try probe.get("/o/" + ObjectLayout.objectName(products))
+            let shard = try #require(liveInfo.files.first { $0.path.hasPrefix("data/\(liveBundle)/compare/") })
+            let data = try probe.get("/o/" + ObjectLayout.objectName(shard))
             #expect(data.status == 200)
             #expect(data.header("cache-control")?.contains("immutable") == true, "\(data.header("cache-control") ?? "no Cache-Control")")
             #expect(data.header("content-type")?.hasPrefix("application/json") == true)
@@ -121,14 +122,14 @@ import Testing
             #expect(control.counts.mixed == 0)
             let randomBundle = String((0..<16).map { _ in "0123456789abcdef".randomElement()! })
             let randomHash = String((0..<64).map { _ in "0123456789abcdef".randomElement()! })
-            control.checkData(manifest: Array(#"{"bundle_id":"\#(randomBundle)","objects":"o/","files":[{"path":"data/\#(randomBundle)/products.json","sha256":"\#(randomHash)"}]}"#.utf8), etag: nil)
-            #expect(control.counts.missingData == 1, "a manifest naming an object that is not served must count as mixed")
+            control.checkData(entry: Array(#"{"bundle_id":"\#(randomBundle)","objects":"o/","compare":[{"path":"compare/a.json","sha256":"\#(randomHash)"}]}"#.utf8), etag: nil)
+            #expect(control.counts.missingData == 1, "an entry document naming an object that is not served must count as mixed")
             // An object whose bytes are not what its name says (planted by hand).
             let zeros = String(repeating: "0", count: 64)
             try FileSystem.writeFile(root + "/objects/\(zeros).json", Array("{}\n".utf8))
-            control.checkData(manifest: Array(#"{"bundle_id":"\#(liveBundle)","objects":"o/","files":[{"path":"data/\#(liveBundle)/products.json","sha256":"\#(zeros)"}]}"#.utf8), etag: nil)
+            control.checkData(entry: Array(#"{"bundle_id":"\#(liveBundle)","objects":"o/","compare":[{"path":"compare/a.json","sha256":"\#(zeros)"}]}"#.utf8), etag: nil)
             unlink(root + "/objects/\(zeros).json")
-            #expect(control.counts.hashMismatch == 1, "products.json not matching its manifest must count as mixed")
+            #expect(control.counts.hashMismatch == 1, "a shard not matching its entry document must count as mixed")
 
             // A missing data file is a real 404, never the app page, and never cached for a year.
             let missing = try probe.get("/o/\(randomHash).json")
@@ -192,17 +193,24 @@ import Testing
             #expect(page.status == 200)
             #expect(page.header("cache-control") == "no-cache")
             #expect(page.header("content-security-policy")?.contains("frame-ancestors 'self'") == true)
-            let manifest = try probe.get("/r/\(old)/data/manifest.json")
-            #expect(manifest.status == 200)
-            #expect(String(decoding: manifest.body, as: UTF8.self).contains(oldBundle), "the old release's page reads its own data")
+            let entry = try probe.get("/r/\(old)/data/entry.json")
+            #expect(entry.status == 200)
+            #expect(entry.header("cache-control") == "no-cache")
+            #expect(String(decoding: entry.body, as: UTF8.self).contains(oldBundle), "the old release's page reads its own data")
             // Its data comes from the object store, named relative to the page (o/<sha256>.json).
-            let listed = try BundleManifest.parse(manifest.body)
-            let products = try #require(listed.files.first { $0.path.hasSuffix("/products.json") })
-            let object = try probe.get("/r/\(old)/o/" + ObjectLayout.objectName(products))
+            let shard = try #require(try JSONReader.parse(entry.body)["compare"]?.arrayValue?.first)
+            let sha256 = try #require(shard["sha256"]?.stringValue)
+            let object = try probe.get("/r/\(old)/o/\(sha256).json")
             #expect(object.status == 200)
-            #expect(SHA256.hex(object.body) == products.sha256)
+            #expect(SHA256.hex(object.body) == sha256)
             #expect(object.header("cache-control")?.contains("immutable") == true)
             #expect(try probe.get("/r/\(old)/version.json").status == 404)
+            // Its terms pages, through its link to their page set.
+            let oldInfo = try ReleaseInfo.read(from: serve.folder(of: old))
+            let terms = try #require(oldInfo.files.first { $0.path.hasPrefix("terms/") })
+            let termsPage = try probe.get("/r/\(old)/" + terms.path)
+            #expect(termsPage.status == 200)
+            #expect(SHA256.hex(termsPage.body) == terms.sha256)
             #expect(try probe.get("/r/.partial-x/index.html").status == 404)
             #expect(try probe.get("/r/\(old)/../../.ratecard/journal.jsonl").status != 200)
         }
@@ -229,8 +237,8 @@ import Testing
             let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: root, repo: content.repo)
             defer { server.stop() }
             let probe = HTTPConnection(port: server.port)
-            let products = try #require(info.files.first { $0.path == "data/\(info.bundleID)/products.json" })
-            for path in ["/index.html", "/rates.html", "/" + terms, "/app/app.js", "/data/manifest.json", "/" + logo, "/o/" + ObjectLayout.objectName(products)] {
+            let shard = try #require(info.files.first { $0.path.hasPrefix("data/\(info.bundleID)/compare/") })
+            for path in ["/index.html", "/rates.html", "/" + terms, "/app/app.js", "/data/manifest.json", "/data/entry.json", "/" + logo, "/o/" + ObjectLayout.objectName(shard)] {
                 let response = try probe.get(path)
                 #expect(response.status == 200, "\(path)")
                 #expect(response.header("x-content-type-options") == "nosniff", "\(path)")
@@ -241,6 +249,19 @@ import Testing
             #expect(try probe.get("/version.json").status == 404)
             // A terms page says whether its version is in force yet: revalidated, never immutable.
             #expect(try probe.get("/" + terms).header("cache-control") == "no-cache")
+            // Terms pages are reached through the release's one link to their page set; no other
+            // link is followed, in the set or beside it, for the live release or a kept one.
+            let set = try #require(PageSets.set(linkedFrom: serve.folder(of: live)))
+            let outside = directory + "/outside.html"
+            try FileSystem.writeFile(outside, Array("<p>outside</p>\n".utf8))
+            chmod(outside, 0o644)
+            let links = [serve.pagesFolder + "/" + set + "/terms/planted.html", serve.folder(of: live) + "/planted.html"]
+            for link in links { #expect(symlink(outside, link) == 0) }
+            for path in ["/terms/planted.html", "/planted.html", "/r/\(live)/terms/planted.html", "/r/\(live)/planted.html"] {
+                #expect(try probe.get(path).status != 200, "\(path) follows a planted link")
+            }
+            for link in links { unlink(link) }
+            #expect(try probe.get("/r/\(live)/" + terms).status == 200)
 
             // A logo with script planted in the live release: served sandboxed, it runs nothing.
             let planted = "data/\(info.bundleID)/assets/planted.svg"
@@ -259,9 +280,9 @@ import Testing
 
     /// Skew safety through the real server: pages opened on release A, B and C stay whole while
     /// the root publishes B and C, rolls back to A and then to C. Every data request of every
-    /// open page (each file its manifest names under the data folder, fetched as the object URL
-    /// the web app uses) answers 200 with the bytes the manifest lists, after every step; the
-    /// web app itself renders the comparison from the object layout in Chromium.
+    /// open page (each document its entry document leads to, fetched as the object URL the web
+    /// app uses) answers 200 with the bytes named for it, after every step; the web app itself
+    /// renders the comparison from the object layout in Chromium.
     @Test func pagesOpenOnAnyKeptReleaseKeepEveryFileThroughPublishesAndRollbacks() throws {
         let nginx = try #require(NginxServer.executable, "nginx is not installed (apt-get install -y nginx)")
         try withTemporaryDirectory { directory in
@@ -275,22 +296,62 @@ import Testing
             defer { server.stop() }
             let probe = HTTPConnection(port: server.port)
 
-            /// A page as the web app opens it: the manifest once, then the data it names.
+            /// A page as the web app opens it: the entry document once, then the data it names.
             struct OpenPage {
                 let release: String
                 let bundle: String
-                /// Object URL -> the sha256 the manifest lists.
+                /// Object URL -> the sha256 the document naming it lists.
                 let requests: [(url: String, sha256: String)]
             }
+            /// Every data request the web app can make on a page: the documents the entry document
+            /// names, the shards' document lists and product documents that documents.json leads
+            /// to, and the logos partners.json names; each checked against the release's manifest,
+            /// which must have no data document the page cannot reach.
             func open(_ release: String) throws -> OpenPage {
-                let response = try probe.get("/data/manifest.json")
+                let response = try probe.get("/data/entry.json")
                 #expect(response.status == 200)
-                let manifest = try BundleManifest.parse(response.body)
-                #expect(manifest.objects == "o/", "the release's manifest does not say where objects are")
-                let folder = BundleLayout.dataFolder(manifest.bundleID)
-                let data = manifest.files.filter { $0.path.hasPrefix(folder) }
-                #expect(data.contains { $0.path == folder + "products.json" })
-                let page = OpenPage(release: release, bundle: manifest.bundleID, requests: data.map { ("/o/" + ObjectLayout.objectName($0), $0.sha256) })
+                let entry = try JSONReader.parse(response.body)
+                #expect(entry["objects"]?.stringValue == "o/", "the release's entry document does not say where objects are")
+                guard let bundle = entry["bundle_id"]?.stringValue else { throw OperationalError("no bundle id in the entry document") }
+                var requests: [(url: String, sha256: String)] = []
+                func fetch(_ reference: JSON?) throws -> JSON {
+                    guard let sha256 = reference?["sha256"]?.stringValue, let path = reference?["path"]?.stringValue else {
+                        throw OperationalError("a reference without a path or hash in the documents of \(release)")
+                    }
+                    let url = "/o/" + ObjectLayout.objectName(sha256: sha256, path: path)
+                    requests.append((url, sha256))
+                    let body = try probe.get(url)
+                    try #require(body.status == 200, "\(url) of \(release)")
+                    return try JSONReader.parse(body.body)
+                }
+                for shard in entry["compare"]?.arrayValue ?? [] { _ = try fetch(shard) }
+                guard case .object(let named)? = entry["documents"] else { throw OperationalError("no documents in the entry document") }
+                for (name, reference) in named.sorted(by: { $0.key < $1.key }) {
+                    let document = try fetch(reference)
+                    if name == "documents" {
+                        for list in document["lists"]?.arrayValue ?? [] {
+                            guard case .object(let products)? = try fetch(list)["products"] else { continue }
+                            for (_, product) in products.sorted(by: { $0.key < $1.key }) { _ = try fetch(product) }
+                        }
+                    }
+                    if name == "partners" {
+                        for partner in document["partners"]?.arrayValue ?? [] {
+                            guard let logo = partner["logo"]?.stringValue, let sha256 = partner["logo_sha256"]?.stringValue else { continue }
+                            requests.append(("/o/" + ObjectLayout.objectName(sha256: sha256, path: logo), sha256))
+                        }
+                    }
+                }
+                let manifest = try BundleManifest.parse(try probe.get("/data/manifest.json").body)
+                #expect(manifest.bundleID == bundle)
+                let folder = BundleLayout.dataFolder(bundle)
+                let reachable = Set(requests.map(\.url))
+                let documents = manifest.files.filter { $0.path.hasPrefix(folder) && $0.path.hasSuffix(".json") }
+                #expect(documents.count > 50)
+                for file in documents {
+                    #expect(reachable.contains("/o/" + ObjectLayout.objectName(file)), "\(file.path) of \(release) is not reachable from its entry document")
+                }
+                #expect(requests.contains { $0.url.hasSuffix(".svg") }, "no logo named")
+                let page = OpenPage(release: release, bundle: bundle, requests: requests)
                 try check([page], "opening \(release)")
                 return page
             }
@@ -306,7 +367,7 @@ import Testing
                         if response.status != 200 {
                             failures.append("page of \(page.release): \(request.url) -> \(response.status)")
                         } else if SHA256.hex(response.body) != request.sha256 {
-                            failures.append("page of \(page.release): \(request.url) is not the bytes its manifest names")
+                            failures.append("page of \(page.release): \(request.url) is not the bytes named for it")
                         } else if response.header("cache-control")?.contains("immutable") != true {
                             failures.append("page of \(page.release): \(request.url) is not cached as immutable")
                         }
@@ -370,9 +431,10 @@ import Testing
             try #require(first.status == 0, "the first release must fit in the tmpfs: \(first.out)\(first.err)")
             let live = try #require(try serve.live())
 
-            // (a) Refused up front: a filler leaves too little for the space check.
+            // (a) Refused up front: a filler leaves less than the 64 KiB the space check keeps spare
+            // (a rate update writes only a few small objects).
             let filler = small + "/filler"
-            try FileSystem.writeFile(filler, [UInt8](repeating: 0x78, count: max(0, try freeBytes(small) - 200_000)))
+            try FileSystem.writeFile(filler, [UInt8](repeating: 0x78, count: max(0, try freeBytes(small) - 40_000)))
             let refused = try content.publish(root: root, revision: content.commitB, message: "does not fit")
             #expect(refused.status == 4, "\(refused.out)\(refused.err)")
             #expect(refused.err.contains("not enough space"), "\(refused.err)")
@@ -734,23 +796,23 @@ private struct LoadCounts: Sendable {
     var clients = 0
     var pageLoads = 0
     var requests = 0
-    /// Live pages (manifest, HTML) that did not answer 200.
+    /// Live pages (entry document, HTML) that did not answer 200.
     var non200 = 0
-    /// The data folder named by the manifest just read was not served (404).
+    /// A shard named by the entry document just read was not served (404).
     var missingData = 0
-    /// products.json did not hash to what the manifest read in the same page load lists.
+    /// A comparison shard did not hash to what the entry document read in the same page load names.
     var hashMismatch = 0
-    /// A manifest that did not parse or did not list products.json (a torn read).
+    /// An entry document that did not parse or named no comparison shard (a torn read).
     var badManifest = 0
     var socketErrors = 0
     var bundles: Set<String> = []
-    /// ETag of /data/manifest.json -> the bundles it was sent for.
+    /// ETag of /data/entry.json -> the bundles it was sent for.
     var manifestETags: [String: Set<String>] = [:]
     var samples: [String] = []
 
     var mixed: Int { missingData + hashMismatch + badManifest }
 
-    /// ETags nginx sent for manifests of different bundles (same size, same mtime second: reliability.md §5.5).
+    /// ETags nginx sent for entry documents of different bundles (same size, same mtime second: reliability.md §5.5).
     var sharedManifestETags: Int { manifestETags.values.filter { $0.count > 1 }.count }
 
     mutating func note(_ sample: String) {
@@ -772,7 +834,7 @@ private struct LoadCounts: Sendable {
     }
 }
 
-/// One simulated page: read the manifest once, fetch the data it names, then the pages.
+/// One simulated page: read the entry document once, fetch the data it names, then the pages.
 private struct PageChecker {
     let connection: HTTPConnection
     var counts = LoadCounts()
@@ -781,44 +843,46 @@ private struct PageChecker {
 
     mutating func loadPage(pages: [String] = ["/index.html", "/rates.html"]) {
         counts.pageLoads += 1
-        if let manifest = fetchLive("/data/manifest.json") {
-            checkData(manifest: manifest.body, etag: manifest.header("etag"))
+        if let entry = fetchLive("/data/entry.json") {
+            checkData(entry: entry.body, etag: entry.header("etag"))
         }
         for page in pages { _ = fetchLive(page) }
     }
 
-    /// Fetches the products.json that `manifest` names and checks it against the hash listed there.
-    mutating func checkData(manifest: [UInt8], etag: String?) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(manifest))) as? [String: Any],
+    /// Fetches the comparison shards `entry` names (as the web app does) and checks each against
+    /// the hash named there.
+    mutating func checkData(entry: [UInt8], etag: String?) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(entry))) as? [String: Any],
               let bundle = object["bundle_id"] as? String,
-              let files = object["files"] as? [[String: Any]] else {
+              let shards = object["compare"] as? [[String: Any]], !shards.isEmpty else {
             counts.badManifest += 1
-            counts.note("unreadable manifest: \(String(decoding: manifest.prefix(80), as: UTF8.self))")
+            counts.note("unreadable entry document: \(String(decoding: entry.prefix(80), as: UTF8.self))")
             return
         }
-        let logical = "data/\(bundle)/products.json"
-        guard let listed = files.first(where: { $0["path"] as? String == logical })?["sha256"] as? String else {
-            counts.badManifest += 1
-            counts.note("manifest of \(bundle) does not list \(logical)")
-            return
-        }
-        // The URL the web app fetches: the object when the manifest says where objects are.
-        let path = (object["objects"] as? String).map { $0 + listed + ".json" } ?? logical
         counts.bundles.insert(bundle)
         if let etag { counts.manifestETags[etag, default: []].insert(bundle) }
-        guard let response = request("/" + path) else { return }
-        switch response.status {
-        case 200:
-            if SHA256.hex(response.body) != listed {
-                counts.hashMismatch += 1
-                counts.note("/\(path) does not hash to \(listed.prefix(12))…")
+        for shard in shards {
+            guard let listed = shard["sha256"] as? String, let logical = shard["path"] as? String else {
+                counts.badManifest += 1
+                counts.note("entry document of \(bundle) names a shard without a path or hash")
+                return
             }
-        case 404:
-            counts.missingData += 1
-            counts.note("/\(path): 404 after its manifest was read")
-        default:
-            counts.non200 += 1
-            counts.note("/\(path): \(response.status)")
+            // The URL the web app fetches: the object when the entry document says where objects are.
+            let path = (object["objects"] as? String).map { $0 + listed + ".json" } ?? "data/\(bundle)/" + logical
+            guard let response = request("/" + path) else { return }
+            switch response.status {
+            case 200:
+                if SHA256.hex(response.body) != listed {
+                    counts.hashMismatch += 1
+                    counts.note("/\(path) does not hash to \(listed.prefix(12))…")
+                }
+            case 404:
+                counts.missingData += 1
+                counts.note("/\(path): 404 after its entry document was read")
+            default:
+                counts.non200 += 1
+                counts.note("/\(path): \(response.status)")
+            }
         }
     }
 

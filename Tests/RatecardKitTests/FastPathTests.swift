@@ -260,21 +260,62 @@ import Testing
         #expect(!Repository.olderThanIndex(.init(seconds: 1001, nanoseconds: 1), index))
     }
 
-    /// products.json is written from each product's element and read back the same way.
-    @Test func theProductListIsWhatJSONWritesAndReadsBackByKey() throws {
-        let products: [JSON] = (0..<3).map { index in
-            .object(["key": .string("p\(index)/q"), "apr": .object(["min_pct": .number("3.5\(index)")]), "tags": .array([.int(index)])])
+    /// A comparison shard reads back as what was written (a rate update re-renders shards from
+    /// the live ones), for bands with gaps, three-decimal rates, amounts of every unit, a product
+    /// without bands and a partner without products; and the columns shrink to their units.
+    @Test func aComparisonShardReadsBackAsWritten() throws {
+        func band(_ low: Int, _ high: Int, _ aprMin: Int, _ aprMax: Int, _ limit: Int) -> CompareIndex.Band {
+            CompareIndex.Band(scoreMin: low, scoreMax: high, aprMin: Percent(thousandths: aprMin), aprMax: Percent(thousandths: aprMax), limitMax: limit)
         }
-        for list in [products, [], [products[0]]] {
-            let document = ProductList.document(elements: list.map { $0.serialized(nestedAt: 2) })
-            #expect(document == JSON.object(["products": .array(list)]).bytes(terminator: "\n"))
-            let read = try ProductList(document)
-            #expect(Set(read.elements.keys) == Set(list.compactMap { $0["key"]?.stringValue }))
-            for value in list {
-                let key = try #require(value["key"]?.stringValue)
-                #expect(try JSONReader.parse(Array(document[read.elements[key]!])) == value)
-            }
+        let partners = [CompareIndex.Partner(id: "a-bank", nameKo: "에이은행"), CompareIndex.Partner(id: "b-card", nameKo: "비\"카드<&>"), CompareIndex.Partner(id: "c-idle", nameKo: "씨")]
+        let contiguous = [band(901, 1000, 4150, 5350, 150_000_000), band(801, 900, 5000, 6550, 120_000_000), band(0, 800, 7000, 9990, 50_000_000)]
+        let shards = [
+            CompareIndex.Shard(partners: partners, items: [
+                CompareIndex.Item(partner: "a-bank", id: "credit", nameKo: "직장인 신용대출", limitMax: 150_000_000, bands: contiguous),
+                CompareIndex.Item(partner: "a-bank", id: "empty", nameKo: "표 없음", limitMax: 10_000_000, bands: []),
+                CompareIndex.Item(partner: "b-card", id: "loan", nameKo: "카드론", limitMax: 12_345_678,
+                                  bands: [band(700, 950, 12_345, 19_999, 12_345_678), band(300, 650, 15_000, 15_000, 1)]),
+            ]),
+            CompareIndex.Shard(partners: [partners[2]], items: []),
+        ]
+        for shard in shards {
+            let bytes = shard.bytes()
+            #expect(try CompareIndex.Shard(decoding: bytes) == shard)
+            #expect(!bytes.dropLast().contains(0x0A), "one line")
         }
+        // Whole hundredths and 10,000-won amounts are written in those steps.
+        let round = CompareIndex.Shard(partners: [partners[0]], items: [CompareIndex.Item(partner: "a-bank", id: "credit", nameKo: "x", limitMax: 150_000_000, bands: contiguous)])
+        let json = try JSONReader.parse(round.bytes())
+        #expect(json["units"]?["apr_per_pct"]?.intValue == 100)
+        #expect(json["units"]?["krw_per_unit"]?.intValue == 10_000)
+        #expect(json["bands"]?["apr_min"] == .array([.int(415), .int(85), .int(200)]))
+        #expect(json["bands"]?["score_gap"] == .array([.int(0), .int(0), .int(0)]))
+        #expect(json["bands"]?["limit_max"] == .array([.int(15_000), .int(-3_000), .int(-7_000)]))
+        #expect(try CompareIndex.Shard(decoding: round.bytes()) == round)
+        // A shard whose columns disagree is refused, not misread.
+        var broken = String(decoding: round.bytes(), as: UTF8.self)
+        broken = broken.replacingOccurrences(of: "\"bands\":[3]", with: "\"bands\":[2]")
+        #expect(throws: OperationalError.self) { try CompareIndex.Shard(decoding: Array(broken.utf8)) }
+    }
+
+    /// Partners are cut into runs of whole partners of about 64 products, the last taking the
+    /// rest; a partner is found in the run named at or before it.
+    @Test func partnersAreCutIntoShardsOfAboutSixtyFourProducts() {
+        let partners = (0..<300).map { (id: String(format: "p%03d", $0), products: 10) }
+        let names = CompareIndex.boundaries(partners.shuffled())
+        #expect(names.count == 47)
+        #expect(names.first == "p000")
+        for (index, name) in names.enumerated().dropFirst() {
+            #expect(CompareIndex.shard(of: name, in: names) == name)
+            #expect(CompareIndex.shard(of: names[index - 1], in: names) == names[index - 1])
+        }
+        #expect(CompareIndex.shard(of: "p299", in: names) == names.last)
+        #expect(CompareIndex.boundaries([(id: "solo", products: 0)]) == ["solo"])
+        #expect(CompareIndex.boundaries([]) == [])
+        // One partner larger than a share takes a run of its own.
+        let uneven = CompareIndex.boundaries([(id: "a", products: 200), (id: "b", products: 1), (id: "c", products: 1)])
+        #expect(uneven.first == "a")
+        #expect(uneven.count >= 2)
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import RatecardKit
 import Testing
 
-/// Golden-file tests: three rendered files of the base fixture, compared byte for byte.
+/// Golden-file tests: five rendered files of the base fixture, compared byte for byte.
 ///
 /// To regenerate after an intended rendering change, run the suite with
 /// `RATECARD_UPDATE_GOLDEN=1`; the new output is written into this source tree's
@@ -22,6 +22,8 @@ import Testing
     static let files = [
         GoldenFile(golden: "terms-service-terms-1.1.0.html", bundlePath: "terms/service-terms/1.1.0.html"),
         GoldenFile(golden: "rates.html", bundlePath: "rates.html"),
+        GoldenFile(golden: "rates-acme-bank.html", bundlePath: "rates/acme-bank.html"),
+        GoldenFile(golden: "compare-acme-bank.json", bundlePath: "data/{id}/compare/acme-bank.json"),
         GoldenFile(golden: "product-acme-bank-credit.json", bundlePath: "data/{id}/products/acme-bank/credit.json"),
     ]
 
@@ -170,7 +172,13 @@ import Testing
             #expect(dirty.manifest.bundleID == after.manifest.bundleID)
             let product = try #require(after.files["data/\(after.manifest.bundleID)/products/acme-bank/credit.json"])
             #expect(String(decoding: product, as: UTF8.self).contains("\"apr_min_pct\": 4.15,"))
-            #expect(after.files["rates.html"] != before.files["rates.html"])
+            // The partner's rates page and its comparison shard change; another partner's page does not.
+            #expect(after.files["rates/acme-bank.html"] != before.files["rates/acme-bank.html"])
+            let shards = { (output: BundleBuilder.Output) in output.files.filter { $0.key.hasPrefix("data/\(output.manifest.bundleID)/compare/") }.map(\.value) }
+            #expect(shards(after) != shards(before))
+            for page in before.files.keys where page.hasPrefix("rates/") && page != "rates/acme-bank.html" {
+                #expect(after.files[page] == before.files[page], "\(page) changed")
+            }
             #expect(after.files.keys.filter { $0.hasPrefix("data/\(before.manifest.bundleID)/") }.isEmpty)
         }
     }

@@ -2,10 +2,13 @@
  * ratecard web view.
  *
  * Plain JS, no dependencies, no external requests. The page reads the bundle described in
- * docs/bundle-format.md: data/manifest.json once per load (no-cache), then the immutable data
- * files it names: from a published release, each as its content-addressed object
- * (`objects` + sha256 + extension, cached for a year and shared by every release); from a
- * built folder (no `objects`), from the one data folder the manifest names.
+ * docs/bundle-format.md: data/entry.json once per load (no-cache), then only the immutable data
+ * documents the screen on show needs, each named there (or in a document named there) by path
+ * and sha256: from a published release as its content-addressed object (`objects` + sha256 +
+ * extension, cached for a year and shared by every release), from a built folder (no
+ * `objects`) in the one data folder the entry document names. The comparison reads the shards
+ * of the comparison index; a product's document, the partner list and the terms index are
+ * fetched when their screen opens.
  *
  * Routes (hash):
  *   #/compare[?score=<0-1000>&amount=<만원>]   comparison (default route)
@@ -19,7 +22,6 @@
 (function () {
   "use strict";
 
-  var DATA_FILES = ["service", "partners", "products", "terms", "phrases", "limits"];
   var FETCH_TIMEOUT_MS = 20000;
   var SCORE_MIN = 0;
   var SCORE_MAX = 1000;
@@ -37,7 +39,10 @@
 
   var state = {
     loading: false,
-    data: null,          // set once everything loaded
+    data: null,          // the entry document and the service and phrase documents, once loaded
+    fetched: new Map(),  // data URL -> promise of its JSON, each fetched once per load
+    view: 0,             // bumped per navigation: a screen whose data arrives late is not drawn
+    readySent: false,
     lastQuery: { score: "", amount: "" }
   };
 
@@ -99,7 +104,7 @@
     return true;
   }
 
-  /** The data folder from the manifest: "data/<id>/" (trailing slash optional in input). */
+  /** The data folder from the entry document: "data/<id>/" (trailing slash optional in input). */
   function safeDataFolder(p) {
     if (typeof p !== "string") return null;
     var folder = p.charAt(p.length - 1) === "/" ? p.slice(0, -1) : p;
@@ -108,13 +113,13 @@
     return folder + "/";
   }
 
-  /** The object prefix from the manifest: "o/" (a relative folder), or null. */
+  /** The object prefix from the entry document: "o/" (a relative folder), or null. */
   function safeObjectsPrefix(p) {
     if (typeof p !== "string" || !/^[a-z0-9_-]{1,32}\/$/.test(p)) return null;
     return p;
   }
 
-  /** ".json" for "data/x/products.json": the extension an object name keeps (ObjectLayout). */
+  /** ".json" for "compare/x.json": the extension an object name keeps (ObjectLayout). */
   function objectExtension(path) {
     var name = path.slice(path.lastIndexOf("/") + 1);
     var dot = name.lastIndexOf(".");
@@ -124,21 +129,20 @@
   }
 
   /**
-   * Where a data file (relative to the data folder) is fetched from: its object when the
-   * manifest says where objects are and lists the file's sha256, else the data folder.
+   * Where a data file is fetched from, given its path in the data folder and its sha256: its
+   * object when the entry document says where objects are, else the data folder. Null for a
+   * path or hash that is not one.
    */
-  function makeDataUrl(manifest, folder) {
-    var objects = safeObjectsPrefix(manifest.objects);
-    var hashes = new Map();
-    if (objects && Array.isArray(manifest.files)) {
-      manifest.files.forEach(function (f) {
-        if (isObj(f) && typeof f.path === "string" && /^[0-9a-f]{64}$/.test(str(f.sha256))) hashes.set(f.path, f.sha256);
-      });
-    }
-    return function (rel) {
-      var sha = objects ? hashes.get(folder + rel) : null;
-      return sha ? objects + sha + objectExtension(rel) : folder + rel;
-    };
+  function dataUrl(path, sha256) {
+    var d = state.data;
+    if (!d || !isSafeRelPath(path)) return null;
+    if (d.objects) return /^[0-9a-f]{64}$/.test(str(sha256)) ? d.objects + sha256 + objectExtension(path) : null;
+    return d.folder + path;
+  }
+
+  /** A `{"path", "sha256"}` reference of a data document, as a URL. */
+  function refUrl(ref) {
+    return isObj(ref) ? dataUrl(ref.path, ref.sha256) : null;
   }
 
   function safeHttpsUrl(u) {
@@ -249,78 +253,184 @@
     });
   }
 
+  /** A data document by its URL, fetched once per load (it never changes under its URL). */
+  function fetchData(url, what) {
+    if (!url) return Promise.reject(new Error(what + ": not named by the entry document"));
+    if (!state.fetched.has(url)) {
+      var pending = fetchJson(url).then(function (json) {
+        if (!isObj(json)) throw new Error(what + ": not an object");
+        return json;
+      });
+      // A failed fetch is not kept: a retry fetches again.
+      pending.catch(function () { state.fetched.delete(url); });
+      state.fetched.set(url, pending);
+    }
+    return state.fetched.get(url);
+  }
+
+  /** One of the index documents the entry document names (service, phrases, limits, partners, terms, documents). */
+  function loadDocument(name) {
+    return fetchData(refUrl(state.data.documents[name]), name + ".json");
+  }
+
+  /** Reads the entry document, then the two documents every screen shows (service name, phrases). */
+  function loadEntry() {
+    return fetchJson("data/entry.json", { cache: "no-cache" }).then(function (entry) {
+      if (!isObj(entry)) throw new Error("entry: not an object");
+      var bundleId = str(entry.bundle_id);
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(bundleId)) throw new Error("entry: bad bundle_id");
+      var folder = safeDataFolder(entry.data);
+      if (!folder) throw new Error("entry: bad data folder");
+      if (!isObj(entry.documents) || !Array.isArray(entry.compare)) throw new Error("entry: no documents");
+      // Every data file is one this entry document names, directly or through a document it
+      // names: a page never mixes releases.
+      state.fetched = new Map();
+      state.data = {
+        bundleId: bundleId,
+        folder: folder,
+        objects: safeObjectsPrefix(entry.objects),
+        asOf: str(entry.as_of),
+        documents: entry.documents,
+        compare: entry.compare,
+        service: {},
+        phrases: [],
+        phrasesById: new Map(),
+        index: null
+      };
+      return Promise.all([loadDocument("service"), loadDocument("phrases")]);
+    }).then(function (docs) {
+      if (!Array.isArray(docs[1].phrases)) throw new Error("phrases.json: no phrases");
+      state.data.service = docs[0];
+      state.data.phrases = docs[1].phrases.filter(isObj);
+      state.data.phrases.forEach(function (p) { state.data.phrasesById.set(str(p.id), p); });
+    });
+  }
+
   /**
-   * Reads the manifest once, then every data file from the folder it names. If that folder is
-   * gone (a rollback swapped releases between the two reads), read the manifest once more.
+   * The comparison index: every shard the entry document names, decoded into one product list
+   * (each with its partner's name and the bands of its table in force, docs/bundle-format.md).
    */
-  function loadAll(retried) {
-    return fetchJson("data/manifest.json", { cache: "no-cache" }).then(function (manifest) {
-      if (!isObj(manifest)) throw new Error("manifest: not an object");
-      var bundleId = str(manifest.bundle_id);
-      if (!/^[A-Za-z0-9._-]{1,64}$/.test(bundleId)) throw new Error("manifest: bad bundle_id");
-      var folder = safeDataFolder(manifest.data);
-      if (!folder) throw new Error("manifest: bad data folder");
-      // Every data file is one this manifest names, read once: a page never mixes releases.
-      var dataUrl = makeDataUrl(manifest, folder);
-      return Promise.all(DATA_FILES.map(function (name) {
-        return fetchJson(dataUrl(name + ".json"));
-      })).then(function (files) {
-        var raw = {};
-        DATA_FILES.forEach(function (name, i) { raw[name] = files[i]; });
-        var data = indexData(manifest, bundleId, folder, raw);
-        data.dataUrl = dataUrl;
-        return data;
-      }, function (err) {
-        if (!retried && /HTTP 404/.test(String(err && err.message))) return loadAll(true);
+  function loadIndex() {
+    var d = state.data;
+    if (d.index) return d.index;
+    d.index = Promise.all(d.compare.map(function (ref, i) {
+      return fetchData(refUrl(ref), "comparison shard " + (i + 1));
+    })).then(function (shards) {
+      var products = [];
+      shards.forEach(function (shard) { decodeShard(shard, products); });
+      return products;
+    });
+    d.index.catch(function () { d.index = null; });
+    return d.index;
+  }
+
+  /** Appends the products of one comparison shard (columns, bands delta-coded) to `out`. */
+  function decodeShard(shard, out) {
+    var units = isObj(shard.units) ? shard.units : {};
+    var perPct = units.apr_per_pct;
+    var unit = units.krw_per_unit;
+    var partners = isObj(shard.partners) ? shard.partners : {};
+    var products = isObj(shard.products) ? shard.products : {};
+    var bands = isObj(shard.bands) ? shard.bands : {};
+    if (shard.format !== 1 || [1000, 100, 10].indexOf(perPct) < 0 || !isNum(unit) || unit <= 0) {
+      throw new Error("comparison shard: unknown format");
+    }
+    var ids = arr(products.id);
+    var column = {};
+    ["score_gap", "score_span", "apr_min", "apr_spread", "limit_max"].forEach(function (name) { column[name] = arr(bands[name]); });
+    var position = 0;
+    var index = 0;
+    arr(partners.id).forEach(function (partnerId, p) {
+      var count = arr(partners.products)[p];
+      var partnerName = str(arr(partners.name_ko)[p]);
+      for (var k = 0; isNum(count) && k < count && index < ids.length; k++, index++) {
+        var n = arr(products.bands)[index];
+        var ceiling = arr(products.score_max)[index];
+        // Rates are summed in their stored step and divided once: an exact decimal, as written.
+        var aprMin = 0, spread = 0, limit = 0;
+        var list = [];
+        for (var b = 0; isNum(n) && b < n; b++, position++) {
+          var scoreMax = ceiling - column.score_gap[position];
+          var scoreMin = scoreMax - column.score_span[position];
+          aprMin += column.apr_min[position];
+          spread += column.apr_spread[position];
+          limit += column.limit_max[position];
+          list.push({
+            score_min: scoreMin,
+            score_max: scoreMax,
+            apr_min_pct: aprMin / perPct,
+            apr_max_pct: (aprMin + spread) / perPct,
+            limit_max_krw: limit * unit
+          });
+          ceiling = scoreMin - 1;
+        }
+        out.push({
+          key: str(partnerId) + "/" + str(ids[index]),
+          id: str(ids[index]),
+          partner: str(partnerId),
+          partner_name_ko: partnerName,
+          name_ko: str(arr(products.name_ko)[index]),
+          limit: { max_krw: arr(products.limit_max)[index] * unit },
+          current: { bands: list }
+        });
+      }
+    });
+  }
+
+  /**
+   * A product's document, through the list of its shard's documents (the last list starting at
+   * or before its partner, in documents.json); from a built folder, straight from its path.
+   */
+  function loadProduct(key) {
+    var parts = key.split("/");
+    if (parts.length !== 2 || !isSafeRelPath(key)) return Promise.resolve(null);
+    if (!state.data.objects) {
+      return fetchData(dataUrl("products/" + key + ".json"), key).catch(function (err) {
+        if (/HTTP 404/.test(String(err && err.message))) return null;
         throw err;
+      });
+    }
+    return loadDocument("documents").then(function (index) {
+      var chosen = null;
+      arr(index.lists).forEach(function (list) {
+        if (isObj(list) && str(list.from) <= parts[0]) chosen = list;
+      });
+      if (!chosen) return null;
+      return fetchData(refUrl(chosen), "documents of " + str(chosen.from)).then(function (list) {
+        var ref = isObj(list.products) && Object.prototype.hasOwnProperty.call(list.products, key) ? list.products[key] : null;
+        return ref ? fetchData(refUrl(ref), key) : null;
       });
     });
   }
 
-  function indexData(manifest, bundleId, folder, raw) {
-    for (var k in raw) {
-      if (Object.prototype.hasOwnProperty.call(raw, k) && !isObj(raw[k])) {
-        throw new Error(k + ".json: not an object");
-      }
-    }
-    if (!Array.isArray(raw.partners.partners)) throw new Error("partners.json: no partners");
-    if (!Array.isArray(raw.products.products)) throw new Error("products.json: no products");
-    if (!Array.isArray(raw.terms.documents)) throw new Error("terms.json: no documents");
-    if (!Array.isArray(raw.phrases.phrases)) throw new Error("phrases.json: no phrases");
+  /** partners.json, with a lookup by id. */
+  function loadPartners() {
+    return loadDocument("partners").then(function (raw) {
+      if (!Array.isArray(raw.partners)) throw new Error("partners.json: no partners");
+      var list = raw.partners.filter(isObj);
+      var byId = new Map();
+      list.forEach(function (p) { byId.set(str(p.id), p); });
+      return { list: list, byId: byId };
+    });
+  }
 
-    var partners = raw.partners.partners.filter(isObj);
-    var partnersById = new Map();
-    partners.forEach(function (p) { partnersById.set(str(p.id), p); });
+  /** terms.json, with a lookup by document id. */
+  function loadTerms() {
+    return loadDocument("terms").then(function (raw) {
+      if (!Array.isArray(raw.documents)) throw new Error("terms.json: no documents");
+      var list = raw.documents.filter(isObj);
+      var byId = new Map();
+      list.forEach(function (d) { byId.set(str(d.id), d); });
+      return { list: list, byId: byId };
+    });
+  }
 
-    var products = raw.products.products.filter(isObj);
-    var productsByKey = new Map();
-    products.forEach(function (p) { productsByKey.set(str(p.key), p); });
-
-    var documents = raw.terms.documents.filter(isObj);
-    var docsById = new Map();
-    documents.forEach(function (d) { docsById.set(str(d.id), d); });
-
-    var phrases = raw.phrases.phrases.filter(isObj);
-    var phrasesById = new Map();
-    phrases.forEach(function (p) { phrasesById.set(str(p.id), p); });
-
-    var limits = isObj(raw.limits.limits) ? raw.limits.limits : {};
-
-    return {
-      bundleId: bundleId,
-      folder: folder,
-      asOf: str(manifest.as_of) || str(raw.limits.as_of),
-      service: raw.service,
-      partners: partners,
-      partnersById: partnersById,
-      products: products,
-      productsByKey: productsByKey,
-      documents: documents,
-      docsById: docsById,
-      phrases: phrases,
-      phrasesById: phrasesById,
-      limits: limits
-    };
+  /** Tells the app, once, that the first screen is drawn. */
+  function sendReady() {
+    if (state.readySent) return;
+    state.readySent = true;
+    var bundleId = state.data.bundleId;
+    toNative(function () { return RatecardBridge.call("ready", { bundle_id: bundleId }); });
   }
 
   function start() {
@@ -328,15 +438,35 @@
     state.loading = true;
     state.data = null;
     renderLoading();
-    loadAll().then(function (data) {
+    loadEntry().then(function () {
       state.loading = false;
-      state.data = data;
       renderChrome();
       route();
-      toNative(function () { return RatecardBridge.call("ready", { bundle_id: data.bundleId }); });
     }, function (err) {
       state.loading = false;
-      renderLoadError(err);
+      renderLoadError(err, start);
+    });
+  }
+
+  /**
+   * Draws a screen once its data has arrived, unless the reader has moved on meanwhile. A data
+   * file that is gone (a rollback between reading the entry document and the file) reads the
+   * entry document once more.
+   */
+  function show(loading, draw, retried) {
+    var view = ++state.view;
+    renderLoading();
+    loading().then(function (result) {
+      if (view !== state.view) return;
+      draw(result);
+      sendReady();
+    }, function (err) {
+      if (view !== state.view) return;
+      if (!retried && /HTTP 404/.test(String(err && err.message))) {
+        loadEntry().then(function () { show(loading, draw, true); }, function (again) { renderLoadError(again, start); });
+        return;
+      }
+      renderLoadError(err, route);
     });
   }
 
@@ -353,14 +483,14 @@
     m.lastChild.setAttribute("role", "status");
   }
 
-  function renderLoadError(err) {
+  function renderLoadError(err, retryWith) {
     var m = main();
     clear(m);
     var box = el("section", "error-box");
     box.setAttribute("role", "alert");
     var retry = el("button", "button", "다시 시도");
     retry.type = "button";
-    retry.addEventListener("click", start);
+    retry.addEventListener("click", retryWith || start);
     append(box,
       el("h1", null, "정보를 불러오지 못했습니다"),
       el("p", null, "네트워크 연결을 확인한 뒤 다시 시도해 주세요. 문제가 계속되면 잠시 후 다시 이용해 주세요."),
@@ -446,16 +576,23 @@
     var s = r.segs;
     var view = s[0] || "compare";
     if (view === "partners" && s.length === 1) {
-      renderPartners();
+      show(function () { return loadPartners(); }, renderPartners);
     } else if (view === "product" && s.length === 3) {
-      renderProduct(s[1] + "/" + s[2]);
+      var key = s[1] + "/" + s[2];
+      show(function () {
+        return Promise.all([loadProduct(key), loadPartners(), loadDocument("limits")]);
+      }, function (loaded) { renderProduct(loaded[0], loaded[1], loaded[2]); });
     } else if (view === "terms" && s.length <= 3) {
-      if (s.length === 1) renderTermsList();
-      else renderTermsDoc(s[1], s[2]);
+      show(function () { return loadTerms(); }, function (terms) {
+        if (s.length === 1) renderTermsList(terms);
+        else renderTermsDoc(terms, s[1], s[2]);
+      });
     } else if (view === "compare" && s.length <= 1) {
-      renderCompare(r.params);
+      show(loadIndex, function (products) { renderCompare(r.params, products); });
     } else {
+      ++state.view;
       renderNotFound();
+      sendReady();
     }
   }
 
@@ -511,18 +648,12 @@
     return Math.min(a, b);
   }
 
-  function isComparable(product) {
-    if (product.status !== "active") return false;
-    var partner = state.data.partnersById.get(str(product.partner));
-    if (partner && partner.status !== "active") return false;
-    return isObj(product.current);
-  }
-
-  /** Rows for a score (and optional amount in KRW), consumer-favourable order. */
-  function compareRows(score, amountKrw) {
+  /** Rows for a score (and optional amount in KRW), consumer-favourable order. The index holds
+   *  only products the comparison can show (active, partner active, a table in force). */
+  function compareRows(products, score, amountKrw) {
     var rows = [];
-    state.data.products.forEach(function (p) {
-      if (!isComparable(p)) return;
+    products.forEach(function (p) {
+      if (!isObj(p.current)) return;
       var band = findBand(p.current, score);
       if (!band) return;
       var limit = effectiveLimit(p, band);
@@ -552,8 +683,7 @@
     return "#/product/" + encodeURIComponent(str(p.partner)) + "/" + encodeURIComponent(str(p.id));
   }
 
-  function partnerName(p) {
-    var partner = state.data.partnersById.get(str(p.partner));
+  function partnerName(p, partner) {
     return str(p.partner_name_ko) || (partner ? str(partner.name_ko) : "") || str(p.partner);
   }
 
@@ -600,7 +730,7 @@
     }
   }
 
-  function renderCompare(params) {
+  function renderCompare(params, products) {
     setActiveTab("compare");
     var m = main();
     clear(m);
@@ -665,7 +795,7 @@
         return;
       }
       var amountKrw = a.value !== undefined ? a.value * 10000 : null;
-      var rows = compareRows(s.value, amountKrw);
+      var rows = compareRows(products, s.value, amountKrw);
       var overCount = rows.filter(function (r) { return r.over; }).length;
       if (rows.length === 0) {
         summary.textContent = "신용점수 " + s.value + "점에 해당하는 상품이 없습니다.";
@@ -733,7 +863,8 @@
       img.height = 48;
       img.decoding = "async";
       img.setAttribute("loading", "lazy");
-      img.src = state.data.dataUrl(logo);
+      // The logo's object when the release names it (its URL outlives the release), else the data folder.
+      img.src = (state.data.objects ? dataUrl(logo, partner.logo_sha256) : null) || state.data.folder + logo;
       img.addEventListener("error", function () {
         if (img.parentNode) img.parentNode.replaceChild(logoFallback(name), img);
       });
@@ -758,12 +889,12 @@
     return a;
   }
 
-  function renderPartners() {
+  function renderPartners(partners) {
     setActiveTab("partners");
     var m = main();
     clear(m);
     var h = el("h1", null, "제휴 금융회사");
-    var visible = state.data.partners.filter(function (p) {
+    var visible = partners.list.filter(function (p) {
       return p.status !== "terminated";
     }).slice().sort(function (a, b) {
       var da = isNum(a.display_order) ? a.display_order : Infinity;
@@ -854,14 +985,14 @@
     return bits.join(", ");
   }
 
-  function renderProduct(key) {
+  function renderProduct(p, partners, limitsDoc) {
     setActiveTab("compare");
-    var p = state.data.productsByKey.get(key);
-    if (!p) {
+    if (!isObj(p)) {
       renderNotFound();
       return;
     }
-    var partner = state.data.partnersById.get(str(p.partner)) || null;
+    var partner = partners.byId.get(str(p.partner)) || null;
+    var limits = isObj(limitsDoc.limits) ? limitsDoc.limits : {};
     var m = main();
     clear(m);
 
@@ -873,7 +1004,7 @@
     // Head
     var head = el("section", "card detail-head");
     var h = el("h1", null, str(p.name_ko));
-    append(head, el("p", "partner", partnerName(p)), h);
+    append(head, el("p", "partner", partnerName(p, partner)), h);
     if (str(p.type_ko) || str(p.type)) append(head, el("span", "badge", str(p.type_ko) || str(p.type)));
     var env = isObj(p.apr) ? aprRange(p.apr.min_pct, p.apr.max_pct) : "금리 정보 없음";
     append(head, el("p", "envelope", env));
@@ -904,8 +1035,8 @@
       nextBox.className = "next-table";
       append(rates, nextBox);
     }
-    if (isObj(state.data.limits.max_apr_pct) && isNum(state.data.limits.max_apr_pct.value)) {
-      append(rates, el("p", "hint", "법정 최고금리 연 " + fmtDecimal(state.data.limits.max_apr_pct.value, 1) + "%"));
+    if (isObj(limits.max_apr_pct) && isNum(limits.max_apr_pct.value)) {
+      append(rates, el("p", "hint", "법정 최고금리 연 " + fmtDecimal(limits.max_apr_pct.value, 1) + "%"));
     }
 
     // Conditions
@@ -934,7 +1065,7 @@
     var who = el("section", "card");
     append(who, el("h2", null, "금융회사"));
     var dl2 = el("dl", "facts");
-    fact(dl2, "금융회사", partnerName(p));
+    fact(dl2, "금융회사", partnerName(p, partner));
     var phone = partner ? str(partner.phone) : "";
     fact(dl2, "고객센터", phone || "-");
     var site = websiteLink(partner, "홈페이지 열기");
@@ -974,14 +1105,14 @@
     return "#/terms/" + encodeURIComponent(docId) + (version ? "/" + encodeURIComponent(version) : "");
   }
 
-  function renderTermsList() {
+  function renderTermsList(terms) {
     setActiveTab("terms");
     var m = main();
     clear(m);
     var h = el("h1", null, "약관 및 고지");
     var list = el("ul", "doc-list");
     list.id = "documents";
-    state.data.documents.forEach(function (d) {
+    terms.list.forEach(function (d) {
       var li = el("li");
       li.setAttribute("data-doc", str(d.id));
       var a = el("a", "doc-link");
@@ -1008,9 +1139,9 @@
     return null;
   }
 
-  function renderTermsDoc(docId, versionId) {
+  function renderTermsDoc(terms, docId, versionId) {
     setActiveTab("terms");
-    var doc = state.data.docsById.get(docId);
+    var doc = terms.byId.get(docId);
     if (!doc) {
       renderNotFound();
       return;

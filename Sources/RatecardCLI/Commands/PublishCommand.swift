@@ -44,10 +44,34 @@ enum PublishCommand {
                 if arguments.value("--rev") == nil { revision = commit }
             }
         }
+        // "Is the work tree committed?" walks the whole work tree: it runs beside the build and is
+        // answered before anything is reported or written.
+        var dirtyCheck: Background<[String]>?
         if arguments.value("--rev") == nil, revision == "HEAD", location.contentDir != nil {
             Trace.mark("publish: content found")
-            let uncommitted = try location.uncommittedContentFiles()
-            Trace.mark("publish: git status")
+            dirtyCheck = try location.uncommittedContentFilesInBackground()
+        }
+        let dryRun = arguments.has("--dry-run")
+        // The everyday rate update builds onto the live bundle (only the changed products are
+        // read, checked and rendered); the semantic diff of --dry-run and protected roots, and
+        // every other change, take the full build. Its outcome is reported after the checks
+        // below, in their order.
+        var built: (output: BundleBuilder.Output, commit: ObjectID?, content: Content?, incremental: [String]?)?
+        var scheduledInChanged: Day?
+        var rendered: Result<BundleRun.Outcome, any Error>?
+        // The live bundle is read from a serve root's folder: a release in object storage is
+        // rebuilt in full (its unchanged objects are found by one listing and not sent again).
+        if !dryRun, !protected, let live, let local = root as? ServeRoot, let repository = location.repository,
+           let commit = try? repository.resolveCommit(revision),
+           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: local, live: live) {
+            built = (output, commit, nil, products)
+            scheduledInChanged = scheduled
+        } else {
+            rendered = Result { try run.render(revision: revision) }
+        }
+        if let check = dirtyCheck {
+            let uncommitted = try check.join()
+            Trace.mark("publish: git status joined")
             if !uncommitted.isEmpty {
                 let named = uncommitted.prefix(3).joined(separator: ", ") + (uncommitted.count > 3 ? " and \(uncommitted.count - 3) more" : "")
                 invocation.console.err("Error: the content has uncommitted changes (\(named)); commit them first (or pass --rev to publish a commit as it is)\n")
@@ -56,25 +80,12 @@ enum PublishCommand {
         }
         // A release without the web app leaves the app's screens blank: only on request.
         let web = arguments.has("--no-web") ? nil : try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
-        let dryRun = arguments.has("--dry-run")
         // The native bridge: refused when an app version this environment supports lacks a call.
         let bridge = try BridgeGate.check(web: web, environment: name, invocation)
         guard bridge.ok else { return RatecardCLI.ExitCode.invalid }
-        Trace.mark("publish: arguments, uncommitted check, web folder")
-        // The everyday rate update builds onto the live bundle (only the changed products are
-        // read, checked and rendered); the semantic diff of --dry-run and protected roots, and
-        // every other change, take the full build. The live bundle is read from a serve root's
-        // folder: a release in object storage is rebuilt in full (its unchanged objects are
-        // found by one listing and not sent again).
-        var built: (output: BundleBuilder.Output, commit: ObjectID?, content: Content?, incremental: [String]?)
-        var scheduledInChanged: Day?
-        if !dryRun, !protected, let live, let local = root as? ServeRoot, let repository = location.repository,
-           let commit = try? repository.resolveCommit(revision),
-           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: local, live: live) {
-            built = (output, commit, nil, products)
-            scheduledInChanged = scheduled
-        } else {
-            switch try run.render(revision: revision) {
+        Trace.mark("publish: web folder and bridge checked")
+        if let rendered {
+            switch try rendered.get() {
             case .invalid(let report):
                 invocation.console.out((json ? ReportFormat.json : ReportFormat.text).render(report, version: RatecardCLI.version))
                 invocation.console.err("Error: the content is invalid; nothing was published\n")
@@ -83,6 +94,7 @@ enum PublishCommand {
                 built = (output, snapshot.commit, snapshot.content, nil)
             }
         }
+        guard let built else { return RatecardCLI.ExitCode.invalid }
         var author = ProcessUser.name
         if let commit = built.commit, let repository = location.repository, let info = try? repository.commitInfo(commit) {
             author = "\(info.authorName) <\(info.authorEmail)>"

@@ -33,35 +33,47 @@ public struct BundleBuilder {
         let documents = DataDocuments(content: content, asOf: asOf)
         var data: [String: [UInt8]] = [
             "service.json": Self.json(documents.service()),
-            "partners.json": Self.json(documents.partners()),
             "terms.json": Self.json(documents.terms()),
             "limits.json": Self.json(documents.limits()),
             "phrases.json": Self.json(documents.phrases()),
         ]
-        Trace.mark("build: data documents")
-        let products = documents.orderedProducts
-        // Each product's document once, on two threads: its own file, and its element of
-        // products.json (the list is those elements joined, as `ProductList` reads it back).
-        let memo = self.memo
-        let rendered = ParallelMap.map(products) { product -> ([UInt8], String) in
-            let render = { () -> ([UInt8], String) in
-                let document = documents.product(product)
-                return (document.bytes(terminator: "\n"), document.serialized(nestedAt: 2))
-            }
-            return memo?.product(documents.productKey(product), render) ?? render()
-        }
-        for (product, (bytes, _)) in zip(products, rendered) {
-            data["products/\(product.key).json"] = bytes
-        }
-        data["products.json"] = ProductList.document(elements: rendered.map(\.1))
+        var hashes: [String: String] = [:]
         for asset in content.assets.sorted() {
             data[asset] = try readAsset(asset)
+            hashes[asset] = SHA256.hex(data[asset]!)
         }
-        var hashes: [String: String] = [:]
+        data["partners.json"] = Self.json(documents.partners(logoHashes: hashes))
+        Trace.mark("build: data documents")
+        let products = documents.orderedProducts
+        // Each product's document and its hash once, on two threads.
+        let rendered = ParallelMap.map(products) { product -> ([UInt8], String) in
+            let bytes = documents.product(product).bytes(terminator: "\n")
+            return (bytes, SHA256.hex(bytes))
+        }
+        var documentHashes: [String: String] = [:]
+        for (product, (bytes, hash)) in zip(products, rendered) {
+            data["products/\(product.key).json"] = bytes
+            hashes["products/\(product.key).json"] = hash
+            documentHashes[product.key] = hash
+        }
+        // The comparison index, and each shard's list of product documents.
+        let shards = documents.compareShards()
+        var lists: [(shard: String, sha256: String)] = []
+        let keysByPartner = Dictionary(grouping: products.map(\.key), by: { String($0.prefix { $0 != "/" }) })
+        for shard in shards {
+            data[CompareIndex.Shard.path(shard.name)] = shard.bytes()
+            let keys = shard.partners.flatMap { keysByPartner[$0.id] ?? [] }
+            let list = DocumentLists.list(keys.map { ($0, documentHashes[$0]!) })
+            data[DocumentLists.path(shard.name)] = list
+            lists.append((shard.name, SHA256.hex(list)))
+        }
+        data[DocumentLists.index] = DocumentLists.index(lists)
         var listing = ""
         let dataPaths = data.keys.sorted()
         let dataFiles = data
-        for (path, hash) in zip(dataPaths, ParallelMap.map(dataPaths) { memo?.sha256(dataFiles[$0]!) ?? SHA256.hex(dataFiles[$0]!) }) {
+        let known = hashes
+        let memo = self.memo
+        for (path, hash) in zip(dataPaths, ParallelMap.map(dataPaths) { known[$0] ?? memo?.sha256(dataFiles[$0]!) ?? SHA256.hex(dataFiles[$0]!) }) {
             hashes[path] = hash
             listing += "\(hash) \(data[path]!.count) \(path)\n"
         }
@@ -76,7 +88,8 @@ public struct BundleBuilder {
             files[BundleLayout.termsPage(version.documentID, version.fileVersion)] = page
         }
         Trace.mark("build: terms pages")
-        files["rates.html"] = Array(pages.ratesPage().utf8)
+        files["rates.html"] = Array(pages.ratesIndex(items: Dictionary(grouping: shards.flatMap(\.items), by: \.partner)).utf8)
+        for (path, page) in pages.partnerRatesPages() { files[path] = Array(page.utf8) }
         files["partners.html"] = Array(pages.partnersPage().utf8)
 
         Trace.mark("build: rates and partners pages")
@@ -89,6 +102,7 @@ public struct BundleBuilder {
             bundleID: bundleID, sourceCommit: sourceCommit, sourceDirty: sourceDirty, asOf: asOf,
             generator: BundleBuilder.generator, files: listed, sourceRoot: sourceRoot)
         files[BundleLayout.manifest] = manifest.bytes()
+        files[BundleLayout.entry] = EntryDocument.bytes(manifest, objects: nil)
         return Output(files: files, manifest: manifest)
     }
 

@@ -4,11 +4,18 @@ public enum BundleLayout {
 
     public static func dataFolder(_ bundleID: String) -> String { "data/\(bundleID)/" }
 
+    /// The app's entry document (`data/entry.json`): small, served `no-cache`, naming the index
+    /// documents and the comparison shards (written beside the manifest, not listed in it).
+    public static let entry = "data/entry.json"
+
+    /// A partner's rates page, linked from `rates.html`.
+    public static func ratesPage(_ partner: String) -> String { "rates/\(partner).html" }
+
     public static func termsPage(_ document: String, _ version: String) -> String { "terms/\(document)/\(version).html" }
 
     /// Files that change in place between releases (served with `no-cache`); everything else
     /// is content-addressed or versioned.
     public static func isEntryDocument(_ path: String) -> Bool {
-        path == manifest || !path.hasPrefix("data/")
+        path == manifest || path == entry || !path.hasPrefix("data/")
     }
 }

@@ -3,14 +3,16 @@ import Glibc
 /// The bundle of a commit derived from the live release's bundle, when the commit differs from
 /// the live release's commit only in rate tables edited in place (the everyday rate update).
 ///
-/// Such a change can alter only the changed products' data documents, `products.json`,
-/// `rates.html` and, through the new bundle id in its logo paths, `partners.html`; every other
-/// file of the bundle keeps its bytes. So only the changed products and what their rules read
-/// are parsed and checked (the argument written out in `IncrementalRange`: the rest of the
-/// content was checked clean when the live release was published, for the same date), the
-/// changed documents are rendered by the code a full build uses, the two lists are spliced
-/// (each changed product's part replaced, in its place), and every other file is reused from
-/// the live release by hash. The result is byte-for-byte what a full build gives;
+/// Such a change can alter only the changed products' data documents, the comparison shards and
+/// document lists of their partners (and `documents.json`, which names the lists), their
+/// partners' rates pages and lines of `rates.html`, and, through the new bundle id in its logo
+/// paths, `partners.html`; every other file of the bundle keeps its bytes. So only the changed
+/// products' partners are read, only the changed products and what their rules read are checked
+/// (the argument written out in `IncrementalRange`: the rest of the content was checked clean
+/// when the live release was published, for the same date), those partners' documents, shards
+/// and pages are rendered by the code a full build uses (the shards and lists from the live
+/// ones, with those partners' parts replaced), and every other file is reused from the live
+/// release by hash. The result is byte-for-byte what a full build gives;
 /// `IncrementalPublishTests` compares the two.
 ///
 /// Any other case returns nil and the caller builds in full: another kind of change (a file
@@ -18,7 +20,7 @@ import Glibc
 /// content root or build (`BuildFingerprint`: another ratecard, cmark or libyaml) than the
 /// live bundle's, a live release without a source commit, a commit whose parent differs from
 /// it in more than rate tables (so history rules could find errors), more than
-/// `maximumProducts` products changed, a live file to splice that no longer matches its hash,
+/// `maximumProducts` products changed, a live file to re-render from that no longer matches its hash,
 /// or anything unexpected on the way (the full build then reports it).
 public struct IncrementalBundle {
     public enum Outcome {
@@ -79,23 +81,63 @@ public struct IncrementalBundle {
         let documents = DataDocuments(content: content, asOf: asOf)
         let pages = StaticPages(documents: documents, bundleID: "")
         var data: [String: [UInt8]] = [:]
-        var elements: [String: String] = [:]
-        var sections: [String: (order: RatesOrder, html: String)] = [:]
+        var documentHashes: [String: String] = [:]
         for product in products {
-            let document = documents.product(product)
-            data["products/\(product.key).json"] = document.bytes(terminator: "\n")
-            elements[product.key] = document.serialized(nestedAt: 2)
-            if let table = pages.comparableTable(of: product) {
-                sections[product.key] = (RatesOrder(product: product, table: table), pages.ratesSection(product, table).markup)
-            }
+            let bytes = documents.product(product).bytes(terminator: "\n")
+            data["products/\(product.key).json"] = bytes
+            documentHashes[product.key] = SHA256.hex(bytes)
         }
-        let productList = try ProductList(try live.read("products.json", inData: true))
+        // The shards are the live bundle's (a rate update moves no partner to another shard);
+        // each changed partner's items, page and line of rates.html are rendered anew from its
+        // products, all of which were read.
+        let shardNames = live.files.compactMap { file -> String? in
+            let path = file.path.dropFirst(live.dataFolder.count)
+            guard file.path.hasPrefix(live.dataFolder), path.hasPrefix("compare/"), path.hasSuffix(".json") else { return nil }
+            return String(path.dropFirst("compare/".count).dropLast(".json".count))
+        }.sorted()
+        let changedPartners = Set(keys.map { String($0.prefix { $0 != "/" }) })
+        var partnersByShard: [String: Set<String>] = [:]
+        for partner in changedPartners {
+            guard let shard = CompareIndex.shard(of: partner, in: shardNames) else { return nil }
+            partnersByShard[shard, default: []].insert(partner)
+        }
+        let items = Dictionary(grouping: content.products.filter { changedPartners.contains($0.folderPartner) }.compactMap(documents.compareItem), by: \.partner)
+        var listHashes: [String: String] = [:]
+        for (name, partners) in partnersByShard {
+            var shard = try CompareIndex.Shard(decoding: try live.read(CompareIndex.Shard.path(name), inData: true))
+            guard partners.isSubset(of: shard.partners.map(\.id)) else { return nil }
+            shard.items = (shard.items.filter { !partners.contains($0.partner) } + partners.flatMap { items[$0] ?? [] })
+                .sorted { ($0.partner, $0.id) < ($1.partner, $1.id) }
+            data[CompareIndex.Shard.path(name)] = shard.bytes()
+            var list = try DocumentLists.read(try live.read(DocumentLists.path(name), inData: true))
+            for key in keys where partners.contains(String(key.prefix { $0 != "/" })) {
+                guard list[key] != nil else { return nil }
+                list[key] = documentHashes[key]
+            }
+            let bytes = DocumentLists.list(list.map { ($0.key, $0.value) })
+            data[DocumentLists.path(name)] = bytes
+            listHashes[name] = SHA256.hex(bytes)
+        }
+        var lists = try DocumentLists.readIndex(try live.read(DocumentLists.index, inData: true))
+        for (name, hash) in listHashes {
+            guard lists[name] != nil else { return nil }
+            lists[name] = hash
+        }
+        data[DocumentLists.index] = DocumentLists.index(lists.map { ($0.key, $0.value) })
+        var rates = try live.read("rates.html")
+        var partnerPages: [String: [UInt8]] = [:]
+        for partner in changedPartners.sorted() {
+            guard let model = content.partner(partner), model.status.value == .active else { continue }
+            let comparable = content.products.filter { $0.folderPartner == partner }.compactMap { product in pages.comparableTable(of: product).map { (product, $0) } }
+            partnerPages[BundleLayout.ratesPage(partner)] = Array(pages.partnerRatesPage(model, products: comparable).utf8)
+            let row = pages.ratesIndexRow(partner, nameKo: model.nameKo.value, items[partner] ?? [])
+            guard let spliced = Self.replacingRow(partner, with: Array(row.markup.utf8), in: rates) else { return nil }
+            rates = spliced
+        }
         let livePartners = try live.read("partners.html")
-        let liveRates = try live.read("rates.html")
-        guard let spliced = productList.replacing(elements) else { return nil }
-        data["products.json"] = spliced
-        guard let ratesPage = try RatesPage(liveRates),
-              let rates = ratesPage.replacing(sections, changed: keys, orderKeys: productList.elements.keys, orderOf: productList.order) else { return nil }
+        // Only files the live bundle has are rewritten: the bundle keeps its list of files.
+        let livePaths = Set(live.files.map(\.path))
+        guard data.keys.allSatisfy({ livePaths.contains(live.dataFolder + $0) }), partnerPages.keys.allSatisfy(livePaths.contains) else { return nil }
 
         Trace.mark("incremental: rendered and spliced")
         // The bundle id hashes the data folder's listing, as a full build does.
@@ -112,6 +154,7 @@ public struct IncrementalBundle {
         var files: [String: [UInt8]] = [:]
         for (path, bytes) in data { files[folderName + path] = bytes }
         files["rates.html"] = rates
+        for (path, page) in partnerPages { files[path] = page }
         files["partners.html"] = Self.replacing(
             Array("src=\"\(live.dataFolder)".utf8), with: Array("src=\"\(folderName)".utf8), in: livePartners)
         var listed: [BundleManifest.File] = []
@@ -145,6 +188,7 @@ public struct IncrementalBundle {
             bundleID: bundleID, sourceCommit: commit, sourceDirty: false, asOf: asOf,
             generator: BundleBuilder.generator, files: listed, sourceRoot: source.treePrefix)
         files[BundleLayout.manifest] = manifest.bytes()
+        files[BundleLayout.entry] = EntryDocument.bytes(manifest, objects: nil)
         Trace.mark("incremental: manifest")
         return .built(
             BundleBuilder.Output(files: files, manifest: manifest, reused: reused), products: products.map(\.key),
@@ -165,9 +209,10 @@ public struct IncrementalBundle {
         return keys
     }
 
-    /// The content cut down to the products `keys` (their product and rate table files, their
-    /// partners, the shared files), with the file sets of the whole tree, as
-    /// `IncrementalRange.cut` has it.
+    /// The content cut down to the partners of the products `keys` (their partner files, every
+    /// product and rate table of theirs, the shared files), with the file sets of the whole tree,
+    /// as `IncrementalRange.cut` has it (its checks are asked only about `keys`; the other
+    /// products of those partners are read to render their rates pages and shards).
     static func load(_ keys: Set<String>, from source: CommitSource) throws -> Content {
         // Listed: every partner and asset file (the file sets), and the changed partners'
         // product folders; not the terms, nor other partners' products. So `productFiles` holds
@@ -181,8 +226,7 @@ public struct IncrementalBundle {
             case "products":
                 switch parts.count {
                 case 1: return true
-                case 2, 3: return changedPartners.contains(String(parts[1]))
-                default: return keys.contains("\(parts[1])/\(parts[2])")
+                default: return changedPartners.contains(String(parts[1]))
                 }
             default: return false
             }
@@ -193,7 +237,7 @@ public struct IncrementalBundle {
                 switch FileRole(entry.path) {
                 case .config, .limits, .phrases: return true
                 case .partner(let id): return partners.contains(id)
-                case .product(let partner, let product), .rateTable(let partner, let product, _): return keys.contains("\(partner)/\(product)")
+                case .product(let partner, _), .rateTable(let partner, _, _): return changedPartners.contains(partner)
                 default: return false
                 }
             }
@@ -214,6 +258,16 @@ public struct IncrementalBundle {
             }
             return content
         }
+    }
+
+    /// `rates.html` with the line `<li id="<partner>">…</li>` replaced by `row`; nil when it has
+    /// no such line. A line holds no other list item, and its text is escaped, so the first
+    /// `</li>` after its start closes it.
+    static func replacingRow(_ partner: String, with row: [UInt8], in page: [UInt8]) -> [UInt8]? {
+        let open = Array("<li id=\"\(HTML.escape(partner))\">".utf8)
+        let close = Array("</li>".utf8)
+        guard let start = Bytes.find(open, in: page, from: 0), let end = Bytes.find(close, in: page, from: start) else { return nil }
+        return Array(page[..<start]) + row + Array(page[(end + close.count)...])
     }
 
     static func replacing(_ pattern: [UInt8], with replacement: [UInt8], in bytes: [UInt8]) -> [UInt8] {

@@ -67,6 +67,12 @@ public enum NginxConfig {
                     add_header Cache-Control "no-cache" always;
                     \(data)
                 }
+                location = /data/entry.json {
+                    etag off;
+                    if_modified_since off;
+                    add_header Cache-Control "no-cache" always;
+                    \(data)
+                }
                 # Content-addressed data never changes: cache it for a year.
                 location /data/ {
                     try_files $uri =404;
@@ -77,6 +83,9 @@ public enum NginxConfig {
                 # the same URL (a version scheduled for tomorrow): always revalidated, never immutable.
                 location /terms/ {
                     try_files $uri =404;
+                    # A release reaches its terms pages through one link, terms -> ../../pages/<set>/terms
+                    # (pages shared by releases): that link is followed, nothing below it.
+                    disable_symlinks on from=$document_root/terms;
                     etag off;
                     if_modified_since off;
                     add_header Cache-Control "no-cache" always;
@@ -105,6 +114,14 @@ public enum NginxConfig {
                     alias \(root)/objects/$1;
                     add_header Cache-Control "public, max-age=31536000, immutable";
                     \(data)
+                }
+                location ~ ^/r/([^/]+)/terms/(.+)$ {
+                    alias \(root)/releases/$1/terms/$2;
+                    disable_symlinks on from=\(root)/releases/$1/terms;
+                    etag off;
+                    if_modified_since off;
+                    add_header Cache-Control "no-cache" always;
+                    \(page)
                 }
                 location /r/ {
                     alias \(root)/releases/;

@@ -150,8 +150,8 @@ public struct Publisher {
         return items
     }
 
-    /// Collects the new release's files: the web build and the bundle, with the release's copy
-    /// of `data/manifest.json` saying where the objects are served.
+    /// Collects the new release's files: the web build and the bundle, with the release's copies
+    /// of `data/manifest.json` and `data/entry.json` saying where the objects are served.
     func stage(_ request: Request, live: String?) throws -> Staged {
         var staged = Staged()
         var entries: [String: BundleManifest.File] = [:]
@@ -170,9 +170,11 @@ public struct Publisher {
         }
         var manifest = request.bundle.manifest
         manifest.objects = ObjectLayout.urlPrefix
-        let manifestBytes = manifest.bytes()
-        staged.bytes[BundleLayout.manifest] = manifestBytes
-        entries[BundleLayout.manifest] = BundleManifest.File(path: BundleLayout.manifest, sha256: SHA256.hex(manifestBytes), size: manifestBytes.count)
+        // The release's copies of the two entry documents also say where its objects are served.
+        for (path, bytes) in [(BundleLayout.manifest, manifest.bytes()), (BundleLayout.entry, EntryDocument.bytes(manifest, objects: ObjectLayout.urlPrefix))] {
+            staged.bytes[path] = bytes
+            entries[path] = BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
+        }
         // Files an incremental build reused: their objects are in the store (checked by the put).
         for path in request.bundle.reused.keys {
             if entries[path] != nil { throw OperationalError("the web build and the bundle both have \(path); rename it in the web build") }

@@ -199,9 +199,10 @@ public struct ReleaseHistory {
     /// live in the last `graceMinutes`; then deletes the objects no remaining release names.
     /// `dryRun` says which would go and removes nothing.
     ///
-    /// Crash-safe at every instant: releases go first (each with one rename), and the objects
-    /// deleted are those that no release still on disk names, computed after the releases went;
-    /// a release's manifest that cannot be read stops the object sweep.
+    /// Crash-safe at every instant: releases go first (each with one rename), then the page sets
+    /// no release still on disk links to, and the objects deleted are those that no release
+    /// still on disk names, computed after the releases went; a release's manifest that cannot
+    /// be read stops the object sweep.
     public func prune(keep: Int, graceMinutes: Int = 0, wait: Bool, dryRun: Bool = false) throws -> Pruned {
         let lock = try root.acquireLock(command: "prune", wait: wait, onWait: { _ in })
         defer { lock.release() }
@@ -235,6 +236,8 @@ public struct ReleaseHistory {
             CrashPoint.hit("prune-release-removed")
         }
         CrashPoint.hit("prune-releases-removed")
+        // Page sets no remaining release links go first: their pages are links to objects.
+        if let local = root.releaseStore as? LocalStore { _ = try local.removeUnlinkedPageSets() }
         let remaining = try store.list(.releases)
         let (objects, bytes) = try unreferenced(remaining: remaining, store: store)
         try lock.confirm()

@@ -55,8 +55,8 @@ public protocol ReleaseStore {
 ///
 /// Every file is an object, `objects/<sha256><.ext>` (served as `/o/<sha256><.ext>`). The data
 /// documents (`data/<bundle-id>/**.json`) are objects only; every other file (the web build,
-/// `data/manifest.json`, the HTML pages, terms pages and logos) is also in the release's small
-/// entry folder, which `current` points at, as a hard link to its object.
+/// `data/manifest.json`, `data/entry.json`, the HTML pages, terms pages and logos) is also in
+/// the release's small entry folder, which `current` points at, as a hard link to its object.
 public enum ObjectLayout {
     public static let format = 2
     /// Where the app finds objects, relative to an entry document (`data/manifest.json`'s `objects`).
@@ -75,7 +75,7 @@ public enum ObjectLayout {
 
     /// Whether a file of a format-2 release is in its entry folder (else it is an object only).
     public static func inEntryFolder(_ path: String) -> Bool {
-        !(path.hasPrefix("data/") && path != BundleLayout.manifest && path.hasSuffix(".json"))
+        BundleLayout.isEntryDocument(path) || !path.hasSuffix(".json")
     }
 
     /// Whether `name` is an object name (64 hex, an optional short extension).
@@ -90,7 +90,9 @@ public enum ObjectLayout {
 ///
 /// ```
 /// ROOT/objects/<sha256>.<ext>     immutable objects, read-only, shared by every release
-/// ROOT/releases/<id>/             the release's entry folder: version.json + hard links
+/// ROOT/releases/<id>/             the release's entry folder: version.json + hard links, and
+///                                 terms -> ../../pages/<set>/terms
+/// ROOT/pages/<set>/terms/...      terms pages shared by releases with the same ones (`PageSets`)
 /// ROOT/current -> releases/<id>   the pointer, swapped with one rename(2)
 /// ```
 /// Objects are written into `objects/.incoming-<pid>/`, flushed with one `syncfs`, read back and
@@ -102,10 +104,29 @@ public struct LocalStore: ReleaseStore, Sendable {
     public let root: ServeRoot
     /// Stat data of objects verified before (a match stands in for re-hashing a present object).
     let verified: VerifiedFiles
+    /// What this store's puts checked and linked (for the record a publish leaves).
+    let session = Session()
 
     public init(root: ServeRoot, verified: VerifiedFiles? = nil) {
         self.root = root
         self.verified = verified ?? VerifiedFiles(stamps: [:])
+    }
+
+    /// The stamps of present objects vouched for by their stat data, taken as they were checked,
+    /// and the objects linked since (a link moves an object's ctime, so its stamp is stale).
+    final class Session: @unchecked Sendable {
+        private(set) var checked: [String: VerifiedFiles.Stamp] = [:]
+        private(set) var linked: Set<String> = []
+
+        func add(checked stamps: [String: VerifiedFiles.Stamp]) { checked.merge(stamps) { $1 } }
+        func add(linked names: some Sequence<String>) { linked.formUnion(names) }
+
+        /// Object path -> stamp, for the objects checked and not linked since.
+        func stamps(in folder: String) -> [String: VerifiedFiles.Stamp] {
+            var known: [String: VerifiedFiles.Stamp] = [:]
+            for (name, stamp) in checked where !linked.contains(name) { known[folder + "/" + name] = stamp }
+            return known
+        }
     }
 
     public var objectsFolder: String { root.objectsFolder }
@@ -140,12 +161,24 @@ public struct LocalStore: ReleaseStore, Sendable {
         for name in names where !ObjectLayout.isObjectName(name) { throw OperationalError("'\(name)' is not an object name") }
         // One lstat per object says whether it is present; a present one is checked (stat data
         // recorded at its last check, else its hash). A changed one is an error, never overwritten.
-        let states = ParallelMap.map(unique) { [self] item -> ObjectState in
-            guard case .object(let name) = item.key else { return .changed }
+        let folder = objectsFolder
+        let verified = verified
+        let checks = ParallelMap.map(unique) { item -> (ObjectState, VerifiedFiles.Stamp?) in
+            guard case .object(let name) = item.key else { return (.changed, nil) }
+            let path = folder + "/" + name
             var info = stat()
-            guard lstat(objectPath(name), &info) == 0 else { return errno == ENOENT ? .absent : .changed }
-            return verified.matches(objectPath(name), BundleManifest.File(path: name, sha256: item.sha256, size: item.size)) ? .intact : .changed
+            guard lstat(path, &info) == 0 else { return (errno == ENOENT ? .absent : .changed, nil) }
+            if let stamp = VerifiedFiles.stamp(info, sha256: item.sha256), verified.vouches(for: stamp, size: item.size) {
+                return (.intact, stamp)
+            }
+            return (Publisher.matches(path, BundleManifest.File(path: name, sha256: item.sha256, size: item.size)) ? .intact : .changed, nil)
         }
+        let states = checks.map(\.0)
+        var stamps: [String: VerifiedFiles.Stamp] = [:]
+        for (item, check) in zip(unique, checks) {
+            if case .object(let name) = item.key, let stamp = check.1 { stamps[name] = stamp }
+        }
+        session.add(checked: stamps)
         for (item, state) in zip(unique, states) where state == .changed {
             guard case .object(let name) = item.key else { continue }
             throw OperationalError("object \(name) in \(objectsFolder) does not match its hash (changed on disk?); run 'ratecard verify', then move it aside and publish again")
@@ -214,29 +247,21 @@ public struct LocalStore: ReleaseStore, Sendable {
             return 0
         }
         let info = try ReleaseInfo.parse(manifest, source: id)
-        let entries = info.files.filter { ObjectLayout.inEntryFolder($0.path) }
+        var entries = info.files.filter { ObjectLayout.inEntryFolder($0.path) }
+        let terms = entries.filter { $0.path.hasPrefix(PageSets.link + "/") }
+        if !terms.isEmpty { entries.removeAll { $0.path.hasPrefix(PageSets.link + "/") } }
         let partial = root.releasesFolder + "/.partial-\(id)"
         try FileSystem.makeDirectories(root.releasesFolder)
         try? FileSystem.removeTree(partial)
         guard mkdir(partial, 0o755) == 0 else { throw FileSystem.failure("mkdir", partial) }
         do {
             CrashPoint.hit("staged")
-            let folders = try ParallelWrite.makeFolders(for: entries.map(\.path), in: partial)
-            Trace.mark("store: \(folders) folders made")
-            let byPath = Dictionary(entries.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
             let copied = Tally()
-            try ParallelWrite.each(entries.map(\.path)) { [self] path in
-                let file = byPath[path]!
-                let source = objectPath(ObjectLayout.objectName(file))
-                if link(source, partial + "/" + path) == 0 { return }
-                // No hard link (another filesystem, or the link limit): a copy, checked.
-                let bytes = try FileSystem.readFile(source)
-                guard bytes.count == file.size, SHA256.hex(bytes) == file.sha256 else {
-                    throw OperationalError("object \(ObjectLayout.objectName(file)) does not match its hash; run 'ratecard verify'")
-                }
-                try DurableFiles.create(partial + "/" + path, bytes, sync: false)
-                copied.add(bytes.count)
+            if !terms.isEmpty {
+                let set = try putPageSet(terms, copied: copied)
+                guard symlink(PageSets.target(set), partial + "/" + PageSets.link) == 0 else { throw FileSystem.failure("symlink", partial + "/" + PageSets.link) }
             }
+            try linkObjects(entries, into: partial, copied: copied)
             Trace.mark("store: \(entries.count) entry files linked")
             CrashPoint.hit("files-written")
             try DurableFiles.create(partial + "/" + ReleaseInfo.fileName, manifest, sync: false)
@@ -255,6 +280,82 @@ public struct LocalStore: ReleaseStore, Sendable {
             try? FileSystem.removeTree(partial)
             throw error
         }
+    }
+
+    /// Hard links to their objects of `files` (paths below `folder`, which exists), each folder
+    /// made first; a copy, checked, where no link can be made.
+    private func linkObjects(_ files: [BundleManifest.File], into folder: String, copied: Tally) throws {
+        session.add(linked: files.map(ObjectLayout.objectName))
+        let folders = try ParallelWrite.makeFolders(for: files.map(\.path), in: folder)
+        Trace.mark("store: \(folders) folders made")
+        let byPath = Dictionary(files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        try ParallelWrite.each(files.map(\.path)) { [self] path in
+            let file = byPath[path]!
+            let source = objectPath(ObjectLayout.objectName(file))
+            if link(source, folder + "/" + path) == 0 { return }
+            // No hard link (another filesystem, or the link limit): a copy, checked.
+            let bytes = try FileSystem.readFile(source)
+            guard bytes.count == file.size, SHA256.hex(bytes) == file.sha256 else {
+                throw OperationalError("object \(ObjectLayout.objectName(file)) does not match its hash; run 'ratecard verify'")
+            }
+            try DurableFiles.create(folder + "/" + path, bytes, sync: false)
+            copied.add(bytes.count)
+        }
+    }
+
+    /// The page set of these terms pages (`PageSets`): made (staged, flushed, renamed complete)
+    /// when the store lacks it, else checked: each page must still be its object (the same
+    /// inode, which the put that preceded this checked). Returns its name.
+    private func putPageSet(_ files: [BundleManifest.File], copied: Tally) throws -> String {
+        let set = PageSets.name(of: files)
+        let final = root.pagesFolder + "/" + set
+        if FileSystem.isDirectory(final) {
+            let intact = ParallelMap.map(files) { [self] file -> Bool in
+                var page = stat()
+                var object = stat()
+                return lstat(final + "/" + file.path, &page) == 0 && lstat(objectPath(ObjectLayout.objectName(file)), &object) == 0
+                    && page.st_ino == object.st_ino && page.st_dev == object.st_dev
+            }
+            guard intact.allSatisfy({ $0 }) else {
+                throw OperationalError("the terms pages in \(final) are not all the objects they should be (changed on disk?); run 'ratecard verify', then move that folder aside and publish again")
+            }
+            Trace.mark("store: page set \(set) reused (\(files.count) pages checked)")
+            return set
+        }
+        try StateFiles.requireFolder(root.pagesFolder, what: "pages/")
+        try FileSystem.makeDirectories(root.pagesFolder)
+        let partial = root.pagesFolder + "/.partial-\(set)"
+        try? FileSystem.removeTree(partial)
+        guard mkdir(partial, 0o755) == 0 else { throw FileSystem.failure("mkdir", partial) }
+        do {
+            try linkObjects(files, into: partial, copied: copied)
+            try DurableFiles.syncFilesystem(of: partial)
+            guard rename(partial, final) == 0 else { throw FileSystem.failure("rename", partial) }
+            try DurableFiles.syncDirectory(root.pagesFolder)
+            Trace.mark("store: page set \(set) made")
+            return set
+        } catch {
+            try? FileSystem.removeTree(partial)
+            throw error
+        }
+    }
+
+    /// Removes the page sets no release on disk links to (after a prune removed releases, or a
+    /// publish failed after making one); returns their names. A set is renamed away before it
+    /// is removed, so a crash leaves only a `.trash-` folder, which `recover` removes.
+    @discardableResult
+    public func removeUnlinkedPageSets() throws -> [String] {
+        guard FileSystem.isDirectory(root.pagesFolder) else { return [] }
+        let linked = Set(try root.releaseIDs().compactMap { PageSets.set(linkedFrom: root.folder(of: $0)) })
+        var removed: [String] = []
+        for name in try FileSystem.listDirectory(root.pagesFolder) where !name.hasPrefix(".") && !linked.contains(name) {
+            let trash = root.pagesFolder + "/.trash-\(name)"
+            guard rename(root.pagesFolder + "/" + name, trash) == 0 else { throw FileSystem.failure("rename", root.pagesFolder + "/" + name) }
+            try DurableFiles.syncDirectory(root.pagesFolder)
+            try FileSystem.removeTree(trash)
+            removed.append(name)
+        }
+        return removed
     }
 
     // MARK: read, list, delete

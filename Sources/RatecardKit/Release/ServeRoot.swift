@@ -3,8 +3,9 @@ import Glibc
 /// A serve root: the object store, `current -> releases/<id>`, the releases, the journal and the lock.
 ///
 /// State is named, not remembered: `objects/.incoming-*` holds objects not yet verified and
-/// renamed into place, `releases/.partial-*` is unfinished, `releases/<id>` is complete,
-/// `.current.tmp-*` is a link not yet swapped, and what is live is `readlink(current)`.
+/// renamed into place, `releases/.partial-*` and `pages/.partial-*` are unfinished,
+/// `releases/<id>` and `pages/<set>` are complete, `.current.tmp-*` is a link not yet swapped,
+/// and what is live is `readlink(current)`.
 public struct ServeRoot: ReleaseTarget, Sendable {
     public let path: String
 
@@ -13,6 +14,8 @@ public struct ServeRoot: ReleaseTarget, Sendable {
     public var releasesFolder: String { path + "/releases" }
     /// The object store shared by every release (`ObjectLayout`).
     public var objectsFolder: String { path + "/objects" }
+    /// Terms page sets shared by the releases that have the same terms pages (`PageSets`).
+    public var pagesFolder: String { path + "/pages" }
     /// The store the release protocol runs against.
     public var store: LocalStore { LocalStore(root: self) }
     public var currentLink: String { path + "/current" }
@@ -71,6 +74,14 @@ public struct ServeRoot: ReleaseTarget, Sendable {
             try FileSystem.removeTree(releasesFolder + "/" + name)
             removed.append("releases/" + name)
         }
+        try StateFiles.requireFolder(pagesFolder, what: "pages/")
+        if FileSystem.isDirectory(pagesFolder) {
+            for name in try FileSystem.listDirectory(pagesFolder) where name.hasPrefix(".partial-") || name.hasPrefix(".trash-") {
+                try makeWritable(pagesFolder + "/" + name)
+                try FileSystem.removeTree(pagesFolder + "/" + name)
+                removed.append("pages/" + name)
+            }
+        }
         for name in try FileSystem.listDirectory(path) where name.hasPrefix(".current.tmp-") {
             unlink(path + "/" + name)
             removed.append(name)
@@ -85,6 +96,7 @@ public struct ServeRoot: ReleaseTarget, Sendable {
         }
         if !removed.isEmpty {
             if FileSystem.isDirectory(objectsFolder) { try DurableFiles.syncDirectory(objectsFolder) }
+            if FileSystem.isDirectory(pagesFolder) { try DurableFiles.syncDirectory(pagesFolder) }
             try DurableFiles.syncDirectory(releasesFolder)
             try DurableFiles.syncDirectory(path)
         }
@@ -200,7 +212,7 @@ public struct ServeRoot: ReleaseTarget, Sendable {
             }
             for result in results { if let problem = try result.get() { problems.append(problem) } }
         }
-        for path in try ReleaseFiles.list(folder) where !listed.contains(path) {
+        for path in try ReleaseFiles.list(release: folder) where !listed.contains(path) {
             problems.append("unlisted: \(path)")
         }
         return problems
@@ -236,21 +248,62 @@ public struct ServeRoot: ReleaseTarget, Sendable {
 public enum ReleaseFiles {
     public static func list(_ root: String) throws -> [String] {
         var result: [String] = []
-        try walk(root, "", &result)
+        try walk(root, "", &result, pageSet: false)
         return result.sorted()
     }
 
-    private static func walk(_ root: String, _ relative: String, _ result: inout [String]) throws {
+    /// A release's entry folder, its terms pages listed through its link to their page set (the
+    /// one symlink a release has, `PageSets`).
+    public static func list(release folder: String) throws -> [String] {
+        var result: [String] = []
+        try walk(folder, "", &result, pageSet: true)
+        return result.sorted()
+    }
+
+    private static func walk(_ root: String, _ relative: String, _ result: inout [String], pageSet: Bool) throws {
         let folder = relative.isEmpty ? root : root + "/" + relative
         for name in try FileSystem.listDirectory(folder) {
             let path = relative.isEmpty ? name : relative + "/" + name
             switch try FileSystem.kind(ofItemAt: root + "/" + path) {
-            case .directory: try walk(root, path, &result)
+            case .directory: try walk(root, path, &result, pageSet: false)
             case .file: result.append(path)
-            case .symlink: throw OperationalError("\(root)/\(path) is a symlink; releases hold regular files only")
+            case .symlink:
+                if pageSet, path == PageSets.link, PageSets.set(linkedFrom: root) != nil {
+                    try walk(root, path, &result, pageSet: false)
+                } else {
+                    throw OperationalError("\(root)/\(path) is a symlink; releases hold regular files only")
+                }
             case .other: throw OperationalError("\(root)/\(path) is not a regular file")
             }
         }
+    }
+}
+
+/// Terms pages change far less often than rates and are most of an entry folder (2,000 pages in
+/// 400 folders on the benchmark repository), so they live in a page set shared by every release
+/// with the same pages: `pages/<set>/terms/...`, hard links to their objects, made once. A
+/// release reaches its set through one symlink, `terms -> ../../pages/<set>/terms`, which is
+/// the only link nginx follows in a release (`disable_symlinks ... from=$document_root/terms`).
+/// `<set>` is 32 hex of the sha256 over the set's lines `<sha256> <path>\n` (sorted by path).
+public enum PageSets {
+    public static let link = "terms"
+
+    static func name(of files: [BundleManifest.File]) -> String {
+        String(SHA256.hex(files.sorted { $0.path < $1.path }.map { "\($0.sha256) \($0.path)\n" }.joined()).prefix(32))
+    }
+
+    static func target(_ set: String) -> String { "../../pages/\(set)/\(link)" }
+
+    /// The page set a release folder links to, nil when it has no such link.
+    public static func set(linkedFrom release: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let count = readlink(release + "/" + link, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let parts = target.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0] == "..", parts[1] == "..", parts[2] == "pages", parts[4] == link[...],
+              parts[3].count == 32, parts[3].allSatisfy(\.isHexDigit) else { return nil }
+        return String(parts[3])
     }
 }
 

@@ -46,8 +46,14 @@ public struct VerifiedFiles: Sendable {
 
     /// Whether the file at `path` is, by its stat data, still the recorded file with `file`'s hash.
     public func vouches(for path: String, as file: BundleManifest.File) -> Bool {
-        guard let stamp = Self.stamp(path, sha256: file.sha256), let recorded = stamps[stamp.inode] else { return false }
-        return recorded == stamp && stamp.size == file.size
+        guard let stamp = Self.stamp(path, sha256: file.sha256) else { return false }
+        return vouches(for: stamp, size: file.size)
+    }
+
+    /// Whether a file's stat data, taken now, are what was recorded for it, with that hash and size.
+    func vouches(for stamp: Stamp, size: Int) -> Bool {
+        guard let recorded = stamps[stamp.inode] else { return false }
+        return recorded == stamp && stamp.size == size
     }
 
     /// `vouches(for:as:)`, else the file is read and hashed.
@@ -60,12 +66,14 @@ public struct VerifiedFiles: Sendable {
         try record(files.map { (folder + "/" + $0.path, $0) }, root: root)
     }
 
-    /// Records files by absolute path as they are now.
-    static func record(_ files: [(path: String, file: BundleManifest.File)], root: String) throws {
+    /// Records files by absolute path as they are now; `known` (path -> stamp) stands for the
+    /// lstat of a file whose stamp was taken when it was checked, in this run, and that has not
+    /// been linked or written since.
+    static func record(_ files: [(path: String, file: BundleManifest.File)], root: String, known: [String: Stamp] = [:]) throws {
         var text: [UInt8] = []
         text.reserveCapacity(files.count * 110)
-        // An lstat each, on two threads.
-        let stamps = ParallelMap.map(files.map { ($0.path, $0.file.sha256) }) { stamp($0.0, sha256: $0.1) }
+        // An lstat each (for those not known), on two threads.
+        let stamps = ParallelMap.map(files.map { ($0.path, $0.file.sha256) }) { known[$0.0] ?? stamp($0.0, sha256: $0.1) }
         for ((_, file), stamp) in zip(files, stamps) {
             guard let stamp, stamp.size == file.size else { continue }
             text.append(contentsOf: "\(stamp.inode) \(stamp.size) \(stamp.mtime) \(stamp.ctime) \(stamp.sha256)\n".utf8)
@@ -76,7 +84,13 @@ public struct VerifiedFiles: Sendable {
 
     private static func stamp(_ path: String, sha256: String) -> Stamp? {
         var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard lstat(path, &info) == 0 else { return nil }
+        return stamp(info, sha256: sha256)
+    }
+
+    /// The stamp of a file from its stat data; nil for anything but a regular file.
+    static func stamp(_ info: stat, sha256: String) -> Stamp? {
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Stamp(
             inode: UInt64(info.st_ino), size: Int(info.st_size),
             mtime: info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec,

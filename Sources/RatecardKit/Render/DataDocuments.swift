@@ -35,7 +35,9 @@ struct DataDocuments {
         }.map { content.partners[$0] }
     }
 
-    func partners() -> JSON {
+    /// `partners.json`; `logoHashes` (asset path -> sha256) names each logo's object, so the app
+    /// fetches it by a URL that outlives the release.
+    func partners(logoHashes: [String: String]) -> JSON {
         let productKeys = Dictionary(grouping: content.products.map(\.key).sorted(), by: { String($0.split(separator: "/")[0]) })
         return .object(["partners": .array(orderedPartners.map { partner in
             .object([
@@ -48,6 +50,7 @@ struct DataDocuments {
                 "status_reason": partner.statusReason.map { .string($0.value) } ?? .null,
                 "display_order": .int(partner.displayOrder.value),
                 "logo": .string(partner.logo.value),
+                "logo_sha256": logoHashes[partner.logo.value].map(JSON.string) ?? .null,
                 "phone": .string(partner.phone.value),
                 "website": .string(partner.website.value),
                 "products": .array((productKeys[partner.id.value] ?? []).map(JSON.string)),
@@ -65,6 +68,45 @@ struct DataDocuments {
         let current = tables.last { $0.isInForce(on: asOf) }
         let next = tables.first { $0.effectiveFrom.value > asOf }
         return (current, next)
+    }
+
+    /// The comparison index's entry for a product; nil when the comparison leaves it out
+    /// (withdrawn, its partner paused, or no table in force), as `rates.html` does.
+    func compareItem(_ product: Product) -> CompareIndex.Item? {
+        // The comparison asks for a credit score: a table priced by grade (in force before
+        // 2021, so only on an as-of date that early) cannot be matched to one.
+        guard status(of: product) == "active", let table = tables(of: product).current, table.scale == .score else { return nil }
+        return CompareIndex.Item(
+            partner: product.folderPartner, id: product.folderID, nameKo: product.nameKo.value, limitMax: product.limitMax.value,
+            bands: table.bandsBestFirst.map { band in
+                CompareIndex.Band(scoreMin: band.min.value, scoreMax: band.max.value, aprMin: band.aprMin.value, aprMax: band.aprMax.value, limitMax: band.limitMax.value)
+            })
+    }
+
+    /// Every partner id (a partner file's, or a product folder's) and how many products it has.
+    var productCounts: [(id: String, products: Int)] {
+        var counts: [String: Int] = [:]
+        for partner in content.partners { counts[partner.id.value] = 0 }
+        for product in content.products { counts[product.folderPartner, default: 0] += 1 }
+        return counts.map { ($0.key, $0.value) }
+    }
+
+    /// The comparison index: the partners cut into shards, each with its comparable products.
+    func compareShards() -> [CompareIndex.Shard] {
+        let counts = productCounts
+        let names = CompareIndex.boundaries(counts)
+        var partners: [String: [CompareIndex.Partner]] = [:]
+        for id in counts.map(\.id).sorted() {
+            partners[CompareIndex.shard(of: id, in: names)!, default: []].append(CompareIndex.Partner(id: id, nameKo: partnersByID[id]?.nameKo.value ?? id))
+        }
+        var items: [String: [CompareIndex.Item]] = [:]
+        for product in content.products {
+            guard let item = compareItem(product) else { continue }
+            items[CompareIndex.shard(of: item.partner, in: names)!, default: []].append(item)
+        }
+        return names.map { name in
+            CompareIndex.Shard(partners: partners[name] ?? [], items: (items[name] ?? []).sorted { ($0.partner, $0.id) < ($1.partner, $1.id) })
+        }
     }
 
     /// What the app shows for a product: `withdrawn`, `paused` (its partner is paused) or `active`.

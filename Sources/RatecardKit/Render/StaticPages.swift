@@ -106,26 +106,7 @@ struct StaticPages {
         }
     }
 
-    /// Active products ordered consumer-first: lowest APR, then lowest maximum, then highest limit.
-    var comparableProducts: [(Product, RateTable)] {
-        comparablePlaces.map { (content.products[$0.product], $0.table) }
-    }
-
-    /// `comparableProducts` as indices into `content.products` with the table shown: each
-    /// product's place computed once, then sorted (products are large values: copying one
-    /// retains each of its strings, so only indices are moved around).
-    var comparablePlaces: [(product: Int, table: RateTable)] {
-        var places: [(order: RatesOrder, product: Int, table: RateTable)] = []
-        places.reserveCapacity(content.products.count)
-        for index in content.products.indices {
-            guard let table = comparableTable(of: content.products[index]) else { continue }
-            places.append((RatesOrder(product: content.products[index], table: table), index, table))
-        }
-        places.sort { $0.order < $1.order }
-        return places.map { ($0.product, $0.table) }
-    }
-
-    /// The table `rates.html` shows for a product, or nil when the page leaves it out
+    /// The table the rates pages show for a product, or nil when they leave it out
     /// (withdrawn, its partner paused, or no table in force).
     func comparableTable(of product: Product) -> RateTable? {
         guard documents.status(of: product) == "active" else { return nil }
@@ -136,36 +117,59 @@ struct StaticPages {
         (table.bands.map(\.aprMin.value).min() ?? .zero, table.bands.map(\.aprMax.value).max() ?? .zero)
     }
 
-    /// `rates.html`: every active product, its APR range and its limit by score band.
-    func ratesPage() -> String {
+    /// `rates.html`: every active partner in display order, each linking its own rates page
+    /// (`rates/<partner>.html`). A change to one table rewrites that partner's page and its line
+    /// here, not a page of every product.
+    func ratesIndex(items: [String: [CompareIndex.Item]]) -> String {
         var body = HTML.element("h1", text: "대출 금리 비교")
-        body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
-        // 3,000 sections on a large site: rendered on two threads, joined in order.
-        let memo = self.memo
-        let sections = ParallelMap.map(comparablePlaces.map { Place($0.product, $0.table) }) { place in
-            let product = content.products[place.product]
-            guard let memo else { return ratesSection(product, place.table).markup }
-            return memo.section(ratesSectionKey(product, place.table)) { ratesSection(product, place.table).markup }
+        body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금융회사별 금리표 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
+        let rows = documents.orderedPartners.filter { $0.status.value == .active }.map { partner in
+            ratesIndexRow(partner.id.value, nameKo: partner.nameKo.value, items[partner.id.value] ?? [])
         }
-        body += HTML(raw: sections.joined())
+        body += HTML.element("ul", [("class", "rates-index")], rows.joined())
         body += notice(for: .rates)
         return PageTemplate.page(title: "대출 금리 비교", root: "", body: body)
     }
 
-    /// What a product's section is rendered from: its product file, its partner's, the table
-    /// shown (chosen by the as-of date before this is asked) and the shared files.
-    func ratesSectionKey(_ product: Product, _ table: RateTable) -> BuildCache.Key? {
-        guard var key = keyParts.shared("rates-section", make: { content.keyBuilder("rates-section") }),
-              content.append(product.path, to: &key), content.append(table.path, to: &key) else { return nil }
-        if let partner = documents.partnersByID[product.partner.value] {
-            guard content.append(partner.path, to: &key) else { return nil }
+    /// One partner's line of `rates.html`: `<li id="<partner>">`, its products on the comparison and their APR range.
+    func ratesIndexRow(_ partner: String, nameKo: String, _ items: [CompareIndex.Item]) -> HTML {
+        var row = HTML.element("a", [("href", BundleLayout.ratesPage(partner))], text: nameKo)
+        let low = items.flatMap { $0.bands.map(\.aprMin) }.min()
+        let high = items.flatMap { $0.bands.map(\.aprMax) }.max()
+        if let low, let high {
+            row += HTML.element("span", [("class", "meta")], text: " · 상품 \(items.count)개 · 연 \(low.displayed)% ~ \(high.displayed)%")
         } else {
-            key.append("no partner")
+            row += HTML.element("span", [("class", "meta")], text: " · 비교할 수 있는 상품이 없습니다")
         }
-        return key.key
+        return HTML.element("li", [("id", partner)], row)
     }
 
-    /// One product's `<section id="<key>">` of `rates.html`.
+    /// `rates/<partner>.html`: a partner's comparable products, lowest APR first, with their
+    /// limits by score band.
+    func partnerRatesPage(_ partner: Partner, products: [(Product, RateTable)]) -> String {
+        let name = partner.nameKo.value
+        var body = HTML.element("h1", text: "\(name) 대출 금리")
+        body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
+        let ordered = products.map { (RatesOrder(product: $0.0, table: $0.1), $0.0, $0.1) }.sorted { $0.0 < $1.0 }
+        body += HTML(raw: ordered.map { ratesSection($0.1, $0.2).markup }.joined())
+        if ordered.isEmpty { body += HTML.element("p", text: "지금 비교할 수 있는 상품이 없습니다.") }
+        body += HTML.element("p", [], HTML.element("a", [("href", "../rates.html")], text: "금융회사 목록으로"))
+        body += notice(for: .rates)
+        return PageTemplate.page(title: "\(name) 대출 금리", root: "../", body: body)
+    }
+
+    /// Every active partner's rates page, by path.
+    func partnerRatesPages() -> [String: String] {
+        let comparable = Dictionary(grouping: content.products.compactMap { product in comparableTable(of: product).map { (product, $0) } }, by: { $0.0.folderPartner })
+        let partners = documents.orderedPartners.filter { $0.status.value == .active }
+        // 300 pages on a large site: rendered on two threads.
+        let pages = ParallelMap.map(partners.map { PartnerPage(partner: $0, products: (comparable[$0.id.value] ?? []).map { Pair($0.0, $0.1) }) }) { page in
+            partnerRatesPage(page.partner, products: page.products.map { ($0.product, $0.table) })
+        }
+        return Dictionary(zip(partners.map { BundleLayout.ratesPage($0.id.value) }, pages), uniquingKeysWith: { first, _ in first })
+    }
+
+    /// One product's `<section id="<key>">` of its partner's rates page.
     func ratesSection(_ product: Product, _ table: RateTable) -> HTML {
         let partner = documents.partnersByID[product.partner.value]
         let (low, high) = envelope(table)
@@ -230,20 +234,26 @@ final class KeyParts: Sendable {
     }
 }
 
-/// A product (its index in the content) and the table shown for it, handed to a rendering thread.
-private struct Place: Sendable {
-    let product: Int
+/// A partner and its comparable products, handed to a rendering thread.
+private struct PartnerPage: Sendable {
+    let partner: Partner
+    let products: [Pair]
+}
+
+/// A product and the table shown for it, handed to a rendering thread.
+private struct Pair: Sendable {
+    let product: Product
     let table: RateTable
 
-    init(_ product: Int, _ table: RateTable) {
+    init(_ product: Product, _ table: RateTable) {
         self.product = product
         self.table = table
     }
 }
 
-/// Where a product stands on `rates.html`: lowest APR first, then lowest maximum APR, then the
-/// highest limit, then the key. The same fields are in the product's data document (`apr`,
-/// `limit.max_krw`), so an unchanged product's place can be read back from a published bundle.
+/// Where a product stands on its partner's rates page: lowest APR first, then lowest maximum APR, then the
+/// highest limit, then the key. The same fields are in the comparison index, so an unchanged
+/// product's place can be read back from a published bundle.
 struct RatesOrder: Comparable {
     var low: Percent
     var high: Percent

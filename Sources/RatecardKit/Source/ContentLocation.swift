@@ -79,6 +79,18 @@ public struct ContentLocation {
         }
     }
 
+    /// `uncommittedContentFiles()` on a thread of its own, with its own handle on the repository
+    /// (libgit2 wants one per thread): the check walks the whole work tree, which costs more than
+    /// building a rate update, so the two run side by side. Join it before anything is written.
+    public func uncommittedContentFilesInBackground() throws -> Background<[String]> {
+        let repository = try requireRepository()
+        let path = repository.workdir ?? repository.gitDir
+        let (folder, prefix) = (contentDir, treePrefix)
+        return Background {
+            try ContentLocation(contentDir: folder, repository: Repository.open(at: path), treePrefix: prefix).uncommittedContentFiles()
+        }
+    }
+
     /// A source reading the content folder on disk.
     public func workingTree() throws -> WorkingTreeSource {
         guard let contentDir else {

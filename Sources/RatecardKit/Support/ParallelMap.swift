@@ -46,3 +46,23 @@ enum ParallelMap {
         }
     }
 }
+
+/// Work started on a thread of its own, its result (or error) taken with `join`.
+public final class Background<Value: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<Value, any Error>?
+
+    public init(_ work: @escaping @Sendable () throws -> Value) {
+        DispatchQueue.global().async { [self] in
+            result = Result { try work() }
+            done.signal()
+        }
+    }
+
+    /// Waits for the work and returns what it gave, or throws what it threw.
+    public func join() throws -> Value {
+        done.wait()
+        defer { done.signal() }
+        return try result!.get()
+    }
+}
