@@ -7,6 +7,14 @@ import Testing
 /// A real S3-compatible server on loopback: moto's standalone server (PyPI `moto[server]`,
 /// 5.1.5 or later for `If-Match`), with signature checks on. Started by the test, stopped after.
 final class MotoServer {
+    /// moto's application under werkzeug without threads: one request at a time.
+    static let serialServer = """
+        import os, sys
+        os.environ.setdefault("MOTO_PORT", sys.argv[1])
+        from werkzeug.serving import run_simple
+        from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+        run_simple("127.0.0.1", int(sys.argv[1]), DomainDispatcherApplication(create_backend_app), threaded=False)
+        """
     let process = Process()
     let port: Int
     /// A user the server knows, allowed everything on S3.
@@ -15,7 +23,12 @@ final class MotoServer {
     /// `signatures: false` serves every request unsigned checks: moto canonicalises a query
     /// with its escapes decoded (`prefix=app/`), where SigV4 and S3 want them kept
     /// (`prefix=app%2F`), so a listing below a prefix cannot be checked against it.
-    init(signatures: Bool = true) throws {
+    ///
+    /// `oneRequestAtATime` serves requests one after another. moto's threaded server checks an
+    /// If-Match or If-None-Match and then writes, in two steps, so two racers can both pass the
+    /// check when the machine is busy; S3 decides a conditional write atomically. Tests of races
+    /// (one winner among racers) need that promise from the server, so they ask for this.
+    init(signatures: Bool = true, oneRequestAtATime: Bool = false) throws {
         var lastError = ""
         for _ in 0..<5 {
             // Below the kernel's ephemeral range (32768-60999), where outgoing connections may
@@ -23,7 +36,9 @@ final class MotoServer {
             let port = Int.random(in: 14_000..<20_000)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
+            process.arguments = oneRequestAtATime
+                ? ["python3", "-c", Self.serialServer, String(port)]
+                : ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
             var environment = ProcessInfo.processInfo.environment
             // The first requests (the user and its key, below) need no signature; every later one does.
             if signatures { environment["INITIAL_NO_AUTH_ACTION_COUNT"] = "3" }
@@ -411,7 +426,7 @@ final class FaultyProxy {
     }
 
     @Test func thePointerFlipsOnlyByCompareAndSwapWithOneWinnerAmongRacers() throws {
-        let server = try MotoServer()
+        let server = try MotoServer(oneRequestAtATime: true)
         defer { server.stop() }
         let setup = server.client(bucket: "releases")
         try setup.createBucket()

@@ -186,7 +186,7 @@ public final class PreviewServer: @unchecked Sendable {
             break
         }
         let state = published.withLock { $0 }
-        let type = Self.contentType(of: path)
+        let type = MediaType.of(path)
         if type.hasPrefix("text/html"), let page = state.problemsPage {
             return send(fd, status: "200 OK", type: type, body: page, head: head)
         }
@@ -318,27 +318,5 @@ public final class PreviewServer: @unchecked Sendable {
             }
         }
         return directives.joined(separator: "; ")
-    }
-
-    static func contentType(of path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        let ext = name.split(separator: ".").count > 1 ? String(name.split(separator: ".").last!).lowercased() : ""
-        switch ext {
-        case "html", "htm": return "text/html; charset=utf-8"
-        case "js", "mjs": return "text/javascript; charset=utf-8"
-        case "css": return "text/css; charset=utf-8"
-        case "json", "map": return "application/json"
-        case "svg": return "image/svg+xml"
-        case "png": return "image/png"
-        case "jpg", "jpeg": return "image/jpeg"
-        case "gif": return "image/gif"
-        case "webp": return "image/webp"
-        case "ico": return "image/x-icon"
-        case "woff2": return "font/woff2"
-        case "woff": return "font/woff"
-        case "txt", "md", "yaml", "yml", "ts": return "text/plain; charset=utf-8"
-        case "webmanifest": return "application/manifest+json"
-        default: return "application/octet-stream"
-        }
     }
 }

@@ -148,7 +148,7 @@ public final class S3Root: ReleaseTarget {
     public func readState(_ name: String) throws -> [UInt8]? { try client.get(name)?.bytes }
 
     public func writeState(_ name: String, _ bytes: [UInt8]) throws {
-        _ = try client.put(name, bytes, contentType: S3Store.contentType(name), cacheControl: "no-cache")
+        _ = try client.put(name, bytes, contentType: MediaType.of(name), cacheControl: "no-cache")
     }
 }
 

@@ -47,31 +47,6 @@ public struct S3Store: ReleaseStore, Sendable {
     /// Where an entry file of a release is served from: `r/<id>/<path>`.
     static func entryKey(release: String, path: String) -> String { entriesPrefix + release + "/" + path }
 
-    /// The Content-Type nginx's mime.types gives a file of this name.
-    static func contentType(_ name: String) -> String {
-        let base = DurableFiles.name(of: name)
-        guard let dot = base.lastIndex(of: ".") else { return "application/octet-stream" }
-        switch base[base.index(after: dot)...].lowercased() {
-        case "json": return "application/json"
-        case "html", "htm": return "text/html; charset=utf-8"
-        case "js", "mjs": return "application/javascript; charset=utf-8"
-        case "css": return "text/css; charset=utf-8"
-        case "txt": return "text/plain; charset=utf-8"
-        case "svg": return "image/svg+xml"
-        case "png": return "image/png"
-        case "jpg", "jpeg": return "image/jpeg"
-        case "gif": return "image/gif"
-        case "webp": return "image/webp"
-        case "ico": return "image/x-icon"
-        case "woff2": return "font/woff2"
-        case "woff": return "font/woff"
-        case "wasm": return "application/wasm"
-        case "xml": return "text/xml; charset=utf-8"
-        case "webmanifest": return "application/manifest+json"
-        default: return "application/octet-stream"
-        }
-    }
-
     static let immutable = "public, max-age=31536000, immutable"
 
     // MARK: put
@@ -125,7 +100,7 @@ public struct S3Store: ReleaseStore, Sendable {
         }
         let sizes = try pool.map(absent) { client, item -> Int in
             let key = Self.key(item.key)
-            let outcome = try client.put(key, item.bytes!, contentType: Self.contentType(key), cacheControl: Self.immutable, condition: .absent)
+            let outcome = try client.put(key, item.bytes!, contentType: MediaType.of(key), cacheControl: Self.immutable, condition: .absent)
             guard case .written = outcome else {
                 // Another writer made it meanwhile: it must be these bytes.
                 try Self.check(client, item)
@@ -162,7 +137,7 @@ public struct S3Store: ReleaseStore, Sendable {
         try pool.each(entries) { client, file in
             try client.copy(
                 from: Self.objectsPrefix + ObjectLayout.objectName(file), to: Self.entryKey(release: id, path: file.path),
-                contentType: Self.contentType(file.path), cacheControl: NginxConfig.cacheControl(entry: file.path))
+                contentType: MediaType.of(file.path), cacheControl: NginxConfig.cacheControl(entry: file.path))
         }
         CrashPoint.hit("files-written")
         Trace.mark("s3: \(entries.count) entry files copied")
