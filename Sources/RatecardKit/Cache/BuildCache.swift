@@ -248,7 +248,9 @@ public final class BuildCache: Sendable {
         var packs: [(name: String, size: Int, time: Int)] = []
         for name in (try? FileSystem.listDirectory(folder + "/packs")) ?? [] where name.hasSuffix(".pack") {
             var info = stat()
-            if lstat(folder + "/packs/" + name, &info) == 0 { packs.append((name, Int(info.st_size), info.st_mtim.tv_sec)) }
+            // To the nanosecond the file system keeps: packs written within one second are
+            // still told apart, so the newest entries are the ones kept.
+            if lstat(folder + "/packs/" + name, &info) == 0 { packs.append((name, Int(info.st_size), info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec)) }
         }
         let total = packs.reduce(0) { $0 + $1.size }
         guard packs.count > Self.mergeAbove || total > limit else { return }
