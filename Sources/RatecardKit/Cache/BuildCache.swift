@@ -53,6 +53,8 @@ public final class BuildCache: Sendable {
         var pending: [(Key, [UInt8])] = []
         var pendingKeys: [Key: Int] = [:]
         var wrote = false
+        /// The packs this process wrote: newer than any other, whatever their times say.
+        var own: Set<String> = []
         var hits = 0
     }
 
@@ -203,7 +205,7 @@ public final class BuildCache: Sendable {
             return state.pending
         }
         guard !entries.isEmpty else { return }
-        write(pack: entries)
+        if let name = write(pack: entries) { state.withLock { _ = $0.own.insert(name) } }
     }
 
     /// Writes one pack; returns its file name.
@@ -255,7 +257,10 @@ public final class BuildCache: Sendable {
         let total = packs.reduce(0) { $0 + $1.size }
         guard packs.count > Self.mergeAbove || total > limit else { return }
         // Newest first: their entries are kept first, up to three quarters of the limit.
-        packs.sort { $0.time > $1.time }
+        // This process's own packs first: a file time has the kernel's tick, and another
+        // pack written within the same tick would otherwise tie with them.
+        let own = state.withLock { $0.own }
+        packs.sort { own.contains($0.name) != own.contains($1.name) ? own.contains($0.name) : $0.time > $1.time }
         var kept: [(Key, [UInt8])] = []
         var keys: Set<Key> = []
         var size = 0
