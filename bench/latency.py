@@ -7,13 +7,15 @@ Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe
 fd 3, replies and events on fd 4, NUL-terminated JSON). For each run the file is written and the
 time taken until the load event of the reloaded page that shows the edit is recorded:
   terms  - DRAFT (an uncommitted terms version, relative to REPO) gets a new sentence; its page
-  rates  - the newest rate table of the first product on rates.html flips its bureau
+  rates  - the newest rate table of the first product of the first partner's rates page moves
+           its best band's apr_max_pct by 0.01pp
 Prints "terms <median ms> <runs...>" and "rates <median ms> <runs...>" (the same measurement as
 Tests/RatecardCLITests/PreviewLatencyTests.swift, there with the debug build).
 """
 import fcntl
 import json
 import os
+import re
 import select
 import shutil
 import statistics
@@ -150,17 +152,25 @@ try:
                              f"document.body.innerText.includes('{marker}')"))
     write_file(draft, template)
 
+    # rates.html lists the partners; each partner has a rates page of its own. Each edit moves
+    # the best band's apr_max_pct of a product's newest table by 0.01pp (a bureau flip would be
+    # an error: each product's disclosure names its bureau).
     open_page(base + "rates.html")
+    partner = evaluate("document.querySelector('li[id]').id")
+    open_page(base + f"rates/{partner}.html")
     key = evaluate("document.querySelector('section').id")
     table = f"products/{key}/rates/" + sorted(os.listdir(os.path.join(repo, "products", key, "rates")))[-1]
     original = open(os.path.join(repo, table), encoding="utf-8").read()
     rates = []
     for run in range(runs):
         text = open(os.path.join(repo, table), encoding="utf-8").read()
-        to = "NICE" if "bureau: KCB" in text else "KCB"
-        flipped = text.replace("bureau: KCB" if to == "NICE" else "bureau: NICE", "bureau: " + to)
-        rates.append(measure(lambda: write_file(table, flipped),
-                             f"document.getElementById('{key}').textContent.includes('{to} 점수 기준')"))
+        found = re.search(r"^(\s*apr_max_pct: )([0-9.]+)$", text, re.M)
+        cents = round(float(found.group(2)) * 100)
+        cents += 1 if cents % 2 == 0 else -1
+        shown = "%d.%02d" % divmod(cents, 100)
+        nudged = text[:found.start(2)] + shown + text[found.end(2):]
+        rates.append(measure(lambda: write_file(table, nudged),
+                             f"document.getElementById('{key}').textContent.includes('~ {shown}%')"))
     write_file(table, original)
     for name, values in (("terms", terms), ("rates", rates)):
         print(name, round(statistics.median(values)), " ".join(str(round(v)) for v in values))
