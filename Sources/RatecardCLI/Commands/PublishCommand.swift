@@ -61,7 +61,7 @@ enum PublishCommand {
         var rendered: Result<BundleRun.Outcome, any Error>?
         if !dryRun, !protected, let live, let repository = location.repository,
            let commit = try? repository.resolveCommit(revision),
-           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: root, live: live) {
+           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: root, live: live, known: liveInfo) {
             built = (output, commit, nil, products)
             scheduledInChanged = scheduled
         } else {
@@ -133,6 +133,7 @@ enum PublishCommand {
             expectLive: expectLive, wait: !arguments.has("--no-wait"), extra: extra, staleFrom: staleFrom)
         var requestWithBridge = request
         requestWithBridge.bridge = bridge.requirement?.json
+        requestWithBridge.knownLive = liveInfo
         let publisher = Publisher(root: root)
         var summary: [String: JSON] = [
             "environment": .string(name), "bundle_id": .string(output.manifest.bundleID),

@@ -29,6 +29,9 @@ public struct Publisher {
         public var staleFrom: Day?
         /// What the web build needs from the app (`BridgeRequirement.json`), for version.json.
         public var bridge: JSON? = nil
+        /// The live release's version.json as read before the lock: used when that release is
+        /// still live under the lock (a release's version.json never changes).
+        public var knownLive: ReleaseInfo? = nil
 
         public init(bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String, expectLive: String?, wait: Bool, action: String = "publish", extra: [String: JSON] = [:], staleFrom: Day? = nil) {
             self.bundle = bundle
@@ -97,6 +100,7 @@ public struct Publisher {
         Trace.mark("publish: version.json")
         do {
             let store = LocalStore(root: root, verified: VerifiedFiles.load(root: root.path))
+            store.session.prepare(info, sha256: SHA256.hex(manifest))
             Trace.mark("publish: verified record read")
             let written = try store.put(Self.objects(of: staged))
             Trace.mark("publish: objects put (\(written) bytes written)")
@@ -118,7 +122,7 @@ public struct Publisher {
             root.journalAfterSwap(fields)
             CrashPoint.hit("journaled")
             // Best effort: without the record the next publish hashes the objects it reuses.
-            try? Self.recordObjects(of: info, root: root, known: store.session.stamps(in: root.objectsFolder))
+            try? Self.recordObjects(of: info, root: root, known: store.session.unlinkedStamps)
             Trace.mark("publish: recorded")
             let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
             return .published(id: id, previous: live, plan: plan, bytesWritten: written + entries, filesLinked: linked)
@@ -146,12 +150,16 @@ public struct Publisher {
 
     /// Records the stat data of a release's objects (they were verified by the put that
     /// preceded this), so the next publish need not re-hash the ones it reuses.
-    /// `known` are stamps taken as objects were checked by this publish's put, for those not
-    /// linked since.
+    /// `known` (object name -> stamp) are stamps taken as objects were checked by this
+    /// publish's put, for those not linked since.
     static func recordObjects(of info: ReleaseInfo, root: ServeRoot, known: [String: VerifiedFiles.Stamp] = [:]) throws {
         var seen: Set<String> = []
-        let files = info.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
-        try VerifiedFiles.record(files.map { (root.objectsFolder + "/" + ObjectLayout.objectName($0), $0) }, root: root.path, known: known)
+        var files: [(name: String, file: BundleManifest.File)] = []
+        for file in info.files {
+            let name = ObjectLayout.objectName(file)
+            if seen.insert(name).inserted { files.append((name, file)) }
+        }
+        try VerifiedFiles.record(objects: files, in: root.objectsFolder, root: root.path, known: known)
     }
 
     /// Collects the new release's files: the web build and the bundle, with the release's copies
@@ -167,6 +175,7 @@ public struct Publisher {
             }
         }
         let hashes = Dictionary(request.bundle.manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        entries.reserveCapacity(request.bundle.manifest.files.count + entries.count + 2)
         for (path, bytes) in request.bundle.files {
             if entries[path] != nil { throw OperationalError("the web build and the bundle both have \(path); rename it in the web build") }
             staged.bytes[path] = bytes
@@ -185,8 +194,11 @@ public struct Publisher {
             guard let file = hashes[path] else { throw OperationalError("the bundle's manifest does not list \(path)") }
             entries[path] = file
         }
-        if let live { staged.liveInfo = try ReleaseInfo.read(from: root.folder(of: live)) }
-        staged.files = entries.values.sorted { $0.path < $1.path }
+        if let live { staged.liveInfo = try request.knownLive.flatMap { $0.id == live ? $0 : nil } ?? ReleaseInfo.read(from: root.folder(of: live)) }
+        // In the manifest's order, then the rest: sorting an almost sorted list is one pass.
+        var ordered = request.bundle.manifest.files.compactMap { entries.removeValue(forKey: $0.path) }
+        ordered += entries.values
+        staged.files = ordered.sorted { $0.path < $1.path }
         // A reused file of a live release in the folder layout has no object yet: its bytes.
         if let liveInfo = staged.liveInfo, liveInfo.format != ObjectLayout.format {
             for (path, source) in request.bundle.reused { staged.bytes[path] = try FileSystem.readFile(source) }
