@@ -193,11 +193,12 @@ public struct LocalStore: ReleaseStore, Sendable {
         // recorded at its last check, else its hash). A changed one is an error, never overwritten.
         let folder = objectsFolder
         let verified = verified
+        let directory = try FileSystem.Folder(folder)
         let checks = ParallelMap.map(unique) { item -> (ObjectState, VerifiedFiles.Stamp?) in
             guard case .object(let name) = item.key else { return (.changed, nil) }
-            let path = folder + "/" + name
             var info = stat()
-            guard lstat(path, &info) == 0 else { return (errno == ENOENT ? .absent : .changed, nil) }
+            guard directory.lstat(name, &info) else { return (errno == ENOENT ? .absent : .changed, nil) }
+            let path = folder + "/" + name
             if let stamp = VerifiedFiles.stamp(info, sha256: item.sha256), verified.vouches(for: stamp, size: item.size) {
                 return (.intact, stamp)
             }
@@ -346,13 +347,15 @@ public struct LocalStore: ReleaseStore, Sendable {
             let checked = session.checked
             var store = stat()
             let device = stat(objectsFolder, &store) == 0 ? store.st_dev : nil
-            let intact = ParallelMap.map(files) { [self] file -> Bool in
+            let pages = try FileSystem.Folder(final)
+            let objects = try FileSystem.Folder(objectsFolder)
+            let intact = ParallelMap.map(files) { file -> Bool in
                 let name = ObjectLayout.objectName(file)
                 var page = stat()
-                guard lstat(final + "/" + file.path, &page) == 0 else { return false }
+                guard pages.lstat(file.path, &page) else { return false }
                 if let stamp = checked[name], stamp.inode == UInt64(page.st_ino), page.st_dev == device { return true }
                 var object = stat()
-                if lstat(objectPath(name), &object) == 0, page.st_ino == object.st_ino, page.st_dev == object.st_dev { return true }
+                if objects.lstat(name, &object), page.st_ino == object.st_ino, page.st_dev == object.st_dev { return true }
                 return Publisher.matches(final + "/" + file.path, file)
             }
             guard intact.allSatisfy({ $0 }) else {

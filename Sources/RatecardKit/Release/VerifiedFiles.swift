@@ -94,16 +94,19 @@ public struct VerifiedFiles: Sendable {
     static func record(objects: [(name: String, file: BundleManifest.File)], in folder: String, root: String, known: [String: Stamp]) throws {
         var stamps: [Stamp?] = []
         stamps.reserveCapacity(objects.count)
-        var unknown: [(index: Int, path: String, sha256: String)] = []
+        var unknown: [(index: Int, name: String, sha256: String)] = []
         for (index, object) in objects.enumerated() {
             let stamp = known[object.name]
             stamps.append(stamp)
-            if stamp == nil { unknown.append((index, folder + "/" + object.name, object.file.sha256)) }
+            if stamp == nil { unknown.append((index, object.name, object.file.sha256)) }
         }
         // An lstat each for the others, on two threads.
-        for (entry, stamp) in zip(unknown, ParallelMap.map(unknown.map { ($0.path, $0.sha256) }) { stamp($0.0, sha256: $0.1) }) {
-            stamps[entry.index] = stamp
+        let directory = try FileSystem.Folder(folder)
+        let taken = ParallelMap.map(unknown.map { ($0.name, $0.sha256) }) { name, sha256 -> Stamp? in
+            var info = stat()
+            return directory.lstat(name, &info) ? stamp(info, sha256: sha256) : nil
         }
+        for (entry, stamp) in zip(unknown, taken) { stamps[entry.index] = stamp }
         try write(zip(objects.map(\.file), stamps).map { ($0, $1) }, root: root)
     }
 

@@ -312,12 +312,14 @@ public final class Repository {
         try Repository.check("git_index_read", git_index_read(index, 0))
         let start = prefix.isEmpty ? "" : prefix + "/"
         var tracked: Set<String> = []
+        // Looked up relative to the open work tree: one component less to walk per file.
+        guard let tree = try? FileSystem.Folder(workdir) else { return false }
         for position in 0..<git_index_entrycount(index) {
             guard let entry = git_index_get_byindex(index, position)?.pointee else { return false }
             let path = String(cString: entry.path)
             guard path.hasPrefix(start) else { continue }
             var info = stat()
-            guard lstat(workdir + "/" + path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+            guard tree.lstat(path, &info), (info.st_mode & S_IFMT) == S_IFREG,
                   entry.mode == 0o100644 || entry.mode == 0o100755,
                   (info.st_mode & 0o100 != 0) == (entry.mode == 0o100755),
                   UInt32(truncatingIfNeeded: info.st_size) == entry.file_size,
