@@ -29,6 +29,13 @@ enum PublishCommand {
         let location = try ContentLocation.find(from: invocation.directory)
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
         var revision = arguments.value("--rev") ?? "HEAD"
+        // "Is the work tree committed?" walks the whole work tree: it starts first, runs beside
+        // the rest, and is answered before anything is reported or written. (`--if-stale`
+        // rebuilds the live release's commit, never the work tree.)
+        var dirtyCheck: Background<[String]>?
+        if arguments.value("--rev") == nil, !arguments.has("--if-stale"), location.contentDir != nil {
+            dirtyCheck = try location.uncommittedContentFilesInBackground()
+        }
         // What is live, read once for the checks before the lock (the publisher reads it again
         // under the lock): a large site's version.json lists every file.
         let live = try root.live()
@@ -44,13 +51,7 @@ enum PublishCommand {
                 if arguments.value("--rev") == nil { revision = commit }
             }
         }
-        // "Is the work tree committed?" walks the whole work tree: it runs beside the build and is
-        // answered before anything is reported or written.
-        var dirtyCheck: Background<[String]>?
-        if arguments.value("--rev") == nil, revision == "HEAD", location.contentDir != nil {
-            Trace.mark("publish: content found")
-            dirtyCheck = try location.uncommittedContentFilesInBackground()
-        }
+        Trace.mark("publish: content found")
         let dryRun = arguments.has("--dry-run")
         // The everyday rate update builds onto the live bundle (only the changed products are
         // read, checked and rendered); the semantic diff of --dry-run and protected roots, and
