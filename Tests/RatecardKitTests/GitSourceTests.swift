@@ -94,7 +94,7 @@ import Testing
             #expect(try repository.cleanByStat(under: ""))
             // The record is what spares the listings: forged to vouch for a folder as it is now,
             // with an untracked file in it, it hides that file (it lives in the git folder, which
-            // only the repository's owner can write), and a record of another index is ignored.
+            // only the repository's owner can write).
             let partners = work + "/partners"
             try Self.dateBack(partners, seconds: 60)
             #expect(try repository.cleanByStat(under: ""))
@@ -110,10 +110,30 @@ import Testing
             }.joined(separator: "\n")
             try FileSystem.writeFile(record, Array(forged.utf8))
             #expect(try repository.cleanByStat(under: ""), "the forged record was not used")
-            utimes(work + "/.git/index", nil)
-            #expect(try repository.cleanByStat(under: "") == false, "a record of another index vouched for a folder")
+            // Tracked by the index now (one more file than the record says): read again, and clean.
+            try repository.commitAll(message: "Partner x", author: Fixtures.testAuthor)
+            for file in try ReleaseFiles.list(work).filter({ !$0.hasPrefix(".git/") }) { try Self.dateBack(work + "/" + file, seconds: 60) }
+            #expect(try repository.uncommittedPaths(under: "") == [])
+            #expect(try repository.cleanByStat(under: ""))
+            // Removed from the index but left on disk (the folder's listing unchanged): the index
+            // tracks one file fewer than the folder held, so it is read again and the file found.
+            #expect(try Self.git(work, ["rm", "-q", "--cached", "partners/x.yaml"]) == 0)
+            #expect(try Self.git(work, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Untrack x"]) == 0)
+            #expect(try repository.cleanByStat(under: "") == false)
             #expect(try repository.uncommittedPaths(under: "") == ["partners/x.yaml"])
         }
+    }
+
+    /// The git command line in `repo`; its exit status.
+    static func git(_ repo: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", repo] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 
     static func dateBack(_ path: String, seconds: Int) throws {

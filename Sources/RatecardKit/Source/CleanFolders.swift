@@ -1,12 +1,14 @@
 import Glibc
 
 /// The folders of the work tree that held only tracked files when the dirty check last found the
-/// content clean, with their stat data (git's untracked cache, in a file of ratecard's own in
-/// the git folder): a folder whose times and inode are what was recorded has the same entries
-/// (adding, removing or renaming one moves its mtime), so its listing need not be read again.
-/// Valid only against the same index (the tracked files) and content root; a folder changed
-/// within a few milliseconds of the walk that recorded it is read again (times come from a
-/// coarse clock). A cache: lost or unreadable, every folder is read.
+/// content clean, with their stat data and how many files they held (git's untracked cache, in
+/// a file of ratecard's own in the git folder): a folder whose times and inode are what was
+/// recorded has the same entries (adding, removing or renaming one moves its mtime), so its
+/// listing need not be read again, as long as the index still tracks as many files in it (every
+/// tracked file is checked to be on disk, so as many tracked as there are means all of them).
+/// That survives commits, which rewrite the index. A folder changed within a few milliseconds
+/// of the walk that recorded it is read again (times come from a coarse clock). A cache: lost
+/// or unreadable, every folder is read.
 struct CleanFolders: Sendable {
     struct Stamp: Equatable, Sendable {
         var mtime: Int
@@ -21,8 +23,6 @@ struct CleanFolders: Sendable {
     /// How long before the recording walk started a folder must have last changed to be trusted.
     static let margin = 50_000_000
 
-    /// The index the folders were checked against: mtime (ns), size and inode of its file.
-    var index: String
     var prefix: String
     /// When the recording walk started (ns of the real-time clock, as file times are).
     var walkStart: Int
@@ -39,17 +39,12 @@ struct CleanFolders: Sendable {
         return children
     }
 
-    /// The recorded stamp of `folder`, when the folder still has it and it is old enough to trust.
-    func trusted(_ folder: String, now stamp: Stamp) -> Stamp? {
+    /// The recorded stamp of `folder`, when the folder still has it, it is old enough to trust
+    /// and the index tracks as many files in it (`tracked`) as it held.
+    func trusted(_ folder: String, now stamp: Stamp, tracked: Int) -> Stamp? {
         guard let recorded = folders[folder], recorded.mtime == stamp.mtime, recorded.ctime == stamp.ctime,
-              recorded.inode == stamp.inode, recorded.mtime < walkStart - Self.margin else { return nil }
+              recorded.inode == stamp.inode, recorded.files == tracked, recorded.mtime < walkStart - Self.margin else { return nil }
         return recorded
-    }
-
-    static func indexIdentity(gitDir: String) -> String? {
-        var info = stat()
-        guard stat(gitDir + "/index", &info) == 0 else { return nil }
-        return "\(nanoseconds(info.st_mtim)) \(info.st_size) \(info.st_ino)"
     }
 
     static func nanoseconds(_ time: timespec) -> Int { time.tv_sec * 1_000_000_000 + time.tv_nsec }
@@ -60,26 +55,26 @@ struct CleanFolders: Sendable {
         return nanoseconds(spec)
     }
 
-    /// The record in `gitDir`, when it was taken against this index and content root.
-    static func load(gitDir: String, index: String, prefix: String) -> CleanFolders? {
+    /// The record in `gitDir`, when it was taken for this content root.
+    static func load(gitDir: String, prefix: String) -> CleanFolders? {
         guard let bytes = try? FileSystem.readFile(gitDir + "/" + fileName) else { return nil }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count >= 4, lines[0] == header, lines[1] == "index " + index, lines[2] == "prefix " + prefix,
-              lines[3].hasPrefix("walk "), let start = Int(lines[3].dropFirst(5)) else { return nil }
+        guard lines.count >= 3, lines[0] == header, lines[1] == "prefix " + prefix,
+              lines[2].hasPrefix("walk "), let start = Int(lines[2].dropFirst(5)) else { return nil }
         var folders: [String: Stamp] = [:]
-        for line in lines.dropFirst(4) where !line.isEmpty {
+        for line in lines.dropFirst(3) where !line.isEmpty {
             let fields = line.split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
             guard fields.count == 5, let mtime = Int(fields[0]), let ctime = Int(fields[1]), let inode = UInt64(fields[2]),
                   let files = Int(fields[3]) else { return nil }
             let path = fields[4] == "." ? "" : String(fields[4])
             folders[path] = Stamp(mtime: mtime, ctime: ctime, inode: inode, files: files)
         }
-        return CleanFolders(index: index, prefix: prefix, walkStart: start, folders: folders)
+        return CleanFolders(prefix: prefix, walkStart: start, folders: folders)
     }
 
     /// Replaces the record (a temp file renamed over it; no fsync: a cache).
     func write(gitDir: String) {
-        var text = "\(Self.header)\nindex \(index)\nprefix \(prefix)\nwalk \(walkStart)\n"
+        var text = "\(Self.header)\nprefix \(prefix)\nwalk \(walkStart)\n"
         for (path, stamp) in folders.sorted(by: { $0.key < $1.key }) {
             // A name with a line break cannot be recorded: no record, every folder read next time.
             guard !path.contains("\n"), path != "." else { return }

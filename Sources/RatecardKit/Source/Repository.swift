@@ -306,7 +306,6 @@ public final class Repository {
         guard staged == 0 else { return false }
         var indexStat = stat()
         guard stat(gitDir + "/index", &indexStat) == 0 else { return false }
-        let identity = CleanFolders.indexIdentity(gitDir: gitDir)
         var index: OpaquePointer?
         try Repository.check("git_repository_index", git_repository_index(&index, handle))
         defer { git_index_free(index) }
@@ -334,14 +333,16 @@ public final class Repository {
         }
         guard unchanged.allSatisfy({ $0 }) else { return false }
         let tracked = Set(entries.map { String($0.path.dropFirst(start.count)) })
+        var trackedIn: [String: Int] = [:]
+        for path in tracked { trackedIn[path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "", default: 0] += 1 }
         // Untracked files: everything on disk below the prefix must be in the index. The walk
         // reads thousands of folders: the folders two levels down are shared by two threads, and
         // a folder unchanged since the last clean walk is not read again (`CleanFolders`).
         let root = workdir + (prefix.isEmpty ? "" : "/" + prefix)
         guard let rootFolder = try? FileSystem.Folder(root) else { return false }
         let walkStart = CleanFolders.realTime()
-        let cache = identity.flatMap { CleanFolders.load(gitDir: gitDir, index: $0, prefix: prefix) }
-        let walk = FolderWalk(root: root, folder: rootFolder, tracked: tracked, cache: cache, children: cache?.children ?? [:])
+        let cache = CleanFolders.load(gitDir: gitDir, prefix: prefix)
+        let walk = FolderWalk(root: root, folder: rootFolder, tracked: tracked, trackedIn: trackedIn, cache: cache, children: cache?.children ?? [:])
         var top = FolderWalk.Result()
         var folders: [String] = []
         guard walk.onlyTracked("", depth: 2, into: &top, deeper: &folders) else { return false }
@@ -358,8 +359,8 @@ public final class Repository {
             seen.merge(result.folders) { first, _ in first }
         }
         guard walked == tracked.count else { return false }
-        if let identity, cache?.folders != seen {
-            CleanFolders(index: identity, prefix: prefix, walkStart: walkStart, folders: seen).write(gitDir: gitDir)
+        if cache?.folders != seen {
+            CleanFolders(prefix: prefix, walkStart: walkStart, folders: seen).write(gitDir: gitDir)
         }
         return true
     }
@@ -379,6 +380,8 @@ public final class Repository {
         let root: String
         let folder: FileSystem.Folder
         let tracked: Set<String>
+        /// Folder -> how many tracked files are directly in it.
+        let trackedIn: [String: Int]
         let cache: CleanFolders?
         let children: [String: [String]]
 
@@ -397,7 +400,7 @@ public final class Repository {
             guard folder.lstat(relative.isEmpty ? "." : relative, &info), (info.st_mode & S_IFMT) == S_IFDIR else { return false }
             var stamp = CleanFolders.Stamp(
                 mtime: CleanFolders.nanoseconds(info.st_mtim), ctime: CleanFolders.nanoseconds(info.st_ctim), inode: UInt64(info.st_ino), files: 0)
-            if let cache, let recorded = cache.trusted(relative, now: stamp) {
+            if let cache, let recorded = cache.trusted(relative, now: stamp, tracked: trackedIn[relative] ?? 0) {
                 result.files += recorded.files
                 result.folders[relative] = recorded
                 for child in children[relative] ?? [] {
