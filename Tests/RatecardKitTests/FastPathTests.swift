@@ -228,6 +228,14 @@ import Testing
             try VerifiedFiles.record(files, in: folder, root: root)
             let record = VerifiedFiles.load(root: root)
             for file in files { #expect(record.vouches(for: folder + "/" + file.path, as: file)) }
+            // Lines that do not read (garbage, a line torn by a crash) are skipped, the rest kept.
+            let written = try FileSystem.readFile(root + "/" + VerifiedFiles.fileName)
+            let lines = written.split(separator: 0x0A).map(Array.init)
+            try FileSystem.writeFile(root + "/" + VerifiedFiles.fileName, Array("x y z\n\n12 -3 4 5 ab\n".utf8) + lines[0] + [0x0A] + lines[1] + [0x0A] + Array(lines[2].prefix(40)))
+            let torn = VerifiedFiles.load(root: root)
+            #expect(torn.vouches(for: folder + "/a.json", as: files[0]) && torn.vouches(for: folder + "/b.json", as: files[1]))
+            #expect(!torn.vouches(for: folder + "/c.json", as: files[2]))
+            try FileSystem.writeFile(root + "/" + VerifiedFiles.fileName, written)
             // Not for another hash than recorded.
             var other = files[0]
             other.sha256 = String(repeating: "0", count: 64)
@@ -296,6 +304,42 @@ import Testing
         var broken = String(decoding: round.bytes(), as: UTF8.self)
         broken = broken.replacingOccurrences(of: "\"bands\":[3]", with: "\"bands\":[2]")
         #expect(throws: OperationalError.self) { try CompareIndex.Shard(decoding: Array(broken.utf8)) }
+    }
+
+    /// Object names keep the file name's extension (1-8 letters or digits, lower-cased), read
+    /// from the end of the path's bytes, as the character-level rule has it.
+    @Test func objectNamesKeepShortExtensionsOnly() {
+        let sha = String(repeating: "ab", count: 32)
+        let cases: [(String, String)] = [
+            ("data/x/compare/a.json", sha + ".json"), ("assets/Logo.SVG", sha + ".svg"), ("a/.hidden", sha + ".hidden"),
+            ("terms/doc/1.0.0.html", sha + ".html"), ("x.abcdefgh", sha + ".abcdefgh"), ("x.abcdefghi", sha),
+            ("noext", sha), ("a.b/noext", sha), ("x.", sha), ("x.j_s", sha), ("x.jsö", sha), ("ö.json", sha + ".json"), ("", sha),
+        ]
+        for (path, name) in cases {
+            #expect(ObjectLayout.objectName(sha256: sha, path: path) == name, "\(path)")
+        }
+    }
+
+    /// The plan of two sorted listings, merged in one pass, is the plan computed by lookups;
+    /// unsorted listings take the lookups.
+    @Test func aReleasePlanMergesSortedListingsAsLookupsWould() {
+        func file(_ path: String, _ hash: Character) -> BundleManifest.File {
+            BundleManifest.File(path: path, sha256: String(repeating: hash, count: 64), size: 1)
+        }
+        for _ in 0..<50 {
+            let paths = (0..<40).map { "f\($0 % 7)/\($0).json" }.sorted()
+            let live = paths.filter { _ in Bool.random() }.map { file($0, "a") }
+            let next = paths.filter { _ in Bool.random() }.map { file($0, Bool.random() ? "a" : "b") }
+            let merged = ReleasePlan.merging(live, next)
+            let old = Dictionary(live.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+            #expect(merged?.added == next.filter { old[$0.path] == nil }.map(\.path))
+            #expect(merged?.changed == next.filter { old[$0.path] != nil && old[$0.path] != $0.sha256 }.map(\.path))
+            #expect(merged?.removed == live.filter { path in !next.contains { $0.path == path.path } }.map(\.path))
+            #expect(merged?.unchanged == next.filter { old[$0.path] == $0.sha256 }.count)
+            #expect(ReleasePlan.between(live: live, next: next) == merged)
+        }
+        #expect(ReleasePlan.merging([file("b", "a"), file("a", "a")], []) == nil)
+        #expect(ReleasePlan.between(live: [file("b", "a"), file("a", "a")], next: [file("a", "b")]) == ReleasePlan(added: [], changed: ["a"], removed: ["b"], unchanged: 0))
     }
 
     /// Partners are cut into runs of whole partners of about 64 products, the last taking the

@@ -54,6 +54,88 @@ import Testing
         }
     }
 
+    /// A clean walk records its folders (in the git folder); the next walk reads only folders
+    /// that changed since, and still finds every untracked file, new folder or removed file.
+    @Test func theFoldersOfACleanWalkAreRememberedAndChangesStillFound() throws {
+        try withTemporaryDirectory { directory in
+            let work = directory + "/work"
+            let repository = try Fixtures.makeBaseRepository(at: work)
+            let files = try ReleaseFiles.list(work).filter { !$0.hasPrefix(".git/") }
+            for file in files { try Self.dateBack(work + "/" + file, seconds: 60) }
+            #expect(try repository.uncommittedPaths(under: "") == [])
+            // Folders changed well before the walk, so the record can vouch for them.
+            var folders: Set<String> = []
+            for file in files {
+                var path = file
+                while let slash = path.lastIndex(of: "/") {
+                    path = String(path[..<slash])
+                    folders.insert(path)
+                }
+            }
+            for folder in folders { try Self.dateBack(work + "/" + folder, seconds: 60) }
+            try Self.dateBack(work, seconds: 60)
+            let record = repository.gitDir + "/ratecard-clean-folders"
+            unlink(record)
+            #expect(try repository.cleanByStat(under: ""))
+            #expect(FileSystem.exists(record), "a clean walk leaves its record")
+            #expect(try repository.cleanByStat(under: ""))
+            // An untracked file deep down, a new folder, a tracked file removed: all found.
+            let product = try #require(files.first { $0.hasSuffix("/product.yaml") })
+            let deep = product.replacingOccurrences(of: "product.yaml", with: "rates/2031-01-01.yaml")
+            try write("bureau: KCB\n", to: work + "/" + deep)
+            #expect(try repository.cleanByStat(under: "") == false)
+            #expect(try repository.uncommittedPaths(under: "") == [deep])
+            unlink(work + "/" + deep)
+            #expect(try repository.cleanByStat(under: ""))
+            try FileSystem.makeDirectories(work + "/assets/new")
+            try write("x\n", to: work + "/assets/new/logo.svg")
+            #expect(try repository.cleanByStat(under: "") == false)
+            try FileSystem.removeTree(work + "/assets/new")
+            #expect(try repository.cleanByStat(under: ""))
+            // The record is what spares the listings: forged to vouch for a folder as it is now,
+            // with an untracked file in it, it hides that file (it lives in the git folder, which
+            // only the repository's owner can write).
+            let partners = work + "/partners"
+            try Self.dateBack(partners, seconds: 60)
+            #expect(try repository.cleanByStat(under: ""))
+            try write("id: x\n", to: partners + "/x.yaml")
+            try Self.dateBack(partners, seconds: 60)
+            var info = stat()
+            stat(partners, &info)
+            let lines = String(decoding: try FileSystem.readFile(record), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            let forged = lines.map { line -> String in
+                guard line.hasSuffix(" partners") else { return String(line) }
+                let fields = line.split(separator: " ")
+                return "\(info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec) \(info.st_ctim.tv_sec * 1_000_000_000 + info.st_ctim.tv_nsec) \(info.st_ino) \(fields[3]) partners"
+            }.joined(separator: "\n")
+            try FileSystem.writeFile(record, Array(forged.utf8))
+            #expect(try repository.cleanByStat(under: ""), "the forged record was not used")
+            // Tracked by the index now (one more file than the record says): read again, and clean.
+            try repository.commitAll(message: "Partner x", author: Fixtures.testAuthor)
+            for file in try ReleaseFiles.list(work).filter({ !$0.hasPrefix(".git/") }) { try Self.dateBack(work + "/" + file, seconds: 60) }
+            #expect(try repository.uncommittedPaths(under: "") == [])
+            #expect(try repository.cleanByStat(under: ""))
+            // Removed from the index but left on disk (the folder's listing unchanged): the index
+            // tracks one file fewer than the folder held, so it is read again and the file found.
+            #expect(try Self.git(work, ["rm", "-q", "--cached", "partners/x.yaml"]) == 0)
+            #expect(try Self.git(work, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Untrack x"]) == 0)
+            #expect(try repository.cleanByStat(under: "") == false)
+            #expect(try repository.uncommittedPaths(under: "") == ["partners/x.yaml"])
+        }
+    }
+
+    /// The git command line in `repo`; its exit status.
+    static func git(_ repo: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", repo] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     static func dateBack(_ path: String, seconds: Int) throws {
         var info = stat()
         guard stat(path, &info) == 0 else { throw OperationalError("stat \(path)") }

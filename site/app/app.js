@@ -270,7 +270,9 @@
 
   /** One of the index documents the entry document names (service, phrases, limits, partners, terms, documents). */
   function loadDocument(name) {
-    return fetchData(refUrl(state.data.documents[name]), name + ".json");
+    var documents = state.data.documents;
+    var ref = Object.prototype.hasOwnProperty.call(documents, name) ? documents[name] : null;
+    return fetchData(refUrl(ref), name + ".json");
   }
 
   /** Reads the entry document, then the two documents every screen shows (service name, phrases). */

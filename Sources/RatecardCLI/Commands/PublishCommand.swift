@@ -29,6 +29,13 @@ enum PublishCommand {
         let location = try ContentLocation.find(from: invocation.directory)
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
         var revision = arguments.value("--rev") ?? "HEAD"
+        // "Is the work tree committed?" walks the whole work tree: it starts first, runs beside
+        // the rest, and is answered before anything is reported or written. (`--if-stale`
+        // rebuilds the live release's commit, never the work tree.)
+        var dirtyCheck: Background<[String]>?
+        if arguments.value("--rev") == nil, !arguments.has("--if-stale"), location.contentDir != nil {
+            dirtyCheck = try location.uncommittedContentFilesInBackground()
+        }
         // What is live, read once for the checks before the lock (the publisher reads it again
         // under the lock): a large site's version.json lists every file.
         let live = try root.live()
@@ -44,13 +51,7 @@ enum PublishCommand {
                 if arguments.value("--rev") == nil { revision = commit }
             }
         }
-        // "Is the work tree committed?" walks the whole work tree: it runs beside the build and is
-        // answered before anything is reported or written.
-        var dirtyCheck: Background<[String]>?
-        if arguments.value("--rev") == nil, revision == "HEAD", location.contentDir != nil {
-            Trace.mark("publish: content found")
-            dirtyCheck = try location.uncommittedContentFilesInBackground()
-        }
+        Trace.mark("publish: content found")
         let dryRun = arguments.has("--dry-run")
         // The everyday rate update builds onto the live bundle (only the changed products are
         // read, checked and rendered); the semantic diff of --dry-run and protected roots, and
@@ -63,7 +64,7 @@ enum PublishCommand {
         // rebuilt in full (its unchanged objects are found by one listing and not sent again).
         if !dryRun, !protected, let live, let local = root as? ServeRoot, let repository = location.repository,
            let commit = try? repository.resolveCommit(revision),
-           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: local, live: live) {
+           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: local, live: live, known: liveInfo) {
             built = (output, commit, nil, products)
             scheduledInChanged = scheduled
         } else {
@@ -135,6 +136,7 @@ enum PublishCommand {
             expectLive: expectLive, wait: !arguments.has("--no-wait"), extra: extra, staleFrom: staleFrom)
         var requestWithBridge = request
         requestWithBridge.bridge = bridge.requirement?.json
+        requestWithBridge.knownLive = liveInfo
         let publisher = Publisher(root: root)
         var summary: [String: JSON] = [
             "environment": .string(name), "bundle_id": .string(output.manifest.bundleID),

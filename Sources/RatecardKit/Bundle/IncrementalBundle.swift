@@ -43,13 +43,14 @@ public struct IncrementalBundle {
     }
 
     /// The bundle of `commit` derived from the live release `release` of `root`, or nil (build in full).
-    public func build(commit: ObjectID, root: ServeRoot, live release: String) -> Outcome? {
-        try? derive(commit: commit, root: root, live: release)
+    /// `known`: the live release's version.json, when the caller has read it already.
+    public func build(commit: ObjectID, root: ServeRoot, live release: String, known: ReleaseInfo? = nil) -> Outcome? {
+        try? derive(commit: commit, root: root, live: release, known: known)
     }
 
-    private func derive(commit: ObjectID, root: ServeRoot, live release: String) throws -> Outcome? {
+    private func derive(commit: ObjectID, root: ServeRoot, live release: String, known: ReleaseInfo?) throws -> Outcome? {
         let repository = try location.requireRepository()
-        let live = try LiveBundle(root: root, release: release)
+        let live = try LiveBundle(root: root, release: release, known: known)
         guard live.asOf == asOf.description, live.generator == BundleBuilder.generator, live.build == BuildFingerprint.value,
               !live.dirty, let liveCommit = live.commit else { return nil }
         let source = try location.source(for: commit)
@@ -148,7 +149,17 @@ public struct IncrementalBundle {
                 ?? BundleManifest.File(path: path, sha256: file.sha256, size: file.size))
         }
         dataFiles.sort { $0.path < $1.path }
-        let bundleID = String(SHA256.hex(dataFiles.map { "\($0.sha256) \($0.size) \($0.path)\n" }.joined()).prefix(16))
+        var listing: [UInt8] = []
+        listing.reserveCapacity(dataFiles.count * 120)
+        for file in dataFiles {
+            listing.append(contentsOf: file.sha256.utf8)
+            listing.append(0x20)
+            listing.append(contentsOf: String(file.size).utf8)
+            listing.append(0x20)
+            listing.append(contentsOf: file.path.utf8)
+            listing.append(0x0A)
+        }
+        let bundleID = String(SHA256.hex(listing).prefix(16))
         let folderName = BundleLayout.dataFolder(bundleID)
 
         var files: [String: [UInt8]] = [:]

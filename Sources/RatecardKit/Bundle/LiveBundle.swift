@@ -15,10 +15,11 @@ struct LiveBundle {
     /// The bundle's files (data/manifest.json aside), as its manifest lists them.
     let files: [BundleManifest.File]
 
-    init(root: ServeRoot, release id: String) throws {
+    /// `known`: the release's version.json, when the caller has read it already.
+    init(root: ServeRoot, release id: String, known: ReleaseInfo? = nil) throws {
         self.root = root
         folder = root.folder(of: id)
-        release = try ReleaseInfo.read(from: folder)
+        release = try known.flatMap { $0.id == id ? $0 : nil } ?? ReleaseInfo.read(from: folder)
         let (json, files) = try JSONReader.parseListingFiles(try FileSystem.readFile(folder + "/" + BundleLayout.manifest))
         guard let id = json["bundle_id"]?.stringValue, let asOf = json["as_of"]?.stringValue,
               let generator = json["generator"]?.stringValue, case .bool(let dirty)? = json["source_dirty"] else {

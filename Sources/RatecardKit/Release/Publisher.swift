@@ -32,6 +32,9 @@ public struct Publisher {
         public var staleFrom: Day?
         /// What the web build needs from the app (`BridgeRequirement.json`), for version.json.
         public var bridge: JSON? = nil
+        /// The live release's version.json as read before the lock: used when that release is
+        /// still live under the lock (a release's version.json never changes).
+        public var knownLive: ReleaseInfo? = nil
 
         public init(bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String, expectLive: String?, wait: Bool, action: String = "publish", extra: [String: JSON] = [:], staleFrom: Day? = nil) {
             self.bundle = bundle
@@ -99,7 +102,7 @@ public struct Publisher {
         let manifest = info.bytes()
         Trace.mark("publish: version.json")
         do {
-            let store = target.publishingStore()
+            let store = target.publishingStore(for: info, manifest: SHA256.hex(manifest))
             Trace.mark("publish: verified record read")
             let written = try store.put(Self.objects(of: staged))
             Trace.mark("publish: objects put (\(written) bytes written)")
@@ -124,7 +127,7 @@ public struct Publisher {
             target.journalAfterSwap(fields)
             CrashPoint.hit("journaled")
             // Best effort: without the record the next publish hashes the objects it reuses.
-            target.recordPublished(info)
+            target.recordPublished(info, through: store)
             Trace.mark("publish: recorded")
             let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
             return .published(id: id, previous: live, plan: plan, bytesWritten: written + entries, filesLinked: linked)
@@ -163,6 +166,7 @@ public struct Publisher {
             }
         }
         let hashes = Dictionary(request.bundle.manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        entries.reserveCapacity(request.bundle.manifest.files.count + entries.count + 2)
         for (path, bytes) in request.bundle.files {
             if entries[path] != nil { throw OperationalError("the web build and the bundle both have \(path); rename it in the web build") }
             staged.bytes[path] = bytes
@@ -181,8 +185,11 @@ public struct Publisher {
             guard let file = hashes[path] else { throw OperationalError("the bundle's manifest does not list \(path)") }
             entries[path] = file
         }
-        if let live { staged.liveInfo = try target.info(of: live) }
-        staged.files = entries.values.sorted { $0.path < $1.path }
+        if let live { staged.liveInfo = try request.knownLive.flatMap { $0.id == live ? $0 : nil } ?? target.info(of: live) }
+        // In the manifest's order, then the rest: sorting an almost sorted list is one pass.
+        var ordered = request.bundle.manifest.files.compactMap { entries.removeValue(forKey: $0.path) }
+        ordered += entries.values
+        staged.files = ordered.sorted { $0.path < $1.path }
         // A reused file of a live release in the folder layout has no object yet: its bytes.
         if let liveInfo = staged.liveInfo, liveInfo.format != ObjectLayout.format {
             for (path, source) in request.bundle.reused { staged.bytes[path] = try FileSystem.readFile(source) }

@@ -164,7 +164,7 @@ public struct ReleaseHistory {
         for (key, value) in extra { fields[key] = value }
         target.journalAfterSwap(fields)
         CrashPoint.hit("journaled")
-        target.recordPublished(info)
+        target.recordPublished(info, through: nil)
         return (id, live, false)
     }
 

@@ -64,11 +64,26 @@ public enum ObjectLayout {
 
     /// `<sha256>.<ext>`: the extension gives the web server the Content-Type.
     public static func objectName(sha256: String, path: String) -> String {
-        let name = DurableFiles.name(of: path)
-        guard let dot = name.lastIndex(of: ".") else { return sha256 }
-        let ext = name[name.index(after: dot)...].lowercased()
-        guard (1...8).contains(ext.count), ext.allSatisfy({ ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") }) else { return sha256 }
-        return sha256 + "." + ext
+        // Read from the end of the path's bytes: it is asked for every file of a release, several
+        // times a publish. The extension is the name's last 1-8 bytes after a dot, letters or
+        // digits, lower-cased (other bytes, a "/" or no dot before them: no extension).
+        var path = path
+        return path.withUTF8 { bytes -> String in
+            var start = bytes.count
+            while start > 0 && bytes.count - start <= 8 {
+                let byte = bytes[start - 1]
+                if byte == UInt8(ascii: ".") { break }
+                let lower = byte | 0x20
+                guard (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) else { return sha256 }
+                start -= 1
+            }
+            guard start > 0, bytes[start - 1] == UInt8(ascii: "."), start < bytes.count, bytes.count - start <= 8 else { return sha256 }
+            var name = sha256
+            name.reserveCapacity(sha256.utf8.count + 1 + bytes.count - start)
+            name.append(".")
+            name.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self).lowercased())
+            return name
+        }
     }
 
     public static func objectName(_ file: BundleManifest.File) -> String { objectName(sha256: file.sha256, path: file.path) }
@@ -80,9 +95,19 @@ public enum ObjectLayout {
 
     /// Whether `name` is an object name (64 hex, an optional short extension).
     public static func isObjectName(_ name: String) -> Bool {
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit) else { return false }
-        return parts.count == 1 || (1...8).contains(parts[1].count)
+        let bytes = name.utf8
+        guard bytes.count >= 64, bytes.count != 65, bytes.count <= 73 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            switch index {
+            case 0..<64:
+                guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f")) else { return false }
+            case 64:
+                guard byte == UInt8(ascii: ".") else { return false }
+            default:
+                guard byte != UInt8(ascii: "."), byte < 0x80 else { return false }
+            }
+        }
+        return true
     }
 }
 
@@ -117,15 +142,20 @@ public struct LocalStore: ReleaseStore, Sendable {
     final class Session: @unchecked Sendable {
         private(set) var checked: [String: VerifiedFiles.Stamp] = [:]
         private(set) var linked: Set<String> = []
+        /// Release manifests already parsed by the caller, by their sha256.
+        private var prepared: [String: ReleaseInfo] = [:]
 
-        func add(checked stamps: [String: VerifiedFiles.Stamp]) { checked.merge(stamps) { $1 } }
+        func prepare(_ info: ReleaseInfo, sha256: String) { prepared[sha256] = info }
+        func prepared(_ sha256: String) -> ReleaseInfo? { prepared[sha256] }
+
+        func add(checked stamps: [String: VerifiedFiles.Stamp]) {
+            if checked.isEmpty { checked = stamps } else { checked.merge(stamps) { $1 } }
+        }
         func add(linked names: some Sequence<String>) { linked.formUnion(names) }
 
-        /// Object path -> stamp, for the objects checked and not linked since.
-        func stamps(in folder: String) -> [String: VerifiedFiles.Stamp] {
-            var known: [String: VerifiedFiles.Stamp] = [:]
-            for (name, stamp) in checked where !linked.contains(name) { known[folder + "/" + name] = stamp }
-            return known
+        /// Object name -> stamp, for the objects checked and not linked since.
+        var unlinkedStamps: [String: VerifiedFiles.Stamp] {
+            linked.isEmpty ? checked : checked.filter { !linked.contains($0.key) }
         }
     }
 
@@ -163,11 +193,12 @@ public struct LocalStore: ReleaseStore, Sendable {
         // recorded at its last check, else its hash). A changed one is an error, never overwritten.
         let folder = objectsFolder
         let verified = verified
+        let directory = try FileSystem.Folder(folder)
         let checks = ParallelMap.map(unique) { item -> (ObjectState, VerifiedFiles.Stamp?) in
             guard case .object(let name) = item.key else { return (.changed, nil) }
-            let path = folder + "/" + name
             var info = stat()
-            guard lstat(path, &info) == 0 else { return (errno == ENOENT ? .absent : .changed, nil) }
+            guard directory.lstat(name, &info) else { return (errno == ENOENT ? .absent : .changed, nil) }
+            let path = folder + "/" + name
             if let stamp = VerifiedFiles.stamp(info, sha256: item.sha256), verified.vouches(for: stamp, size: item.size) {
                 return (.intact, stamp)
             }
@@ -175,8 +206,9 @@ public struct LocalStore: ReleaseStore, Sendable {
         }
         let states = checks.map(\.0)
         var stamps: [String: VerifiedFiles.Stamp] = [:]
-        for (item, check) in zip(unique, checks) {
-            if case .object(let name) = item.key, let stamp = check.1 { stamps[name] = stamp }
+        stamps.reserveCapacity(names.count)
+        for (name, check) in zip(names, checks) {
+            if let stamp = check.1 { stamps[name] = stamp }
         }
         session.add(checked: stamps)
         for (item, state) in zip(unique, states) where state == .changed {
@@ -246,7 +278,7 @@ public struct LocalStore: ReleaseStore, Sendable {
             }
             return 0
         }
-        let info = try ReleaseInfo.parse(manifest, source: id)
+        let info = try session.prepared(item.sha256) ?? ReleaseInfo.parse(manifest, source: id)
         var entries = info.files.filter { ObjectLayout.inEntryFolder($0.path) }
         let terms = entries.filter { $0.path.hasPrefix(PageSets.link + "/") }
         if !terms.isEmpty { entries.removeAll { $0.path.hasPrefix(PageSets.link + "/") } }
@@ -310,11 +342,21 @@ public struct LocalStore: ReleaseStore, Sendable {
         let set = PageSets.name(of: files)
         let final = root.pagesFolder + "/" + set
         if FileSystem.isDirectory(final) {
-            let intact = ParallelMap.map(files) { [self] file -> Bool in
+            // The inodes of the objects the put just checked are known; a page that is not its
+            // object (a copy, where no link could be made) is hashed.
+            let checked = session.checked
+            var store = stat()
+            let device = stat(objectsFolder, &store) == 0 ? store.st_dev : nil
+            let pages = try FileSystem.Folder(final)
+            let objects = try FileSystem.Folder(objectsFolder)
+            let intact = ParallelMap.map(files) { file -> Bool in
+                let name = ObjectLayout.objectName(file)
                 var page = stat()
+                guard pages.lstat(file.path, &page) else { return false }
+                if let stamp = checked[name], stamp.inode == UInt64(page.st_ino), page.st_dev == device { return true }
                 var object = stat()
-                return lstat(final + "/" + file.path, &page) == 0 && lstat(objectPath(ObjectLayout.objectName(file)), &object) == 0
-                    && page.st_ino == object.st_ino && page.st_dev == object.st_dev
+                if objects.lstat(name, &object), page.st_ino == object.st_ino, page.st_dev == object.st_dev { return true }
+                return Publisher.matches(final + "/" + file.path, file)
             }
             guard intact.allSatisfy({ $0 }) else {
                 throw OperationalError("the terms pages in \(final) are not all the objects they should be (changed on disk?); run 'ratecard verify', then move that folder aside and publish again")

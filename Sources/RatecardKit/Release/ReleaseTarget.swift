@@ -34,11 +34,13 @@ public protocol ReleaseTarget {
     func drift(of release: String) throws -> [String]
     /// The bytes of `path` in `release`, nil when the release does not list it.
     func readFile(_ path: String, of release: String, info: ReleaseInfo?) throws -> [UInt8]?
-    /// The store a publish writes through (the local one vouches for present objects by the
-    /// stat data recorded after the last publish).
-    func publishingStore() -> any ReleaseStore
-    /// After a release went live: what the next publish may rely on (best effort).
-    func recordPublished(_ info: ReleaseInfo)
+    /// The store a publish of `info` (whose version.json has the sha256 `manifest`) writes
+    /// through: the local one vouches for present objects by the stat data recorded after the
+    /// last publish, and does not parse back the version.json it is given.
+    func publishingStore(for info: ReleaseInfo, manifest: String) -> any ReleaseStore
+    /// After a release went live through `store` (the one `publishingStore` gave, or nil): what
+    /// the next publish may rely on (best effort).
+    func recordPublished(_ info: ReleaseInfo, through store: (any ReleaseStore)?)
     /// The bytes of the named objects (to copy them elsewhere); an absent one is an error.
     func objects(_ names: [String]) throws -> [String: [UInt8]]
     /// Deletes the named objects (prune: none of them is named by a remaining release).

@@ -124,17 +124,25 @@ public struct ServeRoot: ReleaseTarget, Sendable {
         try ReleaseInfo.read(from: folder(of: release))
     }
 
-    public func publishingStore() -> any ReleaseStore {
-        LocalStore(root: self, verified: VerifiedFiles.load(root: path))
+    public func publishingStore(for info: ReleaseInfo, manifest: String) -> any ReleaseStore {
+        let store = LocalStore(root: self, verified: VerifiedFiles.load(root: path))
+        store.session.prepare(info, sha256: manifest)
+        return store
     }
 
     /// Records the stat data of a release's objects (they were verified by the put that
-    /// preceded this), so the next publish need not re-hash the ones it reuses.
-    public func recordPublished(_ info: ReleaseInfo) {
+    /// preceded this), so the next publish need not re-hash the ones it reuses. Objects that
+    /// `store`'s put checked and did not link since keep the stamps taken then.
+    public func recordPublished(_ info: ReleaseInfo, through store: (any ReleaseStore)?) {
         guard info.format == ObjectLayout.format else { return }
         var seen: Set<String> = []
-        let files = info.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
-        try? VerifiedFiles.record(files.map { (objectsFolder + "/" + ObjectLayout.objectName($0), $0) }, root: path)
+        var files: [(name: String, file: BundleManifest.File)] = []
+        for file in info.files {
+            let name = ObjectLayout.objectName(file)
+            if seen.insert(name).inserted { files.append((name, file)) }
+        }
+        let known = (store as? LocalStore)?.session.unlinkedStamps ?? [:]
+        try? VerifiedFiles.record(objects: files, in: objectsFolder, root: path, known: known)
     }
 
     public func bytes(ofObjects names: [String]) throws -> Int {

@@ -53,8 +53,9 @@ public enum StateFiles {
 
     /// Replaces `folder/name` atomically, through the folder's descriptor (a symlink put in place
     /// of the folder meanwhile is refused, not followed): a temp file beside it, fsync, renameat,
-    /// fsync of the folder.
-    public static func replace(_ folder: String, _ name: String, _ bytes: [UInt8]) throws {
+    /// fsync of the folder. Not `durable`: no fsync (a cache, which a crash may leave old or
+    /// empty, never torn by the rename).
+    public static func replace(_ folder: String, _ name: String, _ bytes: [UInt8], durable: Bool = true) throws {
         let directory = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard directory >= 0 else {
             let code = errno
@@ -71,7 +72,7 @@ public enum StateFiles {
         do {
             defer { close(fd) }
             try FileSystem.writeAll(fd, bytes, path: folder + "/" + temporary)
-            guard fsync(fd) == 0 else { throw FileSystem.failure("fsync", folder + "/" + temporary) }
+            guard !durable || fsync(fd) == 0 else { throw FileSystem.failure("fsync", folder + "/" + temporary) }
         } catch {
             unlinkat(directory, temporary, 0)
             throw error
@@ -81,7 +82,7 @@ public enum StateFiles {
             unlinkat(directory, temporary, 0)
             throw failure
         }
-        guard fsync(directory) == 0 else { throw FileSystem.failure("fsync", folder) }
+        guard !durable || fsync(directory) == 0 else { throw FileSystem.failure("fsync", folder) }
     }
 
     /// Checks that `path` is a real folder (or absent), not a symlink or a file in its place.

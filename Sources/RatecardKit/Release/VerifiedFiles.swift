@@ -33,13 +33,35 @@ public struct VerifiedFiles: Sendable {
             return VerifiedFiles(stamps: [:])
         }
         var stamps: [UInt64: Stamp] = [:]
-        for line in bytes.split(separator: 0x0A) {
-            let fields = line.split(separator: 0x20)
-            guard fields.count == 5, let inode = UInt64(String(decoding: fields[0], as: UTF8.self)),
-                  let size = Int(String(decoding: fields[1], as: UTF8.self)),
-                  let mtime = Int(String(decoding: fields[2], as: UTF8.self)),
-                  let ctime = Int(String(decoding: fields[3], as: UTF8.self)) else { continue }
-            stamps[inode] = Stamp(inode: inode, size: size, mtime: mtime, ctime: ctime, sha256: String(decoding: fields[4], as: UTF8.self))
+        stamps.reserveCapacity(bytes.count / 100)
+        // "<inode> <size> <mtime> <ctime> <sha256>" per line, read field by field from the bytes
+        // (thousands of lines, every publish); a line that does not read is skipped.
+        var index = 0
+        func number() -> Int? {
+            var value = 0
+            var digits = 0
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, digits < 19 {
+                value = value * 10 + Int(bytes[index] - 0x30)
+                digits += 1
+                index += 1
+            }
+            guard digits > 0, index < bytes.count, bytes[index] == 0x20 else { return nil }
+            index += 1
+            return value
+        }
+        while index < bytes.count {
+            let start = index
+            if let inode = number(), let size = number(), let mtime = number(), let ctime = number() {
+                let hashStart = index
+                while index < bytes.count, bytes[index] != 0x0A { index += 1 }
+                if index - hashStart == 64 {
+                    let stamp = Stamp(inode: UInt64(inode), size: size, mtime: mtime, ctime: ctime, sha256: String(decoding: bytes[hashStart..<index], as: UTF8.self))
+                    stamps[stamp.inode] = stamp
+                }
+            }
+            if index == start { index += 1 }
+            while index < bytes.count, bytes[index] != 0x0A { index += 1 }
+            index += 1
         }
         return VerifiedFiles(stamps: stamps)
     }
@@ -66,20 +88,46 @@ public struct VerifiedFiles: Sendable {
         try record(files.map { (folder + "/" + $0.path, $0) }, root: root)
     }
 
-    /// Records files by absolute path as they are now; `known` (path -> stamp) stands for the
-    /// lstat of a file whose stamp was taken when it was checked, in this run, and that has not
+    /// Records objects (`folder/<name>`) as they are now; `known` (name -> stamp) stands for the
+    /// lstat of an object whose stamp was taken when it was checked, in this run, and that has not
     /// been linked or written since.
-    static func record(_ files: [(path: String, file: BundleManifest.File)], root: String, known: [String: Stamp] = [:]) throws {
+    static func record(objects: [(name: String, file: BundleManifest.File)], in folder: String, root: String, known: [String: Stamp]) throws {
+        var stamps: [Stamp?] = []
+        stamps.reserveCapacity(objects.count)
+        var unknown: [(index: Int, name: String, sha256: String)] = []
+        for (index, object) in objects.enumerated() {
+            let stamp = known[object.name]
+            stamps.append(stamp)
+            if stamp == nil { unknown.append((index, object.name, object.file.sha256)) }
+        }
+        // An lstat each for the others, on two threads.
+        let directory = try FileSystem.Folder(folder)
+        let taken = ParallelMap.map(unknown.map { ($0.name, $0.sha256) }) { name, sha256 -> Stamp? in
+            var info = stat()
+            return directory.lstat(name, &info) ? stamp(info, sha256: sha256) : nil
+        }
+        for (entry, stamp) in zip(unknown, taken) { stamps[entry.index] = stamp }
+        try write(zip(objects.map(\.file), stamps).map { ($0, $1) }, root: root)
+    }
+
+    /// Records files by absolute path as they are now.
+    static func record(_ files: [(path: String, file: BundleManifest.File)], root: String) throws {
+        // An lstat each, on two threads.
+        let stamps = ParallelMap.map(files.map { ($0.path, $0.file.sha256) }) { stamp($0.0, sha256: $0.1) }
+        try write(zip(files.map(\.file), stamps).map { ($0, $1) }, root: root)
+    }
+
+    private static func write(_ stamps: [(file: BundleManifest.File, stamp: Stamp?)], root: String) throws {
         var text: [UInt8] = []
-        text.reserveCapacity(files.count * 110)
-        // An lstat each (for those not known), on two threads.
-        let stamps = ParallelMap.map(files.map { ($0.path, $0.file.sha256) }) { known[$0.0] ?? stamp($0.0, sha256: $0.1) }
-        for ((_, file), stamp) in zip(files, stamps) {
+        text.reserveCapacity(stamps.count * 110)
+        for (file, stamp) in stamps {
             guard let stamp, stamp.size == file.size else { continue }
             text.append(contentsOf: "\(stamp.inode) \(stamp.size) \(stamp.mtime) \(stamp.ctime) \(stamp.sha256)\n".utf8)
         }
         let path = root + "/" + fileName
-        try StateFiles.replace(DurableFiles.parent(of: path), DurableFiles.name(of: path), text)
+        // A cache: a record lost in a crash makes the next publish hash, a stale one vouches for
+        // nothing that changed since (its stat data would differ).
+        try StateFiles.replace(DurableFiles.parent(of: path), DurableFiles.name(of: path), text, durable: false)
     }
 
     private static func stamp(_ path: String, sha256: String) -> Stamp? {

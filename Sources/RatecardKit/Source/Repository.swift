@@ -319,36 +319,131 @@ public final class Repository {
         defer { git_index_free(index) }
         try Repository.check("git_index_read", git_index_read(index, 0))
         let start = prefix.isEmpty ? "" : prefix + "/"
-        var tracked: Set<String> = []
+        var entries: [IndexEntry] = []
         for position in 0..<git_index_entrycount(index) {
             guard let entry = git_index_get_byindex(index, position)?.pointee else { return false }
             let path = String(cString: entry.path)
             guard path.hasPrefix(start) else { continue }
+            entries.append(IndexEntry(path: path, mode: entry.mode, size: entry.file_size, inode: entry.ino, mtime: entry.mtime, ctime: entry.ctime))
+        }
+        // Looked up relative to the open work tree (one component less to walk per file), on two threads.
+        guard let tree = try? FileSystem.Folder(workdir) else { return false }
+        let indexTime = indexStat.st_mtim
+        let unchanged = ParallelMap.map(entries) { entry -> Bool in
             var info = stat()
-            guard lstat(workdir + "/" + path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-                  entry.mode == 0o100644 || entry.mode == 0o100755,
-                  (info.st_mode & 0o100 != 0) == (entry.mode == 0o100755),
-                  UInt32(truncatingIfNeeded: info.st_size) == entry.file_size,
-                  UInt32(truncatingIfNeeded: info.st_ino) == entry.ino,
-                  Self.same(entry.mtime, info.st_mtim), Self.same(entry.ctime, info.st_ctim),
-                  Self.olderThanIndex(entry.mtime, indexStat.st_mtim)
-            else { return false }
-            tracked.insert(String(path.dropFirst(start.count)))
+            return tree.lstat(entry.path, &info) && (info.st_mode & S_IFMT) == S_IFREG
+                && (entry.mode == 0o100644 || entry.mode == 0o100755)
+                && (info.st_mode & 0o100 != 0) == (entry.mode == 0o100755)
+                && UInt32(truncatingIfNeeded: info.st_size) == entry.size
+                && UInt32(truncatingIfNeeded: info.st_ino) == entry.inode
+                && Self.same(entry.mtime, info.st_mtim) && Self.same(entry.ctime, info.st_ctim)
+                && Self.olderThanIndex(entry.mtime, indexTime)
         }
+        guard unchanged.allSatisfy({ $0 }) else { return false }
+        let tracked = Set(entries.map { String($0.path.dropFirst(start.count)) })
+        var trackedIn: [String: Int] = [:]
+        for path in tracked { trackedIn[path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "", default: 0] += 1 }
         // Untracked files: everything on disk below the prefix must be in the index. The walk
-        // reads thousands of folders: the folders two levels down are shared by two threads.
+        // reads thousands of folders: the folders two levels down are shared by two threads, and
+        // a folder unchanged since the last clean walk is not read again (`CleanFolders`).
         let root = workdir + (prefix.isEmpty ? "" : "/" + prefix)
-        var count = 0
+        guard let rootFolder = try? FileSystem.Folder(root) else { return false }
+        let walkStart = CleanFolders.realTime()
+        let cache = CleanFolders.load(gitDir: gitDir, prefix: prefix)
+        let walk = FolderWalk(root: root, folder: rootFolder, tracked: tracked, trackedIn: trackedIn, cache: cache, children: cache?.children ?? [:])
+        var top = FolderWalk.Result()
         var folders: [String] = []
-        guard Self.onlyTracked(root, "", tracked, &count, depth: 2, deeper: &folders) else { return false }
-        let known = tracked
-        let counts = ParallelMap.map(folders, threshold: 16) { folder -> Int? in
-            var count = 0
+        guard walk.onlyTracked("", depth: 2, into: &top, deeper: &folders) else { return false }
+        let results = ParallelMap.map(folders, threshold: 16) { folder -> FolderWalk.Result? in
+            var result = FolderWalk.Result()
             var none: [String] = []
-            return Self.onlyTracked(root, folder, known, &count, depth: .max, deeper: &none) ? count : nil
+            return walk.onlyTracked(folder, depth: .max, into: &result, deeper: &none) ? result : nil
         }
-        let walked = count + counts.reduce(0, { $0 + ($1 ?? 0) })
-        return !counts.contains(nil) && walked == tracked.count
+        var walked = top.files
+        var seen = top.folders
+        for result in results {
+            guard let result else { return false }
+            walked += result.files
+            seen.merge(result.folders) { first, _ in first }
+        }
+        guard walked == tracked.count else { return false }
+        if cache?.folders != seen {
+            CleanFolders(prefix: prefix, walkStart: walkStart, folders: seen).write(gitDir: gitDir)
+        }
+        return true
+    }
+
+    /// What the dirty check compares of an index entry with the file on disk.
+    private struct IndexEntry: Sendable {
+        var path: String
+        var mode: UInt32
+        var size: UInt32
+        var inode: UInt32
+        var mtime: git_index_time
+        var ctime: git_index_time
+    }
+
+    /// The walk for untracked files below the content root.
+    private struct FolderWalk: Sendable {
+        let root: String
+        let folder: FileSystem.Folder
+        let tracked: Set<String>
+        /// Folder -> how many tracked files are directly in it.
+        let trackedIn: [String: Int]
+        let cache: CleanFolders?
+        let children: [String: [String]]
+
+        struct Result: Sendable {
+            var files = 0
+            /// Every folder walked, with its stamp (for the next walk's record).
+            var folders: [String: CleanFolders.Stamp] = [:]
+        }
+
+        /// Walks `relative` counting files; false at the first entry that is not a tracked file
+        /// or a folder (a `.git` folder is skipped, as git skips it). Folders `depth` levels down
+        /// are not walked but added to `deeper`. A folder the cache vouches for is not read: its
+        /// recorded files are counted and its recorded subfolders walked.
+        func onlyTracked(_ relative: String, depth: Int, into result: inout Result, deeper: inout [String]) -> Bool {
+            var info = stat()
+            guard folder.lstat(relative.isEmpty ? "." : relative, &info), (info.st_mode & S_IFMT) == S_IFDIR else { return false }
+            var stamp = CleanFolders.Stamp(
+                mtime: CleanFolders.nanoseconds(info.st_mtim), ctime: CleanFolders.nanoseconds(info.st_ctim), inode: UInt64(info.st_ino), files: 0)
+            if let cache, let recorded = cache.trusted(relative, now: stamp, tracked: trackedIn[relative] ?? 0) {
+                result.files += recorded.files
+                result.folders[relative] = recorded
+                for child in children[relative] ?? [] {
+                    if depth <= 1 {
+                        deeper.append(child)
+                    } else {
+                        guard onlyTracked(child, depth: depth - 1, into: &result, deeper: &deeper) else { return false }
+                    }
+                }
+                return true
+            }
+            guard let listing = opendir(relative.isEmpty ? root : root + "/" + relative) else { return false }
+            defer { closedir(listing) }
+            while let entry = readdir(listing) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name == "." || name == ".." || (relative.isEmpty && name == ".git") { continue }
+                let path = relative.isEmpty ? name : relative + "/" + name
+                switch Int32(entry.pointee.d_type) {
+                case Int32(DT_DIR):
+                    if depth <= 1 {
+                        deeper.append(path)
+                    } else {
+                        guard onlyTracked(path, depth: depth - 1, into: &result, deeper: &deeper) else { return false }
+                    }
+                case Int32(DT_REG):
+                    guard tracked.contains(path) else { return false }
+                    stamp.files += 1
+                default:
+                    return false
+                }
+            }
+            result.files += stamp.files
+            result.folders[relative] = stamp
+            return true
+        }
     }
 
     /// Not racily clean: recorded before the index was written. Without nanoseconds (git's
@@ -361,33 +456,6 @@ public final class Repository {
     /// Seconds equal, and nanoseconds too when the index recorded them (git itself may not).
     private static func same(_ recorded: git_index_time, _ actual: timespec) -> Bool {
         Int(recorded.seconds) == actual.tv_sec && (recorded.nanoseconds == 0 || Int(recorded.nanoseconds) == actual.tv_nsec)
-    }
-
-    /// Walks `root/relative` counting files; false at the first entry that is not a tracked file
-    /// or a folder (a `.git` folder is skipped, as git skips it). Folders `depth` levels down
-    /// are not walked but added to `deeper`.
-    private static func onlyTracked(_ root: String, _ relative: String, _ tracked: Set<String>, _ count: inout Int, depth: Int, deeper: inout [String]) -> Bool {
-        guard let folder = opendir(relative.isEmpty ? root : root + "/" + relative) else { return false }
-        defer { closedir(folder) }
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." || (relative.isEmpty && name == ".git") { continue }
-            let path = relative.isEmpty ? name : relative + "/" + name
-            switch Int32(entry.pointee.d_type) {
-            case Int32(DT_DIR):
-                if depth <= 1 {
-                    deeper.append(path)
-                } else {
-                    guard onlyTracked(root, path, tracked, &count, depth: depth - 1, deeper: &deeper) else { return false }
-                }
-            case Int32(DT_REG):
-                guard tracked.contains(path) else { return false }
-                count += 1
-            default:
-                return false
-            }
-        }
-        return true
     }
 
     /// libgit2's status below `prefix`: the exact answer.

@@ -114,7 +114,7 @@ public final class S3Root: ReleaseTarget {
         return bytes
     }
 
-    public func publishingStore() -> any ReleaseStore { store }
+    public func publishingStore(for info: ReleaseInfo, manifest: String) -> any ReleaseStore { store }
 
     public func objects(_ names: [String]) throws -> [String: [UInt8]] {
         let target = displayName
@@ -132,7 +132,7 @@ public final class S3Root: ReleaseTarget {
         }
     }
 
-    public func recordPublished(_ info: ReleaseInfo) {}
+    public func recordPublished(_ info: ReleaseInfo, through store: (any ReleaseStore)?) {}
 
     public func bytes(ofObjects names: [String]) throws -> Int {
         let wanted = Set(names.map { S3Store.key(.object($0)) })

@@ -28,6 +28,24 @@ public enum FileSystem {
         return Int(info.st_size)
     }
 
+    /// An open folder, for looking up many names in it (`fstatat` relative to it walks one
+    /// component instead of the whole path each time). Closed when released.
+    final class Folder: @unchecked Sendable {
+        let descriptor: Int32
+
+        init(_ path: String) throws {
+            descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw FileSystem.failure("open", path) }
+        }
+
+        deinit { close(descriptor) }
+
+        /// `lstat` of `relative` (a path below the folder); false when it fails (errno is set).
+        func lstat(_ relative: String, _ info: inout stat) -> Bool {
+            fstatat(descriptor, relative, &info, AT_SYMLINK_NOFOLLOW) == 0
+        }
+    }
+
     public static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
