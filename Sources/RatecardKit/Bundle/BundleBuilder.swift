@@ -45,10 +45,17 @@ public struct BundleBuilder {
         data["partners.json"] = Self.json(documents.partners(logoHashes: hashes))
         Trace.mark("build: data documents")
         let products = documents.orderedProducts
-        // Each product's document and its hash once, on two threads.
+        // Each product's document and its hash once, on two threads (a watching process takes
+        // the documents its edit did not touch, and their hashes, from its memo).
+        let memo = self.memo
         let rendered = ParallelMap.map(products) { product -> ([UInt8], String) in
-            let bytes = documents.product(product).bytes(terminator: "\n")
-            return (bytes, SHA256.hex(bytes))
+            let render = { documents.product(product).bytes(terminator: "\n") }
+            guard let memo else {
+                let bytes = render()
+                return (bytes, SHA256.hex(bytes))
+            }
+            let bytes = memo.page(documents.productKey(product), render)
+            return (bytes, memo.sha256(bytes))
         }
         var documentHashes: [String: String] = [:]
         for (product, (bytes, hash)) in zip(products, rendered) {
@@ -72,7 +79,6 @@ public struct BundleBuilder {
         let dataPaths = data.keys.sorted()
         let dataFiles = data
         let known = hashes
-        let memo = self.memo
         for (path, hash) in zip(dataPaths, ParallelMap.map(dataPaths) { known[$0] ?? memo?.sha256(dataFiles[$0]!) ?? SHA256.hex(dataFiles[$0]!) }) {
             hashes[path] = hash
             listing += "\(hash) \(data[path]!.count) \(path)\n"

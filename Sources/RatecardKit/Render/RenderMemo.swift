@@ -16,7 +16,6 @@ import Synchronization
 public final class RenderMemo: Sendable {
     private struct State {
         var generation = 0
-        var products: [BuildCache.Key: (bytes: [UInt8], element: String, used: Int)] = [:]
         var pages: [BuildCache.Key: (bytes: [UInt8], used: Int)] = [:]
         var sections: [BuildCache.Key: (markup: String, used: Int)] = [:]
         var hashes: [Int: (bytes: [UInt8], hex: String, used: Int)] = [:]
@@ -42,28 +41,13 @@ public final class RenderMemo: Sendable {
     public func endBuild() {
         state.withLock { state in
             let generation = state.generation
-            state.products = state.products.filter { $0.value.used == generation }
             state.pages = state.pages.filter { $0.value.used == generation }
             state.sections = state.sections.filter { $0.value.used == generation }
             state.hashes = state.hashes.filter { $0.value.used == generation }
         }
     }
 
-    func product(_ key: BuildCache.Key?, _ make: () -> ([UInt8], String)) -> ([UInt8], String) {
-        guard let key else { return make() }
-        if let hit = state.withLock({ state -> ([UInt8], String)? in
-            guard let entry = state.products[key] else { return nil }
-            state.products[key]!.used = state.generation
-            return (entry.bytes, entry.element)
-        }) { return hit }
-        let made = make()
-        state.withLock {
-            $0.products[key] = (made.0, made.1, $0.generation)
-            $0.rendered += 1
-        }
-        return made
-    }
-
+    /// A unit's bytes (a product's data document, a terms page), by the key of its inputs.
     func page(_ key: BuildCache.Key?, _ make: () -> [UInt8]) -> [UInt8] {
         guard let key else { return make() }
         if let hit = state.withLock({ state -> [UInt8]? in

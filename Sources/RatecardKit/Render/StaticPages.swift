@@ -151,7 +151,10 @@ struct StaticPages {
         var body = HTML.element("h1", text: "\(name) 대출 금리")
         body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
         let ordered = products.map { (RatesOrder(product: $0.0, table: $0.1), $0.0, $0.1) }.sorted { $0.0 < $1.0 }
-        body += HTML(raw: ordered.map { ratesSection($0.1, $0.2).markup }.joined())
+        body += HTML(raw: ordered.map { _, product, table in
+            // A section is rendered from what its product's document is (the key's files and date).
+            memo?.section(documents.productKey(product)) { ratesSection(product, table).markup } ?? ratesSection(product, table).markup
+        }.joined())
         if ordered.isEmpty { body += HTML.element("p", text: "지금 비교할 수 있는 상품이 없습니다.") }
         body += HTML.element("p", [], HTML.element("a", [("href", "../rates.html")], text: "금융회사 목록으로"))
         body += notice(for: .rates)
