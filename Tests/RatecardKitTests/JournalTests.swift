@@ -88,3 +88,31 @@ import Testing
         }
     }
 }
+
+/// bridge-lines.json, read through Codable: a malformed file is an error naming it.
+@Suite struct BridgeLinesFileTests {
+    func root(_ text: String, in directory: String) throws -> ServeRoot {
+        try FileSystem.writeFile(directory + "/" + BridgeLines.fileName, Array(text.utf8))
+        return ServeRoot(path: directory)
+    }
+
+    @Test func theLinesAndRequirementsReadBack() throws {
+        try withTemporaryDirectory { directory in
+            let root = try root(#"{"lines": {"3": "000002-bbbb", "5": "000004-dddd"}, "requires": {"000002-bbbb": 3, "000004-dddd": 5}}"#, in: directory)
+            #expect(try BridgeLines.read(root: root) == [3: "000002-bbbb", 5: "000004-dddd"])
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"lines": {"3": 7}}"#, #""lines.3" is not a string"#),
+        (#"{"requires": {}}"#, #"it has no "lines""#),
+        (#"{"lines": {"three": "000002-bbbb"}}"#, #"line "three" is not a whole number"#),
+        (#"{"lines": "#, "it is not JSON"),
+    ])
+    func aMalformedFileIsAnErrorNamingIt(_ text: String, _ reason: String) throws {
+        try withTemporaryDirectory { directory in
+            let root = try root(text, in: directory)
+            #expect(throws: OperationalError("\(directory)/bridge-lines.json is malformed: \(reason)")) { try BridgeLines.read(root: root) }
+        }
+    }
+}

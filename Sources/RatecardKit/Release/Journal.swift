@@ -141,21 +141,7 @@ public struct Journal: JournalLog {
 
         init(_ description: String) { self.description = description }
 
-        init(_ error: DecodingError) {
-            func field(_ path: [any CodingKey]) -> String { path.map(\.stringValue).joined(separator: ".") }
-            switch error {
-            case .keyNotFound(let key, let context):
-                let parent = field(context.codingPath)
-                description = "it has no \"\(key.stringValue)\"" + (parent.isEmpty ? "" : " in \"\(parent)\"")
-            case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-                let name = type == String.self ? "a string" : type == [String].self ? "a list of strings" : "\(type)"
-                description = context.codingPath.isEmpty ? "it is not a JSON object" : "\"\(field(context.codingPath))\" is not \(name)"
-            case .dataCorrupted(let context):
-                description = context.codingPath.isEmpty ? "it is not JSON" : "\"\(field(context.codingPath))\" is unreadable"
-            @unknown default:
-                description = "\(error)"
-            }
-        }
+        init(_ error: DecodingError) { description = JSONDecoding.reason(error) }
     }
 
     /// A line (or S3 entry) that is not a journal entry.

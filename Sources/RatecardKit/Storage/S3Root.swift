@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// A prefix of an S3-compatible bucket as a place to publish releases (an `s3:` environment).
@@ -292,10 +293,7 @@ final class S3Lock: ReleaseLease {
             guard let held = try client.fetch(key) else { continue }
             // A create whose answer was lost is retried and then finds the lock it made.
             if held.bytes == me.bytes { return S3Lock(client: client, ttl: ttl, target: target, body: me.bytes, etag: held.etag) }
-            let holder = (try? JSONReader.parse(held.bytes)).flatMap { value -> Holder? in
-                if case .object(let fields) = value { return Holder(fields: fields) }
-                return nil
-            }
+            let holder = (try? JSONDecoder().decode([String: JSON].self, from: Data(held.bytes))).map(Holder.init(fields:))
             let holderTTL = holder?.fields["ttl_seconds"]?.intValue ?? ttl
             let age: Int? = held.serverDate.flatMap { date in held.lastModified.map { date - $0 } }
             let dead = holder?.isDeadHere ?? false
@@ -326,7 +324,7 @@ final class S3Lock: ReleaseLease {
     func confirm() throws {
         guard !released else { throw ConflictError("the lock on \(target) was released before the command ended") }
         var fields: [String: JSON] = [:]
-        if case .object(let own)? = try? JSONReader.parse(body) { fields = own }
+        if let own = try? JSONDecoder().decode([String: JSON].self, from: Data(body)) { fields = own }
         fields["renewed"] = .string(Timestamp.now())
         let renewed = Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8)
         switch try client.put(Self.key, renewed, contentType: "application/json", cacheControl: "no-cache", condition: .matches(etag)) {

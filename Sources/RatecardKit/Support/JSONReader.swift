@@ -270,22 +270,6 @@ public enum JSONReader {
             return value
         }
     }
-
-    static func value(_ node: YAMLNode) -> JSON {
-        switch node.kind {
-        case .scalar(let text, let plain):
-            guard plain else { return .string(text) }
-            if text == "true" || text == "false" { return .bool(text == "true") }
-            if text == "null" || text.isEmpty { return .null }
-            if let int = Int(text) { return .int(int) }
-            return .number(text)
-        case .sequence(let items): return .array(items.map(value))
-        case .mapping(let pairs):
-            var fields: [String: JSON] = [:]
-            for pair in pairs { if let key = pair.key.scalarText { fields[key] = value(pair.value) } }
-            return .object(fields)
-        }
-    }
 }
 
 extension JSON {
