@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// A key of a release store: an immutable object named by its sha256, a release manifest
 /// (`version.json`) named by the release id, or the one mutable pointer (what is live).
@@ -115,27 +114,18 @@ public struct LocalStore: ReleaseStore, Sendable {
 
     /// The stamps of present objects vouched for by their stat data, taken as they were checked,
     /// and the objects linked since (a link moves an object's ctime, so its stamp is stale).
-    final class Session: Sendable {
-        private struct State {
-            var checked: [String: VerifiedFiles.Stamp] = [:]
-            var linked: Set<String> = []
-        }
+    final class Session: @unchecked Sendable {
+        private(set) var checked: [String: VerifiedFiles.Stamp] = [:]
+        private(set) var linked: Set<String> = []
 
-        private let state = Mutex(State())
-
-        func add(checked stamps: [String: VerifiedFiles.Stamp]) { state.withLock { $0.checked.merge(stamps) { $1 } } }
-        func add(linked names: some Sequence<String>) {
-            let names = Set(names)
-            state.withLock { $0.linked.formUnion(names) }
-        }
+        func add(checked stamps: [String: VerifiedFiles.Stamp]) { checked.merge(stamps) { $1 } }
+        func add(linked names: some Sequence<String>) { linked.formUnion(names) }
 
         /// Object path -> stamp, for the objects checked and not linked since.
         func stamps(in folder: String) -> [String: VerifiedFiles.Stamp] {
-            state.withLock { state in
-                var known: [String: VerifiedFiles.Stamp] = [:]
-                for (name, stamp) in state.checked where !state.linked.contains(name) { known[folder + "/" + name] = stamp }
-                return known
-            }
+            var known: [String: VerifiedFiles.Stamp] = [:]
+            for (name, stamp) in checked where !linked.contains(name) { known[folder + "/" + name] = stamp }
+            return known
         }
     }
 
