@@ -60,9 +60,9 @@ import Testing
             let approved = try ratecard(publish("production") + ["-m", "unchecked", "--approve", "Checked by hand"], in: repo)
             #expect(approved.status == 0, "\(approved.out)\(approved.err)")
             let entry = try #require(try production.journal.entries().last)
-            #expect(entry.action == "publish")
-            #expect(entry.fields["approval"]?["reason"]?.stringValue == "Checked by hand")
-            #expect(entry.fields["approval"]?["risks"]?.arrayValue?.first?.stringValue?.hasPrefix("the change could not be checked for risks") == true)
+            #expect(entry.action == .publish)
+            #expect(entry.approval?.reason == "Checked by hand")
+            #expect(entry.approval?.risks?.first?.hasPrefix("the change could not be checked for risks") == true)
         }
     }
 

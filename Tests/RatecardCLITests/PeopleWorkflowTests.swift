@@ -215,9 +215,9 @@ import Testing
             let approved = try ratecard(publish + ["-m", "big move", "--approve", "Risk committee 2026-11-28"], in: fixture.repo)
             #expect(approved.status == 0, "\(approved.err)")
             let entry = try #require(try ServeRoot(path: directory + "/production").journal.entries().last)
-            #expect(entry.action == "publish")
-            #expect(entry.fields["approval"]?["reason"]?.stringValue == "Risk committee 2026-11-28")
-            #expect(entry.fields["approval"]?["risks"]?.arrayValue?.first?.stringValue == "acme-bank/credit scores 0-800: APR moves 3.5pp, over the 3.0pp threshold")
+            #expect(entry.action == .publish)
+            #expect(entry.approval?.reason == "Risk committee 2026-11-28")
+            #expect(entry.approval?.risks?.first == "acme-bank/credit scores 0-800: APR moves 3.5pp, over the 3.0pp threshold")
         }
     }
 
@@ -259,8 +259,8 @@ import Testing
             let approved = try ratecard(publish + ["-m", "cap", "--approve", "Compliance memo 2026-11"], in: fixture.repo)
             #expect(approved.status == 0, "\(approved.err)")
             let entry = try #require(try ServeRoot(path: directory + "/production").journal.entries().last)
-            #expect(entry.fields["approval"]?["reason"]?.stringValue == "Compliance memo 2026-11")
-            #expect(entry.fields["approval"]?["risks"]?.arrayValue?.map(\.stringValue) == ["regulatory limit max_apr_pct from 2027-06-01: none -> 19.9"])
+            #expect(entry.approval?.reason == "Compliance memo 2026-11")
+            #expect(entry.approval?.risks == ["regulatory limit max_apr_pct from 2027-06-01: none -> 19.9"])
         }
     }
 }

@@ -169,11 +169,11 @@ struct PublishFixture {
             for process in processes { process.waitUntilExit() }
             #expect(processes.allSatisfy { $0.terminationStatus == 0 })
             let serve = ServeRoot(path: fixture.root)
-            let published = try serve.journal.entries().filter { $0.action == "publish" }
+            let published = try serve.journal.entries().filter { $0.action == .publish }
             #expect(published.count == 8)
-            #expect(Set(published.compactMap { $0.fields["commit"]?.stringValue }) == Set(fixture.commits))
+            #expect(Set(published.compactMap { $0.commit }) == Set(fixture.commits))
             for (earlier, later) in zip(published, published.dropFirst()) {
-                #expect(later.fields["previous"]?.stringValue == earlier.release)
+                #expect(later.previous == earlier.release)
             }
             #expect(try serve.live() == published.last?.release)
             #expect(try fixture.strays() == [])
@@ -189,7 +189,7 @@ struct PublishFixture {
             #expect(statuses.allSatisfy { $0 == 0 || $0 == 3 }, "\(statuses)")
             #expect(statuses.contains(0))
             let serve = ServeRoot(path: fixture.root)
-            let published = try serve.journal.entries().filter { $0.action == "publish" }
+            let published = try serve.journal.entries().filter { $0.action == .publish }
             #expect(published.count == statuses.filter { $0 == 0 }.count)
             #expect(try serve.live() == published.last?.release)
         }

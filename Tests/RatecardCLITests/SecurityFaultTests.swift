@@ -107,11 +107,44 @@ import Testing
             let serve = ServeRoot(path: fixture.root)
             let journal = try serve.journal.read()
             #expect(journal.malformedLines == [2])
-            #expect(journal.entries.last?.action == "publish")
+            #expect(journal.entries.last?.action == .publish)
             #expect(journal.entries.last?.release == (try serve.live()), "the new entry glued onto the torn line")
             let releases = try ratecard(["releases", "--root", fixture.root], in: fixture.repo)
             #expect(releases.status == 0)
-            #expect(releases.err.contains("warning: .ratecard/journal.jsonl line 2 is not a journal entry (torn by a crash, or edited); it was skipped"), "\(releases.err)")
+            #expect(releases.err.contains("warning: \(path):2: an entry torn by a crash mid-append (it is not JSON); it was skipped"), "\(releases.err)")
+            // A torn line never held a bad mark that took effect: a rollback goes on.
+            let rollback = try ratecard(["rollback", "--root", fixture.root, "-m", "back"], in: fixture.repo)
+            #expect(rollback.status == 0, "\(rollback.err)")
+        }
+    }
+
+    @Test func anEditedRollbackLineIsRefusedNotSkipped() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 3)
+            try fixture.publishEach()
+            let serve = ServeRoot(path: fixture.root)
+            let ids = try serve.releaseIDs()
+            #expect(try ratecard(["rollback", "--root", fixture.root, "-m", "wrong band"], in: fixture.repo).status == 0)
+            #expect(try serve.badReleases() == [ids[2]])
+            // Someone edits the journal: the rollback and its intent are no longer entries.
+            let path = fixture.root + "/.ratecard/journal.jsonl"
+            let text = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
+            let lines = text.split(separator: "\n").map(String.init)
+            let intentLine = try #require(lines.firstIndex { $0.contains(#""action":"rollback-intent""#) }) + 1
+            try FileSystem.writeFile(path, Array(text.replacingOccurrences(of: #""action":"rollback"#, with: #""action":"rolback"#).utf8))
+            // Skipping them would lose the bad mark: a bare rollback would go back to ids[2].
+            let refused = try ratecard(["rollback", "--root", fixture.root, "-m", "again"], in: fixture.repo)
+            #expect(refused.status == 4, "\(refused.out)\(refused.err)")
+            #expect(refused.err.contains("\(path):\(intentLine): not a journal entry: unknown action \"rolback-intent\"; it may have been a bad mark, so nothing was changed."), "\(refused.err)")
+            #expect(try serve.live() == ids[1])
+            let prune = try ratecard(["prune", "--root", fixture.root, "--keep", "1"], in: fixture.repo)
+            #expect(prune.status == 4, "\(prune.out)\(prune.err)")
+            #expect(try serve.releaseIDs() == ids)
+            // Showing history goes on, and says which lines it could not read.
+            let releases = try ratecard(["releases", "--root", fixture.root], in: fixture.repo)
+            #expect(releases.status == 0, "\(releases.err)")
+            #expect(releases.err.contains("warning: \(path):\(intentLine): not a journal entry: unknown action \"rolback-intent\"\n"), "\(releases.err)")
+            #expect(releases.err.contains("warning: \(path):\(intentLine + 1): not a journal entry: unknown action \"rolback\"\n"), "\(releases.err)")
         }
     }
 
@@ -142,7 +175,7 @@ import Testing
             let cleared = try ratecard(["releases", "--root", fixture.root, "--clear-bad", ids[1], "-m", "re-checked"], in: fixture.repo)
             #expect(cleared.status == 0, "\(cleared.err)")
             #expect(try serve.badReleases().isEmpty)
-            #expect(try serve.journal.entries().last?.action == "clear-bad")
+            #expect(try serve.journal.entries().last?.action == .clearBad)
             let unknown = try ratecard(["rollback", "--root", fixture.root, "--to", "999999", "-m", "x"], in: fixture.repo)
             #expect(unknown.status == 2)
             #expect(unknown.err.contains("no release '999999'"), "\(unknown.err)")

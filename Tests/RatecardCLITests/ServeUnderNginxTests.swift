@@ -459,7 +459,7 @@ import Testing
             let grown = try usedBytes(small) - usedBefore
             #expect(grown <= 2 * pageSize, "the failed stage was not cleaned up: \(grown) bytes more in use")
             let journal = try serve.journal.entries()
-            #expect(journal.suffix(2).map(\.action) == ["failure", "failure"], "each failure is journaled")
+            #expect(journal.suffix(2).map(\.action) == [.failure, .failure], "each failure is journaled")
 
             // With the space back, the next publish succeeds.
             let next = try content.publish(root: root, revision: content.commitB, message: "fits again")

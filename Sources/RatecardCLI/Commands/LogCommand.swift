@@ -46,10 +46,10 @@ enum LogCommand {
             text += "\(event.commit.id.short)  \(Timestamp.seoul(Timestamp.format(seconds: Int(event.commit.time))))  \(event.commit.authorName) <\(event.commit.authorEmail)>  \(event.commit.summary)\n"
             for change in event.changes { text += "    \(DiffFormatter.describe(change).1)\n" }
             for entry in event.releases {
-                if entry.action == "rollback" {
-                    text += "    rolled back from \(entry.from ?? "?") at \(Timestamp.seoul(entry.time)): \(entry.fields["message"]?.stringValue ?? "")\n"
+                if entry.action == .rollback {
+                    text += "    rolled back from \(entry.from ?? "?") at \(Timestamp.seoul(entry.time)): \(entry.message ?? "")\n"
                 } else {
-                    text += "    live in release \(entry.activated ?? "?") since \(Timestamp.seoul(entry.time)) (\(entry.action))\n"
+                    text += "    live in release \(entry.activated ?? "?") since \(Timestamp.seoul(entry.time)) (\(entry.action.rawValue))\n"
                 }
             }
             if root != nil && event.releases.isEmpty { text += "    not live yet\n" }

@@ -111,10 +111,10 @@ enum ServeRootCommands {
         guard let live = try root.live() else { return nothingPublished(name, invocation) }
         let info = try root.info(of: live)
         let journal = try root.journalLog.read()
-        for warning in journal.warnings(path: "\(name): \(journalName(root))") { invocation.console.err("warning: \(warning)\n") }
+        for warning in journal.warnings { invocation.console.err("warning: \(name): \(warning)\n") }
         let since = journal.entries.last { $0.activated == live }
-        let published = journal.entries.last { $0.release == live && ($0.action == "publish" || $0.action == "promote") }
-        let approval = published?.fields["approval"]?["reason"]?.stringValue
+        let published = journal.entries.last { $0.release == live && ($0.action == .publish || $0.action == .promote) }
+        let approval = published?.approval?.reason
         let drift = try root.drift(of: live)
         let staleFrom = info.staleFrom.flatMap(Day.init)
         let freshness: String
@@ -125,7 +125,7 @@ enum ServeRootCommands {
         }
         let object = JSON.object([
             "environment": .string(name), "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
-            "activated_by": since.map { .string($0.action) } ?? .null,
+            "activated_by": since.map { .string($0.action.rawValue) } ?? .null,
             "commit": info.sourceCommit.map(JSON.string) ?? .null, "bundle_id": .string(info.bundleID),
             "as_of": .string(info.asOf), "published_at": .string(info.publishedAt), "author": .string(info.author),
             "message": .string(info.message), "approval": approval.map(JSON.string) ?? .null, "files": .int(info.files.count),
@@ -134,7 +134,7 @@ enum ServeRootCommands {
         ])
         var text = """
             live:      \(live)
-            since:     \(since.map { Timestamp.seoul($0.time) } ?? "unknown") (\(since?.action ?? "not in the journal"))
+            since:     \(since.map { Timestamp.seoul($0.time) } ?? "unknown") (\(since?.action.rawValue ?? "not in the journal"))
             commit:    \(info.sourceCommit ?? "none")
             bundle:    \(info.bundleID) (as of \(info.asOf), \(info.files.count) files)
             current:   \(freshness)
@@ -153,11 +153,6 @@ enum ServeRootCommands {
         return (JSON.object(["environment": .string(name), "live": .null, "published": .bool(false)]), text)
     }
 
-    /// How warnings name a target's journal.
-    static func journalName(_ root: any ReleaseTarget) -> String {
-        root is ServeRoot ? ".ratecard/journal.jsonl" : root.displayName + ".ratecard/journal/"
-    }
-
     static func runReleases(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
@@ -170,16 +165,17 @@ enum ServeRootCommands {
             return RatecardCLI.ExitCode.ok
         }
         let live = try root.pointer()
-        let bad = try root.badReleases()
+        // Only shown: a damaged line is reported and the rest listed (a rollback or prune refuses it).
         let journal = try root.journalLog.read()
-        for warning in journal.warnings(path: journalName(root)) { invocation.console.err("warning: \(warning)\n") }
+        for warning in journal.warnings { invocation.console.err("warning: \(warning)\n") }
+        let bad = journal.badReleases(live: live)
         let entries = journal.entries
         var rows: [JSON] = []
         var text = ""
         for id in try root.releaseIDs().reversed() {
             let info = try? root.info(of: id)
             let activated = entries.filter { $0.activated == id }.map(\.time)
-            let approval = entries.last { $0.release == id && ($0.action == "publish" || $0.action == "promote") }?.fields["approval"]?["reason"]?.stringValue
+            let approval = entries.last { $0.release == id && ($0.action == .publish || $0.action == .promote) }?.approval?.reason
             var marks: [String] = []
             if id == live { marks.append("live") }
             if bad.contains(id) { marks.append("bad") }

@@ -61,24 +61,34 @@ public enum BridgeLines {
         return lines
     }
 
+    /// bridge-lines.json as written: line (a bridge version, as text) -> release id, and the
+    /// bridge version each release requires.
+    struct Record: Decodable {
+        var lines: [String: String]
+        var requires: [String: Int]?
+    }
+
+    /// The file as written, nil when there is none; a malformed one is an error naming it.
+    static func record(root: any ReleaseTarget) throws -> Record? {
+        guard let bytes = try root.readState(fileName) else { return nil }
+        // A serve root's path, or an S3 target's `s3://bucket/prefix/`.
+        let source = root is ServeRoot ? root.displayName + "/" + fileName : root.displayName + fileName
+        let record = try JSONDecoding.decode(Record.self, from: bytes, source: source)
+        if let bad = record.lines.keys.first(where: { Int($0) == nil }) {
+            throw OperationalError("\(source) is malformed: line \"\(bad)\" is not a whole number")
+        }
+        return record
+    }
+
     /// The bridge version each release requires, as the file recorded it.
     static func recordedRequirements(root: any ReleaseTarget) throws -> [String: Int] {
-        guard let bytes = try root.readState(fileName) else { return [:] }
-        var requires: [String: Int] = [:]
-        if case .object(let fields)? = try JSONReader.parse(bytes)["requires"] {
-            for (id, value) in fields { if case .int(let number) = value { requires[id] = number } }
-        }
-        return requires
+        try record(root: root)?.requires ?? [:]
     }
 
     /// The lines as written (empty when there is no file).
     public static func read(root: any ReleaseTarget) throws -> [Int: String] {
-        guard let bytes = try root.readState(fileName) else { return [:] }
-        let json = try JSONReader.parse(bytes)
         var lines: [Int: String] = [:]
-        if case .object(let fields)? = json["lines"] {
-            for (key, value) in fields { if let line = Int(key), let id = value.stringValue { lines[line] = id } }
-        }
+        for (key, id) in try record(root: root)?.lines ?? [:] { lines[Int(key)!] = id }
         return lines
     }
 

@@ -57,9 +57,8 @@ public struct BundleRun {
 
     private func loadConfig() throws -> ServiceConfig? {
         guard let contentDir = location.contentDir else { return nil }
-        let bytes = try FileSystem.readFile(contentDir + "/ratecard.yaml")
-        guard let node = try YAMLParser.parse(Array(try SourceText.decode(bytes).utf8)) else { return nil }
-        return ServiceConfig.read(node, path: "ratecard.yaml", diagnostics: Diagnostics())
+        let path = contentDir + "/ratecard.yaml"
+        return try ServiceConfig.load(try FileSystem.readFile(path), path: path)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// Writes a file tree into a folder all at once: staged beside it, flushed, then renamed into
 /// place. On failure nothing is left behind, and an existing folder is untouched.
@@ -107,20 +108,11 @@ enum ParallelWrite {
         return folders.count
     }
 
-    private final class Failures: @unchecked Sendable {
-        private let lock = NSLock()
-        private var errors: [any Error] = []
+    private final class Failures: Sendable {
+        private let errors = Mutex<[any Error]>([])
 
-        func record(_ error: any Error) {
-            lock.lock()
-            errors.append(error)
-            lock.unlock()
-        }
+        func record(_ error: any Error) { errors.withLock { $0.append(error) } }
 
-        var first: (any Error)? {
-            lock.lock()
-            defer { lock.unlock() }
-            return errors.first
-        }
+        var first: (any Error)? { errors.withLock { $0.first } }
     }
 }

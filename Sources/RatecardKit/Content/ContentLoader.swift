@@ -84,7 +84,9 @@ public final class ContentLoader {
     }
 
     /// The web folder that `web:` in ratecard.yaml names inside the content root, as a path
-    /// prefix (`site/`), or nil.
+    /// prefix (`site/`), or nil. A peek at one key, tolerant on purpose: it decides which files
+    /// are content before the file is validated, and the run's own read of ratecard.yaml
+    /// reports every problem with it at its line and column.
     static func webBuildPrefix(_ entries: [TreeEntry], source: any ContentSource) -> String? {
         guard let config = entries.first(where: { $0.path == "ratecard.yaml" && $0.kind == .file }),
               let size = try? source.size(config), size <= SourceText.maxBytes,

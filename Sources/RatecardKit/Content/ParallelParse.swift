@@ -77,6 +77,9 @@ enum ParallelParse {
     }
 
     /// What every thread uses: the result slots, and the source the calling thread reads through.
+    /// Unchecked because the slots are a raw buffer, each index written by one worker and read
+    /// after all have joined, and the source (a libgit2 repository, not thread-safe) is read
+    /// by one worker only, worker 0, while the calling thread waits.
     private struct Shared: @unchecked Sendable {
         let buffer: UnsafeMutableBufferPointer<ContentLoader.LoadedFile?>
         let source: any ContentSource

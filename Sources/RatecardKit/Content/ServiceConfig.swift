@@ -41,6 +41,33 @@ public struct ServiceConfig: Sendable, Equatable {
 
     static let defaultRateMoveWarn = Percent(thousandths: 3000)
 
+    /// ratecard.yaml read outside a validation run (to find the environments or the web build):
+    /// the one way it is read besides `read(_:path:diagnostics:)`, which that is built on. A file
+    /// that does not read is an error listing every problem as `file:line:column: error RULE:
+    /// message`; `path` names the file in it.
+    public static func load(_ bytes: [UInt8], path: String) throws -> ServiceConfig {
+        func failure(_ problems: [String]) -> OperationalError {
+            OperationalError("\(path) is invalid:\n" + problems.map { "  \($0)\n" }.joined() + "Fix it ('ratecard validate' checks it) and run the command again")
+        }
+        let diagnostics = Diagnostics()
+        let config: ServiceConfig?
+        do {
+            let text = try SourceText.decode(bytes)
+            guard let node = try YAMLParser.parse(Array(text.utf8)) else { throw failure(["\(path):1:1: the file is empty"]) }
+            config = read(node, path: path, diagnostics: diagnostics)
+        } catch let error as YAMLError {
+            throw failure(["\(path):\(error.mark): error \(FileRules.rule(for: error).id): \(FileRules.message(for: error, in: bytes))"])
+        }
+        let errors = diagnostics.items.filter { $0.severity == .error }.sorted()
+        if let config, !config.credentialKeys.isEmpty {
+            throw OperationalError("\(path) holds credentials (\(config.credentialKeys.joined(separator: ", "))); remove them from the file and from its git history, rotate the key, and give ratecard credentials through AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE. Nothing was done")
+        }
+        guard let config, errors.isEmpty else {
+            throw failure(errors.isEmpty ? ["\(path): required settings are missing"] : errors.map { "\($0.path):\($0.mark): error \($0.rule): \($0.message)" })
+        }
+        return config
+    }
+
     static func read(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> ServiceConfig? {
         guard let fields = MappingReader(node, path: path, what: "ratecard.yaml", diagnostics: diagnostics) else { return nil }
         defer { fields.finish() }

@@ -53,12 +53,12 @@ public struct ChangeHistory {
             // The first activation whose commit contains this change, and rollbacks away from it.
             var shipped: [Journal.Entry] = []
             if let activation = journal.first(where: { entry in
-                guard entry.activated != nil, let hex = entry.fields["commit"]?.stringValue ?? releaseCommit(entry, root) else { return false }
+                guard entry.activated != nil, let hex = entry.commit ?? releaseCommit(entry, root) else { return false }
                 return (try? repository.contains(commit, in: ObjectID(hex: hex))) ?? false
             }) {
                 shipped.append(activation)
                 let release = activation.activated
-                shipped += journal.filter { $0.action == "rollback" && $0.from == release }
+                shipped += journal.filter { $0.action == .rollback && $0.from == release }
             }
             events.append(Event(commit: info, changes: changes, releases: shipped))
         }

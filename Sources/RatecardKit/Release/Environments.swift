@@ -4,16 +4,8 @@ public enum Environments {
     public static func configured(from directory: String) throws -> (config: ServiceConfig, contentDir: String) {
         let location = try ContentLocation.find(from: directory)
         guard let contentDir = location.contentDir else { throw OperationalError("--env needs a content folder with ratecard.yaml; pass --root DIR instead") }
-        let bytes = try FileSystem.readFile(contentDir + "/ratecard.yaml")
-        let diagnostics = Diagnostics()
-        guard let node = try YAMLParser.parse(Array(try SourceText.decode(bytes).utf8)),
-              let config = ServiceConfig.read(node, path: "ratecard.yaml", diagnostics: diagnostics) else {
-            throw OperationalError("ratecard.yaml is invalid; run 'ratecard validate'")
-        }
-        guard config.credentialKeys.isEmpty else {
-            throw OperationalError("ratecard.yaml holds credentials (\(config.credentialKeys.joined(separator: ", "))); remove them from the file and from its git history, rotate the key, and give ratecard credentials through AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE. Nothing was done")
-        }
-        return (config, contentDir)
+        let path = contentDir + "/ratecard.yaml"
+        return (try ServiceConfig.load(try FileSystem.readFile(path), path: path), contentDir)
     }
 
     /// An environment named in ratecard.yaml: its serve root resolved against the content

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// Where a target keeps its journal: entries appended durably, in order, never rewritten.
@@ -9,39 +10,16 @@ public protocol JournalLog {
 }
 
 extension JournalLog {
-    /// Every entry, oldest first (`read()` also says which were skipped).
+    /// Every entry that could be read, oldest first (`read()` also says which lines could not).
     public func entries() throws -> [Journal.Entry] { try read().entries }
 
-    /// Releases marked bad: every release a rollback left, less those cleared since and the
-    /// target of any later rollback. A rollback journals its intent before its swap: the intent
-    /// counts once the swap is known to have happened (its `rollback` entry, the `recover` entry
-    /// of the next run, or `live` being its target now), and never when it was not (a crash
-    /// before the swap, a failed swap).
+    /// Releases marked bad (see `Journal.Contents.badReleases(live:)`). A damaged line may have
+    /// been a bad mark, so a damaged journal is refused here: a rollback, a prune or the bridge
+    /// lines must not choose a release whose bad mark was lost.
     public func badReleases(live: String? = nil) throws -> Set<String> {
-        var bad: Set<String> = []
-        var pending: (from: String, to: String)?
-        func apply(from: String?, to: String?) {
-            if let from { bad.insert(from) }
-            if let to { bad.remove(to) }
-        }
-        for entry in try entries() {
-            switch entry.action {
-            case "rollback":
-                apply(from: entry.from, to: entry.to)
-                pending = nil
-            case "rollback-intent":
-                if let from = entry.from, let to = entry.to { pending = (from, to) }
-            case "recover":
-                if let intent = pending, entry.release == intent.to { apply(from: intent.from, to: intent.to) }
-                pending = nil
-            case "clear-bad":
-                if let release = entry.release { bad.remove(release) }
-            default:
-                if entry.activated != nil { pending = nil }
-            }
-        }
-        if let intent = pending, live == intent.to { apply(from: intent.from, to: intent.to) }
-        return bad
+        let contents = try read()
+        try contents.requireUndamaged()
+        return contents.badReleases(live: live)
     }
 }
 
@@ -49,24 +27,146 @@ extension JournalLog {
 ///
 /// The journal records history (who, when, why); what is live is always `readlink(current)`.
 public struct Journal: JournalLog {
-    public struct Entry: Sendable, Equatable {
+    /// What an entry records; the raw values are the `action` written on disk.
+    public enum Action: String, Sendable, Equatable, CaseIterable {
+        case publish, promote, rollback, recover, prune, failure
+        case rollbackIntent = "rollback-intent"
+        case clearBad = "clear-bad"
+
+        /// The fields an entry of this action cannot be read without, besides `action` and `time`.
+        var requiredFields: [String] {
+            switch self {
+            case .publish, .promote, .recover, .clearBad: return ["release"]
+            case .rollback, .rollbackIntent: return ["from", "to"]
+            case .prune, .failure: return []
+            }
+        }
+    }
+
+    /// Who approved a risky change, and which risks they saw.
+    public struct Approval: Sendable, Equatable, Decodable {
+        public var reason: String
+        public var by: String?
+        public var risks: [String]?
+
+        public init(reason: String, by: String?, risks: [String]?) {
+            self.reason = reason
+            self.by = by
+            self.risks = risks
+        }
+    }
+
+    /// One journal line, read into its action and the fields ratecard reads back. Fields it
+    /// does not read back (`bundle_id`, `removed`, ...) stay on disk and are not kept here.
+    public struct Entry: Sendable, Equatable, Decodable {
+        public var action: Action
+        public var time: String
+        public var user: String?
+        /// The release published, promoted, recovered, cleared, or a failure was about.
+        public var release: String?
+        /// A rollback's (or its intent's) live release before and after.
+        public var from: String?
+        public var to: String?
+        /// What was live before a publish or promote.
+        public var previous: String?
+        public var commit: String?
+        public var message: String?
+        /// The sha256 of the version.json as published (`ServeRoot.sealField`).
+        public var seal: String?
+        public var approval: Approval?
+        /// Every field of the line as written, those above and the rest (`log --format json`).
         public var fields: [String: JSON]
 
-        public init(_ fields: [String: JSON]) { self.fields = fields }
+        enum CodingKeys: String, CodingKey {
+            case action, time, user, release, from, to, previous, commit, message, approval
+            case seal = "version_sha256"
+        }
 
-        public var action: String { fields["action"]?.stringValue ?? "" }
-        public var release: String? { fields["release"]?.stringValue }
-        public var from: String? { fields["from"]?.stringValue }
-        public var to: String? { fields["to"]?.stringValue }
-        public var time: String { fields["time"]?.stringValue ?? "" }
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let name = try container.decode(String.self, forKey: .action)
+            guard let action = Action(rawValue: name) else {
+                throw Journal.Unreadable("unknown action \"\(name)\"")
+            }
+            self.action = action
+            time = try container.decode(String.self, forKey: .time)
+            user = try container.decodeIfPresent(String.self, forKey: .user)
+            release = try container.decodeIfPresent(String.self, forKey: .release)
+            from = try container.decodeIfPresent(String.self, forKey: .from)
+            to = try container.decodeIfPresent(String.self, forKey: .to)
+            previous = try container.decodeIfPresent(String.self, forKey: .previous)
+            commit = try container.decodeIfPresent(String.self, forKey: .commit)
+            message = try container.decodeIfPresent(String.self, forKey: .message)
+            seal = try container.decodeIfPresent(String.self, forKey: .seal)
+            approval = try container.decodeIfPresent(Approval.self, forKey: .approval)
+            fields = try decoder.singleValueContainer().decode([String: JSON].self)
+            let missing = action.requiredFields.filter { field in
+                switch field {
+                case "release": return release == nil
+                case "from": return from == nil
+                default: return to == nil
+                }
+            }
+            guard missing.isEmpty else {
+                throw Journal.Unreadable("a \(name) entry needs \(missing.map { "\"\($0)\"" }.joined(separator: " and "))")
+            }
+        }
 
         /// The release this entry made live, if it activated one.
         public var activated: String? {
             switch action {
-            case "publish", "promote", "recover": return release
-            case "rollback": return to
+            case .publish, .promote, .recover: return release
+            case .rollback: return to
             default: return nil
             }
+        }
+
+        /// Reads one journal line (or S3 entry object).
+        public static func read(_ bytes: [UInt8]) throws(Journal.Unreadable) -> Entry {
+            do {
+                return try JSONDecoder().decode(Entry.self, from: Data(bytes))
+            } catch let error as Journal.Unreadable {
+                throw error
+            } catch let error as DecodingError {
+                throw Journal.Unreadable(error)
+            } catch {
+                throw Journal.Unreadable("\(error)")
+            }
+        }
+    }
+
+    /// Why a line is not a journal entry, in words.
+    public struct Unreadable: Error, Sendable, Equatable, CustomStringConvertible {
+        public var description: String
+
+        init(_ description: String) { self.description = description }
+
+        init(_ error: DecodingError) { description = JSONDecoding.reason(error) }
+    }
+
+    /// A line (or S3 entry) that is not a journal entry.
+    public struct Problem: Sendable, Equatable {
+        /// `<file>:<line>`, or the S3 key of the entry.
+        public var location: String
+        /// The 1-based line number, or the S3 entry number.
+        public var number: Int
+        public var reason: String
+        /// An append cut short by a crash: the line starts as every entry does, with `{`, and
+        /// ends before the closing `}`. An append returns only after its fsync, and a rollback's intent is
+        /// fsynced before its swap, so a torn line never held a bad mark that took effect.
+        public var torn: Bool
+
+        public init(location: String, number: Int, reason: String, torn: Bool) {
+            self.location = location
+            self.number = number
+            self.reason = reason
+            self.torn = torn
+        }
+
+        public var description: String {
+            torn
+                ? "\(location): an entry torn by a crash mid-append (\(reason)); it was skipped"
+                : "\(location): not a journal entry: \(reason)"
         }
     }
 
@@ -77,23 +177,69 @@ public struct Journal: JournalLog {
     private var folder: String { DurableFiles.parent(of: path) }
     private var name: String { DurableFiles.name(of: path) }
 
-    /// The journal as read: its entries, oldest first, and the lines that are not entries (a
-    /// line torn by a crash mid-append, or damage), by 1-based line number.
+    /// The journal as read: its entries, oldest first, and what is not an entry.
     public struct Contents: Sendable {
         public var entries: [Entry] = []
-        public var malformedLines: [Int] = []
-        /// What a number in `malformedLines` counts: a line of the file, or an entry object.
-        public var unit = "line"
+        public var problems: [Problem] = []
 
-        public init(entries: [Entry] = [], malformedLines: [Int] = [], unit: String = "line") {
+        public init(entries: [Entry] = [], problems: [Problem] = []) {
             self.entries = entries
-            self.malformedLines = malformedLines
-            self.unit = unit
+            self.problems = problems
         }
 
-        /// One warning per malformed line, for the commands that show history.
-        public func warnings(path: String) -> [String] {
-            malformedLines.map { "\(path) \(unit) \($0) is not a journal entry (torn by a crash, or edited); it was skipped" }
+        /// The line (or entry) numbers of the problems.
+        public var malformedLines: [Int] { problems.map(\.number) }
+
+        /// One warning per problem, for the commands that only show history.
+        public var warnings: [String] { problems.map(\.description) }
+
+        /// Throws at the first problem that is not a torn append: a line edited or damaged may
+        /// have been a bad mark (a rollback) and a decision must not be made without it.
+        public func requireUndamaged() throws {
+            guard let damaged = problems.first(where: { !$0.torn }) else { return }
+            throw OperationalError("\(damaged.description); it may have been a bad mark, so nothing was changed. Mend the line (or delete it, once you know what it was) and run the command again")
+        }
+
+        /// Releases marked bad: every release a rollback left, less those cleared since and
+        /// the target of any later rollback. A rollback journals its intent before its swap:
+        /// the intent counts once the swap is known to have happened (its `rollback` entry, the
+        /// `recover` entry of the next run, or `live` being its target now), and never when it
+        /// was not (a crash before the swap, a failed swap).
+        public func badReleases(live: String? = nil) -> Set<String> {
+            var bad: Set<String> = []
+            var pending: (from: String, to: String)?
+            func apply(from: String?, to: String?) {
+                if let from { bad.insert(from) }
+                if let to { bad.remove(to) }
+            }
+            for entry in entries {
+                switch entry.action {
+                case .rollback:
+                    apply(from: entry.from, to: entry.to)
+                    pending = nil
+                case .rollbackIntent:
+                    if let from = entry.from, let to = entry.to { pending = (from, to) }
+                case .recover:
+                    if let intent = pending, entry.release == intent.to { apply(from: intent.from, to: intent.to) }
+                    pending = nil
+                case .clearBad:
+                    if let release = entry.release { bad.remove(release) }
+                default:
+                    if entry.activated != nil { pending = nil }
+                }
+            }
+            if let intent = pending, live == intent.to { apply(from: intent.from, to: intent.to) }
+            return bad
+        }
+
+        /// Adds the entry in `bytes`, or the problem with it.
+        mutating func add(_ bytes: ArraySlice<UInt8>, number: Int, location: String, tearable: Bool) {
+            do {
+                entries.append(try Entry.read(Array(bytes)))
+            } catch {
+                let torn = tearable && bytes.first == UInt8(ascii: "{") && bytes.last != UInt8(ascii: "}")
+                problems.append(Problem(location: location, number: number, reason: error.description, torn: torn))
+            }
         }
     }
 
@@ -101,12 +247,8 @@ public struct Journal: JournalLog {
     public func read() throws -> Contents {
         guard let bytes = try StateFiles.read(folder, name) else { return Contents() }
         var contents = Contents()
-        for (number, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
-            guard let value = try? JSONReader.parse(Array(line)), case .object(let fields) = value else {
-                contents.malformedLines.append(number + 1)
-                continue
-            }
-            contents.entries.append(Entry(fields))
+        for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+            contents.add(line, number: index + 1, location: "\(path):\(index + 1)", tearable: true)
         }
         return contents
     }

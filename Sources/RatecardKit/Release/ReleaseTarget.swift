@@ -127,8 +127,7 @@ extension ReleaseTarget {
     /// journal recorded when every file was verified. Returns the problems found, or nil when the
     /// journal holds no seal for the release (published before seals; re-hash instead).
     public func sealProblems(of release: String) throws -> [String]? {
-        guard let seal = try journalLog.entries().last(where: { $0.release == release && $0.fields[ServeRoot.sealField] != nil })?
-            .fields[ServeRoot.sealField]?.stringValue else { return nil }
+        guard let seal = try journalLog.entries().last(where: { $0.release == release && $0.seal != nil })?.seal else { return nil }
         guard let bytes = try manifest(of: release) else { return ["missing: \(ReleaseInfo.fileName)"] }
         return SHA256.hex(bytes) == seal ? [] : ["changed: \(ReleaseInfo.fileName)"]
     }

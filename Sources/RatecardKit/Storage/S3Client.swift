@@ -45,7 +45,10 @@ public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
 /// happened instead of sending the write again.
 ///
 /// One client is used by one thread at a time (it owns one libcurl handle and its connection);
-/// parallel work takes one client per worker (`S3Pool`).
+/// parallel work takes one client per worker (`S3Pool`). That confinement is what makes it
+/// `@unchecked Sendable`: a client moves to the worker that owns it and its mutable state (the
+/// libcurl handle, the request counters) is touched by that one thread; a lock would only hide
+/// a second user of the handle, which libcurl does not allow.
 public final class S3Client: @unchecked Sendable {
     public enum Condition: Sendable, Equatable {
         case none

@@ -81,6 +81,8 @@ public final class S3Pool: Sendable {
         _ = try map(items, body)
     }
 
+    /// Unchecked because it is a raw buffer: each index is written by exactly one worker, and
+    /// read only after every worker thread has been joined.
     private final class ResultSlots<Result>: @unchecked Sendable {
         let buffer: UnsafeMutableBufferPointer<Result?>
 
@@ -110,7 +112,7 @@ public final class S3Pool: Sendable {
 
 /// Runs `body(0..<count)` on threads of its own (POSIX threads) and returns when all are done.
 enum WorkerThreads {
-    private final class Job: @unchecked Sendable {
+    private final class Job: Sendable {
         let body: @Sendable (Int) -> Void
         let index: Int
 

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// A prefix of an S3-compatible bucket as a place to publish releases (an `s3:` environment).
@@ -33,7 +34,7 @@ public final class S3Root: ReleaseTarget {
         client = S3Client(location: location, credentials: credentials, timeoutMilliseconds: timeoutMilliseconds, stats: stats)
         let pool = S3Pool(location: location, credentials: credentials, stats: stats, workers: workers, timeoutMilliseconds: timeoutMilliseconds)
         store = S3Store(client: client, pool: pool, stats: stats)
-        journal = S3Journal(client: client, pool: pool)
+        journal = S3Journal(client: client, pool: pool, name: "s3://\(location.bucket)/\(location.prefix)")
     }
 
     public var displayName: String { "s3://\(location.bucket)/\(location.prefix)" }
@@ -159,13 +160,16 @@ final class S3Journal: JournalLog {
     static let prefix = ".ratecard/journal/"
     private let client: S3Client
     private let pool: S3Pool
+    /// `s3://bucket/prefix/`, naming an entry in a problem.
+    private let name: String
     /// Entries never change once written: each is read once per command.
     private var cache: [String: [UInt8]] = [:]
     private var lastNumber: Int?
 
-    init(client: S3Client, pool: S3Pool) {
+    init(client: S3Client, pool: S3Pool, name: String) {
         self.client = client
         self.pool = pool
+        self.name = name
     }
 
     static func key(_ number: Int) -> String {
@@ -189,13 +193,14 @@ final class S3Journal: JournalLog {
         let missing = found.map(\.key).filter { cache[$0] == nil }
         let fetched = try pool.map(missing) { client, key in try client.get(key)?.bytes }
         for (key, bytes) in zip(missing, fetched) { if let bytes { cache[key] = bytes } }
-        var contents = Journal.Contents(unit: "entry")
+        var contents = Journal.Contents()
         for (key, number) in found {
-            guard let bytes = cache[key], let value = try? JSONReader.parse(bytes), case .object(let fields) = value else {
-                contents.malformedLines.append(number)
+            // Each entry is one PUT, never torn: an entry that is gone or unreadable is damage.
+            guard let bytes = cache[key] else {
+                contents.problems.append(Journal.Problem(location: name + key, number: number, reason: "the entry was listed but could not be read", torn: false))
                 continue
             }
-            contents.entries.append(Journal.Entry(fields))
+            contents.add(bytes[...], number: number, location: name + key, tearable: false)
         }
         return contents
     }
@@ -288,10 +293,7 @@ final class S3Lock: ReleaseLease {
             guard let held = try client.fetch(key) else { continue }
             // A create whose answer was lost is retried and then finds the lock it made.
             if held.bytes == me.bytes { return S3Lock(client: client, ttl: ttl, target: target, body: me.bytes, etag: held.etag) }
-            let holder = (try? JSONReader.parse(held.bytes)).flatMap { value -> Holder? in
-                if case .object(let fields) = value { return Holder(fields: fields) }
-                return nil
-            }
+            let holder = (try? JSONDecoder().decode([String: JSON].self, from: Data(held.bytes))).map(Holder.init(fields:))
             let holderTTL = holder?.fields["ttl_seconds"]?.intValue ?? ttl
             let age: Int? = held.serverDate.flatMap { date in held.lastModified.map { date - $0 } }
             let dead = holder?.isDeadHere ?? false
@@ -322,7 +324,7 @@ final class S3Lock: ReleaseLease {
     func confirm() throws {
         guard !released else { throw ConflictError("the lock on \(target) was released before the command ended") }
         var fields: [String: JSON] = [:]
-        if case .object(let own)? = try? JSONReader.parse(body) { fields = own }
+        if let own = try? JSONDecoder().decode([String: JSON].self, from: Data(body)) { fields = own }
         fields["renewed"] = .string(Timestamp.now())
         let renewed = Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8)
         switch try client.put(Self.key, renewed, contentType: "application/json", cacheControl: "no-cache", condition: .matches(etag)) {

@@ -1,4 +1,6 @@
-/// Reads JSON that ratecard itself wrote (manifests, journals, version files) into `JSON`.
+/// Reads JSON that ratecard itself wrote into `JSON`: the listings (manifests, version files),
+/// where `JSONDecoder` measured five to seven times slower (docs/NOTES.md, "Reading our own
+/// JSON"), and the data documents an incremental build reads back.
 ///
 /// A strict RFC 8259 reader over the bytes: strings are strings, numbers that fit an `Int` are
 /// `.int` and other numbers keep their text, duplicate keys are an error. It used to go through
@@ -268,22 +270,6 @@ public enum JSONReader {
             }
             index += 4
             return value
-        }
-    }
-
-    static func value(_ node: YAMLNode) -> JSON {
-        switch node.kind {
-        case .scalar(let text, let plain):
-            guard plain else { return .string(text) }
-            if text == "true" || text == "false" { return .bool(text == "true") }
-            if text == "null" || text.isEmpty { return .null }
-            if let int = Int(text) { return .int(int) }
-            return .number(text)
-        case .sequence(let items): return .array(items.map(value))
-        case .mapping(let pairs):
-            var fields: [String: JSON] = [:]
-            for pair in pairs { if let key = pair.key.scalarText { fields[key] = value(pair.value) } }
-            return .object(fields)
         }
     }
 }

@@ -1,6 +1,7 @@
 internal import CShims
 import Dispatch
 import Foundation
+import Synchronization
 
 /// How many threads the parallel steps use: the processors this process may run on (its CPU
 /// affinity, which `taskset` and container CPU sets narrow; else the machine's), at most 8:
@@ -32,6 +33,8 @@ enum ParallelMap {
         return slots.buffer.map { $0! }
     }
 
+    /// Unchecked because it is a raw buffer: each index is written by exactly one worker, and
+    /// read only after `concurrentPerform` has returned (which orders every write before it).
     private struct Slots<Result>: @unchecked Sendable {
         let buffer: UnsafeMutableBufferPointer<Result?>
 
@@ -48,13 +51,14 @@ enum ParallelMap {
 }
 
 /// Work started on a thread of its own, its result (or error) taken with `join`.
-public final class Background<Value: Sendable>: @unchecked Sendable {
+public final class Background<Value: Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private var result: Result<Value, any Error>?
+    private let result = Mutex<Result<Value, any Error>?>(nil)
 
     public init(_ work: @escaping @Sendable () throws -> Value) {
         DispatchQueue.global().async { [self] in
-            result = Result { try work() }
+            let outcome = Result { try work() }
+            result.withLock { $0 = outcome }
             done.signal()
         }
     }
@@ -63,6 +67,6 @@ public final class Background<Value: Sendable>: @unchecked Sendable {
     public func join() throws -> Value {
         done.wait()
         defer { done.signal() }
-        return try result!.get()
+        return try result.withLock { $0! }.get()
     }
 }

@@ -1,0 +1,45 @@
+import Foundation
+import RatecardKit
+import Testing
+
+/// ratecard.yaml read outside a validation run (environments, the web build): a broken file is
+/// an error listing each problem at its file:line:column, never a config with parts missing.
+@Suite struct ServiceConfigLoadTests {
+    static let valid = """
+        service_name: 레이트카드
+        broker_registration_no: "제2021-0123호"
+        timezone: Asia/Seoul
+        web: ../site
+        environments:
+          staging:
+            root: ../.serve/staging
+
+        """
+
+    @Test func aValidFileReads() throws {
+        let config = try ServiceConfig.load(Array(Self.valid.utf8), path: "content/ratecard.yaml")
+        #expect(config.web == "../site")
+        #expect(config.environments.map(\.name) == ["staging"])
+    }
+
+    @Test func aSchemaErrorIsNamedAtItsValue() throws {
+        let text = Self.valid.replacingOccurrences(of: "timezone: Asia/Seoul", with: "timezone: UTC")
+        #expect(throws: OperationalError("content/ratecard.yaml is invalid:\n  content/ratecard.yaml:3:11: error SCH-04: 'timezone' is 'UTC'; content dates are in Asia/Seoul\nFix it ('ratecard validate' checks it) and run the command again")) {
+            try ServiceConfig.load(Array(text.utf8), path: "content/ratecard.yaml")
+        }
+    }
+
+    @Test func aSyntaxErrorIsNamedWhereTheParserStopped() throws {
+        let text = Self.valid.replacingOccurrences(of: "  staging:\n", with: "  staging: [\n")
+        let error = try #require(throws: OperationalError.self) { try ServiceConfig.load(Array(text.utf8), path: "content/ratecard.yaml") }
+        #expect(error.message.hasPrefix("content/ratecard.yaml is invalid:\n  content/ratecard.yaml:"), "\(error.message)")
+        #expect(error.message.contains(": error YML-01: "), "\(error.message)")
+    }
+
+    @Test func credentialsAreRefusedWithoutTheirValue() throws {
+        let text = Self.valid + "    secret_access_key: abc123\n"
+        let error = try #require(throws: OperationalError.self) { try ServiceConfig.load(Array(text.utf8), path: "content/ratecard.yaml") }
+        #expect(error.message.hasPrefix("content/ratecard.yaml holds credentials ('secret_access_key' at line 8)"), "\(error.message)")
+        #expect(!error.message.contains("abc123"))
+    }
+}
