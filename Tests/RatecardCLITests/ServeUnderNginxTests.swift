@@ -693,6 +693,8 @@ private final class HTTPConnection {
     let port: Int
     private var socketFD: Int32 = -1
     private var pending: [UInt8] = []
+    /// Bytes received since the current request was sent.
+    private var receivedForRequest = 0
 
     init(port: Int) { self.port = port }
 
@@ -704,13 +706,24 @@ private final class HTTPConnection {
         pending = []
     }
 
+    /// A request on a kept-alive connection that the server closed while it was idle (nginx's
+    /// keepalive_timeout, reached while the test ran swaps) gets no byte back: like a browser,
+    /// that one request is sent again on a new connection. Any other failure is the server's.
     func get(_ path: String) throws -> Response {
-        if socketFD < 0 { try connectSocket() }
+        let reused = socketFD >= 0
+        if !reused { try connectSocket() }
         do {
             return try exchange(path)
         } catch {
             disconnect()
-            throw error
+            guard reused, receivedForRequest == 0 else { throw error }
+            try connectSocket()
+            do {
+                return try exchange(path)
+            } catch {
+                disconnect()
+                throw error
+            }
         }
     }
 
@@ -737,6 +750,7 @@ private final class HTTPConnection {
 
     private func exchange(_ path: String) throws -> Response {
         let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: ratecard-tests\r\n\r\n".utf8)
+        receivedForRequest = 0
         var sent = 0
         while sent < request.count {
             let count = request[sent...].withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -778,6 +792,7 @@ private final class HTTPConnection {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let count = chunk.withUnsafeMutableBytes { recv(socketFD, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { throw Failure(description: count == 0 ? "connection closed mid-response" : "recv: \(String(cString: strerror(errno)))") }
+        receivedForRequest += count
         pending.append(contentsOf: chunk[0..<count])
     }
 
