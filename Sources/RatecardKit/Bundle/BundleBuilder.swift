@@ -31,12 +31,14 @@ public struct BundleBuilder {
     /// Renders `content`; `readAsset` supplies the bytes of a content-relative asset path.
     public func build(_ content: Content, readAsset: (String) throws -> [UInt8]) throws -> Output {
         let documents = DataDocuments(content: content, asOf: asOf)
+        Trace.mark("build: indexes")
         var data: [String: [UInt8]] = [
             "service.json": Self.json(documents.service()),
             "terms.json": Self.json(documents.terms()),
             "limits.json": Self.json(documents.limits()),
             "phrases.json": Self.json(documents.phrases()),
         ]
+        Trace.mark("build: terms.json")
         var hashes: [String: String] = [:]
         for asset in content.assets.sorted() {
             data[asset] = try readAsset(asset)
@@ -45,18 +47,26 @@ public struct BundleBuilder {
         data["partners.json"] = Self.json(documents.partners(logoHashes: hashes))
         Trace.mark("build: data documents")
         let products = documents.orderedProducts
+        Trace.mark("build: products ordered")
         // Each product's document and its hash once, on two threads (a watching process takes
         // the documents its edit did not touch, and their hashes, from its memo).
+        // Each product's key is computed once, for its document and its rates section.
         let memo = self.memo
+        var productKeys: [String: BuildCache.Key] = [:]
+        if memo != nil, let shared = content.keyBuilder("product-document") {
+            for (product, key) in zip(products, ParallelMap.map(products) { documents.productKey($0, shared: shared) }) where key != nil { productKeys[product.key] = key }
+        }
+        let keys = productKeys
         let rendered = ParallelMap.map(products) { product -> ([UInt8], String) in
             let render = { documents.product(product).bytes(terminator: "\n") }
             guard let memo else {
                 let bytes = render()
                 return (bytes, SHA256.hex(bytes))
             }
-            let bytes = memo.page(documents.productKey(product), render)
+            let bytes = memo.page(keys[product.key], render)
             return (bytes, memo.sha256(bytes))
         }
+        Trace.mark("build: product documents")
         var documentHashes: [String: String] = [:]
         for (product, (bytes, hash)) in zip(products, rendered) {
             data["products/\(product.key).json"] = bytes
@@ -75,6 +85,7 @@ public struct BundleBuilder {
             lists.append((shard.name, SHA256.hex(list)))
         }
         data[DocumentLists.index] = DocumentLists.index(lists)
+        Trace.mark("build: comparison shards and document lists")
         var listing = ""
         let dataPaths = data.keys.sorted()
         let dataFiles = data
@@ -89,13 +100,15 @@ public struct BundleBuilder {
 
         var files: [String: [UInt8]] = [:]
         for (path, bytes) in data { files[folder + path] = bytes }
-        let pages = StaticPages(documents: documents, bundleID: bundleID, memo: memo)
+        let pages = StaticPages(documents: documents, bundleID: bundleID, memo: memo, productKeys: productKeys)
         for (version, page) in zip(content.terms, ParallelMap.map(content.terms) { pages.termsPageBytes($0) }) {
             files[BundleLayout.termsPage(version.documentID, version.fileVersion)] = page
         }
         Trace.mark("build: terms pages")
         files["rates.html"] = Array(pages.ratesIndex(items: Dictionary(grouping: shards.flatMap(\.items), by: \.partner)).utf8)
-        for (path, page) in pages.partnerRatesPages() { files[path] = Array(page.utf8) }
+        Trace.mark("build: rates.html")
+        for (path, page) in pages.partnerRatesPages() { files[path] = page }
+        Trace.mark("build: partners' rates pages")
         files["partners.html"] = Array(pages.partnersPage().utf8)
 
         Trace.mark("build: rates and partners pages")

@@ -123,6 +123,11 @@ public final class BuildCache: Sendable {
                 }
             }
 
+            /// Another key (a unit's key within the key of what is made of it).
+            public mutating func append(key: Key) {
+                withUnsafeBytes(of: key.words) { bytes.append(contentsOf: $0) }
+            }
+
             /// A file and its blob id.
             public mutating func append(file path: String, id: ObjectID) {
                 append(path)

@@ -124,9 +124,10 @@ extension Content {
 extension DataDocuments {
     /// What a product's data document is rendered from: its product file, its partner's, every
     /// rate table of the product (the as-of date picks the current and next one), the shared
-    /// files and the as-of date.
-    func productKey(_ product: Product) -> BuildCache.Key? {
-        guard var key = content.keyBuilder("product-document"), content.append(product.path, to: &key) else { return nil }
+    /// files and the as-of date. `shared`: `content.keyBuilder("product-document")`, when the
+    /// caller made it once for many products.
+    func productKey(_ product: Product, shared: BuildCache.Key.Builder? = nil) -> BuildCache.Key? {
+        guard var key = shared ?? content.keyBuilder("product-document"), content.append(product.path, to: &key) else { return nil }
         key.append(asOf.description)
         if let partner = partnersByID[product.partner.value] {
             guard content.append(partner.path, to: &key) else { return nil }

@@ -8,6 +8,8 @@ struct StaticPages {
     var memo: RenderMemo?
     /// Key parts shared by many units of this build, computed once.
     let keyParts = KeyParts()
+    /// Each product's key (`DataDocuments.productKey`) when the builder computed them already.
+    var productKeys: [String: BuildCache.Key] = [:]
 
     var content: Content { documents.content }
 
@@ -146,30 +148,56 @@ struct StaticPages {
 
     /// `rates/<partner>.html`: a partner's comparable products, lowest APR first, with their
     /// limits by score band.
-    func partnerRatesPage(_ partner: Partner, products: [(Product, RateTable)]) -> String {
+    func partnerRatesPage(_ partner: Partner, products: [(Product, RateTable)], notice ratesNotice: HTML? = nil) -> String {
         let name = partner.nameKo.value
         var body = HTML.element("h1", text: "\(name) 대출 금리")
         body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
         let ordered = products.map { (RatesOrder(product: $0.0, table: $0.1), $0.0, $0.1) }.sorted { $0.0 < $1.0 }
         body += HTML(raw: ordered.map { _, product, table in
             // A section is rendered from what its product's document is (the key's files and date).
-            memo?.section(documents.productKey(product)) { ratesSection(product, table).markup } ?? ratesSection(product, table).markup
+            memo?.section(productKey(product)) { ratesSection(product, table).markup } ?? ratesSection(product, table).markup
         }.joined())
         if ordered.isEmpty { body += HTML.element("p", text: "지금 비교할 수 있는 상품이 없습니다.") }
         body += HTML.element("p", [], HTML.element("a", [("href", "../rates.html")], text: "금융회사 목록으로"))
-        body += notice(for: .rates)
+        body += ratesNotice ?? notice(for: .rates)
         return PageTemplate.page(title: "\(name) 대출 금리", root: "../", body: body)
     }
 
-    /// Every active partner's rates page, by path.
-    func partnerRatesPages() -> [String: String] {
-        let comparable = Dictionary(grouping: content.products.compactMap { product in comparableTable(of: product).map { (product, $0) } }, by: { $0.0.folderPartner })
+    /// Every active partner's rates page, by path. A watching process takes the page of a
+    /// partner none of whose products changed from its memo.
+    func partnerRatesPages() -> [String: [UInt8]] {
+        let products = content.products
+        var byPartner: [String: [Int]] = [:]
+        for index in products.indices { byPartner[products[index].folderPartner, default: []].append(index) }
         let partners = documents.orderedPartners.filter { $0.status.value == .active }
+        let ratesNotice = notice(for: .rates)
         // 300 pages on a large site: rendered on two threads.
-        let pages = ParallelMap.map(partners.map { PartnerPage(partner: $0, products: (comparable[$0.id.value] ?? []).map { Pair($0.0, $0.1) }) }) { page in
-            partnerRatesPage(page.partner, products: page.products.map { ($0.product, $0.table) })
+        let pages = ParallelMap.map(partners.map { PartnerPage(partner: $0, products: byPartner[$0.id.value] ?? []) }) { page -> [UInt8] in
+            let render = { () -> [UInt8] in
+                let comparable = page.products.compactMap { index in comparableTable(of: products[index]).map { (products[index], $0) } }
+                return Array(partnerRatesPage(page.partner, products: comparable, notice: ratesNotice).utf8)
+            }
+            guard let memo else { return render() }
+            return memo.page(partnerPageKey(page.partner, products: page.products.map { products[$0] }), render)
         }
         return Dictionary(zip(partners.map { BundleLayout.ratesPage($0.id.value) }, pages), uniquingKeysWith: { first, _ in first })
+    }
+
+    /// What a partner's rates page is rendered from: its partner file, the as-of date (shown on
+    /// it), the shared files, and everything each of its products is rendered from.
+    func partnerPageKey(_ partner: Partner, products: [Product]) -> BuildCache.Key? {
+        guard var key = content.keyBuilder("partner-rates-page"), content.append(partner.path, to: &key) else { return nil }
+        key.append(documents.asOf.description)
+        for product in products {
+            guard let productKey = productKey(product) else { return nil }
+            key.append(key: productKey)
+        }
+        return key.key
+    }
+
+    /// A product's key: the builder's, else computed.
+    func productKey(_ product: Product) -> BuildCache.Key? {
+        productKeys[product.key] ?? documents.productKey(product)
     }
 
     /// One product's `<section id="<key>">` of its partner's rates page.
@@ -240,18 +268,8 @@ final class KeyParts: Sendable {
 /// A partner and its comparable products, handed to a rendering thread.
 private struct PartnerPage: Sendable {
     let partner: Partner
-    let products: [Pair]
-}
-
-/// A product and the table shown for it, handed to a rendering thread.
-private struct Pair: Sendable {
-    let product: Product
-    let table: RateTable
-
-    init(_ product: Product, _ table: RateTable) {
-        self.product = product
-        self.table = table
-    }
+    /// Indices of its products in the content.
+    let products: [Int]
 }
 
 /// Where a product stands on its partner's rates page: lowest APR first, then lowest maximum APR, then the
