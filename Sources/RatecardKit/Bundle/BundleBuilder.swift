@@ -32,9 +32,10 @@ public struct BundleBuilder {
     public func build(_ content: Content, readAsset: (String) throws -> [UInt8]) throws -> Output {
         let documents = DataDocuments(content: content, asOf: asOf)
         Trace.mark("build: indexes")
+        let memo = self.memo
         var data: [String: [UInt8]] = [
             "service.json": Self.json(documents.service()),
-            "terms.json": Self.json(documents.terms()),
+            "terms.json": memo?.page(documents.termsIndexKey()) { Self.json(documents.terms()) } ?? Self.json(documents.terms()),
             "limits.json": Self.json(documents.limits()),
             "phrases.json": Self.json(documents.phrases()),
         ]
@@ -42,7 +43,7 @@ public struct BundleBuilder {
         var hashes: [String: String] = [:]
         for asset in content.assets.sorted() {
             data[asset] = try readAsset(asset)
-            hashes[asset] = SHA256.hex(data[asset]!)
+            hashes[asset] = memo?.sha256(data[asset]!) ?? SHA256.hex(data[asset]!)
         }
         data["partners.json"] = Self.json(documents.partners(logoHashes: hashes))
         Trace.mark("build: data documents")
@@ -51,7 +52,6 @@ public struct BundleBuilder {
         // Each product's document and its hash once, on two threads (a watching process takes
         // the documents its edit did not touch, and their hashes, from its memo).
         // Each product's key is computed once, for its document and its rates section.
-        let memo = self.memo
         var productKeys: [String: BuildCache.Key] = [:]
         if memo != nil, let shared = content.keyBuilder("product-document") {
             for (product, key) in zip(products, ParallelMap.map(products) { documents.productKey($0, shared: shared) }) where key != nil { productKeys[product.key] = key }

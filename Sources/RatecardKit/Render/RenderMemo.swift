@@ -122,6 +122,21 @@ extension Content {
 }
 
 extension DataDocuments {
+    /// What `terms.json` is made of: every version's fields it lists (not the bodies), the
+    /// as-of date (which decides the current versions) and the shared files. So an edit to a
+    /// version's text, or to anything but terms, reuses it.
+    func termsIndexKey() -> BuildCache.Key? {
+        guard var key = content.keyBuilder("terms-index") else { return nil }
+        key.append(asOf.description)
+        for version in content.terms {
+            for part in [version.documentID, version.fileVersion, version.title.value, version.effectiveFrom.value.description,
+                         version.consent.value.rawValue, version.requiresReconsent.value ? "1" : "0", version.summary.value] {
+                key.append(part)
+            }
+        }
+        return key.key
+    }
+
     /// What a product's data document is rendered from: its product file, its partner's, every
     /// rate table of the product (the as-of date picks the current and next one), the shared
     /// files and the as-of date. `shared`: `content.keyBuilder("product-document")`, when the
