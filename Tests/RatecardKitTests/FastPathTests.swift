@@ -271,9 +271,12 @@ import Testing
         let contiguous = [band(901, 1000, 4150, 5350, 150_000_000), band(801, 900, 5000, 6550, 120_000_000), band(0, 800, 7000, 9990, 50_000_000)]
         let shards = [
             CompareIndex.Shard(partners: partners, items: [
-                CompareIndex.Item(partner: "a-bank", id: "credit", nameKo: "직장인 신용대출", limitMax: 150_000_000, bands: contiguous),
-                CompareIndex.Item(partner: "a-bank", id: "empty", nameKo: "표 없음", limitMax: 10_000_000, bands: []),
-                CompareIndex.Item(partner: "b-card", id: "loan", nameKo: "카드론", limitMax: 12_345_678,
+                CompareIndex.Item(partner: "a-bank", id: "credit", nameKo: "직장인 신용대출", type: "credit", bureau: "KCB", limitMin: 1_000_000, limitMax: 150_000_000,
+                                  termsMonths: [12, 24, 36], repayment: ["equal_installment", "bullet"], bands: contiguous),
+                CompareIndex.Item(partner: "a-bank", id: "empty", nameKo: "표 없음", type: "policy", bureau: "NICE", limitMin: 0, limitMax: 10_000_000,
+                                  termsMonths: [], repayment: [], bands: []),
+                CompareIndex.Item(partner: "b-card", id: "loan", nameKo: "카드론", type: "card_loan", bureau: "NICE", limitMin: 500_001, limitMax: 12_345_678,
+                                  termsMonths: [36], repayment: ["revolving"],
                                   bands: [band(700, 950, 12_345, 19_999, 12_345_678), band(300, 650, 15_000, 15_000, 1)]),
             ]),
             CompareIndex.Shard(partners: [partners[2]], items: []),
@@ -284,7 +287,9 @@ import Testing
             #expect(!bytes.dropLast().contains(0x0A), "one line")
         }
         // Whole hundredths and 10,000-won amounts are written in those steps.
-        let round = CompareIndex.Shard(partners: [partners[0]], items: [CompareIndex.Item(partner: "a-bank", id: "credit", nameKo: "x", limitMax: 150_000_000, bands: contiguous)])
+        let round = CompareIndex.Shard(partners: [partners[0]], items: [CompareIndex.Item(
+            partner: "a-bank", id: "credit", nameKo: "x", type: "credit", bureau: "KCB", limitMin: 1_000_000, limitMax: 150_000_000,
+            termsMonths: [12, 24], repayment: ["equal_installment"], bands: contiguous)])
         let json = try JSONReader.parse(round.bytes())
         #expect(json["units"]?["apr_per_pct"]?.intValue == 100)
         #expect(json["units"]?["krw_per_unit"]?.intValue == 10_000)

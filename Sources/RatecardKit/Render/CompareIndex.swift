@@ -1,14 +1,15 @@
 /// The index the comparison screen reads instead of every product's document
 /// (docs/bundle-format.md, "The comparison index"): for each product the comparison can show
-/// (active, its partner active, a table in force), its names, limit and the bands of that table,
-/// split into shards of whole partners, about `productsPerShard` products each.
+/// (active, its partner active, a table in force), its names, type, limits, terms, repayment
+/// methods, the bureau of that table and its bands, split into shards of whole partners, about
+/// `productsPerShard` products each: what the screen sorts, filters and computes repayments by.
 ///
 /// A shard is written column by column (one array per field, band fields delta-coded within a
 /// product, money and rates in the largest step that divides them): a phone downloads every
 /// shard for its first screen, and columns of similar numbers are what gzip shrinks best. A
 /// change to one rate table rewrites the one shard holding its partner.
 struct CompareIndex {
-    static let format = 1
+    static let format = 2
     /// Shards of about this many products (counting every product, so a rate update never moves
     /// a partner to another shard): small enough that one table's change re-sends little, large
     /// enough that the list of shards stays short (each is named by a 64-hex hash).
@@ -27,7 +28,16 @@ struct CompareIndex {
         var partner: String
         var id: String
         var nameKo: String
+        /// `credit`, `credit_line`, ... (product.yaml's `type`).
+        var type: String
+        /// The bureau whose scores the table in force is drawn on: `KCB` or `NICE`.
+        var bureau: String
+        var limitMin: Int
         var limitMax: Int
+        /// The terms offered, in months, as the product lists them.
+        var termsMonths: [Int]
+        /// `equal_installment`, `equal_principal`, `bullet`, `revolving`, as the product lists them.
+        var repayment: [String]
         /// The table in force, best scores first.
         var bands: [Band]
 
@@ -55,7 +65,7 @@ struct CompareIndex {
         }
 
         func bytes() -> [UInt8] {
-            let unit = CompareIndex.unit(of: items.flatMap { [$0.limitMax] + $0.bands.map(\.limitMax) })
+            let unit = CompareIndex.unit(of: items.flatMap { [$0.limitMin, $0.limitMax] + $0.bands.map(\.limitMax) })
             // Rates in the largest step that divides them all (hundredths when no rate has three decimals).
             let rates = items.flatMap { $0.bands.flatMap { [$0.aprMin.thousandths, $0.aprMax.thousandths] } }
             let aprStep = CompareIndex.unit(of: rates, from: [100, 10])
@@ -92,6 +102,11 @@ struct CompareIndex {
                 "id": .array(items.map { .string($0.id) }),
                 "name_ko": .array(items.map { .string($0.nameKo) }),
                 "limit_max": .array(items.map { .int($0.limitMax / unit) }),
+                "limit_min": .array(items.map { .int($0.limitMin / unit) }),
+                "type": .array(items.map { .string($0.type) }),
+                "bureau": .array(items.map { .string($0.bureau) }),
+                "terms_months": .array(items.map { .array($0.termsMonths.map { .int($0) }) }),
+                "repayment": .array(items.map { .array($0.repayment.map { .string($0) }) }),
                 "bands": .array(items.map { .int($0.bands.count) }),
                 "score_max": .array(items.map { .int($0.bands.first?.scoreMax ?? 0) }),
             ]
@@ -121,6 +136,14 @@ struct CompareIndex {
             let ids = try Self.strings(json["products"]?["id"])
             let names = try Self.strings(json["products"]?["name_ko"])
             let limits = try Self.ints(json["products"]?["limit_max"])
+            let limitMins = try Self.ints(json["products"]?["limit_min"])
+            let types = try Self.strings(json["products"]?["type"])
+            let bureaus = try Self.strings(json["products"]?["bureau"])
+            guard let termLists = json["products"]?["terms_months"]?.arrayValue, let methodLists = json["products"]?["repayment"]?.arrayValue else {
+                throw Self.failure("a list of lists is missing")
+            }
+            let terms = try termLists.map { try Self.ints($0) }
+            let methods = try methodLists.map { try Self.strings($0) }
             let bandCounts = try Self.ints(json["products"]?["bands"])
             let tops = try Self.ints(json["products"]?["score_max"])
             let gaps = try Self.ints(json["bands"]?["score_gap"])
@@ -130,7 +153,8 @@ struct CompareIndex {
             let bandLimits = try Self.ints(json["bands"]?["limit_max"])
             let bandTotal = bandCounts.reduce(0, +)
             guard partnerNames.count == partnerIDs.count, counts.count == partnerIDs.count, counts.reduce(0, +) == ids.count,
-                  names.count == ids.count, limits.count == ids.count, bandCounts.count == ids.count, tops.count == ids.count,
+                  names.count == ids.count, limits.count == ids.count, limitMins.count == ids.count, types.count == ids.count,
+                  bureaus.count == ids.count, terms.count == ids.count, methods.count == ids.count, bandCounts.count == ids.count, tops.count == ids.count,
                   [gaps, spans, aprMins, aprSpreads, bandLimits].allSatisfy({ $0.count == bandTotal }) else {
                 throw Self.failure("lists of different lengths")
             }
@@ -157,7 +181,10 @@ struct CompareIndex {
                     ceiling = scoreMin - 1
                     position += 1
                 }
-                items.append(Item(partner: owners[index], id: ids[index], nameKo: names[index], limitMax: limits[index] * unit, bands: bands))
+                items.append(Item(
+                    partner: owners[index], id: ids[index], nameKo: names[index], type: types[index], bureau: bureaus[index],
+                    limitMin: limitMins[index] * unit, limitMax: limits[index] * unit, termsMonths: terms[index],
+                    repayment: methods[index], bands: bands))
             }
             self.items = items
         }

@@ -77,7 +77,9 @@ struct DataDocuments {
         // 2021, so only on an as-of date that early) cannot be matched to one.
         guard status(of: product) == "active", let table = tables(of: product).current, table.scale == .score else { return nil }
         return CompareIndex.Item(
-            partner: product.folderPartner, id: product.folderID, nameKo: product.nameKo.value, limitMax: product.limitMax.value,
+            partner: product.folderPartner, id: product.folderID, nameKo: product.nameKo.value, type: product.kind.value.rawValue,
+            bureau: table.bureau.value.rawValue, limitMin: product.limitMin.value, limitMax: product.limitMax.value,
+            termsMonths: product.termsMonths.value.map(\.value), repayment: product.repayment.map(\.value.rawValue),
             bands: table.bandsBestFirst.map { band in
                 CompareIndex.Band(scoreMin: band.min.value, scoreMax: band.max.value, aprMin: band.aprMin.value, aprMax: band.aprMax.value, limitMax: band.limitMax.value)
             })
