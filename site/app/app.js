@@ -33,6 +33,12 @@
   var SCORE_MAX = 1000;
   var AMOUNT_MAX_MAN = 1000000; // 100억원 (in 만원) — sanity bound for the input
 
+  // The bits of a comparison shard's repayment masks (docs/bundle-format.md).
+  var REPAYMENT_ORDER = ["equal_installment", "equal_principal", "bullet", "revolving"];
+  var CATEGORY_KO = {
+    bank: "은행", internet_bank: "인터넷전문은행", savings_bank: "저축은행", card: "카드사",
+    capital: "캐피탈", insurance: "보험사", p2p: "온라인투자연계금융"
+  };
   var REPAYMENT_KO = {
     equal_installment: "원리금균등분할상환",
     equal_principal: "원금균등분할상환",
@@ -346,9 +352,21 @@
     ["score_gap", "score_span", "apr_min", "apr_spread", "limit_max"].forEach(function (name) { column[name] = arr(bands[name]); });
     var position = 0;
     var index = 0;
+    var termList = arr(units.terms_months);
+    var bits = function (mask, names) {
+      return names.filter(function (name, i) { return isNum(mask) && (mask & (1 << i)) !== 0; });
+    };
     arr(partners.id).forEach(function (partnerId, p) {
       var count = arr(partners.products)[p];
       var partnerName = str(arr(partners.name_ko)[p]);
+      // What a row shows of its partner: name, category, logo (partners.json has the rest).
+      var partner = {
+        id: str(partnerId),
+        name_ko: partnerName,
+        category: str(arr(partners.category)[p]),
+        logo: str(arr(partners.logo)[p]),
+        logo_sha256: str(arr(partners.logo_sha256)[p]) || null
+      };
       for (var k = 0; isNum(count) && k < count && index < ids.length; k++, index++) {
         var n = arr(products.bands)[index];
         var ceiling = arr(products.score_max)[index];
@@ -378,8 +396,9 @@
           name_ko: str(arr(products.name_ko)[index]),
           type: str(arr(products.type)[index]),
           limit: { min_krw: arr(products.limit_min)[index] * unit, max_krw: arr(products.limit_max)[index] * unit },
-          terms_months: arr(arr(products.terms_months)[index]).filter(isNum),
-          repayment_methods: arr(arr(products.repayment)[index]).map(str),
+          terms_months: bits(arr(products.terms)[index], termList),
+          repayment_methods: bits(arr(products.repayment)[index], REPAYMENT_ORDER),
+          partner_info: partner,
           bureau: str(arr(products.bureau)[index]),
           current: { bureau: str(arr(products.bureau)[index]), bands: list }
         });
@@ -598,9 +617,7 @@
         else renderTermsDoc(terms, s[1], s[2]);
       });
     } else if (view === "compare" && s.length <= 1) {
-      show(function () {
-        return Promise.all([loadIndex(), loadPartners()]);
-      }, function (loaded) { renderCompare(r.params, loaded[0], loaded[1]); });
+      show(loadIndex, function (products) { renderCompare(r.params, products); });
     } else {
       ++state.view;
       renderNotFound();
@@ -727,14 +744,14 @@
    * left out for want of that bureau's score. The index holds only products the comparison can
    * show (active, partner active, a score-priced table in force).
    */
-  function compareRows(products, partners, q) {
+  function compareRows(products, q) {
     var amount = parseAmount(q.amount).value;
     var amountKrw = amount !== undefined ? amount * 10000 : null;
     var term = Number(q.term);
     var out = { main: [], below: [], missing: { KCB: 0, NICE: 0 }, amountKrw: amountKrw };
     products.forEach(function (p) {
-      var partner = partners.byId.get(p.partner) || null;
-      var category = partner ? str(partner.category) : "";
+      var partner = p.partner_info;
+      var category = str(partner.category);
       if (q.cat && category !== q.cat) return;
       if (q.type && p.type !== q.type) return;
       var score = scoreFor(q, p.bureau);
@@ -875,7 +892,7 @@
     return "신용점수 " + bits.join(", ");
   }
 
-  function renderCompare(params, products, partners) {
+  function renderCompare(params, products) {
     setActiveTab("compare");
     var m = main();
     clear(m);
@@ -906,12 +923,16 @@
     // Sort and filters: the categories of the partners and the types of the products listed.
     var categories = [];
     var seenCategory = {};
-    partners.list.forEach(function (p) {
-      var c = str(p.category);
+    products.forEach(function (p) {
+      var c = p.partner_info.category;
       if (c && !seenCategory[c]) {
         seenCategory[c] = true;
-        categories.push([c, str(p.category_ko) || c]);
+        categories.push([c, CATEGORY_KO[c] || c]);
       }
+    });
+    categories.sort(function (a, b) {
+      var order = Object.keys(CATEGORY_KO);
+      return order.indexOf(a[0]) - order.indexOf(b[0]);
     });
     var types = [];
     var seenType = {};
@@ -1033,7 +1054,7 @@
       }
       var query2 = query;
       if (a.error) query2 = Object.assign({}, query, { amount: "" });
-      current = compareRows(products, partners, query2);
+      current = compareRows(products, query2);
       current.query = query2;
       var bits = [];
       if (current.missing.KCB) bits.push("KCB 신용점수를 입력하면 KCB 기준 상품 " + current.missing.KCB + "개를 더 비교할 수 있습니다.");

@@ -47,7 +47,15 @@ struct CompareIndex {
     struct Partner: Equatable, Sendable {
         var id: String
         var nameKo: String
+        /// `bank`, `savings_bank`, ... (the partner file's `category`; "" when unknown).
+        var category: String = ""
+        /// The logo's path in the data folder and the sha256 that names its object ("" when none).
+        var logo: String = ""
+        var logoSHA256: String = ""
     }
+
+    /// The repayment methods in the order of their bits in a product's `repayment` mask.
+    static let repaymentMethods = ["equal_installment", "equal_principal", "bullet", "revolving"]
 
     /// Some partners (sorted by id) and the comparable products of each, by product id.
     struct Shard: Equatable, Sendable {
@@ -69,6 +77,10 @@ struct CompareIndex {
             // Rates in the largest step that divides them all (hundredths when no rate has three decimals).
             let rates = items.flatMap { $0.bands.flatMap { [$0.aprMin.thousandths, $0.aprMax.thousandths] } }
             let aprStep = CompareIndex.unit(of: rates, from: [100, 10])
+            // Terms as bits over the shard's terms (ascending), methods over `repaymentMethods`.
+            let terms = Array(Set(items.flatMap(\.termsMonths))).sorted()
+            let termBit = Dictionary(uniqueKeysWithValues: terms.enumerated().map { ($1, 1 << $0) })
+            let methodBit = Dictionary(uniqueKeysWithValues: CompareIndex.repaymentMethods.enumerated().map { ($1, 1 << $0) })
             var counts: [String: Int] = [:]
             for item in items { counts[item.partner, default: 0] += 1 }
             var gaps: [JSON] = []
@@ -97,6 +109,9 @@ struct CompareIndex {
                 "id": .array(partners.map { .string($0.id) }),
                 "name_ko": .array(partners.map { .string($0.nameKo) }),
                 "products": .array(partners.map { .int(counts[$0.id] ?? 0) }),
+                "category": .array(partners.map { .string($0.category) }),
+                "logo": .array(partners.map { .string($0.logo) }),
+                "logo_sha256": .array(partners.map { .string($0.logoSHA256) }),
             ]
             let productColumns: [String: JSON] = [
                 "id": .array(items.map { .string($0.id) }),
@@ -105,8 +120,8 @@ struct CompareIndex {
                 "limit_min": .array(items.map { .int($0.limitMin / unit) }),
                 "type": .array(items.map { .string($0.type) }),
                 "bureau": .array(items.map { .string($0.bureau) }),
-                "terms_months": .array(items.map { .array($0.termsMonths.map { .int($0) }) }),
-                "repayment": .array(items.map { .array($0.repayment.map { .string($0) }) }),
+                "terms": .array(items.map { .int($0.termsMonths.reduce(0) { $0 | (termBit[$1] ?? 0) }) }),
+                "repayment": .array(items.map { .int($0.repayment.reduce(0) { $0 | (methodBit[$1] ?? 0) }) }),
                 "bands": .array(items.map { .int($0.bands.count) }),
                 "score_max": .array(items.map { .int($0.bands.first?.scoreMax ?? 0) }),
             ]
@@ -114,7 +129,9 @@ struct CompareIndex {
                 "score_gap": .array(gaps), "score_span": .array(spans), "apr_min": .array(aprMins),
                 "apr_spread": .array(aprSpreads), "limit_max": .array(limits),
             ]
-            let units: [String: JSON] = ["apr_per_pct": .int(1000 / aprStep), "krw_per_unit": .int(unit)]
+            let units: [String: JSON] = [
+                "apr_per_pct": .int(1000 / aprStep), "krw_per_unit": .int(unit), "terms_months": .array(terms.map { .int($0) }),
+            ]
             let document: [String: JSON] = [
                 "format": .int(CompareIndex.format), "units": .object(units), "partners": .object(partnerColumns),
                 "products": .object(productColumns), "bands": .object(bandColumns),
@@ -139,11 +156,14 @@ struct CompareIndex {
             let limitMins = try Self.ints(json["products"]?["limit_min"])
             let types = try Self.strings(json["products"]?["type"])
             let bureaus = try Self.strings(json["products"]?["bureau"])
-            guard let termLists = json["products"]?["terms_months"]?.arrayValue, let methodLists = json["products"]?["repayment"]?.arrayValue else {
-                throw Self.failure("a list of lists is missing")
+            let termList = try Self.ints(json["units"]?["terms_months"])
+            let terms = try Self.ints(json["products"]?["terms"]).map { mask in termList.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element) }
+            let methods = try Self.ints(json["products"]?["repayment"]).map { mask in
+                CompareIndex.repaymentMethods.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element)
             }
-            let terms = try termLists.map { try Self.ints($0) }
-            let methods = try methodLists.map { try Self.strings($0) }
+            let categories = try Self.strings(json["partners"]?["category"])
+            let logos = try Self.strings(json["partners"]?["logo"])
+            let logoHashes = try Self.strings(json["partners"]?["logo_sha256"])
             let bandCounts = try Self.ints(json["products"]?["bands"])
             let tops = try Self.ints(json["products"]?["score_max"])
             let gaps = try Self.ints(json["bands"]?["score_gap"])
@@ -152,13 +172,16 @@ struct CompareIndex {
             let aprSpreads = try Self.ints(json["bands"]?["apr_spread"])
             let bandLimits = try Self.ints(json["bands"]?["limit_max"])
             let bandTotal = bandCounts.reduce(0, +)
-            guard partnerNames.count == partnerIDs.count, counts.count == partnerIDs.count, counts.reduce(0, +) == ids.count,
+            guard partnerNames.count == partnerIDs.count, counts.count == partnerIDs.count,
+                  [categories.count, logos.count, logoHashes.count].allSatisfy({ $0 == partnerIDs.count }), counts.reduce(0, +) == ids.count,
                   names.count == ids.count, limits.count == ids.count, limitMins.count == ids.count, types.count == ids.count,
                   bureaus.count == ids.count, terms.count == ids.count, methods.count == ids.count, bandCounts.count == ids.count, tops.count == ids.count,
                   [gaps, spans, aprMins, aprSpreads, bandLimits].allSatisfy({ $0.count == bandTotal }) else {
                 throw Self.failure("lists of different lengths")
             }
-            partners = zip(partnerIDs, partnerNames).map { Partner(id: $0, nameKo: $1) }
+            partners = partnerIDs.indices.map { index in
+                Partner(id: partnerIDs[index], nameKo: partnerNames[index], category: categories[index], logo: logos[index], logoSHA256: logoHashes[index])
+            }
             var owners: [String] = []
             for (id, count) in zip(partnerIDs, counts) { owners += Array(repeating: id, count: count) }
             var items: [Item] = []
