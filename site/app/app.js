@@ -347,7 +347,7 @@
     var partners = isObj(shard.partners) ? shard.partners : {};
     var products = isObj(shard.products) ? shard.products : {};
     var bands = isObj(shard.bands) ? shard.bands : {};
-    if (shard.format !== 2 || [1000, 100, 10].indexOf(perPct) < 0 || !isNum(unit) || unit <= 0) {
+    if (shard.format !== 3 || [1000, 100, 10].indexOf(perPct) < 0 || !isNum(unit) || unit <= 0) {
       throw new Error("comparison shard: unknown format");
     }
     var ids = arr(products.id);
@@ -356,6 +356,8 @@
     var position = 0;
     var index = 0;
     var termList = arr(units.terms_months);
+    var typeList = arr(units.types);
+    var bureauList = arr(units.bureaus);
     var bits = function (mask, names) {
       return names.filter(function (name, i) { return isNum(mask) && (mask & (1 << i)) !== 0; });
     };
@@ -374,14 +376,15 @@
         var n = arr(products.bands)[index];
         var ceiling = arr(products.score_max)[index];
         // Rates are summed in their stored step and divided once: an exact decimal, as written.
-        var aprMin = 0, spread = 0, limit = 0;
+        // Limits: what each band lends less than the one before (the product's limit for the first).
+        var aprMin = 0, spread = 0, limit = arr(products.limit_max)[index];
         var list = [];
         for (var b = 0; isNum(n) && b < n; b++, position++) {
           var scoreMax = ceiling - column.score_gap[position];
           var scoreMin = scoreMax - column.score_span[position];
           aprMin += column.apr_min[position];
           spread += column.apr_spread[position];
-          limit += column.limit_max[position];
+          limit -= column.limit_max[position];
           list.push({
             score_min: scoreMin,
             score_max: scoreMax,
@@ -391,19 +394,23 @@
           });
           ceiling = scoreMin - 1;
         }
+        var bureau = str(bureauList[arr(products.bureau)[index]]);
+        var name = str(arr(products.name_ko)[index]);
+        // A name stored without its partner's name and the space after it.
+        if (arr(products.name_after_partner)[index] === 1) name = partnerName + " " + name;
         out.push({
           key: str(partnerId) + "/" + str(ids[index]),
           id: str(ids[index]),
           partner: str(partnerId),
           partner_name_ko: partnerName,
-          name_ko: str(arr(products.name_ko)[index]),
-          type: str(arr(products.type)[index]),
+          name_ko: name,
+          type: str(typeList[arr(products.type)[index]]),
           limit: { min_krw: arr(products.limit_min)[index] * unit, max_krw: arr(products.limit_max)[index] * unit },
           terms_months: bits(arr(products.terms)[index], termList),
           repayment_methods: bits(arr(products.repayment)[index], REPAYMENT_ORDER),
           partner_info: partner,
-          bureau: str(arr(products.bureau)[index]),
-          current: { bureau: str(arr(products.bureau)[index]), bands: list }
+          bureau: bureau,
+          current: { bureau: bureau, bands: list }
         });
       }
     });
