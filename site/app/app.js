@@ -1194,15 +1194,40 @@
       img.width = size || 48;
       img.height = size || 48;
       img.decoding = "async";
-      img.setAttribute("loading", "lazy");
-      // The logo's object when the release names it (its URL outlives the release), else the data folder.
-      img.src = (state.data.objects ? dataUrl(logo, partner.logo_sha256) : null) || state.data.folder + logo;
       img.addEventListener("error", function () {
         if (img.parentNode) img.parentNode.replaceChild(logoFallback(name, className), img);
       });
+      // The logo's object when the release names it (its URL outlives the release), else the data folder.
+      showWhenNear(img, (state.data.objects ? dataUrl(logo, partner.logo_sha256) : null) || state.data.folder + logo);
       return img;
     }
     return logoFallback(name);
+  }
+
+  /**
+   * Sets an image's source once it comes within a screen of the viewport: a phone fetches the
+   * logos of the rows it shows, not of the forty a comparison page lists (`loading="lazy"`
+   * leaves that distance to the browser, which fetches them all on a short page).
+   */
+  var nearObserver = null;
+  function showWhenNear(img, src) {
+    if (typeof IntersectionObserver !== "function") {
+      img.src = src;
+      return;
+    }
+    if (!nearObserver) {
+      nearObserver = new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          if (!entry.isIntersecting) return;
+          nearObserver.unobserve(entry.target);
+          var pending = entry.target.getAttribute("data-src");
+          entry.target.removeAttribute("data-src");
+          if (pending) entry.target.src = pending;
+        });
+      }, { rootMargin: "100% 0px" });
+    }
+    img.setAttribute("data-src", src);
+    nearObserver.observe(img);
   }
 
   function logoFallback(name, className) {
