@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """The first comparison screen on a phone over Fast 3G, in headless Chromium.
 
-usage: phone-3g.py SERVE_ROOT RELEASE_FOLDER RUNS
+usage: phone-3g.py SERVE_ROOT RELEASE_FOLDER RUNS [BASE_URL]
 
 Serves the release as nginx-conf does (the release folder as the site, /o/ from the object
-store), gzip-compressing text files as nginx does, on loopback. For each run a fresh Chromium
+store), gzip-compressing text files as nginx does, on loopback over HTTP/1.1 (six connections
+at most, as Chromium opens to one origin). With BASE_URL (https://127.0.0.1:PORT/, nginx
+running the nginx-conf block on a TLS listener with http2) the page is loaded from there
+instead, certificate errors ignored, and every data request must have gone over HTTP/2. For each run a fresh Chromium
 profile (empty HTTP cache) at 390x844 loads index.html#/compare?score=750&amount=3000 with the
 network throttled to DevTools' Fast 3G profile (562.5 ms round trip, 180 kB/s down, 84 kB/s up)
 and the CPU slowed 4x (a mid-range phone). Measured in the page's clock from the start of the
@@ -34,11 +37,14 @@ import threading
 import time
 
 serve, release, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+base = sys.argv[4] if len(sys.argv) > 4 else None
 chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 TEXT = (".json", ".js", ".css", ".html", ".svg")
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as nginx (http.server answers HTTP/1.0 otherwise)
+
     def translate_path(self, path):
         path = path.split("?", 1)[0].split("#", 1)[0]
         if path.startswith("/o/") and "/" not in path[3:] and not path[3:].startswith("."):
@@ -61,11 +67,15 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=release))
-# A browser closed mid-download (the logos still on their way when a run ends) is no error here.
-server.handle_error = lambda request, address: None
-threading.Thread(target=server.serve_forever, daemon=True).start()
-url = "http://127.0.0.1:%d/index.html#/compare?score=750&amount=3000" % server.server_address[1]
+if base:
+    server = None
+    url = base + "index.html#/compare?score=750&amount=3000"
+else:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=release))
+    # A browser closed mid-download (the logos still on their way when a run ends) is no error here.
+    server.handle_error = lambda request, address: None
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = "http://127.0.0.1:%d/index.html#/compare?score=750&amount=3000" % server.server_address[1]
 
 
 def measure():
@@ -83,7 +93,8 @@ def measure():
     browser = subprocess.Popen(
         [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
          "--disable-breakpad", "--disable-crash-reporter", "--noerrdialogs", "--disable-background-networking",
-         "--remote-debugging-pipe", "--user-data-dir=" + profile, "about:blank"],
+         "--remote-debugging-pipe", "--user-data-dir=" + profile]
+        + (["--ignore-certificate-errors"] if url.startswith("https:") else []) + ["about:blank"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         preexec_fn=attach, pass_fds=(3, 4))
     for fd in high:
@@ -140,7 +151,10 @@ def measure():
                 sort.value = 'limit';
                 sort.dispatchEvent(new Event('change'));
                 var t1 = performance.now();
-                return [t1, t1 - t0, document.querySelectorAll('#results > li').length];
+                var protocols = performance.getEntriesByType('resource').filter(function (e) {
+                    return /\/(data|o)\//.test(e.name);
+                }).map(function (e) { return e.nextHopProtocol; });
+                return [t1, t1 - t0, document.querySelectorAll('#results > li').length, protocols];
             })()""")
             if drawn:
                 return drawn
@@ -163,7 +177,12 @@ def measure():
 
 
 results = [measure() for _ in range(runs)]
-server.shutdown()
+if server:
+    server.shutdown()
+for r in results:
+    wanted = "h2" if base else "http/1.1"
+    if not r[3] or any(p != wanted for p in r[3]):
+        sys.exit("data requests did not all go over %s: %s" % (wanted, sorted(set(r[3]))))
 interactive = [r[0] for r in results]
 sort = [r[1] for r in results]
 if any(r[2] < 1 or r[2] > 20 for r in results):
