@@ -375,7 +375,35 @@ final class PhoneScreen {
             let mine = try #require(try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('table.bands tr.is-mine th'), function (t) { return t.textContent; }))") as? [String])
             #expect(mine.first == "\(band["score_min"]!)~\(band["score_max"]!)점 내 구간", "\(mine)")
             #expect(try screen.text("#my-band")?.hasPrefix("내 KCB 신용점수 750점: 연 5.85% ~ 7.75%") == true)
+            // The reader's repayment for 3,000만원 over 36 months (the default term), equal
+            // installments, at the band's 5.85% and 7.75%: A = P r / (1 - (1 + r)^-n), r = APR / 12,
+            // total = A n rounded once (worked out independently of loan-math.js:
+            // 30,000,000 x 0.004875 / (1 - 1.004875^-36) = 910,620.57...).
+            let figures = { (name: String) throws -> String? in
+                try screen.evaluate("(function () { var r = Array.prototype.find.call(document.querySelectorAll('#my-repayment dt'), function (d) { return d.textContent === '\(name)'; }); return r ? r.nextElementSibling.textContent : null; })()") as? String
+            }
+            #expect(try figures("조건") == "3,000만원 · 36개월 · 원리금균등분할상환")
+            #expect(try figures("월 상환액") == "910,621원 ~ 936,635원")
+            #expect(try figures("총 이자") == "2,782,340원 ~ 3,718,857원")
+            #expect(try figures("총 상환액") == "32,782,340원 ~ 33,718,857원")
+            #expect(try figures("마지막 달 상환액") == nil, "equal installments: every month pays the same")
+            let installment = LoanMathTests.amortised(.init(amount: 30_000_000, apr: 5.85, months: 36, method: "equal_installment"))
+            #expect(installment.firstPayment == 910_621 && installment.totalInterest == 2_782_340)
             try screen.screenshot("product")
+            // Equal principal pays most in the first month: P / n + P r, and P r (n + 1) / 2 of interest.
+            try screen.open(server.base, "#/compare?kcb=750&nice=900&amount=3000&method=equal_principal", until: Self.summaryReady)
+            _ = try screen.evaluate("location.hash = '#/product/ibk/worker-credit'")
+            try screen.wait("document.querySelector('#my-repayment dl')", what: "repayment by equal principal")
+            #expect(try figures("조건") == "3,000만원 · 36개월 · 원금균등분할상환")
+            #expect(try figures("첫 달 상환액") == "979,583원 ~ 1,027,083원")
+            #expect(try figures("마지막 달 상환액") == "837,396원 ~ 838,715원")
+            #expect(try figures("총 이자") == "2,705,625원 ~ 3,584,375원")
+            // An amount over the band's limit (9,000만원): no figures, the reason instead.
+            try screen.open(server.base, "#/compare?kcb=750&nice=900&amount=20000", until: Self.summaryReady)
+            _ = try screen.evaluate("location.hash = '#/product/ibk/worker-credit'")
+            try screen.wait("document.querySelector('#my-repayment .reason')", what: "the reason there are no figures")
+            #expect(try screen.text("#my-repayment .reason")?.contains("한도 초과 (최대 9,000만원)") == true)
+            #expect(try screen.evaluate("document.querySelectorAll('#my-repayment dl').length") as? Int == 0)
 
             // Partners.
             try screen.open(server.base, "#/partners", until: "document.querySelector('#partners li')")

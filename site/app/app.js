@@ -742,6 +742,24 @@
     return Math.min(a, b);
   }
 
+  /**
+   * Why a product (an index entry or its document) cannot lend `amountKrw` (null: any amount)
+   * up to `limit` for `term` months repaid by `method`: none when it can.
+   */
+  function lendingReasons(p, limit, amountKrw, term, method) {
+    var reasons = [];
+    var minKrw = isObj(p.limit) ? p.limit.min_krw : null;
+    var terms = arr(p.terms_months).filter(isNum);
+    var methods = arr(p.repayment_methods).map(str);
+    if (amountKrw !== null && (limit === null || amountKrw > limit)) reasons.push("한도 초과 (최대 " + fmtKrw(limit) + ")");
+    if (amountKrw !== null && isNum(minKrw) && amountKrw < minKrw) reasons.push("최소 " + fmtKrw(minKrw) + "부터");
+    if (terms.indexOf(term) < 0) reasons.push(term + "개월 기간 없음 (" + terms.join("·") + "개월)");
+    if (methods.indexOf(method) < 0) {
+      reasons.push(REPAYMENT_KO[method] + " 없음 (" + methods.map(function (m) { return REPAYMENT_KO[m] || m; }).join(", ") + ")");
+    }
+    return reasons;
+  }
+
   function repaymentFigures(amountKrw, aprPct, months, method) {
     var math = window.RatecardLoanMath;
     return math ? math.repayment(amountKrw, aprPct, months, method) : null;
@@ -772,13 +790,7 @@
       var band = findBand(p.current, score);
       if (!band) return;
       var limit = effectiveLimit(p, band);
-      var reasons = [];
-      if (amountKrw !== null && (limit === null || amountKrw > limit)) reasons.push("한도 초과 (최대 " + fmtKrw(limit) + ")");
-      if (amountKrw !== null && isNum(p.limit.min_krw) && amountKrw < p.limit.min_krw) reasons.push("최소 " + fmtKrw(p.limit.min_krw) + "부터");
-      if (p.terms_months.indexOf(term) < 0) reasons.push(term + "개월 기간 없음 (" + p.terms_months.join("·") + "개월)");
-      if (p.repayment_methods.indexOf(q.method) < 0) {
-        reasons.push(REPAYMENT_KO[q.method] + " 없음 (" + p.repayment_methods.map(function (m) { return REPAYMENT_KO[m] || m; }).join(", ") + ")");
-      }
+      var reasons = lendingReasons(p, limit, amountKrw, term, q.method);
       var row = {
         product: p,
         partner: partner,
@@ -1342,6 +1354,37 @@
     return bits.join(", ");
   }
 
+  /**
+   * The reader's repayment on a product's screen: for the amount, term and method chosen on the
+   * comparison and the APRs of the reader's band, the monthly payment, total interest and total
+   * (app/loan-math.js); or why the product cannot lend on those conditions.
+   */
+  function renderMyRepayment(p, band, q) {
+    var amount = parseAmount(q.amount).value;
+    if (amount === undefined) return el("p", "hint", "비교 화면에 대출 금액을 입력하면 월 상환액과 총 이자를 계산해 드립니다.");
+    var amountKrw = amount * 10000;
+    var term = Number(q.term);
+    var box = el("div", "my-repayment");
+    box.id = "my-repayment";
+    var conditions = fmtKrw(amountKrw) + " · " + term + "개월 · " + (REPAYMENT_KO[q.method] || q.method);
+    append(box, el("h3", null, "내 조건의 상환 예시"));
+    var reasons = lendingReasons(p, effectiveLimit(p, band), amountKrw, term, q.method);
+    var low = reasons.length ? null : repaymentFigures(amountKrw, band.apr_min_pct, term, q.method);
+    var high = reasons.length ? null : repaymentFigures(amountKrw, band.apr_max_pct, term, q.method);
+    if (!low || !high) {
+      append(box, el("p", "reason", conditions + ": 이 조건으로는 대출받을 수 없습니다" + (reasons.length ? " (" + reasons.join(" · ") + ")" : "") + "."));
+      return box;
+    }
+    var dl = el("dl", "facts");
+    fact(dl, "조건", conditions);
+    fact(dl, PAYMENT_LABEL[q.method], wonRange(low.firstPayment, high.firstPayment));
+    if (low.lastPayment !== low.firstPayment) fact(dl, "마지막 달 상환액", wonRange(low.lastPayment, high.lastPayment));
+    fact(dl, "총 이자", wonRange(low.totalInterest, high.totalInterest));
+    fact(dl, "총 상환액", wonRange(low.total, high.total));
+    append(box, dl, el("p", "hint", "내 구간 금리(" + aprRange(band.apr_min_pct, band.apr_max_pct) + ")로 계산한 예시이며, 실제 금리와 상환액은 심사 결과에 따라 달라집니다."));
+    return box;
+  }
+
   function renderProduct(p, partners, limitsDoc) {
     setActiveTab("compare");
     if (!isObj(p)) {
@@ -1386,7 +1429,7 @@
         mineBox.id = "my-band";
         append(mineBox, el("strong", null, "내 " + str(p.current.bureau) + " 신용점수 " + myScore + "점: "),
           aprRange(myBand.apr_min_pct, myBand.apr_max_pct) + ", 최대 " + fmtKrw(effectiveLimit(p, myBand)));
-        append(rates, mineBox);
+        append(rates, mineBox, renderMyRepayment(p, myBand, query));
       } else if (myScore === null) {
         append(rates, el("p", "hint", str(p.current.bureau) + " 신용점수를 비교 화면에 입력하면 내 점수 구간을 표시해 드립니다."));
       }
