@@ -4,7 +4,7 @@
 
 SWIFT ?= swift
 APT_PACKAGES = pkg-config libgit2-dev libcmark-dev libyaml-dev libssl-dev libxml2-dev libcurl4-openssl-dev git
-TEST_APT_PACKAGES = chromium nginx nodejs node-typescript
+TEST_APT_PACKAGES = chromium nginx nodejs node-typescript fonts-nanum
 PIP_PACKAGES = jsonschema xmlschema junitparser 'moto[server]>=5.1.5'
 BIN = .build/debug/ratecard
 

@@ -59,40 +59,6 @@ import Testing
         return (value < 0 ? "-" : "") + "\(thousandths / 1000).\(fraction)"
     }
 
-    /// What `#results` must list for a score and an amount in 만원 (app.js `compareRows`):
-    /// comparable products (active, partner active, a current table) with a band holding the
-    /// score; products whose limit is under the amount go last; then band APR min asc, APR max
-    /// asc, limit (band vs product, the smaller) desc, key.
-    static func expectedRows(products: [String: Any], partners: [String: Any], score: Int, amountMan: Int?) throws -> [Row] {
-        let partnerList = try #require(partners["partners"] as? [[String: Any]])
-        let partnerStatus = Dictionary(uniqueKeysWithValues: partnerList.map { ($0["id"] as! String, $0["status"] as! String) })
-        let partnerName = Dictionary(uniqueKeysWithValues: partnerList.map { ($0["id"] as! String, $0["name_ko"] as! String) })
-        let amount = amountMan.map { $0 * 10_000 }
-        struct Candidate { var row: Row; var aprMin: Double; var aprMax: Double; var limit: Int }
-        var candidates: [Candidate] = []
-        for product in try #require(products["products"] as? [[String: Any]]) {
-            let partner = try #require(product["partner"] as? String)
-            guard product["status"] as? String == "active", partnerStatus[partner] == "active",
-                  let current = product["current"] as? [String: Any], let bands = current["bands"] as? [[String: Any]] else { continue }
-            guard let band = bands.first(where: { ($0["score_min"] as! Int) <= score && score <= ($0["score_max"] as! Int) }) else { continue }
-            let aprMin = (band["apr_min_pct"] as! NSNumber).doubleValue
-            let aprMax = (band["apr_max_pct"] as! NSNumber).doubleValue
-            let productLimit = try #require((product["limit"] as? [String: Any])?["max_krw"] as? Int)
-            let limit = min(band["limit_max_krw"] as! Int, productLimit)
-            let apr = aprMin == aprMax ? "연 \(formatRate(aprMin))%" : "연 \(formatRate(aprMin))% ~ \(formatRate(aprMax))%"
-            let name = (product["partner_name_ko"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? partnerName[partner] ?? partner
-            let row = Row(key: product["key"] as! String, partner: name, apr: apr, over: amount.map { $0 > limit } ?? false)
-            candidates.append(Candidate(row: row, aprMin: aprMin, aprMax: aprMax, limit: limit))
-        }
-        return candidates.sorted { a, b in
-            if a.row.over != b.row.over { return !a.row.over }
-            if a.aprMin != b.aprMin { return a.aprMin < b.aprMin }
-            if a.aprMax != b.aprMax { return a.aprMax < b.aprMax }
-            if a.limit != b.limit { return a.limit > b.limit }
-            return a.row.key < b.row.key
-        }.map(\.row)
-    }
-
     // MARK: - Reading the dumped DOM
 
     static func matches(_ pattern: String, in text: String) -> [[String]] {
@@ -110,9 +76,9 @@ import Testing
             .replacingOccurrences(of: "&nbsp;", with: "\u{A0}").replacingOccurrences(of: "&amp;", with: "&")
     }
 
-    /// The rows of `#results` in document order.
-    static func renderedRows(_ dom: String) -> [Row]? {
-        guard let list = matches(#"<ol\b[^>]*\bid="results"[^>]*>(.*?)</ol>"#, in: dom).first?[1] else { return nil }
+    /// The rows of `#results` (or `#results-below`) in document order; `over` marks a row of the group below.
+    static func renderedRows(_ dom: String, list id: String = "results") -> [Row]? {
+        guard let list = matches(#"<ol\b[^>]*\bid="\#(id)"[^>]*>(.*?)</ol>"#, in: dom).first?[1] else { return nil }
         return matches(#"<li class="result"([^>]*)>(.*?)</li>"#, in: list).map { item in
             let attributes = item[1]
             let body = item[2]
@@ -120,7 +86,7 @@ import Testing
                 key: unescape(matches(#"\bdata-key="([^"]*)""#, in: attributes).first?[1] ?? "<no data-key>"),
                 partner: unescape(matches(#"<span class="partner">([^<]*)</span>"#, in: body).first?[1] ?? "<no .partner>"),
                 apr: unescape(matches(#"<span class="apr">([^<]*)</span>"#, in: body).first?[1] ?? "<no .apr>"),
-                over: attributes.contains(#"data-over-limit="true""#))
+                over: attributes.contains(#"data-below="true""#))
         }
     }
 
@@ -130,41 +96,43 @@ import Testing
 
     // MARK: - Tests
 
+    /// The first screen without any interaction (`--dump-dom`): the first page of each group,
+    /// in the order `ComparisonScreenTests.expected` computes from the products' own documents.
     @Test func theComparisonListsWhatTheBundleSaysInConsumerOrder() throws {
         try withTemporaryDirectory { directory in
-            let (_, out) = try preview(in: directory)
-            let products = try productDocuments(out)
-            let partners = try dataFile(out, "partners.json")
+            let (repo, out) = try preview(in: directory)
+            let products = try #require(try productDocuments(out)["products"] as? [[String: Any]])
+            let partners = try #require(try dataFile(out, "partners.json")["partners"] as? [[String: Any]])
+            let bundle = ComparisonScreenTests.Preview(repo: repo, out: out, products: products, partners: partners)
+            let names = Dictionary(uniqueKeysWithValues: partners.map { ($0["id"] as! String, $0["name_ko"] as! String) })
             let server = try StaticServer(root: out)
-            // A high score with a few products over the amount, a mid score with many over it,
-            // and a low score without an amount (ties on APR decided by the limit).
-            for (score, amount) in [(950, 3000 as Int?), (750, 5000), (420, nil)] {
-                let route = "#/compare?score=\(score)" + (amount.map { "&amount=\($0)" } ?? "")
+            // A high score with a few products over the amount, a mid score with many over it.
+            for (score, amount) in [(950, 3000), (750, 5000)] {
+                let route = "#/compare?score=\(score)&amount=\(amount)"
                 let dom = try Browser.dumpDOM(server.base + "index.html" + route)
-                let rendered = try #require(Self.renderedRows(dom), "\(route): no #results in the page")
-                let expected = try Self.expectedRows(products: products, partners: partners, score: score, amountMan: amount)
-                #expect(!expected.isEmpty, "\(route): the expectation is empty")
-                #expect(rendered.count == expected.count, "\(route): \(rendered.count) rows shown, \(expected.count) expected")
-                for (index, (shown, wanted)) in zip(rendered, expected).enumerated() where shown != wanted {
-                    Issue.record("\(route): row \(index + 1) is [\(shown)], expected [\(wanted)]")
-                    break
+                let (main, below) = try ComparisonScreenTests.expected(bundle, .init(kcb: score, nice: score, amountMan: amount))
+                #expect(!main.isEmpty && !below.isEmpty, "\(route): the expectation is empty")
+                func rows(_ list: [ComparisonScreenTests.Expected]) -> [Row] {
+                    list.prefix(20).map { row in
+                        Row(key: row.key, partner: names[String(row.key.prefix { $0 != "/" })] ?? "",
+                            apr: ComparisonScreenTests.aprText(row.aprMin, row.aprMax), over: row.below)
+                    }
                 }
-                let over = expected.filter(\.over).count
-                let summary = "신용점수 \(score)점 · \(expected.count)개 상품"
-                    + (amount.map { " (희망 금액 \(Self.formatKRW($0 * 10_000))" + (over > 0 ? ", 한도 초과 \(over)개" : "") + ")" } ?? "")
+                for (id, wanted) in [("results", rows(main)), ("results-below", rows(below))] {
+                    let rendered = try #require(Self.renderedRows(dom, list: id), "\(route): no #\(id) in the page")
+                    #expect(rendered.count == wanted.count, "\(route): \(rendered.count) rows shown in #\(id), \(wanted.count) expected")
+                    for (index, (shown, expected)) in zip(rendered, wanted).enumerated() where shown != expected {
+                        Issue.record("\(route): #\(id) row \(index + 1) is [\(shown)], expected [\(expected)]")
+                        break
+                    }
+                }
+                let summary = "신용점수 \(score)점 · \(main.count)개 상품 (희망 금액 \(Self.formatKRW(amount * 10_000)), 36개월) · 조건 밖 \(below.count)개"
                 #expect(Self.text(ofElementWithID: "result-summary", in: dom) == summary, "\(route)")
-
                 if score == 950 {
                     // Hard facts, so an empty or wrongly computed expectation cannot pass.
-                    #expect(rendered.count >= 20)
-                    #expect(rendered.first == Row(key: "ibk/worker-credit", partner: "IBK기업은행", apr: "연 4.15% ~ 5.35%", over: false))
-                    #expect(rendered.filter(\.over).count == 3)
-                    #expect(rendered.suffix(3).allSatisfy { $0.over })
-                    #expect(summary == "신용점수 950점 · 48개 상품 (희망 금액 3,000만원, 한도 초과 3개)")
-                }
-                if score == 420 {
-                    #expect(rendered.prefix(2).map(\.key) == ["hyundai-capital/auto-secured", "hana-capital/auto-secured"])
-                    #expect(rendered.first?.apr == "연 14.90% ~ 18.10%")
+                    #expect(Self.renderedRows(dom)?.first == Row(key: "ibk/worker-credit", partner: "IBK기업은행", apr: "연 4.15% ~ 5.35%", over: false))
+                    #expect(main.count > 20)
+                    #expect(dom.contains(#"id="more""#) && dom.contains("더 보기 (20/\(main.count))"))
                 }
             }
         }
@@ -212,11 +180,10 @@ import Testing
             let app = try Browser.dumpDOM(server.base + "index.html#/terms/service-terms")
             let main = try #require(Self.matches(#"<main\b[^>]*>(.*?)</main>"#, in: app).first?[1], "the app has no <main>")
             #expect(Self.matches(#"<h1\b[^>]*>([^<]*)</h1>"#, in: main).first?[1] == title)
-            let frames = Self.matches(#"<iframe\b([^>]*)>"#, in: main).map { $0[1] }
-            #expect(frames.count == 1)
-            let src = Self.matches(#"\bsrc="([^"]*)""#, in: frames.first ?? "").first?[1]
-            #expect(src == "terms/service-terms/\(current.version).html")
-            #expect(frames.first?.contains(#"sandbox="""#) == true)
+            // The version's text inside the page: no frame, no second navigation bar.
+            #expect(!main.contains("<iframe") && !main.contains("<nav"))
+            #expect(main.contains(sentence), "the terms text is not in the page")
+            #expect(app.contains(#"data-title="\#(title) v\#(current.version)""#))
             // The picker lists every version, newest first, the current one marked.
             let list = try #require(Self.matches(#"<ul\b[^>]*\bid="versions"[^>]*>(.*?)</ul>"#, in: main).first?[1], "no version list")
             let links = Self.matches(#"<a class="version-link"([^>]*)>"#, in: list).map { $0[1] }

@@ -247,6 +247,24 @@ import Testing
                 #expect(policy.contains("sandbox") == (path.hasPrefix("/data/") || path.hasPrefix("/o/")), "\(path): \(policy)")
             }
             #expect(try probe.get("/version.json").status == 404)
+            // A data object and the app's script come gzipped to a client that accepts it (what
+            // make bench counts), with the same headers, and plain to one that does not.
+            for (path, file) in [("/o/" + ObjectLayout.objectName(shard), serve.objectsFolder + "/" + ObjectLayout.objectName(shard)),
+                                 ("/app/app.js", serve.folder(of: live) + "/app/app.js")] {
+                let bytes = try FileSystem.readFile(file)
+                let gzipped = try HTTP.get(port: server.port, path, headers: ["Accept-Encoding: gzip"])
+                #expect(gzipped.status == 200, "\(path)")
+                #expect(gzipped.headers["content-encoding"] == "gzip", "\(path): \(gzipped.headers)")
+                #expect(gzipped.headers["vary"] == "Accept-Encoding", "\(path): \(gzipped.headers)")
+                #expect(gzipped.headers["x-content-type-options"] == "nosniff", "\(path)")
+                #expect(gzipped.headers["content-security-policy"] == (path.hasPrefix("/o/") ? NginxConfig.dataPolicy : NginxConfig.pagePolicy), "\(path)")
+                let body = try Self.gunzip(Self.unchunked(gzipped.body))
+                #expect(body == bytes, "\(path): the gzipped body is not the file")
+                #expect(try Self.unchunked(gzipped.body).count < bytes.count / 2, "\(path): hardly compressed")
+                let plain = try probe.get(path)
+                #expect(plain.header("content-encoding") == nil, "\(path)")
+                #expect(plain.body == bytes, "\(path)")
+            }
             // A terms page says whether its version is in force yet: revalidated, never immutable.
             #expect(try probe.get("/" + terms).header("cache-control") == "no-cache")
             // Terms pages are reached through the release's one link to their page set; no other
@@ -276,6 +294,39 @@ import Testing
             let unprotected = try Browser.dumpDOM(plain.base + planted, budgetMilliseconds: 2000)
             #expect(unprotected.contains(#"data-ran="1""#) || unprotected.contains(#"data-pwned="1""#), "the control page ran no script, so the check above proves nothing: \(unprotected.prefix(300))")
         }
+    }
+
+    /// A chunked HTTP/1.1 body's bytes.
+    static func unchunked(_ body: [UInt8]) throws -> [UInt8] {
+        var result: [UInt8] = []
+        var index = 0
+        while let end = body[index...].firstRange(of: [13, 10]) {
+            let sizeLine = String(decoding: body[index..<end.lowerBound], as: UTF8.self)
+            let size = try #require(Int(sizeLine.split(separator: ";")[0], radix: 16), "chunk size \(sizeLine)")
+            if size == 0 { return result }
+            try #require(end.upperBound + size <= body.count, "a chunk runs past the body")
+            result += body[end.upperBound..<(end.upperBound + size)]
+            index = end.upperBound + size + 2
+        }
+        throw BrowserError("no last chunk")
+    }
+
+    /// `bytes` gunzipped (by Python's gzip module, a decoder independent of nginx).
+    static func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(bytes))
+        try input.fileHandleForWriting.close()
+        let result = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "not gzip")
+        return Array(result)
     }
 
     /// Skew safety through the real server: pages opened on release A, B and C stay whole while

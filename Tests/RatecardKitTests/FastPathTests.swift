@@ -279,9 +279,18 @@ import Testing
         let contiguous = [band(901, 1000, 4150, 5350, 150_000_000), band(801, 900, 5000, 6550, 120_000_000), band(0, 800, 7000, 9990, 50_000_000)]
         let shards = [
             CompareIndex.Shard(partners: partners, items: [
-                CompareIndex.Item(partner: "a-bank", id: "credit", nameKo: "직장인 신용대출", limitMax: 150_000_000, bands: contiguous),
-                CompareIndex.Item(partner: "a-bank", id: "empty", nameKo: "표 없음", limitMax: 10_000_000, bands: []),
-                CompareIndex.Item(partner: "b-card", id: "loan", nameKo: "카드론", limitMax: 12_345_678,
+                CompareIndex.Item(partner: "a-bank", id: "credit", nameKo: "직장인 신용대출", type: "credit", bureau: "KCB", limitMin: 1_000_000, limitMax: 150_000_000,
+                                  termsMonths: [12, 24, 36], repayment: ["equal_installment", "bullet"], bands: contiguous),
+                CompareIndex.Item(partner: "a-bank", id: "empty", nameKo: "표 없음", type: "policy", bureau: "NICE", limitMin: 0, limitMax: 10_000_000,
+                                  termsMonths: [], repayment: [], bands: []),
+                CompareIndex.Item(partner: "a-bank", id: "named", nameKo: "에이은행 직장인대출", type: "credit", bureau: "KCB", limitMin: 0, limitMax: 10_000,
+                                  termsMonths: [6], repayment: ["bullet"], bands: [band(0, 1000, 1, 2, 10_000)]),
+                CompareIndex.Item(partner: "a-bank", id: "spaced", nameKo: "에이은행 ", type: "credit", bureau: "KCB", limitMin: 0, limitMax: 10_000,
+                                  termsMonths: [6], repayment: ["bullet"], bands: []),
+                CompareIndex.Item(partner: "b-card", id: "joined", nameKo: "비\"카드<&>론", type: "card_loan", bureau: "NICE", limitMin: 0, limitMax: 10_000,
+                                  termsMonths: [6], repayment: ["bullet"], bands: []),
+                CompareIndex.Item(partner: "b-card", id: "loan", nameKo: "카드론", type: "card_loan", bureau: "NICE", limitMin: 500_001, limitMax: 12_345_678,
+                                  termsMonths: [36], repayment: ["revolving"],
                                   bands: [band(700, 950, 12_345, 19_999, 12_345_678), band(300, 650, 15_000, 15_000, 1)]),
             ]),
             CompareIndex.Shard(partners: [partners[2]], items: []),
@@ -292,18 +301,35 @@ import Testing
             #expect(!bytes.dropLast().contains(0x0A), "one line")
         }
         // Whole hundredths and 10,000-won amounts are written in those steps.
-        let round = CompareIndex.Shard(partners: [partners[0]], items: [CompareIndex.Item(partner: "a-bank", id: "credit", nameKo: "x", limitMax: 150_000_000, bands: contiguous)])
+        let round = CompareIndex.Shard(partners: [partners[0]], items: [CompareIndex.Item(
+            partner: "a-bank", id: "credit", nameKo: "에이은행 x", type: "credit", bureau: "KCB", limitMin: 1_000_000, limitMax: 150_000_000,
+            termsMonths: [12, 24], repayment: ["equal_installment"], bands: contiguous), CompareIndex.Item(
+            partner: "a-bank", id: "policy", nameKo: "에이은행", type: "policy", bureau: "NICE", limitMin: 1_000_000, limitMax: 50_000_000,
+            termsMonths: [12], repayment: ["equal_installment"], bands: [band(0, 1000, 4000, 5000, 40_000_000)])])
         let json = try JSONReader.parse(round.bytes())
         #expect(json["units"]?["apr_per_pct"]?.intValue == 100)
         #expect(json["units"]?["krw_per_unit"]?.intValue == 10_000)
-        #expect(json["bands"]?["apr_min"] == .array([.int(415), .int(85), .int(200)]))
-        #expect(json["bands"]?["score_gap"] == .array([.int(0), .int(0), .int(0)]))
-        #expect(json["bands"]?["limit_max"] == .array([.int(15_000), .int(-3_000), .int(-7_000)]))
+        #expect(json["bands"]?["apr_min"] == .array([.int(415), .int(85), .int(200), .int(400)]))
+        #expect(json["bands"]?["score_gap"] == .array([.int(0), .int(0), .int(0), .int(0)]))
+        // Limits: below the product's limit for the first band, below the band before after it.
+        #expect(json["bands"]?["limit_max"] == .array([.int(0), .int(3_000), .int(7_000), .int(1_000)]))
+        // Types and bureaus as indices into the shard's sorted values; a name starting with its
+        // partner's name and a space is written without them.
+        #expect(json["units"]?["types"] == .array([.string("credit"), .string("policy")]))
+        #expect(json["units"]?["bureaus"] == .array([.string("KCB"), .string("NICE")]))
+        #expect(json["products"]?["type"] == .array([.int(0), .int(1)]))
+        #expect(json["products"]?["bureau"] == .array([.int(0), .int(1)]))
+        #expect(json["products"]?["name_ko"] == .array([.string("x"), .string("에이은행")]))
+        #expect(json["products"]?["name_after_partner"] == .array([.int(1), .int(0)]))
         #expect(try CompareIndex.Shard(decoding: round.bytes()) == round)
         // A shard whose columns disagree is refused, not misread.
         var broken = String(decoding: round.bytes(), as: UTF8.self)
-        broken = broken.replacingOccurrences(of: "\"bands\":[3]", with: "\"bands\":[2]")
+        broken = broken.replacingOccurrences(of: "\"bands\":[3,1]", with: "\"bands\":[2,1]")
+        #expect(broken != String(decoding: round.bytes(), as: UTF8.self))
         #expect(throws: OperationalError.self) { try CompareIndex.Shard(decoding: Array(broken.utf8)) }
+        let unknownType = String(decoding: round.bytes(), as: UTF8.self).replacingOccurrences(of: "\"type\":[0,1]", with: "\"type\":[0,2]")
+        #expect(unknownType != String(decoding: round.bytes(), as: UTF8.self))
+        #expect(throws: OperationalError.self) { try CompareIndex.Shard(decoding: Array(unknownType.utf8)) }
     }
 
     /// Object names keep the file name's extension (1-8 letters or digits, lower-cased), read

@@ -8,10 +8,16 @@
  * extension, cached for a year and shared by every release), from a built folder (no
  * `objects`) in the one data folder the entry document names. The comparison reads the shards
  * of the comparison index; a product's document, the partner list and the terms index are
- * fetched when their screen opens.
+ * fetched when their screen opens. Repayment figures come from app/loan-math.js
+ * (docs/loan-math.md).
  *
  * Routes (hash):
- *   #/compare[?score=<0-1000>&amount=<만원>]   comparison (default route)
+ *   #/compare[?score=&kcb=&nice=&amount=&term=&method=&sort=&cat=&type=]
+ *                                               comparison (default route): score = both
+ *                                               bureaus' score, kcb/nice = one each (0-1000);
+ *                                               amount in 만원; term in months (12-60);
+ *                                               method = repayment method; sort = apr | limit |
+ *                                               payment; cat = partner category; type = product type
  *   #/partners                                  partner list
  *   #/product/<partner>/<product>               product detail
  *   #/terms[/<doc>[/<version>]]                 terms viewer
@@ -27,6 +33,12 @@
   var SCORE_MAX = 1000;
   var AMOUNT_MAX_MAN = 1000000; // 100억원 (in 만원) — sanity bound for the input
 
+  // The bits of a comparison shard's repayment masks (docs/bundle-format.md).
+  var REPAYMENT_ORDER = ["equal_installment", "equal_principal", "bullet", "revolving"];
+  var CATEGORY_KO = {
+    bank: "은행", internet_bank: "인터넷전문은행", savings_bank: "저축은행", card: "카드사",
+    capital: "캐피탈", insurance: "보험사", p2p: "온라인투자연계금융"
+  };
   var REPAYMENT_KO = {
     equal_installment: "원리금균등분할상환",
     equal_principal: "원금균등분할상환",
@@ -43,7 +55,7 @@
     fetched: new Map(),  // data URL -> promise of its JSON, each fetched once per load
     view: 0,             // bumped per navigation: a screen whose data arrives late is not drawn
     readySent: false,
-    lastQuery: { score: "", amount: "" }
+    lastQuery: null      // the comparison's conditions, kept across screens (DEFAULT_QUERY's shape)
   };
 
   // ---------------------------------------------------------------- helpers
@@ -299,6 +311,9 @@
         phrasesById: new Map(),
         index: null
       };
+      // The comparison's shards are fetched alongside the two documents every screen shows:
+      // on a slow network that saves a round trip before the first screen.
+      if ((parseHash().segs[0] || "compare") === "compare") loadIndex();
       return Promise.all([loadDocument("service"), loadDocument("phrases")]);
     }).then(function (docs) {
       if (!Array.isArray(docs[1].phrases)) throw new Error("phrases.json: no phrases");
@@ -334,7 +349,7 @@
     var partners = isObj(shard.partners) ? shard.partners : {};
     var products = isObj(shard.products) ? shard.products : {};
     var bands = isObj(shard.bands) ? shard.bands : {};
-    if (shard.format !== 1 || [1000, 100, 10].indexOf(perPct) < 0 || !isNum(unit) || unit <= 0) {
+    if (shard.format !== 3 || [1000, 100, 10].indexOf(perPct) < 0 || !isNum(unit) || unit <= 0) {
       throw new Error("comparison shard: unknown format");
     }
     var ids = arr(products.id);
@@ -342,21 +357,36 @@
     ["score_gap", "score_span", "apr_min", "apr_spread", "limit_max"].forEach(function (name) { column[name] = arr(bands[name]); });
     var position = 0;
     var index = 0;
+    var termList = arr(units.terms_months);
+    var typeList = arr(units.types);
+    var bureauList = arr(units.bureaus);
+    var bits = function (mask, names) {
+      return names.filter(function (name, i) { return isNum(mask) && (mask & (1 << i)) !== 0; });
+    };
     arr(partners.id).forEach(function (partnerId, p) {
       var count = arr(partners.products)[p];
       var partnerName = str(arr(partners.name_ko)[p]);
+      // What a row shows of its partner: name, category, logo (partners.json has the rest).
+      var partner = {
+        id: str(partnerId),
+        name_ko: partnerName,
+        category: str(arr(partners.category)[p]),
+        logo: str(arr(partners.logo)[p]),
+        logo_sha256: str(arr(partners.logo_sha256)[p]) || null
+      };
       for (var k = 0; isNum(count) && k < count && index < ids.length; k++, index++) {
         var n = arr(products.bands)[index];
         var ceiling = arr(products.score_max)[index];
         // Rates are summed in their stored step and divided once: an exact decimal, as written.
-        var aprMin = 0, spread = 0, limit = 0;
+        // Limits: what each band lends less than the one before (the product's limit for the first).
+        var aprMin = 0, spread = 0, limit = arr(products.limit_max)[index];
         var list = [];
         for (var b = 0; isNum(n) && b < n; b++, position++) {
           var scoreMax = ceiling - column.score_gap[position];
           var scoreMin = scoreMax - column.score_span[position];
           aprMin += column.apr_min[position];
           spread += column.apr_spread[position];
-          limit += column.limit_max[position];
+          limit -= column.limit_max[position];
           list.push({
             score_min: scoreMin,
             score_max: scoreMax,
@@ -366,14 +396,23 @@
           });
           ceiling = scoreMin - 1;
         }
+        var bureau = str(bureauList[arr(products.bureau)[index]]);
+        var name = str(arr(products.name_ko)[index]);
+        // A name stored without its partner's name and the space after it.
+        if (arr(products.name_after_partner)[index] === 1) name = partnerName + " " + name;
         out.push({
           key: str(partnerId) + "/" + str(ids[index]),
           id: str(ids[index]),
           partner: str(partnerId),
           partner_name_ko: partnerName,
-          name_ko: str(arr(products.name_ko)[index]),
-          limit: { max_krw: arr(products.limit_max)[index] * unit },
-          current: { bands: list }
+          name_ko: name,
+          type: str(typeList[arr(products.type)[index]]),
+          limit: { min_krw: arr(products.limit_min)[index] * unit, max_krw: arr(products.limit_max)[index] * unit },
+          terms_months: bits(arr(products.terms)[index], termList),
+          repayment_methods: bits(arr(products.repayment)[index], REPAYMENT_ORDER),
+          partner_info: partner,
+          bureau: bureau,
+          current: { bureau: bureau, bands: list }
         });
       }
     });
@@ -611,6 +650,22 @@
 
   // ---------------------------------------------------------------- comparison
 
+  var PAGE_SIZE = 20;
+  var TERM_CHOICES = [12, 24, 36, 48, 60];
+  var DEFAULT_QUERY = { kcb: "", nice: "", amount: "", term: "36", method: "equal_installment", sort: "apr", cat: "", type: "" };
+  var SORT_KO = { apr: "금리 낮은 순", limit: "한도 높은 순", payment: "월 상환액 적은 순" };
+  var TYPE_KO = {
+    credit: "신용대출", credit_line: "마이너스통장", card_loan: "카드론",
+    auto_secured: "자동차담보대출", policy: "정책서민금융", refinance: "대환대출"
+  };
+  // What a repayment's monthly figure is, by method: equal principal pays most in its first
+  // month, a bullet loan (and a credit line drawn in full) pays only interest each month.
+  var PAYMENT_LABEL = {
+    equal_installment: "월 상환액", equal_principal: "첫 달 상환액", bullet: "월 이자", revolving: "월 이자"
+  };
+  // The terms document whose text the comparison shows when nothing matches (public programs).
+  var NO_RESULTS_DOCUMENT = "public-loan-programs";
+
   function parseScore(text) {
     var t = String(text).trim();
     if (t === "") return { empty: true };
@@ -627,6 +682,45 @@
     var n = Number(t);
     if (n > AMOUNT_MAX_MAN) return { error: "입력할 수 있는 금액을 넘었습니다." };
     return { value: n };
+  }
+
+  /** The comparison's conditions from the hash query: `score` gives both bureaus' scores, `kcb`/`nice` one each. */
+  function queryFromParams(params) {
+    var q = {};
+    for (var k in DEFAULT_QUERY) q[k] = DEFAULT_QUERY[k];
+    var score = params.get("score");
+    if (score !== null) q.kcb = q.nice = score;
+    ["kcb", "nice", "amount", "term", "method", "sort", "cat", "type"].forEach(function (k) {
+      var v = params.get(k);
+      if (v !== null) q[k] = v;
+    });
+    if (TERM_CHOICES.indexOf(Number(q.term)) < 0) q.term = DEFAULT_QUERY.term;
+    if (!REPAYMENT_KO[q.method]) q.method = DEFAULT_QUERY.method;
+    if (!SORT_KO[q.sort]) q.sort = DEFAULT_QUERY.sort;
+    return q;
+  }
+
+  function hasComparisonQuery(params) {
+    return ["score", "kcb", "nice", "amount", "term", "method", "sort", "cat", "type"].some(function (k) { return params.has(k); });
+  }
+
+  function compareQueryString(q) {
+    var parts = [];
+    if (q.kcb !== "" && q.kcb === q.nice) parts.push("score=" + encodeURIComponent(q.kcb));
+    else {
+      if (q.kcb !== "") parts.push("kcb=" + encodeURIComponent(q.kcb));
+      if (q.nice !== "") parts.push("nice=" + encodeURIComponent(q.nice));
+    }
+    ["amount", "term", "method", "sort", "cat", "type"].forEach(function (k) {
+      if (q[k] !== "" && q[k] !== DEFAULT_QUERY[k]) parts.push(k + "=" + encodeURIComponent(q[k]));
+    });
+    return parts.length ? "?" + parts.join("&") : "";
+  }
+
+  /** The reader's score for the bureau a table is drawn on, or null. */
+  function scoreFor(q, bureau) {
+    var s = parseScore(bureau === "NICE" ? q.nice : bureau === "KCB" ? q.kcb : "");
+    return s.value === undefined ? null : s.value;
   }
 
   function findBand(table, score) {
@@ -650,35 +744,103 @@
     return Math.min(a, b);
   }
 
-  /** Rows for a score (and optional amount in KRW), consumer-favourable order. The index holds
-   *  only products the comparison can show (active, partner active, a table in force). */
-  function compareRows(products, score, amountKrw) {
-    var rows = [];
+  /**
+   * Why a product (an index entry or its document) cannot lend `amountKrw` (null: any amount)
+   * up to `limit` for `term` months repaid by `method`: none when it can.
+   */
+  function lendingReasons(p, limit, amountKrw, term, method) {
+    var reasons = [];
+    var minKrw = isObj(p.limit) ? p.limit.min_krw : null;
+    var terms = arr(p.terms_months).filter(isNum);
+    var methods = arr(p.repayment_methods).map(str);
+    if (amountKrw !== null && (limit === null || amountKrw > limit)) reasons.push("한도 초과 (최대 " + fmtKrw(limit) + ")");
+    if (amountKrw !== null && isNum(minKrw) && amountKrw < minKrw) reasons.push("최소 " + fmtKrw(minKrw) + "부터");
+    if (terms.indexOf(term) < 0) reasons.push(term + "개월 기간 없음 (" + terms.join("·") + "개월)");
+    if (methods.indexOf(method) < 0) {
+      reasons.push(REPAYMENT_KO[method] + " 없음 (" + methods.map(function (m) { return REPAYMENT_KO[m] || m; }).join(", ") + ")");
+    }
+    return reasons;
+  }
+
+  function repaymentFigures(amountKrw, aprPct, months, method) {
+    var math = window.RatecardLoanMath;
+    return math ? math.repayment(amountKrw, aprPct, months, method) : null;
+  }
+
+  /**
+   * The comparison for the reader's conditions: `main`, the products that can lend the amount
+   * for the term and repayment method chosen, and `below`, those with a band for the score that
+   * cannot (each with its reasons), both in the order chosen; `missing`, per bureau, products
+   * left out for want of that bureau's score. The index holds only products the comparison can
+   * show (active, partner active, a score-priced table in force).
+   */
+  function compareRows(products, q) {
+    var amount = parseAmount(q.amount).value;
+    var amountKrw = amount !== undefined ? amount * 10000 : null;
+    var term = Number(q.term);
+    var out = { main: [], below: [], missing: { KCB: 0, NICE: 0 }, amountKrw: amountKrw };
     products.forEach(function (p) {
-      if (!isObj(p.current)) return;
+      var partner = p.partner_info;
+      var category = str(partner.category);
+      if (q.cat && category !== q.cat) return;
+      if (q.type && p.type !== q.type) return;
+      var score = scoreFor(q, p.bureau);
+      if (score === null) {
+        if (out.missing[p.bureau] !== undefined) out.missing[p.bureau]++;
+        return;
+      }
       var band = findBand(p.current, score);
       if (!band) return;
       var limit = effectiveLimit(p, band);
-      rows.push({
+      var reasons = lendingReasons(p, limit, amountKrw, term, q.method);
+      var row = {
         product: p,
-        key: str(p.key),
+        partner: partner,
+        key: p.key,
         band: band,
+        score: score,
         aprMin: isNum(band.apr_min_pct) ? band.apr_min_pct : Infinity,
         aprMax: isNum(band.apr_max_pct) ? band.apr_max_pct : Infinity,
         limit: limit,
-        over: amountKrw !== null && (limit === null || amountKrw > limit)
-      });
+        reasons: reasons,
+        low: null,
+        high: null
+      };
+      if (!reasons.length && amountKrw !== null) {
+        row.low = repaymentFigures(amountKrw, row.aprMin, term, q.method);
+        row.high = repaymentFigures(amountKrw, row.aprMax, term, q.method);
+      }
+      (reasons.length ? out.below : out.main).push(row);
     });
-    rows.sort(function (a, b) {
-      if (a.over !== b.over) return a.over ? 1 : -1;
+    var byApr = function (a, b) {
       if (a.aprMin !== b.aprMin) return a.aprMin < b.aprMin ? -1 : 1;
       if (a.aprMax !== b.aprMax) return a.aprMax < b.aprMax ? -1 : 1;
+      return 0;
+    };
+    var byLimit = function (a, b) {
       var la = a.limit === null ? -1 : a.limit;
       var lb = b.limit === null ? -1 : b.limit;
-      if (la !== lb) return la > lb ? -1 : 1;
+      return la === lb ? 0 : la > lb ? -1 : 1;
+    };
+    var byPayment = function (a, b) {
+      var pa = a.low ? a.low.firstPayment : Infinity;
+      var pb = b.low ? b.low.firstPayment : Infinity;
+      if (pa !== pb) return pa < pb ? -1 : 1;
+      var qa = a.high ? a.high.firstPayment : Infinity;
+      var qb = b.high ? b.high.firstPayment : Infinity;
+      return qa === qb ? 0 : qa < qb ? -1 : 1;
+    };
+    var order = q.sort === "limit" ? [byLimit, byApr] : q.sort === "payment" ? [byPayment, byApr, byLimit] : [byApr, byLimit];
+    var compare = function (a, b) {
+      for (var i = 0; i < order.length; i++) {
+        var c = order[i](a, b);
+        if (c) return c;
+      }
       return compareStr(a.key, b.key);
-    });
-    return rows;
+    };
+    out.main.sort(compare);
+    out.below.sort(compare);
+    return out;
   }
 
   function productHref(p) {
@@ -687,13 +849,6 @@
 
   function partnerName(p, partner) {
     return str(p.partner_name_ko) || (partner ? str(partner.name_ko) : "") || str(p.partner);
-  }
-
-  function compareQueryString(score, amount) {
-    var parts = [];
-    if (score !== "") parts.push("score=" + encodeURIComponent(score));
-    if (amount !== "") parts.push("amount=" + encodeURIComponent(amount));
-    return parts.length ? "?" + parts.join("&") : "";
   }
 
   function makeField(id, labelText, hintText, inputAttrs) {
@@ -720,6 +875,25 @@
     return { wrap: wrap, input: input, error: error };
   }
 
+  /** A labelled <select> of [value, text] options. */
+  function makeSelect(id, labelText, options, value, className) {
+    var wrap = el("div", "field" + (className ? " " + className : ""));
+    var label = el("label", null, labelText);
+    label.htmlFor = id;
+    var select = document.createElement("select");
+    select.id = id;
+    select.name = id;
+    options.forEach(function (o) {
+      var option = el("option", null, o[1]);
+      option.value = o[0];
+      append(select, option);
+    });
+    select.value = value;
+    if (select.value !== value) select.value = options.length ? options[0][0] : "";
+    append(wrap, label, select);
+    return { wrap: wrap, input: select };
+  }
+
   function setFieldError(field, message) {
     if (message) {
       field.error.textContent = message;
@@ -732,105 +906,274 @@
     }
   }
 
+  function scoreSummary(q) {
+    var k = parseScore(q.kcb).value;
+    var n = parseScore(q.nice).value;
+    if (k !== undefined && k === n) return "신용점수 " + k + "점";
+    var bits = [];
+    if (k !== undefined) bits.push("KCB " + k + "점");
+    if (n !== undefined) bits.push("NICE " + n + "점");
+    return "신용점수 " + bits.join(", ");
+  }
+
   function renderCompare(params, products) {
     setActiveTab("compare");
     var m = main();
     clear(m);
 
-    var hasQuery = params.has("score") || params.has("amount");
-    var scoreText = hasQuery ? (params.get("score") || "") : state.lastQuery.score;
-    var amountText = hasQuery ? (params.get("amount") || "") : state.lastQuery.amount;
+    var q = hasComparisonQuery(params) ? queryFromParams(params) : (state.lastQuery || DEFAULT_QUERY);
 
     var h = el("h1", null, "대출 금리 비교");
-    var intro = el("p", "hint", "신용점수에 맞는 금리와 한도를 금리가 낮은 순서로 보여 드립니다.");
+    var intro = el("p", "hint", "KCB·NICE 신용점수와 희망 금액을 넣으면 받을 수 있는 금리와 한도, 예상 상환액을 보여 드립니다.");
 
     var form = el("form", "form card");
     form.setAttribute("novalidate", "");
     form.setAttribute("role", "search");
     form.setAttribute("aria-label", "금리 비교 조건");
-    var scoreField = makeField("score", "신용점수 (0~1000점)", "KCB·NICE 신용점수, 정수", {
-      maxlength: "4", placeholder: "예: 750", "aria-required": "true"
-    });
-    var amountField = makeField("amount", "희망 금액 (만원)", "만원 단위 (3000 = 3,000만원)", {
-      maxlength: "9", placeholder: "예: 3000"
-    });
-    scoreField.input.defaultValue = scoreText;
-    amountField.input.defaultValue = amountText;
-    append(form, scoreField.wrap, amountField.wrap);
+    var kcbField = makeField("kcb", "KCB 신용점수", "0~1000점", { maxlength: "4", placeholder: "예: 750" });
+    var niceField = makeField("nice", "NICE 신용점수", "0~1000점", { maxlength: "4", placeholder: "예: 780" });
+    var amountField = makeField("amount", "희망 금액 (만원)", "3000 = 3,000만원", { maxlength: "9", placeholder: "예: 3000" });
+    var termField = makeSelect("term", "대출 기간", TERM_CHOICES.map(function (t) { return [String(t), t + "개월"]; }), q.term);
+    var methodField = makeSelect("method", "상환 방법", Object.keys(REPAYMENT_KO).map(function (k) { return [k, REPAYMENT_KO[k]]; }), q.method, "field-wide");
+    kcbField.input.defaultValue = q.kcb;
+    niceField.input.defaultValue = q.nice;
+    amountField.input.defaultValue = q.amount;
+    append(form, kcbField.wrap, niceField.wrap, amountField.wrap, termField.wrap, methodField.wrap);
     form.addEventListener("submit", function (e) {
       e.preventDefault();
       if (document.activeElement && document.activeElement.blur) document.activeElement.blur();
     });
 
+    // Sort and filters: the categories of the partners and the types of the products listed.
+    var categories = [];
+    var seenCategory = {};
+    products.forEach(function (p) {
+      var c = p.partner_info.category;
+      if (c && !seenCategory[c]) {
+        seenCategory[c] = true;
+        categories.push([c, CATEGORY_KO[c] || c]);
+      }
+    });
+    categories.sort(function (a, b) {
+      var order = Object.keys(CATEGORY_KO);
+      return order.indexOf(a[0]) - order.indexOf(b[0]);
+    });
+    var types = [];
+    var seenType = {};
+    products.forEach(function (p) {
+      if (p.type && !seenType[p.type]) {
+        seenType[p.type] = true;
+        types.push([p.type, TYPE_KO[p.type] || p.type]);
+      }
+    });
+    types.sort(function (a, b) { return compareStr(a[1], b[1]); });
+    var tools = el("div", "tools");
+    tools.setAttribute("role", "group");
+    tools.setAttribute("aria-label", "정렬과 필터");
+    var sortField = makeSelect("sort", "정렬", Object.keys(SORT_KO).map(function (k) { return [k, SORT_KO[k]]; }), q.sort);
+    var catField = makeSelect("cat", "금융회사", [["", "전체"]].concat(categories), q.cat);
+    var typeField = makeSelect("type", "상품 종류", [["", "전체"]].concat(types), q.type);
+    append(tools, sortField.wrap, catField.wrap, typeField.wrap);
+
     var summary = el("p", "result-summary");
     summary.id = "result-summary";
     summary.setAttribute("role", "status");
     summary.setAttribute("aria-live", "polite");
+    var missing = el("p", "hint missing-score");
+    missing.id = "missing-score";
     var list = el("ol", "results");
     list.id = "results";
     list.setAttribute("aria-labelledby", "result-summary");
+    var more = el("button", "button button-secondary more", "더 보기");
+    more.type = "button";
+    more.id = "more";
+    var empty = el("section", "card no-results");
+    empty.id = "no-results";
+    empty.hidden = true;
 
+    var belowBox = el("section", "below");
+    belowBox.id = "below";
+    var belowTitle = el("h2", null, "");
+    belowTitle.id = "below-title";
+    var belowHint = el("p", "hint", "선택한 금액·기간·상환 방법으로는 받기 어려운 상품입니다. 조건을 바꾸면 위 목록에 나타날 수 있습니다.");
+    var belowList = el("ol", "results");
+    belowList.id = "results-below";
+    belowList.setAttribute("aria-labelledby", belowTitle.id);
+    var moreBelow = el("button", "button button-secondary more", "더 보기");
+    moreBelow.type = "button";
+    moreBelow.id = "more-below";
+    append(belowBox, belowTitle, belowHint, belowList, moreBelow);
+
+    var estimate = el("p", "hint estimate-note",
+      "예상 상환액은 선택한 금액·기간·상환 방법과 내 점수 구간의 최저·최고 금리로 계산한 비교용 금액이며(원 단위 반올림), 실제 금리와 상환액은 금융회사 심사 결과에 따라 달라집니다.");
     var notes = renderRatePhrases();
 
-    append(m, h, intro, form, summary, list, notes);
+    append(m, h, intro, form, tools, summary, missing, list, more, empty, belowBox, estimate, notes);
+
+    var shown = { main: 0, below: 0 };
+    var current = null;
+
+    function showMore(which) {
+      var rows = current[which];
+      var target = which === "main" ? list : belowList;
+      var start = shown[which];
+      var end = Math.min(rows.length, start + PAGE_SIZE);
+      for (var i = start; i < end; i++) append(target, renderResultRow(rows[i], current.query, which === "below"));
+      shown[which] = end;
+      var button = which === "main" ? more : moreBelow;
+      button.hidden = end >= rows.length;
+      button.textContent = "더 보기 (" + end + "/" + rows.length + ")";
+      return start < end ? target.children[start] : null;
+    }
+
+    more.addEventListener("click", function () {
+      var first = showMore("main");
+      if (first) first.querySelector("a").focus();
+    });
+    moreBelow.addEventListener("click", function () {
+      var first = showMore("below");
+      if (first) first.querySelector("a").focus();
+    });
+
+    function readQuery() {
+      return {
+        kcb: kcbField.input.value.trim(),
+        nice: niceField.input.value.trim(),
+        amount: amountField.input.value.trim().replace(/,/g, ""),
+        term: termField.input.value,
+        method: methodField.input.value,
+        sort: sortField.input.value,
+        cat: catField.input.value,
+        type: typeField.input.value
+      };
+    }
 
     function update() {
-      var s = parseScore(scoreField.input.value);
-      var a = parseAmount(amountField.input.value);
-      setFieldError(scoreField, s.error);
+      var query = readQuery();
+      var k = parseScore(query.kcb);
+      var n = parseScore(query.nice);
+      var a = parseAmount(query.amount);
+      setFieldError(kcbField, k.error);
+      setFieldError(niceField, n.error);
       setFieldError(amountField, a.error);
-      state.lastQuery = {
-        score: scoreField.input.value.trim(),
-        amount: amountField.input.value.trim().replace(/,/g, "")
-      };
+      state.lastQuery = query;
       // Keep the URL shareable without triggering a re-render.
       try {
-        var target = "#/compare" + compareQueryString(state.lastQuery.score, state.lastQuery.amount);
+        var target = "#/compare" + compareQueryString(query);
         if (window.location.hash !== target && window.history && window.history.replaceState) {
           window.history.replaceState(null, "", target);
         }
       } catch (e) { /* some web views forbid replaceState on file: URLs */ }
 
       clear(list);
-      if (s.empty || s.error) {
-        summary.textContent = s.error ? "신용점수를 확인해 주세요." : "신용점수를 입력하면 받을 수 있는 금리와 한도를 보여 드립니다.";
+      clear(belowList);
+      clear(missing);
+      more.hidden = true;
+      belowBox.hidden = true;
+      empty.hidden = true;
+      shown = { main: 0, below: 0 };
+      if (k.error || n.error || (k.empty && n.empty)) {
+        summary.textContent = k.error || n.error ? "신용점수를 확인해 주세요." : "KCB 또는 NICE 신용점수를 입력하면 받을 수 있는 금리와 한도를 보여 드립니다.";
         return;
       }
-      var amountKrw = a.value !== undefined ? a.value * 10000 : null;
-      var rows = compareRows(products, s.value, amountKrw);
-      var overCount = rows.filter(function (r) { return r.over; }).length;
-      if (rows.length === 0) {
-        summary.textContent = "신용점수 " + s.value + "점에 해당하는 상품이 없습니다.";
-        return;
+      var query2 = query;
+      if (a.error) query2 = Object.assign({}, query, { amount: "" });
+      current = compareRows(products, query2);
+      current.query = query2;
+      var bits = [];
+      if (current.missing.KCB) bits.push("KCB 신용점수를 입력하면 KCB 기준 상품 " + current.missing.KCB + "개를 더 비교할 수 있습니다.");
+      if (current.missing.NICE) bits.push("NICE 신용점수를 입력하면 NICE 기준 상품 " + current.missing.NICE + "개를 더 비교할 수 있습니다.");
+      missing.textContent = bits.join(" ");
+      summary.textContent = scoreSummary(query) + " · " + current.main.length + "개 상품" +
+        (current.amountKrw !== null ? " (희망 금액 " + fmtKrw(current.amountKrw) + ", " + query.term + "개월)" : "") +
+        (current.below.length ? " · 조건 밖 " + current.below.length + "개" : "");
+      if (current.main.length) showMore("main");
+      else renderNoResults(empty);
+      if (current.below.length) {
+        belowBox.hidden = false;
+        belowTitle.textContent = "조건이 맞지 않는 상품 " + current.below.length + "개";
+        showMore("below");
       }
-      summary.textContent = "신용점수 " + s.value + "점 · " + rows.length + "개 상품" +
-        (amountKrw !== null ? " (희망 금액 " + fmtKrw(amountKrw) + (overCount ? ", 한도 초과 " + overCount + "개" : "") + ")" : "");
-      rows.forEach(function (r) {
-        append(list, renderResultRow(r));
-      });
     }
 
-    scoreField.input.addEventListener("input", update);
-    amountField.input.addEventListener("input", update);
+    [kcbField, niceField, amountField].forEach(function (f) { f.input.addEventListener("input", update); });
+    [termField, methodField, sortField, catField, typeField].forEach(function (f) { f.input.addEventListener("change", update); });
     update();
     focusHeading(h);
   }
 
-  function renderResultRow(r) {
+  /**
+   * Nothing to compare: what to try, and the notice on public low-income loan programs as the
+   * content words it (the version of its terms document in force), fetched when first needed.
+   */
+  function renderNoResults(box) {
+    box.hidden = false;
+    if (box.getAttribute("data-drawn") === "true") return;
+    box.setAttribute("data-drawn", "true");
+    clear(box);
+    var h = el("h2", null, "조건에 맞는 상품이 없습니다");
+    var tip = el("p", null, "희망 금액을 줄이거나 대출 기간·상환 방법, 금융회사·상품 종류를 바꿔 보세요.");
+    var body = el("div", "no-results-body");
+    body.setAttribute("aria-busy", "true");
+    var loading = el("p", "notice loading", "안내를 불러오는 중…");
+    loading.setAttribute("role", "status");
+    append(body, loading);
+    append(box, h, tip, body);
+    loadTerms().then(function (terms) {
+      var doc = terms.byId.get(NO_RESULTS_DOCUMENT);
+      var version = doc ? currentVersion(doc) : null;
+      var url = version ? str(version.url) : "";
+      if (!version || !isSafeRelPath(url)) {
+        clear(body);
+        body.removeAttribute("aria-busy");
+        return null;
+      }
+      return loadTermsBody(url).then(function (fragment) {
+        clear(body);
+        body.removeAttribute("aria-busy");
+        append(body, el("h3", null, str(version.title) || str(doc.title)), fragment);
+        var link = el("a", "doc-link-inline", "전체 안내 보기");
+        link.href = docHref(NO_RESULTS_DOCUMENT);
+        append(body, link);
+      });
+    }).catch(function () {
+      clear(body);
+      body.removeAttribute("aria-busy");
+      append(body, el("p", "field-error", "안내를 불러오지 못했습니다. 잠시 후 다시 시도해 주세요."));
+    });
+  }
+
+  function fmtWon(won) {
+    return isNum(won) ? withCommas(won) + "원" : "-";
+  }
+
+  function wonRange(a, b) {
+    return a === b ? fmtWon(a) : fmtWon(a) + " ~ " + fmtWon(b);
+  }
+
+  function renderResultRow(r, q, below) {
     var p = r.product;
     var li = el("li", "result");
     li.setAttribute("data-key", r.key);
-    if (r.over) li.setAttribute("data-over-limit", "true");
+    if (below) li.setAttribute("data-below", "true");
     var a = el("a", "result-link");
     a.href = productHref(p);
+    var logo = r.partner ? renderLogo(r.partner, "result-logo", 40) : logoFallback(partnerName(p));
+    var text = el("span", "result-text");
     var limitText = r.limit === null ? "한도 정보 없음" : "최대 " + fmtKrw(r.limit);
-    append(a,
-      el("span", "partner", partnerName(p)),
-      el("span", "product", str(p.name_ko)),
+    var name = el("span", "product", str(p.name_ko));
+    append(text,
+      el("span", "partner", partnerName(p, r.partner)),
+      name,
       el("span", "apr", aprRange(r.band.apr_min_pct, r.band.apr_max_pct)),
-      el("span", "limit", "한도 " + limitText)
-    );
-    if (r.over) append(a, el("span", "badge badge-danger over-badge", "한도 초과"));
+      el("span", "meta", (TYPE_KO[p.type] || p.type) + " · " + p.bureau + " " + r.score + "점 구간 · 한도 " + limitText));
+    if (r.low && r.high) {
+      append(text,
+        el("span", "pay", PAYMENT_LABEL[q.method] + " " + wonRange(r.low.firstPayment, r.high.firstPayment)),
+        el("span", "interest", "총 이자 " + wonRange(r.low.totalInterest, r.high.totalInterest)));
+    }
+    if (below) append(text, el("span", "reason", r.reasons.join(" · ")));
+    append(a, logo, text);
     append(li, a);
     return li;
   }
@@ -854,29 +1197,55 @@
 
   // ---------------------------------------------------------------- partners
 
-  function renderLogo(partner, className) {
+  function renderLogo(partner, className, size) {
     var logo = str(partner.logo);
     var name = str(partner.name_ko);
     if (isSafeRelPath(logo)) {
       var img = document.createElement("img");
       img.className = className;
-      img.alt = name;
-      img.width = 48;
-      img.height = 48;
+      // Next to the partner's name in a result row the logo says nothing more: no alt text there.
+      img.alt = size ? "" : name;
+      img.width = size || 48;
+      img.height = size || 48;
       img.decoding = "async";
-      img.setAttribute("loading", "lazy");
-      // The logo's object when the release names it (its URL outlives the release), else the data folder.
-      img.src = (state.data.objects ? dataUrl(logo, partner.logo_sha256) : null) || state.data.folder + logo;
       img.addEventListener("error", function () {
-        if (img.parentNode) img.parentNode.replaceChild(logoFallback(name), img);
+        if (img.parentNode) img.parentNode.replaceChild(logoFallback(name, className), img);
       });
+      // The logo's object when the release names it (its URL outlives the release), else the data folder.
+      showWhenNear(img, (state.data.objects ? dataUrl(logo, partner.logo_sha256) : null) || state.data.folder + logo);
       return img;
     }
     return logoFallback(name);
   }
 
-  function logoFallback(name) {
-    var span = el("span", "partner-logo-fallback", name ? name.charAt(0) : "?");
+  /**
+   * Sets an image's source once it comes within a screen of the viewport: a phone fetches the
+   * logos of the rows it shows, not of the forty a comparison page lists (`loading="lazy"`
+   * leaves that distance to the browser, which fetches them all on a short page).
+   */
+  var nearObserver = null;
+  function showWhenNear(img, src) {
+    if (typeof IntersectionObserver !== "function") {
+      img.src = src;
+      return;
+    }
+    if (!nearObserver) {
+      nearObserver = new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          if (!entry.isIntersecting) return;
+          nearObserver.unobserve(entry.target);
+          var pending = entry.target.getAttribute("data-src");
+          entry.target.removeAttribute("data-src");
+          if (pending) entry.target.src = pending;
+        });
+      }, { rootMargin: "100% 0px" });
+    }
+    img.setAttribute("data-src", src);
+    nearObserver.observe(img);
+  }
+
+  function logoFallback(name, className) {
+    var span = el("span", "partner-logo-fallback" + (className ? " " + className : ""), name ? name.charAt(0) : "?");
     span.setAttribute("aria-hidden", "true");
     return span;
   }
@@ -966,7 +1335,7 @@
         b.score_min <= myScore && myScore <= b.score_max;
       if (mine) {
         tr.className = "is-mine";
-        append(th, el("span", "visually-hidden", " (내 점수)"));
+        append(th, " ", el("span", "badge badge-required mine-badge", "내 구간"));
       }
       append(tr, th,
         el("td", "apr", fmtApr(b.apr_min_pct) + "% ~ " + fmtApr(b.apr_max_pct) + "%"),
@@ -987,6 +1356,37 @@
     return bits.join(", ");
   }
 
+  /**
+   * The reader's repayment on a product's screen: for the amount, term and method chosen on the
+   * comparison and the APRs of the reader's band, the monthly payment, total interest and total
+   * (app/loan-math.js); or why the product cannot lend on those conditions.
+   */
+  function renderMyRepayment(p, band, q) {
+    var amount = parseAmount(q.amount).value;
+    if (amount === undefined) return el("p", "hint", "비교 화면에 대출 금액을 입력하면 월 상환액과 총 이자를 계산해 드립니다.");
+    var amountKrw = amount * 10000;
+    var term = Number(q.term);
+    var box = el("div", "my-repayment");
+    box.id = "my-repayment";
+    var conditions = fmtKrw(amountKrw) + " · " + term + "개월 · " + (REPAYMENT_KO[q.method] || q.method);
+    append(box, el("h3", null, "내 조건의 상환 예시"));
+    var reasons = lendingReasons(p, effectiveLimit(p, band), amountKrw, term, q.method);
+    var low = reasons.length ? null : repaymentFigures(amountKrw, band.apr_min_pct, term, q.method);
+    var high = reasons.length ? null : repaymentFigures(amountKrw, band.apr_max_pct, term, q.method);
+    if (!low || !high) {
+      append(box, el("p", "reason", conditions + ": 이 조건으로는 대출받을 수 없습니다" + (reasons.length ? " (" + reasons.join(" · ") + ")" : "") + "."));
+      return box;
+    }
+    var dl = el("dl", "facts");
+    fact(dl, "조건", conditions);
+    fact(dl, PAYMENT_LABEL[q.method], wonRange(low.firstPayment, high.firstPayment));
+    if (low.lastPayment !== low.firstPayment) fact(dl, "마지막 달 상환액", wonRange(low.lastPayment, high.lastPayment));
+    fact(dl, "총 이자", wonRange(low.totalInterest, high.totalInterest));
+    fact(dl, "총 상환액", wonRange(low.total, high.total));
+    append(box, dl, el("p", "hint", "내 구간 금리(" + aprRange(band.apr_min_pct, band.apr_max_pct) + ")로 계산한 예시이며, 실제 금리와 상환액은 심사 결과에 따라 달라집니다."));
+    return box;
+  }
+
   function renderProduct(p, partners, limitsDoc) {
     setActiveTab("compare");
     if (!isObj(p)) {
@@ -999,9 +1399,8 @@
     clear(m);
 
     var back = el("a", "back-link", "‹ 금리 비교로 돌아가기");
-    back.href = "#/compare" + compareQueryString(state.lastQuery.score, state.lastQuery.amount);
-    var myScore = parseScore(state.lastQuery.score).value;
-    if (myScore === undefined) myScore = null;
+    var query = state.lastQuery || DEFAULT_QUERY;
+    back.href = "#/compare" + compareQueryString(query);
 
     // Head
     var head = el("section", "card detail-head");
@@ -1025,6 +1424,17 @@
     var rates = el("section", "card");
     append(rates, el("h2", null, "신용점수별 금리·한도"));
     if (isObj(p.current)) {
+      var myScore = scoreFor(query, str(p.current.bureau));
+      var myBand = myScore === null ? null : findBand(p.current, myScore);
+      if (myBand) {
+        var mineBox = el("p", "my-band");
+        mineBox.id = "my-band";
+        append(mineBox, el("strong", null, "내 " + str(p.current.bureau) + " 신용점수 " + myScore + "점: "),
+          aprRange(myBand.apr_min_pct, myBand.apr_max_pct) + ", 최대 " + fmtKrw(effectiveLimit(p, myBand)));
+        append(rates, mineBox, renderMyRepayment(p, myBand, query));
+      } else if (myScore === null) {
+        append(rates, el("p", "hint", str(p.current.bureau) + " 신용점수를 비교 화면에 입력하면 내 점수 구간을 표시해 드립니다."));
+      }
       append(rates, renderBandTable(p.current, "현재 적용 중 — " + tableMeta(p.current), myScore));
     } else {
       append(rates, el("p", null, "현재 적용 중인 금리표가 없습니다."));
@@ -1033,7 +1443,7 @@
       var nextBox = el("div");
       append(nextBox,
         el("h3", null, "변경 예정 금리 (" + fmtDate(p.next.effective_from) + "부터)"),
-        renderBandTable(p.next, "변경 예정 — " + tableMeta(p.next), myScore));
+        renderBandTable(p.next, "변경 예정 — " + tableMeta(p.next), scoreFor(query, str(p.next.bureau))));
       nextBox.className = "next-table";
       append(rates, nextBox);
     }
@@ -1205,13 +1615,42 @@
       append(viewer, vh);
       var url = str(chosen.url) || ("terms/" + str(doc.id) + "/" + str(chosen.version) + ".html");
       if (isSafeRelPath(url)) {
-        var frame = document.createElement("iframe");
-        frame.className = "terms-frame";
-        frame.setAttribute("sandbox", "");
-        frame.setAttribute("referrerpolicy", "no-referrer");
-        frame.title = title;
-        frame.src = url;
-        append(viewer, frame);
+        // The text of the version's page, copied into this screen (its own navigation left out).
+        var body = el("div", "terms-body card");
+        body.id = "terms-body";
+        body.setAttribute("aria-busy", "true");
+        body.setAttribute("data-title", title);
+        var loading = el("p", "notice loading", "약관을 불러오는 중…");
+        loading.setAttribute("role", "status");
+        append(body, loading);
+        append(viewer, body);
+        var view = state.view;
+        var showBody = function () {
+          loadTermsBody(url).then(function (fragment) {
+            if (view !== state.view) return;
+            clear(body);
+            body.removeAttribute("aria-busy");
+            append(body, fragment);
+          }, function (err) {
+            if (view !== state.view) return;
+            clear(body);
+            body.removeAttribute("aria-busy");
+            var retry = el("button", "button", "다시 시도");
+            retry.type = "button";
+            retry.addEventListener("click", function () {
+              clear(body);
+              body.setAttribute("aria-busy", "true");
+              append(body, loading);
+              showBody();
+            });
+            var failed = el("div", "error-box");
+            failed.setAttribute("role", "alert");
+            append(failed, el("p", null, "약관 본문을 불러오지 못했습니다."), retry,
+              el("p", "error-detail", "오류 정보: " + (err && err.message ? err.message : String(err))));
+            append(body, failed);
+          });
+        };
+        showBody();
       } else {
         append(viewer, el("p", "notice", "약관 문서를 표시할 수 없습니다."));
       }
@@ -1221,6 +1660,63 @@
     append(m, picker, viewer);
     focusHeading(h);
     if (chosen) toNative(function () { return RatecardBridge.call("open_terms", { document: str(doc.id), version: str(chosen.version) }); });
+  }
+
+  // Elements a terms page's article may use, copied as they are (anything else is unwrapped to
+  // its content); no attribute is copied but a link's https:// address.
+  var TERMS_TAGS = {
+    P: 1, H2: 1, H3: 1, H4: 1, H5: 1, H6: 1, UL: 1, OL: 1, LI: 1, STRONG: 1, EM: 1, B: 1, I: 1, CODE: 1,
+    PRE: 1, BLOCKQUOTE: 1, TABLE: 1, THEAD: 1, TBODY: 1, TR: 1, TH: 1, TD: 1, BR: 1, HR: 1, DEL: 1
+  };
+
+  function copyTermsNodes(from, to) {
+    for (var node = from.firstChild; node; node = node.nextSibling) {
+      if (node.nodeType === 3) {
+        to.appendChild(document.createTextNode(node.nodeValue));
+      } else if (node.nodeType === 1) {
+        var tag = node.tagName;
+        if (tag === "SCRIPT" || tag === "STYLE" || tag === "NAV" || tag === "IFRAME") continue;
+        var copy = null;
+        if (tag === "H1") copy = document.createElement("h2");
+        else if (TERMS_TAGS[tag]) copy = document.createElement(tag.toLowerCase());
+        else if (tag === "A") {
+          var href = safeHttpsUrl(node.getAttribute("href"));
+          if (href) {
+            copy = document.createElement("a");
+            copy.href = href;
+            copy.target = "_blank";
+            copy.rel = "noopener noreferrer";
+          }
+        }
+        copyTermsNodes(node, copy || to);
+        if (copy) to.appendChild(copy);
+      }
+    }
+  }
+
+  /**
+   * The text of a terms page (`terms/<doc>/<version>.html`, a page of the bundle) as nodes of
+   * this document: the page is parsed inert (DOMParser runs no script) and the article of its
+   * <main> copied element by element through an allow-list, without the page's navigation.
+   */
+  function loadTermsBody(url) {
+    var controller = typeof AbortController === "function" ? new AbortController() : null;
+    var timer = controller ? setTimeout(function () { controller.abort(); }, FETCH_TIMEOUT_MS) : null;
+    return fetch(url, { credentials: "same-origin", signal: controller ? controller.signal : undefined }).then(function (res) {
+      if (!res.ok) throw new Error("HTTP " + res.status + " " + url);
+      return res.text();
+    }).then(function (html) {
+      if (timer) clearTimeout(timer);
+      var page = new DOMParser().parseFromString(html, "text/html");
+      var source = page.querySelector("main article");
+      if (!source) throw new Error(url + ": no terms text in the page");
+      var fragment = document.createDocumentFragment();
+      copyTermsNodes(source, fragment);
+      return fragment;
+    }, function (err) {
+      if (timer) clearTimeout(timer);
+      throw err;
+    });
   }
 
   // ---------------------------------------------------------------- boot

@@ -74,7 +74,7 @@ public struct BundleBuilder {
             documentHashes[product.key] = hash
         }
         // The comparison index, and each shard's list of product documents.
-        let shards = documents.compareShards()
+        let shards = documents.compareShards(logoHashes: hashes)
         var lists: [(shard: String, sha256: String)] = []
         let keysByPartner = Dictionary(grouping: products.map(\.key), by: { String($0.prefix { $0 != "/" }) })
         for shard in shards {

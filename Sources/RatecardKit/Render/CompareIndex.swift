@@ -1,14 +1,15 @@
 /// The index the comparison screen reads instead of every product's document
 /// (docs/bundle-format.md, "The comparison index"): for each product the comparison can show
-/// (active, its partner active, a table in force), its names, limit and the bands of that table,
-/// split into shards of whole partners, about `productsPerShard` products each.
+/// (active, its partner active, a table in force), its names, type, limits, terms, repayment
+/// methods, the bureau of that table and its bands, split into shards of whole partners, about
+/// `productsPerShard` products each: what the screen sorts, filters and computes repayments by.
 ///
 /// A shard is written column by column (one array per field, band fields delta-coded within a
 /// product, money and rates in the largest step that divides them): a phone downloads every
 /// shard for its first screen, and columns of similar numbers are what gzip shrinks best. A
 /// change to one rate table rewrites the one shard holding its partner.
 struct CompareIndex {
-    static let format = 1
+    static let format = 3
     /// Shards of about this many products (counting every product, so a rate update never moves
     /// a partner to another shard): small enough that one table's change re-sends little, large
     /// enough that the list of shards stays short (each is named by a 64-hex hash).
@@ -27,7 +28,16 @@ struct CompareIndex {
         var partner: String
         var id: String
         var nameKo: String
+        /// `credit`, `credit_line`, ... (product.yaml's `type`).
+        var type: String
+        /// The bureau whose scores the table in force is drawn on: `KCB` or `NICE`.
+        var bureau: String
+        var limitMin: Int
         var limitMax: Int
+        /// The terms offered, in months, as the product lists them.
+        var termsMonths: [Int]
+        /// `equal_installment`, `equal_principal`, `bullet`, `revolving`, as the product lists them.
+        var repayment: [String]
         /// The table in force, best scores first.
         var bands: [Band]
 
@@ -37,7 +47,15 @@ struct CompareIndex {
     struct Partner: Equatable, Sendable {
         var id: String
         var nameKo: String
+        /// `bank`, `savings_bank`, ... (the partner file's `category`; "" when unknown).
+        var category: String = ""
+        /// The logo's path in the data folder and the sha256 that names its object ("" when none).
+        var logo: String = ""
+        var logoSHA256: String = ""
     }
+
+    /// The repayment methods in the order of their bits in a product's `repayment` mask.
+    static let repaymentMethods = ["equal_installment", "equal_principal", "bullet", "revolving"]
 
     /// Some partners (sorted by id) and the comparable products of each, by product id.
     struct Shard: Equatable, Sendable {
@@ -55,12 +73,26 @@ struct CompareIndex {
         }
 
         func bytes() -> [UInt8] {
-            let unit = CompareIndex.unit(of: items.flatMap { [$0.limitMax] + $0.bands.map(\.limitMax) })
+            let unit = CompareIndex.unit(of: items.flatMap { [$0.limitMin, $0.limitMax] + $0.bands.map(\.limitMax) })
             // Rates in the largest step that divides them all (hundredths when no rate has three decimals).
             let rates = items.flatMap { $0.bands.flatMap { [$0.aprMin.thousandths, $0.aprMax.thousandths] } }
             let aprStep = CompareIndex.unit(of: rates, from: [100, 10])
+            // Terms as bits over the shard's terms (ascending), methods over `repaymentMethods`.
+            let terms = Array(Set(items.flatMap(\.termsMonths))).sorted()
+            let termBit = Dictionary(uniqueKeysWithValues: terms.enumerated().map { ($1, 1 << $0) })
+            let methodBit = Dictionary(uniqueKeysWithValues: CompareIndex.repaymentMethods.enumerated().map { ($1, 1 << $0) })
+            // Types and bureaus as indices into the shard's distinct values, sorted.
+            let types = Array(Set(items.map(\.type))).sorted()
+            let bureaus = Array(Set(items.map(\.bureau))).sorted()
             var counts: [String: Int] = [:]
             for item in items { counts[item.partner, default: 0] += 1 }
+            let partnerNames = Dictionary(partners.map { ($0.id, $0.nameKo) }, uniquingKeysWith: { first, _ in first })
+            // A name that starts with its partner's name and a space is stored without them.
+            let prefixes: [String?] = items.map { item in
+                guard let name = partnerNames[item.partner], !name.isEmpty else { return nil }
+                let prefix = name + " "
+                return item.nameKo.hasPrefix(prefix) && item.nameKo.count > prefix.count ? prefix : nil
+            }
             var gaps: [JSON] = []
             var spans: [JSON] = []
             var aprMins: [JSON] = []
@@ -68,17 +100,19 @@ struct CompareIndex {
             var limits: [JSON] = []
             for item in items {
                 var ceiling: Int = item.bands.first?.scoreMax ?? 0
-                var before = (aprMin: 0, spread: 0, limit: 0)
+                // The first band's limit below the product's; each next one's below the band before.
+                var before = (aprMin: 0, spread: 0, limit: item.limitMax)
                 for band in item.bands {
                     // Scores: the gap below the band before (0 for contiguous bands) and the span;
-                    // rates and limits: the first band as it is, each next one as its difference
-                    // from the band before.
+                    // rates: the first band as it is, each next one as its difference from the
+                    // band before; limits: what the band lends less than the one before (the
+                    // product's limit for the first), so columns of small non-negative numbers.
                     let spread: Int = band.aprMax.thousandths - band.aprMin.thousandths
                     gaps.append(.int(ceiling - band.scoreMax))
                     spans.append(.int(band.scoreMax - band.scoreMin))
                     aprMins.append(.int((band.aprMin.thousandths - before.aprMin) / aprStep))
                     aprSpreads.append(.int((spread - before.spread) / aprStep))
-                    limits.append(.int((band.limitMax - before.limit) / unit))
+                    limits.append(.int((before.limit - band.limitMax) / unit))
                     ceiling = band.scoreMin - 1
                     before = (band.aprMin.thousandths, spread, band.limitMax)
                 }
@@ -87,11 +121,20 @@ struct CompareIndex {
                 "id": .array(partners.map { .string($0.id) }),
                 "name_ko": .array(partners.map { .string($0.nameKo) }),
                 "products": .array(partners.map { .int(counts[$0.id] ?? 0) }),
+                "category": .array(partners.map { .string($0.category) }),
+                "logo": .array(partners.map { .string($0.logo) }),
+                "logo_sha256": .array(partners.map { .string($0.logoSHA256) }),
             ]
             let productColumns: [String: JSON] = [
                 "id": .array(items.map { .string($0.id) }),
-                "name_ko": .array(items.map { .string($0.nameKo) }),
+                "name_ko": .array(zip(items, prefixes).map { item, prefix in .string(prefix.map { String(item.nameKo.dropFirst($0.count)) } ?? item.nameKo) }),
+                "name_after_partner": .array(prefixes.map { .int($0 == nil ? 0 : 1) }),
                 "limit_max": .array(items.map { .int($0.limitMax / unit) }),
+                "limit_min": .array(items.map { .int($0.limitMin / unit) }),
+                "type": .array(items.map { .int(types.firstIndex(of: $0.type) ?? 0) }),
+                "bureau": .array(items.map { .int(bureaus.firstIndex(of: $0.bureau) ?? 0) }),
+                "terms": .array(items.map { .int($0.termsMonths.reduce(0) { $0 | (termBit[$1] ?? 0) }) }),
+                "repayment": .array(items.map { .int($0.repayment.reduce(0) { $0 | (methodBit[$1] ?? 0) }) }),
                 "bands": .array(items.map { .int($0.bands.count) }),
                 "score_max": .array(items.map { .int($0.bands.first?.scoreMax ?? 0) }),
             ]
@@ -99,7 +142,10 @@ struct CompareIndex {
                 "score_gap": .array(gaps), "score_span": .array(spans), "apr_min": .array(aprMins),
                 "apr_spread": .array(aprSpreads), "limit_max": .array(limits),
             ]
-            let units: [String: JSON] = ["apr_per_pct": .int(1000 / aprStep), "krw_per_unit": .int(unit)]
+            let units: [String: JSON] = [
+                "apr_per_pct": .int(1000 / aprStep), "krw_per_unit": .int(unit), "terms_months": .array(terms.map { .int($0) }),
+                "types": .array(types.map { .string($0) }), "bureaus": .array(bureaus.map { .string($0) }),
+            ]
             let document: [String: JSON] = [
                 "format": .int(CompareIndex.format), "units": .object(units), "partners": .object(partnerColumns),
                 "products": .object(productColumns), "bands": .object(bandColumns),
@@ -121,6 +167,26 @@ struct CompareIndex {
             let ids = try Self.strings(json["products"]?["id"])
             let names = try Self.strings(json["products"]?["name_ko"])
             let limits = try Self.ints(json["products"]?["limit_max"])
+            let limitMins = try Self.ints(json["products"]?["limit_min"])
+            let typeNames = try Self.strings(json["units"]?["types"])
+            let bureauNames = try Self.strings(json["units"]?["bureaus"])
+            let types = try Self.ints(json["products"]?["type"]).map { index in
+                guard typeNames.indices.contains(index) else { throw Self.failure("a type out of range") }
+                return typeNames[index]
+            }
+            let bureaus = try Self.ints(json["products"]?["bureau"]).map { index in
+                guard bureauNames.indices.contains(index) else { throw Self.failure("a bureau out of range") }
+                return bureauNames[index]
+            }
+            let afterPartner = try Self.ints(json["products"]?["name_after_partner"])
+            let termList = try Self.ints(json["units"]?["terms_months"])
+            let terms = try Self.ints(json["products"]?["terms"]).map { mask in termList.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element) }
+            let methods = try Self.ints(json["products"]?["repayment"]).map { mask in
+                CompareIndex.repaymentMethods.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element)
+            }
+            let categories = try Self.strings(json["partners"]?["category"])
+            let logos = try Self.strings(json["partners"]?["logo"])
+            let logoHashes = try Self.strings(json["partners"]?["logo_sha256"])
             let bandCounts = try Self.ints(json["products"]?["bands"])
             let tops = try Self.ints(json["products"]?["score_max"])
             let gaps = try Self.ints(json["bands"]?["score_gap"])
@@ -129,14 +195,22 @@ struct CompareIndex {
             let aprSpreads = try Self.ints(json["bands"]?["apr_spread"])
             let bandLimits = try Self.ints(json["bands"]?["limit_max"])
             let bandTotal = bandCounts.reduce(0, +)
-            guard partnerNames.count == partnerIDs.count, counts.count == partnerIDs.count, counts.reduce(0, +) == ids.count,
-                  names.count == ids.count, limits.count == ids.count, bandCounts.count == ids.count, tops.count == ids.count,
+            guard partnerNames.count == partnerIDs.count, counts.count == partnerIDs.count,
+                  [categories.count, logos.count, logoHashes.count].allSatisfy({ $0 == partnerIDs.count }), counts.allSatisfy({ $0 >= 0 }), counts.reduce(0, +) == ids.count, bandCounts.allSatisfy({ $0 >= 0 }),
+                  names.count == ids.count, afterPartner.count == ids.count, afterPartner.allSatisfy({ $0 == 0 || $0 == 1 }), limits.count == ids.count, limitMins.count == ids.count, types.count == ids.count,
+                  bureaus.count == ids.count, terms.count == ids.count, methods.count == ids.count, bandCounts.count == ids.count, tops.count == ids.count,
                   [gaps, spans, aprMins, aprSpreads, bandLimits].allSatisfy({ $0.count == bandTotal }) else {
                 throw Self.failure("lists of different lengths")
             }
-            partners = zip(partnerIDs, partnerNames).map { Partner(id: $0, nameKo: $1) }
+            partners = partnerIDs.indices.map { index in
+                Partner(id: partnerIDs[index], nameKo: partnerNames[index], category: categories[index], logo: logos[index], logoSHA256: logoHashes[index])
+            }
             var owners: [String] = []
-            for (id, count) in zip(partnerIDs, counts) { owners += Array(repeating: id, count: count) }
+            var ownerNames: [String] = []
+            for (index, count) in counts.enumerated() {
+                owners += Array(repeating: partnerIDs[index], count: count)
+                ownerNames += Array(repeating: partnerNames[index], count: count)
+            }
             var items: [Item] = []
             var position = 0
             for index in ids.indices {
@@ -144,20 +218,24 @@ struct CompareIndex {
                 var ceiling: Int = tops[index]
                 var aprMin = 0
                 var spread = 0
-                var limit = 0
+                var limit = limits[index] * unit
                 for _ in 0..<bandCounts[index] {
                     let scoreMax: Int = ceiling - gaps[position]
                     let scoreMin: Int = scoreMax - spans[position]
                     aprMin += aprMins[position] * aprStep
                     spread += aprSpreads[position] * aprStep
-                    limit += bandLimits[position] * unit
+                    limit -= bandLimits[position] * unit
                     bands.append(Band(
                         scoreMin: scoreMin, scoreMax: scoreMax, aprMin: Percent(thousandths: aprMin),
                         aprMax: Percent(thousandths: aprMin + spread), limitMax: limit))
                     ceiling = scoreMin - 1
                     position += 1
                 }
-                items.append(Item(partner: owners[index], id: ids[index], nameKo: names[index], limitMax: limits[index] * unit, bands: bands))
+                let name = afterPartner[index] == 1 ? ownerNames[index] + " " + names[index] : names[index]
+                items.append(Item(
+                    partner: owners[index], id: ids[index], nameKo: name, type: types[index], bureau: bureaus[index],
+                    limitMin: limitMins[index] * unit, limitMax: limits[index] * unit, termsMonths: terms[index],
+                    repayment: methods[index], bands: bands))
             }
             self.items = items
         }

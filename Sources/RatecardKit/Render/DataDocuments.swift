@@ -77,7 +77,10 @@ struct DataDocuments {
         // 2021, so only on an as-of date that early) cannot be matched to one.
         guard status(of: product) == "active", let table = tables(of: product).current, table.scale == .score else { return nil }
         return CompareIndex.Item(
-            partner: product.folderPartner, id: product.folderID, nameKo: product.nameKo.value, limitMax: product.limitMax.value,
+            partner: product.folderPartner, id: product.folderID, nameKo: product.nameKo.value, type: product.kind.value.rawValue,
+            bureau: table.bureau.value.rawValue, limitMin: product.limitMin.value, limitMax: product.limitMax.value,
+            termsMonths: Array(Set(product.termsMonths.value.map(\.value))).sorted(),
+            repayment: CompareIndex.repaymentMethods.filter { method in product.repayment.contains { $0.value.rawValue == method } },
             bands: table.bandsBestFirst.map { band in
                 CompareIndex.Band(scoreMin: band.min.value, scoreMax: band.max.value, aprMin: band.aprMin.value, aprMax: band.aprMax.value, limitMax: band.limitMax.value)
             })
@@ -92,12 +95,17 @@ struct DataDocuments {
     }
 
     /// The comparison index: the partners cut into shards, each with its comparable products.
-    func compareShards() -> [CompareIndex.Shard] {
+    /// `logoHashes` (asset path -> sha256) names each partner's logo object.
+    func compareShards(logoHashes: [String: String] = [:]) -> [CompareIndex.Shard] {
         let counts = productCounts
         let names = CompareIndex.boundaries(counts)
         var partners: [String: [CompareIndex.Partner]] = [:]
         for id in counts.map(\.id).sorted() {
-            partners[CompareIndex.shard(of: id, in: names)!, default: []].append(CompareIndex.Partner(id: id, nameKo: partnersByID[id]?.nameKo.value ?? id))
+            let partner = partnersByID[id]
+            let logo = partner?.logo.value ?? ""
+            partners[CompareIndex.shard(of: id, in: names)!, default: []].append(CompareIndex.Partner(
+                id: id, nameKo: partner?.nameKo.value ?? id, category: partner?.category.value.rawValue ?? "",
+                logo: logoHashes[logo] == nil ? "" : logo, logoSHA256: logoHashes[logo] ?? ""))
         }
         var items: [String: [CompareIndex.Item]] = [:]
         for product in content.products {
