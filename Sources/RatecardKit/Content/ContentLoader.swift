@@ -330,11 +330,6 @@ enum FileRole: Sendable, Equatable {
     case unexpected(String)
 
     init(_ path: String) {
-        self = Self.recognized(ascii: path) ?? FileRole(parts: path)
-    }
-
-    /// The role read by splitting the path into Strings: for any path.
-    init(parts path: String) {
         let parts = path.split(separator: "/").map(String.init)
         switch (parts.count, parts.first) {
         case (1, "ratecard.yaml"): self = .config
@@ -356,68 +351,6 @@ enum FileRole: Sendable, Equatable {
             if path.hasSuffix(".yml") { hint = "unexpected file: YAML files end in .yaml, not .yml; rename it" }
             self = .unexpected(hint)
         }
-    }
-}
-
-extension FileRole {
-    /// The role of an ASCII path that names a content file, read from its bytes (for ASCII,
-    /// splitting and comparing Characters is splitting and comparing bytes); nil for any other
-    /// path, which `init(parts:)` then reads. Every file of a load is named this way, and
-    /// splitting 11,600 paths into Strings was a measurable part of it.
-    static func recognized(ascii path: String) -> FileRole? {
-        path.utf8.withContiguousStorageIfAvailable { bytes -> FileRole? in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            // The first five non-empty parts between slashes, and how many there are.
-            var parts: (Range<Int>, Range<Int>, Range<Int>, Range<Int>, Range<Int>) = (0..<0, 0..<0, 0..<0, 0..<0, 0..<0)
-            var count = 0
-            var start = 0
-            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-                if index > start {
-                    switch count {
-                    case 0: parts.0 = start..<index
-                    case 1: parts.1 = start..<index
-                    case 2: parts.2 = start..<index
-                    case 3: parts.3 = start..<index
-                    case 4: parts.4 = start..<index
-                    default: break
-                    }
-                    count += 1
-                }
-                start = index + 1
-            }
-            func equals(_ part: Range<Int>, _ text: StaticString) -> Bool {
-                part.count == text.utf8CodeUnitCount
-                    && bytes[part].elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-            }
-            func ends(_ part: Range<Int>, with text: StaticString) -> Bool {
-                part.count >= text.utf8CodeUnitCount && equals(part.upperBound - text.utf8CodeUnitCount..<part.upperBound, text)
-            }
-            func string(_ part: Range<Int>, droppingLast dropped: Int = 0) -> String {
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[part.lowerBound..<part.upperBound - dropped]), as: UTF8.self)
-            }
-            switch count {
-            case 1 where equals(parts.0, "ratecard.yaml"):
-                return .config
-            case 2 where equals(parts.0, "regulatory") && equals(parts.1, "limits.yaml"):
-                return .limits
-            case 2 where equals(parts.0, "regulatory") && equals(parts.1, "phrases.yaml"):
-                return .phrases
-            case 2 where equals(parts.0, "regulatory") && equals(parts.1, "signoffs.yaml"):
-                return .signoffs
-            case 2 where equals(parts.0, "partners") && ends(parts.1, with: ".yaml"):
-                return .partner(string(parts.1, droppingLast: 5))
-            case 4 where equals(parts.0, "products") && equals(parts.3, "product.yaml"):
-                return .product(partner: string(parts.1), product: string(parts.2))
-            case 5 where equals(parts.0, "products") && equals(parts.3, "rates") && ends(parts.4, with: ".yaml"):
-                return .rateTable(partner: string(parts.1), product: string(parts.2), date: string(parts.4, droppingLast: 5))
-            case 3 where equals(parts.0, "terms") && ends(parts.2, with: ".md"):
-                return .terms(document: string(parts.1), version: string(parts.2, droppingLast: 3))
-            case 2... where equals(parts.0, "assets") && (ends(0..<bytes.count, with: ".svg") || ends(0..<bytes.count, with: ".png")):
-                return .asset
-            default:
-                return nil
-            }
-        } ?? nil
     }
 }
 
