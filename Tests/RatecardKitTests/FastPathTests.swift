@@ -421,6 +421,44 @@ import Testing
             #expect(AdWording.hits(in: CopyText(plain: harmless, at: SourceMark(line: 1, column: 1))).isEmpty, "'\(harmless)' is not prohibited")
         }
     }
+
+    /// Every terms body (as Markdown) and every line of every other text file (as a plain
+    /// value) of the example content, a generated repository and the bad-input corpus: the
+    /// prefilter hides none of what the expression alone finds there.
+    @Test func thePrefilterHidesNothingInRealContent() throws {
+        var copies: [CopyText] = []
+        func add(folder: String) throws {
+            let source = WorkingTreeSource(root: folder, displayPrefix: "")
+            for entry in try source.entries() where entry.kind == .file && !entry.path.hasSuffix(".png") {
+                let text = String(decoding: try source.read(entry), as: UTF8.self)
+                if entry.path.hasSuffix(".md"), let parts = try? FrontMatter.split(text) {
+                    copies.append(CopyText(markdown: parts.body, firstLine: parts.bodyLine))
+                    copies.append(CopyText(plain: parts.yaml, at: .start))
+                } else {
+                    for (number, line) in text.split(separator: "\n").enumerated() {
+                        copies.append(CopyText(plain: String(line), at: SourceMark(line: number + 1, column: 1)))
+                    }
+                }
+            }
+        }
+        let checkout = "/" + String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+        try add(folder: checkout + "/content")
+        try add(folder: Fixtures.root + "/bad")
+        try add(folder: Fixtures.root + "/good")
+        try withTemporaryDirectory { directory in
+            let parameters = LargeContentGenerator.Parameters(partners: 3, products: 6, rateTables: 6, termsVersions: 12, history: 0, seed: 11)
+            _ = try LargeContentGenerator(parameters).generate(into: directory)
+            try add(folder: directory)
+        }
+        var found = 0
+        for copy in copies {
+            let matches = AdWording.matches(in: copy)
+            #expect(AdWording.hits(in: copy) == matches, "\(copy.text.prefix(80))")
+            found += matches.count
+        }
+        #expect(copies.count > 1000)
+        #expect(found > 10)
+    }
 }
 
 extension FastPathTests {
