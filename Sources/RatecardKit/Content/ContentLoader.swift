@@ -139,28 +139,6 @@ public final class ContentLoader {
         }
     }
 
-    /// Counts `entry` as parsed the way this loader always has, and returns it when no read is
-    /// needed: cached (by any loader), or an asset or unexpected file. A work-tree
-    /// file has no blob id; it counts as parsed every time and is hashed like git does when read.
-    private func cachedFile(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> ParsedFile? {
-        guard let id = entry.id else {
-            parses += 1
-            switch FileRole(entry.path) {
-            case .asset, .unexpected: return try Self.parse(entry, path: path, source: source, bytes: nil, id: nil)
-            default: return nil
-            }
-        }
-        let key = Self.key(path, id)
-        if seen.insert(key).inserted { parses += 1 }
-        return ParseCache.shared.file(key)
-    }
-
-    /// One file parsed, from the cache when its path and blob id were parsed before.
-    private func parsedFile(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> ParsedFile {
-        if let file = try cachedFile(entry, path: path, source: source) { return file }
-        return try Self.readAndParse(entry, path: path, source: source).file
-    }
-
     static func key(_ path: String, _ id: ObjectID) -> ParseKey { ParseKey(path: path, id: id) }
 
     /// Reads, hashes (work-tree files: the id is returned) and parses one file, storing it in the
@@ -194,7 +172,9 @@ public final class ContentLoader {
         let path = source.displayPrefix + entry.path
         guard entry.kind == .file, case .rateTable = FileRole(entry.path),
               let index = content.rateTables.indices.first(where: { content.rateTables[$0].path == path }) else { return false }
-        let parsed = try parsedFile(entry, path: path, source: source)
+        let loaded = try Self.loadFile(entry, path: path, source: source)
+        count(loaded)
+        let parsed = loaded.file
         guard case .rateTable(let table?) = parsed.model else { return false }
         content.rateTables[index] = table
         content.fileIDs[path] = entry.id
