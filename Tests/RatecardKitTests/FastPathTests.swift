@@ -89,7 +89,7 @@ import Testing
         var texts = Self.documents.map(\.0) + extra
         let example = String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
         for folder in ["/" + example + "/content"] {
-            let source = WorkingTreeSource(root: folder, displayPrefix: "")
+            let source = WorkingTreeSource(root: folder, contentRoot: .repositoryRoot)
             for entry in try source.entries() where entry.path.hasSuffix(".md") {
                 texts.append(String(decoding: try source.read(entry), as: UTF8.self))
             }
@@ -97,7 +97,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let parameters = LargeContentGenerator.Parameters(partners: 3, products: 6, rateTables: 6, termsVersions: 12, history: 0, seed: 11)
             _ = try LargeContentGenerator(parameters).generate(into: directory)
-            let source = WorkingTreeSource(root: directory, displayPrefix: "")
+            let source = WorkingTreeSource(root: directory, contentRoot: .repositoryRoot)
             for entry in try source.entries() where entry.path.hasSuffix(".md") {
                 texts.append(String(decoding: try source.read(entry), as: UTF8.self))
             }
@@ -428,7 +428,7 @@ import Testing
     @Test func thePrefilterHidesNothingInRealContent() throws {
         var copies: [CopyText] = []
         func add(folder: String) throws {
-            let source = WorkingTreeSource(root: folder, displayPrefix: "")
+            let source = WorkingTreeSource(root: folder, contentRoot: .repositoryRoot)
             for entry in try source.entries() where entry.kind == .file && !entry.path.hasSuffix(".png") {
                 let text = String(decoding: try source.read(entry), as: UTF8.self)
                 if entry.path.hasSuffix(".md"), let parts = try? FrontMatter.split(text) {
@@ -495,7 +495,7 @@ extension FastPathTests {
                 }
                 return result
             }
-            let listed = try WorkingTreeSource(root: directory, displayPrefix: "").entries()
+            let listed = try WorkingTreeSource(root: directory, contentRoot: .repositoryRoot).entries()
             #expect(listed == (try reference("")).sorted { $0.path < $1.path })
             #expect(listed.map(\.path) == ["a.yaml", "b/c.yaml", "b/d/e.md", "b/link.yaml", "folder-link", "sub1", "sub2", "z/y/x/w.svg"])
         }
@@ -506,7 +506,7 @@ extension FastPathTests {
     @Test func aWorkTreeFileOverTheLimitIsMeasuredNotRead() throws {
         try withTemporaryDirectory { directory in
             try writeBytes([UInt8](repeating: 0x61, count: 2048), to: directory + "/big.yaml")
-            let source = WorkingTreeSource(root: directory, displayPrefix: "")
+            let source = WorkingTreeSource(root: directory, contentRoot: .repositoryRoot)
             let entry = TreeEntry(path: "big.yaml", kind: .file, id: nil)
             let over = try source.read(entry, limit: 1024)
             #expect(over.bytes == nil && over.size == 2048)

@@ -19,7 +19,7 @@ public final class ContentLoader {
 
     /// Loads every file below the source's content root.
     public func load(_ source: any ContentSource) throws -> Content {
-        var content = Content(prefix: source.displayPrefix)
+        var content = Content(root: source.contentRoot)
         let listed = try source.entries()
         walked = listed
         let entries = Self.withoutWebBuild(listed, source: source)
@@ -45,31 +45,31 @@ public final class ContentLoader {
     /// id when known: the same for a full load and for a process that keeps its files between
     /// edits (`preview --watch`).
     static func assemble(_ entries: [TreeEntry], into content: inout Content, file: (Int) -> (ParsedFile, ObjectID?)) {
-        let prefix = content.prefix
+        let root = content.root
         content.fileIDs.reserveCapacity(entries.count)
         for index in entries.indices {
             switch entries[index].kind {
             case .symlink:
                 content.fileDiagnostics.append(Diagnostic(
-                    path: prefix + entries[index].path, mark: .start, rule: FileRules.symlink,
+                    path: root.path(entries[index].path), mark: .start, rule: FileRules.symlink,
                     message: "symlinks are not allowed in the content tree; replace it with the file itself"))
                 continue
             case .submodule:
                 content.fileDiagnostics.append(Diagnostic(
-                    path: prefix + entries[index].path, mark: .start, rule: FileRules.submodule,
+                    path: root.path(entries[index].path), mark: .start, rule: FileRules.submodule,
                     message: "submodules are not allowed in the content tree; copy the files in"))
                 continue
             case .file:
                 break
             }
             let (parsed, id) = file(index)
-            if let id { content.fileIDs[prefix + entries[index].path] = id }
+            if let id { content.fileIDs[root.path(entries[index].path)] = id }
             content.add(parsed, relative: entries[index].path)
         }
         for required in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml"]
         where !entries.contains(where: { $0.path == required }) {
             content.fileDiagnostics.append(Diagnostic(
-                path: prefix + required, mark: .start, rule: SchemaRules.missingFile,
+                path: root.path(required), mark: .start, rule: SchemaRules.missingFile,
                 message: "required file \(required) is missing"))
         }
         content.identified = true
@@ -169,7 +169,7 @@ public final class ContentLoader {
     /// the table parsed both before and after, so the content lists the same files in the same
     /// order as `load(source)` would.
     func replaceRateTable(in content: inout Content, with entry: TreeEntry, from source: any ContentSource) throws -> Bool {
-        let path = source.displayPrefix + entry.path
+        let path = source.contentRoot.path(entry.path)
         guard entry.kind == .file, case .rateTable = FileRole(entry.path),
               let index = content.rateTables.indices.first(where: { content.rateTables[$0].path == path }) else { return false }
         let loaded = try Self.loadFile(entry, path: path, source: source)
@@ -372,7 +372,7 @@ extension Content {
         case .product(let value?): products.append(value)
         case .rateTable(let value?): rateTables.append(value)
         case .terms(let value, let text):
-            termsText[prefix + relative] = text
+            termsText[root.path(relative)] = text
             if let value { terms.append(value) }
         default: break
         }
