@@ -2,34 +2,28 @@ import Glibc
 
 /// Where a command writes: requested output to `out`, everything else to `err`.
 public final class Console {
-    public private(set) var captured: (out: String, err: String) = ("", "")
-    private let capture: Bool
-
     /// A console writing to the process's stdout and stderr.
-    public static func standard() -> Console { Console(capture: false) }
+    public static func standard() -> Console { Console() }
 
-    /// A console that keeps what is written (for tests).
-    public static func capturing() -> Console { Console(capture: true) }
-
-    private init(capture: Bool) { self.capture = capture }
+    private init() {}
 
     public func out(_ text: String) {
-        if capture { captured.out += text } else { write(1, text) }
+        write(1, text)
     }
 
     public func err(_ text: String) {
-        if capture { captured.err += text } else { write(2, text) }
+        write(2, text)
     }
 
     /// Whether stdout is a terminal (colour and progress only then).
-    public var outIsTerminal: Bool { !capture && isatty(1) == 1 }
+    public var outIsTerminal: Bool { isatty(1) == 1 }
 
     /// Whether what goes to stdout may carry source snippets and colour: a terminal, and
     /// no `NO_COLOR` (https://no-color.org) or `TERM=dumb`. Never in a pipe or a CI log.
     public var decoratesOut: Bool { outIsTerminal && Self.decorationAllowed }
 
     /// The same for stderr.
-    public var decoratesErr: Bool { !capture && isatty(2) == 1 && Self.decorationAllowed }
+    public var decoratesErr: Bool { isatty(2) == 1 && Self.decorationAllowed }
 
     private static var decorationAllowed: Bool {
         let noColor = getenv("NO_COLOR").map { String(cString: $0) } ?? ""

@@ -33,38 +33,90 @@ import Testing
         #expect(CopyText(plain: text, at: SourceMark(line: 1, column: 1)).text == expected)
     }
 
-    /// The Character-level split `FrontMatter.split` had before its byte path.
-    static func referenceSplit(_ text: String) -> FrontMatter.Parts? {
+    /// Documents and how they split (yaml, body, body line), or nil when they have no closed
+    /// front matter. A CRLF document has no front matter: "\r\n" is one Character, not "\n".
+    static let documents: [(String, FrontMatter.Parts?)] = [
+        ("---\ntitle: a\n---\n# a\n\nbody\n", .init(yaml: "title: a", body: "# a\n\nbody\n", bodyLine: 4)),
+        ("---\n---\n", .init(yaml: "", body: "", bodyLine: 3)),
+        ("---\n---", .init(yaml: "", body: "", bodyLine: 3)),
+        ("---\ntitle: a\n---", .init(yaml: "title: a", body: "", bodyLine: 4)),
+        ("---\ntitle: a\n---\nbody without newline", .init(yaml: "title: a", body: "body without newline", bodyLine: 4)),
+        ("---\ntitle: a\n", nil),
+        ("---", nil),
+        ("--- \ntitle: a\n---\n", nil),
+        ("---\na: 1\n----\n---\nbody\n---\nmore\n", .init(yaml: "a: 1\n----", body: "body\n---\nmore\n", bodyLine: 5)),
+        ("---\r\ntitle: a\r\n---\r\nbody\r\n", nil),
+        ("title: a\n---\n", nil),
+        ("---\ntitle: \"제목\"\n---\n본문\u{0301}\n", .init(yaml: "title: \"제목\"", body: "본문\u{0301}\n", bodyLine: 4)),
+        ("---\n\u{0301}---\n---\n", .init(yaml: "\u{0301}---", body: "", bodyLine: 4)),
+    ]
+
+    @Test func frontMatterSplitsAtItsFences() {
+        for (text, expected) in Self.documents {
+            let split = try? FrontMatter.split(text)
+            #expect(split?.yaml == expected?.yaml, "\(text.debugDescription)")
+            #expect(split?.body == expected?.body, "\(text.debugDescription)")
+            #expect(split?.bodyLine == expected?.bodyLine, "\(text.debugDescription)")
+        }
+    }
+
+    /// The split as Characters see it: lines are what `split(separator: "\n")` gives, less a
+    /// CR that ends one. Nil and the message when there is no closed front matter.
+    static func referenceSplit(_ text: String) -> (parts: FrontMatter.Parts?, message: String?) {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.hasSuffix("\r") ? line.dropLast() : line
         }
-        guard lines.first == "---", let close = lines.dropFirst().firstIndex(of: "---") else { return nil }
+        guard lines.first == "---" else { return (nil, "a terms document starts with '---', its YAML front matter, and another '---'") }
+        guard let close = lines.dropFirst().firstIndex(of: "---") else { return (nil, "the front matter opened on line 1 is never closed with '---'") }
         let yaml = lines[1..<close].joined(separator: "\n")
         lines = Array(lines[(close + 1)...])
-        return FrontMatter.Parts(yaml: yaml, body: lines.joined(separator: "\n"), bodyLine: close + 2)
+        return (FrontMatter.Parts(yaml: yaml, body: lines.joined(separator: "\n"), bodyLine: close + 2), nil)
     }
 
-    static let documents: [String] = [
-        "---\ntitle: a\n---\n# a\n\nbody\n",
-        "---\n---\n",
-        "---\n---",
-        "---\ntitle: a\n---",
-        "---\ntitle: a\n---\nbody without newline",
-        "---\ntitle: a\n",
-        "---",
-        "--- \ntitle: a\n---\n",
-        "---\na: 1\n----\n---\nbody\n---\nmore\n",
-        "---\r\ntitle: a\r\n---\r\nbody\r\n",
-        "title: a\n---\n",
-        "---\ntitle: \"제목\"\n---\n본문\u{0301}\n",
-    ]
+    /// Each text as written, with CRLF line ends, with a CR at its end, with a CR before its
+    /// last LF, and with a combining mark after every LF.
+    static func variants(of text: String) -> [String] {
+        var beforeLast = text
+        if let last = beforeLast.utf8.lastIndex(of: 0x0A) { beforeLast.insert("\r", at: last) }
+        return [text, text.replacingOccurrences(of: "\n", with: "\r\n"), text + "\r", beforeLast,
+                text.replacingOccurrences(of: "\n", with: "\n\u{0301}"), "\r" + text]
+    }
 
-    @Test(arguments: documents) func frontMatterSplitsAsBefore(text: String) {
-        let split = try? FrontMatter.split(text)
-        let reference = Self.referenceSplit(text)
-        #expect(split?.yaml == reference?.yaml)
-        #expect(split?.body == reference?.body)
-        #expect(split?.bodyLine == reference?.bodyLine)
+    /// The byte split gives what the Character split gives on every terms file of the example
+    /// content and of a generated repository, on the documents above and on their variants.
+    @Test func frontMatterSplitsAsCharactersDo() throws {
+        let extra = ["", "\r", "\n", "---\r", "---\n---\r", "---\r\n---\n", "---\n\r\n---\nbody", "---\nx\r\n---\nbody\r"]
+        var texts = Self.documents.map(\.0) + extra
+        let example = String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+        for folder in ["/" + example + "/content"] {
+            let source = WorkingTreeSource(root: folder, contentRoot: .repositoryRoot)
+            for entry in try source.entries() where entry.path.hasSuffix(".md") {
+                texts.append(String(decoding: try source.read(entry), as: UTF8.self))
+            }
+        }
+        try withTemporaryDirectory { directory in
+            let parameters = LargeContentGenerator.Parameters(partners: 3, products: 6, rateTables: 6, termsVersions: 12, history: 0, seed: 11)
+            _ = try LargeContentGenerator(parameters).generate(into: directory)
+            let source = WorkingTreeSource(root: directory, contentRoot: .repositoryRoot)
+            for entry in try source.entries() where entry.path.hasSuffix(".md") {
+                texts.append(String(decoding: try source.read(entry), as: UTF8.self))
+            }
+        }
+        #expect(texts.count > 20)
+        var split = 0
+        for text in texts.flatMap(Self.variants) {
+            var parts: FrontMatter.Parts?
+            var message: String?
+            do { parts = try FrontMatter.split(text) } catch { message = error.message }
+            let reference = Self.referenceSplit(text)
+            let shown = text.prefix(60).debugDescription
+            #expect(message == reference.message, "\(shown)")
+            #expect(parts?.yaml == reference.parts?.yaml, "\(shown)")
+            #expect(parts?.body == reference.parts?.body, "\(shown)")
+            #expect(parts?.bodyLine == reference.parts?.bodyLine, "\(shown)")
+            if parts != nil { split += 1 }
+        }
+        #expect(split > 40)
     }
 
     /// The Character-level title removal `StaticPages.droppingTitleHeading` had before its byte path.
@@ -129,23 +181,6 @@ import Testing
         let days = ["2026-11-29", "2024-02-29", "2025-02-29", "2025-13-01", "2025-00-10", "2025-01-00", "2025-1-01", "20250-01-01",
                     "2025-01-01 ", "2025/01/01", "", "２０２５-01-01", "2025-01-3\u{301}", "0000-01-01", "2025--1-01"]
         for text in days { #expect(Day(text) == Self.referenceDay(text), "\(text)") }
-    }
-
-    /// Paths that name every role, nearly do, or hide a difference behind Unicode.
-    static let paths: [String] = [
-        "ratecard.yaml", "/ratecard.yaml", "ratecard.yaml/", "ratecard.yml", "a/ratecard.yaml", "",  "/", "//",
-        "regulatory/limits.yaml", "regulatory/phrases.yaml", "regulatory//limits.yaml", "regulatory/other.yaml",
-        "partners/bareun-bank-1.yaml", "partners/.yaml", "partners/a.yml", "partners/x/y.yaml", "partners/a.yaml/",
-        "products/p/q/product.yaml", "products/p/q/product.yml", "products/p/product.yaml", "products//p/q/product.yaml",
-        "products/p/q/rates/2025-01-01.yaml", "products/p/q/rates/.yaml", "products/p/q/rate/2025-01-01.yaml",
-        "products/p/q/rates/2025-01-01.yaml/x", "terms/doc/1.0.0.md", "terms/doc/.md", "terms/doc/1.0.0.MD", "terms/1.0.0.md",
-        "assets/logo.svg", "assets/a/b/logo.png", "assets/logo.gif", "assets", "assets/", "assets/logo.svg/",
-        "Products/p/q/product.yaml", "partners/바른은행.yaml", "terms/약관/1.0.0.md", "products/p/q/rates/2025-01-01.yaml\u{301}",
-        "partners/a\u{301}.yaml", "assets/\u{0600}.svg", "te\u{301}rms/doc/1.0.0.md", "x\r\n/ratecard.yaml",
-    ]
-
-    @Test(arguments: paths) func fileRolesReadFromBytesAsFromParts(path: String) {
-        #expect(FileRole(path) == FileRole(parts: path))
     }
 
     @Test func sourceTextChecksWhatItDecodes() {
@@ -412,6 +447,44 @@ import Testing
             #expect(AdWording.hits(in: CopyText(plain: harmless, at: SourceMark(line: 1, column: 1))).isEmpty, "'\(harmless)' is not prohibited")
         }
     }
+
+    /// Every terms body (as Markdown) and every line of every other text file (as a plain
+    /// value) of the example content, a generated repository and the bad-input corpus: the
+    /// prefilter hides none of what the expression alone finds there.
+    @Test func thePrefilterHidesNothingInRealContent() throws {
+        var copies: [CopyText] = []
+        func add(folder: String) throws {
+            let source = WorkingTreeSource(root: folder, contentRoot: .repositoryRoot)
+            for entry in try source.entries() where entry.kind == .file && !entry.path.hasSuffix(".png") {
+                let text = String(decoding: try source.read(entry), as: UTF8.self)
+                if entry.path.hasSuffix(".md"), let parts = try? FrontMatter.split(text) {
+                    copies.append(CopyText(markdown: parts.body, firstLine: parts.bodyLine))
+                    copies.append(CopyText(plain: parts.yaml, at: .start))
+                } else {
+                    for (number, line) in text.split(separator: "\n").enumerated() {
+                        copies.append(CopyText(plain: String(line), at: SourceMark(line: number + 1, column: 1)))
+                    }
+                }
+            }
+        }
+        let checkout = "/" + String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+        try add(folder: checkout + "/content")
+        try add(folder: Fixtures.root + "/bad")
+        try add(folder: Fixtures.root + "/good")
+        try withTemporaryDirectory { directory in
+            let parameters = LargeContentGenerator.Parameters(partners: 3, products: 6, rateTables: 6, termsVersions: 12, history: 0, seed: 11)
+            _ = try LargeContentGenerator(parameters).generate(into: directory)
+            try add(folder: directory)
+        }
+        var found = 0
+        for copy in copies {
+            let matches = AdWording.matches(in: copy)
+            #expect(AdWording.hits(in: copy) == matches, "\(copy.text.prefix(80))")
+            found += matches.count
+        }
+        #expect(copies.count > 1000)
+        #expect(found > 10)
+    }
 }
 
 extension FastPathTests {
@@ -448,7 +521,7 @@ extension FastPathTests {
                 }
                 return result
             }
-            let listed = try WorkingTreeSource(root: directory, displayPrefix: "").entries()
+            let listed = try WorkingTreeSource(root: directory, contentRoot: .repositoryRoot).entries()
             #expect(listed == (try reference("")).sorted { $0.path < $1.path })
             #expect(listed.map(\.path) == ["a.yaml", "b/c.yaml", "b/d/e.md", "b/link.yaml", "folder-link", "sub1", "sub2", "z/y/x/w.svg"])
         }
@@ -459,7 +532,7 @@ extension FastPathTests {
     @Test func aWorkTreeFileOverTheLimitIsMeasuredNotRead() throws {
         try withTemporaryDirectory { directory in
             try writeBytes([UInt8](repeating: 0x61, count: 2048), to: directory + "/big.yaml")
-            let source = WorkingTreeSource(root: directory, displayPrefix: "")
+            let source = WorkingTreeSource(root: directory, contentRoot: .repositoryRoot)
             let entry = TreeEntry(path: "big.yaml", kind: .file, id: nil)
             let over = try source.read(entry, limit: 1024)
             #expect(over.bytes == nil && over.size == 2048)

@@ -22,7 +22,7 @@ enum HookCommand {
         guard arguments.positionals[0] == "install" else { throw UsageError("Unknown hook action '\(arguments.positionals[0])'; use 'install'") }
         let location = try ContentLocation.find(from: invocation.directory)
         let repository = try location.requireRepository()
-        guard let prefix = location.treePrefix, let workdir = repository.workdir else { throw OperationalError("hook install needs a work tree") }
+        guard let contentRoot = location.contentRoot, let workdir = repository.workdir else { throw OperationalError("hook install needs a work tree") }
         let hooks = repository.gitDir + "/hooks"
         try FileSystem.makeDirectories(hooks)
         let hook = hooks + "/pre-commit"
@@ -32,7 +32,7 @@ enum HookCommand {
                 throw OperationalError("\(hook) already exists and was not written by ratecard; merge it by hand")
             }
         }
-        let script = Self.script(contentPrefix: prefix, inRepository: try binaryInside(workdir))
+        let script = Self.script(contentPrefix: contentRoot.treePath, inRepository: try binaryInside(workdir))
         try DurableFiles.replace(hook, Array(script.utf8))
         chmod(hook, 0o755)
         invocation.console.out("Installed \(hook): commits now run 'ratecard validate --staged'.\n")

@@ -18,7 +18,7 @@ enum SaveCommand {
         guard let message = arguments.value("-m"), !message.isEmpty else { throw UsageError("Missing expected option '-m <msg>'") }
         let location = try ContentLocation.find(from: invocation.directory)
         let repository = try location.requireRepository()
-        guard let prefix = location.treePrefix else { throw OperationalError("save needs a work tree") }
+        guard let contentRoot = location.contentRoot else { throw OperationalError("save needs a work tree") }
         let author: Signature
         if let text = arguments.value("--author") {
             guard let open = text.firstIndex(of: "<"), text.hasSuffix(">") else { throw UsageError("'--author' must look like \"Name <email>\"") }
@@ -59,11 +59,10 @@ enum SaveCommand {
             invocation.console.out(DiffFormatter.text(SemanticDiff.between(before, snapshot.content, asOf: asOf), title: "Saving", colour: invocation.console.outIsTerminal))
         }
         // Stage exactly the content files: present ones, and committed ones that were deleted.
-        let root = prefix.isEmpty ? "" : prefix + "/"
-        var paths = Set(try snapshot.source.entries().map { root + $0.path })
-        if let head = snapshot.commit, let committed = try repository.treeEntries(commit: head, under: prefix) {
+        var paths = Set(try snapshot.source.entries().map { contentRoot.path($0.path) })
+        if let head = snapshot.commit, let committed = try repository.treeEntries(commit: head, under: contentRoot.treePath) {
             for entry in committed where !entry.path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
-                paths.insert(root + entry.path)
+                paths.insert(contentRoot.path(entry.path))
             }
         }
         try repository.stage(paths: paths.sorted())

@@ -18,13 +18,10 @@
 public enum BridgeLines {
     public static let fileName = "bridge-lines.json"
 
-    /// Line (a bridge version) -> release id. What each release requires is taken from the
-    /// file's own record where it has one (a release never changes), so a rollback does not
-    /// re-read every release's version.json (hundreds of kilobytes each on a large site).
-    public static func compute(root: any ReleaseTarget) throws -> [Int: String] {
-        try computeWithRequirements(root: root).lines
-    }
-
+    /// Line (a bridge version) -> release id, and what each release requires. What a release
+    /// requires is taken from the file's own record where it has one (a release never changes),
+    /// so a rollback does not re-read every release's version.json (hundreds of kilobytes each
+    /// on a large site).
     static func computeWithRequirements(root: any ReleaseTarget) throws -> (lines: [Int: String], requires: [String: Int]) {
         let live = try root.live()
         let bad = try root.badReleases()

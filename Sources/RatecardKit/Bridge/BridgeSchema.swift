@@ -141,8 +141,6 @@ private struct SchemaReader {
     let path: String
     let diagnostics: Diagnostics
 
-    static let maxVersion = 10_000
-
     func checkName(_ name: String, at mark: SourceMark, what: String) {
         let valid = !name.isEmpty && name.count <= 63 && name.first!.isASCII && name.first!.isLowercase
             && name.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "_" }

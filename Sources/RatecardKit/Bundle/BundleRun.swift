@@ -19,7 +19,7 @@ public struct BundleRun {
         let snapshot = try run.snapshot(revision: revision)
         Trace.mark("build: validated")
         if snapshot.report.hasErrors { return .invalid(snapshot.report) }
-        let root = location.repository == nil ? nil : String(snapshot.source.displayPrefix.dropLast(snapshot.source.displayPrefix.isEmpty ? 0 : 1))
+        let root = location.repository == nil ? nil : snapshot.source.contentRoot.treePath
         let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty, sourceRoot: root)
         let source = snapshot.source
         // Blob ids of a commit's files, listed once (not once per asset).

@@ -54,15 +54,15 @@ public struct IncrementalBundle {
         guard live.asOf == asOf.description, live.generator == BundleBuilder.generator, live.build == BuildFingerprint.value,
               !live.dirty, let liveCommit = live.commit else { return nil }
         let source = try location.source(for: commit)
-        guard live.sourceRoot == source.treePrefix else { return nil }
+        guard live.sourceRoot == source.contentRoot.treePath else { return nil }
         let diff = try TreeDiff(gitDir: repository.gitDir)
-        guard let keys = Self.editedRateTables(try diff.changes(from: liveCommit, to: commit), prefix: source.displayPrefix),
+        guard let keys = Self.editedRateTables(try diff.changes(from: liveCommit, to: commit), prefix: source.contentRoot.displayPrefix),
               keys.count <= Self.maximumProducts else { return nil }
         // The full check compares the commit with its parent: terms rules can only find
         // something if that step changed more than rate tables.
         guard let parent = try repository.commitInfo(commit).parents.first else { return nil }
         if parent != liveCommit {
-            guard Self.editedRateTables(try diff.changes(from: parent, to: commit), prefix: source.displayPrefix) != nil else { return nil }
+            guard Self.editedRateTables(try diff.changes(from: parent, to: commit), prefix: source.contentRoot.displayPrefix) != nil else { return nil }
         }
 
         Trace.mark("incremental: \(keys.count) products changed since live")
@@ -70,7 +70,7 @@ public struct IncrementalBundle {
         Trace.mark("incremental: loaded")
         // Every finding in the changed products' folders counts, a table that does not parse
         // (and so is not in the content) included.
-        let folders = keys.map { "\(source.displayPrefix)products/\($0)/" }
+        let folders = keys.map { "\(source.contentRoot.displayPrefix)products/\($0)/" }
         let found = Validator(context: ValidationContext(asOf: asOf)).check(content).filter { finding in
             folders.contains { finding.path.hasPrefix($0) }
         }
@@ -197,7 +197,7 @@ public struct IncrementalBundle {
         }
         let manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: commit, sourceDirty: false, asOf: asOf,
-            generator: BundleBuilder.generator, files: listed, sourceRoot: source.treePrefix)
+            generator: BundleBuilder.generator, files: listed, sourceRoot: source.contentRoot.treePath)
         files[BundleLayout.manifest] = manifest.bytes()
         files[BundleLayout.entry] = EntryDocument.bytes(manifest, objects: nil)
         Trace.mark("incremental: manifest")
@@ -300,7 +300,7 @@ struct SubsetSource: ContentSource {
     let base: CommitSource
     let subset: [TreeEntry]
 
-    var displayPrefix: String { base.displayPrefix }
+    var contentRoot: ContentRoot { base.contentRoot }
     func entries() throws -> [TreeEntry] { subset }
     func read(_ entry: TreeEntry) throws -> [UInt8] { try base.read(entry) }
     func size(_ entry: TreeEntry) throws -> Int { try base.size(entry) }

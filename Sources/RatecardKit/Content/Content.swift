@@ -1,7 +1,8 @@
 /// Everything one snapshot of the content holds, parsed, with where each file came from.
 public struct Content: Sendable {
-    /// The content root relative to the repository root, with a trailing `/` (or empty).
-    public var prefix: String
+    /// The folder of the repository's tree the content was read from: paths in findings and
+    /// `fileIDs` are the repository's (`content/partners/a.yaml`).
+    public var root: ContentRoot
     public var config: ServiceConfig?
     public var limits: LegalLimits?
     public var phrases: [Phrase]?
@@ -29,7 +30,7 @@ public struct Content: Sendable {
     /// from a whole tree): only then does a missing id mean a missing file.
     var identified = false
 
-    public init(prefix: String) { self.prefix = prefix }
+    public init(root: ContentRoot) { self.root = root }
 
     public func partner(_ id: String) -> Partner? { partners.first { $0.id.value == id } }
 

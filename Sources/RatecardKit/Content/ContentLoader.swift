@@ -19,7 +19,7 @@ public final class ContentLoader {
 
     /// Loads every file below the source's content root.
     public func load(_ source: any ContentSource) throws -> Content {
-        var content = Content(prefix: source.displayPrefix)
+        var content = Content(root: source.contentRoot)
         let listed = try source.entries()
         walked = listed
         let entries = Self.withoutWebBuild(listed, source: source)
@@ -45,31 +45,31 @@ public final class ContentLoader {
     /// id when known: the same for a full load and for a process that keeps its files between
     /// edits (`preview --watch`).
     static func assemble(_ entries: [TreeEntry], into content: inout Content, file: (Int) -> (ParsedFile, ObjectID?)) {
-        let prefix = content.prefix
+        let root = content.root
         content.fileIDs.reserveCapacity(entries.count)
         for index in entries.indices {
             switch entries[index].kind {
             case .symlink:
                 content.fileDiagnostics.append(Diagnostic(
-                    path: prefix + entries[index].path, mark: .start, rule: FileRules.symlink,
+                    path: root.path(entries[index].path), mark: .start, rule: FileRules.symlink,
                     message: "symlinks are not allowed in the content tree; replace it with the file itself"))
                 continue
             case .submodule:
                 content.fileDiagnostics.append(Diagnostic(
-                    path: prefix + entries[index].path, mark: .start, rule: FileRules.submodule,
+                    path: root.path(entries[index].path), mark: .start, rule: FileRules.submodule,
                     message: "submodules are not allowed in the content tree; copy the files in"))
                 continue
             case .file:
                 break
             }
             let (parsed, id) = file(index)
-            if let id { content.fileIDs[prefix + entries[index].path] = id }
+            if let id { content.fileIDs[root.path(entries[index].path)] = id }
             content.add(parsed, relative: entries[index].path)
         }
         for required in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml"]
         where !entries.contains(where: { $0.path == required }) {
             content.fileDiagnostics.append(Diagnostic(
-                path: prefix + required, mark: .start, rule: SchemaRules.missingFile,
+                path: root.path(required), mark: .start, rule: SchemaRules.missingFile,
                 message: "required file \(required) is missing"))
         }
         content.identified = true
@@ -139,28 +139,6 @@ public final class ContentLoader {
         }
     }
 
-    /// Counts `entry` as parsed the way this loader always has, and returns it when no read is
-    /// needed: cached (by any loader), or an asset or unexpected file. A work-tree
-    /// file has no blob id; it counts as parsed every time and is hashed like git does when read.
-    private func cachedFile(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> ParsedFile? {
-        guard let id = entry.id else {
-            parses += 1
-            switch FileRole(entry.path) {
-            case .asset, .unexpected: return try Self.parse(entry, path: path, source: source, bytes: nil, id: nil)
-            default: return nil
-            }
-        }
-        let key = Self.key(path, id)
-        if seen.insert(key).inserted { parses += 1 }
-        return ParseCache.shared.file(key)
-    }
-
-    /// One file parsed, from the cache when its path and blob id were parsed before.
-    private func parsedFile(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> ParsedFile {
-        if let file = try cachedFile(entry, path: path, source: source) { return file }
-        return try Self.readAndParse(entry, path: path, source: source).file
-    }
-
     static func key(_ path: String, _ id: ObjectID) -> ParseKey { ParseKey(path: path, id: id) }
 
     /// Reads, hashes (work-tree files: the id is returned) and parses one file, storing it in the
@@ -191,10 +169,12 @@ public final class ContentLoader {
     /// the table parsed both before and after, so the content lists the same files in the same
     /// order as `load(source)` would.
     func replaceRateTable(in content: inout Content, with entry: TreeEntry, from source: any ContentSource) throws -> Bool {
-        let path = source.displayPrefix + entry.path
+        let path = source.contentRoot.path(entry.path)
         guard entry.kind == .file, case .rateTable = FileRole(entry.path),
               let index = content.rateTables.indices.first(where: { content.rateTables[$0].path == path }) else { return false }
-        let parsed = try parsedFile(entry, path: path, source: source)
+        let loaded = try Self.loadFile(entry, path: path, source: source)
+        count(loaded)
+        let parsed = loaded.file
         guard case .rateTable(let table?) = parsed.model else { return false }
         content.rateTables[index] = table
         content.fileIDs[path] = entry.id
@@ -330,11 +310,6 @@ enum FileRole: Sendable, Equatable {
     case unexpected(String)
 
     init(_ path: String) {
-        self = Self.recognized(ascii: path) ?? FileRole(parts: path)
-    }
-
-    /// The role read by splitting the path into Strings: for any path.
-    init(parts path: String) {
         let parts = path.split(separator: "/").map(String.init)
         switch (parts.count, parts.first) {
         case (1, "ratecard.yaml"): self = .config
@@ -356,68 +331,6 @@ enum FileRole: Sendable, Equatable {
             if path.hasSuffix(".yml") { hint = "unexpected file: YAML files end in .yaml, not .yml; rename it" }
             self = .unexpected(hint)
         }
-    }
-}
-
-extension FileRole {
-    /// The role of an ASCII path that names a content file, read from its bytes (for ASCII,
-    /// splitting and comparing Characters is splitting and comparing bytes); nil for any other
-    /// path, which `init(parts:)` then reads. Every file of a load is named this way, and
-    /// splitting 11,600 paths into Strings was a measurable part of it.
-    static func recognized(ascii path: String) -> FileRole? {
-        path.utf8.withContiguousStorageIfAvailable { bytes -> FileRole? in
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            // The first five non-empty parts between slashes, and how many there are.
-            var parts: (Range<Int>, Range<Int>, Range<Int>, Range<Int>, Range<Int>) = (0..<0, 0..<0, 0..<0, 0..<0, 0..<0)
-            var count = 0
-            var start = 0
-            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-                if index > start {
-                    switch count {
-                    case 0: parts.0 = start..<index
-                    case 1: parts.1 = start..<index
-                    case 2: parts.2 = start..<index
-                    case 3: parts.3 = start..<index
-                    case 4: parts.4 = start..<index
-                    default: break
-                    }
-                    count += 1
-                }
-                start = index + 1
-            }
-            func equals(_ part: Range<Int>, _ text: StaticString) -> Bool {
-                part.count == text.utf8CodeUnitCount
-                    && bytes[part].elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-            }
-            func ends(_ part: Range<Int>, with text: StaticString) -> Bool {
-                part.count >= text.utf8CodeUnitCount && equals(part.upperBound - text.utf8CodeUnitCount..<part.upperBound, text)
-            }
-            func string(_ part: Range<Int>, droppingLast dropped: Int = 0) -> String {
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[part.lowerBound..<part.upperBound - dropped]), as: UTF8.self)
-            }
-            switch count {
-            case 1 where equals(parts.0, "ratecard.yaml"):
-                return .config
-            case 2 where equals(parts.0, "regulatory") && equals(parts.1, "limits.yaml"):
-                return .limits
-            case 2 where equals(parts.0, "regulatory") && equals(parts.1, "phrases.yaml"):
-                return .phrases
-            case 2 where equals(parts.0, "regulatory") && equals(parts.1, "signoffs.yaml"):
-                return .signoffs
-            case 2 where equals(parts.0, "partners") && ends(parts.1, with: ".yaml"):
-                return .partner(string(parts.1, droppingLast: 5))
-            case 4 where equals(parts.0, "products") && equals(parts.3, "product.yaml"):
-                return .product(partner: string(parts.1), product: string(parts.2))
-            case 5 where equals(parts.0, "products") && equals(parts.3, "rates") && ends(parts.4, with: ".yaml"):
-                return .rateTable(partner: string(parts.1), product: string(parts.2), date: string(parts.4, droppingLast: 5))
-            case 3 where equals(parts.0, "terms") && ends(parts.2, with: ".md"):
-                return .terms(document: string(parts.1), version: string(parts.2, droppingLast: 3))
-            case 2... where equals(parts.0, "assets") && (ends(0..<bytes.count, with: ".svg") || ends(0..<bytes.count, with: ".png")):
-                return .asset
-            default:
-                return nil
-            }
-        } ?? nil
     }
 }
 
@@ -459,7 +372,7 @@ extension Content {
         case .product(let value?): products.append(value)
         case .rateTable(let value?): rateTables.append(value)
         case .terms(let value, let text):
-            termsText[prefix + relative] = text
+            termsText[root.path(relative)] = text
             if let value { terms.append(value) }
         default: break
         }

@@ -11,15 +11,15 @@ protocol ConcurrentlyReadable: ContentSource {
 
 extension CommitSource: ConcurrentlyReadable {
     func readerOpener() -> @Sendable () throws -> any ContentSource {
-        let (gitDir, commit, treePrefix) = (repository.gitDir, commit, treePrefix)
-        return { CommitSource(repository: try Repository.open(at: gitDir), commit: commit, treePrefix: treePrefix) }
+        let (gitDir, commit, contentRoot) = (repository.gitDir, commit, contentRoot)
+        return { CommitSource(repository: try Repository.open(at: gitDir), commit: commit, contentRoot: contentRoot) }
     }
 }
 
 extension WorkingTreeSource: ConcurrentlyReadable {
     func readerOpener() -> @Sendable () throws -> any ContentSource {
-        let (root, displayPrefix) = (root, displayPrefix)
-        return { WorkingTreeSource(root: root, displayPrefix: displayPrefix) }
+        let (root, contentRoot) = (root, contentRoot)
+        return { WorkingTreeSource(root: root, contentRoot: contentRoot) }
     }
 }
 
@@ -39,12 +39,12 @@ enum ParallelParse {
         var loaded = [ContentLoader.LoadedFile?](repeating: nil, count: entries.count)
         guard jobs.count >= threshold, let readable = source as? any ConcurrentlyReadable else {
             for index in jobs {
-                loaded[index] = try ContentLoader.loadFile(entries[index], path: source.displayPrefix + entries[index].path, source: source)
+                loaded[index] = try ContentLoader.loadFile(entries[index], path: source.contentRoot.path(entries[index].path), source: source)
             }
             return loaded
         }
         let open = readable.readerOpener()
-        let prefix = source.displayPrefix
+        let root = source.contentRoot
         let failures = Mutex<[(position: Int, error: any Error)]>([])
         let next = Atomic<Int>(0)
         try loaded.withUnsafeMutableBufferPointer { buffer in
@@ -64,7 +64,7 @@ enum ParallelParse {
                         let entry = entries[index]
                         do {
                             if reader == nil { reader = try open() }
-                            shared.buffer[index] = try ContentLoader.loadFile(entry, path: prefix + entry.path, source: reader!)
+                            shared.buffer[index] = try ContentLoader.loadFile(entry, path: root.path(entry.path), source: reader!)
                         } catch {
                             failures.withLock { $0.append((position, error)) }
                         }

@@ -40,15 +40,15 @@ public struct ChangeHistory {
         var events: [Event] = []
         for commit in try repository.commits(from: nil, to: head).reversed() {
             let info = try repository.commitInfo(commit)
-            let prefix = try location.treePrefix(in: commit)
-            let now = try repository.treeEntries(commit: commit, under: prefix) ?? []
-            let before = try info.parents.first.flatMap { try repository.treeEntries(commit: $0, under: prefix) } ?? []
+            let contentRoot = try location.contentRoot(in: commit)
+            let now = try repository.treeEntries(commit: commit, under: contentRoot.treePath) ?? []
+            let before = try info.parents.first.flatMap { try repository.treeEntries(commit: $0, under: contentRoot.treePath) } ?? []
             func ids(_ entries: [TreeEntry]) -> [String: ObjectID?] {
                 Dictionary(entries.filter { $0.path.hasPrefix(subject.pathPrefix) || $0.path == subject.pathPrefix }.map { ($0.path, $0.id) }, uniquingKeysWith: { first, _ in first })
             }
             guard ids(now) != ids(before) else { continue }
-            let new = try loader.load(CommitSource(repository: repository, commit: commit, treePrefix: prefix))
-            let old = try info.parents.first.map { try loader.load(CommitSource(repository: repository, commit: $0, treePrefix: prefix)) } ?? Content(prefix: new.prefix)
+            let new = try loader.load(CommitSource(repository: repository, commit: commit, contentRoot: contentRoot))
+            let old = try info.parents.first.map { try loader.load(CommitSource(repository: repository, commit: $0, contentRoot: contentRoot)) } ?? Content(root: new.root)
             let changes = SemanticDiff.between(old, new, asOf: asOf).changes.filter(subject.matches)
             // The first activation whose commit contains this change, and rollbacks away from it.
             var shipped: [Journal.Entry] = []

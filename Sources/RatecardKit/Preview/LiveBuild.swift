@@ -17,7 +17,8 @@ public final class LiveBuild {
     /// The web folder's path below the content folder with a trailing `/`, when it is inside it
     /// (its files are not content, but they are part of the work tree git compares).
     let webInside: String?
-    private let prefix: String
+    private let contentRoot: ContentRoot
+    private var prefix: String { contentRoot.displayPrefix }
     private let validator: Validator
     let memo = RenderMemo()
 
@@ -80,7 +81,7 @@ public final class LiveBuild {
         self.asOf = asOf
         let source = try location.workingTree()
         root = source.root
-        prefix = source.displayPrefix
+        contentRoot = source.contentRoot
         self.webFolder = webFolder
         if let webFolder, let real = try? FileSystem.realPath(webFolder), let top = try? FileSystem.realPath(source.root), real.hasPrefix(top + "/") {
             webInside = String(real.dropFirst(top.count + 1)) + "/"
@@ -88,7 +89,7 @@ public final class LiveBuild {
             webInside = nil
         }
         validator = Validator(context: ValidationContext(asOf: asOf))
-        content = Content(prefix: source.displayPrefix)
+        content = Content(root: source.contentRoot)
         try loadAll()
         Trace.mark("watch: loaded")
         refreshHead(force: true)
@@ -101,7 +102,7 @@ public final class LiveBuild {
 
     /// Reads every file of the work tree (on two threads, through the parse cache).
     private func loadAll() throws {
-        let source = WorkingTreeSource(root: root, displayPrefix: prefix)
+        let source = WorkingTreeSource(root: root, contentRoot: contentRoot)
         let entries = try source.entries()
         webPrefix = ContentLoader.webBuildPrefix(entries, source: source)
         let contentEntries = ContentLoader.withoutWebBuild(entries, source: source)
@@ -135,7 +136,7 @@ public final class LiveBuild {
             guard let item = items[path], item.isContent else { return nil }
             return TreeEntry(path: path, kind: item.kind, id: item.id)
         }
-        var assembled = Content(prefix: prefix)
+        var assembled = Content(root: contentRoot)
         ContentLoader.assemble(entries, into: &assembled) { index in
             let item = items[entries[index].path]!
             return (item.parsed!, item.id)
@@ -147,14 +148,14 @@ public final class LiveBuild {
     /// names a commit. Returns true when it moved.
     @discardableResult
     private func refreshHead(force: Bool = false) -> Bool {
-        guard let repository = location.repository, let treePrefix = location.treePrefix else { return false }
+        guard let repository = location.repository, let treeRoot = location.contentRoot else { return false }
         let commit = try? repository.headCommit()
         guard force || commit != head else { return false }
         head = commit
         base = nil
         headFiles = nil
-        if let commit, let entries = try? repository.treeEntries(commit: commit, under: treePrefix) {
-            let source = CommitSource(repository: repository, commit: commit, treePrefix: treePrefix)
+        if let commit, let entries = try? repository.treeEntries(commit: commit, under: treeRoot.treePath) {
+            let source = CommitSource(repository: repository, commit: commit, contentRoot: treeRoot)
             base = try? ContentLoader().load(source)
             headFiles = Dictionary(source.filtered(entries).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         }
@@ -293,7 +294,7 @@ public final class LiveBuild {
                 insert(path, Item(kind: .submodule, id: nil, isContent: !isUnderWebBuild(path), parsed: nil))
                 return nil
             }
-            let inner = WorkingTreeSource(root: full, displayPrefix: "")
+            let inner = WorkingTreeSource(root: full, contentRoot: .repositoryRoot)
             for entry in (try? inner.entries()) ?? [] { _ = try reread(path + "/" + entry.path) }
             return nil
         case S_IFLNK:
@@ -313,7 +314,7 @@ public final class LiveBuild {
             return nil
         }
         let entry = TreeEntry(path: path, kind: .file, id: nil)
-        let source = WorkingTreeSource(root: root, displayPrefix: prefix)
+        let source = WorkingTreeSource(root: root, contentRoot: contentRoot)
         let loaded = try ContentLoader.loadFile(entry, path: prefix + path, source: source)
         insert(path, Item(kind: .file, id: loaded.key?.id ?? loaded.hashed ?? id, isContent: true, parsed: loaded.file))
         if case .asset = FileRole(path) {
@@ -423,7 +424,7 @@ public final class LiveBuild {
     /// The content reduced to the terms documents `documents`: their versions and text, every
     /// partner and shared file, no products.
     static func cut(_ content: Content, to documents: Set<String>, paths: Set<String>) -> Content {
-        var cut = Content(prefix: content.prefix)
+        var cut = Content(root: content.root)
         cut.config = content.config
         cut.limits = content.limits
         cut.phrases = content.phrases
@@ -441,7 +442,7 @@ public final class LiveBuild {
     /// Builds the bundle when the content has no errors (keeping the last good one otherwise).
     private func rebuild() throws {
         guard !found.contains(where: { $0.severity == .error }) else { return }
-        let root = location.repository == nil ? nil : String(prefix.dropLast(prefix.isEmpty ? 0 : 1))
+        let root = location.repository == nil ? nil : contentRoot.treePath
         let dirty = dirty
         var builder = BundleBuilder(asOf: asOf, sourceCommit: dirty ? nil : head, sourceDirty: dirty, sourceRoot: root)
         builder.memo = memo

@@ -106,7 +106,7 @@ extension Content {
         var builder = BuildCache.Key.Builder(kind)
         for relative in Self.sharedFiles {
             builder.append(relative)
-            builder.append(fileIDs[prefix.isEmpty ? relative : prefix + relative]?.hex ?? "-")
+            builder.append(fileIDs[root.path(relative)]?.hex ?? "-")
         }
         return builder
     }

@@ -2,20 +2,17 @@
 public struct CommitSource: ContentSource {
     public let repository: Repository
     public let commit: ObjectID
-    /// The content root inside the tree (`content` or empty).
-    public let treePrefix: String
+    public let contentRoot: ContentRoot
 
-    public init(repository: Repository, commit: ObjectID, treePrefix: String) {
+    public init(repository: Repository, commit: ObjectID, contentRoot: ContentRoot) {
         self.repository = repository
         self.commit = commit
-        self.treePrefix = treePrefix
+        self.contentRoot = contentRoot
     }
 
-    public var displayPrefix: String { treePrefix.isEmpty ? "" : treePrefix + "/" }
-
     public func entries() throws -> [TreeEntry] {
-        guard let entries = try repository.treeEntries(commit: commit, under: treePrefix) else {
-            throw OperationalError("commit \(commit.short) has no folder '\(treePrefix)' holding the content")
+        guard let entries = try repository.treeEntries(commit: commit, under: contentRoot.treePath) else {
+            throw OperationalError("commit \(commit.short) has no folder '\(contentRoot.treePath)' holding the content")
         }
         return filtered(entries)
     }
@@ -23,8 +20,8 @@ public struct CommitSource: ContentSource {
     /// The entries below the folders `descending` accepts (content-relative paths), e.g. all but
     /// the rate tables of products that did not change.
     func entries(descending: (String) -> Bool) throws -> [TreeEntry] {
-        guard let entries = try repository.treeEntries(commit: commit, under: treePrefix, descending: descending) else {
-            throw OperationalError("commit \(commit.short) has no folder '\(treePrefix)' holding the content")
+        guard let entries = try repository.treeEntries(commit: commit, under: contentRoot.treePath, descending: descending) else {
+            throw OperationalError("commit \(commit.short) has no folder '\(contentRoot.treePath)' holding the content")
         }
         return filtered(entries)
     }

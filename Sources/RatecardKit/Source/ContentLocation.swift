@@ -4,9 +4,9 @@ public struct ContentLocation {
     /// The folder holding `ratecard.yaml`, or nil when only a (bare) repository was found.
     public var contentDir: String?
     public var repository: Repository?
-    /// The content root relative to the repository's work tree (`content`, or empty). Nil
-    /// when it must be found in each commit's tree (a bare repository).
-    public var treePrefix: String?
+    /// The content root in the repository's tree, as the work tree has it. Nil when it must
+    /// be found in each commit's tree (a bare repository) or there is no repository.
+    public var contentRoot: ContentRoot?
 
     /// Finds the content like git finds a repository: the nearest folder at or above `start`
     /// holding `ratecard.yaml`, and the nearest git repository at or above that.
@@ -19,7 +19,7 @@ public struct ContentLocation {
                 // No content folder on disk: a bare clone still has the content in its commits.
                 if let repository = try? Repository.discover(from: absolute) {
                     if repository.workdir == nil {
-                        return ContentLocation(contentDir: nil, repository: repository, treePrefix: nil)
+                        return ContentLocation(contentDir: nil, repository: repository, contentRoot: nil)
                     }
                     throw OperationalError("no ratecard.yaml in \(start) or any folder above it; run inside the content folder or pass -C DIR")
                 }
@@ -28,14 +28,14 @@ public struct ContentLocation {
             folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
         }
         guard let repository = try? Repository.discover(from: folder), let workdir = repository.workdir else {
-            return ContentLocation(contentDir: folder, repository: nil, treePrefix: nil)
+            return ContentLocation(contentDir: folder, repository: nil, contentRoot: nil)
         }
         let root = (try? FileSystem.realPath(workdir)) ?? workdir
         var prefix = ""
         if folder != root, folder.hasPrefix(root + "/") {
             prefix = String(folder.dropFirst(root.count + 1))
         }
-        return ContentLocation(contentDir: folder, repository: repository, treePrefix: prefix)
+        return ContentLocation(contentDir: folder, repository: repository, contentRoot: ContentRoot(treePath: prefix))
     }
 
     /// The repository, or an error saying that this needs one.
@@ -46,9 +46,9 @@ public struct ContentLocation {
         return repository
     }
 
-    /// The content root inside `commit`'s tree: the known prefix, or the shallowest folder holding `ratecard.yaml`.
-    public func treePrefix(in commit: ObjectID) throws -> String {
-        if let treePrefix { return treePrefix }
+    /// The content root inside `commit`'s tree: the known root, or the shallowest folder holding `ratecard.yaml`.
+    public func contentRoot(in commit: ObjectID) throws -> ContentRoot {
+        if let contentRoot { return contentRoot }
         let repository = try requireRepository()
         let entries = try repository.treeEntries(commit: commit, under: "") ?? []
         let candidates = entries.filter { $0.path == "ratecard.yaml" || $0.path.hasSuffix("/ratecard.yaml") }
@@ -57,12 +57,12 @@ public struct ContentLocation {
         guard let best = candidates.first else {
             throw OperationalError("commit \(commit.short) holds no ratecard.yaml")
         }
-        return best
+        return ContentRoot(treePath: best)
     }
 
     /// A source reading `commit`'s tree.
     public func source(for commit: ObjectID) throws -> CommitSource {
-        CommitSource(repository: try requireRepository(), commit: commit, treePrefix: try treePrefix(in: commit))
+        CommitSource(repository: try requireRepository(), commit: commit, contentRoot: try contentRoot(in: commit))
     }
 
     /// Content files (relative to the content root) that differ from HEAD in the work tree or
@@ -70,11 +70,9 @@ public struct ContentLocation {
     /// content and are left out, as every source leaves them out.
     public func uncommittedContentFiles() throws -> [String] {
         let repository = try requireRepository()
-        guard let prefix = treePrefix else { return [] }
-        let start = prefix.isEmpty ? "" : prefix + "/"
-        return try repository.uncommittedPaths(under: prefix).compactMap { path in
-            guard path.hasPrefix(start) else { return nil }
-            let relative = String(path.dropFirst(start.count))
+        guard let contentRoot else { return [] }
+        return try repository.uncommittedPaths(under: contentRoot.treePath).compactMap { path in
+            guard let relative = contentRoot.relative(path) else { return nil }
             return relative.split(separator: "/").contains { $0.hasPrefix(".") } ? nil : relative
         }
     }
@@ -85,9 +83,9 @@ public struct ContentLocation {
     public func uncommittedContentFilesInBackground() throws -> Background<[String]> {
         let repository = try requireRepository()
         let path = repository.workdir ?? repository.gitDir
-        let (folder, prefix) = (contentDir, treePrefix)
+        let (folder, root) = (contentDir, contentRoot)
         return Background {
-            try ContentLocation(contentDir: folder, repository: Repository.open(at: path), treePrefix: prefix).uncommittedContentFiles()
+            try ContentLocation(contentDir: folder, repository: Repository.open(at: path), contentRoot: root).uncommittedContentFiles()
         }
     }
 
@@ -96,7 +94,6 @@ public struct ContentLocation {
         guard let contentDir else {
             throw OperationalError("this is a bare repository with no work tree; pass --rev REV to read a commit")
         }
-        let prefix = treePrefix.map { $0.isEmpty ? "" : $0 + "/" } ?? ""
-        return WorkingTreeSource(root: contentDir, displayPrefix: prefix)
+        return WorkingTreeSource(root: contentDir, contentRoot: contentRoot ?? .repositoryRoot)
     }
 }

@@ -1,7 +1,7 @@
 /// Where content files come from: a work tree or a commit.
 public protocol ContentSource {
-    /// The content root's path relative to the repository root, with a trailing `/` (or empty).
-    var displayPrefix: String { get }
+    /// The folder of the repository's tree the content is read from.
+    var contentRoot: ContentRoot { get }
     /// Every file below the content root, with symlinks and submodules listed, not followed.
     func entries() throws -> [TreeEntry]
     /// The bytes of one file entry.

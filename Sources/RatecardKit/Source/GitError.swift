@@ -11,7 +11,4 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(function) failed (\(code)): \(message)" }
-
-    /// True when libgit2 reported GIT_ENOTFOUND.
-    public var isNotFound: Bool { code == -3 }
 }

@@ -1,17 +1,15 @@
 /// Content as staged in git's index: what the next commit will hold (for the pre-commit hook).
 public struct IndexSource: ContentSource {
     public let repository: Repository
-    public let treePrefix: String
+    public let contentRoot: ContentRoot
 
-    public init(repository: Repository, treePrefix: String) {
+    public init(repository: Repository, contentRoot: ContentRoot) {
         self.repository = repository
-        self.treePrefix = treePrefix
+        self.contentRoot = contentRoot
     }
 
-    public var displayPrefix: String { treePrefix.isEmpty ? "" : treePrefix + "/" }
-
     public func entries() throws -> [TreeEntry] {
-        try repository.indexEntries(under: treePrefix)
+        try repository.indexEntries(under: contentRoot.treePath)
             .filter { !$0.path.split(separator: "/").contains { $0.hasPrefix(".") } }
             .sorted { $0.path < $1.path }
     }

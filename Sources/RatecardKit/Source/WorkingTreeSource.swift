@@ -5,12 +5,13 @@ import Glibc
 /// Symlinks are listed as symlinks (`lstat`), and a folder holding its own `.git` is listed
 /// as a submodule; neither is entered. Dot-files are skipped.
 public struct WorkingTreeSource: ContentSource {
+    /// The content folder on disk.
     public var root: String
-    public var displayPrefix: String
+    public var contentRoot: ContentRoot
 
-    public init(root: String, displayPrefix: String) {
+    public init(root: String, contentRoot: ContentRoot) {
         self.root = root
-        self.displayPrefix = displayPrefix
+        self.contentRoot = contentRoot
     }
 
     public func entries() throws -> [TreeEntry] {

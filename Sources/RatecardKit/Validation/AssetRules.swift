@@ -30,7 +30,7 @@ public enum AssetRules {
         guard content.partners.count == content.partnerFiles.count else { return }
         let used = Set(content.partners.map(\.logo.value))
         for asset in content.assets.sorted() where !used.contains(asset) {
-            diagnostics.report(unreferenced, content.prefix + asset, .start, "no partner names this asset as its logo; remove it, or set a partner's logo: \(asset)")
+            diagnostics.report(unreferenced, content.root.path(asset), .start, "no partner names this asset as its logo; remove it, or set a partner's logo: \(asset)")
         }
     }
 }

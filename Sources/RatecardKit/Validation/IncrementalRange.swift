@@ -29,7 +29,7 @@ struct IncrementalRange {
             // Nothing in the content changed: history rules find nothing between equal snapshots.
             return Step(content: content, plain: parentPlain, found: parentPlain)
         }
-        var paths = Set(keys.map { "\(content.prefix)products/\($0)/product.yaml" })
+        var paths = Set(keys.map { content.root.path("products/\($0)/product.yaml") })
         // Indexing reads one field in place; iterating would copy every table (a dozen retains each).
         let wanted = FewKeys(keys)
         for index in content.rateTables.indices where wanted.contains(content.rateTables[index].productKey) {
@@ -50,13 +50,12 @@ struct IncrementalRange {
     /// content of `commit`, by re-reading the rate tables edited in place between the two; nil
     /// when anything else differs. Also the `<partner>/<product>` keys of the tables re-read.
     func reread(_ content: Content, of commit: ObjectID, as other: ObjectID, source: CommitSource) throws -> (Content, Set<String>)? {
-        guard content.prefix == source.displayPrefix else { return nil }
+        guard content.root == source.contentRoot else { return nil }
         var content = content
         var keys: Set<String> = []
         for change in try diff.changes(from: commit, to: other) {
             guard change.status == .modified, change.bothFiles, let id = change.newID,
-                  change.path.hasPrefix(source.displayPrefix) else { return nil }
-            let relative = String(change.path.dropFirst(source.displayPrefix.count))
+                  let relative = source.contentRoot.relative(change.path) else { return nil }
             guard !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
                   case .rateTable(let partner, let product, _) = FileRole(relative),
                   try loader.replaceRateTable(in: &content, with: TreeEntry(path: relative, kind: .file, id: id), from: source)
@@ -79,7 +78,7 @@ struct IncrementalRange {
     /// The content reduced to the products `keys`: their product files, rate tables, partners and
     /// file problems, with every shared file and file set kept.
     static func cut(_ content: Content, to keys: Set<String>, paths: Set<String>) -> Content {
-        var cut = Content(prefix: content.prefix)
+        var cut = Content(root: content.root)
         cut.config = content.config
         cut.limits = content.limits
         cut.phrases = content.phrases

@@ -17,14 +17,14 @@ extension HistoryRules {
         }
         if let old = base.phrases, let new = content.phrases {
             let file = "regulatory/phrases.yaml"
-            let path = content.prefix + file
+            let path = content.root.path(file)
             for change in phraseChanges(from: old, to: new) where !signedOff(file, change.label) {
                 diagnostics.report(regulatoryPhrases, path, change.mark, "\(change.what) (\(change.label))" + hint(file, change.label))
             }
         }
         let kept = Set(content.signoffs.map(signoffKey))
         for old in base.signoffs where !kept.contains(signoffKey(old)) {
-            let path = content.prefix + "regulatory/signoffs.yaml"
+            let path = content.root.path("regulatory/signoffs.yaml")
             let same = content.signoffs.first { $0.change.value == old.change.value && $0.file.value == old.file.value }
             var mark = SourceMark.start
             if let same {

@@ -47,7 +47,7 @@ public enum ReferenceRules {
         let documents = Set(content.documentIDs)
         for phrase in content.phrases ?? [] {
             for document in phrase.documents where !documents.contains(document.value) {
-                diagnostics.report(phraseExists, content.prefix + "regulatory/phrases.yaml", document.mark, "document '\(document.value)' does not exist under terms/")
+                diagnostics.report(phraseExists, content.root.path("regulatory/phrases.yaml"), document.mark, "document '\(document.value)' does not exist under terms/")
             }
         }
     }

@@ -64,9 +64,9 @@ public final class ValidationRun {
             var head: ObjectID?
             var dirty = true
             if let repository = location.repository, let commit = try repository.headCommit(),
-               let prefix = location.treePrefix, let entries = try repository.treeEntries(commit: commit, under: prefix) {
+               let root = location.contentRoot, let entries = try repository.treeEntries(commit: commit, under: root.treePath) {
                 head = commit
-                let baseSource = CommitSource(repository: repository, commit: commit, treePrefix: prefix)
+                let baseSource = CommitSource(repository: repository, commit: commit, contentRoot: root)
                 base = try loader.load(baseSource)
                 dirty = try !Self.same(source, listed: listed, as: baseSource.filtered(entries), hashed: hashed)
             }
@@ -129,11 +129,11 @@ public final class ValidationRun {
     /// What is staged in the index, with history rules against HEAD (the pre-commit hook).
     public func validateStaged() throws -> ValidationReport {
         let repository = try location.requireRepository()
-        guard let prefix = location.treePrefix else { throw OperationalError("--staged needs a work tree") }
-        let content = try loader.load(IndexSource(repository: repository, treePrefix: prefix))
+        guard let root = location.contentRoot else { throw OperationalError("--staged needs a work tree") }
+        let content = try loader.load(IndexSource(repository: repository, contentRoot: root))
         var base: Content?
-        if let head = try repository.headCommit(), try repository.treeEntries(commit: head, under: prefix) != nil {
-            base = try loader.load(CommitSource(repository: repository, commit: head, treePrefix: prefix))
+        if let head = try repository.headCommit(), try repository.treeEntries(commit: head, under: root.treePath) != nil {
+            base = try loader.load(CommitSource(repository: repository, commit: head, contentRoot: root))
         }
         return ValidationReport(diagnostics: validator.check(content, base: base), commits: [], filesParsed: loader.parses, files: content.fileCount)
     }
@@ -260,8 +260,8 @@ public final class ValidationRun {
     }
 
     private func loadIfPresent(_ commit: ObjectID) throws -> Content? {
-        guard let prefix = try? location.treePrefix(in: commit),
-              try location.requireRepository().treeEntries(commit: commit, under: prefix) != nil else { return nil }
+        guard let root = try? location.contentRoot(in: commit),
+              try location.requireRepository().treeEntries(commit: commit, under: root.treePath) != nil else { return nil }
         return try load(commit)
     }
 }
