@@ -41,8 +41,10 @@ test: test-deps
 bench: deps
 	bash bench/run.sh
 
+# swift-format (the toolchain's `swift format`) with the checked-in .swift-format; `swift format
+# format -i -r Sources Tests Package.swift` fixes what it reports.
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests
+	$(SWIFT) format lint --strict -r --configuration .swift-format Sources Tests Package.swift
 
 clean:
 	rm -rf .build

@@ -36,7 +36,10 @@ public final class Console {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written <= 0 { if errno == EINTR { continue }; return }
+            if written <= 0 {
+                if errno == EINTR { continue }
+                return
+            }
             offset += written
         }
         bytes.removeAll()

@@ -118,10 +118,14 @@ public struct Messages: Sendable {
         ("scores {}-{} are also in the band {}", "점수 {}-{}이(가) 구간 {}에도 들어 있습니다"),
         ("the top band ends at {}", "가장 높은 구간이 {}에서 끝납니다"),
         ("it must reach {}", "{}까지 이어져야 합니다"),
-        ("history rules (HIS-01 to HIS-04) were not checked for {}: its parent {} is not in this clone (a shallow clone)",
-         "{0}의 이력 규칙(HIS-01~HIS-04)은 검사하지 않았습니다: 부모 커밋 {1}이(가) 이 클론에 없습니다 (얕은 클론)"),
-        ("fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)",
-         "'git fetch --deepen=1'로 가져오세요 (GitHub Actions에서는 actions/checkout에 fetch-depth: 2, --range에는 0)"),
+        (
+            "history rules (HIS-01 to HIS-04) were not checked for {}: its parent {} is not in this clone (a shallow clone)",
+            "{0}의 이력 규칙(HIS-01~HIS-04)은 검사하지 않았습니다: 부모 커밋 {1}이(가) 이 클론에 없습니다 (얕은 클론)"
+        ),
+        (
+            "fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)",
+            "'git fetch --deepen=1'로 가져오세요 (GitHub Actions에서는 actions/checkout에 fetch-depth: 2, --range에는 0)"
+        ),
         // Usage errors.
         ("Unknown option '{}'", "알 수 없는 옵션 '{}'"),
         ("Missing value for '{}'", "'{}'에 값이 없습니다"),
@@ -162,7 +166,8 @@ public struct Messages: Sendable {
         let literals = template.components(separatedBy: "{}")
         guard literals.count > 1 else { return text == template ? [] : nil }
         guard text.hasPrefix(literals[0]), text.hasSuffix(literals[literals.count - 1]),
-              text.count >= literals[0].count + literals[literals.count - 1].count else { return nil }
+            text.count >= literals[0].count + literals[literals.count - 1].count
+        else { return nil }
         var rest = text.dropFirst(literals[0].count).dropLast(literals[literals.count - 1].count)
         var values: [String] = []
         for literal in literals.dropFirst().dropLast() {

@@ -14,19 +14,22 @@ import Testing
 
         init(in directory: String) throws {
             fixture = try PublishFixture(in: directory, commits: 1)
-            try FileSystem.writeFile(fixture.repo + "/ratecard.yaml", Array("""
-                service_name: 레이트카드
-                broker_registration_no: "제2021-0123호"
-                timezone: Asia/Seoul
-                rate_move_warn_pp: 3.0
-                environments:
-                  staging:
-                    root: ../staging
-                  production:
-                    root: ../production
-                    protected: true
+            try FileSystem.writeFile(
+                fixture.repo + "/ratecard.yaml",
+                Array(
+                    """
+                    service_name: 레이트카드
+                    broker_registration_no: "제2021-0123호"
+                    timezone: Asia/Seoul
+                    rate_move_warn_pp: 3.0
+                    environments:
+                      staging:
+                        root: ../staging
+                      production:
+                        root: ../production
+                        protected: true
 
-                """.utf8))
+                    """.utf8))
             try Repository.open(at: fixture.repo).commitAll(message: "Environments", author: Signature(name: "Kim Minji", email: "minji@example.com"))
             staging = ServeRoot(path: directory + "/staging")
             production = ServeRoot(path: directory + "/production")

@@ -17,7 +17,9 @@ private struct BridgeFixture {
         base = try PublishFixture(in: directory, commits: 3)
         try FileSystem.removeTree(base.web)
         try FileSystem.copyTree(from: projectSite, to: base.web)
-        try write(base.repo + "/ratecard.yaml", """
+        try write(
+            base.repo + "/ratecard.yaml",
+            """
             service_name: 레이트카드
             broker_registration_no: "제2021-0123호"
             timezone: Asia/Seoul
@@ -75,7 +77,9 @@ struct BridgeTests {
             try FileSystem.copyTree(from: projectSite, to: dir + "/web")
             let generated = try ratecard(["bridge", "generate", "--web", dir + "/web", "--swift", dir + "/RatecardBridge.swift"], in: dir)
             try #require(generated.status == 0)
-            try write(dir + "/main.swift", #"""
+            try write(
+                dir + "/main.swift",
+                #"""
                 import Foundation
 
                 @MainActor final class App: RatecardBridgeHandler {
@@ -109,34 +113,37 @@ struct BridgeTests {
                 """#)
             let (status, output) = try runTool("/usr/bin/env", ["swiftc", "-swift-version", "6", "-warnings-as-errors", dir + "/RatecardBridge.swift", dir + "/main.swift", "-o", dir + "/app"])
             try #require(status == 0, "\(output)")
-            let (ran, replies) = try runTool(dir + "/app", [
-                #"{"v":3,"id":1,"command":"open_product","params":{"key":"kbank/credit"}}"#,
-                #"{"v":3,"id":2,"command":"share","params":{"title":"t","url":"https://example.com","text":"hi"}}"#,
-                #"{"v":3,"id":3,"command":"teleport","params":{}}"#,
-                #"{"v":3,"id":4,"command":"haptic","params":{"style":"loud"}}"#,
-                #"{"v":3,"id":5,"command":"open_product","params":{"key":"a","extra":1}}"#,
-                #"{"v":3,"id":6,"command":"open_product","params":{}}"#,
-                #"{"v":3,"id":7,"command":"haptic","params":{"style":"error"}}"#,
-                #"not json"#,
-                #"{"v":3,"id":8,"command":"analytics_event","params":{"name":"x","properties":[{"key":"a","value":1}]}}"#,
-                #"{"v":3,"id":9,"command":"start_identity_verification","params":{"purpose":"limit_inquiry"}}"#,
-            ])
+            let (ran, replies) = try runTool(
+                dir + "/app",
+                [
+                    #"{"v":3,"id":1,"command":"open_product","params":{"key":"kbank/credit"}}"#,
+                    #"{"v":3,"id":2,"command":"share","params":{"title":"t","url":"https://example.com","text":"hi"}}"#,
+                    #"{"v":3,"id":3,"command":"teleport","params":{}}"#,
+                    #"{"v":3,"id":4,"command":"haptic","params":{"style":"loud"}}"#,
+                    #"{"v":3,"id":5,"command":"open_product","params":{"key":"a","extra":1}}"#,
+                    #"{"v":3,"id":6,"command":"open_product","params":{}}"#,
+                    #"{"v":3,"id":7,"command":"haptic","params":{"style":"error"}}"#,
+                    #"not json"#,
+                    #"{"v":3,"id":8,"command":"analytics_event","params":{"name":"x","properties":[{"key":"a","value":1}]}}"#,
+                    #"{"v":3,"id":9,"command":"start_identity_verification","params":{"purpose":"limit_inquiry"}}"#,
+                ])
             #expect(ran == 0)
-            #expect(replies == #"""
-                {"id":1,"ok":true,"result":{}}
-                {"id":2,"ok":true,"result":{"activity":"hi","completed":true}}
-                {"error":{"code":"unknown_command","message":"this app (bridge 3) has no command 'teleport'"},"id":3,"ok":false}
-                {"error":{"code":"bad_params","message":"params.style: Cannot initialize HapticParamsStyle from invalid String value loud"},"id":4,"ok":false}
-                {"error":{"code":"bad_params","message":"params.extra: unknown field"},"id":5,"ok":false}
-                {"error":{"code":"bad_params","message":"params.key: missing"},"id":6,"ok":false}
-                {"error":{"code":"busy","message":"vibrating"},"id":7,"ok":false}
-                {"error":{"code":"bad_request","message":"not a bridge message: The given data was not valid JSON."},"ok":false}
-                {"error":{"code":"bad_params","message":"params.properties[0].value: expected String"},"id":8,"ok":false}
-                {"id":9,"ok":true,"result":{"session_id":"s-limit_inquiry"}}
-                window.RatecardBridge && window.RatecardBridge._receive({"v":3,"event":"identity_verification_finished","payload":{"result":"verified","session_id":"s-1"}});
-                ["kbank/credit"]
+            #expect(
+                replies == #"""
+                    {"id":1,"ok":true,"result":{}}
+                    {"id":2,"ok":true,"result":{"activity":"hi","completed":true}}
+                    {"error":{"code":"unknown_command","message":"this app (bridge 3) has no command 'teleport'"},"id":3,"ok":false}
+                    {"error":{"code":"bad_params","message":"params.style: Cannot initialize HapticParamsStyle from invalid String value loud"},"id":4,"ok":false}
+                    {"error":{"code":"bad_params","message":"params.extra: unknown field"},"id":5,"ok":false}
+                    {"error":{"code":"bad_params","message":"params.key: missing"},"id":6,"ok":false}
+                    {"error":{"code":"busy","message":"vibrating"},"id":7,"ok":false}
+                    {"error":{"code":"bad_request","message":"not a bridge message: The given data was not valid JSON."},"ok":false}
+                    {"error":{"code":"bad_params","message":"params.properties[0].value: expected String"},"id":8,"ok":false}
+                    {"id":9,"ok":true,"result":{"session_id":"s-limit_inquiry"}}
+                    window.RatecardBridge && window.RatecardBridge._receive({"v":3,"event":"identity_verification_finished","payload":{"result":"verified","session_id":"s-1"}});
+                    ["kbank/credit"]
 
-                """#)
+                    """#)
         }
     }
 
@@ -144,7 +151,9 @@ struct BridgeTests {
     func typeScript() throws {
         try withTemporaryDirectory { dir in
             try FileSystem.copyTree(from: projectSite + "/app", to: dir + "/app")
-            try write(dir + "/usage.ts", """
+            try write(
+                dir + "/usage.ts",
+                """
                 async function use(): Promise<void> {
                   const reply = await RatecardBridge.call("share", { title: "금리", url: "https://example.com" });
                   const done: boolean = reply.completed;
@@ -185,7 +194,9 @@ struct BridgeTests {
     @Test("the runtime rejects on timeout, on a command the app lacks and on an error reply; old shells get window.Native")
     func runtimeInNode() throws {
         try withTemporaryDirectory { dir in
-            try write(dir + "/test.js", """
+            try write(
+                dir + "/test.js",
+                """
                 globalThis.window = globalThis;
                 const fs = require("fs");
                 const out = [];
@@ -222,20 +233,21 @@ struct BridgeTests {
                 """)
             let (status, output) = try runTool("/usr/bin/env", ["node", dir + "/test.js", projectSite + "/app/bridge.js"])
             #expect(status == 0)
-            #expect(output == """
-                ok {"echoed":"kbank/credit"}
-                error timeout: 'share' got no reply within 50 ms
-                error unimplemented: 'start_identity_verification' needs bridge 3 but this app has bridge 2; check RatecardBridge.has("start_identity_verification") first
-                error busy: 'haptic': vibrating
-                error unknown_command: 'teleport' is not a command of bridge ratecard 3
-                has share true, has start_identity_verification false
-                sent [[3,"open_product"],[3,"share"],[3,"haptic"]]
-                ok {}
-                error unimplemented: 'share' needs bridge 2 but this app has bridge 1; check RatecardBridge.has("share") first
-                legacy ["{\\"type\\":\\"ready\\",\\"bundle_id\\":\\"b1\\"}"]
-                error no_native: 'ready': this page is not running inside the app
+            #expect(
+                output == """
+                    ok {"echoed":"kbank/credit"}
+                    error timeout: 'share' got no reply within 50 ms
+                    error unimplemented: 'start_identity_verification' needs bridge 3 but this app has bridge 2; check RatecardBridge.has("start_identity_verification") first
+                    error busy: 'haptic': vibrating
+                    error unknown_command: 'teleport' is not a command of bridge ratecard 3
+                    has share true, has start_identity_verification false
+                    sent [[3,"open_product"],[3,"share"],[3,"haptic"]]
+                    ok {}
+                    error unimplemented: 'share' needs bridge 2 but this app has bridge 1; check RatecardBridge.has("share") first
+                    legacy ["{\\"type\\":\\"ready\\",\\"bundle_id\\":\\"b1\\"}"]
+                    error no_native: 'ready': this page is not running inside the app
 
-                """)
+                    """)
         }
     }
 
@@ -245,7 +257,8 @@ struct BridgeTests {
             let fixture = try BridgeFixture(in: dir)
             let clean = try ratecard(["validate"], in: fixture.base.repo)
             #expect(clean.status == 0, "\(clean.out)")
-            let line = try fixture.addToApp("""
+            let line = try fixture.addToApp(
+                """
                   RatecardBridge.call("teleport", {});
                   window.Native.postMessage("{}");
                   RatecardBridge.call(name, {});
@@ -285,12 +298,14 @@ struct BridgeTests {
     func publishGate() throws {
         try withTemporaryDirectory { dir in
             let fixture = try BridgeFixture(in: dir)
-            let line = try fixture.addToApp("""
+            let line = try fixture.addToApp(
+                """
                   function shareRates() { toNative(function () { return RatecardBridge.call("share", { title: "금리", url: "https://example.com" }); }); }
                 """)
             let refused = try fixture.publish("production", commit: 0)
             #expect(refused.status == 1)
-            #expect(refused.err.contains("the web build calls 'share' at app/app.js:\(line):57, which needs bridge 2; app versions supported in production lack it: ios-4.0 (bridge 1)"), "\(refused.err)")
+            #expect(
+                refused.err.contains("the web build calls 'share' at app/app.js:\(line):57, which needs bridge 2; app versions supported in production lack it: ios-4.0 (bridge 1)"), "\(refused.err)")
             #expect(!FileSystem.exists(fixture.production + "/current"))
             // Guarded by the capability check, it may go out.
             var text = try read(fixture.appJS)
@@ -312,7 +327,8 @@ struct BridgeTests {
             let fixture = try BridgeFixture(in: dir)
             #expect(try fixture.publish("staging", commit: 0).status == 0)
             let first = try FileSystem.realPath(fixture.staging + "/current").split(separator: "/").last.map(String.init)!
-            try fixture.addToApp("""
+            try fixture.addToApp(
+                """
                   RatecardBridge.call("haptic", { style: "light" });
                 """)
             #expect(try fixture.publish("staging", commit: 1).status == 0)

@@ -61,7 +61,10 @@ final class StaticServer {
         var chosen = 0
         for _ in 0..<20 {
             let candidate = Int.random(in: 20_000..<32_000)
-            if StaticServer.isFree(candidate) { chosen = candidate; break }
+            if StaticServer.isFree(candidate) {
+                chosen = candidate
+                break
+            }
         }
         port = chosen
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -129,7 +132,10 @@ final class RecordingServer {
         var chosen = 0
         for _ in 0..<20 {
             let candidate = Int.random(in: 20_000..<32_000)
-            if StaticServer.isFree(candidate) { chosen = candidate; break }
+            if StaticServer.isFree(candidate) {
+                chosen = candidate
+                break
+            }
         }
         port = chosen
         log = NSTemporaryDirectory() + "ratecard-requests-\(UUID().uuidString)"

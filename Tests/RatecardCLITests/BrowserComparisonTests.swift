@@ -114,7 +114,8 @@ import Testing
                 #expect(!main.isEmpty && !below.isEmpty, "\(route): the expectation is empty")
                 func rows(_ list: [ComparisonScreenTests.Expected]) -> [Row] {
                     list.prefix(20).map { row in
-                        Row(key: row.key, partner: names[String(row.key.prefix { $0 != "/" })] ?? "",
+                        Row(
+                            key: row.key, partner: names[String(row.key.prefix { $0 != "/" })] ?? "",
                             apr: ComparisonScreenTests.aprText(row.aprMin, row.aprMax), over: row.below)
                     }
                 }
@@ -156,10 +157,12 @@ import Testing
             var versions: [(version: String, effective: String, title: String)] = []
             for name in try FileSystem.listDirectory(folder) where name.hasSuffix(".md") {
                 let markdown = String(decoding: try FileSystem.readFile(folder + "/" + name), as: UTF8.self)
-                versions.append((
-                    try #require(Self.frontMatter("version", in: markdown)),
-                    try #require(Self.frontMatter("effective_from", in: markdown)),
-                    try #require(Self.frontMatter("title", in: markdown))))
+                versions.append(
+                    (
+                        try #require(Self.frontMatter("version", in: markdown)),
+                        try #require(Self.frontMatter("effective_from", in: markdown)),
+                        try #require(Self.frontMatter("title", in: markdown))
+                    ))
             }
             #expect(versions.count >= 2)
             let current = try #require(versions.filter { $0.effective <= Self.asOf }.max { $0.effective < $1.effective })

@@ -32,7 +32,8 @@ import Testing
             var added = 0
             /// Builds with and without the cache and compares every file.
             func compareBuilds(_ arguments: [String], _ what: String) throws {
-                let a = directory + "/out-cached", b = directory + "/out-cold"
+                let a = directory + "/out-cached"
+                let b = directory + "/out-cold"
                 try? FileSystem.removeTree(a)
                 try? FileSystem.removeTree(b)
                 let withCache = try ratecard(["build", "--out", a] + arguments, in: repo, environment: cached)
@@ -70,23 +71,30 @@ import Testing
                         let days = ["2026-03-10", "2026-09-15", "2026-12-20", "2027-02-05", "2027-05-10", "2027-08-01", "2027-10-10", "2027-12-12"]
                         let day = days[min(added, days.count - 1)]
                         added += 1
-                        let body = try text(newest).split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-                            if line.hasPrefix("version:") { return "version: \(next)" }
-                            if line.hasPrefix("effective_from:") { return "effective_from: \(day)" }
-                            return String(line)
-                        }.joined(separator: "\n") + "\n\(round)번째 개정 문장입니다.\n"
+                        let body =
+                            try text(newest).split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                                if line.hasPrefix("version:") { return "version: \(next)" }
+                                if line.hasPrefix("effective_from:") { return "effective_from: \(day)" }
+                                return String(line)
+                            }.joined(separator: "\n") + "\n\(round)번째 개정 문장입니다.\n"
                         try save("terms/broker-notice/\(next).md", body)
                     case 2:
                         let partner = pick(try files("partners"))
-                        try save(partner, try text(partner).split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-                            guard line.hasPrefix("display_order: "), let value = Int(line.dropFirst(15)) else { return String(line) }
-                            return "display_order: \(value + 7)"
-                        }.joined(separator: "\n"))
+                        try save(
+                            partner,
+                            try text(partner).split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                                guard line.hasPrefix("display_order: "), let value = Int(line.dropFirst(15)) else { return String(line) }
+                                return "display_order: \(value + 7)"
+                            }.joined(separator: "\n"))
                     default:
                         // A shared file every key holds (its rendered part, the service name, is in the
                         // mandatory phrases the pages must carry, so the threshold is edited).
                         let config = try text("ratecard.yaml")
-                        try save("ratecard.yaml", config.contains("rate_move_warn_pp: 3.0") ? config.replacingOccurrences(of: "rate_move_warn_pp: 3.0", with: "rate_move_warn_pp: 3.5") : config.replacingOccurrences(of: "rate_move_warn_pp: 3.5", with: "rate_move_warn_pp: 3.0"))
+                        try save(
+                            "ratecard.yaml",
+                            config.contains("rate_move_warn_pp: 3.0")
+                                ? config.replacingOccurrences(of: "rate_move_warn_pp: 3.0", with: "rate_move_warn_pp: 3.5")
+                                : config.replacingOccurrences(of: "rate_move_warn_pp: 3.5", with: "rate_move_warn_pp: 3.0"))
                     }
                 }
                 // The work tree (not committed yet), then the commit, on two dates.

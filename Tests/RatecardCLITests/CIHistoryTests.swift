@@ -71,10 +71,12 @@ struct HistoryFixture {
             #expect(result.status == 0, "\(result.out)\(result.err)")
             #expect(result.err == "")
             let parent = fixture.commits[0]
-            #expect(result.out.hasPrefix("""
-                note: history rules (HIS-01 to HIS-04) were not checked for \(head.short): its parent \(parent.short) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)
-                ok: 0 errors, 0 warnings in 
-                """), "\(result.out)")
+            #expect(
+                result.out.hasPrefix(
+                    """
+                    note: history rules (HIS-01 to HIS-04) were not checked for \(head.short): its parent \(parent.short) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)
+                    ok: 0 errors, 0 warnings in 
+                    """), "\(result.out)")
             #expect(!result.out.contains("warning HIS-04"))
 
             let github = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-11-29", "--format", "github"], in: shallow)
@@ -110,12 +112,16 @@ struct HistoryFixture {
 
             let text = try ratecard(["validate", "--range", range, "--as-of", "2026-11-29"], in: fixture.repo)
             #expect(text.status == 1)
-            #expect(text.out.contains("\n\(table):\(gapLine):16: error BND-02: scores 801-810 are in no band; score_min should be 801 [introduced in \(gap.short) \"Cap fixed, gap added\"]\n"), "\(text.out)")
+            #expect(
+                text.out.contains("\n\(table):\(gapLine):16: error BND-02: scores 801-810 are in no band; score_min should be 801 [introduced in \(gap.short) \"Cap fixed, gap added\"]\n"),
+                "\(text.out)")
             let history = try #require(text.out.range(of: "Fixed later in the range (history, not problems at its end):\n"), "\(text.out)")
             let fixed = text.out[history.upperBound...]
             #expect(fixed.contains("  \(table):7:18: error CAP-01: apr_max_pct 25.0 is above the legal cap"), "\(fixed)")
             #expect(fixed.contains("[introduced in \(overCap.short) \"Over the cap\"; fixed later in the range by \(gap.short) \"Cap fixed, gap added\"]"), "\(fixed)")
-            #expect(text.out.hasSuffix("invalid: 1 error, 2 warnings in 16 files across 3 commits (19 files parsed); 2 fixed later in the range\n") || text.out.contains("; 2 fixed later in the range\n"), "\(text.out)")
+            #expect(
+                text.out.hasSuffix("invalid: 1 error, 2 warnings in 16 files across 3 commits (19 files parsed); 2 fixed later in the range\n") || text.out.contains("; 2 fixed later in the range\n"),
+                "\(text.out)")
 
             let github = try ratecard(["validate", "--range", range, "--as-of", "2026-11-29", "--format", "github"], in: fixture.repo)
             #expect(github.status == 1)

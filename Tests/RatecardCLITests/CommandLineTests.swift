@@ -32,13 +32,14 @@ import Testing
         let result = try ratecard(["validate", "--frobnicate"], in: exampleContent)
         #expect(result.status == 2)
         #expect(result.out == "")
-        #expect(result.err == """
-            Error: Unknown option '--frobnicate'
+        #expect(
+            result.err == """
+                Error: Unknown option '--frobnicate'
 
-            Usage: ratecard validate [--rev <rev> | --range <a..b> | --staged] [--format <format>] [--as-of <date>]
-              See 'ratecard validate --help' for more information.
+                Usage: ratecard validate [--rev <rev> | --range <a..b> | --staged] [--format <format>] [--as-of <date>]
+                  See 'ratecard validate --help' for more information.
 
-            """)
+                """)
     }
 
     @Test func missingValueAndMissingArgumentAreUsageErrors() throws {
@@ -80,7 +81,9 @@ import Testing
             let result = try ratecard(["validate", "--as-of", "2026-11-29"], in: directory + "/repo")
             #expect(result.status == 1)
             let line = text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("category:") }! + 1
-            #expect(result.out.hasPrefix("partners/ibk.yaml:\(line):11: error SCH-04: 'category' is 'bnak', which is not one of: bank, internet_bank, savings_bank, card, capital, insurance, p2p; did you mean 'bank'?\n"))
+            #expect(
+                result.out.hasPrefix(
+                    "partners/ibk.yaml:\(line):11: error SCH-04: 'category' is 'bnak', which is not one of: bank, internet_bank, savings_bank, card, capital, insurance, p2p; did you mean 'bank'?\n"))
             #expect(result.out.hasSuffix("invalid: 1 error, 0 warnings in 205 files\n") || result.out.contains("invalid: "))
         }
     }

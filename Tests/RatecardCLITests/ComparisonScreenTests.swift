@@ -14,9 +14,11 @@ final class PhoneScreen {
 
     init() throws {
         browser = try DevToolsBrowser()
-        try browser.call("Emulation.setDeviceMetricsOverride", [
-            "width": Self.width, "height": Self.height, "deviceScaleFactor": 2, "mobile": true,
-        ], session: browser.session)
+        try browser.call(
+            "Emulation.setDeviceMetricsOverride",
+            [
+                "width": Self.width, "height": Self.height, "deviceScaleFactor": 2, "mobile": true,
+            ], session: browser.session)
     }
 
     /// Loads `base + "index.html" + hash` as a new document (a query before the hash makes a
@@ -55,19 +57,23 @@ final class PhoneScreen {
 
     func pressTab() throws {
         for type in ["keyDown", "keyUp"] {
-            try browser.call("Input.dispatchKeyEvent", [
-                "type": type, "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9, "nativeVirtualKeyCode": 9,
-            ], session: browser.session)
+            try browser.call(
+                "Input.dispatchKeyEvent",
+                [
+                    "type": type, "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9, "nativeVirtualKeyCode": 9,
+                ], session: browser.session)
         }
     }
 
     /// The whole page as a PNG in `.build/artefacts/screens/<name>.png`.
     func screenshot(_ name: String) throws {
         let height = min(12_000, (try browser.evaluate("document.documentElement.scrollHeight") as? Int) ?? Self.height)
-        let shot = try browser.call("Page.captureScreenshot", [
-            "format": "png", "captureBeyondViewport": true,
-            "clip": ["x": 0, "y": 0, "width": Self.width, "height": max(height, Self.height), "scale": 1],
-        ], session: browser.session)
+        let shot = try browser.call(
+            "Page.captureScreenshot",
+            [
+                "format": "png", "captureBeyondViewport": true,
+                "clip": ["x": 0, "y": 0, "width": Self.width, "height": max(height, Self.height), "scale": 1],
+            ], session: browser.session)
         let encoded = try #require(shot["data"] as? String)
         let data = try #require(Data(base64Encoded: encoded))
         try FileManager.default.createDirectory(atPath: Self.artefacts, withIntermediateDirectories: true)
@@ -142,8 +148,9 @@ final class PhoneScreen {
         for product in preview.products {
             let partner = try #require(partnerByID[product["partner"] as! String])
             guard product["status"] as? String == "active", partner["status"] as? String == "active",
-                  let current = product["current"] as? [String: Any], let bands = current["bands"] as? [[String: Any]],
-                  bands.allSatisfy({ $0["score_min"] is Int }) else { continue }
+                let current = product["current"] as? [String: Any], let bands = current["bands"] as? [[String: Any]],
+                bands.allSatisfy({ $0["score_min"] is Int })
+            else { continue }
             if let category = c.category, partner["category"] as? String != category { continue }
             if let type = c.type, product["type"] as? String != type { continue }
             let bureau = try #require(current["bureau"] as? String)
@@ -205,17 +212,20 @@ final class PhoneScreen {
     /// Clicks both "더 보기" buttons until every row is shown, then reads the rows.
     func allRows(_ screen: PhoneScreen) throws -> [Shown] {
         for _ in 0..<400 {
-            let clicked = try screen.evaluate("""
-                (function () { var n = 0; ['more', 'more-below'].forEach(function (id) { var b = document.getElementById(id);
-                  if (b && !b.hidden && b.offsetParent !== null) { b.click(); n++; } }); return n; })()
-                """) as? Int ?? 0
+            let clicked =
+                try screen.evaluate(
+                    """
+                    (function () { var n = 0; ['more', 'more-below'].forEach(function (id) { var b = document.getElementById(id);
+                      if (b && !b.hidden && b.offsetParent !== null) { b.click(); n++; } }); return n; })()
+                    """) as? Int ?? 0
             if clicked == 0 { break }
         }
         let rows = try #require(try screen.json(Self.rowsScript) as? [[String: Any]])
         return rows.map { row in
-            Shown(key: row["key"] as? String ?? "", below: row["below"] as? Bool ?? false, apr: row["apr"] as? String ?? "",
-                  pay: Self.wons(row["pay"] as? String ?? ""), interest: Self.wons(row["interest"] as? String ?? ""),
-                  payText: row["pay"] as? String ?? "", reason: row["reason"] as? String ?? "")
+            Shown(
+                key: row["key"] as? String ?? "", below: row["below"] as? Bool ?? false, apr: row["apr"] as? String ?? "",
+                pay: Self.wons(row["pay"] as? String ?? ""), interest: Self.wons(row["interest"] as? String ?? ""),
+                payText: row["pay"] as? String ?? "", reason: row["reason"] as? String ?? "")
         }
     }
 
@@ -225,7 +235,9 @@ final class PhoneScreen {
 
     static func hash(_ c: Conditions) -> String {
         var parts: [String] = []
-        if let kcb = c.kcb, kcb == c.nice { parts.append("score=\(kcb)") } else {
+        if let kcb = c.kcb, kcb == c.nice {
+            parts.append("score=\(kcb)")
+        } else {
             if let kcb = c.kcb { parts.append("kcb=\(kcb)") }
             if let nice = c.nice { parts.append("nice=\(nice)") }
         }
@@ -281,7 +293,8 @@ final class PhoneScreen {
                 }
                 if c.method == "bullet" { #expect(shown.first?.payText.hasPrefix("월 이자 ") == true) }
                 let scores = c.kcb == c.nice ? "신용점수 \(c.kcb!)점" : "신용점수 " + [c.kcb.map { "KCB \($0)점" }, c.nice.map { "NICE \($0)점" }].compactMap { $0 }.joined(separator: ", ")
-                let summary = "\(scores) · \(main.count)개 상품 (희망 금액 \(BrowserComparisonTests.formatKRW(c.amountMan * 10_000)), \(c.term)개월)"
+                let summary =
+                    "\(scores) · \(main.count)개 상품 (희망 금액 \(BrowserComparisonTests.formatKRW(c.amountMan * 10_000)), \(c.term)개월)"
                     + (below.isEmpty ? "" : " · 조건 밖 \(below.count)개")
                 #expect(try screen.text("#result-summary") == summary)
                 if c.nice == nil {
@@ -301,7 +314,8 @@ final class PhoneScreen {
             let logo = try screen.evaluate("(function () { var i = document.querySelector('#results > li img.result-logo'); return i ? i.getAttribute('src') : null; })()") as? String
             #expect(logo?.hasSuffix("assets/partners/ibk.svg") == true, "\(logo ?? "no logo")")
             // Disclosure phrases for comparison pages, from phrases.json.
-            let phrases = try #require(try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('.phrases li'), function (l) { return l.getAttribute('data-phrase'); }))") as? [String])
+            let phrases = try #require(
+                try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('.phrases li'), function (l) { return l.getAttribute('data-phrase'); }))") as? [String])
             #expect(phrases.contains("warn-excess-debt") && phrases.contains("broker-identity") && phrases.contains("info-rates-annual"), "\(phrases)")
             try screen.open(server.base, "#/compare?score=750&amount=3000", until: Self.summaryReady)
             try screen.screenshot("compare")
@@ -372,7 +386,8 @@ final class PhoneScreen {
             let current = try #require(product["current"] as? [String: Any])
             #expect(current["bureau"] as? String == "KCB")
             let band = try #require((current["bands"] as? [[String: Any]])?.first { ($0["score_min"] as! Int) <= 750 && 750 <= ($0["score_max"] as! Int) })
-            let mine = try #require(try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('table.bands tr.is-mine th'), function (t) { return t.textContent; }))") as? [String])
+            let mine = try #require(
+                try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('table.bands tr.is-mine th'), function (t) { return t.textContent; }))") as? [String])
             #expect(mine.first == "\(band["score_min"]!)~\(band["score_max"]!)점 내 구간", "\(mine)")
             #expect(try screen.text("#my-band")?.hasPrefix("내 KCB 신용점수 750점: 연 5.85% ~ 7.75%") == true)
             // The reader's repayment for 3,000만원 over 36 months (the default term), equal
@@ -380,7 +395,9 @@ final class PhoneScreen {
             // total = A n rounded once (worked out independently of loan-math.js:
             // 30,000,000 x 0.004875 / (1 - 1.004875^-36) = 910,620.57...).
             let figures = { (name: String) throws -> String? in
-                try screen.evaluate("(function () { var r = Array.prototype.find.call(document.querySelectorAll('#my-repayment dt'), function (d) { return d.textContent === '\(name)'; }); return r ? r.nextElementSibling.textContent : null; })()") as? String
+                try screen.evaluate(
+                    "(function () { var r = Array.prototype.find.call(document.querySelectorAll('#my-repayment dt'), function (d) { return d.textContent === '\(name)'; }); return r ? r.nextElementSibling.textContent : null; })()"
+                ) as? String
             }
             #expect(try figures("조건") == "3,000만원 · 36개월 · 원리금균등분할상환")
             #expect(try figures("월 상환액") == "910,621원 ~ 936,635원")
@@ -438,11 +455,13 @@ final class PhoneScreen {
             try screen.open(server.base, "#/compare?score=750&amount=3000", until: Self.summaryReady)
 
             // Every input has a label with text.
-            let unlabelled = try #require(try screen.json("""
-                JSON.stringify(Array.prototype.filter.call(document.querySelectorAll('input, select, textarea'), function (i) {
-                  return !(i.labels && i.labels.length && i.labels[0].textContent.trim());
-                }).map(function (i) { return i.id || i.name || i.tagName; }))
-                """) as? [String])
+            let unlabelled = try #require(
+                try screen.json(
+                    """
+                    JSON.stringify(Array.prototype.filter.call(document.querySelectorAll('input, select, textarea'), function (i) {
+                      return !(i.labels && i.labels.length && i.labels[0].textContent.trim());
+                    }).map(function (i) { return i.id || i.name || i.tagName; }))
+                    """) as? [String])
             #expect(unlabelled.isEmpty, "\(unlabelled)")
             #expect(try screen.evaluate("document.querySelectorAll('main input, main select').length") as? Int == 8)
 
@@ -451,10 +470,12 @@ final class PhoneScreen {
             var focused: [[String: Any]] = []
             for _ in 0..<14 {
                 try screen.pressTab()
-                let item = try #require(try screen.json("""
-                    JSON.stringify((function () { var e = document.activeElement, r = e.getBoundingClientRect();
-                      return { id: e.id || e.textContent.trim().slice(0, 20), top: r.top + window.scrollY, left: r.left }; })())
-                    """) as? [String: Any])
+                let item = try #require(
+                    try screen.json(
+                        """
+                        JSON.stringify((function () { var e = document.activeElement, r = e.getBoundingClientRect();
+                          return { id: e.id || e.textContent.trim().slice(0, 20), top: r.top + window.scrollY, left: r.left }; })())
+                        """) as? [String: Any])
                 focused.append(item)
             }
             let ids = focused.map { $0["id"] as? String ?? "" }

@@ -34,26 +34,29 @@ import Testing
         productText += "\ndescription_ko: '</script><script>\(Self.mark)=3</script>{{x}}'\n"
         try FileSystem.writeFile(product, Array(productText.utf8))
         try FileSystem.makeDirectories(root + "/terms/hostile-doc")
-        try FileSystem.writeFile(root + "/terms/hostile-doc/1.0.0.md", Array("""
-            ---
-            title: '</title><script>\(Self.mark)=8</script>'
-            version: 1.0.0
-            effective_from: 2026-01-01
-            consent: none
-            requires_reconsent: false
-            summary: '" onload="\(Self.mark)=9'
-            ---
-            # 안내
+        try FileSystem.writeFile(
+            root + "/terms/hostile-doc/1.0.0.md",
+            Array(
+                """
+                ---
+                title: '</title><script>\(Self.mark)=8</script>'
+                version: 1.0.0
+                effective_from: 2026-01-01
+                consent: none
+                requires_reconsent: false
+                summary: '" onload="\(Self.mark)=9'
+                ---
+                # 안내
 
-            <script>\(Self.mark)=4</script>
+                <script>\(Self.mark)=4</script>
 
-            [누르기](javascript:\(Self.mark)=5) 와 [데이터](data:text/html,<script>\(Self.mark)=6</script>)
-            그리고 <img src=x onerror="\(Self.mark)=7"> 와 ![그림](javascript:\(Self.mark)=10)
+                [누르기](javascript:\(Self.mark)=5) 와 [데이터](data:text/html,<script>\(Self.mark)=6</script>)
+                그리고 <img src=x onerror="\(Self.mark)=7"> 와 ![그림](javascript:\(Self.mark)=10)
 
-            <javascript:\(Self.mark)=11> 와 [공백](  JaVaScRiPt:\(Self.mark)=12) 와 [안전한 링크](https://www.fss.or.kr)
+                <javascript:\(Self.mark)=11> 와 [공백](  JaVaScRiPt:\(Self.mark)=12) 와 [안전한 링크](https://www.fss.or.kr)
 
-            <div onclick="\(Self.mark)=13">raw</div>
-            """.utf8))
+                <div onclick="\(Self.mark)=13">raw</div>
+                """.utf8))
         _ = try Repository.open(at: root).commitAll(message: "Hostile content", author: Signature(name: "Kim Minji", email: "minji@example.com"))
         return root
     }

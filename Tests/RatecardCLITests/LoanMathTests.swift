@@ -24,12 +24,15 @@ import Testing
     func appFigures(_ cases: [Case]) throws -> [Figures?] {
         try withTemporaryDirectory { directory in
             try FileSystem.writeFile(directory + "/cases.json", Array(try JSONEncoder().encode(cases)))
-            try FileSystem.writeFile(directory + "/run.js", Array("""
-                const math = require(process.argv[2]);
-                const cases = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
-                console.log(JSON.stringify(cases.map((c) => math.repayment(c.amount, c.apr, c.months, c.method))));
+            try FileSystem.writeFile(
+                directory + "/run.js",
+                Array(
+                    """
+                    const math = require(process.argv[2]);
+                    const cases = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
+                    console.log(JSON.stringify(cases.map((c) => math.repayment(c.amount, c.apr, c.months, c.method))));
 
-                """.utf8))
+                    """.utf8))
             let (status, output) = try runTool("/usr/bin/env", ["node", directory + "/run.js", projectSite + "/app/loan-math.js", directory + "/cases.json"])
             #expect(status == 0, "\(output)")
             return try JSONDecoder().decode([Figures?].self, from: Data(output.utf8))
@@ -48,7 +51,8 @@ import Testing
         var payments: [Double] = []
         switch loan.method {
         case "equal_installment":
-            var low = 0.0, high = principal * (1 + r) + 1
+            var low = 0.0
+            var high = principal * (1 + r) + 1
             for _ in 0..<200 {
                 let middle = (low + high) / 2
                 if balanceAfterPaying(middle) > 0 { low = middle } else { high = middle }
@@ -61,7 +65,7 @@ import Testing
                 payments.append(part + balance * r)
                 balance -= part
             }
-        default: // bullet
+        default:  // bullet
             for month in 1...loan.months { payments.append(principal * r + (month == loan.months ? principal : 0)) }
         }
         let total = Int(payments.reduce(0, +).rounded())
@@ -75,7 +79,7 @@ import Testing
     }
 
     @Test func everyMethodAgreesWithAMonthByMonthAmortisation() throws {
-        var random = SplitMix64(seed: 20261201)
+        var random = SplitMix64(seed: 20_261_201)
         var cases: [Case] = []
         for method in ["equal_installment", "equal_principal", "bullet"] {
             for _ in 0..<150 {

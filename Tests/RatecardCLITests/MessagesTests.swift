@@ -82,7 +82,9 @@ import Testing
             let result = try ratecard(["validate"] + asOf, in: fixture.repo, environment: Self.english)
             #expect(result.status == 1)
             #expect(result.out.contains("\(fixture.table):2:9: error SCH-04: 'bureau' is 'kcb', which is not one of: KCB, NICE; did you mean 'KCB'?\n"), "\(result.out)")
-            #expect(result.out.contains("error SCH-02: unknown field 'apr_max_pc'; expected one of: apr_max_pct, apr_min_pct, limit_max_krw, score_max, score_min; did you mean 'apr_max_pct'?\n"), "\(result.out)")
+            #expect(
+                result.out.contains("error SCH-02: unknown field 'apr_max_pc'; expected one of: apr_max_pct, apr_min_pct, limit_max_krw, score_max, score_min; did you mean 'apr_max_pct'?\n"),
+                "\(result.out)")
         }
     }
 
@@ -120,7 +122,8 @@ import Testing
         try withTemporaryDirectory { directory in
             let fixture = try HistoryFixture(in: directory)
             try fixture.edit("partners/coral-card.yaml", "category: card", "category: crad")
-            let expected = "partners/coral-card.yaml:4:11: 오류 SCH-04: 'category'의 값 'crad'은(는) 허용되지 않습니다. 허용되는 값: bank, internet_bank, savings_bank, card, capital, insurance, p2p; 혹시 'card'을(를) 뜻했나요?\n"
+            let expected =
+                "partners/coral-card.yaml:4:11: 오류 SCH-04: 'category'의 값 'crad'은(는) 허용되지 않습니다. 허용되는 값: bank, internet_bank, savings_bank, card, capital, insurance, p2p; 혹시 'card'을(를) 뜻했나요?\n"
             let flag = try ratecard(["validate", "--lang", "ko"] + asOf, in: fixture.repo, environment: Self.english)
             #expect(flag.status == 1)
             #expect(flag.out.hasPrefix(expected), "\(flag.out)")
@@ -203,11 +206,13 @@ import Testing
             try fixture.edit(fixture.table, "apr_min_pct: 4.1", "apr_min_pct: 0.9")
             let saved = try ratecard(["save", "-m", "Lower the floor", "--author", "Kim Minji <minji@example.com>"] + asOf, in: fixture.repo, environment: Self.english)
             #expect(saved.status == 0, "\(saved.out)\(saved.err)")
-            #expect(saved.out.hasPrefix("""
-                Warnings (they do not block the save):
-                \(fixture.table):6:18: warning HIS-04: apr_min_pct for scores 901-1000 moved -3.2pp (4.1 -> 0.9), more than 3.0pp; check it is intended
+            #expect(
+                saved.out.hasPrefix(
+                    """
+                    Warnings (they do not block the save):
+                    \(fixture.table):6:18: warning HIS-04: apr_min_pct for scores 901-1000 moved -3.2pp (4.1 -> 0.9), more than 3.0pp; check it is intended
 
-                """), "\(saved.out)")
+                    """), "\(saved.out)")
             #expect(saved.out.contains("Saved commit "))
         }
     }

@@ -83,7 +83,10 @@ import Testing
     @Test func releasesWithTheSameTermsPagesShareOnePageSet() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory, commits: 2)
-            let (first, second) = try { let ids = try fixture.publishEach(); return (ids[0], ids[1]) }()
+            let (first, second) = try {
+                let ids = try fixture.publishEach()
+                return (ids[0], ids[1])
+            }()
             let serve = ServeRoot(path: fixture.root)
             let set = try #require(PageSets.set(linkedFrom: serve.folder(of: first)))
             #expect(PageSets.set(linkedFrom: serve.folder(of: second)) == set)
@@ -159,8 +162,10 @@ import Testing
             #expect(!String(decoding: legacy.bytes(), as: UTF8.self).contains("\"format\""))
             try FileSystem.makeDirectories(fixture.root + "/.ratecard")
             symlink("releases/" + old, fixture.root + "/current")
-            try serve.journal.append(["action": .string("publish"), "time": .string(Timestamp.now()), "user": .string("t"), "release": .string(old),
-                                      ServeRoot.sealField: .string(SHA256.hex(legacy.bytes()))])
+            try serve.journal.append([
+                "action": .string("publish"), "time": .string(Timestamp.now()), "user": .string("t"), "release": .string(old),
+                ServeRoot.sealField: .string(SHA256.hex(legacy.bytes())),
+            ])
             #expect(!FileSystem.exists(serve.objectsFolder))
 
             #expect(try ratecard(["verify", "--root", fixture.root], in: fixture.repo).status == 0)
@@ -191,13 +196,18 @@ import Testing
     /// Runs `arguments` killed after each of `steps` and at 200 random instants; after each kill
     /// every release on disk verifies, then `settle` (the command run to completion, or what the
     /// next round needs) leaves no strays.
-    private func crashSafety(_ label: String, steps: [String], fixture: PublishFixture, root: String,
-                             prepare: (_ named: Bool) throws -> [String], settle: ([String]) throws -> Void) throws {
+    private func crashSafety(
+        _ label: String, steps: [String], fixture: PublishFixture, root: String,
+        prepare: (_ named: Bool) throws -> [String], settle: ([String]) throws -> Void
+    ) throws {
         // Kill instants are spread over [0, 1.5 ×] the command's own duration (measured as it settles).
         var cycle = 0.05
         func killed(_ arguments: [String], at step: String?) throws -> Bool {
             let process = try fixture.start(arguments, environment: step.map { ["RATECARD_CRASH_AT": $0] } ?? [:])
-            if step == nil { usleep(useconds_t(Double.random(in: 0...(1.5 * cycle)) * 1_000_000)); kill(process.processIdentifier, SIGKILL) }
+            if step == nil {
+                usleep(useconds_t(Double.random(in: 0...(1.5 * cycle)) * 1_000_000))
+                kill(process.processIdentifier, SIGKILL)
+            }
             process.waitUntilExit()
             return process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
         }
@@ -239,7 +249,8 @@ import Testing
         print("crash safety of \(label): \(hit) named steps, 200 random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms run (\(landed) landed before it ended)")
         #expect(landed > 0)
         #expect(landed < 200, "every kill landed before the end: the instants do not cover the whole command")
-        let strays = try FileSystem.listDirectory(root + "/releases").filter { $0.hasPrefix(".") }
+        let strays =
+            try FileSystem.listDirectory(root + "/releases").filter { $0.hasPrefix(".") }
             + (FileSystem.isDirectory(root + "/objects") ? try FileSystem.listDirectory(root + "/objects").filter { $0.hasPrefix(".") } : [])
         #expect(strays == [], "\(label): strays \(strays)")
     }
@@ -250,17 +261,20 @@ import Testing
             for commit in fixture.commits { try #require(try ratecard(fixture.publishArguments(commit), in: fixture.repo).status == 0) }
             let serve = ServeRoot(path: fixture.root)
             let ids = try serve.releaseIDs()
-            try crashSafety("rollback", steps: CrashPoint.rollbackSteps, fixture: fixture, root: fixture.root, prepare: { _ in
-                let target = try serve.live() == ids[0] ? ids[1] : ids[0]
-                return ["rollback", "--root", fixture.root, "--to", target, "--force", "-m", "crash test"]
-            }, settle: { arguments in
-                let result = try ratecard(arguments, in: fixture.repo)
-                let target = arguments[4]
-                #expect(result.status == 0 || (result.status == 4 && result.err.contains("already live")), "\(result.err)")
-                #expect(try serve.live() == target)
-                let journal = try serve.journal.entries()
-                #expect(journal.last(where: { $0.activated != nil })?.activated == target)
-            })
+            try crashSafety(
+                "rollback", steps: CrashPoint.rollbackSteps, fixture: fixture, root: fixture.root,
+                prepare: { _ in
+                    let target = try serve.live() == ids[0] ? ids[1] : ids[0]
+                    return ["rollback", "--root", fixture.root, "--to", target, "--force", "-m", "crash test"]
+                },
+                settle: { arguments in
+                    let result = try ratecard(arguments, in: fixture.repo)
+                    let target = arguments[4]
+                    #expect(result.status == 0 || (result.status == 4 && result.err.contains("already live")), "\(result.err)")
+                    #expect(try serve.live() == target)
+                    let journal = try serve.journal.entries()
+                    #expect(journal.last(where: { $0.activated != nil })?.activated == target)
+                })
         }
     }
 
@@ -269,29 +283,32 @@ import Testing
             let fixture = try PublishFixture(in: directory, commits: 2)
             let production = directory + "/production"
             var round = 0
-            try crashSafety("promote", steps: CrashPoint.promoteSteps, fixture: fixture, root: production, prepare: { named in
-                // Every other round a new release on staging (a new web file: new objects to copy);
-                // the rounds between promote an older one back (objects present, a flip).
-                round += 1
-                let staging = try ServeRoot(path: fixture.root).releaseIDs()
-                if named || round % 2 == 1 || staging.count < 2 {
-                    try fixture.stampWeb()
-                    let published = try ratecard(fixture.publishArguments(fixture.commits[round % 2]), in: fixture.repo)
-                    #expect(published.status == 0, "\(published.err)")
-                    return ["promote", "--from", fixture.root, "--to", production, "--release", try #require(try ServeRoot(path: fixture.root).live()), "-m", "crash test"]
-                }
-                return ["promote", "--from", fixture.root, "--to", production, "--release", staging[staging.count - 2], "-m", "crash test"]
-            }, settle: { arguments in
-                let result = try ratecard(arguments, in: fixture.repo)
-                #expect(result.status == 0, "\(result.err)")
-                #expect(try ServeRoot(path: production).live() == arguments[6])
-                // Keep the roots small.
-                if round % 10 == 0 {
-                    for root in [fixture.root, production] {
-                        #expect(try ratecard(["prune", "--root", root, "--keep", "3"], in: fixture.repo).status == 0)
+            try crashSafety(
+                "promote", steps: CrashPoint.promoteSteps, fixture: fixture, root: production,
+                prepare: { named in
+                    // Every other round a new release on staging (a new web file: new objects to copy);
+                    // the rounds between promote an older one back (objects present, a flip).
+                    round += 1
+                    let staging = try ServeRoot(path: fixture.root).releaseIDs()
+                    if named || round % 2 == 1 || staging.count < 2 {
+                        try fixture.stampWeb()
+                        let published = try ratecard(fixture.publishArguments(fixture.commits[round % 2]), in: fixture.repo)
+                        #expect(published.status == 0, "\(published.err)")
+                        return ["promote", "--from", fixture.root, "--to", production, "--release", try #require(try ServeRoot(path: fixture.root).live()), "-m", "crash test"]
                     }
-                }
-            })
+                    return ["promote", "--from", fixture.root, "--to", production, "--release", staging[staging.count - 2], "-m", "crash test"]
+                },
+                settle: { arguments in
+                    let result = try ratecard(arguments, in: fixture.repo)
+                    #expect(result.status == 0, "\(result.err)")
+                    #expect(try ServeRoot(path: production).live() == arguments[6])
+                    // Keep the roots small.
+                    if round % 10 == 0 {
+                        for root in [fixture.root, production] {
+                            #expect(try ratecard(["prune", "--root", root, "--keep", "3"], in: fixture.repo).status == 0)
+                        }
+                    }
+                })
         }
     }
 
@@ -300,24 +317,27 @@ import Testing
             let fixture = try PublishFixture(in: directory, commits: 2)
             let serve = ServeRoot(path: fixture.root)
             var round = 0
-            try crashSafety("prune", steps: CrashPoint.pruneSteps, fixture: fixture, root: fixture.root, prepare: { _ in
-                // A new release (with an object of its own), so there is always something to prune.
-                while try serve.releaseIDs().count < 3 {
-                    round += 1
-                    try fixture.stampWeb()
-                    let published = try ratecard(fixture.publishArguments(fixture.commits[round % 2]), in: fixture.repo)
-                    #expect(published.status == 0, "\(published.err)")
-                }
-                return ["prune", "--root", fixture.root, "--keep", "2"]
-            }, settle: { arguments in
-                let result = try ratecard(arguments, in: fixture.repo)
-                #expect(result.status == 0, "\(result.err)")
-                // Settled: two releases, and exactly the objects they name.
-                let kept = try serve.releaseIDs()
-                #expect(kept.count == 2)
-                let named = try Set(kept.flatMap { try ReleaseInfo.read(from: serve.folder(of: $0)).objectNames })
-                #expect(Set(try serve.store.list(.objects)) == named)
-            })
+            try crashSafety(
+                "prune", steps: CrashPoint.pruneSteps, fixture: fixture, root: fixture.root,
+                prepare: { _ in
+                    // A new release (with an object of its own), so there is always something to prune.
+                    while try serve.releaseIDs().count < 3 {
+                        round += 1
+                        try fixture.stampWeb()
+                        let published = try ratecard(fixture.publishArguments(fixture.commits[round % 2]), in: fixture.repo)
+                        #expect(published.status == 0, "\(published.err)")
+                    }
+                    return ["prune", "--root", fixture.root, "--keep", "2"]
+                },
+                settle: { arguments in
+                    let result = try ratecard(arguments, in: fixture.repo)
+                    #expect(result.status == 0, "\(result.err)")
+                    // Settled: two releases, and exactly the objects they name.
+                    let kept = try serve.releaseIDs()
+                    #expect(kept.count == 2)
+                    let named = try Set(kept.flatMap { try ReleaseInfo.read(from: serve.folder(of: $0)).objectNames })
+                    #expect(Set(try serve.store.list(.objects)) == named)
+                })
         }
     }
 }

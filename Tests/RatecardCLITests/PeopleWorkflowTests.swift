@@ -14,67 +14,73 @@ import Testing
     @Test func diffSpeaksInPartnersBandsTablesAndTerms() throws {
         try withTemporaryDirectory { directory in
             let history = try ScriptedHistory(in: directory)
-            #expect(try diff(history, "text") == """
-                HEAD~4 -> HEAD: 4 changes
-                  ~ partner 코랄카드 (coral-card) paused: 전산 점검으로 신규 접수 일시 중단
-                  ~ 에이크미은행 에이크미 직장인 신용대출 (acme-bank/credit) scores 801-900: APR min 5.20% -> 5.70% (+0.5pp)
-                  + 에이크미은행 에이크미 직장인 신용대출 (acme-bank/credit) new rate table scheduled from 2027-01-04
-                  + terms 개인(신용)정보 조회 동의 (credit-inquiry-consent) version 2.0.0: 조회 대상 금융회사에 코랄카드를 추가했습니다. — needs re-consent
+            #expect(
+                try diff(history, "text") == """
+                    HEAD~4 -> HEAD: 4 changes
+                      ~ partner 코랄카드 (coral-card) paused: 전산 점검으로 신규 접수 일시 중단
+                      ~ 에이크미은행 에이크미 직장인 신용대출 (acme-bank/credit) scores 801-900: APR min 5.20% -> 5.70% (+0.5pp)
+                      + 에이크미은행 에이크미 직장인 신용대출 (acme-bank/credit) new rate table scheduled from 2027-01-04
+                      + terms 개인(신용)정보 조회 동의 (credit-inquiry-consent) version 2.0.0: 조회 대상 금융회사에 코랄카드를 추가했습니다. — needs re-consent
 
-                """)
-            #expect(try diff(history, "markdown") == """
-                ### HEAD~4 -> HEAD
+                    """)
+            #expect(
+                try diff(history, "markdown") == """
+                    ### HEAD~4 -> HEAD
 
-                **Partners**
+                    **Partners**
 
-                - partner 코랄카드 (coral-card) paused: 전산 점검으로 신규 접수 일시 중단
+                    - partner 코랄카드 (coral-card) paused: 전산 점검으로 신규 접수 일시 중단
 
-                **Rates**
+                    **Rates**
 
-                - 에이크미은행 에이크미 직장인 신용대출 (acme-bank/credit) scores 801-900: APR min 5.20% -> 5.70% (+0.5pp)
-                - 에이크미은행 에이크미 직장인 신용대출 (acme-bank/credit) new rate table scheduled from 2027-01-04
+                    - 에이크미은행 에이크미 직장인 신용대출 (acme-bank/credit) scores 801-900: APR min 5.20% -> 5.70% (+0.5pp)
+                    - 에이크미은행 에이크미 직장인 신용대출 (acme-bank/credit) new rate table scheduled from 2027-01-04
 
-                **Terms**
+                    **Terms**
 
-                - terms 개인(신용)정보 조회 동의 (credit-inquiry-consent) version 2.0.0: 조회 대상 금융회사에 코랄카드를 추가했습니다. — needs re-consent
+                    - terms 개인(신용)정보 조회 동의 (credit-inquiry-consent) version 2.0.0: 조회 대상 금융회사에 코랄카드를 추가했습니다. — needs re-consent
 
-                """)
+                    """)
             let json = try diff(history, "json")
-            #expect(json.hasPrefix("""
-                {
-                  "changes": [
+            #expect(
+                json.hasPrefix(
+                    """
                     {
-                      "from": "active",
-                      "name": "코랄카드",
-                      "partner": "coral-card",
-                      "reason": "전산 점검으로 신규 접수 일시 중단",
-                      "to": "paused",
-                      "type": "partner_status"
-                    },
-                    {
-                      "apr_max_pct": {
-                        "new": 7.4,
-                        "old": 7.4
-                      },
-                      "apr_min_pct": {
-                        "new": 5.7,
-                        "old": 5.2
-                      },
-                      "largest_move_pp": 0.5,
-                """))
-            #expect(json.hasSuffix("""
-                    {
-                      "document": "credit-inquiry-consent",
-                      "requires_reconsent": true,
-                      "summary": "조회 대상 금융회사에 코랄카드를 추가했습니다.",
-                      "title": "개인(신용)정보 조회 동의",
-                      "type": "terms_added",
-                      "version": "2.0.0"
+                      "changes": [
+                        {
+                          "from": "active",
+                          "name": "코랄카드",
+                          "partner": "coral-card",
+                          "reason": "전산 점검으로 신규 접수 일시 중단",
+                          "to": "paused",
+                          "type": "partner_status"
+                        },
+                        {
+                          "apr_max_pct": {
+                            "new": 7.4,
+                            "old": 7.4
+                          },
+                          "apr_min_pct": {
+                            "new": 5.7,
+                            "old": 5.2
+                          },
+                          "largest_move_pp": 0.5,
+                    """))
+            #expect(
+                json.hasSuffix(
+                    """
+                        {
+                          "document": "credit-inquiry-consent",
+                          "requires_reconsent": true,
+                          "summary": "조회 대상 금융회사에 코랄카드를 추가했습니다.",
+                          "title": "개인(신용)정보 조회 동의",
+                          "type": "terms_added",
+                          "version": "2.0.0"
+                        }
+                      ]
                     }
-                  ]
-                }
 
-                """))
+                    """))
             let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [String: [[String: Any]]]
             #expect(parsed["changes"]!.map { $0["type"] as! String } == ["partner_status", "band_changed", "table_scheduled", "terms_added"])
         }
@@ -186,17 +192,20 @@ import Testing
             let fixture = try PublishFixture(in: directory, commits: 1)
             let repository = try Repository.open(at: fixture.repo)
             let author = Signature(name: "Kim Minji", email: "minji@example.com")
-            try FileSystem.writeFile(fixture.repo + "/ratecard.yaml", Array("""
-                service_name: 레이트카드
-                broker_registration_no: "제2021-0123호"
-                timezone: Asia/Seoul
-                rate_move_warn_pp: 3.0
-                environments:
-                  production:
-                    root: ../production
-                    protected: true
+            try FileSystem.writeFile(
+                fixture.repo + "/ratecard.yaml",
+                Array(
+                    """
+                    service_name: 레이트카드
+                    broker_registration_no: "제2021-0123호"
+                    timezone: Asia/Seoul
+                    rate_move_warn_pp: 3.0
+                    environments:
+                      production:
+                        root: ../production
+                        protected: true
 
-                """.utf8))
+                    """.utf8))
             try repository.commitAll(message: "Protect production", author: author)
             let publish = ["publish", "--env", "production", "--web", fixture.web, "--as-of", "2026-11-29"]
             let first = try ratecard(publish + ["-m", "first"], in: fixture.repo)
@@ -239,14 +248,20 @@ import Testing
 
             let limits = fixture.repo + "/regulatory/limits.yaml"
             let original = String(decoding: try FileSystem.readFile(limits), as: UTF8.self)
-            try FileSystem.writeFile(limits, Array(original.replacingOccurrences(of: "limits:\n", with: """
-                limits:
-                  - id: max_apr_pct
-                    value: 19.9
-                    effective_from: 2027-06-01
-                    citation: "대부업법 시행령 제5조②·제9조① (가상의 개정, 시험용)"
+            try FileSystem.writeFile(
+                limits,
+                Array(
+                    original.replacingOccurrences(
+                        of: "limits:\n",
+                        with: """
+                            limits:
+                              - id: max_apr_pct
+                                value: 19.9
+                                effective_from: 2027-06-01
+                                citation: "대부업법 시행령 제5조②·제9조① (가상의 개정, 시험용)"
 
-                """).utf8))
+                            """
+                    ).utf8))
             try repository.commitAll(message: "A lower cap from 2027-06-01", author: author)
             let check = try ratecard(["validate"], in: fixture.repo)
             #expect(check.status == 0, "\(check.out)")

@@ -118,7 +118,9 @@ import Testing
             let dom = try Browser.dumpDOM(server.base + "index.html#/product/ibk/worker-credit")
             #expect(dom.contains("재직 6개월 이상 직장인을 위한 비대면 신용대출"), "\(dom.prefix(300))")
             let requests = Set(try server.takeRequests().filter { $0.hasPrefix("/data/") })
-            #expect(requests == Set(["/data/entry.json"] + ["service.json", "phrases.json", "products/ibk/worker-credit.json", "partners.json", "limits.json"].map { "/" + folder + $0 }), "\(requests.sorted())")
+            #expect(
+                requests == Set(["/data/entry.json"] + ["service.json", "phrases.json", "products/ibk/worker-credit.json", "partners.json", "limits.json"].map { "/" + folder + $0 }),
+                "\(requests.sorted())")
         }
     }
 }

@@ -64,8 +64,9 @@ import Testing
             }
 
             // An invalid edit shows its file and line in the page; the fix clears it.
-            _ = try measure({ try writeDraft(template.replacingOccurrences(of: "effective_from: 2026-11-01", with: "effective_from: [")) },
-                            shows: "document.body.innerText.includes('\(draft):')")
+            _ = try measure(
+                { try writeDraft(template.replacingOccurrences(of: "effective_from: 2026-11-01", with: "effective_from: [")) },
+                shows: "document.body.innerText.includes('\(draft):')")
             let problems = try #require(try browser.evaluate("document.getElementById('ratecard-problems').innerText") as? String)
             #expect(problems.contains("\(draft):") && problems.contains(": error YML-01: "), "\(problems)")
             _ = try measure({ try writeDraft(template + "\n고친 문장입니다.\n") }, shows: "document.body.innerText.includes('고친 문장입니다.')")
@@ -85,8 +86,10 @@ import Testing
                 let nudged = LargeContentGenerator.nudgedRate(text)
                 let line = try #require(nudged.split(separator: "\n").first { $0.contains("apr_max_pct: ") })
                 let rate = try #require(Percent.parse(String(line.split(separator: " ").last!))?.value.displayed)
-                rates.append(try measure({ try FileSystem.writeFile(repo + "/" + table, Array(nudged.utf8)) },
-                                         shows: "document.getElementById('\(key)').textContent.includes('~ \(rate)%')"))
+                rates.append(
+                    try measure(
+                        { try FileSystem.writeFile(repo + "/" + table, Array(nudged.utf8)) },
+                        shows: "document.getElementById('\(key)').textContent.includes('~ \(rate)%')"))
             }
             #expect(watch.stop() == 0)
 

@@ -75,7 +75,9 @@ import Testing
             let head = try HTTP.get(port: watch.port, "/rates.html", method: "HEAD")
             #expect(head.status == 200 && head.body.isEmpty && Int(head.headers["content-length"] ?? "") ?? 0 > 0)
             // Nothing outside the bundle and the web folder, however it is spelled.
-            for target in ["/../ratecard.yaml", "/%2e%2e/ratecard.yaml", "/app/..%2f..%2fratecard.yaml", "/app/%2E%2E/%2E%2E/ratecard.yaml", "/.gitignore", "/app//app.js", "/a%00b", "/app\\..\\app.js"] {
+            for target in [
+                "/../ratecard.yaml", "/%2e%2e/ratecard.yaml", "/app/..%2f..%2fratecard.yaml", "/app/%2E%2E/%2E%2E/ratecard.yaml", "/.gitignore", "/app//app.js", "/a%00b", "/app\\..\\app.js",
+            ] {
                 let response = try HTTP.get(port: watch.port, target)
                 #expect(response.status == 400, "\(target): \(response.status)")
             }

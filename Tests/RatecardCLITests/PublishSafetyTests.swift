@@ -153,7 +153,9 @@ struct PublishFixture {
                 if after == before { landedBeforeSwap += 1 } else { landedAfterSwap += 1 }
                 try recoverAndCheck("random kill \(index)")
             }
-            print("crash safety: \(CrashPoint.publishSteps.count) named steps; 200 random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms publish: \(landedBeforeSwap) before the swap, \(landedAfterSwap) after")
+            print(
+                "crash safety: \(CrashPoint.publishSteps.count) named steps; 200 random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms publish: \(landedBeforeSwap) before the swap, \(landedAfterSwap) after"
+            )
             #expect(landedBeforeSwap > 0)
             #expect(landedAfterSwap > 0)
             let journal = try ServeRoot(path: fixture.root).journal.entries()
@@ -353,7 +355,8 @@ struct PublishFixture {
     @Test func uncommittedContentIsRefused() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory)
-            try FileSystem.writeFile(fixture.repo + "/partners/acme-bank.yaml", Array((String(decoding: try FileSystem.readFile(fixture.repo + "/partners/acme-bank.yaml"), as: UTF8.self) + "# edited\n").utf8))
+            try FileSystem.writeFile(
+                fixture.repo + "/partners/acme-bank.yaml", Array((String(decoding: try FileSystem.readFile(fixture.repo + "/partners/acme-bank.yaml"), as: UTF8.self) + "# edited\n").utf8))
             let result = try ratecard(["publish", "--root", fixture.root, "--web", fixture.web, "--as-of", "2026-11-29"], in: fixture.repo)
             #expect(result.status == 1)
             #expect(result.err.contains("uncommitted changes (partners/acme-bank.yaml)"))

@@ -36,7 +36,8 @@ final class MotoServer {
             let port = Int.random(in: 14_000..<20_000)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = oneRequestAtATime
+            process.arguments =
+                oneRequestAtATime
                 ? ["python3", "-c", Self.serialServer, String(port)]
                 : ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
             var environment = ProcessInfo.processInfo.environment
@@ -356,13 +357,19 @@ final class FaultyProxy {
 
     @Test func getObjectExample() {
         let signed = signer.sign(method: "GET", host: "examplebucket.s3.amazonaws.com", path: "/test.txt", query: [], headers: [("Range", "bytes=0-9")], payloadHash: emptyHash, time: time)
-        #expect(authorization(signed.headers) == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
+        #expect(
+            authorization(signed.headers)
+                == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"
+        )
     }
 
     @Test func listObjectsExample() {
         let signed = signer.sign(method: "GET", host: "examplebucket.s3.amazonaws.com", path: "/", query: [("max-keys", "2"), ("prefix", "J")], headers: [], payloadHash: emptyHash, time: time)
         #expect(signed.query == "max-keys=2&prefix=J")
-        #expect(authorization(signed.headers) == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7")
+        #expect(
+            authorization(signed.headers)
+                == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7"
+        )
     }
 
     @Test func queryValuesAreEscapedAsTheSpecificationSays() {
@@ -405,7 +412,8 @@ final class FaultyProxy {
         // A manifest goes after its objects; its entry files are copied under r/<id>/ (a data
         // document is an object only); listing names both kinds.
         let other = item("<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n", name: "logo.svg")
-        let manifest = Array("""
+        let manifest = Array(
+            """
             {"id": "000001-aa", "bundle_id": "aa", "format": 2, "files": [
               {"path": "data/b/x.json", "sha256": "\(object.sha256)", "size": \(object.size)},
               {"path": "logo.svg", "sha256": "\(other.sha256)", "size": \(other.size)}]}

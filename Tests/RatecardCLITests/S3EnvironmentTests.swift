@@ -243,10 +243,11 @@ final class S3Environments {
             #expect(published.status == 0, "\(published.err)")
             let live = try #require(try s3.liveIsComplete("with the app's web build"))
             let lines = try JSONReader.parse(try #require(try s3.client().get("bridge-lines.json")).bytes)
-            let named = (lines["lines"].flatMap { value -> [String]? in
-                guard case .object(let fields) = value else { return nil }
-                return fields.values.compactMap(\.stringValue)
-            }) ?? []
+            let named =
+                (lines["lines"].flatMap { value -> [String]? in
+                    guard case .object(let fields) = value else { return nil }
+                    return fields.values.compactMap(\.stringValue)
+                }) ?? []
             #expect(!named.isEmpty && named.allSatisfy { $0 == live }, "\(lines)")
             #expect(try s3.client().fetch("bridge-lines.json")?.headers["cache-control"] == "no-cache")
             let status = try s3.run(["status", "--env", "production"])
@@ -268,12 +269,13 @@ final class S3Environments {
             let none = try s3.run(s3.publish(s3.fixture.commits[0]), environment: ["AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "HOME": directory, "AWS_SHARED_CREDENTIALS_FILE": ""])
             #expect(none.status == 4)
             #expect(none.err.contains("environment 'production' is in object storage") && none.err.contains("no credentials for object storage"), "\(none.err)")
-            try s3.configure(production: """
-                  nowhere:
-                    s3:
-                      endpoint: \(s3.server.endpoint)
-                      bucket: rc-missing
-                """)
+            try s3.configure(
+                production: """
+                      nowhere:
+                        s3:
+                          endpoint: \(s3.server.endpoint)
+                          bucket: rc-missing
+                    """)
             let missing = try s3.run(s3.publish(s3.fixture.commits[0], to: "nowhere"))
             #expect(missing.status == 4)
             #expect(missing.err.contains("the bucket does not exist (NoSuchBucket)"), "\(missing.err)")
@@ -323,7 +325,8 @@ final class S3Environments {
 
             // A holder on another machine: waited for, refused with --no-wait, taken over once it
             // has not been renewed for its lifetime (by the storage's clock).
-            let foreign = Array(#"{"user":"ops","host":"build-7","boot_id":"x","pid":4242,"pid_start":"1","command":"ratecard publish","since":"2026-11-29T00:00:00Z","ttl_seconds":3,"token":"f"}"#.utf8)
+            let foreign = Array(
+                #"{"user":"ops","host":"build-7","boot_id":"x","pid":4242,"pid_start":"1","command":"ratecard publish","since":"2026-11-29T00:00:00Z","ttl_seconds":3,"token":"f"}"#.utf8)
             _ = try s3.client().put(".ratecard/lock", foreign, contentType: "application/json", condition: .absent)
             try s3.fixture.stampWeb()
             let refused = try s3.run(s3.publish(s3.fixture.commits[1]) + ["--no-wait"])
@@ -436,12 +439,17 @@ final class S3Environments {
     /// Runs `arguments` killed after each of `steps` and at `randomKills` random instants over
     /// [0, 1.5 ×] the command's own duration; after every kill the live pointer names a complete
     /// release. Then the command runs to completion (`settle`).
-    private func crashSafety(_ label: String, _ s3: S3Environments, steps: [String], randomKills: Int,
-                             prepare: (_ named: Bool) throws -> [String], settle: ([String]) throws -> Void) throws {
+    private func crashSafety(
+        _ label: String, _ s3: S3Environments, steps: [String], randomKills: Int,
+        prepare: (_ named: Bool) throws -> [String], settle: ([String]) throws -> Void
+    ) throws {
         var cycle = 0.2
         func killed(_ arguments: [String], at step: String?) throws -> Bool {
             let process = try s3.start(arguments, environment: step.map { ["RATECARD_CRASH_AT": $0] } ?? [:])
-            if step == nil { usleep(useconds_t(Double.random(in: 0...(1.5 * cycle)) * 1_000_000)); kill(process.processIdentifier, SIGKILL) }
+            if step == nil {
+                usleep(useconds_t(Double.random(in: 0...(1.5 * cycle)) * 1_000_000))
+                kill(process.processIdentifier, SIGKILL)
+            }
             process.waitUntilExit()
             return process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
         }
@@ -502,39 +510,47 @@ final class S3Environments {
             let s3 = try S3Environments(in: directory, commits: 2)
             defer { s3.stop() }
             var round = 0
-            try crashSafety("publish", s3, steps: CrashPoint.s3PublishSteps, randomKills: 30, prepare: { _ in
-                // A new web file each round, so the object steps are reached.
-                round += 1
-                try s3.fixture.stampWeb()
-                return s3.publish(s3.fixture.commits[round % 2])
-            }, settle: { _ in })
+            try crashSafety(
+                "publish", s3, steps: CrashPoint.s3PublishSteps, randomKills: 30,
+                prepare: { _ in
+                    // A new web file each round, so the object steps are reached.
+                    round += 1
+                    try s3.fixture.stampWeb()
+                    return s3.publish(s3.fixture.commits[round % 2])
+                }, settle: { _ in })
             try settled(s3, "publish")
 
             let ids = try s3.client().list(prefix: "releases/").map { String($0.dropFirst("releases/".count).dropLast(".json".count)) }.sorted()
             try #require(ids.count >= 2)
-            try crashSafety("rollback", s3, steps: CrashPoint.s3RollbackSteps, randomKills: 30, prepare: { _ in
-                let live = try s3.liveIsComplete("before a rollback")
-                return ["rollback", "--env", "production", "--to", live == ids[0] ? ids[1] : ids[0], "--force", "-m", "crash test"]
-            }, settle: { arguments in
-                let result = try s3.run(arguments)
-                #expect(result.status == 0 || (result.status == 4 && result.err.contains("already live")), "\(result.err)")
-                #expect(try s3.liveIsComplete("rollback settled") == arguments[4])
-            })
+            try crashSafety(
+                "rollback", s3, steps: CrashPoint.s3RollbackSteps, randomKills: 30,
+                prepare: { _ in
+                    let live = try s3.liveIsComplete("before a rollback")
+                    return ["rollback", "--env", "production", "--to", live == ids[0] ? ids[1] : ids[0], "--force", "-m", "crash test"]
+                },
+                settle: { arguments in
+                    let result = try s3.run(arguments)
+                    #expect(result.status == 0 || (result.status == 4 && result.err.contains("already live")), "\(result.err)")
+                    #expect(try s3.liveIsComplete("rollback settled") == arguments[4])
+                })
             try settled(s3, "rollback")
 
-            try crashSafety("prune", s3, steps: CrashPoint.pruneSteps, randomKills: 24, prepare: { _ in
-                // A new release with an object of its own, so there is always something to prune.
-                while try s3.client().list(prefix: "releases/").count < 4 {
-                    round += 1
-                    try s3.fixture.stampWeb()
-                    let published = try s3.run(s3.publish(s3.fixture.commits[round % 2]))
-                    #expect(published.status == 0, "\(published.err)")
-                }
-                return ["prune", "--env", "production", "--keep", "2"]
-            }, settle: { arguments in
-                let result = try s3.run(arguments)
-                #expect(result.status == 0, "\(result.err)")
-            })
+            try crashSafety(
+                "prune", s3, steps: CrashPoint.pruneSteps, randomKills: 24,
+                prepare: { _ in
+                    // A new release with an object of its own, so there is always something to prune.
+                    while try s3.client().list(prefix: "releases/").count < 4 {
+                        round += 1
+                        try s3.fixture.stampWeb()
+                        let published = try s3.run(s3.publish(s3.fixture.commits[round % 2]))
+                        #expect(published.status == 0, "\(published.err)")
+                    }
+                    return ["prune", "--env", "production", "--keep", "2"]
+                },
+                settle: { arguments in
+                    let result = try s3.run(arguments)
+                    #expect(result.status == 0, "\(result.err)")
+                })
             try settled(s3, "prune")
         }
     }

@@ -79,7 +79,8 @@ import Testing
             }
             let swapSeconds = Date().timeIntervalSince(swapsStarted)
             let counts = load.stop()
-            print("""
+            print(
+                """
                 ServeUnderNginx: \(swaps)/100 swaps in \(String(format: "%.1f", swapSeconds)) s under \(counts.clients) clients: \
                 \(counts.pageLoads) page loads, \(counts.requests) requests, \(counts.non200) non-200, \
                 \(counts.mixed) mixed (\(counts.missingData) data folder 404, \(counts.hashMismatch) hash mismatch, \
@@ -249,8 +250,10 @@ import Testing
             #expect(try probe.get("/version.json").status == 404)
             // A data object and the app's script come gzipped to a client that accepts it (what
             // make bench counts), with the same headers, and plain to one that does not.
-            for (path, file) in [("/o/" + ObjectLayout.objectName(shard), serve.objectsFolder + "/" + ObjectLayout.objectName(shard)),
-                                 ("/app/app.js", serve.folder(of: live) + "/app/app.js")] {
+            for (path, file) in [
+                ("/o/" + ObjectLayout.objectName(shard), serve.objectsFolder + "/" + ObjectLayout.objectName(shard)),
+                ("/app/app.js", serve.folder(of: live) + "/app/app.js"),
+            ] {
                 let bytes = try FileSystem.readFile(file)
                 let gzipped = try HTTP.get(port: server.port, path, headers: ["Accept-Encoding: gzip"])
                 #expect(gzipped.status == 200, "\(path)")
@@ -283,7 +286,8 @@ import Testing
 
             // A logo with script planted in the live release: served sandboxed, it runs nothing.
             let planted = "data/\(info.bundleID)/assets/planted.svg"
-            let payload = #"<svg xmlns="http://www.w3.org/2000/svg" onload="document.documentElement.setAttribute('data-pwned','1')"><script>document.documentElement.setAttribute('data-ran','1')</script><rect width="10" height="10"/></svg>"#
+            let payload =
+                #"<svg xmlns="http://www.w3.org/2000/svg" onload="document.documentElement.setAttribute('data-pwned','1')"><script>document.documentElement.setAttribute('data-ran','1')</script><rect width="10" height="10"/></svg>"#
             try FileSystem.writeFile(serve.folder(of: live) + "/" + planted, Array(payload.utf8))
             let sandboxed = try Browser.dumpDOM("http://127.0.0.1:\(server.port)/\(planted)", budgetMilliseconds: 2000)
             #expect(sandboxed.contains("<rect"), "the SVG did not load: \(sandboxed.prefix(300))")
@@ -592,7 +596,8 @@ private func expectUnchanged(_ serve: ServeRoot, live: String, repo: String, sou
     #expect(try serve.live() == live, "current moved", sourceLocation: sourceLocation)
     let verify = try ratecard(["verify", "--root", serve.path], in: repo)
     #expect(verify.status == 0, "\(verify.out)\(verify.err)", sourceLocation: sourceLocation)
-    let strays = try FileSystem.listDirectory(serve.releasesFolder).filter { $0.hasPrefix(".") }
+    let strays =
+        try FileSystem.listDirectory(serve.releasesFolder).filter { $0.hasPrefix(".") }
         + FileSystem.listDirectory(serve.path).filter { $0.hasPrefix(".current.tmp-") }
     #expect(strays.isEmpty, "left behind: \(strays)", sourceLocation: sourceLocation)
 }
@@ -919,8 +924,9 @@ private struct PageChecker {
     /// the hash named there.
     mutating func checkData(entry: [UInt8], etag: String?) {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(entry))) as? [String: Any],
-              let bundle = object["bundle_id"] as? String,
-              let shards = object["compare"] as? [[String: Any]], !shards.isEmpty else {
+            let bundle = object["bundle_id"] as? String,
+            let shards = object["compare"] as? [[String: Any]], !shards.isEmpty
+        else {
             counts.badManifest += 1
             counts.note("unreadable entry document: \(String(decoding: entry.prefix(80), as: UTF8.self))")
             return

@@ -25,7 +25,9 @@ import Testing
     @Test func aRatecardFarFromAnyContentSaysToSetTheVariable() throws {
         try withTemporaryDirectory { directory in
             let binary = directory + "/bin/ratecard"
-            #expect(throws: OperationalError("the example content is neither installed beside \(binary) (share/ratecard/content) nor in a checkout holding it; set RATECARD_EXAMPLE to a folder holding it")) {
+            #expect(
+                throws: OperationalError("the example content is neither installed beside \(binary) (share/ratecard/content) nor in a checkout holding it; set RATECARD_EXAMPLE to a folder holding it")
+            ) {
                 try ExampleContent.folder(environment: [:], executable: binary)
             }
         }

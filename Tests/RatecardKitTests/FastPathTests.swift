@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import RatecardKit
 import Testing
+
+@testable import RatecardKit
 
 /// The byte-level fast paths added for large repositories (`make bench`) give exactly what the
 /// Character-level code they short-cut gives, including on text where they must fall back.
@@ -14,7 +15,7 @@ import Testing
         "업계 최저 금리",
         "우리는 업계 최저 금리와 무조건 승인을 약속합니다.\n둘째 줄 100% 승인 무심사\n\n누구나 대출 가능",
         "앞 업계 최저\n업계 최저 뒤\n업계 최저업계 최저",
-        "\u{110B}\u{1165}\u{11B8}\u{1100}\u{1168} \u{110E}\u{116C}\u{110C}\u{1165} 금리", // 업계 최저, decomposed
+        "\u{110B}\u{1165}\u{11B8}\u{1100}\u{1168} \u{110E}\u{116C}\u{110C}\u{1165} 금리",  // 업계 최저, decomposed
         "업계 최저\u{0301} 금리\n업계 최저",
         "CRLF 업계 최저\r\n무조건 승인\r\n",
         "mixed 100% 승인 café\u{0301} 신용불량자 환영\n「업계 최저」 ① 무심사",
@@ -78,8 +79,10 @@ import Testing
     static func variants(of text: String) -> [String] {
         var beforeLast = text
         if let last = beforeLast.utf8.lastIndex(of: 0x0A) { beforeLast.insert("\r", at: last) }
-        return [text, text.replacingOccurrences(of: "\n", with: "\r\n"), text + "\r", beforeLast,
-                text.replacingOccurrences(of: "\n", with: "\n\u{0301}"), "\r" + text]
+        return [
+            text, text.replacingOccurrences(of: "\n", with: "\r\n"), text + "\r", beforeLast,
+            text.replacingOccurrences(of: "\n", with: "\n\u{0301}"), "\r" + text,
+        ]
     }
 
     /// The byte split gives what the Character split gives on every terms file of the example
@@ -123,8 +126,9 @@ import Testing
     static func referenceDropping(_ body: String, title: String) -> String {
         var lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = lines.firstIndex(where: { !$0.allSatisfy(\.isWhitespace) }),
-              lines[first].hasPrefix("# "),
-              String(lines[first].dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t") else { return body }
+            lines[first].hasPrefix("# "),
+            String(lines[first].dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t")
+        else { return body }
         lines.remove(at: first)
         return lines.joined(separator: "\n")
     }
@@ -164,22 +168,27 @@ import Testing
     static func referenceDay(_ text: String) -> Day? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
-              (1...12).contains(m), d >= 1, d <= Day.daysIn(month: m, year: y) else { return nil }
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+            (1...12).contains(m), d >= 1, d <= Day.daysIn(month: m, year: y)
+        else { return nil }
         return Day(year: y, month: m, day: d)
     }
 
     @Test func percentsAndDaysParseAsBefore() {
-        let percents = ["0", "12", "12.5", "12.345", "12.3456", "-1.5", "+3.0", "1.", ".5", "1.2.3", "", "-", "+", "123456789.1",
-                        "1234567890", "1e3", " 1", "1 ", "٣", "1\u{301}", "12,5", "0.000", "007.10", "-0.0", "99999999.999"]
+        let percents = [
+            "0", "12", "12.5", "12.345", "12.3456", "-1.5", "+3.0", "1.", ".5", "1.2.3", "", "-", "+", "123456789.1",
+            "1234567890", "1e3", " 1", "1 ", "٣", "1\u{301}", "12,5", "0.000", "007.10", "-0.0", "99999999.999",
+        ]
         for text in percents {
             let parsed = Percent.parse(text)
             let reference = Self.referencePercent(text)
             #expect(parsed?.value.thousandths == reference?.0 && parsed?.decimals == reference?.1, "\(text)")
         }
-        let days = ["2026-11-29", "2024-02-29", "2025-02-29", "2025-13-01", "2025-00-10", "2025-01-00", "2025-1-01", "20250-01-01",
-                    "2025-01-01 ", "2025/01/01", "", "２０２５-01-01", "2025-01-3\u{301}", "0000-01-01", "2025--1-01"]
+        let days = [
+            "2026-11-29", "2024-02-29", "2025-02-29", "2025-13-01", "2025-00-10", "2025-01-00", "2025-1-01", "20250-01-01",
+            "2025-01-01 ", "2025/01/01", "", "２０２５-01-01", "2025-01-3\u{301}", "0000-01-01", "2025--1-01",
+        ]
         for text in days { #expect(Day(text) == Self.referenceDay(text), "\(text)") }
     }
 
@@ -237,8 +246,10 @@ import Testing
             let manifest = BundleManifest(bundleID: "abc", sourceCommit: nil, sourceDirty: true, asOf: fixtureDay, generator: "g", files: list)
             #expect(manifest.bytes() == manifest.json().bytes(terminator: "\n"))
         }
-        for bad in [#"{"files": [{"path": "a", "sha256": "b"}]}"#, #"{"files": [{"path": "a", "sha256": "b", "size": 1, "x": 2}]}"#,
-                    #"{"files": [{"path": 1, "sha256": "b", "size": 1}]}"#, #"{"files": {}}"#] {
+        for bad in [
+            #"{"files": [{"path": "a", "sha256": "b"}]}"#, #"{"files": [{"path": "a", "sha256": "b", "size": 1, "x": 2}]}"#,
+            #"{"files": [{"path": 1, "sha256": "b", "size": 1}]}"#, #"{"files": {}}"#,
+        ] {
             #expect(throws: OperationalError.self, "\(bad)") { try JSONReader.parseListingFiles(Array(bad.utf8)) }
         }
         // Over the 1 MiB cap on content files: a release's version.json grows past it.
@@ -313,21 +324,29 @@ import Testing
         let partners = [CompareIndex.Partner(id: "a-bank", nameKo: "에이은행"), CompareIndex.Partner(id: "b-card", nameKo: "비\"카드<&>"), CompareIndex.Partner(id: "c-idle", nameKo: "씨")]
         let contiguous = [band(901, 1000, 4150, 5350, 150_000_000), band(801, 900, 5000, 6550, 120_000_000), band(0, 800, 7000, 9990, 50_000_000)]
         let shards = [
-            CompareIndex.Shard(partners: partners, items: [
-                CompareIndex.Item(partner: "a-bank", id: "credit", nameKo: "직장인 신용대출", type: "credit", bureau: "KCB", limitMin: 1_000_000, limitMax: 150_000_000,
-                                  termsMonths: [12, 24, 36], repayment: ["equal_installment", "bullet"], bands: contiguous),
-                CompareIndex.Item(partner: "a-bank", id: "empty", nameKo: "표 없음", type: "policy", bureau: "NICE", limitMin: 0, limitMax: 10_000_000,
-                                  termsMonths: [], repayment: [], bands: []),
-                CompareIndex.Item(partner: "a-bank", id: "named", nameKo: "에이은행 직장인대출", type: "credit", bureau: "KCB", limitMin: 0, limitMax: 10_000,
-                                  termsMonths: [6], repayment: ["bullet"], bands: [band(0, 1000, 1, 2, 10_000)]),
-                CompareIndex.Item(partner: "a-bank", id: "spaced", nameKo: "에이은행 ", type: "credit", bureau: "KCB", limitMin: 0, limitMax: 10_000,
-                                  termsMonths: [6], repayment: ["bullet"], bands: []),
-                CompareIndex.Item(partner: "b-card", id: "joined", nameKo: "비\"카드<&>론", type: "card_loan", bureau: "NICE", limitMin: 0, limitMax: 10_000,
-                                  termsMonths: [6], repayment: ["bullet"], bands: []),
-                CompareIndex.Item(partner: "b-card", id: "loan", nameKo: "카드론", type: "card_loan", bureau: "NICE", limitMin: 500_001, limitMax: 12_345_678,
-                                  termsMonths: [36], repayment: ["revolving"],
-                                  bands: [band(700, 950, 12_345, 19_999, 12_345_678), band(300, 650, 15_000, 15_000, 1)]),
-            ]),
+            CompareIndex.Shard(
+                partners: partners,
+                items: [
+                    CompareIndex.Item(
+                        partner: "a-bank", id: "credit", nameKo: "직장인 신용대출", type: "credit", bureau: "KCB", limitMin: 1_000_000, limitMax: 150_000_000,
+                        termsMonths: [12, 24, 36], repayment: ["equal_installment", "bullet"], bands: contiguous),
+                    CompareIndex.Item(
+                        partner: "a-bank", id: "empty", nameKo: "표 없음", type: "policy", bureau: "NICE", limitMin: 0, limitMax: 10_000_000,
+                        termsMonths: [], repayment: [], bands: []),
+                    CompareIndex.Item(
+                        partner: "a-bank", id: "named", nameKo: "에이은행 직장인대출", type: "credit", bureau: "KCB", limitMin: 0, limitMax: 10_000,
+                        termsMonths: [6], repayment: ["bullet"], bands: [band(0, 1000, 1, 2, 10_000)]),
+                    CompareIndex.Item(
+                        partner: "a-bank", id: "spaced", nameKo: "에이은행 ", type: "credit", bureau: "KCB", limitMin: 0, limitMax: 10_000,
+                        termsMonths: [6], repayment: ["bullet"], bands: []),
+                    CompareIndex.Item(
+                        partner: "b-card", id: "joined", nameKo: "비\"카드<&>론", type: "card_loan", bureau: "NICE", limitMin: 0, limitMax: 10_000,
+                        termsMonths: [6], repayment: ["bullet"], bands: []),
+                    CompareIndex.Item(
+                        partner: "b-card", id: "loan", nameKo: "카드론", type: "card_loan", bureau: "NICE", limitMin: 500_001, limitMax: 12_345_678,
+                        termsMonths: [36], repayment: ["revolving"],
+                        bands: [band(700, 950, 12_345, 19_999, 12_345_678), band(300, 650, 15_000, 15_000, 1)]),
+                ]),
             CompareIndex.Shard(partners: [partners[2]], items: []),
         ]
         for shard in shards {
@@ -336,11 +355,16 @@ import Testing
             #expect(!bytes.dropLast().contains(0x0A), "one line")
         }
         // Whole hundredths and 10,000-won amounts are written in those steps.
-        let round = CompareIndex.Shard(partners: [partners[0]], items: [CompareIndex.Item(
-            partner: "a-bank", id: "credit", nameKo: "에이은행 x", type: "credit", bureau: "KCB", limitMin: 1_000_000, limitMax: 150_000_000,
-            termsMonths: [12, 24], repayment: ["equal_installment"], bands: contiguous), CompareIndex.Item(
-            partner: "a-bank", id: "policy", nameKo: "에이은행", type: "policy", bureau: "NICE", limitMin: 1_000_000, limitMax: 50_000_000,
-            termsMonths: [12], repayment: ["equal_installment"], bands: [band(0, 1000, 4000, 5000, 40_000_000)])])
+        let round = CompareIndex.Shard(
+            partners: [partners[0]],
+            items: [
+                CompareIndex.Item(
+                    partner: "a-bank", id: "credit", nameKo: "에이은행 x", type: "credit", bureau: "KCB", limitMin: 1_000_000, limitMax: 150_000_000,
+                    termsMonths: [12, 24], repayment: ["equal_installment"], bands: contiguous),
+                CompareIndex.Item(
+                    partner: "a-bank", id: "policy", nameKo: "에이은행", type: "policy", bureau: "NICE", limitMin: 1_000_000, limitMax: 50_000_000,
+                    termsMonths: [12], repayment: ["equal_installment"], bands: [band(0, 1000, 4000, 5000, 40_000_000)]),
+            ])
         let json = try JSONReader.parse(round.bytes())
         #expect(json["units"]?["apr_per_pct"]?.intValue == 100)
         #expect(json["units"]?["krw_per_unit"]?.intValue == 10_000)

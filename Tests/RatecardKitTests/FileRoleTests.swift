@@ -1,11 +1,13 @@
-@testable import RatecardKit
 import Testing
+
+@testable import RatecardKit
 
 /// What a content file is, from its path: every role, paths that nearly name one, and paths
 /// whose difference hides behind Unicode (a combining mark makes a new last Character).
 @Suite struct FileRoleTests {
     static let unexpected = FileRole.unexpected(
-        "unexpected file: content files are ratecard.yaml, regulatory/{limits,phrases,signoffs}.yaml, partners/<id>.yaml, products/<partner>/<product>/product.yaml, products/<partner>/<product>/rates/<YYYY-MM-DD>.yaml, terms/<doc>/<version>.md and assets/*.svg|png")
+        "unexpected file: content files are ratecard.yaml, regulatory/{limits,phrases,signoffs}.yaml, partners/<id>.yaml, products/<partner>/<product>/product.yaml, products/<partner>/<product>/rates/<YYYY-MM-DD>.yaml, terms/<doc>/<version>.md and assets/*.svg|png"
+    )
     static let yml = FileRole.unexpected("unexpected file: YAML files end in .yaml, not .yml; rename it")
 
     static let roles: [(String, FileRole)] = [

@@ -215,8 +215,6 @@ import Testing
     }
 }
 
-import Glibc
-
 func symlinkAt(_ path: String, to target: String) -> Bool {
     Glibc.symlink(target, path) == 0
 }

@@ -67,7 +67,11 @@ import Testing
                 try contents.requireUndamaged()
             } else {
                 #expect(contents.warnings == ["\(path):2: not a journal entry: \(reason)"])
-                #expect(throws: OperationalError("\(path):2: not a journal entry: \(reason); it may have been a bad mark, so nothing was changed. Mend the line (or delete it, once you know what it was) and run the command again")) {
+                #expect(
+                    throws: OperationalError(
+                        "\(path):2: not a journal entry: \(reason); it may have been a bad mark, so nothing was changed. Mend the line (or delete it, once you know what it was) and run the command again"
+                    )
+                ) {
                     try contents.requireUndamaged()
                 }
             }

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import RatecardKit
 import Testing
+
+@testable import RatecardKit
 
 /// `preview --watch` keeps the content in memory and, after each edit, re-reads the files it
 /// touched, checks again only what they can change and rebuilds through the render memo. After
@@ -224,11 +225,12 @@ extension LiveBuildTests {
             let newest = try #require(notices.last)
             let draft = "terms/broker-notice/\(newest.split(separator: "/").last!.split(separator: ".")[0]).99.0.md"
             func writeDraft(day: String, extra: String = "") throws {
-                let text = try String(contentsOfFile: directory + "/" + newest, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-                    if line.hasPrefix("version:") { return "version: " + draft.split(separator: "/").last!.dropLast(3) }
-                    if line.hasPrefix("effective_from:") { return "effective_from: \(day)" }
-                    return String(line)
-                }.joined(separator: "\n") + extra
+                let text =
+                    try String(contentsOfFile: directory + "/" + newest, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                        if line.hasPrefix("version:") { return "version: " + draft.split(separator: "/").last!.dropLast(3) }
+                        if line.hasPrefix("effective_from:") { return "effective_from: \(day)" }
+                        return String(line)
+                    }.joined(separator: "\n") + extra
                 try write(text, to: directory + "/" + draft)
             }
             try writeDraft(day: "2026-06-01")

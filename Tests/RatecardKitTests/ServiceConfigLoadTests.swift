@@ -24,7 +24,11 @@ import Testing
 
     @Test func aSchemaErrorIsNamedAtItsValue() throws {
         let text = Self.valid.replacingOccurrences(of: "timezone: Asia/Seoul", with: "timezone: UTC")
-        #expect(throws: OperationalError("content/ratecard.yaml is invalid:\n  content/ratecard.yaml:3:11: error SCH-04: 'timezone' is 'UTC'; content dates are in Asia/Seoul\nFix it ('ratecard validate' checks it) and run the command again")) {
+        #expect(
+            throws: OperationalError(
+                "content/ratecard.yaml is invalid:\n  content/ratecard.yaml:3:11: error SCH-04: 'timezone' is 'UTC'; content dates are in Asia/Seoul\nFix it ('ratecard validate' checks it) and run the command again"
+            )
+        ) {
             try ServiceConfig.load(Array(text.utf8), path: "content/ratecard.yaml")
         }
     }

@@ -8,7 +8,10 @@ import Testing
 
     @Test func marksAreOneBasedAndCountCharacters() throws {
         let node = try #require(try parse("name_ko: 신한은행\nrate: 12.5\n"))
-        guard case .mapping(let pairs) = node.kind else { Issue.record("not a mapping"); return }
+        guard case .mapping(let pairs) = node.kind else {
+            Issue.record("not a mapping")
+            return
+        }
         #expect(pairs[0].value.mark == SourceMark(line: 1, column: 10))
         #expect(pairs[1].value.mark == SourceMark(line: 2, column: 7))
         #expect(pairs[1].value.kind == .scalar("12.5", plain: true))
@@ -84,7 +87,9 @@ import Testing
         #expect(throws: YAMLError(rule: "YML-05", mark: .start, message: "file starts with a byte-order mark (BOM); save it as UTF-8 without BOM")) {
             try SourceText.decode([0xEF, 0xBB, 0xBF] + Array("a: 1\n".utf8))
         }
-        #expect(throws: YAMLError(rule: "YML-05", mark: SourceMark(line: 1, column: 5), message: "line ends with a bare carriage return (CR, old Mac line endings); save the file with LF line endings")) {
+        #expect(
+            throws: YAMLError(rule: "YML-05", mark: SourceMark(line: 1, column: 5), message: "line ends with a bare carriage return (CR, old Mac line endings); save the file with LF line endings")
+        ) {
             try SourceText.check(Array("a: 1\rb: 2\r".utf8))
         }
         // CRLF is fine.

@@ -46,7 +46,8 @@ enum ApprovalGate {
             let before = try run.content(at: commit)
             return .diff(SemanticDiff.between(before, next, asOf: asOf, oldAsOf: liveAsOf))
         } catch {
-            return .unknown("the live commit \(commit.prefix(12)) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow' (CI: a checkout with full history)")
+            return .unknown(
+                "the live commit \(commit.prefix(12)) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow' (CI: a checkout with full history)")
         }
     }
 
@@ -60,7 +61,9 @@ enum ApprovalGate {
         }
         guard !risks.isEmpty else { return [:] }
         guard let approval, !approval.isEmpty else {
-            throw Refused(description: "\(environment) is protected and this change is risky:\n" + risks.map { "  - \($0)\n" }.joined() + "Re-run with --approve \"reason\" to ship it anyway; the approval is recorded in the journal.")
+            throw Refused(
+                description: "\(environment) is protected and this change is risky:\n" + risks.map { "  - \($0)\n" }.joined()
+                    + "Re-run with --approve \"reason\" to ship it anyway; the approval is recorded in the journal.")
         }
         console.err("Approved risky change for \(environment): \(approval)\n")
         return ["approval": .object(["reason": .string(approval), "by": .string(ProcessUser.name), "risks": .array(risks.map(JSON.string))])]

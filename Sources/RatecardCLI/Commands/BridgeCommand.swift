@@ -36,7 +36,8 @@ enum BridgeCommand {
             invocation.console.err("Error: \(BridgeSchema.fileName) is invalid; nothing was generated\n")
             return RatecardCLI.ExitCode.invalid
         }
-        let swift = arguments.value("--swift").map { RatecardCLI.resolve($0, against: invocation.directory) }
+        let swift =
+            arguments.value("--swift").map { RatecardCLI.resolve($0, against: invocation.directory) }
             ?? DurableFiles.parent(of: web) + "/native/RatecardBridge.swift"
         let outputs = [
             (web + "/" + BridgeWebGenerator.runtimePath, BridgeWebGenerator.runtime(schema)),

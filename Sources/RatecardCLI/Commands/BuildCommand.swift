@@ -29,9 +29,10 @@ enum BuildCommand {
             try BundleWriter.write(output.files, to: destination)
             let bytes = output.files.values.reduce(0) { $0 + $1.count }
             if arguments.value("--format") == "json" {
-                invocation.console.out(JSON.object([
-                    "bundle_id": .string(output.manifest.bundleID), "files": .int(output.files.count), "bytes": .int(bytes), "out": .string(destination),
-                ]).serialized() + "\n")
+                invocation.console.out(
+                    JSON.object([
+                        "bundle_id": .string(output.manifest.bundleID), "files": .int(output.files.count), "bytes": .int(bytes), "out": .string(destination),
+                    ]).serialized() + "\n")
             } else {
                 invocation.console.out("Built bundle \(output.manifest.bundleID) (\(output.files.count) files, \(bytes) bytes) into \(out)\n")
             }

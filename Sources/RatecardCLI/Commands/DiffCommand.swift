@@ -11,7 +11,8 @@ enum DiffCommand {
             OptionSpec("--as-of", value: "DATE", "The date that decides which rate tables are compared (default: today in Asia/Seoul)"),
         ],
         positionals: 0...2,
-        discussion: "No revisions: HEAD against the work tree, or with --env/--root what is live against HEAD.\nOne revision: it against the work tree. Two: the first against the second.\nAn environment name as a revision stands for what is live there (diff staging production).",
+        discussion:
+            "No revisions: HEAD against the work tree, or with --env/--root what is live against HEAD.\nOne revision: it against the work tree. Two: the first against the second.\nAn environment name as a revision stands for what is live there (diff staging production).",
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
@@ -34,9 +35,15 @@ enum DiffCommand {
             title = "\(name) (live \(live.release)) -> HEAD"
         } else {
             switch arguments.positionals.count {
-            case 0: from = "HEAD"; to = nil
-            case 1: from = arguments.positionals[0]; to = nil
-            default: from = arguments.positionals[0]; to = arguments.positionals[1]
+            case 0:
+                from = "HEAD"
+                to = nil
+            case 1:
+                from = arguments.positionals[0]
+                to = nil
+            default:
+                from = arguments.positionals[0]
+                to = arguments.positionals[1]
             }
             title = "\(from ?? "work tree") -> \(to ?? "work tree")"
             // An environment name stands for what is live there, as of its own date.

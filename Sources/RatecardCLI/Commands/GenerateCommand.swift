@@ -35,7 +35,8 @@ enum GenerateCommand {
         let target = RatecardCLI.resolve(arguments.positionals[0], against: invocation.directory)
         let summary = try LargeContentGenerator(parameters).generate(into: target)
         let head = summary.commits.last.map(\.short) ?? "none"
-        invocation.console.out("Generated \(summary.files) files (\(summary.bytes) bytes, \(summary.markdownBytes) of terms Markdown) in \(arguments.positionals[0]): \(summary.commits.count) commits, HEAD \(head).\n")
+        invocation.console.out(
+            "Generated \(summary.files) files (\(summary.bytes) bytes, \(summary.markdownBytes) of terms Markdown) in \(arguments.positionals[0]): \(summary.commits.count) commits, HEAD \(head).\n")
         return RatecardCLI.ExitCode.ok
     }
 

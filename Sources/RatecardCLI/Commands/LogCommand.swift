@@ -31,19 +31,24 @@ enum LogCommand {
         let events = try ChangeHistory.events(of: subject, location: location, asOf: asOf, root: root)
         if events.isEmpty { try requireKnown(subject, location: location, asOf: asOf) }
         if json {
-            invocation.console.out(JSON.object(["events": .array(events.map { event in
-                .object([
-                    "commit": .string(event.commit.id.hex), "author": .string("\(event.commit.authorName) <\(event.commit.authorEmail)>"),
-                    "time": .string(Timestamp.format(seconds: Int(event.commit.time))), "message": .string(event.commit.summary),
-                    "changes": .array(event.changes.map { .string(DiffFormatter.describe($0).1) }),
-                    "releases": .array(event.releases.map { .object($0.fields) }),
-                ])
-            })]).serialized() + "\n")
+            invocation.console.out(
+                JSON.object([
+                    "events": .array(
+                        events.map { event in
+                            .object([
+                                "commit": .string(event.commit.id.hex), "author": .string("\(event.commit.authorName) <\(event.commit.authorEmail)>"),
+                                "time": .string(Timestamp.format(seconds: Int(event.commit.time))), "message": .string(event.commit.summary),
+                                "changes": .array(event.changes.map { .string(DiffFormatter.describe($0).1) }),
+                                "releases": .array(event.releases.map { .object($0.fields) }),
+                            ])
+                        })
+                ]).serialized() + "\n")
             return RatecardCLI.ExitCode.ok
         }
         var text = ""
         for event in events {
-            text += "\(event.commit.id.short)  \(Timestamp.seoul(Timestamp.format(seconds: Int(event.commit.time))))  \(event.commit.authorName) <\(event.commit.authorEmail)>  \(event.commit.summary)\n"
+            text +=
+                "\(event.commit.id.short)  \(Timestamp.seoul(Timestamp.format(seconds: Int(event.commit.time))))  \(event.commit.authorName) <\(event.commit.authorEmail)>  \(event.commit.summary)\n"
             for change in event.changes { text += "    \(DiffFormatter.describe(change).1)\n" }
             for entry in event.releases {
                 if entry.action == .rollback {

@@ -43,10 +43,12 @@ enum PreviewCommand {
             invocation.console.err("Error: the content is invalid; nothing was written\n")
             return RatecardCLI.ExitCode.invalid
         case .built(let output, _):
-            let out = arguments.value("--out").map { RatecardCLI.resolve($0, against: invocation.directory) }
+            let out =
+                arguments.value("--out").map { RatecardCLI.resolve($0, against: invocation.directory) }
                 ?? (location.contentDir ?? invocation.directory) + "/.preview"
             try BundleWriter.write(output.files, to: out, extraTrees: [web])
-            invocation.console.out("""
+            invocation.console.out(
+                """
                 Preview of bundle \(output.manifest.bundleID) is in \(out)
                 Serve it and open it in a browser:
                   cd \(out) && python3 -m http.server 8000 --bind 127.0.0.1
@@ -89,7 +91,8 @@ enum PreviewCommand {
         let server = try PreviewServer(port: port, webFolder: web, initial: published(live.snapshot, version: version))
         server.start()
         let console = invocation.console
-        console.out("""
+        console.out(
+            """
             Serving the preview of \(live.root) at http://127.0.0.1:\(server.port)/ (loaded in \(Clock.milliseconds(since: started)) ms)
             Watching the content and \(web) for edits; Ctrl-C stops.
 
@@ -117,7 +120,8 @@ enum PreviewCommand {
             version += 1
             server.publish(published(live.snapshot, version: version))
             let what = changes.content.sorted().prefix(3).joined(separator: ", ") + (changes.content.count > 3 ? ", ..." : "")
-            console.out("\(Clock.stamp()) \(what.isEmpty ? "web build" : what): rebuilt in \(Clock.milliseconds(since: start)) ms (\(describe(scope)), \(live.rendered) rendered, version \(version))\n")
+            console.out(
+                "\(Clock.stamp()) \(what.isEmpty ? "web build" : what): rebuilt in \(Clock.milliseconds(since: start)) ms (\(describe(scope)), \(live.rendered) rendered, version \(version))\n")
             report(live.snapshot, console: console)
         }
         server.stop()

@@ -36,7 +36,9 @@ enum PromoteCommand {
     /// The semantic diff from what is live in `target` to the release being promoted, and the
     /// approval fields. Fails closed: a protected target whose diff cannot be computed needs
     /// `--approve` like a risky change.
-    static func gate(_ arguments: ParsedArguments, _ invocation: Invocation, source: any ReleaseTarget, target: any ReleaseTarget, protected: Bool, name: String) throws -> (SemanticDiff?, [String: JSON]) {
+    static func gate(_ arguments: ParsedArguments, _ invocation: Invocation, source: any ReleaseTarget, target: any ReleaseTarget, protected: Bool, name: String) throws -> (
+        SemanticDiff?, [String: JSON]
+    ) {
         let asOf = try invocation.asOf(arguments)
         let diff: ApprovalGate.LiveDiff
         var next: Content?
@@ -75,15 +77,17 @@ enum PromoteCommand {
         // The native bridge: the release's web build must run on every app version --to supports.
         let promoted = try arguments.value("--release") ?? source.live()
         if let promoted, let manifest = try source.manifest(of: promoted),
-           let requirement = try BridgeRequirement.recorded(manifest: manifest),
-           !BridgeGate.refuse(requirement, environment: toName, invocation) {
+            let requirement = try BridgeRequirement.recorded(manifest: manifest),
+            !BridgeGate.refuse(requirement, environment: toName, invocation)
+        {
             return RatecardCLI.ExitCode.invalid
         }
         // A protected target is gated against what is live there now: the swap must still find it live.
         let requested = arguments.value("--expect-live")
         let expectLive = protected && requested == nil ? try target.live() ?? "none" : requested
         // The semantic diff reads both commits' content: only when it is shown or gates.
-        let (diff, approval) = dryRun || protected
+        let (diff, approval) =
+            dryRun || protected
             ? try gate(arguments, invocation, source: source, target: target, protected: protected, name: toName) : (nil, [:])
         if dryRun {
             if let diff, !json { invocation.console.out(DiffFormatter.text(diff, title: "\(toName): live -> promoted", colour: invocation.console.outIsTerminal)) }
@@ -93,9 +97,10 @@ enum PromoteCommand {
             let liveFiles = try live.map { try target.info(of: $0).files } ?? []
             let plan = ReleasePlan.between(live: liveFiles, next: next.files)
             if json {
-                invocation.console.out(JSON.object([
-                    "outcome": .string("dry_run"), "release": .string(id), "live": live.map(JSON.string) ?? .null, "changes": plan.counts,
-                ]).serialized() + "\n")
+                invocation.console.out(
+                    JSON.object([
+                        "outcome": .string("dry_run"), "release": .string(id), "live": live.map(JSON.string) ?? .null, "changes": plan.counts,
+                    ]).serialized() + "\n")
                 return RatecardCLI.ExitCode.ok
             }
             invocation.console.out("Dry run: promoting \(id) from \(fromName) to \(toName) (live: \(live ?? "none")) would change: \(plan.summary)\nNothing was changed.\n")

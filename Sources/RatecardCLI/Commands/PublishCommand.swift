@@ -5,7 +5,8 @@ enum PublishCommand {
     static let command = Command(
         name: "publish",
         abstract: "Build a commit and make it live: staged beside the live release, swapped in one rename.",
-        usage: "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir> | --no-web] [--as-of <date>] [--expect-live <id>] [-m <msg>] [--dry-run] [--if-stale] [--approve <reason>] [--no-wait] [--format <format>]",
+        usage:
+            "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir> | --no-web] [--as-of <date>] [--expect-live <id>] [-m <msg>] [--dry-run] [--if-stale] [--approve <reason>] [--no-wait] [--format <format>]",
         options: ServeRootOptions.options + [
             OptionSpec("--rev", value: "REV", "The commit to publish (default: HEAD; uncommitted content is refused)"),
             OptionSpec("--web", value: "DIR", "The web build folder (default: 'web' in ratecard.yaml, else ../site)"),
@@ -19,7 +20,8 @@ enum PublishCommand {
             ServeRootOptions.noWait,
             ServeRootOptions.format,
         ],
-        discussion: "Exit codes: 0 published (or already live), 1 content invalid, uncommitted, or a risky change to a\nprotected environment without --approve, 2 usage, 3 lock held or live is not --expect-live, 4 I/O failure\n(the live release is unchanged with 1, 3 and 4).",
+        discussion:
+            "Exit codes: 0 published (or already live), 1 content invalid, uncommitted, or a risky change to a\nprotected environment without --approve, 2 usage, 3 lock held or live is not --expect-live, 4 I/O failure\n(the live release is unchanged with 1, 3 and 4).",
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
@@ -63,8 +65,9 @@ enum PublishCommand {
         // The live bundle is read from a serve root's folder: a release in object storage is
         // rebuilt in full (its unchanged objects are found by one listing and not sent again).
         if !dryRun, !protected, let live, let local = root as? ServeRoot, let repository = location.repository,
-           let commit = try? repository.resolveCommit(revision),
-           case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: local, live: live, known: liveInfo) {
+            let commit = try? repository.resolveCommit(revision),
+            case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: run.asOf).build(commit: commit, root: local, live: live, known: liveInfo)
+        {
             built = (output, commit, nil, products)
             scheduledInChanged = scheduled
         } else {
@@ -180,7 +183,9 @@ enum PublishCommand {
     /// current, which is said with --as-of).
     static func checkClock(_ asOf: Day, explicit: Bool, live: String?, info: ReleaseInfo?, name: String) throws {
         guard !explicit, let live, let info, let liveDay = Day(info.asOf), asOf < liveDay else { return }
-        throw OperationalError("today in Asia/Seoul (\(asOf)) is before the as-of date of the release live on \(name) (\(live), as of \(liveDay)): is this machine's clock set back? Nothing was published. To publish as of an earlier date on purpose, say so with --as-of \(asOf)")
+        throw OperationalError(
+            "today in Asia/Seoul (\(asOf)) is before the as-of date of the release live on \(name) (\(live), as of \(liveDay)): is this machine's clock set back? Nothing was published. To publish as of an earlier date on purpose, say so with --as-of \(asOf)"
+        )
     }
 
     enum Staleness {

@@ -31,10 +31,11 @@ enum RollbackCommand {
         // The release each app version loads may have changed (the one left is bad now).
         if !dryRun, try root.readState(BridgeLines.fileName) != nil { BridgeGate.updateLines(root, invocation) }
         if json {
-            let how = switch done.check {
-            case .sealed: JSON.object(["check": .string("sealed")])
-            case .rehashed(let files): JSON.object(["check": .string("rehashed"), "files": .int(files)])
-            }
+            let how =
+                switch done.check {
+                case .sealed: JSON.object(["check": .string("sealed")])
+                case .rehashed(let files): JSON.object(["check": .string("rehashed"), "files": .int(files)])
+                }
             var fields: [String: JSON] = [
                 "from": .string(done.from), "to": .string(done.to), "verified": how, "dry_run": .bool(dryRun),
                 "target_was_bad": .bool(done.targetWasBad),
@@ -43,14 +44,16 @@ enum RollbackCommand {
             invocation.console.out(JSON.object(fields).serialized() + "\n")
             return RatecardCLI.ExitCode.ok
         }
-        let checked = switch done.check {
-        case .sealed: "its version.json matches the hash journaled at publish"
-        case .rehashed(let files): "all \(files) files re-hashed against its version.json"
-        }
+        let checked =
+            switch done.check {
+            case .sealed: "its version.json matches the hash journaled at publish"
+            case .rehashed(let files): "all \(files) files re-hashed against its version.json"
+            }
         if dryRun {
             invocation.console.out("Would roll back \(root.displayName) from \(done.from) to \(done.to) (\(checked)); \(done.from) would be marked bad. Nothing was changed.\n")
         } else {
-            invocation.console.out("Rolled back \(root.displayName) from \(done.from) to \(done.to) (\(checked)); \(done.from) is marked bad\(done.targetWasBad ? " and \(done.to)'s bad mark is cleared" : "").\n")
+            invocation.console.out(
+                "Rolled back \(root.displayName) from \(done.from) to \(done.to) (\(checked)); \(done.from) is marked bad\(done.targetWasBad ? " and \(done.to)'s bad mark is cleared" : "").\n")
         }
         return RatecardCLI.ExitCode.ok
     }

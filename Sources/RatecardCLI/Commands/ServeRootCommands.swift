@@ -179,16 +179,18 @@ enum ServeRootCommands {
             var marks: [String] = []
             if id == live { marks.append("live") }
             if bad.contains(id) { marks.append("bad") }
-            rows.append(.object([
-                "id": .string(id), "commit": info?.sourceCommit.map(JSON.string) ?? .null,
-                "bundle_id": info.map { .string($0.bundleID) } ?? .null, "author": .string(info?.author ?? ""),
-                "user": .string(info?.user ?? ""), "published_at": .string(info?.publishedAt ?? ""),
-                "message": .string(info?.message ?? ""), "activated": .array(activated.map(JSON.string)),
-                "live": .bool(id == live), "bad": .bool(bad.contains(id)), "approval": approval.map(JSON.string) ?? .null,
-            ]))
+            rows.append(
+                .object([
+                    "id": .string(id), "commit": info?.sourceCommit.map(JSON.string) ?? .null,
+                    "bundle_id": info.map { .string($0.bundleID) } ?? .null, "author": .string(info?.author ?? ""),
+                    "user": .string(info?.user ?? ""), "published_at": .string(info?.publishedAt ?? ""),
+                    "message": .string(info?.message ?? ""), "activated": .array(activated.map(JSON.string)),
+                    "live": .bool(id == live), "bad": .bool(bad.contains(id)), "approval": approval.map(JSON.string) ?? .null,
+                ]))
             let commit = String((info?.sourceCommit ?? "none").prefix(7))
             let approved = approval.map { "  (approved: \($0))" } ?? ""
-            text += "\(id)  \(commit)  \(Timestamp.seoul(info?.publishedAt ?? ""))  \(info?.author ?? "")  \(info?.message ?? "")\(approved)\(marks.isEmpty ? "" : "  [" + marks.joined(separator: ", ") + "]")\n"
+            text +=
+                "\(id)  \(commit)  \(Timestamp.seoul(info?.publishedAt ?? ""))  \(info?.author ?? "")  \(info?.message ?? "")\(approved)\(marks.isEmpty ? "" : "  [" + marks.joined(separator: ", ") + "]")\n"
         }
         invocation.console.out(json ? JSON.object(["releases": .array(rows)]).serialized() + "\n" : (text.isEmpty ? "No releases yet.\n" : text))
         return RatecardCLI.ExitCode.ok
@@ -201,11 +203,12 @@ enum ServeRootCommands {
         let drift = try root.drift(of: live)
         let files = try root.info(of: live).files.count
         if json {
-            invocation.console.out(JSON.object([
-                "release": .string(live), "ok": .bool(drift.isEmpty),
-                "files": .int(files),
-                "problems": .array(drift.map(JSON.string)),
-            ]).serialized() + "\n")
+            invocation.console.out(
+                JSON.object([
+                    "release": .string(live), "ok": .bool(drift.isEmpty),
+                    "files": .int(files),
+                    "problems": .array(drift.map(JSON.string)),
+                ]).serialized() + "\n")
             return drift.isEmpty ? RatecardCLI.ExitCode.ok : RatecardCLI.ExitCode.invalid
         }
         if drift.isEmpty {
@@ -229,11 +232,12 @@ enum ServeRootCommands {
         let pruned = try ReleaseHistory(root: root).prune(keep: keep, graceMinutes: grace, wait: !arguments.has("--no-wait"), dryRun: dryRun)
         let removed = pruned.releases
         if json {
-            invocation.console.out(JSON.object([
-                "dry_run": .bool(dryRun), "keep": .int(keep), "grace_minutes": .int(grace), (dryRun ? "would_remove" : "removed"): .array(removed.map(JSON.string)),
-                "kept": .array(try root.releaseIDs().filter { !removed.contains($0) }.map(JSON.string)),
-                "objects": .int(pruned.objects), "bytes": .int(pruned.bytes),
-            ]).serialized() + "\n")
+            invocation.console.out(
+                JSON.object([
+                    "dry_run": .bool(dryRun), "keep": .int(keep), "grace_minutes": .int(grace), (dryRun ? "would_remove" : "removed"): .array(removed.map(JSON.string)),
+                    "kept": .array(try root.releaseIDs().filter { !removed.contains($0) }.map(JSON.string)),
+                    "objects": .int(pruned.objects), "bytes": .int(pruned.bytes),
+                ]).serialized() + "\n")
             return RatecardCLI.ExitCode.ok
         }
         let plural = removed.count == 1 ? "" : "s"

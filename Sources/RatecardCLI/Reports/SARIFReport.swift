@@ -10,12 +10,14 @@ enum SARIFReport {
                 "ruleId": .string(diagnostic.rule),
                 "level": .string(diagnostic.severity == .error ? "error" : "warning"),
                 "message": .object(["text": .string(diagnostic.message)]),
-                "locations": .array([.object([
-                    "physicalLocation": .object([
-                        "artifactLocation": .object(["uri": .string(diagnostic.path), "uriBaseId": .string("SRCROOT")]),
-                        "region": .object(["startLine": .int(diagnostic.mark.line), "startColumn": .int(diagnostic.mark.column)]),
+                "locations": .array([
+                    .object([
+                        "physicalLocation": .object([
+                            "artifactLocation": .object(["uri": .string(diagnostic.path), "uriBaseId": .string("SRCROOT")]),
+                            "region": .object(["startLine": .int(diagnostic.mark.line), "startColumn": .int(diagnostic.mark.column)]),
+                        ])
                     ])
-                ])]),
+                ]),
             ]
             if let index = ruleIndex[diagnostic.rule] { result["ruleIndex"] = .int(index) }
             if let commit = diagnostic.commit {
@@ -35,20 +37,27 @@ enum SARIFReport {
         let sarif: JSON = .object([
             "$schema": .string("https://json.schemastore.org/sarif-2.1.0.json"),
             "version": .string("2.1.0"),
-            "runs": .array([.object([
-                "tool": .object(["driver": .object([
-                    "name": .string("ratecard"),
-                    "version": .string(version),
-                    "rules": .array(driverRules),
-                ])]),
-                "results": .array(results),
-                "invocations": .array([.object([
-                    "executionSuccessful": .bool(true),
-                    "toolExecutionNotifications": .array(report.notes.map { note in
-                        .object(["level": .string("note"), "message": .object(["text": .string(note)])])
-                    }),
-                ])]),
-            ])]),
+            "runs": .array([
+                .object([
+                    "tool": .object([
+                        "driver": .object([
+                            "name": .string("ratecard"),
+                            "version": .string(version),
+                            "rules": .array(driverRules),
+                        ])
+                    ]),
+                    "results": .array(results),
+                    "invocations": .array([
+                        .object([
+                            "executionSuccessful": .bool(true),
+                            "toolExecutionNotifications": .array(
+                                report.notes.map { note in
+                                    .object(["level": .string("note"), "message": .object(["text": .string(note)])])
+                                }),
+                        ])
+                    ]),
+                ])
+            ]),
         ])
         return sarif.serialized() + "\n"
     }

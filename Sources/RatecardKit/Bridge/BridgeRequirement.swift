@@ -24,9 +24,15 @@ public struct BridgeRequirement: Sendable, Equatable {
         for finding in scan.findings {
             switch finding.problem {
             case .rawAccess(let what):
-                diagnostics.append(Diagnostic(path: finding.path, mark: finding.mark, rule: BridgeRules.rawAccess, message: "\(what) is used directly; call the app through RatecardBridge.call(\"command\", params) (\(BridgeWebGenerator.runtimePath)), which checks, times out and replies"))
+                diagnostics.append(
+                    Diagnostic(
+                        path: finding.path, mark: finding.mark, rule: BridgeRules.rawAccess,
+                        message: "\(what) is used directly; call the app through RatecardBridge.call(\"command\", params) (\(BridgeWebGenerator.runtimePath)), which checks, times out and replies"))
             case .dynamicName(let method):
-                diagnostics.append(Diagnostic(path: finding.path, mark: finding.mark, rule: BridgeRules.dynamicName, message: "RatecardBridge.\(method) needs the message name as a string literal, so it can be checked against \(BridgeSchema.fileName) and the installed apps"))
+                diagnostics.append(
+                    Diagnostic(
+                        path: finding.path, mark: finding.mark, rule: BridgeRules.dynamicName,
+                        message: "RatecardBridge.\(method) needs the message name as a string literal, so it can be checked against \(BridgeSchema.fileName) and the installed apps"))
             }
         }
         for use in scan.uses {
@@ -34,7 +40,12 @@ public struct BridgeRequirement: Sendable, Equatable {
             guard let message = declared else {
                 let names = (use.kind == .on ? schema.events : schema.commands).map(\.name)
                 let hint = Suggestion.didYouMean(use.name, in: names).map { "; " + $0 } ?? ""
-                diagnostics.append(Diagnostic(path: use.path, mark: use.mark, rule: BridgeRules.undeclared, message: "'\(use.name)' is not \(use.kind == .on ? "an event" : "a command") in \(schema.path) (bridge \(schema.version)); declare it there or use one of: \(names.joined(separator: ", "))\(hint)"))
+                diagnostics.append(
+                    Diagnostic(
+                        path: use.path, mark: use.mark, rule: BridgeRules.undeclared,
+                        message:
+                            "'\(use.name)' is not \(use.kind == .on ? "an event" : "a command") in \(schema.path) (bridge \(schema.version)); declare it there or use one of: \(names.joined(separator: ", "))\(hint)"
+                    ))
                 continue
             }
             if let deprecated = message.deprecated, use.kind != .has {
@@ -62,7 +73,9 @@ public struct BridgeRequirement: Sendable, Equatable {
             guard !lacking.isEmpty else { continue }
             let names = lacking.map { "\($0.name) (bridge \($0.bridge))" }.joined(separator: ", ")
             let at = firstUse[name].map { " at \($0)" } ?? ""
-            problems.append("the web build calls '\(name)'\(at), which needs bridge \(since); app versions supported in \(environment) lack it: \(names). Guard the call with RatecardBridge.has(\"\(name)\"), or stop listing those versions under apps: in ratecard.yaml")
+            problems.append(
+                "the web build calls '\(name)'\(at), which needs bridge \(since); app versions supported in \(environment) lack it: \(names). Guard the call with RatecardBridge.has(\"\(name)\"), or stop listing those versions under apps: in ratecard.yaml"
+            )
         }
         return problems
     }

@@ -46,7 +46,8 @@ public struct BridgeSchema: Sendable, Equatable {
         let before = diagnostics.items.count
         guard let top = MappingReader(root, path: path, what: "the bridge schema", diagnostics: diagnostics) else { return nil }
         var reader = SchemaReader(path: path, diagnostics: diagnostics)
-        var name = "", version = 0
+        var name = ""
+        var version = 0
         if let header = top.mapping("bridge") {
             if let text = header.string("name") {
                 name = text.value
@@ -142,7 +143,8 @@ private struct SchemaReader {
     let diagnostics: Diagnostics
 
     func checkName(_ name: String, at mark: SourceMark, what: String) {
-        let valid = !name.isEmpty && name.count <= 63 && name.first!.isASCII && name.first!.isLowercase
+        let valid =
+            !name.isEmpty && name.count <= 63 && name.first!.isASCII && name.first!.isLowercase
             && name.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "_" }
         if !valid {
             diagnostics.report(BridgeRules.schema, path, mark, "\(what) '\(name)' must match ^[a-z][a-z0-9_]{0,62}$")
@@ -164,7 +166,8 @@ private struct SchemaReader {
                 if value.value < 1 {
                     diagnostics.report(BridgeRules.version, path, value.mark, "'since' is \(value.value); bridge versions start at 1")
                 } else if schemaVersion > 0 && value.value > schemaVersion {
-                    diagnostics.report(BridgeRules.version, path, value.mark, "'\(name)' is since bridge \(value.value), after the schema's own version \(schemaVersion); raise 'bridge.version' to \(value.value)")
+                    diagnostics.report(
+                        BridgeRules.version, path, value.mark, "'\(name)' is since bridge \(value.value), after the schema's own version \(schemaVersion); raise 'bridge.version' to \(value.value)")
                 }
             }
             let summary = entry.string("summary", required: false)?.value
@@ -211,7 +214,8 @@ private struct SchemaReader {
             case "boolean": return .boolean
             default:
                 let hint = Suggestion.didYouMean(text, in: BridgeType.primitives + ["enum", "optional", "array", "object"]).map { "; " + $0 } ?? ""
-                diagnostics.report(BridgeRules.schema, path, node.mark, "unknown type '\(text)'; a type is string, integer, number, boolean, or {enum: [...]}, {optional: T}, {array: T}, {object: {...}}\(hint)")
+                diagnostics.report(
+                    BridgeRules.schema, path, node.mark, "unknown type '\(text)'; a type is string, integer, number, boolean, or {enum: [...]}, {optional: T}, {array: T}, {object: {...}}\(hint)")
                 return nil
             }
         case .sequence:

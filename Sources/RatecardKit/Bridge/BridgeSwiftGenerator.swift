@@ -182,7 +182,8 @@ public enum BridgeSwiftGenerator {
             out += "            }"
         }
         out += "        default:"
-        out += "            return Self.reply(id: envelope.id, error: RatecardBridgeError(code: \"unknown_command\", message: \"this app (bridge \\(RatecardBridgeInfo.version)) has no command '\\(envelope.command)'\"))"
+        out +=
+            "            return Self.reply(id: envelope.id, error: RatecardBridgeError(code: \"unknown_command\", message: \"this app (bridge \\(RatecardBridgeInfo.version)) has no command '\\(envelope.command)'\"))"
         out += "        }"
         out += "    }"
         out += ""

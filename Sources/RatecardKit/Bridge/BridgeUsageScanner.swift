@@ -84,7 +84,8 @@ public enum BridgeUsageScanner {
         /// `RatecardBridge . method ( "name"` at `i`: the method, the name and the index after it.
         func bridgeCall(at i: Int) -> (method: String, name: String?, mark: SourceMark, next: Int)? {
             guard i + 4 < tokens.count, tokens[i].text == "RatecardBridge", tokens[i].kind == .identifier,
-                  tokens[i + 1].text == ".", tokens[i + 2].kind == .identifier, tokens[i + 3].text == "(" else { return nil }
+                tokens[i + 1].text == ".", tokens[i + 2].kind == .identifier, tokens[i + 3].text == "("
+            else { return nil }
             let method = tokens[i + 2].text
             guard ["call", "has", "on"].contains(method) else { return nil }
             if i > 0, tokens[i - 1].text == "." && !(i > 1 && tokens[i - 2].text == "window") { return nil }
@@ -101,7 +102,10 @@ public enum BridgeUsageScanner {
                 var j = index + 1
                 while j < tokens.count {
                     if tokens[j].text == "(" { level += 1 }
-                    if tokens[j].text == ")" { level -= 1; if level == 0 { break } }
+                    if tokens[j].text == ")" {
+                        level -= 1
+                        if level == 0 { break }
+                    }
                     if let found = bridgeCall(at: j), found.method == "has", let name = found.name, !(j > 0 && tokens[j - 1].text == "!") {
                         names.insert(name)
                     }
@@ -134,12 +138,16 @@ public enum BridgeUsageScanner {
             default: break
             }
             if token.kind == .identifier && (token.text == "Native" || token.text == "messageHandlers"),
-               index > 0, tokens[index - 1].text == ".",
-               token.text == "messageHandlers" || (index > 1 && tokens[index - 2].text == "window") {
+                index > 0, tokens[index - 1].text == ".",
+                token.text == "messageHandlers" || (index > 1 && tokens[index - 2].text == "window")
+            {
                 result.findings.append(Finding(problem: .rawAccess(token.text == "Native" ? "window.Native" : "webkit.messageHandlers"), path: path, mark: token.mark))
             }
             if let found = bridgeCall(at: index) {
-                guard let kind = Use.Kind(rawValue: found.method) else { index += 1; continue }
+                guard let kind = Use.Kind(rawValue: found.method) else {
+                    index += 1
+                    continue
+                }
                 guard let name = found.name else {
                     result.findings.append(Finding(problem: .dynamicName(found.method), path: path, mark: found.mark))
                     index = found.next
@@ -148,8 +156,9 @@ public enum BridgeUsageScanner {
                 result.uses.append(Use(kind: kind, name: name, path: path, mark: found.mark, guarded: kind == .call && guarded(name)))
                 // `RatecardBridge.has("x") && ...` or `... ? ...`: guards the rest of the statement.
                 if kind == .has, found.next < tokens.count, tokens[found.next].text == ")",
-                   found.next + 1 < tokens.count, ["&&", "?"].contains(tokens[found.next + 1].text),
-                   !(index > 0 && tokens[index - 1].text == "!") {
+                    found.next + 1 < tokens.count, ["&&", "?"].contains(tokens[found.next + 1].text),
+                    !(index > 0 && tokens[index - 1].text == "!")
+                {
                     guards.append(Guard(names: [name], depth: depth, statement: true))
                 }
                 index = found.next
@@ -200,7 +209,12 @@ public enum BridgeUsageScanner {
         init(_ source: String) { scalars = Array(source.unicodeScalars) }
 
         mutating func advance() {
-            if scalars[index] == "\n" { line += 1; column = 1 } else { column += 1 }
+            if scalars[index] == "\n" {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
             index += 1
         }
 
@@ -213,15 +227,28 @@ public enum BridgeUsageScanner {
             var tokens: [Token] = []
             while let c = peek() {
                 let mark = SourceMark(line: line, column: column)
-                if c == " " || c == "\t" || c == "\n" || c == "\r" || c.properties.isWhitespace { advance(); continue }
+                if c == " " || c == "\t" || c == "\n" || c == "\r" || c.properties.isWhitespace {
+                    advance()
+                    continue
+                }
                 if c == "/" && peek(1) == "/" {
-                    while let d = peek(), d != "\n" { _ = d; advance() }
+                    while let d = peek(), d != "\n" {
+                        _ = d
+                        advance()
+                    }
                     continue
                 }
                 if c == "/" && peek(1) == "*" {
-                    advance(); advance()
-                    while let d = peek(), !(d == "*" && peek(1) == "/") { _ = d; advance() }
-                    if peek() != nil { advance(); advance() }
+                    advance()
+                    advance()
+                    while let d = peek(), !(d == "*" && peek(1) == "/") {
+                        _ = d
+                        advance()
+                    }
+                    if peek() != nil {
+                        advance()
+                        advance()
+                    }
                     continue
                 }
                 if c == "\"" || c == "'" || c == "`" {
@@ -235,18 +262,25 @@ public enum BridgeUsageScanner {
                 }
                 if Self.isIdentifierStart(c) {
                     var text = ""
-                    while let d = peek(), Self.isIdentifierPart(d) { text.unicodeScalars.append(d); advance() }
+                    while let d = peek(), Self.isIdentifierPart(d) {
+                        text.unicodeScalars.append(d)
+                        advance()
+                    }
                     tokens.append(Token(kind: .identifier, text: text, mark: mark))
                     continue
                 }
                 if ("0"..."9").contains(c) {
-                    while let d = peek(), Self.isIdentifierPart(d) || d == "." { _ = d; advance() }
+                    while let d = peek(), Self.isIdentifierPart(d) || d == "." {
+                        _ = d
+                        advance()
+                    }
                     tokens.append(Token(kind: .number, text: "0", mark: mark))
                     continue
                 }
                 // Two-character operators the guard logic needs.
                 if (c == "&" && peek(1) == "&") || (c == "|" && peek(1) == "|") {
-                    advance(); advance()
+                    advance()
+                    advance()
                     tokens.append(Token(kind: .punctuation, text: c == "&" ? "&&" : "||", mark: mark))
                     continue
                 }
@@ -263,10 +297,16 @@ public enum BridgeUsageScanner {
             while let c = peek() {
                 if c == "\\" {
                     advance()
-                    if let d = peek() { text.unicodeScalars.append(d); advance() }
+                    if let d = peek() {
+                        text.unicodeScalars.append(d)
+                        advance()
+                    }
                     continue
                 }
-                if c == quote { advance(); break }
+                if c == quote {
+                    advance()
+                    break
+                }
                 if c == "\n" && quote != "`" { break }
                 text.unicodeScalars.append(c)
                 advance()
@@ -288,11 +328,25 @@ public enum BridgeUsageScanner {
             advance()
             var inClass = false
             while let c = peek(), c != "\n" {
-                if c == "\\" { advance(); if peek() != nil { advance() }; continue }
-                if c == "[" { inClass = true } else if c == "]" { inClass = false } else if c == "/" && !inClass { advance(); break }
+                if c == "\\" {
+                    advance()
+                    if peek() != nil { advance() }
+                    continue
+                }
+                if c == "[" {
+                    inClass = true
+                } else if c == "]" {
+                    inClass = false
+                } else if c == "/" && !inClass {
+                    advance()
+                    break
+                }
                 advance()
             }
-            while let c = peek(), Self.isIdentifierPart(c) { _ = c; advance() }
+            while let c = peek(), Self.isIdentifierPart(c) {
+                _ = c
+                advance()
+            }
         }
     }
 }

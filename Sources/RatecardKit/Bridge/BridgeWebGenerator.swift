@@ -35,7 +35,8 @@ public enum BridgeWebGenerator {
         out += "  interface Events {"
         for event in schema.events { out += "    \(event.name): \(BridgeSchema.pascal(event.name))Event;" }
         out += "  }"
-        out += "  type ErrorCode = \"unknown_command\" | \"no_native\" | \"unimplemented\" | \"timeout\" | \"no_reply\" | \"bad_reply\" | \"bad_request\" | \"bad_params\" | \"no_handler\" | \"failed\";"
+        out +=
+            "  type ErrorCode = \"unknown_command\" | \"no_native\" | \"unimplemented\" | \"timeout\" | \"no_reply\" | \"bad_reply\" | \"bad_request\" | \"bad_params\" | \"no_handler\" | \"failed\";"
         out += "  interface BridgeError extends Error {"
         out += "    readonly code: ErrorCode | string;"
         out += "    readonly command: string;"

@@ -115,7 +115,9 @@ public struct BundleBuilder {
         let pageFiles = files
         let dataHashes = hashes
         let listed = ParallelMap.map(files.keys.sorted()) { path in
-            BundleManifest.File(path: path, sha256: dataHashes[String(path.dropFirst(folder.count))].flatMap { path.hasPrefix(folder) ? $0 : nil } ?? memo?.sha256(pageFiles[path]!) ?? SHA256.hex(pageFiles[path]!), size: pageFiles[path]!.count)
+            BundleManifest.File(
+                path: path, sha256: dataHashes[String(path.dropFirst(folder.count))].flatMap { path.hasPrefix(folder) ? $0 : nil } ?? memo?.sha256(pageFiles[path]!) ?? SHA256.hex(pageFiles[path]!),
+                size: pageFiles[path]!.count)
         }
         let manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: sourceCommit, sourceDirty: sourceDirty, asOf: asOf,

@@ -50,7 +50,8 @@ public struct BundleRun {
         let path = Environments.lexicallyNormalized(configured.hasPrefix("/") ? configured : contentDir + "/" + configured)
         guard FileSystem.isDirectory(path), FileSystem.exists(path + "/index.html") else {
             let named = setting == nil ? "the default web build folder ../site" : "the web build folder 'web: \(configured)' in ratecard.yaml"
-            throw OperationalError("\(named) is \(FileSystem.isDirectory(path) ? "missing its index.html" : "not there") (\(path)); put the web app's build there, set web: in ratecard.yaml, or pass --web DIR")
+            throw OperationalError(
+                "\(named) is \(FileSystem.isDirectory(path) ? "missing its index.html" : "not there") (\(path)); put the web app's build there, set web: in ratecard.yaml, or pass --web DIR")
         }
         return path
     }

@@ -52,12 +52,14 @@ public struct IncrementalBundle {
         let repository = try location.requireRepository()
         let live = try LiveBundle(root: root, release: release, known: known)
         guard live.asOf == asOf.description, live.generator == BundleBuilder.generator, live.build == BuildFingerprint.value,
-              !live.dirty, let liveCommit = live.commit else { return nil }
+            !live.dirty, let liveCommit = live.commit
+        else { return nil }
         let source = try location.source(for: commit)
         guard live.sourceRoot == source.contentRoot.treePath else { return nil }
         let diff = try TreeDiff(gitDir: repository.gitDir)
         guard let keys = Self.editedRateTables(try diff.changes(from: liveCommit, to: commit), prefix: source.contentRoot.displayPrefix),
-              keys.count <= Self.maximumProducts else { return nil }
+            keys.count <= Self.maximumProducts
+        else { return nil }
         // The full check compares the commit with its parent: terms rules can only find
         // something if that step changed more than rate tables.
         guard let parent = try repository.commitInfo(commit).parents.first else { return nil }
@@ -145,8 +147,9 @@ public struct IncrementalBundle {
         var dataFiles: [BundleManifest.File] = []
         for file in live.files where file.path.hasPrefix(live.dataFolder) {
             let path = String(file.path.dropFirst(live.dataFolder.count))
-            dataFiles.append(data[path].map { BundleManifest.File(path: path, sha256: SHA256.hex($0), size: $0.count) }
-                ?? BundleManifest.File(path: path, sha256: file.sha256, size: file.size))
+            dataFiles.append(
+                data[path].map { BundleManifest.File(path: path, sha256: SHA256.hex($0), size: $0.count) }
+                    ?? BundleManifest.File(path: path, sha256: file.sha256, size: file.size))
         }
         dataFiles.sort { $0.path < $1.path }
         var listing: [UInt8] = []
@@ -214,7 +217,8 @@ public struct IncrementalBundle {
             guard change.status == .modified, change.bothFiles, change.path.hasPrefix(prefix) else { return nil }
             let relative = String(change.path.dropFirst(prefix.count))
             guard !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
-                  case .rateTable(let partner, let product, _) = FileRole(relative) else { return nil }
+                case .rateTable(let partner, let product, _) = FileRole(relative)
+            else { return nil }
             keys.insert("\(partner)/\(product)")
         }
         return keys

@@ -22,7 +22,8 @@ struct LiveBundle {
         release = try known.flatMap { $0.id == id ? $0 : nil } ?? ReleaseInfo.read(from: folder)
         let (json, files) = try JSONReader.parseListingFiles(try FileSystem.readFile(folder + "/" + BundleLayout.manifest))
         guard let id = json["bundle_id"]?.stringValue, let asOf = json["as_of"]?.stringValue,
-              let generator = json["generator"]?.stringValue, case .bool(let dirty)? = json["source_dirty"] else {
+            let generator = json["generator"]?.stringValue, case .bool(let dirty)? = json["source_dirty"]
+        else {
             throw OperationalError("\(folder)/\(BundleLayout.manifest) is malformed")
         }
         bundleID = id

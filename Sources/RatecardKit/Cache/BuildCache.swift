@@ -222,7 +222,8 @@ public final class BuildCache: Sendable {
         let name = String(SHA256.hex(digest: Array(sum)).prefix(24)) + ".pack"
         let temporary = "\(folder)/tmp/\(getpid())-\(name)"
         guard (try? FileSystem.makeDirectories(folder + "/tmp", mode: 0o700)) != nil,
-              (try? FileSystem.makeDirectories(folder + "/packs", mode: 0o700)) != nil else { return nil }
+            (try? FileSystem.makeDirectories(folder + "/packs", mode: 0o700)) != nil
+        else { return nil }
         do {
             try FileSystem.writeFile(temporary, bytes, mode: 0o600)
             guard rename(temporary, "\(folder)/packs/\(name)") == 0 else {
@@ -337,8 +338,9 @@ final class Pack: @unchecked Sendable {
         let bytes = UnsafeRawBufferPointer(start: base, count: size)
         let count = Int(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: Int64.self)))
         guard bytes[0..<4].elementsEqual(magic), count >= 0, count <= (size - headerSize - 32) / entrySize,
-              SHA256.digest(UnsafeRawBufferPointer(rebasing: bytes[0..<headerSize + count * entrySize]))
-                .elementsEqual(bytes[headerSize + count * entrySize..<headerSize + count * entrySize + 32]) else {
+            SHA256.digest(UnsafeRawBufferPointer(rebasing: bytes[0..<headerSize + count * entrySize]))
+                .elementsEqual(bytes[headerSize + count * entrySize..<headerSize + count * entrySize + 32])
+        else {
             munmap(mapped, size)
             return nil
         }

@@ -38,7 +38,8 @@ enum TermsScan {
         var hits: [AdWording.Hit] = []
         for _ in 0..<count {
             guard let wording = reader.string(), let claim = reader.string(), let advice = reader.string(),
-                  let line = reader.int(), let column = reader.int() else { return nil }
+                let line = reader.int(), let column = reader.int()
+            else { return nil }
             hits.append(AdWording.Hit(wording: wording, claim: claim, advice: advice, mark: SourceMark(line: line, column: column)))
         }
         return reader.atEnd ? hits : nil

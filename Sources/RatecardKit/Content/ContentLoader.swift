@@ -50,14 +50,16 @@ public final class ContentLoader {
         for index in entries.indices {
             switch entries[index].kind {
             case .symlink:
-                content.fileDiagnostics.append(Diagnostic(
-                    path: root.path(entries[index].path), mark: .start, rule: FileRules.symlink,
-                    message: "symlinks are not allowed in the content tree; replace it with the file itself"))
+                content.fileDiagnostics.append(
+                    Diagnostic(
+                        path: root.path(entries[index].path), mark: .start, rule: FileRules.symlink,
+                        message: "symlinks are not allowed in the content tree; replace it with the file itself"))
                 continue
             case .submodule:
-                content.fileDiagnostics.append(Diagnostic(
-                    path: root.path(entries[index].path), mark: .start, rule: FileRules.submodule,
-                    message: "submodules are not allowed in the content tree; copy the files in"))
+                content.fileDiagnostics.append(
+                    Diagnostic(
+                        path: root.path(entries[index].path), mark: .start, rule: FileRules.submodule,
+                        message: "submodules are not allowed in the content tree; copy the files in"))
                 continue
             case .file:
                 break
@@ -68,9 +70,10 @@ public final class ContentLoader {
         }
         for required in ["ratecard.yaml", "regulatory/limits.yaml", "regulatory/phrases.yaml"]
         where !entries.contains(where: { $0.path == required }) {
-            content.fileDiagnostics.append(Diagnostic(
-                path: root.path(required), mark: .start, rule: SchemaRules.missingFile,
-                message: "required file \(required) is missing"))
+            content.fileDiagnostics.append(
+                Diagnostic(
+                    path: root.path(required), mark: .start, rule: SchemaRules.missingFile,
+                    message: "required file \(required) is missing"))
         }
         content.identified = true
     }
@@ -89,10 +92,11 @@ public final class ContentLoader {
     /// reports every problem with it at its line and column.
     static func webBuildPrefix(_ entries: [TreeEntry], source: any ContentSource) -> String? {
         guard let config = entries.first(where: { $0.path == "ratecard.yaml" && $0.kind == .file }),
-              let size = try? source.size(config), size <= SourceText.maxBytes,
-              let bytes = try? source.read(config), let text = try? SourceText.decode(bytes),
-              let node = try? YAMLParser.parse(Array(text.utf8)), case .mapping(let pairs) = node.kind,
-              let value = pairs.first(where: { $0.key.scalarText == "web" })?.value.scalarText else { return nil }
+            let size = try? source.size(config), size <= SourceText.maxBytes,
+            let bytes = try? source.read(config), let text = try? SourceText.decode(bytes),
+            let node = try? YAMLParser.parse(Array(text.utf8)), case .mapping(let pairs) = node.kind,
+            let value = pairs.first(where: { $0.key.scalarText == "web" })?.value.scalarText
+        else { return nil }
         let folder = value.hasPrefix("./") ? String(value.dropFirst(2)) : value
         let parts = folder.split(separator: "/")
         guard !folder.hasPrefix("/"), !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
@@ -171,7 +175,8 @@ public final class ContentLoader {
     func replaceRateTable(in content: inout Content, with entry: TreeEntry, from source: any ContentSource) throws -> Bool {
         let path = source.contentRoot.path(entry.path)
         guard entry.kind == .file, case .rateTable = FileRole(entry.path),
-              let index = content.rateTables.indices.first(where: { content.rateTables[$0].path == path }) else { return false }
+            let index = content.rateTables.indices.first(where: { content.rateTables[$0].path == path })
+        else { return false }
         let loaded = try Self.loadFile(entry, path: path, source: source)
         count(loaded)
         let parsed = loaded.file
@@ -327,7 +332,8 @@ enum FileRole: Sendable, Equatable {
         case (_, "assets") where parts.count >= 2 && (path.hasSuffix(".svg") || path.hasSuffix(".png")):
             self = .asset
         default:
-            var hint = "unexpected file: content files are ratecard.yaml, regulatory/{limits,phrases,signoffs}.yaml, partners/<id>.yaml, products/<partner>/<product>/product.yaml, products/<partner>/<product>/rates/<YYYY-MM-DD>.yaml, terms/<doc>/<version>.md and assets/*.svg|png"
+            var hint =
+                "unexpected file: content files are ratecard.yaml, regulatory/{limits,phrases,signoffs}.yaml, partners/<id>.yaml, products/<partner>/<product>/product.yaml, products/<partner>/<product>/rates/<YYYY-MM-DD>.yaml, terms/<doc>/<version>.md and assets/*.svg|png"
             if path.hasSuffix(".yml") { hint = "unexpected file: YAML files end in .yaml, not .yml; rename it" }
             self = .unexpected(hint)
         }

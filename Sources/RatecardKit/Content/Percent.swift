@@ -19,7 +19,8 @@ public struct Percent: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
         let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy({ $0.isASCII && $0.isNumber }),
-              whole.count <= 9 else { return nil }
+            whole.count <= 9
+        else { return nil }
         var fraction = Substring("")
         if parts.count == 2 {
             fraction = parts[1]

@@ -62,8 +62,10 @@ public struct Product: Sendable, Equatable {
 
         /// The free-text fields, with their names, for the wording checks.
         var copyFields: [(String, Located<String>)] {
-            [("disclosure.rate_composition_ko", rateComposition), ("disclosure.interest_timing_ko", interestTiming),
-             ("disclosure.incidental_costs_ko", incidentalCosts), ("disclosure.required_credit_ko", requiredCredit)]
+            [
+                ("disclosure.rate_composition_ko", rateComposition), ("disclosure.interest_timing_ko", interestTiming),
+                ("disclosure.incidental_costs_ko", incidentalCosts), ("disclosure.required_credit_ko", requiredCredit),
+            ]
                 + (baseRate.map { [("disclosure.base_rate_ko", $0)] } ?? [])
         }
 
@@ -179,7 +181,8 @@ public struct Product: Sendable, Equatable {
             section.finish()
         }
         guard let disclosure, let id, let partner, let nameKo, let kind, let status, let terms, let limitMin, let limitMax,
-              let origination, let early, let earlyMonths, let spread, let lateMax, let phrases else { return nil }
+            let origination, let early, let earlyMonths, let spread, let lateMax, let phrases
+        else { return nil }
         return Product(
             path: path, folderPartner: folderPartner, folderID: folderID, mark: node.mark, id: id, partner: partner,
             nameKo: nameKo, nameEn: nameEn?.value, kind: kind, status: status, repayment: repayment, repaymentMark: methods?.mark, termsMonths: terms,

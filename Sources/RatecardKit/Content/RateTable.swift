@@ -81,12 +81,16 @@ public struct RateTable: Sendable, Equatable {
             var fits = true
             if onGrades && onScores {
                 fits = false
-                diagnostics.report(BandRules.scale, path, band.keyMark("grade_min") ?? band.keyMark("grade_max") ?? item.mark, "a band has both score and grade bounds; use score_min/score_max (from 2021-01-01) or grade_min/grade_max (before), not both")
+                diagnostics.report(
+                    BandRules.scale, path, band.keyMark("grade_min") ?? band.keyMark("grade_max") ?? item.mark,
+                    "a band has both score and grade bounds; use score_min/score_max (from 2021-01-01) or grade_min/grade_max (before), not both")
                 _ = band.integer(Scale.grade.minKey, required: false)
                 _ = band.integer(Scale.grade.maxKey, required: false)
             } else if let scale, own != scale {
                 fits = false
-                diagnostics.report(BandRules.scale, path, band.keyMark(own.minKey) ?? band.keyMark(own.maxKey) ?? item.mark, "this band has \(own.minKey)/\(own.maxKey) but the table's first band has \(scale.minKey)/\(scale.maxKey); a table uses one scale")
+                diagnostics.report(
+                    BandRules.scale, path, band.keyMark(own.minKey) ?? band.keyMark(own.maxKey) ?? item.mark,
+                    "this band has \(own.minKey)/\(own.maxKey) but the table's first band has \(scale.minKey)/\(scale.maxKey); a table uses one scale")
             }
             let min = band.integer(own.minKey)
             let max = band.integer(own.maxKey)

@@ -60,7 +60,9 @@ public struct ServiceConfig: Sendable, Equatable {
         }
         let errors = diagnostics.items.filter { $0.severity == .error }.sorted()
         if let config, !config.credentialKeys.isEmpty {
-            throw OperationalError("\(path) holds credentials (\(config.credentialKeys.joined(separator: ", "))); remove them from the file and from its git history, rotate the key, and give ratecard credentials through AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE. Nothing was done")
+            throw OperationalError(
+                "\(path) holds credentials (\(config.credentialKeys.joined(separator: ", "))); remove them from the file and from its git history, rotate the key, and give ratecard credentials through AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE. Nothing was done"
+            )
         }
         guard let config, errors.isEmpty else {
             throw failure(errors.isEmpty ? ["\(path): required settings are missing"] : errors.map { "\($0.path):\($0.mark): error \($0.rule): \($0.message)" })
@@ -124,7 +126,10 @@ public struct ServiceConfig: Sendable, Equatable {
         for key in reader.keys where isCredentialKey(key) {
             _ = reader.value(key, required: false)
             let mark = reader.keyMark(key) ?? reader.node.mark
-            diagnostics.report(SchemaRules.notAllowed, path, mark, "'\(key)': credentials never go in ratecard.yaml (it is committed); set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or AWS_PROFILE and the shared credentials file, where ratecard runs")
+            diagnostics.report(
+                SchemaRules.notAllowed, path, mark,
+                "'\(key)': credentials never go in ratecard.yaml (it is committed); set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or AWS_PROFILE and the shared credentials file, where ratecard runs"
+            )
             found.append("'\(key)' at line \(mark.line)")
         }
         return found
@@ -155,7 +160,9 @@ public struct ServiceConfig: Sendable, Equatable {
             }
         }
         if let bucket, !isBucketName(bucket.value) {
-            diagnostics.report(SchemaRules.notAllowed, path, bucket.mark, "'bucket' is '\(bucket.value)'; an S3 bucket name is 3-63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit")
+            diagnostics.report(
+                SchemaRules.notAllowed, path, bucket.mark,
+                "'bucket' is '\(bucket.value)'; an S3 bucket name is 3-63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit")
             valid = false
         }
         if let prefix, !isKeyPrefix(prefix.value) {

@@ -60,9 +60,14 @@ public enum DiffFormatter {
         case .tableScheduled(let key, let name, let day):
             return .object(["type": .string("table_scheduled"), "product": .string(key), "name": .string(name), "effective_from": .string(day.description)])
         case .termsAdded(let document, let version, let title, let summary, let reconsent):
-            return .object(["type": .string("terms_added"), "document": .string(document), "version": .string(version), "title": .string(title), "summary": .string(summary), "requires_reconsent": .bool(reconsent)])
+            return .object([
+                "type": .string("terms_added"), "document": .string(document), "version": .string(version), "title": .string(title), "summary": .string(summary),
+                "requires_reconsent": .bool(reconsent),
+            ])
         case .limitChanged(let id, let day, let old, let new):
-            return .object(["type": .string("limit_changed"), "limit": .string(id), "effective_from": .string(day.description), "old": old.map(JSON.number) ?? .null, "new": new.map(JSON.number) ?? .null])
+            return .object([
+                "type": .string("limit_changed"), "limit": .string(id), "effective_from": .string(day.description), "old": old.map(JSON.number) ?? .null, "new": new.map(JSON.number) ?? .null,
+            ])
         case .phraseChanged(let id, let old, let new):
             return .object(["type": .string("phrase_changed"), "phrase": .string(id), "old": old.map(JSON.string) ?? .null, "new": new.map(JSON.string) ?? .null])
         }

@@ -27,8 +27,12 @@ public struct SemanticDiff: Sendable {
         for key in Set(oldProducts.keys).union(newProducts.keys).sorted() {
             let name = displayName(key, newProducts[key] ?? oldProducts[key], new)
             switch (oldProducts[key], newProducts[key]) {
-            case (nil, _?): changes.append(.productAdded(key: key, name: name)); continue
-            case (_?, nil): changes.append(.productRemoved(key: key, name: name)); continue
+            case (nil, _?):
+                changes.append(.productAdded(key: key, name: name))
+                continue
+            case (_?, nil):
+                changes.append(.productRemoved(key: key, name: name))
+                continue
             case (let before?, let after?) where before.status.value != after.status.value:
                 changes.append(.productStatus(key: key, name: name, from: before.status.value.rawValue, to: after.status.value.rawValue))
             default: break
@@ -39,10 +43,12 @@ public struct SemanticDiff: Sendable {
                 for band in after.bandsBestFirst {
                     guard let previous = before.bands.first(where: { $0.min.value == band.min.value && $0.max.value == band.max.value }) else { continue }
                     if previous.aprMin.value != band.aprMin.value || previous.aprMax.value != band.aprMax.value || previous.limitMax.value != band.limitMax.value {
-                        changes.append(.bandChanged(.init(
-                            key: key, name: name, scale: after.scale, min: band.min.value, max: band.max.value,
-                            aprMin: (previous.aprMin.value, band.aprMin.value), aprMax: (previous.aprMax.value, band.aprMax.value),
-                            limit: (previous.limitMax.value, band.limitMax.value))))
+                        changes.append(
+                            .bandChanged(
+                                .init(
+                                    key: key, name: name, scale: after.scale, min: band.min.value, max: band.max.value,
+                                    aprMin: (previous.aprMin.value, band.aprMin.value), aprMax: (previous.aprMax.value, band.aprMax.value),
+                                    limit: (previous.limitMax.value, band.limitMax.value))))
                     }
                 }
             }
@@ -55,7 +61,8 @@ public struct SemanticDiff: Sendable {
         let oldTerms = Set(old.terms.map { "\($0.documentID)/\($0.fileVersion)" })
         for terms in new.terms.sorted(by: { ($0.documentID, $0.semver ?? []) < ($1.documentID, $1.semver ?? []) })
         where !oldTerms.contains("\(terms.documentID)/\(terms.fileVersion)") {
-            changes.append(.termsAdded(document: terms.documentID, version: terms.fileVersion, title: terms.title.value, summary: terms.summary.value, requiresReconsent: terms.requiresReconsent.value))
+            changes.append(
+                .termsAdded(document: terms.documentID, version: terms.fileVersion, title: terms.title.value, summary: terms.summary.value, requiresReconsent: terms.requiresReconsent.value))
         }
         let oldLimits = Dictionary((old.limits?.entries ?? []).map { ("\($0.kind.rawValue)@\($0.effectiveFrom)", $0) }, uniquingKeysWith: { first, _ in first })
         let newLimits = Dictionary((new.limits?.entries ?? []).map { ("\($0.kind.rawValue)@\($0.effectiveFrom)", $0) }, uniquingKeysWith: { first, _ in first })

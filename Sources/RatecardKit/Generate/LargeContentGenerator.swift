@@ -24,8 +24,10 @@ public struct LargeContentGenerator {
 
         /// The issue's full size: 300 partners, 3,000 products, 6,000 rate tables, 2,000 terms
         /// versions (about 16 MB of Markdown) and 200 history commits.
-        public init(partners: Int = 300, products: Int = 3000, rateTables: Int = 6000, termsVersions: Int = 2000,
-                    history: Int = 200, seed: UInt64 = 1, termsBodyBytes: Int = 7400) {
+        public init(
+            partners: Int = 300, products: Int = 3000, rateTables: Int = 6000, termsVersions: Int = 2000,
+            history: Int = 200, seed: UInt64 = 1, termsBodyBytes: Int = 7400
+        ) {
             self.partners = partners
             self.products = products
             self.rateTables = rateTables
@@ -53,7 +55,7 @@ public struct LargeContentGenerator {
 
     /// The author of every generated commit; commit `n` is made at `baseTime + n` hours.
     public static let author = Signature(name: "ratecard generator", email: "generator@ratecard.invalid", time: baseTime, offsetMinutes: 540)
-    static let baseTime: Int64 = 1_767_225_600 // 2026-01-01T00:00:00Z
+    static let baseTime: Int64 = 1_767_225_600  // 2026-01-01T00:00:00Z
 
     /// Writes the content into `directory` (created; it must be missing or empty), makes it a git
     /// repository and commits it, then adds the history commits.
@@ -109,9 +111,10 @@ public struct LargeContentGenerator {
 
         let repository = try Repository.create(at: directory)
         var commits: [ObjectID] = []
-        commits.append(try repository.commitAll(
-            message: "Generated content: \(p.partners) partners, \(p.products) products, \(tables.count) rate tables, \(p.termsVersions) terms versions (seed \(p.seed))",
-            author: Self.signature(commit: 0)))
+        commits.append(
+            try repository.commitAll(
+                message: "Generated content: \(p.partners) partners, \(p.products) products, \(tables.count) rate tables, \(p.termsVersions) terms versions (seed \(p.seed))",
+                author: Self.signature(commit: 0)))
 
         // A history commit corrects a product's newest table: a superseded or ended one is a
         // record (HIS-08) that is never edited.
@@ -126,10 +129,11 @@ public struct LargeContentGenerator {
             let move = tables[index].move(&random)
             try writer.write(tables[index].path, tables[index].yaml)
             let sign = move > 0 ? "+" : "-"
-            commits.append(try repository.commitAll(
-                paths: [tables[index].path],
-                message: "Rates: \(tables[index].productKey) from \(tables[index].from) \(sign)\(Percent(thousandths: abs(move)))pp",
-                author: Self.signature(commit: step)))
+            commits.append(
+                try repository.commitAll(
+                    paths: [tables[index].path],
+                    message: "Rates: \(tables[index].productKey) from \(tables[index].from) \(sign)\(Percent(thousandths: abs(move)))pp",
+                    author: Self.signature(commit: step)))
         }
         return Summary(files: writer.files, bytes: writer.bytes, markdownBytes: markdownBytes, commits: commits)
     }
@@ -260,7 +264,8 @@ public struct LargeContentGenerator {
             let total = ProductDisclosureRules.total(amount: amount, apr: apr, months: months, method: method)
             let floor = lastTable?.bands.map(\.min).min() ?? 0
             let worstGrade = lastTable?.bands.map(\.max).max() ?? 10
-            let credit = lastTable?.onGrades == true
+            let credit =
+                lastTable?.onGrades == true
                 ? "\(lastTable?.bureau ?? "KCB") 신용등급 \(worstGrade)등급 이내"
                 : floor > 0 ? "\(lastTable?.bureau ?? "KCB") 개인신용평점 \(floor)점 이상" : "개인신용평점 전 구간 (금융회사 심사 기준 적용)"
             let timing = method == .revolving ? "매월 결제일에 사용한 금액과 기간만큼 후취합니다" : "매월 약정 납입일에 후취합니다 (대출 실행일부터 계산)"
@@ -427,9 +432,10 @@ public struct LargeContentGenerator {
                     limit = max(10_000, (limit * (100 - random.int(5...25)) / 100) / 10_000 * 10_000)
                 }
                 let onGrades = Day(ordinal: day) < BandRules.scoresFrom
-                bands.append(TableSpec.Band(
-                    min: onGrades ? band + 1 : 901 - band * 100, max: onGrades ? band + 1 : 1000 - band * 100,
-                    aprMin: aprMin, aprMax: aprMin + spread, limit: limit))
+                bands.append(
+                    TableSpec.Band(
+                        min: onGrades ? band + 1 : 901 - band * 100, max: onGrades ? band + 1 : 1000 - band * 100,
+                        aprMin: aprMin, aprMax: aprMin + spread, limit: limit))
             }
             tables.append(TableSpec(productKey: product.key, from: Day(ordinal: day), to: nil, bureau: random.chance(1, in: 2) ? "KCB" : "NICE", bands: bands))
         }
@@ -739,8 +745,9 @@ extension LargeContentGenerator {
     public static func nudgedRate(_ text: String) -> String {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard let index = lines.firstIndex(where: { $0.trimmingPrefix(while: { $0 == " " }).hasPrefix("apr_max_pct: ") }),
-              let colon = lines[index].firstIndex(of: ":"),
-              let value = Percent.parse(String(lines[index][lines[index].index(after: colon)...].drop { $0 == " " }))?.value else { return text }
+            let colon = lines[index].firstIndex(of: ":"),
+            let value = Percent.parse(String(lines[index][lines[index].index(after: colon)...].drop { $0 == " " }))?.value
+        else { return text }
         let hundredths = (value.thousandths + 5) / 10
         let moved = hundredths % 2 == 0 ? hundredths + 1 : hundredths - 1
         lines[index] = lines[index][...colon] + " " + Percent(thousandths: moved * 10).description

@@ -225,8 +225,9 @@ public final class LiveBuild {
             let edit = try reread(path)
             let after = items[path]
             if let before, let after, before.kind == after.kind, before.isContent == after.isContent,
-               before.id != nil, before.id == after.id {
-                continue // written again with the same bytes
+                before.id != nil, before.id == after.id
+            {
+                continue  // written again with the same bytes
             }
             if let edit, let previous = before?.parsed, Self.sameSlot(previous, edit) {
                 inPlace[path] = edit

@@ -218,7 +218,8 @@ public final class PreviewServer: @unchecked Sendable {
     /// result still inside the folder).
     private func readWebFile(_ path: String) -> [UInt8]? {
         guard let webFolder, let real = try? FileSystem.realPath(webFolder + "/" + path),
-              real.hasPrefix(webFolder + "/"), !FileSystem.isDirectory(real) else { return nil }
+            real.hasPrefix(webFolder + "/"), !FileSystem.isDirectory(real)
+        else { return nil }
         return try? FileSystem.readFile(real)
     }
 

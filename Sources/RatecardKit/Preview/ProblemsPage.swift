@@ -35,10 +35,12 @@ public enum ProblemsPage {
     }
 
     private static func list(_ findings: [Diagnostic], kind: String) -> HTML {
-        HTML.element("ul", [("class", kind)], findings.map { finding in
-            let place = "\(finding.path):\(finding.mark.line):\(finding.mark.column)"
-            return HTML.element("li", [], HTML.element("code", text: place) + HTML(text: ": \(finding.severity == .error ? "error" : "warning") \(finding.rule): \(finding.message)"))
-        }.joined())
+        HTML.element(
+            "ul", [("class", kind)],
+            findings.map { finding in
+                let place = "\(finding.path):\(finding.mark.line):\(finding.mark.column)"
+                return HTML.element("li", [], HTML.element("code", text: place) + HTML(text: ": \(finding.severity == .error ? "error" : "warning") \(finding.rule): \(finding.message)"))
+            }.joined())
     }
 
     private static let style = """

@@ -2,7 +2,8 @@
 public enum NginxConfig {
     /// The policy for pages: scripts and styles from the site only (terms pages carry inline
     /// styles), no plugins, no base or form hijacking, framed only by the site itself.
-    public static let pagePolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+    public static let pagePolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
 
     /// The policy for data and assets: a logo or JSON file opened directly is a sandboxed
     /// document of its own opaque origin, where no script runs and nothing is fetched.

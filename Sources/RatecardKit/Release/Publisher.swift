@@ -36,7 +36,10 @@ public struct Publisher {
         /// still live under the lock (a release's version.json never changes).
         public var knownLive: ReleaseInfo? = nil
 
-        public init(bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String, expectLive: String?, wait: Bool, action: String = "publish", extra: [String: JSON] = [:], staleFrom: Day? = nil) {
+        public init(
+            bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String, expectLive: String?, wait: Bool, action: String = "publish", extra: [String: JSON] = [:],
+            staleFrom: Day? = nil
+        ) {
             self.bundle = bundle
             self.webFolder = webFolder
             self.author = author

@@ -49,7 +49,8 @@ public struct ReleaseHistory {
             guard try root.releaseIDs().contains(target) else { throw OperationalError("release \(target) does not exist in \(root.displayName)") }
             guard target != live else { throw OperationalError("release \(target) is already live") }
             if bad.contains(target) && !force {
-                throw OperationalError("release \(target) is marked bad (a rollback left it); roll back to it anyway with --force, or clear the mark with 'ratecard releases --clear-bad \(target) -m <reason>'")
+                throw OperationalError(
+                    "release \(target) is marked bad (a rollback left it); roll back to it anyway with --force, or clear the mark with 'ratecard releases --clear-bad \(target) -m <reason>'")
             }
             chosen = target
         } else {
@@ -110,7 +111,9 @@ public struct ReleaseHistory {
     /// objects the target lacks are copied (never hard-linked: two environments never share an
     /// inode), then its manifest, the copy is re-hashed, then the pointer is flipped. Between a
     /// serve root and a bucket either way, or two buckets or prefixes.
-    public static func promote(release: String?, from source: any ReleaseTarget, to target: any ReleaseTarget, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws -> (id: String, previous: String?, alreadyLive: Bool) {
+    public static func promote(release: String?, from source: any ReleaseTarget, to target: any ReleaseTarget, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws
+        -> (id: String, previous: String?, alreadyLive: Bool)
+    {
         guard let id = try release ?? source.live() else { throw OperationalError("\(source.displayName) has nothing live to promote") }
         guard let manifest = try source.manifest(of: id) else { throw OperationalError("release \(id) does not exist in \(source.displayName)") }
         let drift = try source.drift(of: id)
@@ -142,7 +145,9 @@ public struct ReleaseHistory {
                 try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest)])
             } else {
                 guard let from = source as? ServeRoot, let to = target as? ServeRoot else {
-                    throw OperationalError("release \(id) predates the object store (each file in its own folder) and can be promoted only between serve root folders; publish its commit to \(target.displayName) instead")
+                    throw OperationalError(
+                        "release \(id) predates the object store (each file in its own folder) and can be promoted only between serve root folders; publish its commit to \(target.displayName) instead"
+                    )
                 }
                 try copyFolderRelease(id, from: from, to: to)
             }

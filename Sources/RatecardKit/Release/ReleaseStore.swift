@@ -186,8 +186,14 @@ public struct LocalStore: ReleaseStore, Sendable {
         guard !items.isEmpty else { return 0 }
         try FileSystem.makeDirectories(objectsFolder)
         var seen: Set<String> = []
-        let unique = items.filter { if case .object(let name) = $0.key { return seen.insert(name).inserted }; return false }
-        let names = unique.map { item -> String in if case .object(let name) = item.key { return name }; return "" }
+        let unique = items.filter {
+            if case .object(let name) = $0.key { return seen.insert(name).inserted }
+            return false
+        }
+        let names = unique.map { item -> String in
+            if case .object(let name) = item.key { return name }
+            return ""
+        }
         for name in names where !ObjectLayout.isObjectName(name) { throw OperationalError("'\(name)' is not an object name") }
         // One lstat per object says whether it is present; a present one is checked (stat data
         // recorded at its last check, else its hash). A changed one is an error, never overwritten.
@@ -228,10 +234,11 @@ public struct LocalStore: ReleaseStore, Sendable {
         try? FileSystem.removeTree(incoming)
         guard mkdir(incoming, 0o755) == 0 else { throw FileSystem.failure("mkdir", incoming) }
         do {
-            let byName = Dictionary(absent.map { item -> (String, StoreItem) in
-                if case .object(let name) = item.key { return (name, item) }
-                return ("", item)
-            }, uniquingKeysWith: { first, _ in first })
+            let byName = Dictionary(
+                absent.map { item -> (String, StoreItem) in
+                    if case .object(let name) = item.key { return (name, item) }
+                    return ("", item)
+                }, uniquingKeysWith: { first, _ in first })
             let absentNames = byName.keys.sorted()
             try ParallelWrite.each(absentNames) { name in
                 try DurableFiles.create(incoming + "/" + name, byName[name]!.bytes!, sync: false, mode: 0o444)
@@ -252,7 +259,10 @@ public struct LocalStore: ReleaseStore, Sendable {
             Trace.mark("store: read back")
             for name in absentNames {
                 // Under the lock nothing else writes objects; an object that appeared meanwhile is kept.
-                if FileSystem.exists(objectPath(name)) { unlink(incoming + "/" + name); continue }
+                if FileSystem.exists(objectPath(name)) {
+                    unlink(incoming + "/" + name)
+                    continue
+                }
                 guard rename(incoming + "/" + name, objectPath(name)) == 0 else { throw FileSystem.failure("rename", objectPath(name)) }
             }
             try DurableFiles.syncDirectory(objectsFolder)

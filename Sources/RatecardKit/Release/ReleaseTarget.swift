@@ -145,9 +145,10 @@ extension ReleaseTarget {
     /// Records a flip the journal missed (a run killed after it): a `recover` entry.
     func recoverJournal() throws {
         if let live = try pointer(), try journalLog.entries().last(where: { $0.activated != nil })?.activated != live {
-            try journalLog.append(JournalFields.base(action: "recover").merging([
-                "release": .string(live), "message": .string("the pointer named \(live) but the journal did not say so (a run was interrupted after the swap)"),
-            ]) { $1 })
+            try journalLog.append(
+                JournalFields.base(action: "recover").merging([
+                    "release": .string(live), "message": .string("the pointer named \(live) but the journal did not say so (a run was interrupted after the swap)"),
+                ]) { $1 })
         }
     }
 

@@ -28,7 +28,9 @@ public struct ServeRoot: ReleaseTarget, Sendable {
     public func live() throws -> String? {
         guard let id = try pointer() else { return nil }
         guard FileSystem.isDirectory(folder(of: id)) else {
-            throw OperationalError("\(currentLink) points at releases/\(id), which does not exist (removed by hand?); the server has nothing to serve. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')")
+            throw OperationalError(
+                "\(currentLink) points at releases/\(id), which does not exist (removed by hand?); the server has nothing to serve. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')"
+            )
         }
         return id
     }
@@ -42,7 +44,8 @@ public struct ServeRoot: ReleaseTarget, Sendable {
             if code == ENOENT { return nil }
             if code == EINVAL {
                 let kind = (try? FileSystem.kind(ofItemAt: currentLink)) == .directory ? "a folder" : "a file"
-                throw OperationalError("\(currentLink) is \(kind), not the symlink ratecard swaps; ratecard did not make it. Move it out of the serve root, then publish or 'ratecard rollback --to <id>'")
+                throw OperationalError(
+                    "\(currentLink) is \(kind), not the symlink ratecard swaps; ratecard did not make it. Move it out of the serve root, then publish or 'ratecard rollback --to <id>'")
             }
             throw FileSystem.failure("readlink", currentLink, code: code)
         }
@@ -310,7 +313,8 @@ public enum PageSets {
         let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let parts = target.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 5, parts[0] == "..", parts[1] == "..", parts[2] == "pages", parts[4] == link[...],
-              parts[3].count == 32, parts[3].allSatisfy(\.isHexDigit) else { return nil }
+            parts[3].count == 32, parts[3].allSatisfy(\.isHexDigit)
+        else { return nil }
         return String(parts[3])
     }
 }

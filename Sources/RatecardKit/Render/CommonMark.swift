@@ -64,7 +64,7 @@ public enum CommonMark {
         }
         while index < html.count {
             let byte = html[index]
-            if byte == 0x3C { // <
+            if byte == 0x3C {  // <
                 var close = index + 1
                 while close < html.count && html[close] != 0x3E { close += 1 }
                 if starts("<blockquote", at: index) { quoteDepth += 1 }
@@ -89,12 +89,22 @@ public enum CommonMark {
             }
             var scalar: Unicode.Scalar
             var length = 1
-            if byte == 0x26 { // &
-                if starts("&amp;", at: index) { scalar = "&"; length = 5 }
-                else if starts("&lt;", at: index) { scalar = "<"; length = 4 }
-                else if starts("&gt;", at: index) { scalar = ">"; length = 4 }
-                else if starts("&quot;", at: index) { scalar = "\""; length = 6 }
-                else { scalar = "&" }
+            if byte == 0x26 {  // &
+                if starts("&amp;", at: index) {
+                    scalar = "&"
+                    length = 5
+                } else if starts("&lt;", at: index) {
+                    scalar = "<"
+                    length = 4
+                } else if starts("&gt;", at: index) {
+                    scalar = ">"
+                    length = 4
+                } else if starts("&quot;", at: index) {
+                    scalar = "\""
+                    length = 6
+                } else {
+                    scalar = "&"
+                }
             } else if byte < 0x80 {
                 scalar = Unicode.Scalar(byte)
             } else {
@@ -137,9 +147,9 @@ public enum CommonMark {
     }
 }
 
-private extension String {
+extension String {
     /// Browsers ignore leading whitespace and control characters in URLs ("\u{1}javascript:").
-    func trimmingLeadingControl() -> Substring {
+    fileprivate func trimmingLeadingControl() -> Substring {
         var view = Substring(self)
         while let first = view.unicodeScalars.first, first.value <= 0x20 { view = view.dropFirst() }
         return Substring(view.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" })

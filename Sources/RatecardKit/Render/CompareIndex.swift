@@ -157,7 +157,8 @@ struct CompareIndex {
         init(decoding bytes: [UInt8]) throws {
             let json = try JSONReader.parse(bytes)
             guard json["format"]?.intValue == CompareIndex.format, let perPercent = json["units"]?["apr_per_pct"]?.intValue,
-                  [1000, 100, 10].contains(perPercent), let unit = json["units"]?["krw_per_unit"]?.intValue, unit > 0 else {
+                [1000, 100, 10].contains(perPercent), let unit = json["units"]?["krw_per_unit"]?.intValue, unit > 0
+            else {
                 throw Self.failure("format or units")
             }
             let aprStep = 1000 / perPercent
@@ -196,10 +197,13 @@ struct CompareIndex {
             let bandLimits = try Self.ints(json["bands"]?["limit_max"])
             let bandTotal = bandCounts.reduce(0, +)
             guard partnerNames.count == partnerIDs.count, counts.count == partnerIDs.count,
-                  [categories.count, logos.count, logoHashes.count].allSatisfy({ $0 == partnerIDs.count }), counts.allSatisfy({ $0 >= 0 }), counts.reduce(0, +) == ids.count, bandCounts.allSatisfy({ $0 >= 0 }),
-                  names.count == ids.count, afterPartner.count == ids.count, afterPartner.allSatisfy({ $0 == 0 || $0 == 1 }), limits.count == ids.count, limitMins.count == ids.count, types.count == ids.count,
-                  bureaus.count == ids.count, terms.count == ids.count, methods.count == ids.count, bandCounts.count == ids.count, tops.count == ids.count,
-                  [gaps, spans, aprMins, aprSpreads, bandLimits].allSatisfy({ $0.count == bandTotal }) else {
+                [categories.count, logos.count, logoHashes.count].allSatisfy({ $0 == partnerIDs.count }), counts.allSatisfy({ $0 >= 0 }), counts.reduce(0, +) == ids.count,
+                bandCounts.allSatisfy({ $0 >= 0 }),
+                names.count == ids.count, afterPartner.count == ids.count, afterPartner.allSatisfy({ $0 == 0 || $0 == 1 }), limits.count == ids.count, limitMins.count == ids.count,
+                types.count == ids.count,
+                bureaus.count == ids.count, terms.count == ids.count, methods.count == ids.count, bandCounts.count == ids.count, tops.count == ids.count,
+                [gaps, spans, aprMins, aprSpreads, bandLimits].allSatisfy({ $0.count == bandTotal })
+            else {
                 throw Self.failure("lists of different lengths")
             }
             partners = partnerIDs.indices.map { index in
@@ -225,17 +229,19 @@ struct CompareIndex {
                     aprMin += aprMins[position] * aprStep
                     spread += aprSpreads[position] * aprStep
                     limit -= bandLimits[position] * unit
-                    bands.append(Band(
-                        scoreMin: scoreMin, scoreMax: scoreMax, aprMin: Percent(thousandths: aprMin),
-                        aprMax: Percent(thousandths: aprMin + spread), limitMax: limit))
+                    bands.append(
+                        Band(
+                            scoreMin: scoreMin, scoreMax: scoreMax, aprMin: Percent(thousandths: aprMin),
+                            aprMax: Percent(thousandths: aprMin + spread), limitMax: limit))
                     ceiling = scoreMin - 1
                     position += 1
                 }
                 let name = afterPartner[index] == 1 ? ownerNames[index] + " " + names[index] : names[index]
-                items.append(Item(
-                    partner: owners[index], id: ids[index], nameKo: name, type: types[index], bureau: bureaus[index],
-                    limitMin: limitMins[index] * unit, limitMax: limits[index] * unit, termsMonths: terms[index],
-                    repayment: methods[index], bands: bands))
+                items.append(
+                    Item(
+                        partner: owners[index], id: ids[index], nameKo: name, type: types[index], bureau: bureaus[index],
+                        limitMin: limitMins[index] * unit, limitMax: limits[index] * unit, termsMonths: terms[index],
+                        repayment: methods[index], bands: bands))
             }
             self.items = items
         }

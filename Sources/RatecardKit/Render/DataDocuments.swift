@@ -39,23 +39,26 @@ struct DataDocuments {
     /// fetches it by a URL that outlives the release.
     func partners(logoHashes: [String: String]) -> JSON {
         let productKeys = Dictionary(grouping: content.products.map(\.key).sorted(), by: { String($0.split(separator: "/")[0]) })
-        return .object(["partners": .array(orderedPartners.map { partner in
-            .object([
-                "id": .string(partner.id.value),
-                "name_ko": .string(partner.nameKo.value),
-                "name_en": partner.nameEn.map(JSON.string) ?? .null,
-                "category": .string(partner.category.value.rawValue),
-                "category_ko": .string(KoreanLabels.category(partner.category.value)),
-                "status": .string(partner.status.value.rawValue),
-                "status_reason": partner.statusReason.map { .string($0.value) } ?? .null,
-                "display_order": .int(partner.displayOrder.value),
-                "logo": .string(partner.logo.value),
-                "logo_sha256": logoHashes[partner.logo.value].map(JSON.string) ?? .null,
-                "phone": .string(partner.phone.value),
-                "website": .string(partner.website.value),
-                "products": .array((productKeys[partner.id.value] ?? []).map(JSON.string)),
-            ])
-        })])
+        return .object([
+            "partners": .array(
+                orderedPartners.map { partner in
+                    .object([
+                        "id": .string(partner.id.value),
+                        "name_ko": .string(partner.nameKo.value),
+                        "name_en": partner.nameEn.map(JSON.string) ?? .null,
+                        "category": .string(partner.category.value.rawValue),
+                        "category_ko": .string(KoreanLabels.category(partner.category.value)),
+                        "status": .string(partner.status.value.rawValue),
+                        "status_reason": partner.statusReason.map { .string($0.value) } ?? .null,
+                        "display_order": .int(partner.displayOrder.value),
+                        "logo": .string(partner.logo.value),
+                        "logo_sha256": logoHashes[partner.logo.value].map(JSON.string) ?? .null,
+                        "phone": .string(partner.phone.value),
+                        "website": .string(partner.website.value),
+                        "products": .array((productKeys[partner.id.value] ?? []).map(JSON.string)),
+                    ])
+                })
+        ])
     }
 
     var orderedProducts: [Product] {
@@ -103,9 +106,10 @@ struct DataDocuments {
         for id in counts.map(\.id).sorted() {
             let partner = partnersByID[id]
             let logo = partner?.logo.value ?? ""
-            partners[CompareIndex.shard(of: id, in: names)!, default: []].append(CompareIndex.Partner(
-                id: id, nameKo: partner?.nameKo.value ?? id, category: partner?.category.value.rawValue ?? "",
-                logo: logoHashes[logo] == nil ? "" : logo, logoSHA256: logoHashes[logo] ?? ""))
+            partners[CompareIndex.shard(of: id, in: names)!, default: []].append(
+                CompareIndex.Partner(
+                    id: id, nameKo: partner?.nameKo.value ?? id, category: partner?.category.value.rawValue ?? "",
+                    logo: logoHashes[logo] == nil ? "" : logo, logoSHA256: logoHashes[logo] ?? ""))
         }
         var items: [String: [CompareIndex.Item]] = [:]
         for product in content.products {
@@ -187,15 +191,16 @@ struct DataDocuments {
             "bureau": .string(table.bureau.value.rawValue),
             "effective_from": .string(table.effectiveFrom.value.description),
             "effective_to": table.effectiveTo.map { .string($0.value.description) } ?? .null,
-            "bands": .array(table.bandsBestFirst.map { band in
-                .object([
-                    table.scale.minKey: .int(band.min.value),
-                    table.scale.maxKey: .int(band.max.value),
-                    "apr_min_pct": .number(band.aprMin.value.description),
-                    "apr_max_pct": .number(band.aprMax.value.description),
-                    "limit_max_krw": .int(band.limitMax.value),
-                ])
-            }),
+            "bands": .array(
+                table.bandsBestFirst.map { band in
+                    .object([
+                        table.scale.minKey: .int(band.min.value),
+                        table.scale.maxKey: .int(band.max.value),
+                        "apr_min_pct": .number(band.aprMin.value.description),
+                        "apr_max_pct": .number(band.aprMax.value.description),
+                        "limit_max_krw": .int(band.limitMax.value),
+                    ])
+                }),
         ])
     }
 
@@ -205,28 +210,32 @@ struct DataDocuments {
     }
 
     func terms() -> JSON {
-        .object(["documents": .array(content.documentIDs.map { document in
-            let versions = self.versions(of: document)
-            let current = currentVersion(of: document)
-            let head = current ?? versions.first
-            return .object([
-                "id": .string(document),
-                "title": .string(head?.title.value ?? document),
-                "consent": .string(head?.consent.value.rawValue ?? "none"),
-                "current": current.map { .string($0.fileVersion) } ?? .null,
-                "versions": .array(versions.map { version in
-                    .object([
-                        "version": .string(version.fileVersion),
-                        "title": .string(version.title.value),
-                        "effective_from": .string(version.effectiveFrom.value.description),
-                        "consent": .string(version.consent.value.rawValue),
-                        "requires_reconsent": .bool(version.requiresReconsent.value),
-                        "summary": .string(version.summary.value),
-                        "url": .string(BundleLayout.termsPage(document, version.fileVersion)),
+        .object([
+            "documents": .array(
+                content.documentIDs.map { document in
+                    let versions = self.versions(of: document)
+                    let current = currentVersion(of: document)
+                    let head = current ?? versions.first
+                    return .object([
+                        "id": .string(document),
+                        "title": .string(head?.title.value ?? document),
+                        "consent": .string(head?.consent.value.rawValue ?? "none"),
+                        "current": current.map { .string($0.fileVersion) } ?? .null,
+                        "versions": .array(
+                            versions.map { version in
+                                .object([
+                                    "version": .string(version.fileVersion),
+                                    "title": .string(version.title.value),
+                                    "effective_from": .string(version.effectiveFrom.value.description),
+                                    "consent": .string(version.consent.value.rawValue),
+                                    "requires_reconsent": .bool(version.requiresReconsent.value),
+                                    "summary": .string(version.summary.value),
+                                    "url": .string(BundleLayout.termsPage(document, version.fileVersion)),
+                                ])
+                            }),
                     ])
-                }),
-            ])
-        })])
+                })
+        ])
     }
 
     func limits() -> JSON {
@@ -243,13 +252,16 @@ struct DataDocuments {
     }
 
     func phrases() -> JSON {
-        .object(["phrases": .array((content.phrases ?? []).sorted { $0.id.value < $1.id.value }.map { phrase in
-            .object([
-                "id": .string(phrase.id.value),
-                "text": .string(phrase.text(config: content.config)),
-                "pages": .array(phrase.pages.map { .string($0.value.rawValue) }),
-            ])
-        })])
+        .object([
+            "phrases": .array(
+                (content.phrases ?? []).sorted { $0.id.value < $1.id.value }.map { phrase in
+                    .object([
+                        "id": .string(phrase.id.value),
+                        "text": .string(phrase.text(config: content.config)),
+                        "pages": .array(phrase.pages.map { .string($0.value.rawValue) }),
+                    ])
+                })
+        ])
     }
 }
 

@@ -54,7 +54,9 @@ public final class RenderMemo: Sendable {
             guard let entry = state.pages[key] else { return nil }
             state.pages[key]!.used = state.generation
             return entry.bytes
-        }) { return hit }
+        }) {
+            return hit
+        }
         let made = make()
         state.withLock {
             $0.pages[key] = (made, $0.generation)
@@ -69,7 +71,9 @@ public final class RenderMemo: Sendable {
             guard let entry = state.sections[key] else { return nil }
             state.sections[key]!.used = state.generation
             return entry.markup
-        }) { return hit }
+        }) {
+            return hit
+        }
         let made = make()
         state.withLock {
             $0.sections[key] = (made, $0.generation)
@@ -85,7 +89,9 @@ public final class RenderMemo: Sendable {
             guard let entry = state.hashes[address], entry.bytes.count == bytes.count else { return nil }
             state.hashes[address]!.used = state.generation
             return entry.hex
-        }) { return hit }
+        }) {
+            return hit
+        }
         let hex = SHA256.hex(bytes)
         state.withLock { $0.hashes[address] = (bytes, hex, $0.generation) }
         return hex
@@ -129,8 +135,10 @@ extension DataDocuments {
         guard var key = content.keyBuilder("terms-index") else { return nil }
         key.append(asOf.description)
         for version in content.terms {
-            for part in [version.documentID, version.fileVersion, version.title.value, version.effectiveFrom.value.description,
-                         version.consent.value.rawValue, version.requiresReconsent.value ? "1" : "0", version.summary.value] {
+            for part in [
+                version.documentID, version.fileVersion, version.title.value, version.effectiveFrom.value.description,
+                version.consent.value.rawValue, version.requiresReconsent.value ? "1" : "0", version.summary.value,
+            ] {
                 key.append(part)
             }
         }

@@ -32,15 +32,19 @@ struct StaticPages {
     /// So a page is reused from one day to the next until one of those changes, and an edit to
     /// one version's text renders that version's page alone.
     func termsPageKey(_ version: TermsVersion) -> BuildCache.Key? {
-        guard var key = keyParts.document(version.documentID, make: {
-            guard var key = content.keyBuilder("terms-page") else { return nil }
-            for other in documents.versions(of: version.documentID) {
-                key.append(other.fileVersion)
-                key.append(other.effectiveFrom.value.description)
-            }
-            key.append(documents.currentVersion(of: version.documentID)?.fileVersion ?? "-")
-            return key
-        }), content.append(version.path, to: &key) else { return nil }
+        guard
+            var key = keyParts.document(
+                version.documentID,
+                make: {
+                    guard var key = content.keyBuilder("terms-page") else { return nil }
+                    for other in documents.versions(of: version.documentID) {
+                        key.append(other.fileVersion)
+                        key.append(other.effectiveFrom.value.description)
+                    }
+                    key.append(documents.currentVersion(of: version.documentID)?.fileVersion ?? "-")
+                    return key
+                }), content.append(version.path, to: &key)
+        else { return nil }
         key.append(version.effectiveFrom.value > documents.asOf ? "ahead" : "in force or past")
         return key.key
     }
@@ -76,8 +80,9 @@ struct StaticPages {
         if let dropped = droppingTitleHeadingWithoutCR(body, title: title) { return dropped ?? body }
         var lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = lines.firstIndex(where: { !$0.allSatisfy(\.isWhitespace) }),
-              lines[first].hasPrefix("# "),
-              String(lines[first].dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t") else { return body }
+            lines[first].hasPrefix("# "),
+            String(lines[first].dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t")
+        else { return body }
         lines.remove(at: first)
         return lines.joined(separator: "\n")
     }
@@ -95,7 +100,8 @@ struct StaticPages {
             let line = Substring(utf8[start..<end])
             if !line.allSatisfy(\.isWhitespace) {
                 guard line.hasPrefix("# "),
-                      String(line.dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t") else {
+                    String(line.dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t")
+                else {
                     return .some(nil)
                 }
                 if end < utf8.endIndex {
@@ -153,10 +159,11 @@ struct StaticPages {
         var body = HTML.element("h1", text: "\(name) 대출 금리")
         body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")
         let ordered = products.map { (RatesOrder(product: $0.0, table: $0.1), $0.0, $0.1) }.sorted { $0.0 < $1.0 }
-        body += HTML(raw: ordered.map { _, product, table in
-            // A section is rendered from what its product's document is (the key's files and date).
-            memo?.section(productKey(product)) { ratesSection(product, table).markup } ?? ratesSection(product, table).markup
-        }.joined())
+        body += HTML(
+            raw: ordered.map { _, product, table in
+                // A section is rendered from what its product's document is (the key's files and date).
+                memo?.section(productKey(product)) { ratesSection(product, table).markup } ?? ratesSection(product, table).markup
+            }.joined())
         if ordered.isEmpty { body += HTML.element("p", text: "지금 비교할 수 있는 상품이 없습니다.") }
         body += HTML.element("p", [], HTML.element("a", [("href", "../rates.html")], text: "금융회사 목록으로"))
         body += ratesNotice ?? notice(for: .rates)
@@ -205,14 +212,20 @@ struct StaticPages {
         let partner = documents.partnersByID[product.partner.value]
         let (low, high) = envelope(table)
         var section = HTML.element("h2", [], HTML(text: partner?.nameKo.value ?? product.partner.value) + HTML(raw: " · ") + HTML(text: product.nameKo.value))
-        section += HTML.element("p", [("class", "meta")], text: "연 \(low.displayed)% ~ \(high.displayed)% · 최대 \(KoreanLabels.won(product.limitMax.value)) · \(KoreanLabels.productType(product.kind.value)) · \(table.bureau.value.rawValue) \(table.scale == .score ? "점수" : "등급") 기준 (\(table.effectiveFrom.value) 시행)")
+        section += HTML.element(
+            "p", [("class", "meta")],
+            text:
+                "연 \(low.displayed)% ~ \(high.displayed)% · 최대 \(KoreanLabels.won(product.limitMax.value)) · \(KoreanLabels.productType(product.kind.value)) · \(table.bureau.value.rawValue) \(table.scale == .score ? "점수" : "등급") 기준 (\(table.effectiveFrom.value) 시행)"
+        )
         let header = HTML.element("tr", [], [HTML.element("th", text: table.scale == .score ? "신용점수" : "신용등급"), HTML.element("th", text: "금리 (연)"), HTML.element("th", text: "최대 한도")].joined())
         let rows = table.bandsBestFirst.map { band in
-            HTML.element("tr", [], [
-                HTML.element("td", text: table.scale == .score ? "\(band.min.value)~\(band.max.value)점" : "\(band.min.value)~\(band.max.value)등급"),
-                HTML.element("td", text: "\(band.aprMin.value.displayed)% ~ \(band.aprMax.value.displayed)%"),
-                HTML.element("td", text: KoreanLabels.won(min(band.limitMax.value, product.limitMax.value))),
-            ].joined())
+            HTML.element(
+                "tr", [],
+                [
+                    HTML.element("td", text: table.scale == .score ? "\(band.min.value)~\(band.max.value)점" : "\(band.min.value)~\(band.max.value)등급"),
+                    HTML.element("td", text: "\(band.aprMin.value.displayed)% ~ \(band.aprMax.value.displayed)%"),
+                    HTML.element("td", text: KoreanLabels.won(min(band.limitMax.value, product.limitMax.value))),
+                ].joined())
         }
         section += HTML.element("table", [], HTML.element("thead", [], header) + HTML.element("tbody", [], rows.joined()))
         return HTML.element("section", [("id", product.key)], section)

@@ -43,7 +43,8 @@ struct CleanFolders: Sendable {
     /// and the index tracks as many files in it (`tracked`) as it held.
     func trusted(_ folder: String, now stamp: Stamp, tracked: Int) -> Stamp? {
         guard let recorded = folders[folder], recorded.mtime == stamp.mtime, recorded.ctime == stamp.ctime,
-              recorded.inode == stamp.inode, recorded.files == tracked, recorded.mtime < walkStart - Self.margin else { return nil }
+            recorded.inode == stamp.inode, recorded.files == tracked, recorded.mtime < walkStart - Self.margin
+        else { return nil }
         return recorded
     }
 
@@ -60,12 +61,14 @@ struct CleanFolders: Sendable {
         guard let bytes = try? FileSystem.readFile(gitDir + "/" + fileName) else { return nil }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count >= 3, lines[0] == header, lines[1] == "prefix " + prefix,
-              lines[2].hasPrefix("walk "), let start = Int(lines[2].dropFirst(5)) else { return nil }
+            lines[2].hasPrefix("walk "), let start = Int(lines[2].dropFirst(5))
+        else { return nil }
         var folders: [String: Stamp] = [:]
         for line in lines.dropFirst(3) where !line.isEmpty {
             let fields = line.split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
             guard fields.count == 5, let mtime = Int(fields[0]), let ctime = Int(fields[1]), let inode = UInt64(fields[2]),
-                  let files = Int(fields[3]) else { return nil }
+                let files = Int(fields[3])
+            else { return nil }
             let path = fields[4] == "." ? "" : String(fields[4])
             folders[path] = Stamp(mtime: mtime, ctime: ctime, inode: inode, files: files)
         }

@@ -1,6 +1,6 @@
-import Glibc
 internal import CGit2
 import Foundation
+import Glibc
 
 /// An open git repository.
 ///
@@ -39,8 +39,9 @@ public final class Repository {
     public static func create(at path: String, bare: Bool = false) throws(GitError) -> Repository {
         LibGit2.ensureInitialized()
         var options = git_repository_init_options()
-        try check("git_repository_init_options_init",
-                  git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)))
+        try check(
+            "git_repository_init_options_init",
+            git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)))
         options.flags = GIT_REPOSITORY_INIT_MKPATH.rawValue | (bare ? GIT_REPOSITORY_INIT_BARE.rawValue : 0)
         var out: OpaquePointer?
         let result = "main".withCString { head in
@@ -165,8 +166,9 @@ public final class Repository {
         var walk: OpaquePointer?
         try Repository.check("git_revwalk_new", git_revwalk_new(&walk, handle))
         defer { git_revwalk_free(walk) }
-        try Repository.check("git_revwalk_sorting",
-                             git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue))
+        try Repository.check(
+            "git_revwalk_sorting",
+            git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue))
         var tipOID = tip.raw
         try Repository.check("git_revwalk_push", git_revwalk_push(walk, &tipOID))
         if let base {
@@ -465,7 +467,8 @@ public final class Repository {
         options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
         // Like `git status`, write refreshed stat data back to the index: files written in the
         // same second as the index are "racily clean" and would otherwise be re-hashed each time.
-        options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
+        options.flags =
+            GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue | GIT_STATUS_OPT_UPDATE_INDEX.rawValue
         return try withStrArray(prefix.isEmpty ? [] : [prefix]) { (pathspec) throws(GitError) -> [String] in
             if !prefix.isEmpty { options.pathspec = pathspec }
@@ -548,21 +551,23 @@ public final class Repository {
         defer { git_tree_free(tree) }
         var signature: UnsafeMutablePointer<git_signature>?
         if let time = author.time {
-            try Repository.check("git_signature_new",
-                                 git_signature_new(&signature, author.name, author.email, git_time_t(time), Int32(author.offsetMinutes)))
+            try Repository.check(
+                "git_signature_new",
+                git_signature_new(&signature, author.name, author.email, git_time_t(time), Int32(author.offsetMinutes)))
         } else {
             try Repository.check("git_signature_now", git_signature_now(&signature, author.name, author.email))
         }
         defer { git_signature_free(signature) }
         var parents: [OpaquePointer?] = []
-        defer { parents.forEach { git_commit_free($0) } }
+        defer { for parent in parents { git_commit_free(parent) } }
         if let head = try headCommit() {
             parents.append(try lookupCommit(head))
         }
         var commitID = git_oid()
         let result = parents.withUnsafeMutableBufferPointer { buffer in
-            git_commit_create(&commitID, handle, "HEAD", signature, signature, "UTF-8", message, tree,
-                              buffer.count, buffer.baseAddress)
+            git_commit_create(
+                &commitID, handle, "HEAD", signature, signature, "UTF-8", message, tree,
+                buffer.count, buffer.baseAddress)
         }
         try Repository.check("git_commit_create", result)
         return ObjectID(commitID)
@@ -587,7 +592,7 @@ public final class Repository {
 
     private func withStrArray<R>(_ strings: [String], _ body: (inout git_strarray) throws(GitError) -> R) throws(GitError) -> R {
         let pointers = strings.map { strdup($0) }
-        defer { pointers.forEach { free($0) } }
+        defer { for pointer in pointers { free(pointer) } }
         var mutable = pointers
         return try mutable.withUnsafeMutableBufferPointer { (buffer) throws(GitError) -> R in
             var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)

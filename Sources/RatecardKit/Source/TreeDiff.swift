@@ -71,9 +71,10 @@ final class TreeDiff {
                 defer { git_tree_free(newSubtree) }
                 try compare(oldSubtree, newSubtree, path: full + "/", into: &changes)
             } else {
-                changes.append(Change(
-                    path: full, status: before.isTree || after.isTree ? .other : .modified, oldID: ObjectID(before.id),
-                    newID: ObjectID(after.id), bothFiles: Self.isFile(before.mode) && Self.isFile(after.mode)))
+                changes.append(
+                    Change(
+                        path: full, status: before.isTree || after.isTree ? .other : .modified, oldID: ObjectID(before.id),
+                        newID: ObjectID(after.id), bothFiles: Self.isFile(before.mode) && Self.isFile(after.mode)))
             }
         }
         for after in added.values {
@@ -84,8 +85,9 @@ final class TreeDiff {
     private func entries(of tree: OpaquePointer) -> [Entry] {
         (0..<git_tree_entrycount(tree)).compactMap { index in
             guard let entry = git_tree_entry_byindex(tree, index) else { return nil }
-            return Entry(name: String(cString: git_tree_entry_name(entry)), id: git_tree_entry_id(entry)!.pointee,
-                         mode: git_tree_entry_filemode(entry).rawValue)
+            return Entry(
+                name: String(cString: git_tree_entry_name(entry)), id: git_tree_entry_id(entry)!.pointee,
+                mode: git_tree_entry_filemode(entry).rawValue)
         }
     }
 

@@ -127,11 +127,13 @@ enum WorkerThreads {
         for index in 0..<count {
             let job = Unmanaged.passRetained(Job(body, index)).toOpaque()
             var thread = pthread_t()
-            let started = pthread_create(&thread, nil, { raw in
-                let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
-                job.body(job.index)
-                return nil
-            }, job)
+            let started = pthread_create(
+                &thread, nil,
+                { raw in
+                    let job = Unmanaged<Job>.fromOpaque(raw!).takeRetainedValue()
+                    job.body(job.index)
+                    return nil
+                }, job)
             if started == 0 {
                 threads.append(thread)
             } else {
@@ -150,7 +152,8 @@ enum HTTPDate {
     static func seconds(_ text: String) -> Int? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let month = months.firstIndex(of: String(parts[2])),
-              let day = Int(parts[1]), let year = Int(parts[3]) else { return nil }
+            let day = Int(parts[1]), let year = Int(parts[3])
+        else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         guard clock.count == 3, let date = Day("\(year)-\(two(month + 1))-\(two(day))") else { return nil }

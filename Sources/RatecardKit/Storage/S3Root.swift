@@ -58,7 +58,8 @@ public final class S3Root: ReleaseTarget {
         guard let bytes = try client.get(S3Store.pointerKey)?.bytes else { return nil }
         let id = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \n\r\t")
         guard !id.isEmpty, id.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }) else {
-            throw OperationalError("\(displayName)\(S3Store.pointerKey) holds '\(id.prefix(80))', not a release id; ratecard did not write it. Make a kept release live with 'ratecard rollback --to <id>'")
+            throw OperationalError(
+                "\(displayName)\(S3Store.pointerKey) holds '\(id.prefix(80))', not a release id; ratecard did not write it. Make a kept release live with 'ratecard rollback --to <id>'")
         }
         return id
     }
@@ -66,7 +67,9 @@ public final class S3Root: ReleaseTarget {
     public func live() throws -> String? {
         guard let id = try pointer() else { return nil }
         guard try manifest(of: id) != nil else {
-            throw OperationalError("\(displayName)\(S3Store.pointerKey) names release \(id), which does not exist (\(S3Store.key(.release(id))) is missing: removed by hand?); the app has nothing to load. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')")
+            throw OperationalError(
+                "\(displayName)\(S3Store.pointerKey) names release \(id), which does not exist (\(S3Store.key(.release(id))) is missing: removed by hand?); the app has nothing to load. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')"
+            )
         }
         return id
     }
@@ -85,7 +88,10 @@ public final class S3Root: ReleaseTarget {
     /// parallel); a key under its entry folder that it does not list is reported too.
     public func drift(of release: String) throws -> [String] {
         let info = try self.info(of: release)
-        enum Check: Sendable { case entry(BundleManifest.File), object(BundleManifest.File) }
+        enum Check: Sendable {
+            case entry(BundleManifest.File)
+            case object(BundleManifest.File)
+        }
         let entries = info.files.filter { ObjectLayout.inEntryFolder($0.path) }
         var seen: Set<String> = []
         let objects = info.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
@@ -277,7 +283,8 @@ final class S3Lock: ReleaseLease {
         /// Dead for sure: it ran on this machine since its last boot and that process is gone.
         var isDeadHere: Bool {
             guard fields["host"]?.stringValue == hostName(), let boot = fields["boot_id"]?.stringValue, !boot.isEmpty, boot == bootID(),
-                  let pid = fields["pid"]?.intValue, let start = fields["pid_start"]?.stringValue else { return false }
+                let pid = fields["pid"]?.intValue, let start = fields["pid_start"]?.stringValue
+            else { return false }
             return processStart(Int32(pid)) != start
         }
     }
@@ -309,7 +316,8 @@ final class S3Lock: ReleaseLease {
             }
             let described = holder?.description ?? "another ratecard process"
             guard wait else {
-                throw ConflictError("\(target) is locked by \(described); try again when it finishes (or wait without --no-wait). A lock whose holder died is taken over after \(holderTTL) s without renewal")
+                throw ConflictError(
+                    "\(target) is locked by \(described); try again when it finishes (or wait without --no-wait). A lock whose holder died is taken over after \(holderTTL) s without renewal")
             }
             if !waited {
                 onWait("waiting for the lock on \(target), held by \(described)\n")

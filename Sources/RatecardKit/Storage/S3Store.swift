@@ -74,7 +74,10 @@ public struct S3Store: ReleaseStore, Sendable {
     private func putObjects(_ items: [StoreItem]) throws -> Int {
         guard !items.isEmpty else { return 0 }
         var seen: Set<String> = []
-        let unique = items.filter { if case .object(let name) = $0.key { return seen.insert(name).inserted }; return false }
+        let unique = items.filter {
+            if case .object(let name) = $0.key { return seen.insert(name).inserted }
+            return false
+        }
         for item in unique {
             guard case .object(let name) = item.key, ObjectLayout.isObjectName(name) else { throw OperationalError("'\(Self.key(item.key))' is not an object name") }
             if let bytes = item.bytes, bytes.count != item.size || SHA256.hex(bytes) != item.sha256 {

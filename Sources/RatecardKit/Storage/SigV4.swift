@@ -24,7 +24,8 @@ public struct SigV4: Sendable {
     /// The headers to send with a request: the given ones plus `host`, `x-amz-date`,
     /// `x-amz-content-sha256`, the session token, and `Authorization` signing all of them.
     /// `path` is already URI-encoded (`/bucket/key`); `query` pairs are raw, encoded here.
-    public func sign(method: String, host: String, path: String, query: [(String, String)], headers: [(String, String)], payloadHash: String, time: Int) -> (headers: [(String, String)], query: String) {
+    public func sign(method: String, host: String, path: String, query: [(String, String)], headers: [(String, String)], payloadHash: String, time: Int) -> (headers: [(String, String)], query: String)
+    {
         let stamp = Self.amzDate(seconds: time)
         let day = String(stamp.prefix(8))
         var all = headers.map { ($0.0.lowercased(), $0.1.trimmingCharacters(in: " \t")) }

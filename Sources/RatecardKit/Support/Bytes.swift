@@ -11,7 +11,8 @@ enum Bytes {
                 var position = start
                 // memchr to each candidate first byte, memcmp for the rest.
                 while haystack.count - position >= needle.count,
-                      let hit = memchr(base + position, Int32(first), haystack.count - position - needle.count + 1) {
+                    let hit = memchr(base + position, Int32(first), haystack.count - position - needle.count + 1)
+                {
                     let index = base.distance(to: UnsafeRawPointer(hit))
                     if memcmp(base + index, needle.baseAddress!, needle.count) == 0 { return index }
                     position = index + 1

@@ -38,7 +38,10 @@ public indirect enum JSON: Sendable, Equatable {
                 fields[key]!.write(into: &out, indent: 1)
                 continue
             }
-            if files.isEmpty { out.append(contentsOf: "[]".utf8); continue }
+            if files.isEmpty {
+                out.append(contentsOf: "[]".utf8)
+                continue
+            }
             out.append(UInt8(ascii: "["))
             for (position, file) in files.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
@@ -85,7 +88,10 @@ public indirect enum JSON: Sendable, Equatable {
         case .number(let text): out.append(contentsOf: text.utf8)
         case .string(let text): JSON.escape(text, into: &out)
         case .array(let items):
-            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            if items.isEmpty {
+                out.append(contentsOf: "[]".utf8)
+                return
+            }
             out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -95,7 +101,10 @@ public indirect enum JSON: Sendable, Equatable {
             JSON.newline(&out, indent)
             out.append(UInt8(ascii: "]"))
         case .object(let fields):
-            if fields.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            if fields.isEmpty {
+                out.append(contentsOf: "{}".utf8)
+                return
+            }
             out.append(UInt8(ascii: "{"))
             for (index, key) in fields.keys.sorted().enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }

@@ -61,9 +61,15 @@ public enum JSONReader {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
             case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
             default: throw failure("unexpected character")
             }
@@ -180,7 +186,8 @@ public enum JSONReader {
         mutating func literal(_ word: StaticString) throws {
             let count = word.utf8CodeUnitCount
             guard index + count <= bytes.count,
-                  word.withUTF8Buffer({ Array($0) }) == Array(bytes[index..<(index + count)]) else { throw failure("unexpected character") }
+                word.withUTF8Buffer({ Array($0) }) == Array(bytes[index..<(index + count)])
+            else { throw failure("unexpected character") }
             index += count
         }
 

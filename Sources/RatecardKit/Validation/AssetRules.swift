@@ -6,7 +6,9 @@ public enum AssetRules {
 
     public static let size = Rule("AST-01", .error, "assets up to 512 KiB", "Every phone downloads the logos; a huge file is a mistake (or an attack) and is refused before it is read.")
     public static let unreferenced = Rule("AST-02", .error, "every asset is used", "An asset no partner names is shipped to every phone for nothing, and hides what was meant to be published.")
-    public static let safeImage = Rule("AST-03", .error, "logos are inert images", "A logo is served from the app's own origin: an SVG with script, event handlers, foreign content or external references runs or loads there; a .png must be a PNG.")
+    public static let safeImage = Rule(
+        "AST-03", .error, "logos are inert images",
+        "A logo is served from the app's own origin: an SVG with script, event handlers, foreign content or external references runs or loads there; a .png must be a PNG.")
 
     public static let all = [size, unreferenced, safeImage]
 

@@ -8,7 +8,8 @@ public enum BandRules {
     public static let top = Rule("BND-05", .error, "the top band reaches the best score", "The best borrowers must have a price too: the maximum score, or grade 1.")
     public static let scale = Rule(
         "BND-06", .error, "bands on the credit scale of the table's date",
-        "Korea moved every financial sector from ten credit grades to 0-1000 scores on 2021-01-01 (FSC, https://fsc.go.kr/eng/pr010101/22329): a table in force before then prices by grade_min/grade_max (1 best, 10 worst), one from then by score_min/score_max, and one table uses one scale.")
+        "Korea moved every financial sector from ten credit grades to 0-1000 scores on 2021-01-01 (FSC, https://fsc.go.kr/eng/pr010101/22329): a table in force before then prices by grade_min/grade_max (1 best, 10 worst), one from then by score_min/score_max, and one table uses one scale."
+    )
 
     public static let all = [bounds, gap, overlap, monotone, top, scale]
 
@@ -25,7 +26,8 @@ public enum BandRules {
             let range = table.scale == .score ? scores : grades
             let era: RateTable.Scale = table.effectiveFrom.value < scoresFrom ? .grade : .score
             if table.scale != era, let first = table.bands.first {
-                let why = era == .grade
+                let why =
+                    era == .grade
                     ? "a table in force from \(table.effectiveFrom.value), before scores replaced grades on 2021-01-01, prices by grade: use grade_min/grade_max (1-10)"
                     : "a table in force from \(table.effectiveFrom.value), after scores replaced grades on 2021-01-01, prices by score: use score_min/score_max (\(scores.lowerBound)-\(scores.upperBound))"
                 diagnostics.report(scale, table.path, first.min.mark, why)
@@ -52,14 +54,21 @@ public enum BandRules {
                 if higher.min.value > lower.max.value + 1 {
                     diagnostics.report(gap, table.path, higher.min.mark, "\(table.scale.describe(lower.max.value + 1, higher.min.value - 1)) are in no band; \(key) should be \(lower.max.value + 1)")
                 } else if higher.min.value <= lower.max.value {
-                    diagnostics.report(overlap, table.path, higher.min.mark, "\(table.scale.describe(higher.min.value, Swift.min(lower.max.value, higher.max.value))) are also in the band \(lower.min.value)-\(lower.max.value); \(key) should be \(lower.max.value + 1)")
+                    diagnostics.report(
+                        overlap, table.path, higher.min.mark,
+                        "\(table.scale.describe(higher.min.value, Swift.min(lower.max.value, higher.max.value))) are also in the band \(lower.min.value)-\(lower.max.value); \(key) should be \(lower.max.value + 1)"
+                    )
                 }
                 // On scores the higher band is the better one; on grades the lower.
                 let (better, worse) = table.scale == .score ? (higher, lower) : (lower, higher)
                 if better.aprMin.value > worse.aprMin.value {
-                    diagnostics.report(monotone, table.path, better.aprMin.mark, "band \(better.min.value)-\(better.max.value) starts at \(better.aprMin.value)%, above the worse band \(worse.min.value)-\(worse.max.value) (\(worse.aprMin.value)%)")
+                    diagnostics.report(
+                        monotone, table.path, better.aprMin.mark,
+                        "band \(better.min.value)-\(better.max.value) starts at \(better.aprMin.value)%, above the worse band \(worse.min.value)-\(worse.max.value) (\(worse.aprMin.value)%)")
                 } else if better.aprMax.value > worse.aprMax.value {
-                    diagnostics.report(monotone, table.path, better.aprMax.mark, "band \(better.min.value)-\(better.max.value) goes up to \(better.aprMax.value)%, above the worse band \(worse.min.value)-\(worse.max.value) (\(worse.aprMax.value)%)")
+                    diagnostics.report(
+                        monotone, table.path, better.aprMax.mark,
+                        "band \(better.min.value)-\(better.max.value) goes up to \(better.aprMax.value)%, above the worse band \(worse.min.value)-\(worse.max.value) (\(worse.aprMax.value)%)")
                 }
             }
             switch table.scale {

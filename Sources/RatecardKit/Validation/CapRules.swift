@@ -1,15 +1,26 @@
 /// Legal caps, resolved by date from `regulatory/limits.yaml`.
 public enum CapRules {
-    public static let apr = Rule("CAP-01", .error, "APR within the legal cap in force", "대부업법 시행령 제5조②·제9조①: 20% from 2021-07-07 (24% from 2018-02-08, 27.9% from 2016-03-03); the excess is void and charging it is a crime.")
+    public static let apr = Rule(
+        "CAP-01", .error, "APR within the legal cap in force", "대부업법 시행령 제5조②·제9조①: 20% from 2021-07-07 (24% from 2018-02-08, 27.9% from 2016-03-03); the excess is void and charging it is a crime.")
     public static let lateSpread = Rule("CAP-02", .error, "late-interest spread within the cap", "FSC late-interest rule (2018-04-30): at most contract rate + 3.0pp.")
     public static let lateMax = Rule("CAP-03", .error, "late interest within the legal cap", "대부업법 제15조③, 시행령 제9조④: late interest is capped like any interest.")
     public static let earlyRepaymentPeriod = Rule("CAP-04", .error, "early-repayment fee only within the legal period", "금소법 제20조①4나: an early-repayment fee after 3 years is an unfair practice.")
     public static let capDefined = Rule("CAP-05", .error, "a cap is defined for every date used", "A rate table dated before every known cap cannot be checked against the law.")
-    public static let originationFee = Rule("CAP-06", .error, "fees count as interest", "대부업법 제8조②·제15조②: a fee under any name is interest; an origination fee, annualised on the smallest loan over the shortest term, plus apr_max_pct stays within the cap.")
-    public static let earlyRepaymentFee = Rule("CAP-07", .error, "an early-repayment fee above the exemption counts as interest", "대부업법 시행령 제9조③: only an early-repayment fee up to 1% on loans of a year or more is not interest; above it, apr_max_pct + the fee stays within the cap.")
-    public static let shortLoanFee = Rule("CAP-08", .error, "no early-repayment fee on loans shorter than the exemption allows", "대부업법 시행령 제9조③: on a loan under 12 months an early-repayment fee is interest; such terms are offered without one.")
-    public static let feePeriod = Rule("CAP-09", .error, "early-repayment fee and its period agree with the loan terms", "금소법 제19조①1라: whether a fee applies, for how long and at what rate is explained to the borrower; a fee without a period, a period without a fee or a period longer than every term misleads.")
-    public static let programCap = Rule("CAP-10", .error, "policy products respect their programme's caps", "Policy programmes (햇살론, 사잇돌 and the like) set caps below the legal one; they are data in regulatory/limits.yaml (program:), and a policy product names its programme.")
+    public static let originationFee = Rule(
+        "CAP-06", .error, "fees count as interest",
+        "대부업법 제8조②·제15조②: a fee under any name is interest; an origination fee, annualised on the smallest loan over the shortest term, plus apr_max_pct stays within the cap.")
+    public static let earlyRepaymentFee = Rule(
+        "CAP-07", .error, "an early-repayment fee above the exemption counts as interest",
+        "대부업법 시행령 제9조③: only an early-repayment fee up to 1% on loans of a year or more is not interest; above it, apr_max_pct + the fee stays within the cap.")
+    public static let shortLoanFee = Rule(
+        "CAP-08", .error, "no early-repayment fee on loans shorter than the exemption allows",
+        "대부업법 시행령 제9조③: on a loan under 12 months an early-repayment fee is interest; such terms are offered without one.")
+    public static let feePeriod = Rule(
+        "CAP-09", .error, "early-repayment fee and its period agree with the loan terms",
+        "금소법 제19조①1라: whether a fee applies, for how long and at what rate is explained to the borrower; a fee without a period, a period without a fee or a period longer than every term misleads.")
+    public static let programCap = Rule(
+        "CAP-10", .error, "policy products respect their programme's caps",
+        "Policy programmes (햇살론, 사잇돌 and the like) set caps below the legal one; they are data in regulatory/limits.yaml (program:), and a policy product names its programme.")
 
     public static let all = [apr, lateSpread, lateMax, earlyRepaymentPeriod, capDefined, originationFee, earlyRepaymentFee, shortLoanFee, feePeriod, programCap]
 
@@ -21,15 +32,22 @@ public enum CapRules {
             let tables = tablesByProduct[product.key] ?? []
             let day = offeredDay(product, tables, context)
             if let cap = limits.inForce(.lateSpreadMax, on: day), cap.value < product.lateSpread.value {
-                diagnostics.report(lateSpread, product.path, product.lateSpread.mark, "late_interest.spread_pp \(product.lateSpread.value) is above the cap \(cap.value)pp in force since \(cap.effectiveFrom) (\(cap.citation))")
+                diagnostics.report(
+                    lateSpread, product.path, product.lateSpread.mark,
+                    "late_interest.spread_pp \(product.lateSpread.value) is above the cap \(cap.value)pp in force since \(cap.effectiveFrom) (\(cap.citation))")
             }
             if let cap = limits.inForce(.lateInterestMax, on: day), cap.value < product.lateMax.value {
-                diagnostics.report(lateMax, product.path, product.lateMax.mark, "late_interest.max_pct \(product.lateMax.value) is above the legal cap \(cap.value) in force since \(cap.effectiveFrom) (\(cap.citation))")
+                diagnostics.report(
+                    lateMax, product.path, product.lateMax.mark,
+                    "late_interest.max_pct \(product.lateMax.value) is above the legal cap \(cap.value) in force since \(cap.effectiveFrom) (\(cap.citation))")
             }
             if let cap = limits.inForce(.earlyRepaymentFeeMaxMonths, on: day),
-               product.earlyRepaymentFee.value > .zero,
-               cap.value < Percent(thousandths: product.earlyRepaymentMonths.value * 1000) {
-                diagnostics.report(earlyRepaymentPeriod, product.path, product.earlyRepaymentMonths.mark, "fees.early_repayment_months \(product.earlyRepaymentMonths.value) is longer than the \(cap.value.thousandths / 1000) months allowed since \(cap.effectiveFrom) (\(cap.citation))")
+                product.earlyRepaymentFee.value > .zero,
+                cap.value < Percent(thousandths: product.earlyRepaymentMonths.value * 1000)
+            {
+                diagnostics.report(
+                    earlyRepaymentPeriod, product.path, product.earlyRepaymentMonths.mark,
+                    "fees.early_repayment_months \(product.earlyRepaymentMonths.value) is longer than the \(cap.value.thousandths / 1000) months allowed since \(cap.effectiveFrom) (\(cap.citation))")
             }
             checkFeePeriod(product, limits, day, into: diagnostics)
             checkProgram(product, limits, day, into: diagnostics)
@@ -52,16 +70,23 @@ public enum CapRules {
         let months = product.earlyRepaymentMonths
         let terms = product.termsMonths.value
         if fee.value > .zero && months.value == 0 {
-            diagnostics.report(feePeriod, product.path, months.mark, "fees.early_repayment_pct is \(fee.value) but early_repayment_months is 0; give the period the fee applies (from the loan date), or set the fee to 0.0")
+            diagnostics.report(
+                feePeriod, product.path, months.mark,
+                "fees.early_repayment_pct is \(fee.value) but early_repayment_months is 0; give the period the fee applies (from the loan date), or set the fee to 0.0")
         } else if fee.value == .zero && months.value > 0 {
             diagnostics.report(feePeriod, product.path, months.mark, "fees.early_repayment_months is \(months.value) but there is no early-repayment fee; set it to 0")
         } else if let longest = terms.map(\.value).max(), fee.value > .zero, months.value > longest {
-            diagnostics.report(feePeriod, product.path, months.mark, "fees.early_repayment_months \(months.value) is longer than the longest term offered (\(longest) months); the fee period cannot outlast the loan, shorten it")
+            diagnostics.report(
+                feePeriod, product.path, months.mark,
+                "fees.early_repayment_months \(months.value) is longer than the longest term offered (\(longest) months); the fee period cannot outlast the loan, shorten it")
         }
         if fee.value > .zero, let minimum = limits.inForce(.earlyRepaymentFeeExemptMinTermMonths, on: day) {
             let floor = minimum.value.thousandths / 1000
             for term in terms where term.value < floor {
-                diagnostics.report(shortLoanFee, product.path, term.mark, "a \(term.value)-month term is shorter than \(floor) months, where an early-repayment fee counts as interest (\(minimum.citation)); offer it without a fee (a separate product) or remove the term")
+                diagnostics.report(
+                    shortLoanFee, product.path, term.mark,
+                    "a \(term.value)-month term is shorter than \(floor) months, where an early-repayment fee counts as interest (\(minimum.citation)); offer it without a fee (a separate product) or remove the term"
+                )
             }
         }
     }
@@ -71,17 +96,24 @@ public enum CapRules {
     private static func checkProgram(_ product: Product, _ limits: LegalLimits, _ day: Day, into diagnostics: Diagnostics) {
         guard let program = product.policyProgram else {
             if product.kind.value == .policy {
-                diagnostics.report(programCap, product.path, product.kind.mark, "a policy product needs policy_program naming its programme (its caps are entries with program: in regulatory/limits.yaml)")
+                diagnostics.report(
+                    programCap, product.path, product.kind.mark, "a policy product needs policy_program naming its programme (its caps are entries with program: in regulatory/limits.yaml)")
             }
             return
         }
         guard limits.programs.contains(program.value) else {
             let known = limits.programs.sorted().joined(separator: ", ")
-            diagnostics.report(programCap, product.path, program.mark, "policy programme '\(program.value)' has no caps in regulatory/limits.yaml (known: \(known.isEmpty ? "none" : known)); add its max_apr_pct with program: \(program.value) and a citation")
+            diagnostics.report(
+                programCap, product.path, program.mark,
+                "policy programme '\(program.value)' has no caps in regulatory/limits.yaml (known: \(known.isEmpty ? "none" : known)); add its max_apr_pct with program: \(program.value) and a citation"
+            )
             return
         }
         if let cap = limits.inForce(.lateInterestMax, on: day, program: program.value), cap.value < product.lateMax.value {
-            diagnostics.report(programCap, product.path, product.lateMax.mark, "late_interest.max_pct \(product.lateMax.value) is above the \(program.value) programme's late-interest cap \(cap.value) in force since \(cap.effectiveFrom) (\(cap.citation)); lower it")
+            diagnostics.report(
+                programCap, product.path, product.lateMax.mark,
+                "late_interest.max_pct \(product.lateMax.value) is above the \(program.value) programme's late-interest cap \(cap.value) in force since \(cap.effectiveFrom) (\(cap.citation)); lower it"
+            )
         }
     }
 
@@ -97,10 +129,12 @@ public enum CapRules {
         var worstEarly: (excess: Int, message: String)?
         for (table, end) in periods(tables) {
             guard let highest = table.bands.map(\.aprMax.value).max(),
-                  let cap = strictest(.maxAPR, limits, from: table.effectiveFrom.value, to: end, program: nil) else { continue }
+                let cap = strictest(.maxAPR, limits, from: table.effectiveFrom.value, to: end, program: nil)
+            else { continue }
             var limit = cap
             if let program = product.policyProgram?.value,
-               let own = strictest(.maxAPR, limits, from: table.effectiveFrom.value, to: end, program: program), own.value < cap.value {
+                let own = strictest(.maxAPR, limits, from: table.effectiveFrom.value, to: end, program: program), own.value < cap.value
+            {
                 limit = own
             }
             let tableName = table.path.split(separator: "/").suffix(2).joined(separator: "/")
@@ -111,7 +145,10 @@ public enum CapRules {
                 let allIn = highest + annual
                 let excess = (allIn - limit.value).thousandths
                 if excess > 0 && excess > (worstOrigination?.excess ?? 0) {
-                    worstOrigination = (excess, "fees.origination_krw \(origination) on the smallest loan (limit.min_krw \(smallest)) over the shortest term (\(shortest) months) is \(annual)% a year; with apr_max_pct \(highest) in \(tableName) that is \(allIn)%, above \(capText); fees count as interest (대부업법 제8조②), so lower the fee or the rates")
+                    worstOrigination = (
+                        excess,
+                        "fees.origination_krw \(origination) on the smallest loan (limit.min_krw \(smallest)) over the shortest term (\(shortest) months) is \(annual)% a year; with apr_max_pct \(highest) in \(tableName) that is \(allIn)%, above \(capText); fees count as interest (대부업법 제8조②), so lower the fee or the rates"
+                    )
                 }
             }
             let exempt = limits.inForce(.earlyRepaymentFeeExemptMaxPct, on: table.effectiveFrom.value)
@@ -120,7 +157,10 @@ public enum CapRules {
                 let excess = (allIn - limit.value).thousandths
                 if excess > 0 && excess > (worstEarly?.excess ?? 0) {
                     let above = exempt.map { "above the \($0.value)% that 대부업법 시행령 제9조③ exempts" } ?? "not exempt on \(table.effectiveFrom.value)"
-                    worstEarly = (excess, "fees.early_repayment_pct \(fee) is \(above), so it counts as interest: with apr_max_pct \(highest) in \(tableName) that is \(allIn)%, above \(capText); lower the fee to the exemption or the rates")
+                    worstEarly = (
+                        excess,
+                        "fees.early_repayment_pct \(fee) is \(above), so it counts as interest: with apr_max_pct \(highest) in \(tableName) that is \(allIn)%, above \(capText); lower the fee to the exemption or the rates"
+                    )
                 }
             }
         }
@@ -164,13 +204,15 @@ public enum CapRules {
                 let start = table.effectiveFrom.value
                 guard limits.inForce(.maxAPR, on: start) != nil else {
                     if let earliest = caps.first {
-                        diagnostics.report(capDefined, table.path, table.effectiveFrom.mark, "no legal APR cap is defined for \(start); the earliest in regulatory/limits.yaml is \(earliest.effectiveFrom)")
+                        diagnostics.report(
+                            capDefined, table.path, table.effectiveFrom.mark, "no legal APR cap is defined for \(start); the earliest in regulatory/limits.yaml is \(earliest.effectiveFrom)")
                     }
                     continue
                 }
                 if let strictest = strictest(.maxAPR, limits, from: start, to: end, program: nil) {
                     for band in table.bands where band.aprMax.value > strictest.value {
-                        var message = "apr_max_pct \(band.aprMax.value) is above the legal cap \(strictest.value) in force since \(strictest.effectiveFrom) (\(strictest.citation)); lower it or split the band"
+                        var message =
+                            "apr_max_pct \(band.aprMax.value) is above the legal cap \(strictest.value) in force since \(strictest.effectiveFrom) (\(strictest.citation)); lower it or split the band"
                         if strictest.effectiveFrom > start {
                             message += "; this table stays in force past \(strictest.effectiveFrom), so add a table effective \(strictest.effectiveFrom)"
                         }
@@ -179,7 +221,9 @@ public enum CapRules {
                 }
                 if let program = programs[key], let own = strictest(.maxAPR, limits, from: start, to: end, program: program) {
                     for band in table.bands where band.aprMax.value > own.value {
-                        diagnostics.report(programCap, table.path, band.aprMax.mark, "apr_max_pct \(band.aprMax.value) is above the \(program) programme's cap \(own.value) in force since \(own.effectiveFrom) (\(own.citation)); lower it")
+                        diagnostics.report(
+                            programCap, table.path, band.aprMax.mark,
+                            "apr_max_pct \(band.aprMax.value) is above the \(program) programme's cap \(own.value) in force since \(own.effectiveFrom) (\(own.citation)); lower it")
                     }
                 }
             }

@@ -21,7 +21,9 @@ public enum DateRules {
             let ordered = tables.sorted { $0.effectiveFrom.value < $1.effectiveFrom.value }
             for (earlier, later) in zip(ordered, ordered.dropFirst()) {
                 if let to = earlier.effectiveTo, to.value >= later.effectiveFrom.value {
-                    diagnostics.report(overlap, earlier.path, to.mark, "effective_to \(to.value) overlaps the next table, in force from \(later.effectiveFrom.value); end it on \(later.effectiveFrom.value.adding(days: -1))")
+                    diagnostics.report(
+                        overlap, earlier.path, to.mark,
+                        "effective_to \(to.value) overlaps the next table, in force from \(later.effectiveFrom.value); end it on \(later.effectiveFrom.value.adding(days: -1))")
                 }
             }
         }
@@ -32,7 +34,9 @@ public enum DateRules {
         for document in content.documentIDs {
             let versions = (versionsByDocument[document] ?? []).filter { $0.semver != nil }
             for (older, newer) in zip(versions, versions.dropFirst()) where newer.effectiveFrom.value < older.effectiveFrom.value {
-                diagnostics.report(versionDates, newer.path, newer.effectiveFrom.mark, "version \(newer.fileVersion) takes effect \(newer.effectiveFrom.value), before version \(older.fileVersion) (\(older.effectiveFrom.value))")
+                diagnostics.report(
+                    versionDates, newer.path, newer.effectiveFrom.mark,
+                    "version \(newer.fileVersion) takes effect \(newer.effectiveFrom.value), before version \(older.fileVersion) (\(older.effectiveFrom.value))")
             }
         }
     }

@@ -7,7 +7,8 @@ public enum FileRules {
     public static let duplicateKey = Rule("YML-02", .error, "no duplicate keys", "With two values for one key, one is silently lost; YAML 1.2 forbids it.")
     public static let alias = Rule("YML-03", .error, "no anchors or aliases", "Aliases hide values from reviewers and allow expansion bombs.")
     public static let tag = Rule("YML-04", .error, "no custom tags", "Tags change how a value is read; content is plain data.")
-    public static let encoding = Rule("YML-05", .error, "UTF-8 text: no BOM, LF or CRLF line endings", "Korean text in another encoding is garbled on every screen; a BOM or bare CR shifts every position.")
+    public static let encoding = Rule(
+        "YML-05", .error, "UTF-8 text: no BOM, LF or CRLF line endings", "Korean text in another encoding is garbled on every screen; a BOM or bare CR shifts every position.")
     public static let size = Rule("YML-06", .error, "files up to 1 MiB", "A huge file is a mistake or an attack, and slows every check.")
     public static let frontMatter = Rule("YML-07", .error, "Markdown front matter", "A terms document needs its title, version and consent type in a '---' fenced YAML header.")
     public static let depth = Rule("YML-08", .error, "nesting up to 32 levels", "A file nested thousands of levels deep is an attack that exhausts the stack of whatever walks it.")

@@ -5,12 +5,23 @@ public enum HistoryRules {
     public static let deletedVersion = Rule("HIS-03", .error, "committed terms versions are kept", "Records must be kept 10 years (금소법 시행령 제26조); old versions stay published.")
     public static let rateMove = Rule("HIS-04", .warning, "large rate moves are flagged", "A rate moving more than the threshold in one commit is more often a typo than a decision.")
 
-    public static let regulatoryLimits = Rule("HIS-05", .error, "legal limits are loosened only with a sign-off", "Caps are the law, not content: raising a cap or removing a cap period (the whole dated history is kept, 27.9% from 2016-03-03 included) needs a compliance sign-off in regulatory/signoffs.yaml.")
-    public static let regulatoryPhrases = Rule("HIS-06", .error, "mandatory phrases are weakened only with a sign-off", "금소법 제22조③, 시행령 제18조: changing, removing or un-requiring a mandatory phrase needs a compliance sign-off in regulatory/signoffs.yaml.")
+    public static let regulatoryLimits = Rule(
+        "HIS-05", .error, "legal limits are loosened only with a sign-off",
+        "Caps are the law, not content: raising a cap or removing a cap period (the whole dated history is kept, 27.9% from 2016-03-03 included) needs a compliance sign-off in regulatory/signoffs.yaml."
+    )
+    public static let regulatoryPhrases = Rule(
+        "HIS-06", .error, "mandatory phrases are weakened only with a sign-off",
+        "금소법 제22조③, 시행령 제18조: changing, removing or un-requiring a mandatory phrase needs a compliance sign-off in regulatory/signoffs.yaml.")
     public static let signoffKept = Rule("HIS-07", .error, "sign-offs are kept as written", "A sign-off is the record that a regulatory change was approved; it is never edited or removed.")
-    public static let pastTable = Rule("HIS-08", .error, "rate tables that took effect are records", "금소법 제28조, 시행령 제26조: what was advertised is kept 10 years; a past table is never edited and no table that took effect is deleted: add a new table instead.")
-    public static let backdatedTable = Rule("HIS-09", .error, "no backdated rate tables", "A new table dated before the validation date rewrites what users were shown on days already past (금소법 제28조 record keeping); date it today or later.")
-    public static let keptOnRecord = Rule("HIS-10", .error, "partners and products stay on record", "금소법 시행령 제26조: a lender or product that was published stays in the content (terminated or withdrawn), and a terminated lender gets no new rate tables.")
+    public static let pastTable = Rule(
+        "HIS-08", .error, "rate tables that took effect are records",
+        "금소법 제28조, 시행령 제26조: what was advertised is kept 10 years; a past table is never edited and no table that took effect is deleted: add a new table instead.")
+    public static let backdatedTable = Rule(
+        "HIS-09", .error, "no backdated rate tables",
+        "A new table dated before the validation date rewrites what users were shown on days already past (금소법 제28조 record keeping); date it today or later.")
+    public static let keptOnRecord = Rule(
+        "HIS-10", .error, "partners and products stay on record",
+        "금소법 시행령 제26조: a lender or product that was published stays in the content (terminated or withdrawn), and a terminated lender gets no new rate tables.")
 
     public static let all = [frozenVersion, bodyNeedsVersion, deletedVersion, rateMove, regulatoryLimits, regulatoryPhrases, signoffKept, pastTable, backdatedTable, keptOnRecord]
 
@@ -51,7 +62,10 @@ public enum HistoryRules {
                     let move = new.value - before.value
                     if abs(move.thousandths) > threshold.thousandths {
                         let sign = move.thousandths > 0 ? "+" : ""
-                        diagnostics.report(rateMove, table.path, new.mark, "\(name) for \(table.scale.describe(band.min.value, band.max.value)) moved \(sign)\(move)pp (\(before.value) -> \(new.value)), more than \(threshold)pp; check it is intended")
+                        diagnostics.report(
+                            rateMove, table.path, new.mark,
+                            "\(name) for \(table.scale.describe(band.min.value, band.max.value)) moved \(sign)\(move)pp (\(before.value) -> \(new.value)), more than \(threshold)pp; check it is intended"
+                        )
                     }
                 }
             }

@@ -55,10 +55,11 @@ struct IncrementalRange {
         var keys: Set<String> = []
         for change in try diff.changes(from: commit, to: other) {
             guard change.status == .modified, change.bothFiles, let id = change.newID,
-                  let relative = source.contentRoot.relative(change.path) else { return nil }
+                let relative = source.contentRoot.relative(change.path)
+            else { return nil }
             guard !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
-                  case .rateTable(let partner, let product, _) = FileRole(relative),
-                  try loader.replaceRateTable(in: &content, with: TreeEntry(path: relative, kind: .file, id: id), from: source)
+                case .rateTable(let partner, let product, _) = FileRole(relative),
+                try loader.replaceRateTable(in: &content, with: TreeEntry(path: relative, kind: .file, id: id), from: source)
             else { return nil }
             keys.insert("\(partner)/\(product)")
         }
@@ -126,10 +127,11 @@ struct FewKeys {
     init(_ keys: Set<String>) {
         set = keys
         list = keys.count <= 8 ? Array(keys) : []
-        pairs = Set(keys.compactMap { key in
-            guard let slash = key.firstIndex(of: "/") else { return nil }
-            return Pair(partner: key[..<slash], product: key[key.index(after: slash)...])
-        })
+        pairs = Set(
+            keys.compactMap { key in
+                guard let slash = key.firstIndex(of: "/") else { return nil }
+                return Pair(partner: key[..<slash], product: key[key.index(after: slash)...])
+            })
     }
 
     func contains(_ key: String) -> Bool {

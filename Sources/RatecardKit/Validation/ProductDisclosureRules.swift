@@ -3,11 +3,17 @@ import Foundation
 /// What a product page discloses besides rates and fees (`disclosure:` in product.yaml): the
 /// compliance review, how the rate is set and a worked repayment example.
 public enum ProductDisclosureRules {
-    public static let review = Rule("DSC-10", .error, "advertising has a compliance review in force", "금소법 제22조, 시행령 제19조②: an advertised product carries its 준법감시인 심의 number, and is advertised only while the review is valid.")
-    public static let rateComposition = Rule("DSC-11", .error, "the rate type and what it follows agree", "금소법 제19조①1라, 시행령 제13조: the borrower is told whether the rate is fixed or variable and, if variable, the base rate it follows.")
-    public static let repaymentExample = Rule("DSC-12", .error, "the repayment example is computed right", "금소법 제22조④, 시행령 제18조①: a total-cost example must be what the loan costs: the total for its amount, rate, term and method, on terms the product offers and at a rate no lower than it charges.")
+    public static let review = Rule(
+        "DSC-10", .error, "advertising has a compliance review in force", "금소법 제22조, 시행령 제19조②: an advertised product carries its 준법감시인 심의 number, and is advertised only while the review is valid.")
+    public static let rateComposition = Rule(
+        "DSC-11", .error, "the rate type and what it follows agree", "금소법 제19조①1라, 시행령 제13조: the borrower is told whether the rate is fixed or variable and, if variable, the base rate it follows.")
+    public static let repaymentExample = Rule(
+        "DSC-12", .error, "the repayment example is computed right",
+        "금소법 제22조④, 시행령 제18조①: a total-cost example must be what the loan costs: the total for its amount, rate, term and method, on terms the product offers and at a rate no lower than it charges.")
 
-    public static let requiredCredit = Rule("DSC-17", .error, "the required credit level is the table's", "금소법 제19조①, 시행령 제13조: the borrower is told the credit needed to borrow; a stated floor ('KCB 개인신용평점 601점 이상', '6등급 이내', '전 구간') must be where the table in force stops lending, on its bureau.")
+    public static let requiredCredit = Rule(
+        "DSC-17", .error, "the required credit level is the table's",
+        "금소법 제19조①, 시행령 제13조: the borrower is told the credit needed to borrow; a stated floor ('KCB 개인신용평점 601점 이상', '6등급 이내', '전 구간') must be where the table in force stops lending, on its bureau.")
 
     public static let all = [review, rateComposition, repaymentExample, requiredCredit]
 
@@ -22,18 +28,22 @@ public enum ProductDisclosureRules {
             if DisclosureRules.firstMatch(reviewNumber, in: number.value) == nil {
                 diagnostics.report(review, product.path, number.mark, "review_no '\(number.value)' is not a compliance review number ('준법감시인 심의필 제2026-0412호'); copy it from the review record")
             }
-            let from = disclosure.reviewValidFrom, until = disclosure.reviewValidUntil
+            let from = disclosure.reviewValidFrom
+            let until = disclosure.reviewValidUntil
             if until.value < from.value {
                 diagnostics.report(review, product.path, until.mark, "review_valid_until \(until.value) is before review_valid_from \(from.value)")
             } else if product.status.value == .active && !(from.value...until.value).contains(context.asOf) {
                 let when = context.asOf < from.value ? "starts on \(from.value)" : "ended on \(until.value)"
-                diagnostics.report(review, product.path, context.asOf < from.value ? from.mark : until.mark, "the compliance review \(when), so the product cannot be advertised on \(context.asOf); renew the review or set status: withdrawn")
+                diagnostics.report(
+                    review, product.path, context.asOf < from.value ? from.mark : until.mark,
+                    "the compliance review \(when), so the product cannot be advertised on \(context.asOf); renew the review or set status: withdrawn")
             }
             switch (disclosure.rateType.value, disclosure.baseRate) {
             case (.fixed, let base?):
                 diagnostics.report(rateComposition, product.path, base.mark, "a fixed rate follows no base rate; remove base_rate_ko or set rate_type: variable")
             case (.variable, nil), (.mixed, nil):
-                diagnostics.report(rateComposition, product.path, disclosure.rateType.mark, "a \(disclosure.rateType.value.rawValue) rate needs base_rate_ko naming the base rate it follows (COFIX, 금융채 6개월, ...)")
+                diagnostics.report(
+                    rateComposition, product.path, disclosure.rateType.mark, "a \(disclosure.rateType.value.rawValue) rate needs base_rate_ko naming the base rate it follows (COFIX, 금융채 6개월, ...)")
             default: break
             }
             checkExample(disclosure.repaymentExample, product: product, tables: tablesByProduct[product.key] ?? [], limits: content.limits, on: context.asOf, into: diagnostics)
@@ -70,18 +80,26 @@ public enum ProductDisclosureRules {
         } else {
             return
         }
-        let table_ = "the table in force (\(DurableFiles.name(of: table.path)))"
+        let inForce = "the table in force (\(DurableFiles.name(of: table.path)))"
         if let bureau = stated.bureau, bureau != table.bureau.value.rawValue {
-            diagnostics.report(requiredCredit, product.path, text.mark, "required_credit_ko names \(bureau), but \(table_) is priced on \(table.bureau.value.rawValue) \(table.scale == .score ? "scores" : "grades")")
+            diagnostics.report(
+                requiredCredit, product.path, text.mark, "required_credit_ko names \(bureau), but \(inForce) is priced on \(table.bureau.value.rawValue) \(table.scale == .score ? "scores" : "grades")"
+            )
         } else if stated.scale != table.scale {
-            diagnostics.report(requiredCredit, product.path, text.mark, "required_credit_ko states a credit \(stated.scale == .score ? "score" : "grade"), but \(table_) is priced by \(table.scale == .score ? "score" : "grade")")
+            diagnostics.report(
+                requiredCredit, product.path, text.mark,
+                "required_credit_ko states a credit \(stated.scale == .score ? "score" : "grade"), but \(inForce) is priced by \(table.scale == .score ? "score" : "grade")")
         } else if let floor = stated.floor, floor != worst {
             let actual = table.scale == .score ? "\(worst)점 이상" : "\(worst)등급 이내"
-            diagnostics.report(requiredCredit, product.path, text.mark, "required_credit_ko says '\(table.scale == .score ? "\(floor)점 이상" : "\(floor)등급 이내")', but \(table_) lends to \(actual); state the table's floor")
+            diagnostics.report(
+                requiredCredit, product.path, text.mark,
+                "required_credit_ko says '\(table.scale == .score ? "\(floor)점 이상" : "\(floor)등급 이내")', but \(inForce) lends to \(actual); state the table's floor")
         } else if stated.floor == nil {
             let bottom = table.scale == .score ? lowestScore : BandRules.grades.upperBound
             if worst != bottom {
-                diagnostics.report(requiredCredit, product.path, text.mark, "required_credit_ko says every credit level (전 구간), but \(table_) lends only to \(table.scale == .score ? "\(worst)점 이상" : "\(worst)등급 이내")")
+                diagnostics.report(
+                    requiredCredit, product.path, text.mark,
+                    "required_credit_ko says every credit level (전 구간), but \(inForce) lends only to \(table.scale == .score ? "\(worst)점 이상" : "\(worst)등급 이내")")
             }
         }
     }
@@ -89,28 +107,37 @@ public enum ProductDisclosureRules {
     static func checkExample(_ example: Product.RepaymentExample, product: Product, tables: [RateTable], limits: LegalLimits?, on day: Day, into diagnostics: Diagnostics) {
         let offered = Set(product.repayment.map(\.value))
         if !offered.contains(example.method.value) {
-            diagnostics.report(repaymentExample, product.path, example.method.mark, "the example repays by \(example.method.value.rawValue), which the product does not offer; use one of repayment_methods")
+            diagnostics.report(
+                repaymentExample, product.path, example.method.mark, "the example repays by \(example.method.value.rawValue), which the product does not offer; use one of repayment_methods")
         }
         if !product.termsMonths.value.contains(where: { $0.value == example.months.value }) {
             diagnostics.report(repaymentExample, product.path, example.months.mark, "the example runs \(example.months.value) months, which is not in terms_months")
         }
         if example.amount.value < product.limitMin.value || example.amount.value > product.limitMax.value {
-            diagnostics.report(repaymentExample, product.path, example.amount.mark, "the example lends \(example.amount.value) won, outside the product's limit \(product.limitMin.value)-\(product.limitMax.value)")
+            diagnostics.report(
+                repaymentExample, product.path, example.amount.mark, "the example lends \(example.amount.value) won, outside the product's limit \(product.limitMin.value)-\(product.limitMax.value)")
         }
         // Below the lowest rate in force, the example understates what the loan costs; above
         // the highest it overstates it, which misleads no one (and a rate cut must not make
         // every example wrong).
         if let table = tables.last(where: { $0.isInForce(on: day) }), let low = table.bands.map(\.aprMin.value).min(), example.apr.value < low {
-            diagnostics.report(repaymentExample, product.path, example.apr.mark, "the example's rate \(example.apr.value)% is below the lowest rate of the table in force (\(low)%), so it understates the cost; use a rate the product offers")
+            diagnostics.report(
+                repaymentExample, product.path, example.apr.mark,
+                "the example's rate \(example.apr.value)% is below the lowest rate of the table in force (\(low)%), so it understates the cost; use a rate the product offers")
         }
         if let cap = limits?.inForce(.maxAPR, on: day), example.apr.value > cap.value {
-            diagnostics.report(repaymentExample, product.path, example.apr.mark, "the example's rate \(example.apr.value)% is above the legal cap \(cap.value) in force since \(cap.effectiveFrom); use a rate the product offers")
+            diagnostics.report(
+                repaymentExample, product.path, example.apr.mark,
+                "the example's rate \(example.apr.value)% is above the legal cap \(cap.value) in force since \(cap.effectiveFrom); use a rate the product offers")
         }
         guard example.months.value > 0, example.amount.value > 0 else { return }
         let expected = total(example)
         let tolerance = max(100, expected / 10_000)
         if abs(example.total.value - expected) > tolerance {
-            diagnostics.report(repaymentExample, product.path, example.total.mark, "total_krw \(example.total.value) is not what \(example.amount.value) won at \(example.apr.value)% over \(example.months.value) months by \(example.method.value.rawValue) costs: \(expected) won; correct it")
+            diagnostics.report(
+                repaymentExample, product.path, example.total.mark,
+                "total_krw \(example.total.value) is not what \(example.amount.value) won at \(example.apr.value)% over \(example.months.value) months by \(example.method.value.rawValue) costs: \(expected) won; correct it"
+            )
         }
     }
 

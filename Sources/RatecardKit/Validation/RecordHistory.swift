@@ -28,10 +28,15 @@ extension HistoryRules {
             let same = content.signoffs.first { $0.change.value == old.change.value && $0.file.value == old.file.value }
             var mark = SourceMark.start
             if let same {
-                mark = same.approvedBy.value != old.approvedBy.value ? same.approvedBy.mark
+                mark =
+                    same.approvedBy.value != old.approvedBy.value
+                    ? same.approvedBy.mark
                     : same.approvedOn.value != old.approvedOn.value ? same.approvedOn.mark : same.reference.mark
             }
-            diagnostics.report(signoffKept, path, mark, "the sign-off for \"\(old.change.value)\" (\(old.approvedBy.value), \(old.approvedOn.value)) was \(same == nil ? "removed" : "changed"); restore it as committed and add a new sign-off instead")
+            diagnostics.report(
+                signoffKept, path, mark,
+                "the sign-off for \"\(old.change.value)\" (\(old.approvedBy.value), \(old.approvedOn.value)) was \(same == nil ? "removed" : "changed"); restore it as committed and add a new sign-off instead"
+            )
         }
     }
 
@@ -56,17 +61,26 @@ extension HistoryRules {
         var changes: [RegulatoryChange] = []
         for entry in old.entries {
             guard let now = newByKey[key(entry)] else {
-                changes.append(RegulatoryChange(label: "\(entry.label): \(entry.value) -> deleted", what: "the \(entry.kind.rawValue) period from \(entry.effectiveFrom) (\(entry.value)) was removed; the dated history of every limit is kept", mark: .start))
+                changes.append(
+                    RegulatoryChange(
+                        label: "\(entry.label): \(entry.value) -> deleted",
+                        what: "the \(entry.kind.rawValue) period from \(entry.effectiveFrom) (\(entry.value)) was removed; the dated history of every limit is kept", mark: .start))
                 continue
             }
             if looser(now.value, than: entry.value, entry.kind) {
-                changes.append(RegulatoryChange(label: "\(entry.label): \(entry.value) -> \(now.value)", what: "\(entry.kind.rawValue) from \(entry.effectiveFrom) was loosened from \(entry.value) to \(now.value)", mark: now.valueMark))
+                changes.append(
+                    RegulatoryChange(
+                        label: "\(entry.label): \(entry.value) -> \(now.value)", what: "\(entry.kind.rawValue) from \(entry.effectiveFrom) was loosened from \(entry.value) to \(now.value)",
+                        mark: now.valueMark))
             }
         }
         for entry in new.entries where !oldKeys.contains(key(entry)) {
             let before = old.inForce(entry.kind, on: entry.effectiveFrom, program: entry.program)
             guard let before, looser(entry.value, than: before.value, entry.kind) else { continue }
-            changes.append(RegulatoryChange(label: "\(entry.label): \(before.value) -> \(entry.value)", what: "a new \(entry.kind.rawValue) period from \(entry.effectiveFrom) loosens \(before.value) to \(entry.value)", mark: entry.valueMark))
+            changes.append(
+                RegulatoryChange(
+                    label: "\(entry.label): \(before.value) -> \(entry.value)", what: "a new \(entry.kind.rawValue) period from \(entry.effectiveFrom) loosens \(before.value) to \(entry.value)",
+                    mark: entry.valueMark))
         }
         return changes
     }
@@ -92,25 +106,35 @@ extension HistoryRules {
                 continue
             }
             if now.ko.value != phrase.ko.value {
-                changes.append(RegulatoryChange(label: "phrase \(id) ko: \"\(phrase.ko.value)\" -> \"\(now.ko.value)\"", what: "the wording of the mandatory phrase '\(id)' changed", mark: now.ko.mark))
+                changes.append(
+                    RegulatoryChange(label: "phrase \(id) ko: \"\(phrase.ko.value)\" -> \"\(now.ko.value)\"", what: "the wording of the mandatory phrase '\(id)' changed", mark: now.ko.mark))
             }
             let pages = Set(now.pages.map(\.value))
             if !phrase.pages.allSatisfy({ pages.contains($0.value) }) {
                 let before = phrase.pages.map(\.value.rawValue).joined(separator: ", ")
                 let after = now.pages.map(\.value.rawValue).joined(separator: ", ")
-                changes.append(RegulatoryChange(label: "phrase \(id) pages: \(before) -> \(after.isEmpty ? "none" : after)", what: "the mandatory phrase '\(id)' is no longer required on every page it was", mark: now.id.mark))
+                changes.append(
+                    RegulatoryChange(
+                        label: "phrase \(id) pages: \(before) -> \(after.isEmpty ? "none" : after)", what: "the mandatory phrase '\(id)' is no longer required on every page it was", mark: now.id.mark)
+                )
             }
             let categories = Set(now.requiredForCategories)
             if !phrase.requiredForCategories.allSatisfy(categories.contains) {
                 let before = phrase.requiredForCategories.map(\.rawValue).joined(separator: ", ")
                 let after = now.requiredForCategories.map(\.rawValue).joined(separator: ", ")
-                changes.append(RegulatoryChange(label: "phrase \(id) partner categories: \(before) -> \(after.isEmpty ? "none" : after)", what: "the mandatory phrase '\(id)' is no longer required on the products of every partner category it was", mark: now.id.mark))
+                changes.append(
+                    RegulatoryChange(
+                        label: "phrase \(id) partner categories: \(before) -> \(after.isEmpty ? "none" : after)",
+                        what: "the mandatory phrase '\(id)' is no longer required on the products of every partner category it was", mark: now.id.mark))
             }
             let documents = Set(now.documents.map(\.value))
             if !phrase.documents.allSatisfy({ documents.contains($0.value) }) {
                 let before = phrase.documents.map(\.value).joined(separator: ", ")
                 let after = now.documents.map(\.value).joined(separator: ", ")
-                changes.append(RegulatoryChange(label: "phrase \(id) documents: \(before) -> \(after.isEmpty ? "none" : after)", what: "the mandatory phrase '\(id)' is no longer required in every document it was", mark: now.id.mark))
+                changes.append(
+                    RegulatoryChange(
+                        label: "phrase \(id) documents: \(before) -> \(after.isEmpty ? "none" : after)", what: "the mandatory phrase '\(id)' is no longer required in every document it was",
+                        mark: now.id.mark))
             }
         }
         return changes
@@ -125,14 +149,18 @@ extension HistoryRules {
         for (_, tables) in baseTables {
             for (table, end) in CapRules.periods(tables) where table.effectiveFrom.value <= day {
                 guard let now = newByPath[table.path] else {
-                    diagnostics.report(pastTable, table.path, .start, "this rate table took effect on \(table.effectiveFrom.value) and was deleted; restore it (a table that was in force is a record) and add a new table to change the rates")
+                    diagnostics.report(
+                        pastTable, table.path, .start,
+                        "this rate table took effect on \(table.effectiveFrom.value) and was deleted; restore it (a table that was in force is a record) and add a new table to change the rates")
                     continue
                 }
                 let past = end.map { $0 < day } ?? false
                 if past && !sameTable(now, table) && !restatedOnItsScale(now, table) {
                     let mark = firstDifference(now, table)
                     let until = end.map { " until \($0)" } ?? ""
-                    diagnostics.report(pastTable, now.path, mark, "this rate table was in force from \(table.effectiveFrom.value)\(until) and is a record now; restore it and correct the rates in a new table dated \(day) or later")
+                    diagnostics.report(
+                        pastTable, now.path, mark,
+                        "this rate table was in force from \(table.effectiveFrom.value)\(until) and is a record now; restore it and correct the rates in a new table dated \(day) or later")
                 }
             }
         }
@@ -143,7 +171,10 @@ extension HistoryRules {
         let written = min(day, context.changeDay ?? day)
         for table in content.rateTables where !oldPaths.contains(table.path) {
             if let previous = baseTables[table.productKey], !previous.isEmpty, table.effectiveFrom.value < written {
-                diagnostics.report(backdatedTable, table.path, table.effectiveFrom.mark, "a new rate table dated \(table.effectiveFrom.value) is backdated (before \(written)): it would change what was in force on days already past; date it \(written) or later (file name and effective_from)")
+                diagnostics.report(
+                    backdatedTable, table.path, table.effectiveFrom.mark,
+                    "a new rate table dated \(table.effectiveFrom.value) is backdated (before \(written)): it would change what was in force on days already past; date it \(written) or later (file name and effective_from)"
+                )
             }
             if let partner = productPartner[table.productKey].flatMap({ partners[$0] }), partner.status.value == .terminated {
                 diagnostics.report(keptOnRecord, table.path, table.effectiveFrom.mark, "partner '\(partner.id.value)' is terminated, so its products get no new rate tables; remove this new table")

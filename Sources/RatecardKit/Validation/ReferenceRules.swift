@@ -13,9 +13,14 @@ public enum ReferenceRules {
     public static let uniqueName = Rule("REF-09", .error, "partner names are unique", "Two partners with one Korean name cannot be told apart by a user.")
     public static let secureWebsite = Rule("REF-10", .error, "partner websites use https", "The app opens these links; plain http can be tampered with.")
 
-    public static let uniqueBusinessNumber = Rule("REF-11", .error, "one 사업자등록번호 per partner", "Two partners with one business registration number are one lender entered twice, or a copied number; consent tables would name the wrong company.")
-    public static let brokerRegistration = Rule("REF-12", .error, "broker registration number well-formed", "금소법 제26조①, 시행령 제24조①: every notice names our 대출모집인 registration number; a placeholder or mistyped one is a false notice.")
-    public static let all = [partnerExists, currentTable, orphanTable, phraseExists, logoExists, businessNumber, bankCode, terminatedPartner, uniqueName, secureWebsite, uniqueBusinessNumber, brokerRegistration]
+    public static let uniqueBusinessNumber = Rule(
+        "REF-11", .error, "one 사업자등록번호 per partner", "Two partners with one business registration number are one lender entered twice, or a copied number; consent tables would name the wrong company."
+    )
+    public static let brokerRegistration = Rule(
+        "REF-12", .error, "broker registration number well-formed", "금소법 제26조①, 시행령 제24조①: every notice names our 대출모집인 registration number; a placeholder or mistyped one is a false notice.")
+    public static let all = [
+        partnerExists, currentTable, orphanTable, phraseExists, logoExists, businessNumber, bankCode, terminatedPartner, uniqueName, secureWebsite, uniqueBusinessNumber, brokerRegistration,
+    ]
 
     static func check(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         checkPartners(content, into: diagnostics)
@@ -27,7 +32,8 @@ public enum ReferenceRules {
             if !content.partnerFiles.contains(product.partner.value) {
                 diagnostics.report(partnerExists, product.path, product.partner.mark, "partner '\(product.partner.value)' does not exist; add partners/\(product.partner.value).yaml or fix the id")
             } else if product.partner.value != product.folderPartner {
-                diagnostics.report(partnerExists, product.path, product.partner.mark, "product names partner '\(product.partner.value)' but sits in products/\(product.folderPartner)/; move it or fix the id")
+                diagnostics.report(
+                    partnerExists, product.path, product.partner.mark, "product names partner '\(product.partner.value)' but sits in products/\(product.folderPartner)/; move it or fix the id")
             }
             if product.status.value == .active && !(tablesByProduct[product.key] ?? []).contains(where: { $0.isInForce(on: context.asOf) }) {
                 diagnostics.report(currentTable, product.path, product.status.mark, "active product has no rate table in force on \(context.asOf); add rates/<date>.yaml or set status: withdrawn")
@@ -63,9 +69,12 @@ public enum ReferenceRules {
             if !isValidBusinessNumber(partner.brn.value) {
                 diagnostics.report(businessNumber, partner.path, partner.brn.mark, "사업자등록번호 '\(partner.brn.value)' fails its checksum; copy it again from the registry")
             } else if isPlaceholderBusinessNumber(partner.brn.value) {
-                diagnostics.report(businessNumber, partner.path, partner.brn.mark, "사업자등록번호 '\(partner.brn.value)' is a placeholder, not a registered number; copy the partner's number from the registry")
+                diagnostics.report(
+                    businessNumber, partner.path, partner.brn.mark, "사업자등록번호 '\(partner.brn.value)' is a placeholder, not a registered number; copy the partner's number from the registry")
             } else if let first = numbers[partner.brn.value.filter { $0 != "-" }] {
-                diagnostics.report(uniqueBusinessNumber, partner.path, partner.brn.mark, "사업자등록번호 '\(partner.brn.value)' is already partner '\(first.id.value)''s; one lender has one file, so merge them or correct the number")
+                diagnostics.report(
+                    uniqueBusinessNumber, partner.path, partner.brn.mark,
+                    "사업자등록번호 '\(partner.brn.value)' is already partner '\(first.id.value)''s; one lender has one file, so merge them or correct the number")
             } else {
                 numbers[partner.brn.value.filter { $0 != "-" }] = partner
             }
@@ -107,7 +116,8 @@ public enum ReferenceRules {
         guard let config = content.config else { return }
         let number = config.brokerRegistrationNo
         if DisclosureRules.firstMatch(brokerNumber, in: number.value) == nil {
-            diagnostics.report(brokerRegistration, config.path, number.mark, "broker_registration_no '\(number.value)' is not a registration number like '제2021-0123호'; copy it from the registration certificate")
+            diagnostics.report(
+                brokerRegistration, config.path, number.mark, "broker_registration_no '\(number.value)' is not a registration number like '제2021-0123호'; copy it from the registration certificate")
         }
     }
 

@@ -64,7 +64,8 @@ public final class ValidationRun {
             var head: ObjectID?
             var dirty = true
             if let repository = location.repository, let commit = try repository.headCommit(),
-               let root = location.contentRoot, let entries = try repository.treeEntries(commit: commit, under: root.treePath) {
+                let root = location.contentRoot, let entries = try repository.treeEntries(commit: commit, under: root.treePath)
+            {
                 head = commit
                 let baseSource = CommitSource(repository: repository, commit: commit, contentRoot: root)
                 base = try loader.load(baseSource)
@@ -92,8 +93,9 @@ public final class ValidationRun {
         }
         let base = try parents.first.flatMap { parent -> Content? in
             if let parentSource = try? location.source(for: parent),
-               let (derived, _) = try IncrementalRange(validator: validator, loader: loader, diff: try TreeDiff(gitDir: repository.gitDir))
-                .reread(content, of: commit, as: parent, source: parentSource) {
+                let (derived, _) = try IncrementalRange(validator: validator, loader: loader, diff: try TreeDiff(gitDir: repository.gitDir))
+                    .reread(content, of: commit, as: parent, source: parentSource)
+            {
                 return derived
             }
             return try loadIfPresent(parent)
@@ -176,7 +178,9 @@ public final class ValidationRun {
         switch walked {
         case .success(let list): commits = list
         case .failure(let error) where repository.isShallow:
-            throw OperationalError("the commits of \(range) cannot all be read: this is a shallow clone and part of the range was not fetched (\(error.message)); run 'git fetch --unshallow' (in GitHub Actions: actions/checkout with fetch-depth: 0)")
+            throw OperationalError(
+                "the commits of \(range) cannot all be read: this is a shallow clone and part of the range was not fetched (\(error.message)); run 'git fetch --unshallow' (in GitHub Actions: actions/checkout with fetch-depth: 0)"
+            )
         case .failure(let error): throw error
         }
         var notes: [String] = []
@@ -211,7 +215,8 @@ public final class ValidationRun {
             let content: Content
             let found: [Diagnostic]
             if let parentID = info.parents.first, let parent, let plain = plainFindings[parentID],
-               let step = try incremental.step(parent: parentID, parentContent: parent, parentPlain: plain, commit: commit, source: location.source(for: commit)) {
+                let step = try incremental.step(parent: parentID, parentContent: parent, parentPlain: plain, commit: commit, source: location.source(for: commit))
+            {
                 content = step.content
                 found = step.found
                 plainFindings = [commit: step.plain]
@@ -261,7 +266,8 @@ public final class ValidationRun {
 
     private func loadIfPresent(_ commit: ObjectID) throws -> Content? {
         guard let root = try? location.contentRoot(in: commit),
-              try location.requireRepository().treeEntries(commit: commit, under: root.treePath) != nil else { return nil }
+            try location.requireRepository().treeEntries(commit: commit, under: root.treePath) != nil
+        else { return nil }
         return try load(commit)
     }
 }
