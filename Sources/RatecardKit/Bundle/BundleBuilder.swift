@@ -78,7 +78,7 @@ public struct BundleBuilder {
         var lists: [(shard: String, sha256: String)] = []
         let keysByPartner = Dictionary(grouping: products.map(\.key), by: { String($0.prefix { $0 != "/" }) })
         for shard in shards {
-            data[CompareIndex.Shard.path(shard.name)] = shard.bytes()
+            data[CompareIndex.Shard.path(shard.name)] = memo?.shardBytes(shard) ?? shard.bytes()
             let keys = shard.partners.flatMap { keysByPartner[$0.id] ?? [] }
             let list = DocumentLists.list(keys.map { ($0, documentHashes[$0]!) })
             data[DocumentLists.path(shard.name)] = list

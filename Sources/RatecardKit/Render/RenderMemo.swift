@@ -18,6 +18,7 @@ public final class RenderMemo: Sendable {
         var generation = 0
         var pages: [BuildCache.Key: (bytes: [UInt8], used: Int)] = [:]
         var sections: [BuildCache.Key: (markup: String, used: Int)] = [:]
+        var shards: [String: (shard: CompareIndex.Shard, bytes: [UInt8], used: Int)] = [:]
         var hashes: [Int: (bytes: [UInt8], hex: String, used: Int)] = [:]
         var rendered = 0
     }
@@ -43,6 +44,7 @@ public final class RenderMemo: Sendable {
             let generation = state.generation
             state.pages = state.pages.filter { $0.value.used == generation }
             state.sections = state.sections.filter { $0.value.used == generation }
+            state.shards = state.shards.filter { $0.value.used == generation }
             state.hashes = state.hashes.filter { $0.value.used == generation }
         }
     }
@@ -60,6 +62,22 @@ public final class RenderMemo: Sendable {
         let made = make()
         state.withLock {
             $0.pages[key] = (made, $0.generation)
+            $0.rendered += 1
+        }
+        return made
+    }
+
+    /// A comparison shard's bytes: the earlier build's when the shard is equal to its (the
+    /// shard holds everything its bytes are written from), else written now.
+    func shardBytes(_ shard: CompareIndex.Shard) -> [UInt8] {
+        if let hit = state.withLock({ state -> [UInt8]? in
+            guard let entry = state.shards[shard.name], entry.shard == shard else { return nil }
+            state.shards[shard.name]!.used = state.generation
+            return entry.bytes
+        }) { return hit }
+        let made = shard.bytes()
+        state.withLock {
+            $0.shards[shard.name] = (shard, made, $0.generation)
             $0.rendered += 1
         }
         return made
