@@ -74,7 +74,9 @@ public final class RenderMemo: Sendable {
             guard let entry = state.shards[shard.name], entry.shard == shard else { return nil }
             state.shards[shard.name]!.used = state.generation
             return entry.bytes
-        }) { return hit }
+        }) {
+            return hit
+        }
         let made = shard.bytes()
         state.withLock {
             $0.shards[shard.name] = (shard, made, $0.generation)
