@@ -20,9 +20,12 @@ let package = Package(
         // Linux calls that Glibc does not export to Swift (renameat2, flock constants).
         .target(name: "CShims"),
 
+        // The layers, bottom up; a target sees only those below it, so a loop is a compile error.
+        // Support: files, JSON, errors, parallel work, tracing; nothing of the domain.
+        .target(name: "RatecardSupport", dependencies: ["CShims"]),
         .target(
             name: "RatecardKit",
-            dependencies: ["CGit2", "CCmark", "CYAML", "CCrypto", "CXML2", "CCurl", "CShims"]
+            dependencies: ["RatecardSupport", "CGit2", "CCmark", "CYAML", "CCrypto", "CXML2", "CCurl", "CShims"]
         ),
         .target(name: "RatecardCLI", dependencies: ["RatecardKit"]),
         .executableTarget(name: "ratecard", dependencies: ["RatecardCLI"]),

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Renders validated content into a bundle: every file's bytes, in memory, plus the manifest.
 public struct BundleBuilder {
     public static let generator = "ratecard 0.1.0"

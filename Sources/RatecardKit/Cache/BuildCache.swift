@@ -1,5 +1,6 @@
 internal import CCrypto
 import Glibc
+import RatecardSupport
 import Synchronization
 
 /// A persistent, content-addressed cache of build results: work that is a pure function of

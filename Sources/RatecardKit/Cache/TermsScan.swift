@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// The advertising-wording scan of a terms body (DSC-06), kept in the build cache by the file's
 /// blob id: rendering the body with cmark, normalizing it and running the wording expression is
 /// the largest part of reading a terms file, and the result is a function of the file's bytes

@@ -1,3 +1,4 @@
+import RatecardSupport
 import Synchronization
 
 /// Reads a content snapshot from a source and parses every file into the content model.

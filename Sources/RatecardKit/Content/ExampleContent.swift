@@ -1,4 +1,5 @@
 import Glibc
+import RatecardSupport
 
 /// The example content that ships with ratecard (the project's own `content/` folder).
 public enum ExampleContent {

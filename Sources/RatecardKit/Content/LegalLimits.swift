@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// `regulatory/limits.yaml`: the legal caps as dated data, resolved by date.
 public struct LegalLimits: Sendable, Equatable {
     /// The limits the rules use.

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// A value read from a content file, with where it was written.
 public struct Located<Value: Sendable>: Sendable {
     public var value: Value

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Reads the fields of one YAML mapping strictly, reporting every problem with its position.
 ///
 /// Each accessor marks its key as known; `finish()` reports the keys nobody asked for. Values

@@ -1,4 +1,5 @@
 import Dispatch
+import RatecardSupport
 import Synchronization
 
 /// A source that can give a second thread a reader of its own (a libgit2 repository handle is

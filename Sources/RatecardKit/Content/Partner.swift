@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// A partner lender: `partners/<id>.yaml`.
 public struct Partner: Sendable, Equatable {
     public enum Category: String, CaseIterable, Sendable {

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// A loan product: `products/<partner-id>/<product-id>/product.yaml`.
 public struct Product: Sendable, Equatable {
     public enum Kind: String, CaseIterable, Sendable {

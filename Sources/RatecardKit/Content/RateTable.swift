@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// A product's rate table in force from a date: `products/<p>/<q>/rates/<YYYY-MM-DD>.yaml`.
 public struct RateTable: Sendable, Equatable {
     public enum Bureau: String, CaseIterable, Sendable {

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// `ratecard.yaml`: the service, its broker registration and where it is served.
 public struct ServiceConfig: Sendable, Equatable {
     public struct Environment: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// A sign-off for a change to the regulatory data, from `regulatory/signoffs.yaml`.
 ///
 /// The legal caps and mandatory phrases are not content an editor may loosen: a change that

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// One version of a terms document: `terms/<doc-id>/<version>.md`.
 public struct TermsVersion: Sendable, Equatable {
     public enum Consent: String, CaseIterable, Sendable {

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Renders a semantic diff as text (optionally coloured), Markdown or JSON.
 public enum DiffFormatter {
     public static func text(_ diff: SemanticDiff, title: String, colour: Bool) -> String {

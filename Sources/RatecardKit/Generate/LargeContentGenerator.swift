@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Generates a large, valid content repository for benchmarks (`ratecard generate`, `make bench`).
 ///
 /// Deterministic: the same parameters and seed give the same files, the same commits and the same

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RatecardSupport
 import Synchronization
 
 /// The HTTP server of `preview --watch`: a small server over sockets, built in because what it

@@ -1,4 +1,5 @@
 import Glibc
+import RatecardSupport
 import Synchronization
 
 /// Publishes a release into a target's object store and flips its pointer to it, crash-safely.

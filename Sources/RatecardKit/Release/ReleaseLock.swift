@@ -1,5 +1,6 @@
 internal import CShims
 import Glibc
+import RatecardSupport
 
 /// The one lock for everything that changes a serve root: `flock` on `.ratecard/lock`.
 ///

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// The JSON documents of a bundle's data folder (see docs/bundle-format.md).
 struct DataDocuments {
     let content: Content

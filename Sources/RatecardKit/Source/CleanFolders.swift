@@ -1,4 +1,5 @@
 import Glibc
+import RatecardSupport
 
 /// The folders of the work tree that held only tracked files when the dirty check last found the
 /// content clean, with their stat data and how many files they held (git's untracked cache, in

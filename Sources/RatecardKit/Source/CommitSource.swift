@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Content read straight from a commit's tree through libgit2: no checkout, works in a bare clone.
 public struct CommitSource: ContentSource {
     public let repository: Repository

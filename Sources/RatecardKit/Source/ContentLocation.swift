@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Where the content is: its folder on disk (if any), its git repository (if any) and the
 /// content root's path inside that repository's tree.
 public struct ContentLocation {

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Content as staged in git's index: what the next commit will hold (for the pre-commit hook).
 public struct IndexSource: ContentSource {
     public let repository: Repository

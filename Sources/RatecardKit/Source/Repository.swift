@@ -1,6 +1,7 @@
 internal import CGit2
 import Foundation
 import Glibc
+import RatecardSupport
 
 /// An open git repository.
 ///

@@ -1,4 +1,5 @@
 import Glibc
+import RatecardSupport
 
 /// Content read from a folder on disk (the default: what an editor has changed).
 ///

@@ -1,5 +1,6 @@
 internal import CCrypto
 import Glibc
+import RatecardSupport
 import Synchronization
 
 /// What one command sent to object storage, over all its clients: requests, body bytes, and

@@ -1,4 +1,5 @@
 import Foundation
+import RatecardSupport
 
 /// Advertising wording a loan page may not use (DSC-06), matched on `CopyText` (NFKC, no
 /// whitespace, no invisible characters), so patterns are written without spaces.

@@ -1,4 +1,5 @@
 import Foundation
+import RatecardSupport
 
 /// User-facing text as the wording checks read it: Unicode NFKC (full-width and other
 /// compatibility forms folded to their plain form), with whitespace and invisible characters

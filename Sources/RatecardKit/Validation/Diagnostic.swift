@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// One problem found in the content, at the value at fault.
 public struct Diagnostic: Sendable, Equatable, Hashable {
     /// Path relative to the repository root.

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Collects problems while content is checked; validation reports them all at the end.
 ///
 /// A reference type so that every reader and rule can add to one list. Not thread-safe.

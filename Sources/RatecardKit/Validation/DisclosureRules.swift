@@ -1,4 +1,5 @@
 import Foundation
+import RatecardSupport
 
 /// Mandatory disclosures, partner status reasons, consent flags and banned advertising wording.
 public enum DisclosureRules {

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Rules that compare a snapshot with the commit before it.
 public enum HistoryRules {
     public static let frozenVersion = Rule("HIS-01", .error, "a committed terms version never changes", "Users consented to that exact text; publish a new version instead (금소법 제28조 record keeping).")

@@ -1,4 +1,5 @@
 import Foundation
+import RatecardSupport
 
 /// What a product page discloses besides rates and fees (`disclosure:` in product.yaml): the
 /// compliance review, how the rate is set and a worked repayment example.

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// The history rules that keep the regulatory data and the published records intact
 /// (HIS-05 to HIS-10), against the commit before.
 extension HistoryRules {

@@ -1,4 +1,5 @@
 internal import CXML2
+import RatecardSupport
 
 /// Checks an SVG logo against an allow-list, parsed by libxml2.
 ///

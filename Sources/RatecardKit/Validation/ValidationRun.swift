@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// The outcome of validating a work tree, a commit or a range of commits.
 public struct ValidationReport: Sendable {
     public var diagnostics: [Diagnostic]

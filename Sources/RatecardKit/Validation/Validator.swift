@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Runs every rule over a content snapshot (and, given the snapshot before it, the history rules).
 public struct Validator: Sendable {
     public var context: ValidationContext

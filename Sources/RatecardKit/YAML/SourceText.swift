@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// The checks every content file passes before it is parsed: size, UTF-8 without a byte-order
 /// mark, and LF (or CRLF) line endings.
 public enum SourceText {

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// A file that could not be read as strict YAML: the rule it breaks and where.
 public struct YAMLError: Error, Sendable, Equatable, CustomStringConvertible {
     public var rule: String

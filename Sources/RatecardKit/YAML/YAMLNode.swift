@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// A YAML node copied out of libyaml, with the position of its first character.
 ///
 /// libyaml resolves no types: every scalar is text plus whether it was written plain

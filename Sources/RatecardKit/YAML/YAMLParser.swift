@@ -1,4 +1,5 @@
 internal import CYAML
+import RatecardSupport
 
 /// Strict YAML reading through libyaml's event parser.
 ///

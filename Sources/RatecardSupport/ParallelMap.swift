@@ -16,8 +16,8 @@ public enum Workers {
 /// `map` on `Workers.count` threads for long lists of independent, pure work (rendering 2,000
 /// terms pages, 3,000 product documents, hashing thousands of files); the results keep the
 /// input order.
-enum ParallelMap {
-    static func map<Item: Sendable, Result: Sendable>(_ items: [Item], threshold: Int = 64, _ transform: @Sendable (Item) -> Result) -> [Result] {
+package enum ParallelMap {
+    package static func map<Item: Sendable, Result: Sendable>(_ items: [Item], threshold: Int = 64, _ transform: @Sendable (Item) -> Result) -> [Result] {
         guard items.count >= threshold else { return items.map(transform) }
         let slots = Slots<Result>(count: items.count)
         defer { slots.free() }

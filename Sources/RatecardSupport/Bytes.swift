@@ -1,9 +1,9 @@
 import Glibc
 
 /// Byte-string search.
-enum Bytes {
+package enum Bytes {
     /// The first index at or after `start` where `pattern` occurs in `bytes`.
-    static func find(_ pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+    package static func find(_ pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
         guard !pattern.isEmpty, start <= bytes.count else { return nil }
         return bytes.withUnsafeBytes { haystack in
             pattern.withUnsafeBytes { needle in

@@ -19,9 +19,9 @@ public enum JSONReader {
     }
 
     /// A version.json or manifest: the document, with its top-level `files` list (thousands of
-    /// `{"path", "sha256", "size"}` objects) read straight into `BundleManifest.File`s instead
+    /// `{"path", "sha256", "size"}` objects) read straight into `ListingFile`s instead
     /// of a dictionary each (`files` is `.null` in the document returned).
-    static func parseListingFiles(_ bytes: [UInt8]) throws -> (JSON, [BundleManifest.File]) {
+    package static func parseListingFiles(_ bytes: [UInt8]) throws -> (JSON, [ListingFile]) {
         guard String(validating: bytes, as: UTF8.self) != nil else { throw OperationalError("JSON is not valid UTF-8") }
         var reader = ByteReader(bytes: bytes)
         reader.collectFiles = true
@@ -37,7 +37,7 @@ public enum JSONReader {
         let bytes: [UInt8]
         var index = 0
         var collectFiles = false
-        var files: [BundleManifest.File] = []
+        var files: [ListingFile] = []
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -139,10 +139,10 @@ public enum JSONReader {
         }
 
         /// `[{"path": "...", "sha256": "...", "size": N}, ...]`, those three keys exactly.
-        mutating func fileList() throws -> [BundleManifest.File] {
+        mutating func fileList() throws -> [ListingFile] {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { throw failure("expected a list of files") }
             index += 1
-            var list: [BundleManifest.File] = []
+            var list: [ListingFile] = []
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
                 index += 1
@@ -171,7 +171,7 @@ public enum JSONReader {
                     break
                 }
                 guard let path, let sha, let size else { throw failure("a file entry lacks path, sha256 or size") }
-                list.append(BundleManifest.File(path: path, sha256: sha, size: size))
+                list.append(ListingFile(path: path, sha256: sha, size: size))
                 skipWhitespace()
                 guard index < bytes.count else { throw failure("unexpected end") }
                 index += 1

@@ -17,19 +17,19 @@ public enum Trace {
     }
 
     /// Prints one line without timing (safe from any thread: one write each).
-    static func note(_ text: @autoclosure () -> String) {
+    package static func note(_ text: @autoclosure () -> String) {
         guard enabled else { return }
         standardError("trace: \(text())\n")
     }
 
     /// Writes `text` to stderr as it is (for traces and progress lines, not reports).
-    static func standardError(_ text: String) {
+    package static func standardError(_ text: String) {
         var text = text
         _ = text.withUTF8 { write(2, $0.baseAddress, $0.count) }
     }
 
     /// Nanoseconds of the monotonic clock.
-    static func now() -> Int {
+    package static func now() -> Int {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return spec.tv_sec * 1_000_000_000 + spec.tv_nsec

@@ -25,7 +25,7 @@ public indirect enum JSON: Sendable, Equatable {
     /// What `JSON.object(fields + ["files": <the list as objects>]).bytes(terminator: "\n")`
     /// gives, with the file list (thousands of entries in a manifest or version.json) written
     /// straight from the structs instead of a dictionary each.
-    static func listingBytes(_ fields: [String: JSON], files: [BundleManifest.File]) -> [UInt8] {
+    package static func listingBytes(_ fields: [String: JSON], files: [ListingFile]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(200 + files.count * 160)
         out.append(UInt8(ascii: "{"))
@@ -72,7 +72,7 @@ public indirect enum JSON: Sendable, Equatable {
     /// Pretty text as it reads nested `level` deep in a larger document (its first line
     /// unindented, every following line indented as there): how an element of a list is
     /// spliced into a document that was written whole.
-    func serialized(nestedAt level: Int) -> String {
+    package func serialized(nestedAt level: Int) -> String {
         var out: [UInt8] = []
         write(into: &out, indent: level)
         return String(decoding: out, as: UTF8.self)
@@ -126,7 +126,7 @@ public indirect enum JSON: Sendable, Equatable {
     }
 
     /// Escapes for JSON; `<`, `>` and `&` too, so JSON placed inside HTML can never close a tag.
-    static func escape(_ text: String, into out: inout [UInt8]) {
+    package static func escape(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         if !needsEscaping(text) {
             // Most strings (Korean text, ids, dates) have nothing to escape: append them whole.

@@ -30,10 +30,10 @@ public enum FileSystem {
 
     /// An open folder, for looking up many names in it (`fstatat` relative to it walks one
     /// component instead of the whole path each time). Closed when released.
-    final class Folder: @unchecked Sendable {
-        let descriptor: Int32
+    package final class Folder: @unchecked Sendable {
+        package let descriptor: Int32
 
-        init(_ path: String) throws {
+        package init(_ path: String) throws {
             descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard descriptor >= 0 else { throw FileSystem.failure("open", path) }
         }
@@ -41,7 +41,7 @@ public enum FileSystem {
         deinit { close(descriptor) }
 
         /// `lstat` of `relative` (a path below the folder); false when it fails (errno is set).
-        func lstat(_ relative: String, _ info: inout stat) -> Bool {
+        package func lstat(_ relative: String, _ info: inout stat) -> Bool {
             fstatat(descriptor, relative, &info, AT_SYMLINK_NOFOLLOW) == 0
         }
     }
@@ -120,7 +120,7 @@ public enum FileSystem {
         try writeAll(fd, bytes, path: path)
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

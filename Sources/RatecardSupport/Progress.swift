@@ -6,17 +6,17 @@ import Synchronization
 /// cleared at the end. Off unless a command turns it on, which it does only when stderr is a
 /// terminal and the output is not JSON: nothing extra in a pipe, a CI log or a script.
 public enum Progress {
-    struct State {
-        var enabled = false
-        var command = ""
-        var started = 0
-        var shown = false
+    package struct State {
+        package var enabled = false
+        package var command = ""
+        package var started = 0
+        package var shown = false
     }
 
     private static let state = Mutex(State())
 
     /// After how long the line appears (`RATECARD_PROGRESS_AFTER_MS`, default 1000).
-    static let threshold: Int = {
+    package static let threshold: Int = {
         guard let text = getenv("RATECARD_PROGRESS_AFTER_MS").map({ String(cString: $0) }), let value = Int(text) else { return 1000 }
         return max(0, value)
     }()
@@ -27,7 +27,7 @@ public enum Progress {
     }
 
     /// A phase finished: shown when the command has run past the threshold.
-    static func note(_ phase: @autoclosure () -> String) {
+    package static func note(_ phase: @autoclosure () -> String) {
         let line: String? = state.withLock { state in
             guard state.enabled else { return nil }
             let elapsed = (Trace.now() - state.started) / 1_000_000

@@ -1,0 +1,2 @@
+// The layers below RatecardKit, re-exported for the command line and the tests.
+@_exported import RatecardSupport
