@@ -23,9 +23,15 @@ let package = Package(
         // The layers, bottom up; a target sees only those below it, so a loop is a compile error.
         // Support: files, JSON, errors, parallel work, tracing; nothing of the domain.
         .target(name: "RatecardSupport", dependencies: ["CShims"]),
+        // Core: git (Source), YAML, the content model and its loading, validation, the semantic diff,
+        // the build cache, the cmark adapter.
+        .target(
+            name: "RatecardCore",
+            dependencies: ["RatecardSupport", "CGit2", "CCmark", "CYAML", "CCrypto", "CXML2", "CShims"]
+        ),
         .target(
             name: "RatecardKit",
-            dependencies: ["RatecardSupport", "CGit2", "CCmark", "CYAML", "CCrypto", "CXML2", "CCurl", "CShims"]
+            dependencies: ["RatecardCore", "RatecardSupport", "CCrypto", "CXML2", "CCurl", "CShims"]
         ),
         .target(name: "RatecardCLI", dependencies: ["RatecardKit"]),
         .executableTarget(name: "ratecard", dependencies: ["RatecardCLI"]),

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
+@testable import RatecardCore
 @testable import RatecardKit
 
 /// The byte-level fast paths added for large repositories (`make bench`) give exactly what the

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
+@testable import RatecardCore
 @testable import RatecardKit
 
 /// `preview --watch` keeps the content in memory and, after each edit, re-reads the files it

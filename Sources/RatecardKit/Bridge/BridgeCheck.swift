@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// Checks a web build against its bridge schema: the schema itself, that the generated runtime

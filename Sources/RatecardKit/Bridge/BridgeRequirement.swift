@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// What a web build needs from the app: the commands it calls without a capability check,

@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// `bridge.yaml`: every message between the app and its web view, with the bridge version

@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// Finds every use of the bridge in a web build's JavaScript: `RatecardBridge.call("name", ...)`,

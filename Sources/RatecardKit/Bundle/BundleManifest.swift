@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// `data/manifest.json`: what a bundle is and every file in it, with sha256 and size.

@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// Validates content and renders it into a bundle, refusing content with errors.

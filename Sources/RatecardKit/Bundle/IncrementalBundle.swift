@@ -1,4 +1,5 @@
 import Glibc
+import RatecardCore
 import RatecardSupport
 
 /// The bundle of a commit derived from the live release's bundle, when the commit differs from

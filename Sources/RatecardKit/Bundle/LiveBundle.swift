@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// What an incremental build needs of the live release: its manifest and files, read from

@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// Generates a large, valid content repository for benchmarks (`ratecard generate`, `make bench`).

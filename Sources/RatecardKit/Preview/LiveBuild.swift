@@ -1,4 +1,5 @@
 import Glibc
+import RatecardCore
 import RatecardSupport
 
 /// The content of a work tree kept in memory between edits (`preview --watch`): every file

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RatecardCore
 import RatecardSupport
 import Synchronization
 

@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// Resolves `--env NAME` (from ratecard.yaml) or `--root DIR` to a serve root.

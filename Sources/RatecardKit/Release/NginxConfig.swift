@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// The nginx server block that serves a root (reliability.md §5).

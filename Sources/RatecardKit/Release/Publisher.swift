@@ -1,4 +1,5 @@
 import Glibc
+import RatecardCore
 import RatecardSupport
 import Synchronization
 

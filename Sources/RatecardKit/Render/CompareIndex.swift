@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// The index the comparison screen reads instead of every product's document

@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 import Synchronization
 

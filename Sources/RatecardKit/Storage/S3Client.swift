@@ -1,5 +1,6 @@
 internal import CXML2
 import Glibc
+import RatecardCore
 import RatecardSupport
 
 /// Where a serve root lives in S3-compatible object storage: `endpoint/bucket/prefix…`

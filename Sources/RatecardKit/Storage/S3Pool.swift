@@ -1,5 +1,6 @@
 internal import CCrypto
 import Glibc
+import RatecardCore
 import RatecardSupport
 import Synchronization
 
