@@ -5,6 +5,7 @@ let package = Package(
     name: "ratecard",
     products: [
         .executable(name: "ratecard", targets: ["ratecard"]),
+        .executable(name: "ratecard-generate", targets: ["ratecard-generate"]),
         .library(name: "RatecardKit", targets: ["RatecardKit"]),
     ],
     targets: [
@@ -33,14 +34,17 @@ let package = Package(
             name: "RatecardKit",
             dependencies: ["RatecardCore", "RatecardSupport", "CCrypto", "CXML2", "CCurl", "CShims"]
         ),
-        .target(name: "RatecardCLI", dependencies: ["RatecardKit"]),
+        // The benchmark's content generator, outside the library: it needs only the core.
+        .target(name: "RatecardGenerate", dependencies: ["RatecardCore", "RatecardSupport"]),
+        .target(name: "RatecardCLI", dependencies: ["RatecardKit", "RatecardGenerate"]),
         .executableTarget(name: "ratecard", dependencies: ["RatecardCLI"]),
+        .executableTarget(name: "ratecard-generate", dependencies: ["RatecardCLI"]),
 
         .testTarget(
             name: "RatecardKitTests",
-            dependencies: ["RatecardKit"],
+            dependencies: ["RatecardKit", "RatecardGenerate"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "RatecardCLITests", dependencies: ["RatecardCLI", "RatecardKit"]),
+        .testTarget(name: "RatecardCLITests", dependencies: ["RatecardCLI", "RatecardKit", "RatecardGenerate"]),
     ]
 )
