@@ -5,6 +5,7 @@ let package = Package(
     name: "ratecard",
     products: [
         .executable(name: "ratecard", targets: ["ratecard"]),
+        .executable(name: "ratecard-generate", targets: ["ratecard-generate"]),
         .library(name: "RatecardKit", targets: ["RatecardKit"]),
     ],
     targets: [
@@ -20,18 +21,30 @@ let package = Package(
         // Linux calls that Glibc does not export to Swift (renameat2, flock constants).
         .target(name: "CShims"),
 
+        // The layers, bottom up; a target sees only those below it, so a loop is a compile error.
+        // Support: files, JSON, errors, parallel work, tracing; nothing of the domain.
+        .target(name: "RatecardSupport", dependencies: ["CShims"]),
+        // Core: git (Source), YAML, the content model and its loading, validation, the semantic diff,
+        // the build cache, the cmark adapter.
+        .target(
+            name: "RatecardCore",
+            dependencies: ["RatecardSupport", "CGit2", "CCmark", "CYAML", "CCrypto", "CXML2", "CShims"]
+        ),
         .target(
             name: "RatecardKit",
-            dependencies: ["CGit2", "CCmark", "CYAML", "CCrypto", "CXML2", "CCurl", "CShims"]
+            dependencies: ["RatecardCore", "RatecardSupport", "CCrypto", "CXML2", "CCurl", "CShims"]
         ),
-        .target(name: "RatecardCLI", dependencies: ["RatecardKit"]),
+        // The benchmark's content generator, outside the library: it needs only the core.
+        .target(name: "RatecardGenerate", dependencies: ["RatecardCore", "RatecardSupport"]),
+        .target(name: "RatecardCLI", dependencies: ["RatecardKit", "RatecardGenerate"]),
         .executableTarget(name: "ratecard", dependencies: ["RatecardCLI"]),
+        .executableTarget(name: "ratecard-generate", dependencies: ["RatecardCLI"]),
 
         .testTarget(
             name: "RatecardKitTests",
-            dependencies: ["RatecardKit"],
+            dependencies: ["RatecardKit", "RatecardGenerate"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "RatecardCLITests", dependencies: ["RatecardCLI", "RatecardKit"]),
+        .testTarget(name: "RatecardCLITests", dependencies: ["RatecardCLI", "RatecardKit", "RatecardGenerate"]),
     ]
 )

@@ -37,13 +37,14 @@ fi
 say "building ratecard (release, scratch path $SCRATCH)"
 (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" 2>&1 | tail -1) >&2
 BIN="$SCRATCH/release/ratecard"
-[ -x "$BIN" ] || { echo "no binary at $BIN" >&2; exit 1; }
+GENERATE="$SCRATCH/release/ratecard-generate"
+for tool in "$BIN" "$GENERATE"; do [ -x "$tool" ] || { echo "no binary at $tool" >&2; exit 1; }; done
 
 WORK=$(mktemp -d /tmp/ratecard-bench.XXXXXX)
 if [ "${BENCH_KEEP:-0}" != 1 ]; then trap 'rm -rf "$WORK"' EXIT; fi
 
 # --- the content: generated once, cached by the generator's source ----------------------------
-KEY=$(cat "$ROOT"/Sources/RatecardKit/Generate/*.swift | sha256sum | cut -c1-12)
+KEY=$(cat "$ROOT"/Sources/RatecardGenerate/*.swift | sha256sum | cut -c1-12)
 CACHE="$SCRATCH/bench"
 mkdir -p "$CACHE"
 generate() { # name, generate options...
@@ -51,7 +52,7 @@ generate() { # name, generate options...
     if [ ! -f "$CACHE/$name-$KEY/ratecard.yaml" ]; then
         rm -rf "$CACHE/$name-$KEY" "$CACHE/$name-$KEY.partial"
         local t0=$(date +%s)
-        "$BIN" generate "$CACHE/$name-$KEY.partial" "$@" >&2
+        "$GENERATE" "$CACHE/$name-$KEY.partial" "$@" >&2
         mv "$CACHE/$name-$KEY.partial" "$CACHE/$name-$KEY"
         say "generated $name in $(( $(date +%s) - t0 ))s"
     fi

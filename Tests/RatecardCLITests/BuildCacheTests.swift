@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RatecardGenerate
 import RatecardKit
 import Testing
 

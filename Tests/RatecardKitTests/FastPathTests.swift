@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
+import RatecardGenerate
 import Testing
 
+@testable import RatecardCore
 @testable import RatecardKit
 
 /// The byte-level fast paths added for large repositories (`make bench`) give exactly what the

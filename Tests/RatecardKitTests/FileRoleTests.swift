@@ -1,5 +1,6 @@
 import Testing
 
+@testable import RatecardCore
 @testable import RatecardKit
 
 /// What a content file is, from its path: every role, paths that nearly name one, and paths

@@ -1,4 +1,5 @@
 import Foundation
+import RatecardGenerate
 import RatecardKit
 import Testing
 

@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
+import RatecardGenerate
 import Testing
 
+@testable import RatecardCore
 @testable import RatecardKit
 
 /// `preview --watch` keeps the content in memory and, after each edit, re-reads the files it

@@ -1,3 +1,4 @@
+import RatecardGenerate
 import RatecardKit
 
 /// `ratecard generate DIR`: a large, valid, committed content repository for benchmarks.

@@ -1,3 +1,6 @@
+import RatecardCore
+import RatecardSupport
+
 /// Checks a web build against its bridge schema: the schema itself, that the generated runtime
 /// is current, and every use of the runtime in the build's JavaScript (`validate`, `publish`).
 public struct BridgeCheck {

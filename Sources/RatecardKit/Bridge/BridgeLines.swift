@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// `ROOT/bridge-lines.json`: for each bridge version a release needs, the release an app of
 /// that bridge version (or newer, up to the next line) should load.
 ///

@@ -1,3 +1,6 @@
+import RatecardCore
+import RatecardSupport
+
 /// What a web build needs from the app: the commands it calls without a capability check,
 /// each with the bridge version that introduced it. Recorded in the release's version.json
 /// (`"bridge"`), checked against the app versions an environment supports.

@@ -1,3 +1,6 @@
+import RatecardCore
+import RatecardSupport
+
 /// `bridge.yaml`: every message between the app and its web view, with the bridge version
 /// that introduced it. The app's Swift, the web build's runtime and its types are generated
 /// from it (`ratecard bridge generate`), and publish checks the web build against it.

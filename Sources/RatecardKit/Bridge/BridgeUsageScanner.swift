@@ -1,3 +1,6 @@
+import RatecardCore
+import RatecardSupport
+
 /// Finds every use of the bridge in a web build's JavaScript: `RatecardBridge.call("name", ...)`,
 /// `.has("name")` and `.on("name", ...)`, each with its position and whether a capability
 /// check guards it, and any direct use of the native objects the runtime wraps.

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Generates the web build's side of the bridge: `bridge.js`, the runtime every native call
 /// goes through (promise replies, timeouts, a capability check, a clear error when the app
 /// lacks a call), and `bridge.d.ts`, its types. Byte-identical for the same schema.

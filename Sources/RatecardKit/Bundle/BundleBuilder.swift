@@ -1,6 +1,9 @@
+import RatecardCore
+import RatecardSupport
+
 /// Renders validated content into a bundle: every file's bytes, in memory, plus the manifest.
 public struct BundleBuilder {
-    public static let generator = "ratecard 0.1.0"
+    public static let generator = BuildFingerprint.generator
 
     public var asOf: Day
     public var sourceCommit: ObjectID?

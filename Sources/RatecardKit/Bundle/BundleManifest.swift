@@ -1,10 +1,11 @@
+import RatecardCore
+import RatecardSupport
+
 /// `data/manifest.json`: what a bundle is and every file in it, with sha256 and size.
 public struct BundleManifest: Sendable, Equatable {
-    public struct File: Sendable, Equatable {
-        public var path: String
-        public var sha256: String
-        public var size: Int
-    }
+    /// A listed file: path, sha256 and size (`ListingFile`, which the JSON fast path reads
+    /// and writes).
+    public typealias File = ListingFile
 
     public var bundleID: String
     public var sourceCommit: ObjectID?

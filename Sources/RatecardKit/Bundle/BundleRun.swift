@@ -1,3 +1,6 @@
+import RatecardCore
+import RatecardSupport
+
 /// Validates content and renders it into a bundle, refusing content with errors.
 public struct BundleRun {
     public var location: ContentLocation

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RatecardSupport
 import Synchronization
 
 /// Writes a file tree into a folder all at once: staged beside it, flushed, then renamed into

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// `data/entry.json`, what the app reads first (docs/bundle-format.md): the bundle id and date,
 /// where its data is, and the documents it starts from, each by path and sha256: the small index
 /// documents and every shard of the comparison index. Made from the bundle manifest, so a

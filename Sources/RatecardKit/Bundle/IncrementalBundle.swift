@@ -1,4 +1,6 @@
 import Glibc
+import RatecardCore
+import RatecardSupport
 
 /// The bundle of a commit derived from the live release's bundle, when the commit differs from
 /// the live release's commit only in rate tables edited in place (the everyday rate update).

@@ -1,3 +1,6 @@
+import RatecardCore
+import RatecardSupport
+
 /// What an incremental build needs of the live release: its manifest and files, read from
 /// wherever the release keeps them (its entry folder, or the object store).
 struct LiveBundle {

@@ -1,3 +1,5 @@
+import RatecardCore
+
 /// The history of one partner, product or terms document: the commits that changed it, and
 /// (given a serve root) the releases that shipped each change.
 public struct ChangeHistory {

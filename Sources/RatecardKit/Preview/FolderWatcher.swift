@@ -1,4 +1,5 @@
 import Glibc
+import RatecardSupport
 
 /// Watches the content folder, the web build folder and the repository's refs with inotify and
 /// says what changed: content paths (relative to the content folder), whether the web build

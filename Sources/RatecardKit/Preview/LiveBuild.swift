@@ -1,4 +1,6 @@
 import Glibc
+import RatecardCore
+import RatecardSupport
 
 /// The content of a work tree kept in memory between edits (`preview --watch`): every file
 /// parsed once, then only the files that changed are read and parsed again, only the findings

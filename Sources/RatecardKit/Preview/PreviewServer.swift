@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import RatecardCore
+import RatecardSupport
 import Synchronization
 
 /// The HTTP server of `preview --watch`: a small server over sockets, built in because what it

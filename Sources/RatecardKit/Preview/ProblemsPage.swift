@@ -1,3 +1,5 @@
+import RatecardCore
+
 /// The page `preview --watch` serves for every HTML request while the content has errors: each
 /// problem as `validate` prints it (`path:line:column: error RULE: message`), instead of a page
 /// built from content that no longer exists.

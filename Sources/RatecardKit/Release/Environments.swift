@@ -1,3 +1,6 @@
+import RatecardCore
+import RatecardSupport
+
 /// Resolves `--env NAME` (from ratecard.yaml) or `--root DIR` to a serve root.
 public enum Environments {
     /// The environments of the content found from `directory`.

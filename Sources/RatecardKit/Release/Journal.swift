@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RatecardSupport
 
 /// Where a target keeps its journal: entries appended durably, in order, never rewritten.
 public protocol JournalLog {

@@ -1,3 +1,6 @@
+import RatecardCore
+import RatecardSupport
+
 /// The nginx server block that serves a root (reliability.md §5).
 public enum NginxConfig {
     /// The policy for pages: scripts and styles from the site only (terms pages carry inline

@@ -1,4 +1,6 @@
 import Glibc
+import RatecardCore
+import RatecardSupport
 import Synchronization
 
 /// Publishes a release into a target's object store and flips its pointer to it, crash-safely.

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// `releases/<id>/version.json`: what a release is, who made it, and every file with its hash.
 public struct ReleaseInfo: Sendable, Equatable {
     public static let fileName = "version.json"

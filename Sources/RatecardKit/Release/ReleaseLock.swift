@@ -1,5 +1,7 @@
 internal import CShims
 import Glibc
+import RatecardCore
+import RatecardSupport
 
 /// The one lock for everything that changes a serve root: `flock` on `.ratecard/lock`.
 ///
@@ -66,15 +68,6 @@ public final class ReleaseLock: ReleaseLease {
         let text = (try? StateFiles.read(DurableFiles.parent(of: path), DurableFiles.name(of: path))).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let trimmed = text.trimmingCharacters(in: "\n ")
         return trimmed.isEmpty ? "another ratecard process" : trimmed
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var view = Substring(self)
-        while let first = view.first, set.contains(first) { view = view.dropFirst() }
-        while let last = view.last, set.contains(last) { view = view.dropLast() }
-        return String(view)
     }
 }
 

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// What a publish would change against the live release, file by file.
 public struct ReleasePlan: Sendable, Equatable {
     public var added: [String]

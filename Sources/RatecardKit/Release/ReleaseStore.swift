@@ -1,4 +1,5 @@
 import Glibc
+import RatecardSupport
 
 /// A key of a release store: an immutable object named by its sha256, a release manifest
 /// (`version.json`) named by the release id, or the one mutable pointer (what is live).

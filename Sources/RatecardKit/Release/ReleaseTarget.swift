@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Where releases are published and what the release protocol needs of it besides the store:
 /// a serve root folder (`ServeRoot`) or a prefix in an S3-compatible bucket (`S3Root`).
 ///

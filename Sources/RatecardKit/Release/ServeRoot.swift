@@ -1,4 +1,5 @@
 import Glibc
+import RatecardSupport
 
 /// A serve root: the object store, `current -> releases/<id>`, the releases, the journal and the lock.
 ///

@@ -1,4 +1,5 @@
 import Glibc
+import RatecardSupport
 
 /// Files ratecard keeps under a serve root (`.ratecard/lock`, `journal.jsonl`, `verified`),
 /// opened so that a symlink planted in their place is refused, never written through: the

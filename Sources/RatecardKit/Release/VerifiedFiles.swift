@@ -1,4 +1,5 @@
 import Glibc
+import RatecardSupport
 
 /// `.ratecard/verified`: the stat data of every file of the newest release, taken after it was
 /// published (every file was hash-checked or read back then), with its sha256.

@@ -1,3 +1,6 @@
+import RatecardCore
+import RatecardSupport
+
 /// The index the comparison screen reads instead of every product's document
 /// (docs/bundle-format.md, "The comparison index"): for each product the comparison can show
 /// (active, its partner active, a table in force), its names, type, limits, terms, repayment

@@ -1,3 +1,6 @@
+import RatecardCore
+import RatecardSupport
+
 /// The JSON documents of a bundle's data folder (see docs/bundle-format.md).
 struct DataDocuments {
     let content: Content

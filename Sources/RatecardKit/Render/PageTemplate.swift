@@ -1,3 +1,5 @@
+import RatecardCore
+
 /// The shell every static page shares: a strict content-security policy, a phone viewport and
 /// Korean typography, with the style inline so each page stands alone.
 enum PageTemplate {

@@ -1,3 +1,4 @@
+import RatecardCore
 import Synchronization
 
 /// Rendered units kept in memory between the builds of one process (`preview --watch`), so a

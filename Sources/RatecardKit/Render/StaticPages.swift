@@ -1,3 +1,5 @@
+import RatecardCore
+import RatecardSupport
 import Synchronization
 
 /// The static HTML pages of a bundle: terms versions, the comparison table and the partner list.

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Credentials for S3-compatible storage, only from where AWS tools look for them: the
 /// `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` variables, else the
 /// shared credentials file (`AWS_SHARED_CREDENTIALS_FILE`, default `~/.aws/credentials`) and its

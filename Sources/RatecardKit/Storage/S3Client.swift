@@ -1,5 +1,7 @@
 internal import CXML2
 import Glibc
+import RatecardCore
+import RatecardSupport
 
 /// Where a serve root lives in S3-compatible object storage: `endpoint/bucket/prefix…`
 /// (path-style addressing, which every S3-compatible server accepts).

@@ -1,5 +1,7 @@
 internal import CCrypto
 import Glibc
+import RatecardCore
+import RatecardSupport
 import Synchronization
 
 /// What one command sent to object storage, over all its clients: requests, body bytes, and

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// S3-compatible object storage as a release store, with the promises `ReleaseStore` makes:
 ///
 /// ```

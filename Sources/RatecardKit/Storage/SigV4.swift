@@ -1,4 +1,5 @@
 import Glibc
+import RatecardCore
 
 /// AWS Signature Version 4 for S3 requests, computed here over libcrypto's HMAC-SHA256.
 ///

@@ -1,0 +1,450 @@
+internal import CCrypto
+import Glibc
+import RatecardSupport
+import Synchronization
+
+/// A persistent, content-addressed cache of build results: work that is a pure function of
+/// file bytes (a terms body's advertising scan) or of a few files' blob ids (a terms page, a
+/// product's data document) is kept between runs, so a build after an edit redoes only what
+/// the edit touched.
+///
+/// Where it lives: `$RATECARD_CACHE_DIR`, else `$XDG_CACHE_HOME/ratecard`, else
+/// `~/.cache/ratecard`; `RATECARD_CACHE=off` turns it off. Outside the content, so it never
+/// shows in `git status`, never makes the work tree look dirty, serves `--rev` and bare clones
+/// alike, and is shared by clones of the same content.
+///
+/// Entries are kept in pack files, not one file each: a process collects what it computed and
+/// writes it as one pack when it ends (creating thousands of small files cost more kernel time
+/// than the work they saved). A pack is never changed once it has its name.
+///
+/// What makes it safe to trust:
+/// - every key hashes the build fingerprint (this executable and its parsing and rendering
+///   libraries) with the exact inputs of the result, so another ratecard never reads an entry;
+/// - a pack is written to a temporary file and renamed into place; its index carries its own
+///   sha256 and every entry the sha256 of its payload, checked on every read, so a torn,
+///   truncated or altered pack yields misses, never a result;
+/// - it is bounded (`RATECARD_CACHE_MAX_MB`, default 256): a process that wrote a pack merges
+///   the packs when there are many and drops the least recently used ones when over the bound;
+/// - it may be deleted at any time; nothing else refers to it.
+public final class BuildCache: Sendable {
+    /// The cache for this process, from the environment (nil when off or unusable).
+    public static var shared: BuildCache? { enabled.load(ordering: .relaxed) ? fromEnvironment : nil }
+
+    private static let fromEnvironment: BuildCache? = BuildCache(environment: ProcessEnvironment.current)
+    private static let enabled = Atomic<Bool>(true)
+
+    /// Turns the shared cache off for the rest of this process (a test whose reference builds
+    /// must be cold, in a process that also renders through the cache).
+    public static func disableShared() { enabled.store(false, ordering: .relaxed) }
+
+    /// Packs live under a folder named for their format, so a new format never reads an old one.
+    package static let format = "v1"
+    /// More packs than this are merged into one by the next process that writes.
+    package static let mergeAbove = 12
+
+    /// `<root>/v1`.
+    public let folder: String
+    /// The size above which the least recently used packs are removed.
+    public let limit: Int
+
+    private struct State {
+        var opened = false
+        var packs: [Pack] = []
+        var index: [Key: (pack: Int, entry: Int)] = [:]
+        var pending: [(Key, [UInt8])] = []
+        var pendingKeys: [Key: Int] = [:]
+        var wrote = false
+        /// The packs this process wrote: newer than any other, whatever their times say.
+        var own: Set<String> = []
+        var hits = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// A cache in `root` (created when the first pack is written).
+    public init(folder root: String, limit: Int) {
+        folder = root + "/" + Self.format
+        self.limit = limit
+    }
+
+    package convenience init?(environment: [String: String]) {
+        if let setting = environment["RATECARD_CACHE"], ["off", "0", "no", "false"].contains(setting.lowercased()) { return nil }
+        var root: String
+        if let dir = environment["RATECARD_CACHE_DIR"], !dir.isEmpty {
+            root = dir
+        } else if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            root = xdg + "/ratecard"
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            root = home + "/.cache/ratecard"
+        } else {
+            return nil
+        }
+        if !root.hasPrefix("/") { root = FileSystem.currentDirectory() + "/" + root }
+        let megabytes = environment["RATECARD_CACHE_MAX_MB"].flatMap { Int($0) }.map { max(1, $0) } ?? 256
+        self.init(folder: root, limit: megabytes << 20)
+    }
+
+    /// A cache key: the sha256 of the build fingerprint, what kind of result it is and every
+    /// input it depends on.
+    public struct Key: Hashable, Sendable {
+        package let words: (UInt64, UInt64, UInt64, UInt64)
+
+        public init(_ kind: String, _ parts: [String]) {
+            var builder = Builder(kind)
+            for part in parts { builder.append(part) }
+            self = builder.key
+        }
+
+        /// Builds a key part by part (each length-prefixed, so no two lists of parts give the
+        /// same bytes) without making strings of them.
+        public struct Builder: Sendable {
+            private var bytes: [UInt8]
+
+            /// What every key starts with: the cache format and the build fingerprint.
+            private static let header: [UInt8] = {
+                var builder = Builder(bytes: [])
+                builder.append("ratecard-cache \(BuildCache.format)")
+                builder.append(BuildFingerprint.value)
+                return builder.bytes
+            }()
+
+            private init(bytes: [UInt8]) { self.bytes = bytes }
+
+            public init(_ kind: String) {
+                bytes = Self.header
+                bytes.reserveCapacity(384)
+                append(kind)
+            }
+
+            public mutating func append(_ part: String) {
+                var part = part
+                part.withUTF8 { utf8 in
+                    withUnsafeBytes(of: UInt32(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+                    bytes.append(contentsOf: utf8)
+                }
+            }
+
+            /// Another key (a unit's key within the key of what is made of it).
+            public mutating func append(key: Key) {
+                withUnsafeBytes(of: key.words) { bytes.append(contentsOf: $0) }
+            }
+
+            /// A file and its blob id.
+            public mutating func append(file path: String, id: ObjectID) {
+                append(path)
+                bytes.append(contentsOf: id.hex.utf8)
+            }
+
+            public var key: Key { Key(digest: SHA256.digest(bytes)) }
+        }
+
+        package init(digest: some Collection<UInt8>) {
+            let bytes = Array(digest)
+            func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * $1) } }
+            words = (word(0), word(8), word(16), word(24))
+        }
+
+        package var digest: [UInt8] {
+            var bytes: [UInt8] = []
+            for word in [words.0, words.1, words.2, words.3] { for index in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: word >> (8 * index))) } }
+            return bytes
+        }
+
+        public static func == (lhs: Key, rhs: Key) -> Bool { lhs.words == rhs.words }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+        }
+    }
+
+    /// The payload stored under `key`, if there is a whole one.
+    public func read(_ key: Key) -> [UInt8]? {
+        openPacks()
+        let found = state.withLock { state -> Either? in
+            if let pending = state.pendingKeys[key] { return .pending(state.pending[pending].1) }
+            guard let place = state.index[key] else { return nil }
+            return .packed(state.packs[place.pack], place.entry)
+        }
+        switch found {
+        case nil: return nil
+        case .pending(let payload): return payload
+        case .packed(let pack, let entry):
+            guard let payload = pack.payload(entry), pack.key(entry) == key else { return nil }
+            pack.touch()
+            state.withLock { $0.hits += 1 }
+            return payload
+        }
+    }
+
+    private enum Either {
+        case pending([UInt8])
+        case packed(Pack, Int)
+    }
+
+    /// Keeps `payload` under `key`; it is written with the process's other new entries.
+    public func write(_ key: Key, _ payload: [UInt8]) {
+        state.withLock { state in
+            guard state.pendingKeys[key] == nil else { return }
+            state.pendingKeys[key] = state.pending.count
+            state.pending.append((key, payload))
+        }
+    }
+
+    /// The payload under `key`, else `make()`'s, kept for next time.
+    public func value(_ key: Key, _ make: () -> [UInt8]) -> [UInt8] {
+        if let cached = read(key) { return cached }
+        let made = make()
+        write(key, made)
+        return made
+    }
+
+    /// Writes the new entries as one pack (a temporary file renamed into place; no fsync: a
+    /// pack a crash left short fails its checks).
+    public func flush() {
+        let entries = state.withLock { state -> [(Key, [UInt8])] in
+            defer {
+                state.pending = []
+                state.pendingKeys = [:]
+            }
+            if !state.pending.isEmpty { state.wrote = true }
+            return state.pending
+        }
+        guard !entries.isEmpty else { return }
+        if let name = write(pack: entries) { state.withLock { _ = $0.own.insert(name) } }
+    }
+
+    /// Writes one pack; returns its file name.
+    @discardableResult
+    private func write(pack entries: [(Key, [UInt8])]) -> String? {
+        let bytes = Pack.encode(entries)
+        // Named by its index's checksum: unique for its entries.
+        let sum = bytes[Pack.headerSize + entries.count * Pack.entrySize..<Pack.headerSize + entries.count * Pack.entrySize + 32]
+        let name = String(SHA256.hex(digest: Array(sum)).prefix(24)) + ".pack"
+        let temporary = "\(folder)/tmp/\(getpid())-\(name)"
+        guard (try? FileSystem.makeDirectories(folder + "/tmp", mode: 0o700)) != nil,
+            (try? FileSystem.makeDirectories(folder + "/packs", mode: 0o700)) != nil
+        else { return nil }
+        do {
+            try FileSystem.writeFile(temporary, bytes, mode: 0o600)
+            guard rename(temporary, "\(folder)/packs/\(name)") == 0 else {
+                unlink(temporary)
+                return nil
+            }
+            return name
+        } catch {
+            unlink(temporary)
+            return nil
+        }
+    }
+
+    /// Ends the process's use: writes what is new, then keeps the cache within its bound. Only a
+    /// process that wrote looks: merges the packs into one when there are more than
+    /// `mergeAbove`, keeping the most recently used entries up to three quarters of the limit,
+    /// and removes temporary files a killed process left (older than an hour).
+    public func finish() {
+        let (hits, new) = state.withLock { ($0.hits, $0.pending.count) }
+        Trace.mark("cache: \(hits) entries read, \(new) new")
+        flush()
+        guard state.withLock({ $0.wrote }) else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        for name in (try? FileSystem.listDirectory(folder + "/tmp")) ?? [] {
+            var info = stat()
+            let path = folder + "/tmp/" + name
+            if lstat(path, &info) == 0, now.tv_sec - info.st_mtim.tv_sec > 3600 { unlink(path) }
+        }
+        var packs: [(name: String, size: Int, time: Int)] = []
+        for name in (try? FileSystem.listDirectory(folder + "/packs")) ?? [] where name.hasSuffix(".pack") {
+            var info = stat()
+            // To the nanosecond the file system keeps: packs written within one second are
+            // still told apart, so the newest entries are the ones kept.
+            if lstat(folder + "/packs/" + name, &info) == 0 { packs.append((name, Int(info.st_size), info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec)) }
+        }
+        let total = packs.reduce(0) { $0 + $1.size }
+        guard packs.count > Self.mergeAbove || total > limit else { return }
+        // Newest first: their entries are kept first, up to three quarters of the limit.
+        // This process's own packs first: a file time has the kernel's tick, and another
+        // pack written within the same tick would otherwise tie with them.
+        let own = state.withLock { $0.own }
+        packs.sort { own.contains($0.name) != own.contains($1.name) ? own.contains($0.name) : $0.time > $1.time }
+        var kept: [(Key, [UInt8])] = []
+        var keys: Set<Key> = []
+        var size = 0
+        for pack in packs {
+            guard let opened = Pack.open(folder + "/packs/" + pack.name) else { continue }
+            for entry in 0..<opened.count where size < limit / 4 * 3 {
+                guard let payload = opened.payload(entry), keys.insert(opened.key(entry)).inserted else { continue }
+                kept.append((opened.key(entry), payload))
+                size += payload.count + Pack.entrySize
+            }
+        }
+        let merged = kept.isEmpty ? nil : write(pack: kept)
+        for pack in packs where pack.name != merged { unlink(folder + "/packs/" + pack.name) }
+    }
+
+    /// Maps every pack once, on first use.
+    private func openPacks() {
+        if state.withLock({ $0.opened }) { return }
+        var packs: [Pack] = []
+        for name in ((try? FileSystem.listDirectory(folder + "/packs")) ?? []).filter({ $0.hasSuffix(".pack") }) {
+            if let pack = Pack.open(folder + "/packs/" + name) { packs.append(pack) }
+        }
+        state.withLock { state in
+            guard !state.opened else { return }
+            state.opened = true
+            state.packs = packs
+            for (number, pack) in packs.enumerated() {
+                for entry in 0..<pack.count where state.index[pack.key(entry)] == nil {
+                    state.index[pack.key(entry)] = (number, entry)
+                }
+            }
+        }
+    }
+}
+
+/// One pack file, mapped read-only:
+/// `RCP1`, the entry count (8 bytes), per entry its key (32), payload offset (8), length (8)
+/// and the payload's sha256 (32), the sha256 of all that (32), then the payloads.
+package final class Pack: @unchecked Sendable {
+    package static let headerSize = 12
+    package static let entrySize = 80
+    package static let magic: [UInt8] = Array("RCP1".utf8)
+
+    private let base: UnsafeRawPointer
+    private let size: Int
+    private let path: String
+    package let count: Int
+    private let touched = Atomic<Bool>(false)
+
+    private init(base: UnsafeRawPointer, size: Int, count: Int, path: String) {
+        self.base = base
+        self.size = size
+        self.count = count
+        self.path = path
+    }
+
+    deinit { munmap(UnsafeMutableRawPointer(mutating: base), size) }
+
+    /// The pack at `path`, or nil when it is not a whole one (its index does not match its sum).
+    package static func open(_ path: String) -> Pack? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size >= headerSize + 32 else { return nil }
+        let size = Int(info.st_size)
+        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else { return nil }
+        let base = UnsafeRawPointer(mapped)
+        let bytes = UnsafeRawBufferPointer(start: base, count: size)
+        let count = Int(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: Int64.self)))
+        guard bytes[0..<4].elementsEqual(magic), count >= 0, count <= (size - headerSize - 32) / entrySize,
+            SHA256.digest(UnsafeRawBufferPointer(rebasing: bytes[0..<headerSize + count * entrySize]))
+                .elementsEqual(bytes[headerSize + count * entrySize..<headerSize + count * entrySize + 32])
+        else {
+            munmap(mapped, size)
+            return nil
+        }
+        return Pack(base: base, size: size, count: count, path: path)
+    }
+
+    private func entry(_ number: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + Self.headerSize + number * Self.entrySize, count: Self.entrySize)
+    }
+
+    package func key(_ number: Int) -> BuildCache.Key {
+        BuildCache.Key(digest: entry(number)[0..<32])
+    }
+
+    /// The payload of entry `number` when it lies within the file and matches its sha256.
+    package func payload(_ number: Int) -> [UInt8]? {
+        let entry = entry(number)
+        let offset = Int(Int64(littleEndian: entry.loadUnaligned(fromByteOffset: 32, as: Int64.self)))
+        let length = Int(Int64(littleEndian: entry.loadUnaligned(fromByteOffset: 40, as: Int64.self)))
+        guard offset >= 0, length >= 0, offset <= size, length <= size - offset else { return nil }
+        let payload = UnsafeRawBufferPointer(start: base + offset, count: length)
+        guard SHA256.digest(payload).elementsEqual(entry[48..<80]) else { return nil }
+        return Array(payload)
+    }
+
+    /// Marks the pack as used now (once an hour at most): the least recently used go first.
+    package func touch() {
+        guard !touched.exchange(true, ordering: .relaxed) else { return }
+        var info = stat()
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        if lstat(path, &info) == 0, now.tv_sec - info.st_mtim.tv_sec > 3600 { utimensat(AT_FDCWD, path, nil, 0) }
+    }
+
+    package static func encode(_ entries: [(BuildCache.Key, [UInt8])]) -> [UInt8] {
+        var bytes = magic
+        func append(_ value: Int) { withUnsafeBytes(of: Int64(value).littleEndian) { bytes.append(contentsOf: $0) } }
+        append(entries.count)
+        var offset = headerSize + entries.count * entrySize + 32
+        for (key, payload) in entries {
+            bytes.append(contentsOf: key.digest)
+            append(offset)
+            append(payload.count)
+            bytes.append(contentsOf: SHA256.digest(payload))
+            offset += payload.count
+        }
+        bytes.append(contentsOf: SHA256.digest(bytes))
+        for (_, payload) in entries { bytes.append(contentsOf: payload) }
+        return bytes
+    }
+}
+
+/// Payloads as the cache stores them: integers and strings, length-prefixed.
+package struct CacheRecord {
+    package private(set) var bytes: [UInt8] = []
+
+    package mutating func append(_ value: Int) {
+        withUnsafeBytes(of: Int64(value).littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    package mutating func append(_ text: String) {
+        append(text.utf8.count)
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Reads a record back; every read is nil once the bytes run out or do not fit.
+    package struct Reader {
+        package let bytes: [UInt8]
+        private var offset = 0
+
+        package init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        package var atEnd: Bool { offset == bytes.count }
+
+        package mutating func int() -> Int? {
+            guard offset + 8 <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for index in 0..<8 { value |= Int64(bytes[offset + index]) << (8 * index) }
+            offset += 8
+            return Int(value)
+        }
+
+        package mutating func string() -> String? {
+            guard let count = int(), count >= 0, offset + count <= bytes.count else { return nil }
+            defer { offset += count }
+            return String(decoding: bytes[offset..<offset + count], as: UTF8.self)
+        }
+    }
+}
+
+extension SHA256 {
+    /// The raw 32-byte digest of `bytes`.
+    package static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBytes { digest($0) }
+    }
+
+    package static func digest(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let ok = digest.withUnsafeMutableBufferPointer { out in
+            EVP_Digest(raw.baseAddress, raw.count, out.baseAddress, &length, EVP_sha256(), nil)
+        }
+        precondition(ok == 1 && length == 32, "EVP_Digest(sha256) failed")
+        return digest
+    }
+}

@@ -1,0 +1,82 @@
+/// Everything one snapshot of the content holds, parsed, with where each file came from.
+public struct Content: Sendable {
+    /// The folder of the repository's tree the content was read from: paths in findings and
+    /// `fileIDs` are the repository's (`content/partners/a.yaml`).
+    public var root: ContentRoot
+    public var config: ServiceConfig?
+    public var limits: LegalLimits?
+    public var phrases: [Phrase]?
+    /// Sign-offs for changes to the regulatory data (`regulatory/signoffs.yaml`, optional).
+    public var signoffs: [Signoff] = []
+    public var partners: [Partner] = []
+    public var products: [Product] = []
+    public var rateTables: [RateTable] = []
+    public var terms: [TermsVersion] = []
+    /// Content-relative paths of asset files.
+    public var assets: Set<String> = []
+    /// Partner ids that have a file, parsed or not (so one broken file does not cascade).
+    public var partnerFiles: Set<String> = []
+    /// `<partner>/<product>` keys that have a product.yaml, parsed or not.
+    public var productFiles: Set<String> = []
+    /// Raw text of every terms file by repository-relative path (history rules compare it).
+    public var termsText: [String: String] = [:]
+    /// Problems found while reading files (syntax, schema, encoding, tree).
+    public var fileDiagnostics: [Diagnostic] = []
+    /// The git blob id of each file whose bytes were read or whose commit named it, by
+    /// repository-relative path: the identity of a file's bytes, which keys what the build
+    /// caches (`BuildCache`, `RenderMemo`). A file without one is never served from a cache.
+    public var fileIDs: [String: ObjectID] = [:]
+    /// True when `fileIDs` holds every file this content was read from (a loader assembled it
+    /// from a whole tree): only then does a missing id mean a missing file.
+    package var identified = false
+
+    public init(root: ContentRoot) { self.root = root }
+
+    public func partner(_ id: String) -> Partner? { partners.first { $0.id.value == id } }
+
+    /// The first day after `asOf` on which a bundle built as of `asOf` stops being current: a
+    /// rate table, terms version or legal limit takes effect, or a rate table ends. Nil when
+    /// nothing is scheduled.
+    public func nextScheduledChange(after asOf: Day) -> Day? {
+        var days: [Day] = rateTables.map(\.effectiveFrom.value) + terms.map(\.effectiveFrom.value)
+        days += rateTables.compactMap { $0.effectiveTo.map { $0.value.adding(days: 1) } }
+        days += (limits?.entries ?? []).map(\.effectiveFrom)
+        return days.filter { $0 > asOf }.min()
+    }
+
+    /// The rate tables of one product, oldest first.
+    public func rateTables(of productKey: String) -> [RateTable] {
+        Content.oldestFirst(rateTables.filter { $0.productKey == productKey })
+    }
+
+    /// The versions of one terms document, oldest first.
+    public func versions(of documentID: String) -> [TermsVersion] {
+        Content.oldestFirst(terms.filter { $0.documentID == documentID })
+    }
+
+    /// `rateTables(of:)` for every product at once (one pass instead of one per product).
+    public var rateTablesByProduct: [String: [RateTable]] {
+        Dictionary(grouping: rateTables, by: \.productKey).mapValues(Content.oldestFirst)
+    }
+
+    /// `versions(of:)` for every document at once.
+    public var versionsByDocument: [String: [TermsVersion]] {
+        Dictionary(grouping: terms, by: \.documentID).mapValues(Content.oldestFirst)
+    }
+
+    /// `partner(_:)` for every partner id at once (the first partner with an id wins, as there).
+    public var partnersByID: [String: Partner] {
+        Dictionary(partners.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    package static func oldestFirst(_ tables: [RateTable]) -> [RateTable] {
+        tables.sorted { $0.effectiveFrom.value < $1.effectiveFrom.value }
+    }
+
+    package static func oldestFirst(_ versions: [TermsVersion]) -> [TermsVersion] {
+        versions.sorted { ($0.semver ?? []).lexicographicallyPrecedes($1.semver ?? []) }
+    }
+
+    /// Terms document ids, sorted.
+    public var documentIDs: [String] { Array(Set(terms.map(\.documentID))).sorted() }
+}

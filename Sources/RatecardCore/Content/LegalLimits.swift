@@ -1,0 +1,105 @@
+import RatecardSupport
+
+/// `regulatory/limits.yaml`: the legal caps as dated data, resolved by date.
+public struct LegalLimits: Sendable, Equatable {
+    /// The limits the rules use.
+    public enum Kind: String, CaseIterable, Sendable {
+        case maxAPR = "max_apr_pct"
+        case lateSpreadMax = "late_interest_spread_max_pp"
+        case lateInterestMax = "late_interest_max_pct"
+        case earlyRepaymentFeeMaxMonths = "early_repayment_fee_max_months"
+        /// An early-repayment fee up to this rate is not interest (on loans long enough, below).
+        case earlyRepaymentFeeExemptMaxPct = "early_repayment_fee_exempt_max_pct"
+        /// The shortest loan term on which an early-repayment fee is not interest.
+        case earlyRepaymentFeeExemptMinTermMonths = "early_repayment_fee_exempt_min_term_months"
+        case creditScoreMin = "credit_score_min"
+        case creditScoreMax = "credit_score_max"
+
+        /// Whether a higher value lets a lender charge more (a looser limit). For the others a
+        /// lower value is looser (the minimum term of the fee exemption); the score bounds are
+        /// neither, and any change to them is treated as loosening.
+        package var higherIsLooser: Bool? {
+            switch self {
+            case .maxAPR, .lateSpreadMax, .lateInterestMax, .earlyRepaymentFeeMaxMonths, .earlyRepaymentFeeExemptMaxPct: true
+            case .earlyRepaymentFeeExemptMinTermMonths: false
+            case .creditScoreMin, .creditScoreMax: nil
+            }
+        }
+
+        /// Kinds a policy programme may set its own value for (`program:`).
+        package static let programKinds: Set<Kind> = [.maxAPR, .lateInterestMax]
+    }
+
+    public struct Entry: Sendable, Equatable {
+        public var kind: Kind
+        public var value: Percent
+        public var effectiveFrom: Day
+        public var citation: String
+        public var mark: SourceMark
+        /// Where the value is written.
+        public var valueMark: SourceMark
+        /// The policy programme the entry applies to (`program:`), or nil for every loan.
+        public var program: String?
+
+        /// How a change to this entry is named in `regulatory/signoffs.yaml`.
+        package var label: String {
+            (program.map { "\(kind.rawValue) [\($0)]" } ?? kind.rawValue) + " from \(effectiveFrom)"
+        }
+    }
+
+    public var path: String
+    public var entries: [Entry]
+
+    /// The entry in force on `day`: the latest `effective_from` on or before it.
+    public func inForce(_ kind: Kind, on day: Day) -> Entry? {
+        inForce(kind, on: day, program: nil)
+    }
+
+    /// The entry of a policy programme in force on `day` (nil `program`: the general entry).
+    public func inForce(_ kind: Kind, on day: Day, program: String?) -> Entry? {
+        entries.filter { $0.kind == kind && $0.program == program && $0.effectiveFrom <= day }.max { $0.effectiveFrom < $1.effectiveFrom }
+    }
+
+    /// Every policy programme that has a limit of its own.
+    public var programs: Set<String> { Set(entries.compactMap(\.program)) }
+
+    /// The newest entry of a kind, whatever its date (for bounds that do not depend on the date).
+    public func latest(_ kind: Kind) -> Entry? {
+        entries.filter { $0.kind == kind }.max { $0.effectiveFrom < $1.effectiveFrom }
+    }
+
+    package static func read(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> LegalLimits? {
+        guard let fields = MappingReader(node, path: path, what: "limits.yaml", diagnostics: diagnostics) else { return nil }
+        defer { fields.finish() }
+        guard let items = fields.list("limits") else { return nil }
+        var entries: [Entry] = []
+        for item in items.value {
+            guard let entry = MappingReader(item, path: path, what: "a limit", diagnostics: diagnostics) else { continue }
+            let kind: Located<Kind>? = entry.choice("id")
+            let value = entry.percent("value")
+            let from = entry.day("effective_from")
+            let citation = entry.string("citation")
+            let program = entry.string("program", required: false)
+            entry.finish()
+            if let program {
+                if !SchemaRules.isValidID(program.value) {
+                    diagnostics.report(SchemaRules.identifier, path, program.mark, "program '\(program.value)' must match ^[a-z0-9][a-z0-9-]{0,62}$")
+                }
+                if let kind, !Kind.programKinds.contains(kind.value) {
+                    let allowed = Kind.programKinds.map(\.rawValue).sorted().joined(separator: ", ")
+                    diagnostics.report(SchemaRules.notAllowed, path, program.mark, "a policy programme can only set its own \(allowed), not '\(kind.value.rawValue)'")
+                }
+            }
+            if let kind, let value, let from, let citation {
+                if entries.contains(where: { $0.kind == kind.value && $0.program == program?.value && $0.effectiveFrom == from.value }) {
+                    diagnostics.report(DateRules.overlap, path, from.mark, "two '\(kind.value.rawValue)' limits take effect on \(from.value); keep one")
+                }
+                entries.append(Entry(kind: kind.value, value: value.value, effectiveFrom: from.value, citation: citation.value, mark: item.mark, valueMark: value.mark, program: program?.value))
+            }
+        }
+        for kind in Kind.allCases where !entries.contains(where: { $0.kind == kind && $0.program == nil }) {
+            diagnostics.report(SchemaRules.missingField, path, items.mark, "no '\(kind.rawValue)' limit is defined; every known limit needs at least one dated entry")
+        }
+        return LegalLimits(path: path, entries: entries)
+    }
+}

@@ -1,0 +1,77 @@
+import RatecardSupport
+
+/// One version of a terms document: `terms/<doc-id>/<version>.md`.
+public struct TermsVersion: Sendable, Equatable {
+    public enum Consent: String, CaseIterable, Sendable {
+        case required
+        case optional
+        case none
+    }
+
+    public var path: String
+    public var documentID: String
+    /// The version in the file name.
+    public var fileVersion: String
+    public var mark: SourceMark
+    public var title: Located<String>
+    public var version: Located<String>
+    public var effectiveFrom: Located<Day>
+    public var consent: Located<Consent>
+    public var requiresReconsent: Located<Bool>
+    public var summary: Located<String>
+    /// The day the change was announced to users (`announced_on`, optional; DSC-15).
+    public var announcedOn: Located<Day>?
+    /// `recipients: partners`: a consent to provide data to the partners, which must name every
+    /// partner that is not terminated (DSC-16).
+    public var namesPartners: Located<Bool>?
+    /// The Markdown body below the front matter.
+    public var body: String
+    /// The 1-based line the body starts on.
+    public var bodyLine: Int
+    /// Prohibited advertising wording in the rendered body (DSC-06), found once when the file is
+    /// read: the loader caches parsed files by blob, so `validate --range` does not rescan
+    /// unchanged text.
+    package var prohibitedWording: [AdWording.Hit] = []
+
+    /// The semantic version numbers, if the file name is one.
+    public var semver: [Int]? { TermsVersion.semver(fileVersion) }
+
+    package static func semver(_ text: String) -> [Int]? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        let numbers = parts.compactMap { part -> Int? in
+            guard !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }), part == "0" || part.first != "0" else { return nil }
+            return Int(part)
+        }
+        return numbers.count == 3 ? numbers : nil
+    }
+
+    /// `scan` finds the prohibited wording of a body (`TermsScan`, through the build cache).
+    package static func read(
+        _ node: YAMLNode, path: String, documentID: String, fileVersion: String, body: String, bodyLine: Int, diagnostics: Diagnostics,
+        scan: (String, Int) -> [AdWording.Hit] = { TermsScan.scan(body: $0, firstLine: $1) }
+    ) -> TermsVersion? {
+        guard let fields = MappingReader(node, path: path, what: "terms front matter", diagnostics: diagnostics) else { return nil }
+        defer { fields.finish() }
+        let title = fields.string("title")
+        let version = fields.string("version")
+        let from = fields.day("effective_from")
+        let consent: Located<Consent>? = fields.choice("consent")
+        let reconsent = fields.bool("requires_reconsent")
+        let summary = fields.string("summary")
+        let announced = fields.day("announced_on", required: false)
+        var namesPartners: Located<Bool>?
+        if let recipients = fields.string("recipients", required: false) {
+            if recipients.value == "partners" {
+                namesPartners = Located(true, at: recipients.mark)
+            } else {
+                diagnostics.report(SchemaRules.notAllowed, path, recipients.mark, "recipients '\(recipients.value)' is not one of: partners")
+            }
+        }
+        guard let title, let version, let from, let consent, let reconsent, let summary else { return nil }
+        return TermsVersion(
+            path: path, documentID: documentID, fileVersion: fileVersion, mark: node.mark, title: title, version: version,
+            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, body: body, bodyLine: bodyLine,
+            prohibitedWording: scan(body, bodyLine))
+    }
+}

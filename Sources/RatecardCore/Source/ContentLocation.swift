@@ -1,0 +1,101 @@
+import RatecardSupport
+
+/// Where the content is: its folder on disk (if any), its git repository (if any) and the
+/// content root's path inside that repository's tree.
+public struct ContentLocation {
+    /// The folder holding `ratecard.yaml`, or nil when only a (bare) repository was found.
+    public var contentDir: String?
+    public var repository: Repository?
+    /// The content root in the repository's tree, as the work tree has it. Nil when it must
+    /// be found in each commit's tree (a bare repository) or there is no repository.
+    public var contentRoot: ContentRoot?
+
+    /// Finds the content like git finds a repository: the nearest folder at or above `start`
+    /// holding `ratecard.yaml`, and the nearest git repository at or above that.
+    public static func find(from start: String) throws -> ContentLocation {
+        let absolute = try FileSystem.realPath(start)
+        var folder = absolute
+        while true {
+            if FileSystem.exists(folder + "/ratecard.yaml") { break }
+            guard let slash = folder.lastIndex(of: "/"), folder != "/" else {
+                // No content folder on disk: a bare clone still has the content in its commits.
+                if let repository = try? Repository.discover(from: absolute) {
+                    if repository.workdir == nil {
+                        return ContentLocation(contentDir: nil, repository: repository, contentRoot: nil)
+                    }
+                    throw OperationalError("no ratecard.yaml in \(start) or any folder above it; run inside the content folder or pass -C DIR")
+                }
+                throw OperationalError("no ratecard.yaml in \(start) or any folder above it, and no git repository; run inside a content repo or pass -C DIR")
+            }
+            folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
+        }
+        guard let repository = try? Repository.discover(from: folder), let workdir = repository.workdir else {
+            return ContentLocation(contentDir: folder, repository: nil, contentRoot: nil)
+        }
+        let root = (try? FileSystem.realPath(workdir)) ?? workdir
+        var prefix = ""
+        if folder != root, folder.hasPrefix(root + "/") {
+            prefix = String(folder.dropFirst(root.count + 1))
+        }
+        return ContentLocation(contentDir: folder, repository: repository, contentRoot: ContentRoot(treePath: prefix))
+    }
+
+    /// The repository, or an error saying that this needs one.
+    public func requireRepository() throws -> Repository {
+        guard let repository else {
+            throw OperationalError("\(contentDir ?? "this folder") is not inside a git repository; run 'ratecard init' or 'git init' first")
+        }
+        return repository
+    }
+
+    /// The content root inside `commit`'s tree: the known root, or the shallowest folder holding `ratecard.yaml`.
+    public func contentRoot(in commit: ObjectID) throws -> ContentRoot {
+        if let contentRoot { return contentRoot }
+        let repository = try requireRepository()
+        let entries = try repository.treeEntries(commit: commit, under: "") ?? []
+        let candidates = entries.filter { $0.path == "ratecard.yaml" || $0.path.hasSuffix("/ratecard.yaml") }
+            .map { String($0.path.dropLast("ratecard.yaml".count).dropLast()) }
+            .sorted { ($0.split(separator: "/").count, $0) < ($1.split(separator: "/").count, $1) }
+        guard let best = candidates.first else {
+            throw OperationalError("commit \(commit.short) holds no ratecard.yaml")
+        }
+        return ContentRoot(treePath: best)
+    }
+
+    /// A source reading `commit`'s tree.
+    public func source(for commit: ObjectID) throws -> CommitSource {
+        CommitSource(repository: try requireRepository(), commit: commit, contentRoot: try contentRoot(in: commit))
+    }
+
+    /// Content files (relative to the content root) that differ from HEAD in the work tree or
+    /// the index, from git's status with its stat cache (no file is parsed). Dot-files are not
+    /// content and are left out, as every source leaves them out.
+    public func uncommittedContentFiles() throws -> [String] {
+        let repository = try requireRepository()
+        guard let contentRoot else { return [] }
+        return try repository.uncommittedPaths(under: contentRoot.treePath).compactMap { path in
+            guard let relative = contentRoot.relative(path) else { return nil }
+            return relative.split(separator: "/").contains { $0.hasPrefix(".") } ? nil : relative
+        }
+    }
+
+    /// `uncommittedContentFiles()` on a thread of its own, with its own handle on the repository
+    /// (libgit2 wants one per thread): the check walks the whole work tree, which costs more than
+    /// building a rate update, so the two run side by side. Join it before anything is written.
+    public func uncommittedContentFilesInBackground() throws -> Background<[String]> {
+        let repository = try requireRepository()
+        let path = repository.workdir ?? repository.gitDir
+        let (folder, root) = (contentDir, contentRoot)
+        return Background {
+            try ContentLocation(contentDir: folder, repository: Repository.open(at: path), contentRoot: root).uncommittedContentFiles()
+        }
+    }
+
+    /// A source reading the content folder on disk.
+    public func workingTree() throws -> WorkingTreeSource {
+        guard let contentDir else {
+            throw OperationalError("this is a bare repository with no work tree; pass --rev REV to read a commit")
+        }
+        return WorkingTreeSource(root: contentDir, contentRoot: contentRoot ?? .repositoryRoot)
+    }
+}

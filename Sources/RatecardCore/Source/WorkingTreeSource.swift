@@ -1,0 +1,94 @@
+import Glibc
+import RatecardSupport
+
+/// Content read from a folder on disk (the default: what an editor has changed).
+///
+/// Symlinks are listed as symlinks (`lstat`), and a folder holding its own `.git` is listed
+/// as a submodule; neither is entered. Dot-files are skipped.
+public struct WorkingTreeSource: ContentSource {
+    /// The content folder on disk.
+    public var root: String
+    public var contentRoot: ContentRoot
+
+    public init(root: String, contentRoot: ContentRoot) {
+        self.root = root
+        self.contentRoot = contentRoot
+    }
+
+    public func entries() throws -> [TreeEntry] {
+        var result: [TreeEntry] = []
+        try walk(relative: "", into: &result)
+        return result.sorted { $0.path < $1.path }
+    }
+
+    public func read(_ entry: TreeEntry) throws -> [UInt8] {
+        try FileSystem.readFile(root + "/" + entry.path)
+    }
+
+    public func size(_ entry: TreeEntry) throws -> Int {
+        try FileSystem.size(ofFileAt: root + "/" + entry.path)
+    }
+
+    /// One open: the size comes from `fstat` on the open file (the file read is the file
+    /// measured), and a file over `limit` is not read.
+    public func read(_ entry: TreeEntry, limit: Int) throws -> (bytes: [UInt8]?, size: Int) {
+        let path = root + "/" + entry.path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystem.failure("open", path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileSystem.failure("fstat", path) }
+        guard Int(info.st_size) <= limit else { return (nil, Int(info.st_size)) }
+        let bytes = try FileSystem.readAll(fd, path: path)
+        return (bytes, bytes.count)
+    }
+
+    /// Lists one folder and what is below it. The kind of each name comes from the folder's
+    /// own listing (`d_type`), so the walk costs one `opendir` per folder and no `lstat` per
+    /// file; a file system that does not fill it in (`DT_UNKNOWN`) is asked with `lstat`. A
+    /// folder holding `.git` is listed as a submodule and not entered.
+    private func walk(relative: String, into result: inout [TreeEntry]) throws {
+        let folder = relative.isEmpty ? root : root + "/" + relative
+        for (name, kind) in try Self.list(folder) where !name.hasPrefix(".") {
+            let path = relative.isEmpty ? name : relative + "/" + name
+            switch kind {
+            case .symlink:
+                result.append(TreeEntry(path: path, kind: .symlink, id: nil))
+            case .directory:
+                let inner = try Self.list(root + "/" + path)
+                if inner.contains(where: { $0.name == ".git" }) {
+                    result.append(TreeEntry(path: path, kind: .submodule, id: nil))
+                } else {
+                    try walk(relative: path, into: &result)
+                }
+            case .file:
+                result.append(TreeEntry(path: path, kind: .file, id: nil))
+            case .other:
+                break
+            }
+        }
+    }
+
+    /// The names in a folder (not `.` or `..`) with their kinds, the final component not followed.
+    package static func list(_ folder: String) throws -> [(name: String, kind: FileSystem.Kind)] {
+        guard let dir = opendir(folder) else { throw FileSystem.failure("opendir", folder) }
+        defer { closedir(dir) }
+        var names: [(name: String, kind: FileSystem.Kind)] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name != "." && name != ".." else { continue }
+            let kind: FileSystem.Kind
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_REG): kind = .file
+            case Int32(DT_DIR): kind = .directory
+            case Int32(DT_LNK): kind = .symlink
+            case Int32(DT_UNKNOWN): kind = try FileSystem.kind(ofItemAt: folder + "/" + name)
+            default: kind = .other
+            }
+            names.append((name, kind))
+        }
+        return names
+    }
+}

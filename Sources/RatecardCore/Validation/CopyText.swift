@@ -1,0 +1,148 @@
+import Foundation
+import RatecardSupport
+
+/// User-facing text as the wording checks read it: Unicode NFKC (full-width and other
+/// compatibility forms folded to their plain form), with whitespace and invisible characters
+/// (zero-width spaces and joiners, soft hyphens, Hangul fillers and other format characters)
+/// removed, so "무 조 건 승인", "무\u{200B}조건 승인" and "１００％ 승인" read as the plain words. Each
+/// character of the normalized text keeps where it was written.
+package struct CopyText: Sendable {
+    /// The normalized text, made from `scalars` when asked for (most terms bodies are only
+    /// read by the quick checks, which take the scalars).
+    package var text: String { CopyText.string(scalars) }
+    /// The normalized text as scalars.
+    package var scalars: [Unicode.Scalar]
+    /// For each Unicode scalar of `text`: the index of the scalar of the source (or rendered)
+    /// text it came from.
+    private var origins: [Int32]
+    /// Where the text came from: one YAML value, or a Markdown body and its rendered text.
+    private var source: Source
+
+    private enum Source {
+        case value(SourceMark)
+        case markdown(body: String, firstLine: Int, rendered: CommonMark.RenderedText)
+    }
+
+    /// A YAML value: every finding points at the value.
+    package init(plain: String, at mark: SourceMark) {
+        var scalars: [Unicode.Scalar] = []
+        var origins: [Int32] = []
+        CopyText.appendNormalized(Array(plain.unicodeScalars), to: &scalars, origins: &origins)
+        self.scalars = scalars
+        self.origins = origins
+        source = .value(mark)
+    }
+
+    /// The rendered text of a Markdown body whose first line is `firstLine` of its file.
+    package init(markdown body: String, firstLine: Int) {
+        let rendered = CommonMark.renderedText(body)
+        var scalars: [Unicode.Scalar] = []
+        var origins: [Int32] = []
+        scalars.reserveCapacity(rendered.scalars.count)
+        origins.reserveCapacity(rendered.scalars.count)
+        CopyText.appendNormalized(rendered.scalars, to: &scalars, origins: &origins)
+        self.scalars = scalars
+        self.origins = origins
+        source = .markdown(body: body, firstLine: firstLine, rendered: rendered)
+    }
+
+    /// Whether the scalar at `offset` of `text` is inside a quotation (a Markdown block quote).
+    package func isQuoted(at offset: Int) -> Bool {
+        guard case .markdown(_, _, let rendered) = source, offset < origins.count else { return false }
+        return rendered.quoted[Int(origins[offset])]
+    }
+
+    /// The source position of the scalar at `offset` in `text`. In Markdown, the line is the
+    /// rendered block's, and the column is found by following the rendered characters of that
+    /// line through the source line (markup such as `**` is skipped over).
+    package func mark(at offset: Int) -> SourceMark {
+        switch source {
+        case .value(let mark): return mark
+        case .markdown(let body, let firstLine, let rendered):
+            guard !origins.isEmpty else { return SourceMark(line: firstLine, column: 1) }
+            let origin = Int(origins[min(offset, origins.count - 1)])
+            let line = rendered.lines[origin]
+            var first = origin
+            while first > 0 && rendered.lines[first - 1] == line && rendered.scalars[first - 1] != "\n" { first -= 1 }
+            let sourceLine = body.split(separator: "\n", maxSplits: Int(line), omittingEmptySubsequences: false)
+            let scalars = Int(line) - 1 < sourceLine.count ? Array(sourceLine[Int(line) - 1].unicodeScalars) : []
+            var cursor = 0
+            var column = 1
+            for index in first...origin {
+                var probe = cursor
+                while probe < scalars.count && scalars[probe] != rendered.scalars[index] { probe += 1 }
+                if probe < scalars.count {
+                    column = probe + 1
+                    cursor = probe + 1
+                }
+            }
+            return SourceMark(line: firstLine + Int(line) - 1, column: column)
+        }
+    }
+
+    /// Appends the NFKC form of `scalars` without whitespace or invisible characters, and for
+    /// each scalar appended the index of the one it came from. ASCII and precomposed Hangul (the
+    /// usual case) are already normalized and are copied as they are; anything else is folded a
+    /// cluster at a time through Foundation.
+    package static func appendNormalized(_ scalars: [Unicode.Scalar], to output: inout [Unicode.Scalar], origins: inout [Int32]) {
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            var end = index + 1
+            while end < scalars.count && extendsCluster(scalars[end]) { end += 1 }
+            if end == index + 1 && isPlain(scalar) {
+                output.append(scalar)
+                origins.append(Int32(index))
+            } else if end == index + 1 && (scalar.value < 0x80 || scalar.properties.isWhitespace) {
+                // ASCII space and control characters, and other whitespace: dropped.
+            } else {
+                var cluster = String.UnicodeScalarView()
+                cluster.append(contentsOf: scalars[index..<end])
+                for folded in String(cluster).precomposedStringWithCompatibilityMapping.unicodeScalars where !isInvisible(folded) {
+                    output.append(folded)
+                    origins.append(Int32(index))
+                }
+            }
+            index = end
+        }
+    }
+
+    /// A String of `scalars`, encoded once as UTF-8 (appending to a String's scalar view one
+    /// scalar at a time cost more than the normalisation itself).
+    package static func string(_ scalars: [Unicode.Scalar]) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(scalars.count * 3)
+        for scalar in scalars { UTF8.encode(scalar) { bytes.append($0) } }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ASCII letters, digits and punctuation, and precomposed Hangul syllables: NFKC leaves them
+    /// as they are.
+    package static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
+        (0x21...0x7E).contains(scalar.value) || (0xAC00...0xD7A3).contains(scalar.value)
+    }
+
+    /// A scalar that NFKC may fold into the one before it: combining marks, conjoining Hangul
+    /// vowels and final consonants, joiners and variation selectors.
+    package static func extendsCluster(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value < 0x300 || (0xAC00...0xD7A3).contains(scalar.value) { return false }
+        switch scalar.value {
+        case 0x1160...0x11FF, 0xD7B0...0xD7FF, 0x200C, 0x200D, 0xFE00...0xFE0F, 0x302E, 0x302F: return true
+        default:
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark: return true
+            default: return false
+            }
+        }
+    }
+
+    /// Whitespace, format characters (zero-width space, joiners, soft hyphen, BOM) and the
+    /// Hangul fillers, which render as nothing.
+    package static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.properties.isWhitespace { return true }
+        switch scalar.value {
+        case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x034F, 0x180E: return true
+        default: return scalar.properties.generalCategory == .format || scalar.properties.generalCategory == .control
+        }
+    }
+}

@@ -1,0 +1,283 @@
+import RatecardSupport
+
+/// The outcome of validating a work tree, a commit or a range of commits.
+public struct ValidationReport: Sendable {
+    public var diagnostics: [Diagnostic]
+    /// The commits checked (empty for a work tree).
+    public var commits: [CommitStamp]
+    /// How many files were parsed (files whose blob did not change are parsed once).
+    public var filesParsed: Int
+    /// How many content files the last snapshot held.
+    public var files: Int
+    /// What the run could not check, and why (a parent missing from a shallow clone): shown
+    /// beside the findings, never as one of them.
+    public var notes: [String] = []
+
+    /// Findings still present at the end (for a range: not fixed by a later commit in it).
+    public var present: [Diagnostic] { diagnostics.filter { $0.fixedBy == nil } }
+    /// Findings of a range that a later commit in it fixed (history, not a problem now).
+    public var fixed: [Diagnostic] { diagnostics.filter { $0.fixedBy != nil } }
+
+    public var errorCount: Int { present.filter { $0.severity == .error }.count }
+    public var warningCount: Int { present.filter { $0.severity == .warning }.count }
+    public var hasErrors: Bool { errorCount > 0 }
+}
+
+/// Validates content from where it lives: the work tree, one commit, or every commit of a range.
+public final class ValidationRun {
+    public let location: ContentLocation
+    public let validator: Validator
+    public let loader = ContentLoader()
+
+    public init(location: ContentLocation, context: ValidationContext) {
+        self.location = location
+        self.validator = Validator(context: context)
+    }
+
+    /// One validated snapshot: the content, where it came from, and what is wrong with it.
+    public struct Snapshot {
+        public var content: Content
+        public var source: any ContentSource
+        public var report: ValidationReport
+        /// The commit read, or HEAD for a work tree.
+        public var commit: ObjectID?
+        /// True when the work tree's content differs from HEAD (or there is no HEAD).
+        public var dirty: Bool
+    }
+
+    /// The work tree, with history rules against HEAD when there is one.
+    public func validateWorkingTree() throws -> ValidationReport {
+        try snapshot(revision: nil).report
+    }
+
+    /// One commit, read from git objects, with history rules against its first parent.
+    public func validate(revision: String) throws -> ValidationReport {
+        try snapshot(revision: revision).report
+    }
+
+    /// Loads and validates the work tree (`revision == nil`) or one commit.
+    public func snapshot(revision: String?) throws -> Snapshot {
+        guard let revision else {
+            let source = try location.workingTree()
+            let content = try loader.load(source)
+            let hashed = loader.hashedIDs
+            let listed = loader.walked
+            var base: Content?
+            var head: ObjectID?
+            var dirty = true
+            if let repository = location.repository, let commit = try repository.headCommit(),
+                let root = location.contentRoot, let entries = try repository.treeEntries(commit: commit, under: root.treePath)
+            {
+                head = commit
+                let baseSource = CommitSource(repository: repository, commit: commit, contentRoot: root)
+                base = try loader.load(baseSource)
+                dirty = try !Self.same(source, listed: listed, as: baseSource.filtered(entries), hashed: hashed)
+            }
+            let report = ValidationReport(
+                diagnostics: validator.check(content, base: base), commits: [],
+                filesParsed: loader.parses, files: content.fileCount)
+            return Snapshot(content: content, source: source, report: report, commit: head, dirty: dirty)
+        }
+        let repository = try location.requireRepository()
+        let commit = try Self.resolve(revision, in: repository)
+        let info = try repository.commitInfo(commit)
+        let source = try location.source(for: commit)
+        Trace.mark("validate: commit resolved")
+        let content = try loader.load(source)
+        // The parent for history rules: derived from this commit's content when they differ
+        // only in rate tables edited in place (no second walk of the tree), else loaded. A
+        // shallow clone may not hold it: then the history rules are skipped, with a note.
+        var notes: [String] = []
+        let parents = info.parents.filter { parent in
+            guard !repository.hasObject(parent) else { return true }
+            notes.append(Self.missingParentNote(commit: commit, parent: parent))
+            return false
+        }
+        let base = try parents.first.flatMap { parent -> Content? in
+            if let parentSource = try? location.source(for: parent),
+                let (derived, _) = try IncrementalRange(validator: validator, loader: loader, diff: try TreeDiff(gitDir: repository.gitDir))
+                    .reread(content, of: commit, as: parent, source: parentSource)
+            {
+                return derived
+            }
+            return try loadIfPresent(parent)
+        }
+        Trace.mark("validate: parent derived")
+        let report = ValidationReport(
+            diagnostics: Validator(context: validator.context.forCommit(info)).check(content, base: base),
+            commits: [CommitStamp(id: commit, summary: info.summary)],
+            filesParsed: loader.parses, files: content.fileCount, notes: notes)
+        Trace.mark("validate: checked")
+        return Snapshot(content: content, source: source, report: report, commit: commit, dirty: false)
+    }
+
+    /// A revision as a commit id, or an error that names the revision.
+    package static func resolve(_ revision: String, in repository: Repository) throws -> ObjectID {
+        let result: Result<ObjectID, GitError> = Result { () throws(GitError) in try repository.resolveCommit(revision) }
+        switch result {
+        case .success(let id): return id
+        case .failure(let error):
+            var message = "revision '\(revision)' cannot be read: \(error.message)"
+            if repository.isShallow {
+                message += "; this is a shallow clone, so older commits may not have been fetched: run 'git fetch --unshallow' (in GitHub Actions: actions/checkout with fetch-depth: 0)"
+            }
+            throw OperationalError(message)
+        }
+    }
+
+    /// What to say when a commit's parent is missing (a shallow clone's edge).
+    package static func missingParentNote(commit: ObjectID, parent: ObjectID) -> String {
+        "history rules (HIS-01 to HIS-04) were not checked for \(commit.short): its parent \(parent.short) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)"
+    }
+
+    /// What is staged in the index, with history rules against HEAD (the pre-commit hook).
+    public func validateStaged() throws -> ValidationReport {
+        let repository = try location.requireRepository()
+        guard let root = location.contentRoot else { throw OperationalError("--staged needs a work tree") }
+        let content = try loader.load(IndexSource(repository: repository, contentRoot: root))
+        var base: Content?
+        if let head = try repository.headCommit(), try repository.treeEntries(commit: head, under: root.treePath) != nil {
+            base = try loader.load(CommitSource(repository: repository, commit: head, contentRoot: root))
+        }
+        return ValidationReport(diagnostics: validator.check(content, base: base), commits: [], filesParsed: loader.parses, files: content.fileCount)
+    }
+
+    /// The content at a revision (or the work tree for nil), without validating it.
+    public func content(at revision: String?) throws -> Content {
+        guard let revision else { return try loader.load(try location.workingTree()) }
+        return try loader.load(try location.source(for: try Self.resolve(revision, in: try location.requireRepository())))
+    }
+
+    /// Whether the work tree's files are byte-for-byte those of a commit's tree.
+    /// `hashed` holds ids already computed for work-tree files (by the load that validated them).
+    /// `listed` holds the work tree's entries when a load has just listed them.
+    package static func same(_ workTree: WorkingTreeSource, listed: [TreeEntry]? = nil, as committed: [TreeEntry], hashed: [String: ObjectID] = [:]) throws -> Bool {
+        let files = try listed ?? workTree.entries()
+        guard files.count == committed.count else { return false }
+        for (file, entry) in zip(files, committed) {
+            guard file.path == entry.path, file.kind == entry.kind, let id = entry.id else { return false }
+            guard file.kind == .file else { continue }
+            // A file over every size limit differs from any committed (valid) one: never read it.
+            if hashed[file.path] == nil, try workTree.size(file) > max(SourceText.maxBytes, AssetRules.maxBytes) { return false }
+            if try hashed[file.path] ?? Repository.blobID(of: workTree.read(file)) != id { return false }
+        }
+        return true
+    }
+
+    /// Every commit in `A..B`, oldest first; each problem is reported once, stamped with the
+    /// commit that introduced it (problems already present in its parent are not repeated).
+    /// A problem that a later commit of the range fixed is kept as history, stamped with that
+    /// commit (`fixedBy`); the others are still present at the range's end and carry their
+    /// position in its last commit. History findings (HIS) are about their commit's change
+    /// and are never marked fixed.
+    public func validate(range: String) throws -> ValidationReport {
+        let repository = try location.requireRepository()
+        let (baseRev, tipRev) = try Self.split(range: range)
+        let tip = try Self.resolve(tipRev, in: repository)
+        let base = try baseRev.map { try Self.resolve($0, in: repository) }
+        let walked: Result<[ObjectID], GitError> = Result { () throws(GitError) in try repository.commits(from: base, to: tip) }
+        let commits: [ObjectID]
+        switch walked {
+        case .success(let list): commits = list
+        case .failure(let error) where repository.isShallow:
+            throw OperationalError(
+                "the commits of \(range) cannot all be read: this is a shallow clone and part of the range was not fetched (\(error.message)); run 'git fetch --unshallow' (in GitHub Actions: actions/checkout with fetch-depth: 0)"
+            )
+        case .failure(let error): throw error
+        }
+        var notes: [String] = []
+        // Reported problems not fixed yet, by key: the indices into `reported`.
+        var open: [String: [Int]] = [:]
+        var lastFound: [Diagnostic] = []
+        let incremental = IncrementalRange(validator: validator, loader: loader, diff: try TreeDiff(gitDir: repository.gitDir))
+        var snapshots: [ObjectID: Content] = [:]
+        var problems: [ObjectID: Set<String>] = [:]
+        // The last snapshot's findings without history rules: an incremental step starts from them.
+        var plainFindings: [ObjectID: [Diagnostic]] = [:]
+        var reported: [Diagnostic] = []
+        var stamps: [CommitStamp] = []
+        var files = 0
+        for commit in commits {
+            let info = try repository.commitInfo(commit)
+            let stamp = CommitStamp(id: commit, summary: info.summary)
+            stamps.append(stamp)
+            var parent: Content?
+            var known: Set<String> = []
+            if let parentID = info.parents.first, !repository.hasObject(parentID) {
+                notes.append(Self.missingParentNote(commit: commit, parent: parentID))
+            } else if let parentID = info.parents.first {
+                parent = try snapshots[parentID] ?? loadIfPresent(parentID)
+                if let parent, problems[parentID] == nil {
+                    let plain = validator.check(parent)
+                    plainFindings[parentID] = plain
+                    problems[parentID] = Set(plain.map(\.key))
+                }
+                known = problems[parentID] ?? []
+            }
+            let content: Content
+            let found: [Diagnostic]
+            if let parentID = info.parents.first, let parent, let plain = plainFindings[parentID],
+                let step = try incremental.step(parent: parentID, parentContent: parent, parentPlain: plain, commit: commit, source: location.source(for: commit))
+            {
+                content = step.content
+                found = step.found
+                plainFindings = [commit: step.plain]
+            } else {
+                content = try load(commit)
+                let context = validator.context.forCommit(info)
+                found = Validator(context: context).check(content, base: parent)
+                plainFindings = [commit: IncrementalRange.withoutHistory(found, content, base: parent, context: context)]
+            }
+            files = content.fileCount
+            let keys = Set(found.map(\.key))
+            problems[commit] = keys
+            for (key, indices) in open where !keys.contains(key) {
+                for index in indices { reported[index].fixedBy = stamp }
+                open[key] = nil
+            }
+            for var diagnostic in found where !known.contains(diagnostic.key) {
+                diagnostic.commit = stamp
+                if !diagnostic.rule.hasPrefix("HIS-") { open[diagnostic.key, default: []].append(reported.count) }
+                reported.append(diagnostic)
+            }
+            lastFound = found
+            snapshots = [commit: content]
+        }
+        // What is still present is annotated where it is in the last commit (lines may have moved).
+        var marks: [String: [SourceMark]] = [:]
+        for diagnostic in lastFound { marks[diagnostic.key, default: []].append(diagnostic.mark) }
+        for indices in open.values {
+            for (index, mark) in zip(indices, marks[reported[indices[0]].key] ?? []) { reported[index].mark = mark }
+        }
+        return ValidationReport(diagnostics: reported, commits: stamps, filesParsed: loader.parses, files: files, notes: notes)
+    }
+
+    /// `A..B`, `A..` (to HEAD) or `..B` (from the root).
+    package static func split(range: String) throws -> (String?, String) {
+        guard let dots = range.range(of: "..") else {
+            throw OperationalError("range '\(range)' must look like A..B")
+        }
+        let base = String(range[..<dots.lowerBound])
+        let tip = String(range[dots.upperBound...])
+        return (base.isEmpty ? nil : base, tip.isEmpty ? "HEAD" : tip)
+    }
+
+    private func load(_ commit: ObjectID) throws -> Content {
+        try loader.load(try location.source(for: commit))
+    }
+
+    private func loadIfPresent(_ commit: ObjectID) throws -> Content? {
+        guard let root = try? location.contentRoot(in: commit),
+            try location.requireRepository().treeEntries(commit: commit, under: root.treePath) != nil
+        else { return nil }
+        return try load(commit)
+    }
+}
+
+extension Content {
+    /// How many files of each kind were read (for summaries).
+    package var fileCount: Int {
+        partnerFiles.count + productFiles.count + rateTables.count + termsText.count + assets.count
+            + (config == nil ? 0 : 1) + (limits == nil ? 0 : 1) + (phrases == nil ? 0 : 1)
+    }
+}

@@ -1,0 +1,3 @@
+@_exported import RatecardCore
+// The layers below RatecardKit, re-exported for the command line and the tests.
+@_exported import RatecardSupport
