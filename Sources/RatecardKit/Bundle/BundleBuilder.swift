@@ -48,44 +48,52 @@ public struct BundleBuilder {
             data[asset] = try readAsset(asset)
             hashes[asset] = memo?.sha256(data[asset]!) ?? SHA256.hex(data[asset]!)
         }
-        data["partners.json"] = Self.json(documents.partners(logoHashes: hashes))
+        let logoHashes = hashes
+        data["partners.json"] =
+            memo?.page(documents.partnersIndexKey(logoHashes: logoHashes)) { Self.json(documents.partners(logoHashes: logoHashes)) } ?? Self.json(documents.partners(logoHashes: logoHashes))
         Trace.mark("build: data documents")
-        let products = documents.orderedProducts
+        // Products by key (`orderedProducts`' order), as positions in the content: a `Product` is
+        // a large value, and copying 3,000 of them costs more than the rest of a watch rebuild.
+        let all = content.products
+        let names = all.map(\.key)
+        let order = all.indices.sorted { names[$0] < names[$1] }
         Trace.mark("build: products ordered")
-        // Each product's document and its hash once, on two threads (a watching process takes
-        // the documents its edit did not touch, and their hashes, from its memo).
-        // Each product's key is computed once, for its document and its rates section.
+        // Each product's key is computed once, for its document, its rates section and its
+        // partner's page (a watching process takes what an edit did not touch from its memo).
         var productKeys: [String: BuildCache.Key] = [:]
         if memo != nil, let shared = content.keyBuilder("product-document") {
-            for (product, key) in zip(products, ParallelMap.map(products) { documents.productKey($0, shared: shared) }) where key != nil { productKeys[product.key] = key }
+            for (index, key) in zip(order, ParallelMap.map(order) { documents.productKey(all[$0], shared: shared) }) {
+                if let key { productKeys[names[index]] = key }
+            }
         }
         let keys = productKeys
-        let rendered = ParallelMap.map(products) { product -> ([UInt8], String) in
-            let render = { documents.product(product).bytes(terminator: "\n") }
+        // Each product's document and its hash once, on two threads.
+        let rendered = ParallelMap.map(order) { index -> ([UInt8], String) in
+            let render = { documents.product(all[index]).bytes(terminator: "\n") }
             guard let memo else {
                 let bytes = render()
                 return (bytes, SHA256.hex(bytes))
             }
-            let bytes = memo.page(keys[product.key], render)
+            let bytes = memo.page(keys[names[index]], render)
             return (bytes, memo.sha256(bytes))
         }
         Trace.mark("build: product documents")
         var documentHashes: [String: String] = [:]
-        for (product, (bytes, hash)) in zip(products, rendered) {
-            data["products/\(product.key).json"] = bytes
-            hashes["products/\(product.key).json"] = hash
-            documentHashes[product.key] = hash
+        for (index, (bytes, hash)) in zip(order, rendered) {
+            data["products/\(names[index]).json"] = bytes
+            hashes["products/\(names[index]).json"] = hash
+            documentHashes[names[index]] = hash
         }
         // The comparison index, and each shard's list of product documents.
         let shards = documents.compareShards(logoHashes: hashes)
         var lists: [(shard: String, sha256: String)] = []
-        let keysByPartner = Dictionary(grouping: products.map(\.key), by: { String($0.prefix { $0 != "/" }) })
+        let keysByPartner = Dictionary(grouping: order.map { names[$0] }, by: { String($0.prefix { $0 != "/" }) })
         for shard in shards {
             data[CompareIndex.Shard.path(shard.name)] = memo?.shardBytes(shard) ?? shard.bytes()
             let keys = shard.partners.flatMap { keysByPartner[$0.id] ?? [] }
-            let list = DocumentLists.list(keys.map { ($0, documentHashes[$0]!) })
+            let list = memo?.listBytes(shard.name, keys: keys, hashes: keys.map { documentHashes[$0]! }) ?? DocumentLists.list(keys.map { ($0, documentHashes[$0]!) })
             data[DocumentLists.path(shard.name)] = list
-            lists.append((shard.name, SHA256.hex(list)))
+            lists.append((shard.name, memo?.sha256(list) ?? SHA256.hex(list)))
         }
         data[DocumentLists.index] = DocumentLists.index(lists)
         Trace.mark("build: comparison shards and document lists")

@@ -115,8 +115,8 @@ struct DataDocuments {
                     logo: logoHashes[logo] == nil ? "" : logo, logoSHA256: logoHashes[logo] ?? ""))
         }
         var items: [String: [CompareIndex.Item]] = [:]
-        for product in content.products {
-            guard let item = compareItem(product) else { continue }
+        for index in content.products.indices {
+            guard let item = compareItem(content.products[index]) else { continue }
             items[CompareIndex.shard(of: item.partner, in: names)!, default: []].append(item)
         }
         return names.map { name in

@@ -20,6 +20,7 @@ public final class RenderMemo: Sendable {
         var pages: [BuildCache.Key: (bytes: [UInt8], used: Int)] = [:]
         var sections: [BuildCache.Key: (markup: String, used: Int)] = [:]
         var shards: [String: (shard: CompareIndex.Shard, bytes: [UInt8], used: Int)] = [:]
+        var lists: [String: (keys: [String], hashes: [String], bytes: [UInt8], used: Int)] = [:]
         var hashes: [Int: (bytes: [UInt8], hex: String, used: Int)] = [:]
         var rendered = 0
     }
@@ -46,6 +47,7 @@ public final class RenderMemo: Sendable {
             state.pages = state.pages.filter { $0.value.used == generation }
             state.sections = state.sections.filter { $0.value.used == generation }
             state.shards = state.shards.filter { $0.value.used == generation }
+            state.lists = state.lists.filter { $0.value.used == generation }
             state.hashes = state.hashes.filter { $0.value.used == generation }
         }
     }
@@ -81,6 +83,24 @@ public final class RenderMemo: Sendable {
         let made = shard.bytes()
         state.withLock {
             $0.shards[shard.name] = (shard, made, $0.generation)
+            $0.rendered += 1
+        }
+        return made
+    }
+
+    /// A shard's list of product documents (`DocumentLists.list`): the earlier build's bytes
+    /// when it names the same documents with the same hashes.
+    func listBytes(_ name: String, keys: [String], hashes: [String]) -> [UInt8] {
+        if let hit = state.withLock({ state -> [UInt8]? in
+            guard let entry = state.lists[name], entry.keys == keys, entry.hashes == hashes else { return nil }
+            state.lists[name]!.used = state.generation
+            return entry.bytes
+        }) {
+            return hit
+        }
+        let made = DocumentLists.list(Array(zip(keys, hashes)).map { (key: $0.0, sha256: $0.1) })
+        state.withLock {
+            $0.lists[name] = (keys, hashes, made, $0.generation)
             $0.rendered += 1
         }
         return made
@@ -149,6 +169,21 @@ extension Content {
 }
 
 extension DataDocuments {
+    /// What `partners.json` is made of: every partner file, the products' keys (each partner
+    /// lists its own), the logos' hashes and the shared files.
+    func partnersIndexKey(logoHashes: [String: String]) -> BuildCache.Key? {
+        guard var key = content.keyBuilder("partners-index") else { return nil }
+        for partner in content.partners {
+            guard content.append(partner.path, to: &key) else { return nil }
+        }
+        for index in content.products.indices { key.append(content.products[index].key) }
+        for (asset, hash) in logoHashes.sorted(by: { $0.key < $1.key }) {
+            key.append(asset)
+            key.append(hash)
+        }
+        return key.key
+    }
+
     /// What `terms.json` is made of: every version's fields it lists (not the bodies), the
     /// as-of date (which decides the current versions) and the shared files. So an edit to a
     /// version's text, or to anything but terms, reuses it.
