@@ -6,14 +6,23 @@ struct DataDocuments {
     let content: Content
     let asOf: Day
     /// Lookups built once per bundle (each page and product would otherwise scan every list).
-    let tablesByProduct: [String: [RateTable]]
+    /// Each product's tables, oldest first, as positions in `content.rateTables` (a table is a
+    /// large value: grouping copies of 6,000 of them cost more than grouping their positions).
+    let tablesByProduct: [String: [Int]]
     let versionsByDocument: [String: [TermsVersion]]
     let partnersByID: [String: Partner]
 
     init(content: Content, asOf: Day) {
         self.content = content
         self.asOf = asOf
-        tablesByProduct = content.rateTablesByProduct
+        let tables = content.rateTables
+        var positions: [String: [Int]] = [:]
+        for index in tables.indices { positions[tables[index].productKey, default: []].append(index) }
+        for (key, list) in positions where list.count > 1 {
+            // `Content.oldestFirst`'s order; equal dates keep the content's order, as a stable sort does.
+            positions[key] = list.sorted { (tables[$0].effectiveFrom.value, $0) < (tables[$1].effectiveFrom.value, $1) }
+        }
+        tablesByProduct = positions
         versionsByDocument = content.versionsByDocument
         partnersByID = content.partnersByID
     }
@@ -70,9 +79,10 @@ struct DataDocuments {
 
     /// The table in force on the as-of date and the next one scheduled after it.
     func tables(of product: Product) -> (current: RateTable?, next: RateTable?) {
-        let tables = tablesByProduct[product.key] ?? []
-        let current = tables.last { $0.isInForce(on: asOf) }
-        let next = tables.first { $0.effectiveFrom.value > asOf }
+        let tables = content.rateTables
+        let positions = tablesByProduct[product.key] ?? []
+        let current = positions.last { tables[$0].isInForce(on: asOf) }.map { tables[$0] }
+        let next = positions.first { tables[$0].effectiveFrom.value > asOf }.map { tables[$0] }
         return (current, next)
     }
 

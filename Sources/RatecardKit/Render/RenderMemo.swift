@@ -213,8 +213,8 @@ extension DataDocuments {
         } else {
             key.append("no partner")
         }
-        for table in tablesByProduct[product.key] ?? [] {
-            guard content.append(table.path, to: &key) else { return nil }
+        for position in tablesByProduct[product.key] ?? [] {
+            guard content.append(content.rateTables[position].path, to: &key) else { return nil }
         }
         return key.key
     }
