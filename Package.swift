@@ -36,8 +36,8 @@ let package = Package(
             name: "RatecardOutput",
             dependencies: ["RatecardCore", "RatecardSupport", "CCrypto", "CXML2", "CCurl", "CShims"]
         ),
-        // The pipeline (still named RatecardKit, the library product): build and publish runs, the
-        // incremental bundle of a rate update, preview --watch, the change history.
+        // The pipeline (still named RatecardKit, the library product): validation, build and publish
+        // runs, the incremental bundle of a rate update, preview --watch, the change history.
         .target(
             name: "RatecardKit",
             dependencies: ["RatecardOutput", "RatecardCore", "RatecardSupport"]
