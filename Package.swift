@@ -30,9 +30,17 @@ let package = Package(
             name: "RatecardCore",
             dependencies: ["RatecardSupport", "CGit2", "CCmark", "CYAML", "CCrypto", "CXML2", "CShims"]
         ),
+        // Output: rendering, bundle assembly, the release protocol and its stores (serve root, object
+        // storage), the bridge; what a build writes and where it goes, given content.
+        .target(
+            name: "RatecardOutput",
+            dependencies: ["RatecardCore", "RatecardSupport", "CCrypto", "CXML2", "CCurl", "CShims"]
+        ),
+        // The pipeline (still named RatecardKit, the library product): validation, build and publish
+        // runs, the incremental bundle of a rate update, preview --watch, the change history.
         .target(
             name: "RatecardKit",
-            dependencies: ["RatecardCore", "RatecardSupport", "CCrypto", "CXML2", "CCurl", "CShims"]
+            dependencies: ["RatecardOutput", "RatecardCore", "RatecardSupport"]
         ),
         // The benchmark's content generator, outside the library: it needs only the core.
         .target(name: "RatecardGenerate", dependencies: ["RatecardCore", "RatecardSupport"]),

@@ -5,6 +5,7 @@ import Testing
 
 @testable import RatecardCore
 @testable import RatecardKit
+@testable import RatecardOutput
 
 /// `preview --watch` keeps the content in memory and, after each edit, re-reads the files it
 /// touched, checks again only what they can change and rebuilds through the render memo. After

@@ -1,4 +1,5 @@
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 
 /// Validates content and renders it into a bundle, refusing content with errors.

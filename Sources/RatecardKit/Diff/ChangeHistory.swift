@@ -1,4 +1,5 @@
 import RatecardCore
+import RatecardOutput
 
 /// The history of one partner, product or terms document: the commits that changed it, and
 /// (given a serve root) the releases that shipped each change.

@@ -1,5 +1,6 @@
 import Glibc
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 
 /// The content of a work tree kept in memory between edits (`preview --watch`): every file

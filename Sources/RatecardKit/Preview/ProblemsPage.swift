@@ -1,4 +1,5 @@
 import RatecardCore
+import RatecardOutput
 
 /// The page `preview --watch` serves for every HTML request while the content has errors: each
 /// problem as `validate` prints it (`path:line:column: error RULE: message`), instead of a page

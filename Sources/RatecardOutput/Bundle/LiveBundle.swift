@@ -3,23 +3,23 @@ import RatecardSupport
 
 /// What an incremental build needs of the live release: its manifest and files, read from
 /// wherever the release keeps them (its entry folder, or the object store).
-struct LiveBundle {
-    let root: ServeRoot
-    let release: ReleaseInfo
-    let folder: String
-    let bundleID: String
-    let dataFolder: String
-    let commit: ObjectID?
-    let asOf: String
-    let generator: String
-    let build: String?
-    let sourceRoot: String?
-    let dirty: Bool
+package struct LiveBundle {
+    package let root: ServeRoot
+    package let release: ReleaseInfo
+    package let folder: String
+    package let bundleID: String
+    package let dataFolder: String
+    package let commit: ObjectID?
+    package let asOf: String
+    package let generator: String
+    package let build: String?
+    package let sourceRoot: String?
+    package let dirty: Bool
     /// The bundle's files (data/manifest.json aside), as its manifest lists them.
-    let files: [BundleManifest.File]
+    package let files: [BundleManifest.File]
 
     /// `known`: the release's version.json, when the caller has read it already.
-    init(root: ServeRoot, release id: String, known: ReleaseInfo? = nil) throws {
+    package init(root: ServeRoot, release id: String, known: ReleaseInfo? = nil) throws {
         self.root = root
         folder = root.folder(of: id)
         release = try known.flatMap { $0.id == id ? $0 : nil } ?? ReleaseInfo.read(from: folder)

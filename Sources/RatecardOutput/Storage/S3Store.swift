@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// S3-compatible object storage as a release store, with the promises `ReleaseStore` makes:

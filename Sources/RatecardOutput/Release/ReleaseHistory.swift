@@ -1,4 +1,5 @@
 import Glibc
+import RatecardCore
 import RatecardSupport
 
 /// Rollback, promotion and pruning: the operations that move the pointer among existing

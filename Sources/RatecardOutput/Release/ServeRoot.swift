@@ -1,4 +1,5 @@
 import Glibc
+import RatecardCore
 import RatecardSupport
 
 /// A serve root: the object store, `current -> releases/<id>`, the releases, the journal and the lock.
@@ -57,7 +58,7 @@ public struct ServeRoot: ReleaseTarget, Sendable {
         return String(target.dropFirst(9))
     }
 
-    public typealias ReleaseMatch = RatecardKit.ReleaseMatch
+    public typealias ReleaseMatch = RatecardOutput.ReleaseMatch
 
     /// Complete releases on disk, oldest first.
     public func releaseIDs() throws -> [String] {

@@ -1,3 +1,6 @@
+import RatecardCore
+import RatecardSupport
+
 /// `validate --range` in proportion to what each commit changed.
 ///
 /// A commit that only edits existing rate tables (the everyday rate update) can only change the

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RatecardCore
 import RatecardSupport
 
 /// A prefix of an S3-compatible bucket as a place to publish releases (an `s3:` environment).

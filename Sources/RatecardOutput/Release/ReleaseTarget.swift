@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// Where releases are published and what the release protocol needs of it besides the store:

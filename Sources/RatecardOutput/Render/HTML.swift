@@ -44,5 +44,5 @@ public struct HTML: Sendable, Equatable {
 }
 
 extension Array where Element == HTML {
-    func joined() -> HTML { HTML(raw: map(\.markup).joined()) }
+    package func joined() -> HTML { HTML(raw: map(\.markup).joined()) }
 }

@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// The outcome of validating a work tree, a commit or a range of commits.
