@@ -7,6 +7,13 @@ import Glibc
 /// not `http`, `https`, `mailto`, `tel`, a fragment or a relative path has its URL removed
 /// before rendering, so `javascript:`, `vbscript:`, `data:` and `file:` never reach a page.
 /// cmark's node tree is owned here and freed before returning; the output is `free()`d.
+///
+/// Terms pages are rendered on several threads at once. That is safe with the reference cmark
+/// (Debian's libcmark, 0.30): each call parses into its own parser and document, allocated
+/// with the default allocator (calloc/realloc/free), and the tables the parser consults, such as
+/// the special-character table in inlines.c, are `static const`. The fork cmark-gfm is not
+/// like this (its special-character table is shared and writable, and its arena allocator is
+/// global), so a switch to it would have to serialise these calls.
 public enum CommonMark {
     public static func html(_ markdown: String) -> String {
         // No CMARK_OPT_SMART: legal text is published exactly as written, quotes included.
