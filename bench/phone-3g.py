@@ -17,28 +17,22 @@ navigation:
                 included);
   sort        - how long that change of sort took, on the slowed CPU.
 Prints "fast3g <median interactive ms> <median sort ms> <interactive ms of each run...>".
-Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: commands on
-fd 3, replies and events on fd 4, NUL-terminated JSON), as bench/latency.py does.
+Chromium is driven over the DevTools protocol on a pipe (bench/cdp.py), as bench/latency.py is.
 """
-import fcntl
 import functools
 import gzip
 import http.server
 import io
-import json
 import os
-import select
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 
+from cdp import Chromium
+
 serve, release, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 base = sys.argv[4] if len(sys.argv) > 4 else None
-chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 TEXT = (".json", ".js", ".css", ".html", ".svg")
 
 
@@ -79,61 +73,10 @@ else:
 
 
 def measure():
-    profile = tempfile.mkdtemp(prefix="ratecard-bench-3g-")
-    to_r, to_w = os.pipe()
-    from_r, from_w = os.pipe()
-    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100) for fd in (to_r, from_w)]
-    for fd in (to_r, from_w):
-        os.close(fd)
-
-    def attach():
-        os.dup2(high[0], 3)
-        os.dup2(high[1], 4)
-
-    browser = subprocess.Popen(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-         "--disable-breakpad", "--disable-crash-reporter", "--noerrdialogs", "--disable-background-networking",
-         "--remote-debugging-pipe", "--user-data-dir=" + profile]
-        + (["--ignore-certificate-errors"] if url.startswith("https:") else []) + ["about:blank"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        preexec_fn=attach, pass_fds=(3, 4))
-    for fd in high:
-        os.close(fd)
-    state = {"buffer": b"", "next": 1, "session": None}
-
-    def receive(deadline):
-        while b"\0" not in state["buffer"]:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([from_r], [], [], remaining)[0]:
-                raise TimeoutError("no message from chromium in time")
-            chunk = os.read(from_r, 1 << 16)
-            if not chunk:
-                raise EOFError("chromium closed its pipe")
-            state["buffer"] += chunk
-        message, state["buffer"] = state["buffer"].split(b"\0", 1)
-        return json.loads(message)
-
-    def call(method, params=None, timeout=60):
-        ident = state["next"]
-        state["next"] += 1
-        message = {"id": ident, "method": method, "params": params or {}}
-        if state["session"]:
-            message["sessionId"] = state["session"]
-        os.write(to_w, json.dumps(message).encode() + b"\0")
-        deadline = time.monotonic() + timeout
-        while True:
-            reply = receive(deadline)
-            if reply.get("id") == ident:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return reply.get("result", {})
-
-    def evaluate(expression):
-        return call("Runtime.evaluate", {"expression": expression, "returnByValue": True}).get("result", {}).get("value")
-
+    browser = Chromium(["--ignore-certificate-errors"] if url.startswith("https:") else [])
+    call, evaluate = browser.call, browser.evaluate
     try:
-        target = call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        state["session"] = call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        browser.attach_page()
         call("Network.enable")
         call("Network.emulateNetworkConditions", {
             "offline": False, "latency": 562.5, "downloadThroughput": 180000, "uploadThroughput": 84375})
@@ -162,18 +105,7 @@ def measure():
                 raise TimeoutError("the comparison screen did not draw within 120 s")
             time.sleep(0.05)
     finally:
-        try:
-            call("Browser.close", timeout=5)
-        except Exception:
-            pass
-        try:
-            browser.wait(10)
-        except subprocess.TimeoutExpired:
-            browser.kill()
-            browser.wait()
-        os.close(to_w)
-        os.close(from_r)
-        shutil.rmtree(profile, ignore_errors=True)
+        browser.close()
 
 
 results = [measure() for _ in range(runs)]
