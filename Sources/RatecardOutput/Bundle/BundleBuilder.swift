@@ -38,7 +38,7 @@ public struct BundleBuilder {
         let memo = self.memo
         var data: [String: [UInt8]] = [
             "service.json": Self.json(documents.service()),
-            "terms.json": memo?.page(documents.termsIndexKey()) { Self.json(documents.terms()) } ?? Self.json(documents.terms()),
+            "terms.json": memo.page(documents.termsIndexKey()) { Self.json(documents.terms()) },
             "limits.json": Self.json(documents.limits()),
             "phrases.json": Self.json(documents.phrases()),
         ]
@@ -46,11 +46,10 @@ public struct BundleBuilder {
         var hashes: [String: String] = [:]
         for asset in content.assets.sorted() {
             data[asset] = try readAsset(asset)
-            hashes[asset] = memo?.sha256(data[asset]!) ?? SHA256.hex(data[asset]!)
+            hashes[asset] = memo.sha256(data[asset]!)
         }
         let logoHashes = hashes
-        data["partners.json"] =
-            memo?.page(documents.partnersIndexKey(logoHashes: logoHashes)) { Self.json(documents.partners(logoHashes: logoHashes)) } ?? Self.json(documents.partners(logoHashes: logoHashes))
+        data["partners.json"] = memo.page(documents.partnersIndexKey(logoHashes: logoHashes)) { Self.json(documents.partners(logoHashes: logoHashes)) }
         Trace.mark("build: data documents")
         // Products by key (`orderedProducts`' order), as positions in the content: a `Product` is
         // a large value, and copying 3,000 of them costs more than the rest of a watch rebuild.
@@ -69,12 +68,7 @@ public struct BundleBuilder {
         let keys = productKeys
         // Each product's document and its hash once, on two threads.
         let rendered = ParallelMap.map(order) { index -> ([UInt8], String) in
-            let render = { documents.product(all[index]).bytes(terminator: "\n") }
-            guard let memo else {
-                let bytes = render()
-                return (bytes, SHA256.hex(bytes))
-            }
-            let bytes = memo.page(keys[names[index]], render)
+            let bytes = memo.page(keys[names[index]]) { documents.product(all[index]).bytes(terminator: "\n") }
             return (bytes, memo.sha256(bytes))
         }
         Trace.mark("build: product documents")
@@ -89,11 +83,11 @@ public struct BundleBuilder {
         var lists: [(shard: String, sha256: String)] = []
         let keysByPartner = Dictionary(grouping: order.map { names[$0] }, by: { String($0.prefix { $0 != "/" }) })
         for shard in shards {
-            data[CompareIndex.Shard.path(shard.name)] = memo?.shardBytes(shard) ?? shard.bytes()
+            data[CompareIndex.Shard.path(shard.name)] = memo.shardBytes(shard)
             let keys = shard.partners.flatMap { keysByPartner[$0.id] ?? [] }
-            let list = memo?.listBytes(shard.name, keys: keys, hashes: keys.map { documentHashes[$0]! }) ?? DocumentLists.list(keys.map { ($0, documentHashes[$0]!) })
+            let list = memo.listBytes(shard.name, keys: keys, hashes: keys.map { documentHashes[$0]! })
             data[DocumentLists.path(shard.name)] = list
-            lists.append((shard.name, memo?.sha256(list) ?? SHA256.hex(list)))
+            lists.append((shard.name, memo.sha256(list)))
         }
         data[DocumentLists.index] = DocumentLists.index(lists)
         Trace.mark("build: comparison shards and document lists")
@@ -101,7 +95,7 @@ public struct BundleBuilder {
         let dataPaths = data.keys.sorted()
         let dataFiles = data
         let known = hashes
-        for (path, hash) in zip(dataPaths, ParallelMap.map(dataPaths) { known[$0] ?? memo?.sha256(dataFiles[$0]!) ?? SHA256.hex(dataFiles[$0]!) }) {
+        for (path, hash) in zip(dataPaths, ParallelMap.map(dataPaths) { known[$0] ?? memo.sha256(dataFiles[$0]!) }) {
             hashes[path] = hash
             listing += "\(hash) \(data[path]!.count) \(path)\n"
         }
@@ -127,7 +121,7 @@ public struct BundleBuilder {
         let dataHashes = hashes
         let listed = ParallelMap.map(files.keys.sorted()) { path in
             BundleManifest.File(
-                path: path, sha256: dataHashes[String(path.dropFirst(folder.count))].flatMap { path.hasPrefix(folder) ? $0 : nil } ?? memo?.sha256(pageFiles[path]!) ?? SHA256.hex(pageFiles[path]!),
+                path: path, sha256: dataHashes[String(path.dropFirst(folder.count))].flatMap { path.hasPrefix(folder) ? $0 : nil } ?? memo.sha256(pageFiles[path]!),
                 size: pageFiles[path]!.count)
         }
         let manifest = BundleManifest(

@@ -15,13 +15,19 @@ import Synchronization
 /// array as before, still held here, so its storage cannot have been freed, reused or changed
 /// (a write to a shared array copies it first), and its sha256 is the one computed before.
 public final class RenderMemo: Sendable {
+    /// A kept unit and the generation of the last build that used it.
+    private struct Entry<Value: Sendable>: Sendable {
+        var value: Value
+        var used: Int
+    }
+
     private struct State {
         var generation = 0
-        var pages: [BuildCache.Key: (bytes: [UInt8], used: Int)] = [:]
-        var sections: [BuildCache.Key: (markup: String, used: Int)] = [:]
-        var shards: [String: (shard: CompareIndex.Shard, bytes: [UInt8], used: Int)] = [:]
-        var lists: [String: (keys: [String], hashes: [String], bytes: [UInt8], used: Int)] = [:]
-        var hashes: [Int: (bytes: [UInt8], hex: String, used: Int)] = [:]
+        var pages: [BuildCache.Key: Entry<[UInt8]>] = [:]
+        var sections: [BuildCache.Key: Entry<String>] = [:]
+        var shards: [String: Entry<(shard: CompareIndex.Shard, bytes: [UInt8])>] = [:]
+        var lists: [String: Entry<(keys: [String], hashes: [String], bytes: [UInt8])>] = [:]
+        var hashes: [Int: Entry<(bytes: [UInt8], hex: String)>] = [:]
         var rendered = 0
     }
 
@@ -52,96 +58,88 @@ public final class RenderMemo: Sendable {
         }
     }
 
-    /// A unit's bytes (a product's data document, a terms page), by the key of its inputs.
-    func page(_ key: BuildCache.Key?, _ make: () -> [UInt8]) -> [UInt8] {
-        guard let key else { return make() }
-        if let hit = state.withLock({ state -> [UInt8]? in
-            guard let entry = state.pages[key] else { return nil }
-            state.pages[key]!.used = state.generation
-            return entry.bytes
+    /// What `table` keeps under `key`, when `matches` accepts it (it is then used by this build);
+    /// else what `make` gives, kept (and counted as rendered when `counted`).
+    private func reused<Key: Hashable, Value: Sendable>(
+        _ table: WritableKeyPath<State, [Key: Entry<Value>]>, _ key: Key, counted: Bool = true,
+        matches: (Value) -> Bool = { _ in true }, make: () -> Value
+    ) -> Value {
+        if let hit = state.withLock({ state -> Value? in
+            guard let entry = state[keyPath: table][key], matches(entry.value) else { return nil }
+            state[keyPath: table][key]!.used = state.generation
+            return entry.value
         }) {
             return hit
         }
         let made = make()
         state.withLock {
-            $0.pages[key] = (made, $0.generation)
-            $0.rendered += 1
+            $0[keyPath: table][key] = Entry(value: made, used: $0.generation)
+            if counted { $0.rendered += 1 }
         }
         return made
+    }
+
+    /// A unit's bytes (a product's data document, a terms page, a partner's rates page,
+    /// `terms.json`, `partners.json`), by the key of its inputs.
+    func page(_ key: BuildCache.Key?, _ make: () -> [UInt8]) -> [UInt8] {
+        guard let key else { return make() }
+        return reused(\.pages, key, make: make)
+    }
+
+    /// A product's section of its partner's rates page, by the key of its inputs.
+    func section(_ key: BuildCache.Key?, _ make: () -> String) -> String {
+        guard let key else { return make() }
+        return reused(\.sections, key, make: make)
     }
 
     /// A comparison shard's bytes: the earlier build's when the shard is equal to its (the
     /// shard holds everything its bytes are written from), else written now.
     func shardBytes(_ shard: CompareIndex.Shard) -> [UInt8] {
-        if let hit = state.withLock({ state -> [UInt8]? in
-            guard let entry = state.shards[shard.name], entry.shard == shard else { return nil }
-            state.shards[shard.name]!.used = state.generation
-            return entry.bytes
-        }) {
-            return hit
-        }
-        let made = shard.bytes()
-        state.withLock {
-            $0.shards[shard.name] = (shard, made, $0.generation)
-            $0.rendered += 1
-        }
-        return made
+        reused(\.shards, shard.name, matches: { $0.shard == shard }, make: { (shard, shard.bytes()) }).bytes
     }
 
     /// A shard's list of product documents (`DocumentLists.list`): the earlier build's bytes
     /// when it names the same documents with the same hashes.
     func listBytes(_ name: String, keys: [String], hashes: [String]) -> [UInt8] {
-        if let hit = state.withLock({ state -> [UInt8]? in
-            guard let entry = state.lists[name], entry.keys == keys, entry.hashes == hashes else { return nil }
-            state.lists[name]!.used = state.generation
-            return entry.bytes
-        }) {
-            return hit
-        }
-        let made = DocumentLists.list(Array(zip(keys, hashes)).map { (key: $0.0, sha256: $0.1) })
-        state.withLock {
-            $0.lists[name] = (keys, hashes, made, $0.generation)
-            $0.rendered += 1
-        }
-        return made
+        reused(\.lists, name, matches: { $0.keys == keys && $0.hashes == hashes }, make: { (keys, hashes, Self.list(keys, hashes)) }).bytes
     }
 
-    func section(_ key: BuildCache.Key?, _ make: () -> String) -> String {
-        guard let key else { return make() }
-        if let hit = state.withLock({ state -> String? in
-            guard let entry = state.sections[key] else { return nil }
-            state.sections[key]!.used = state.generation
-            return entry.markup
-        }) {
-            return hit
-        }
-        let made = make()
-        state.withLock {
-            $0.sections[key] = (made, $0.generation)
-            $0.rendered += 1
-        }
-        return made
+    static func list(_ keys: [String], _ hashes: [String]) -> [UInt8] {
+        DocumentLists.list(zip(keys, hashes).map { (key: $0.0, sha256: $0.1) })
     }
 
     /// The sha256 of `bytes`, remembered by the identity of their storage.
     public func sha256(_ bytes: [UInt8]) -> String {
         guard let address = Self.address(of: bytes) else { return SHA256.hex(bytes) }
-        if let hit = state.withLock({ state -> String? in
-            guard let entry = state.hashes[address], entry.bytes.count == bytes.count else { return nil }
-            state.hashes[address]!.used = state.generation
-            return entry.hex
-        }) {
-            return hit
-        }
-        let hex = SHA256.hex(bytes)
-        state.withLock { $0.hashes[address] = (bytes, hex, $0.generation) }
-        return hex
+        return reused(\.hashes, address, counted: false, matches: { $0.bytes.count == bytes.count }, make: { (bytes, SHA256.hex(bytes)) }).hex
     }
 
     private static func address(of bytes: [UInt8]) -> Int? {
         guard !bytes.isEmpty else { return nil }
         return bytes.withUnsafeBufferPointer { $0.baseAddress.map { Int(bitPattern: $0) } }
     }
+}
+
+/// The same calls for a build with a memo (a watching process) and without one (every CLI
+/// command): without one, each unit is made and hashed anew and no key is computed.
+extension RenderMemo? {
+    func page(_ key: @autoclosure () -> BuildCache.Key?, _ make: () -> [UInt8]) -> [UInt8] {
+        guard let memo = self else { return make() }
+        return memo.page(key(), make)
+    }
+
+    func section(_ key: @autoclosure () -> BuildCache.Key?, _ make: () -> String) -> String {
+        guard let memo = self else { return make() }
+        return memo.section(key(), make)
+    }
+
+    func shardBytes(_ shard: CompareIndex.Shard) -> [UInt8] { self?.shardBytes(shard) ?? shard.bytes() }
+
+    func listBytes(_ name: String, keys: [String], hashes: [String]) -> [UInt8] {
+        self?.listBytes(name, keys: keys, hashes: hashes) ?? RenderMemo.list(keys, hashes)
+    }
+
+    func sha256(_ bytes: [UInt8]) -> String { self?.sha256(bytes) ?? SHA256.hex(bytes) }
 }
 
 extension Content {

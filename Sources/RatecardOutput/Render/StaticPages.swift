@@ -24,7 +24,6 @@ struct StaticPages {
             guard let key, let cache = BuildCache.shared else { return render() }
             return cache.value(key, render)
         }
-        guard let memo else { return cached() }
         return memo.page(key, cached)
     }
 
@@ -164,7 +163,7 @@ struct StaticPages {
         body += HTML(
             raw: ordered.map { _, product, table in
                 // A section is rendered from what its product's document is (the key's files and date).
-                memo?.section(productKey(product)) { ratesSection(product, table).markup } ?? ratesSection(product, table).markup
+                memo.section(productKey(product)) { ratesSection(product, table).markup }
             }.joined())
         if ordered.isEmpty { body += HTML.element("p", text: "지금 비교할 수 있는 상품이 없습니다.") }
         body += HTML.element("p", [], HTML.element("a", [("href", "../rates.html")], text: "금융회사 목록으로"))
@@ -186,7 +185,6 @@ struct StaticPages {
                 let comparable = page.products.compactMap { index in comparableTable(of: products[index]).map { (products[index], $0) } }
                 return Array(partnerRatesPage(page.partner, products: comparable, notice: ratesNotice).utf8)
             }
-            guard let memo else { return render() }
             return memo.page(partnerPageKey(page.partner, products: page.products.map { products[$0] }), render)
         }
         return Dictionary(zip(partners.map { BundleLayout.ratesPage($0.id.value) }, pages), uniquingKeysWith: { first, _ in first })
