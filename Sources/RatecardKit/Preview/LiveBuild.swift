@@ -25,7 +25,7 @@ public final class LiveBuild {
     private let validator: Validator
     let memo = RenderMemo()
 
-    /// How many units (product documents, terms pages, rates.html sections) the last update rendered.
+    /// How many units (see `RenderMemo`) the last update rendered.
     public var rendered: Int { memo.rendered }
 
     /// One item of the work tree below the content folder (dot-files left out, as every

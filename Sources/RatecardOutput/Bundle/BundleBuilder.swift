@@ -100,7 +100,7 @@ public struct BundleBuilder {
             listing += "\(hash) \(data[path]!.count) \(path)\n"
         }
         let bundleID = String(SHA256.hex(listing).prefix(16))
-        Trace.mark("build: product documents and hashes")
+        Trace.mark("build: data hashes and bundle id")
         let folder = BundleLayout.dataFolder(bundleID)
 
         var files: [String: [UInt8]] = [:]

@@ -2,9 +2,10 @@ import RatecardCore
 import Synchronization
 
 /// Rendered units kept in memory between the builds of one process (`preview --watch`), so a
-/// rebuild after an edit renders and hashes only what the edit touched; every other product
-/// document, terms page and `rates.html` section is the same bytes as before, found by a key of
-/// its inputs' blob ids. A builder uses one when it is given one (`BundleBuilder.memo`).
+/// rebuild after an edit renders and hashes only what the edit touched; every other unit
+/// (product document, terms page, partner's rates page and its sections, `terms.json`,
+/// `partners.json`) is the same bytes as before, found by a key of its inputs; comparison shards
+/// and their document lists are reused when their inputs are equal. A builder uses one when it is given one (`BundleBuilder.memo`).
 ///
 /// Each key names every file its unit is rendered from (the unit's own files, the shared
 /// `ratecard.yaml` and regulatory files) and what the as-of date decides for it, so a hit is the
