@@ -96,6 +96,26 @@ import Testing
         }
     }
 
+    /// A release names its commit by id: a branch name there would be read as whatever the
+    /// branch is now (HEAD's own content, so "no risk"), so it makes the release unreadable: refused, and nothing changes.
+    @Test func aLiveReleaseNamingABranchInsteadOfACommitIsRefused() throws {
+        try withTemporaryDirectory { directory in
+            let setup = try Protected(in: directory)
+            let live = try #require(try setup.production.live())
+            let path = setup.production.folder(of: live) + "/version.json"
+            let text = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
+            let commit = try #require(text.firstMatch(of: /"source_commit": ?"[0-9a-f]+"/)).output
+            chmod(path, 0o644)
+            try FileSystem.writeFile(path, Array(text.replacingOccurrences(of: String(commit), with: #""source_commit":"HEAD""#).utf8))
+            try setup.commitSmallChange(in: setup.fixture.repo)
+            let refused = try ratecard(setup.publish("production") + ["-m", "unchecked"], in: setup.fixture.repo)
+            #expect(refused.status == 1, "\(refused.out)\(refused.err)")
+            #expect(refused.err.contains("the change could not be checked for risks: the live release cannot be read"), "\(refused.err)")
+            #expect(refused.err.contains("source_commit 'HEAD' is not a commit id"), "\(refused.err)")
+            #expect(try setup.production.live() == live)
+        }
+    }
+
     @Test func anUnreadableLiveReleaseIsRefused() throws {
         try withTemporaryDirectory { directory in
             let setup = try Protected(in: directory)

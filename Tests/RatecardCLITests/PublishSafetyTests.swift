@@ -173,7 +173,7 @@ struct PublishFixture {
             let serve = ServeRoot(path: fixture.root)
             let published = try serve.journal.entries().filter { $0.action == .publish }
             #expect(published.count == 8)
-            #expect(Set(published.compactMap { $0.commit }) == Set(fixture.commits))
+            #expect(Set(published.compactMap { $0.commit?.hex }) == Set(fixture.commits))
             for (earlier, later) in zip(published, published.dropFirst()) {
                 #expect(later.previous == earlier.release)
             }

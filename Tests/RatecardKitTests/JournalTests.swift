@@ -8,8 +8,8 @@ import Testing
 @Suite struct JournalTests {
     /// Lines as ratecard has written them since the first release of the serve root.
     static let written = [
-        #"{"action":"publish","author":"kim","bundle_id":"b1","commit":"c1","message":"first","previous":null,"release":"000001-aaaa","time":"2026-01-01T00:00:00Z","user":"ci","version_sha256":"s1"}"#,
-        #"{"action":"publish","approval":{"by":"lee","reason":"memo 7","risks":["APR moves 3.5pp"]},"author":"kim","bundle_id":"b2","commit":"c2","message":"second","previous":"000001-aaaa","release":"000002-bbbb","time":"2026-01-02T00:00:00Z","user":"ci","version_sha256":"s2"}"#,
+        #"{"action":"publish","author":"kim","bundle_id":"b1","commit":"c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1","message":"first","previous":null,"release":"000001-aaaa","time":"2026-01-01T00:00:00Z","user":"ci","version_sha256":"s1"}"#,
+        #"{"action":"publish","approval":{"by":"lee","reason":"memo 7","risks":["APR moves 3.5pp"]},"author":"kim","bundle_id":"b2","commit":"c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2","message":"second","previous":"000001-aaaa","release":"000002-bbbb","time":"2026-01-02T00:00:00Z","user":"ci","version_sha256":"s2"}"#,
         #"{"action":"rollback-intent","from":"000002-bbbb","message":"wrong band","time":"2026-01-03T00:00:00Z","to":"000001-aaaa","user":"ops"}"#,
         #"{"action":"rollback","from":"000002-bbbb","message":"wrong band","time":"2026-01-03T00:00:01Z","to":"000001-aaaa","user":"ops"}"#,
         #"{"action":"prune","bytes_freed":10,"grace_minutes":0,"keep":1,"objects_removed":2,"removed":[],"time":"2026-01-04T00:00:00Z","user":"ops"}"#,
@@ -27,7 +27,7 @@ import Testing
             #expect(contents.problems.isEmpty, "\(contents.problems)")
             #expect(contents.entries.map(\.action) == [.publish, .publish, .rollbackIntent, .rollback, .prune, .failure])
             let second = contents.entries[1]
-            #expect(second.release == "000002-bbbb" && second.previous == "000001-aaaa" && second.commit == "c2" && second.seal == "s2")
+            #expect(second.release == "000002-bbbb" && second.previous == "000001-aaaa" && second.commit == ObjectID(hex: "c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2c2") && second.seal == "s2")
             #expect(second.approval == Journal.Approval(reason: "memo 7", by: "lee", risks: ["APR moves 3.5pp"]))
             #expect(contents.entries[0].previous == nil)
             #expect(contents.entries.map(\.activated) == ["000001-aaaa", "000002-bbbb", nil, "000001-aaaa", nil, nil])
@@ -53,6 +53,7 @@ import Testing
         (#"{"action":"publish","time":"t"}"#, #"a publish entry needs "release""#, false),
         (#"{"action":"rollback","from":"a","to":7,"time":"t"}"#, #""to" is not a string"#, false),
         (#"{"action":"publish","release":"r"}"#, #"it has no "time""#, false),
+        (#"{"action":"publish","commit":"HEAD~1","release":"r","time":"t"}"#, #""commit": "HEAD~1" is not a commit id"#, false),
         (#"{"action":"rollback-intent","from":"000002-bb"#, "it is not JSON", true),
     ])
     func aLineThatIsNotAnEntryIsReportedWithItsLineAndReason(_ line: String, _ reason: String, _ torn: Bool) throws {

@@ -78,6 +78,6 @@ enum DiffCommand {
         guard let commit = info.sourceCommit else {
             throw OperationalError("live release \(live) was built from an uncommitted work tree; name revisions instead")
         }
-        return (live, commit, Day(info.asOf))
+        return (live, commit.hex, Day(info.asOf))
     }
 }

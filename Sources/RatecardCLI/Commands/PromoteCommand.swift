@@ -33,37 +33,6 @@ enum PromoteCommand {
         return (try environment.target(), environment.protected)
     }
 
-    /// The semantic diff from what is live in `target` to the release being promoted, and the
-    /// approval fields. Fails closed: a protected target whose diff cannot be computed needs
-    /// `--approve` like a risky change.
-    static func gate(_ arguments: ParsedArguments, _ invocation: Invocation, source: any ReleaseTarget, target: any ReleaseTarget, protected: Bool, name: String) throws -> (
-        SemanticDiff?, [String: JSON]
-    ) {
-        let asOf = try invocation.asOf(arguments)
-        let diff: ApprovalGate.LiveDiff
-        var next: Content?
-        do {
-            guard let id = try arguments.value("--release") ?? source.live() else { throw OperationalError("the source has nothing live to promote") }
-            guard let commit = try source.info(of: id).sourceCommit else { throw OperationalError("release \(id) names no source commit") }
-            let location = try ContentLocation.find(from: invocation.directory)
-            guard location.repository != nil else { throw OperationalError("there is no git repository here to read commit \(commit.prefix(12)) from") }
-            do {
-                next = try ValidationRun(location: location, context: ValidationContext(asOf: asOf)).content(at: commit)
-            } catch {
-                throw OperationalError("the promoted commit \(commit.prefix(12)) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow'")
-            }
-            diff = ApprovalGate.liveDiff(root: target, location: location, next: next!, asOf: asOf)
-        } catch {
-            diff = .unknown("\(error)")
-        }
-        if case .unknown(let reason) = diff, !protected {
-            invocation.console.err("warning: no semantic diff: \(reason)\n")
-        }
-        guard protected else { return (diff.semantic, [:]) }
-        let threshold = next?.config?.rateMoveWarn ?? Percent(thousandths: 3000)
-        return (diff.semantic, try ApprovalGate.check(diff, threshold: threshold, environment: name, approval: arguments.value("--approve"), console: invocation.console))
-    }
-
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         guard let fromName = arguments.value("--from") else { throw UsageError("Missing expected option '--from <env>'") }
         guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'") }
@@ -73,55 +42,46 @@ enum PromoteCommand {
             throw UsageError("'--from' and '--to' are the same environment (\(toName)); promote ships a release to another environment")
         }
         let json = try ServeRootCommands.format(arguments)
-        let dryRun = arguments.has("--dry-run")
-        // The native bridge: the release's web build must run on every app version --to supports.
-        let promoted = try arguments.value("--release") ?? source.live()
-        if let promoted, let manifest = try source.manifest(of: promoted),
-            let requirement = try BridgeRequirement.recorded(manifest: manifest),
-            !BridgeGate.refuse(requirement, environment: toName, invocation)
-        {
-            return RatecardCLI.ExitCode.invalid
-        }
-        // A protected target is gated against what is live there now: the swap must still find it live.
-        let requested = arguments.value("--expect-live")
-        let expectLive = protected && requested == nil ? try target.live() ?? "none" : requested
-        // The semantic diff reads both commits' content: only when it is shown or gates.
-        let (diff, approval) =
-            dryRun || protected
-            ? try gate(arguments, invocation, source: source, target: target, protected: protected, name: toName) : (nil, [:])
-        if dryRun {
-            if let diff, !json { invocation.console.out(DiffFormatter.text(diff, title: "\(toName): live -> promoted", colour: invocation.console.outIsTerminal)) }
-            guard let id = try arguments.value("--release") ?? source.live() else { throw OperationalError("\(fromName) has nothing live to promote") }
-            let next = try source.info(of: id)
-            let live = try target.live()
-            let liveFiles = try live.map { try target.info(of: $0).files } ?? []
-            let plan = ReleasePlan.between(live: liveFiles, next: next.files)
-            if json {
-                invocation.console.out(
-                    JSON.object([
-                        "outcome": .string("dry_run"), "release": .string(id), "live": live.map(JSON.string) ?? .null, "changes": plan.counts,
-                    ]).serialized() + "\n")
-                return RatecardCLI.ExitCode.ok
+        let options = PromoteFlow.Options(
+            source: source, sourceName: fromName, target: target, targetName: toName, protected: protected, apps: ServeRootOptions.apps(of: toName, invocation),
+            release: arguments.value("--release"), expectLive: arguments.value("--expect-live"), message: arguments.value("-m") ?? "",
+            dryRun: arguments.has("--dry-run"), approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"), asOf: try invocation.asOf(arguments))
+        let console = invocation.console
+        let flow = PromoteFlow(location: Result { try ContentLocation.find(from: invocation.directory) }, options: options)
+        let outcome = try flow.run { event in
+            switch event {
+            case .waiting(let text): console.err(text)
+            case .liveDiff(.unknown(let reason)) where !protected: console.err("warning: no semantic diff: \(reason)\n")
+            case .liveDiff(.diff(let diff)) where options.dryRun && !json:
+                console.out(DiffFormatter.text(diff, title: "\(toName): live -> promoted", colour: console.outIsTerminal))
+            case .liveDiff: break
+            case .approved(let approval): console.err("Approved risky change for \(toName): \(approval.reason)\n")
+            case .warning(let text): console.err("warning: \(text)\n")
             }
-            invocation.console.out("Dry run: promoting \(id) from \(fromName) to \(toName) (live: \(live ?? "none")) would change: \(plan.summary)\nNothing was changed.\n")
-            return RatecardCLI.ExitCode.ok
         }
-        try ServeRootOptions.prepare(target)
-        let result = try ReleaseHistory.promote(
-            release: arguments.value("--release"), from: source, to: target, expectLive: expectLive,
-            message: arguments.value("-m") ?? "", wait: !arguments.has("--no-wait"), extra: approval.merging(["from_env": .string(fromName)]) { $1 })
-        if !result.alreadyLive { BridgeGate.updateLines(target, invocation) }
+        var fields: [String: JSON] = ["from": .string(fromName), "to": .string(toName)]
+        switch outcome {
+        case .bridge(let verdict):
+            ServeRootOptions.report(verdict, console)
+            return RatecardCLI.ExitCode.invalid
+        case .dryRun(let id, let live, let plan):
+            if json {
+                console.out(
+                    JSON.object(["outcome": .string("dry_run"), "release": .string(id), "live": live.map(JSON.string) ?? .null, "changes": plan.counts]).serialized() + "\n")
+            } else {
+                console.out("Dry run: promoting \(id) from \(fromName) to \(toName) (live: \(live ?? "none")) would change: \(plan.summary)\nNothing was changed.\n")
+            }
+            return RatecardCLI.ExitCode.ok
+        case .alreadyLive(let id):
+            fields.merge(["outcome": .string("already_live"), "release": .string(id), "previous": .string(id)]) { $1 }
+            if !json { console.out("Release \(id) is already live in \(toName); nothing changed.\n") }
+        case .promoted(let id, let previous):
+            fields.merge(["outcome": .string("promoted"), "release": .string(id), "previous": previous.map(JSON.string) ?? .null]) { $1 }
+            if !json { console.out("Promoted release \(id) from \(fromName) to \(toName) (was \(previous ?? "none")).\n") }
+        }
         if json {
-            var fields: [String: JSON] = [
-                "outcome": .string(result.alreadyLive ? "already_live" : "promoted"), "release": .string(result.id),
-                "previous": result.previous.map(JSON.string) ?? .null, "from": .string(fromName), "to": .string(toName),
-            ]
             if let usage = target.usage { fields["storage"] = usage }
-            invocation.console.out(JSON.object(fields).serialized() + "\n")
-        } else if result.alreadyLive {
-            invocation.console.out("Release \(result.id) is already live in \(toName); nothing changed.\n")
-        } else {
-            invocation.console.out("Promoted release \(result.id) from \(fromName) to \(toName) (was \(result.previous ?? "none")).\n")
+            console.out(JSON.object(fields).serialized() + "\n")
         }
         return RatecardCLI.ExitCode.ok
     }

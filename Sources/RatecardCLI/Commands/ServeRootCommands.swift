@@ -79,7 +79,7 @@ enum ServeRootCommands {
                 let root = try target()
                 var (object, text) = try status(of: root, name: name, selector: selector, asOf: Day.todayInSeoul(now: invocation.now), invocation)
                 // The release each supported app version loads (bridge-lines.json).
-                if let (apps, appsText) = BridgeGate.status(root: root, environment: name, invocation), case .object(var fields) = object {
+                if let (apps, appsText) = BridgeGate.status(root: root, apps: ServeRootOptions.apps(of: name, invocation)), case .object(var fields) = object {
                     fields["apps"] = apps
                     object = .object(fields)
                     text += appsText
@@ -126,7 +126,7 @@ enum ServeRootCommands {
         let object = JSON.object([
             "environment": .string(name), "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
             "activated_by": since.map { .string($0.action.rawValue) } ?? .null,
-            "commit": info.sourceCommit.map(JSON.string) ?? .null, "bundle_id": .string(info.bundleID),
+            "commit": info.sourceCommit.map { .string($0.hex) } ?? .null, "bundle_id": .string(info.bundleID),
             "as_of": .string(info.asOf), "published_at": .string(info.publishedAt), "author": .string(info.author),
             "message": .string(info.message), "approval": approval.map(JSON.string) ?? .null, "files": .int(info.files.count),
             "stale_from": staleFrom.map { .string($0.description) } ?? .null, "stale": .bool(staleFrom.map { $0 <= asOf } ?? false),
@@ -135,7 +135,7 @@ enum ServeRootCommands {
         var text = """
             live:      \(live)
             since:     \(since.map { Timestamp.seoul($0.time) } ?? "unknown") (\(since?.action.rawValue ?? "not in the journal"))
-            commit:    \(info.sourceCommit ?? "none")
+            commit:    \(info.sourceCommit?.hex ?? "none")
             bundle:    \(info.bundleID) (as of \(info.asOf), \(info.files.count) files)
             current:   \(freshness)
             author:    \(info.author)
@@ -160,7 +160,7 @@ enum ServeRootCommands {
             guard let reason = arguments.value("-m"), !reason.isEmpty else { throw UsageError("'--clear-bad' needs '-m <reason>'") }
             let id = try RollbackCommand.resolve(name, in: root)
             try ReleaseHistory(root: root).clearBad(id, reason: reason, wait: !arguments.has("--no-wait"))
-            if try root.readState(BridgeLines.fileName) != nil { BridgeGate.updateLines(root, invocation) }
+            if try root.readState(BridgeLines.fileName) != nil { ServeRootOptions.updateBridgeLines(root, invocation) }
             invocation.console.out(json ? JSON.object(["cleared": .string(id)]).serialized() + "\n" : "Cleared the bad mark of \(id).\n")
             return RatecardCLI.ExitCode.ok
         }
@@ -181,13 +181,13 @@ enum ServeRootCommands {
             if bad.contains(id) { marks.append("bad") }
             rows.append(
                 .object([
-                    "id": .string(id), "commit": info?.sourceCommit.map(JSON.string) ?? .null,
+                    "id": .string(id), "commit": info?.sourceCommit.map { .string($0.hex) } ?? .null,
                     "bundle_id": info.map { .string($0.bundleID) } ?? .null, "author": .string(info?.author ?? ""),
                     "user": .string(info?.user ?? ""), "published_at": .string(info?.publishedAt ?? ""),
                     "message": .string(info?.message ?? ""), "activated": .array(activated.map(JSON.string)),
                     "live": .bool(id == live), "bad": .bool(bad.contains(id)), "approval": approval.map(JSON.string) ?? .null,
                 ]))
-            let commit = String((info?.sourceCommit ?? "none").prefix(7))
+            let commit = String((info?.sourceCommit?.hex ?? "none").prefix(7))
             let approved = approval.map { "  (approved: \($0))" } ?? ""
             text +=
                 "\(id)  \(commit)  \(Timestamp.seoul(info?.publishedAt ?? ""))  \(info?.author ?? "")  \(info?.message ?? "")\(approved)\(marks.isEmpty ? "" : "  [" + marks.joined(separator: ", ") + "]")\n"

@@ -78,4 +78,27 @@ enum ServeRootOptions {
     static func prepare(_ root: any ReleaseTarget) throws {
         if let local = root as? ServeRoot { try FileSystem.makeDirectories(local.path) }
     }
+
+    /// The app versions an environment supports (`apps:` in ratecard.yaml).
+    static func apps(of environment: String, _ invocation: Invocation) -> [ServiceConfig.AppVersion] {
+        BridgeGate.apps(of: environment, from: invocation.directory)
+    }
+
+    /// Why the bridge gate refused a web build, on stderr.
+    static func report(_ verdict: BridgeGate.Verdict, _ console: Console) {
+        switch verdict {
+        case .invalid(let errors):
+            for item in errors { console.err("\(item.path):\(item.mark): error \(item.rule): \(item.message)\n") }
+            console.err("Error: the web build's use of the native bridge is invalid; nothing was published\n")
+        case .refused(let problems):
+            for problem in problems { console.err("Error: \(problem)\n") }
+            console.err("Error: installed apps cannot run this web build; nothing was changed\n")
+        case .unused, .allowed: break
+        }
+    }
+
+    /// After the live release changed: the release each app version loads may have changed too.
+    static func updateBridgeLines(_ root: any ReleaseTarget, _ invocation: Invocation) {
+        BridgeGate.updateLinesAfterSwap(root) { invocation.console.err("warning: \($0)\n") }
+    }
 }

@@ -31,7 +31,7 @@ enum ValidateCommand {
         let context = ValidationContext(asOf: try invocation.asOf(arguments))
         let location = try ContentLocation.find(from: invocation.directory)
         let run = ValidationRun(location: location, context: context)
-        var report: ValidationReport
+        let report: ValidationReport
         if arguments.has("--staged") {
             report = try run.validateStaged()
         } else if let range = arguments.value("--range") {
@@ -39,12 +39,7 @@ enum ValidateCommand {
         } else if let revision = arguments.value("--rev") {
             report = try run.validate(revision: revision)
         } else {
-            report = try run.validateWorkingTree()
-            // The web build's native bridge: its schema, its generated runtime, its calls.
-            if let web = try? BundleRun(location: location, asOf: context.asOf).webFolder(override: nil) {
-                let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: location.repository?.workdir)
-                report.diagnostics = (report.diagnostics + (try BridgeCheck.run(webFolder: web, displayPrefix: prefix)).diagnostics).sorted()
-            }
+            report = try run.validateWorkingTreeAndWebBuild()
         }
         // Snippets show each file as the report read it: the last commit of --rev or --range, else the work tree.
         let read = arguments.has("--staged") ? nil : report.commits.last?.id

@@ -56,8 +56,8 @@ public struct ChangeHistory {
             // The first activation whose commit contains this change, and rollbacks away from it.
             var shipped: [Journal.Entry] = []
             if let activation = journal.first(where: { entry in
-                guard entry.activated != nil, let hex = entry.commit ?? releaseCommit(entry, root) else { return false }
-                return (try? repository.contains(commit, in: ObjectID(hex: hex))) ?? false
+                guard entry.activated != nil, let shippedCommit = entry.commit ?? releaseCommit(entry, root) else { return false }
+                return (try? repository.contains(commit, in: shippedCommit)) ?? false
             }) {
                 shipped.append(activation)
                 let release = activation.activated
@@ -68,7 +68,7 @@ public struct ChangeHistory {
         return events
     }
 
-    static func releaseCommit(_ entry: Journal.Entry, _ root: (any ReleaseTarget)?) -> String? {
+    static func releaseCommit(_ entry: Journal.Entry, _ root: (any ReleaseTarget)?) -> ObjectID? {
         guard let root, let release = entry.activated else { return nil }
         return (try? root.info(of: release))?.sourceCommit
     }

@@ -1,4 +1,5 @@
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 
 /// The outcome of validating a work tree, a commit or a range of commits.
@@ -52,6 +53,17 @@ public final class ValidationRun {
     }
 
     /// One commit, read from git objects, with history rules against its first parent.
+    /// The work tree, and the native bridge of the web build beside it (its schema, its
+    /// generated runtime, its calls), when there is one.
+    public func validateWorkingTreeAndWebBuild() throws -> ValidationReport {
+        var report = try validateWorkingTree()
+        if let web = try? BundleRun(location: location, asOf: validator.context.asOf).webFolder(override: nil) {
+            let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: location.repository?.workdir)
+            report.diagnostics = (report.diagnostics + (try BridgeCheck.run(webFolder: web, displayPrefix: prefix)).diagnostics).sorted()
+        }
+        return report
+    }
+
     public func validate(revision: String) throws -> ValidationReport {
         try snapshot(revision: revision).report
     }
@@ -224,7 +236,7 @@ public final class ValidationRun {
                 found = step.found
                 plainFindings = [commit: step.plain]
             } else {
-                content = try load(commit)
+                content = try self.content(of: commit)
                 let context = validator.context.forCommit(info)
                 found = Validator(context: context).check(content, base: parent)
                 plainFindings = [commit: IncrementalRange.withoutHistory(found, content, base: parent, context: context)]
@@ -263,7 +275,8 @@ public final class ValidationRun {
         return (base.isEmpty ? nil : base, tip.isEmpty ? "HEAD" : tip)
     }
 
-    private func load(_ commit: ObjectID) throws -> Content {
+    /// The content of a commit named by its id (a release's source commit), without validating it.
+    public func content(of commit: ObjectID) throws -> Content {
         try loader.load(try location.source(for: commit))
     }
 
@@ -271,7 +284,7 @@ public final class ValidationRun {
         guard let root = try? location.contentRoot(in: commit),
             try location.requireRepository().treeEntries(commit: commit, under: root.treePath) != nil
         else { return nil }
-        return try load(commit)
+        return try content(of: commit)
     }
 }
 

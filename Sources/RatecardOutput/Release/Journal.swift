@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RatecardCore
 import RatecardSupport
 
 /// Where a target keeps its journal: entries appended durably, in order, never rewritten.
@@ -70,7 +71,8 @@ public struct Journal: JournalLog {
         public var to: String?
         /// What was live before a publish or promote.
         public var previous: String?
-        public var commit: String?
+        /// The commit of the release activated (publish, promote).
+        public var commit: ObjectID?
         public var message: String?
         /// The sha256 of the version.json as published (`ServeRoot.sealField`).
         public var seal: String?
@@ -96,7 +98,10 @@ public struct Journal: JournalLog {
             from = try container.decodeIfPresent(String.self, forKey: .from)
             to = try container.decodeIfPresent(String.self, forKey: .to)
             previous = try container.decodeIfPresent(String.self, forKey: .previous)
-            commit = try container.decodeIfPresent(String.self, forKey: .commit)
+            if let text = try container.decodeIfPresent(String.self, forKey: .commit) {
+                guard let id = ObjectID(validating: text) else { throw Journal.Unreadable("\"commit\": \"\(text)\" is not a commit id") }
+                commit = id
+            }
             message = try container.decodeIfPresent(String.self, forKey: .message)
             seal = try container.decodeIfPresent(String.self, forKey: .seal)
             approval = try container.decodeIfPresent(Approval.self, forKey: .approval)

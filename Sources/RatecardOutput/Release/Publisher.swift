@@ -100,7 +100,7 @@ public struct Publisher {
         let plan = ReleasePlan.between(live: Self.ownFiles(staged.liveInfo), next: staged.files)
         let id = try target.nextReleaseID(bundleID: request.bundle.manifest.bundleID)
         let info = ReleaseInfo(
-            id: id, bundleID: request.bundle.manifest.bundleID, sourceCommit: request.bundle.manifest.sourceCommit?.hex,
+            id: id, bundleID: request.bundle.manifest.bundleID, sourceCommit: request.bundle.manifest.sourceCommit,
             asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(), author: request.author,
             user: ProcessUser.name, message: request.message, carried: [], staleFrom: request.staleFrom?.description,
             bridge: request.bridge, files: staged.files, format: ObjectLayout.format)
@@ -122,7 +122,7 @@ public struct Publisher {
             fields["release"] = .string(id)
             fields["previous"] = live.map(JSON.string) ?? .null
             fields["bundle_id"] = .string(info.bundleID)
-            fields["commit"] = info.sourceCommit.map(JSON.string) ?? .null
+            fields["commit"] = info.sourceCommit.map { .string($0.hex) } ?? .null
             fields["author"] = .string(request.author)
             fields["message"] = .string(request.message)
             fields[ServeRoot.sealField] = .string(SHA256.hex(manifest))

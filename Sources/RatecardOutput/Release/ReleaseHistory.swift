@@ -165,7 +165,7 @@ public struct ReleaseHistory {
         fields["release"] = .string(id)
         fields["previous"] = live.map(JSON.string) ?? .null
         fields["bundle_id"] = .string(info.bundleID)
-        fields["commit"] = info.sourceCommit.map(JSON.string) ?? .null
+        fields["commit"] = info.sourceCommit.map { .string($0.hex) } ?? .null
         fields["source_root"] = .string(source.displayName)
         fields["message"] = .string(message)
         for (key, value) in extra { fields[key] = value }

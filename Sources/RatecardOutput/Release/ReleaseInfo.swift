@@ -1,3 +1,4 @@
+import RatecardCore
 import RatecardSupport
 
 /// `releases/<id>/version.json`: what a release is, who made it, and every file with its hash.
@@ -6,7 +7,8 @@ public struct ReleaseInfo: Sendable, Equatable {
 
     public var id: String
     public var bundleID: String
-    public var sourceCommit: String?
+    /// The commit the release was built from; nil for a build of an uncommitted work tree.
+    public var sourceCommit: ObjectID?
     public var asOf: String
     public var publishedAt: String
     public var author: String
@@ -34,7 +36,7 @@ public struct ReleaseInfo: Sendable, Equatable {
         var fields: [String: JSON] = [
             "id": .string(id),
             "bundle_id": .string(bundleID),
-            "source_commit": sourceCommit.map(JSON.string) ?? .null,
+            "source_commit": sourceCommit.map { .string($0.hex) } ?? .null,
             "as_of": .string(asOf),
             "published_at": .string(publishedAt),
             "author": .string(author),
@@ -68,12 +70,17 @@ public struct ReleaseInfo: Sendable, Equatable {
         guard let id = json["id"]?.stringValue, let bundle = json["bundle_id"]?.stringValue else {
             throw OperationalError("\(source) is malformed")
         }
+        var commit: ObjectID?
+        if let text = json["source_commit"]?.stringValue {
+            guard let id = ObjectID(validating: text) else { throw OperationalError("\(source) is malformed: source_commit '\(text)' is not a commit id") }
+            commit = id
+        }
         let format = json["format"]?.intValue ?? 1
         guard format == 1 || format == ObjectLayout.format else {
             throw OperationalError("\(source) has format \(format), which this ratecard does not know; use a newer ratecard")
         }
         return ReleaseInfo(
-            id: id, bundleID: bundle, sourceCommit: json["source_commit"]?.stringValue,
+            id: id, bundleID: bundle, sourceCommit: commit,
             asOf: json["as_of"]?.stringValue ?? "", publishedAt: json["published_at"]?.stringValue ?? "",
             author: json["author"]?.stringValue ?? "", user: json["user"]?.stringValue ?? "",
             message: json["message"]?.stringValue ?? "",

@@ -1,0 +1,74 @@
+import RatecardCore
+import RatecardOutput
+import RatecardSupport
+
+/// The native bridge at publish and promote: what the web build needs from the app, refused
+/// when an app version the environment supports lacks an unguarded call.
+public enum BridgeGate {
+    /// What the gate found in a web build.
+    public enum Verdict {
+        /// The web build does not use the bridge (or there is no web build).
+        case unused
+        /// Every supported app version can run it; the requirement is recorded in the release.
+        case allowed(BridgeRequirement)
+        /// The web build's use of the bridge is invalid.
+        case invalid([Diagnostic])
+        /// Some supported app version lacks a call the web build makes.
+        case refused([String])
+
+        public var requirement: BridgeRequirement? {
+            if case .allowed(let requirement) = self { return requirement }
+            return nil
+        }
+    }
+
+    /// The app versions `environment` supports (`apps:` in the ratecard.yaml found from
+    /// `directory`); none for a bare root.
+    public static func apps(of environment: String, from directory: String) -> [ServiceConfig.AppVersion] {
+        guard let (config, _) = try? Environments.configured(from: directory) else { return [] }
+        return config.environments.first { $0.name == environment }?.apps ?? []
+    }
+
+    /// Checks the web build against the app versions the environment supports.
+    public static func check(web: String?, repositoryRoot: String?, apps: [ServiceConfig.AppVersion], environment: String) throws -> Verdict {
+        guard let web else { return .unused }
+        let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: repositoryRoot)
+        let check = try BridgeCheck.run(webFolder: web, displayPrefix: prefix)
+        let errors = check.diagnostics.filter { $0.severity == .error }
+        if !errors.isEmpty { return .invalid(errors) }
+        guard let requirement = check.requirement else { return .unused }
+        return Self.check(requirement, apps: apps, environment: environment)
+    }
+
+    /// A recorded requirement (a release being promoted) against the app versions supported.
+    public static func check(_ requirement: BridgeRequirement, apps: [ServiceConfig.AppVersion], environment: String) -> Verdict {
+        let problems = requirement.problems(apps: apps, environment: environment)
+        return problems.isEmpty ? .allowed(requirement) : .refused(problems)
+    }
+
+    /// Rewrites the serve root's bridge lines after the live release changed (under the root's
+    /// lock). The release is live either way: a failure is a warning, not an error.
+    public static func updateLinesAfterSwap(_ root: any ReleaseTarget, warn: (String) -> Void) {
+        do {
+            let lock = try root.acquireLock(command: "bridge-lines", wait: true, onWait: { _ in })
+            defer { lock.release() }
+            try BridgeLines.update(root: root)
+        } catch {
+            warn("\(BridgeLines.fileName) was not updated: \(error)")
+        }
+    }
+
+    /// `status`: which release each supported app version gets.
+    public static func status(root: any ReleaseTarget, apps: [ServiceConfig.AppVersion]) -> (JSON, String)? {
+        guard !apps.isEmpty else { return nil }
+        let lines = (try? BridgeLines.read(root: root)) ?? [:]
+        var objects: [String: JSON] = [:]
+        var text = "apps:\n"
+        for app in apps {
+            let chosen = BridgeLines.release(for: app.bridge, in: lines)
+            objects[app.name] = .object(["bridge": .int(app.bridge), "release": chosen.map { .string($0.release) } ?? .null])
+            text += "  \(app.name) (bridge \(app.bridge)): \(chosen.map { "release \($0.release)" } ?? "no release it can run")\n"
+        }
+        return (.object(objects), text)
+    }
+}

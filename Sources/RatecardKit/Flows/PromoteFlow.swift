@@ -1,0 +1,125 @@
+import RatecardCore
+import RatecardOutput
+import RatecardSupport
+
+/// `promote`: ship the identical release (same id, same bytes) to another environment.
+///
+/// The release must run on every app version the target supports, and a protected target
+/// gates it against what is live there now, failing closed when that cannot be computed.
+public struct PromoteFlow {
+    public struct Options {
+        public var source: any ReleaseTarget
+        public var sourceName: String
+        public var target: any ReleaseTarget
+        public var targetName: String
+        public var protected: Bool
+        /// The app versions the target supports (the bridge gate).
+        public var apps: [ServiceConfig.AppVersion]
+        /// The release to promote; nil for what is live in the source.
+        public var release: String?
+        public var expectLive: String?
+        public var message: String
+        public var dryRun: Bool
+        public var approval: String?
+        public var wait: Bool
+        /// The date the semantic diff compares on.
+        public var asOf: Day
+
+        public init(
+            source: any ReleaseTarget, sourceName: String, target: any ReleaseTarget, targetName: String, protected: Bool, apps: [ServiceConfig.AppVersion],
+            release: String?, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool, asOf: Day
+        ) {
+            self.source = source
+            self.sourceName = sourceName
+            self.target = target
+            self.targetName = targetName
+            self.protected = protected
+            self.apps = apps
+            self.release = release
+            self.expectLive = expectLive
+            self.message = message
+            self.dryRun = dryRun
+            self.approval = approval
+            self.wait = wait
+            self.asOf = asOf
+        }
+    }
+
+    /// How a promote ended. Every case but `promoted` changed nothing.
+    public enum Outcome {
+        /// An app version the target supports cannot run the release's web build.
+        case bridge(BridgeGate.Verdict)
+        case dryRun(release: String, live: String?, plan: ReleasePlan)
+        case alreadyLive(release: String)
+        case promoted(release: String, previous: String?)
+    }
+
+    /// Where the content is read from for the semantic diff (a failure to find it is a reason
+    /// the diff is unknown, not an error).
+    public var location: Result<ContentLocation, any Error>
+    public var options: Options
+
+    public init(location: Result<ContentLocation, any Error>, options: Options) {
+        self.location = location
+        self.options = options
+    }
+
+    /// Runs the promote. Throws `ApprovalGate.Refused` for an unapproved risky change to a
+    /// protected target, `ConflictError` when its lock is held or `expectLive` is not live.
+    public func run(events: (FlowEvent) -> Void = { _ in }) throws -> Outcome {
+        let (source, target) = (options.source, options.target)
+        // The native bridge: the release's web build must run on every app version the target supports.
+        let promoted = try options.release ?? source.live()
+        if let promoted, let manifest = try source.manifest(of: promoted), let requirement = try BridgeRequirement.recorded(manifest: manifest) {
+            let verdict = BridgeGate.check(requirement, apps: options.apps, environment: options.targetName)
+            if case .refused = verdict { return .bridge(verdict) }
+        }
+        // A protected target is gated against what is live there now: the swap must still find it live.
+        let expectLive = options.protected && options.expectLive == nil ? try target.live() ?? "none" : options.expectLive
+        // The semantic diff reads both commits' content: only when it is shown or gates.
+        var approval: ApprovalGate.Approval?
+        if options.dryRun || options.protected {
+            let (diff, next) = liveDiff()
+            events(.liveDiff(diff))
+            if options.protected {
+                let threshold = next?.config?.rateMoveWarn ?? Percent(thousandths: 3000)
+                approval = try ApprovalGate.check(diff, threshold: threshold, environment: options.targetName, approval: options.approval)
+                if let approval { events(.approved(approval)) }
+            }
+        }
+        if options.dryRun {
+            guard let id = promoted else { throw OperationalError("\(options.sourceName) has nothing live to promote") }
+            let next = try source.info(of: id)
+            let live = try target.live()
+            let liveFiles = try live.map { try target.info(of: $0).files } ?? []
+            return .dryRun(release: id, live: live, plan: ReleasePlan.between(live: liveFiles, next: next.files))
+        }
+        if let local = target as? ServeRoot { try FileSystem.makeDirectories(local.path) }
+        let extra = (approval?.fields ?? [:]).merging(["from_env": .string(options.sourceName)]) { $1 }
+        let result = try ReleaseHistory.promote(
+            release: options.release, from: source, to: target, expectLive: expectLive, message: options.message, wait: options.wait, extra: extra)
+        if result.alreadyLive { return .alreadyLive(release: result.id) }
+        BridgeGate.updateLinesAfterSwap(target) { events(.warning($0)) }
+        return .promoted(release: result.id, previous: result.previous)
+    }
+
+    /// The semantic diff from what is live in the target to the release being promoted, and
+    /// that release's content (nil when it cannot be read, which makes the diff unknown).
+    private func liveDiff() -> (ApprovalGate.LiveDiff, Content?) {
+        do {
+            guard let id = try options.release ?? options.source.live() else { throw OperationalError("the source has nothing live to promote") }
+            guard let commit = try options.source.info(of: id).sourceCommit else { throw OperationalError("release \(id) names no source commit") }
+            let location = try location.get()
+            guard location.repository != nil else { throw OperationalError("there is no git repository here to read commit \(commit.short) from") }
+            let next: Content
+            do {
+                next = try ValidationRun(location: location, context: ValidationContext(asOf: options.asOf)).content(of: commit)
+            } catch {
+                throw OperationalError("the promoted commit \(commit.short) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow'")
+            }
+            return (ApprovalGate.liveDiff(root: options.target, location: location, next: next, asOf: options.asOf), next)
+        } catch {
+            return (.unknown("\(error)"), nil)
+        }
+    }
+}
