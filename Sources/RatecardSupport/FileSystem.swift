@@ -30,7 +30,7 @@ public enum FileSystem {
 
     /// An open folder, for looking up many names in it (`fstatat` relative to it walks one
     /// component instead of the whole path each time). Closed when released.
-    package final class Folder: @unchecked Sendable {
+    package final class Folder: Sendable {
         package let descriptor: Int32
 
         package init(_ path: String) throws {

@@ -19,34 +19,43 @@ public enum Workers {
 package enum ParallelMap {
     package static func map<Item: Sendable, Result: Sendable>(_ items: [Item], threshold: Int = 64, _ transform: @Sendable (Item) -> Result) -> [Result] {
         guard items.count >= threshold else { return items.map(transform) }
-        let slots = Slots<Result>(count: items.count)
+        let slots = ResultSlots<Result>(count: items.count)
         defer { slots.free() }
         // Worker k fills the slots k, k + n, k + 2n...; concurrentPerform returns when all are done.
         let workers = Workers.count
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var index = worker
             while index < items.count {
-                slots.buffer[index] = transform(items[index])
+                slots.set(index, transform(items[index]))
                 index += workers
             }
         }
-        return slots.buffer.map { $0! }
+        return slots.values()
     }
 
-    /// Unchecked because it is a raw buffer: each index is written by exactly one worker, and
-    /// read only after `concurrentPerform` has returned (which orders every write before it).
-    private struct Slots<Result>: @unchecked Sendable {
-        let buffer: UnsafeMutableBufferPointer<Result?>
+}
 
-        init(count: Int) {
-            buffer = .allocate(capacity: count)
-            buffer.initialize(repeating: nil)
-        }
+/// One result slot per item of parallel work. Unchecked because it is a raw buffer: each index
+/// is written by exactly one worker, and the slots are read only after every worker has
+/// finished (`concurrentPerform` returned, or every worker thread was joined), which orders
+/// every write before the read.
+package struct ResultSlots<Result>: @unchecked Sendable {
+    private let buffer: UnsafeMutableBufferPointer<Result?>
 
-        func free() {
-            _ = buffer.deinitialize()
-            buffer.deallocate()
-        }
+    package init(count: Int) {
+        buffer = .allocate(capacity: count)
+        buffer.initialize(repeating: nil)
+    }
+
+    /// Each index is written by exactly one worker.
+    package func set(_ index: Int, _ value: Result) { buffer[index] = value }
+
+    /// Every result, once all are set.
+    package func values() -> [Result] { buffer.map { $0! } }
+
+    package func free() {
+        _ = buffer.deinitialize()
+        buffer.deallocate()
     }
 }
 

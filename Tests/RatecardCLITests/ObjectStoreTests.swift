@@ -198,57 +198,19 @@ import Testing
     /// next round needs) leaves no strays.
     private func crashSafety(
         _ label: String, steps: [String], fixture: PublishFixture, root: String,
-        prepare: (_ named: Bool) throws -> [String], settle: ([String]) throws -> Void
+        prepare: @escaping (_ named: Bool) throws -> [String], settle: @escaping ([String]) throws -> Void
     ) throws {
-        // Kill instants are spread over [0, 1.5 ×] the command's own duration (measured as it settles).
-        var cycle = 0.05
-        func killed(_ arguments: [String], at step: String?) throws -> Bool {
-            let process = try fixture.start(arguments, environment: step.map { ["RATECARD_CRASH_AT": $0] } ?? [:])
-            if step == nil {
-                usleep(useconds_t(Double.random(in: 0...(1.5 * cycle)) * 1_000_000))
-                kill(process.processIdentifier, SIGKILL)
-            }
-            process.waitUntilExit()
-            return process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
-        }
-        func check(_ what: String) throws {
-            let serve = ServeRoot(path: root)
-            if let live = try serve.live() { #expect(try serve.drift(of: live) == [], "\(label) \(what): live \(live) does not verify") }
-            for id in try serve.releaseIDs() {
-                let drift = try serve.drift(of: id)
-                #expect(drift == [], "\(label) \(what): release \(id) does not verify: \(drift.prefix(3))")
-            }
-        }
-        var hit = 0
-        for step in steps {
-            let arguments = try prepare(true)
-            let crashed = try killed(arguments, at: step)
-            #expect(crashed, "\(label): no crash at \(step)")
-            if crashed { hit += 1 }
-            try check("killed at \(step)")
-            try settle(arguments)
-        }
-        // How long a whole run takes (three runs that are not killed).
-        var total = 0.0
-        for _ in 0..<3 {
-            let arguments = try prepare(false)
-            let started = Date()
-            let process = try fixture.start(arguments)
-            process.waitUntilExit()
-            total += Date().timeIntervalSince(started)
-            try settle(arguments)
-        }
-        cycle = total / 3
-        var landed = 0
-        for index in 0..<200 {
-            let arguments = try prepare(false)
-            if try killed(arguments, at: nil) { landed += 1 }
-            try check("killed at random instant \(index)")
-            try settle(arguments)
-        }
-        print("crash safety of \(label): \(hit) named steps, 200 random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms run (\(landed) landed before it ended)")
-        #expect(landed > 0)
-        #expect(landed < 200, "every kill landed before the end: the instants do not cover the whole command")
+        try CrashCampaign(
+            label: label, steps: steps, randomKills: 200, start: fixture.start,
+            check: { what in
+                let serve = ServeRoot(path: root)
+                if let live = try serve.live() { #expect(try serve.drift(of: live) == [], "\(label) \(what): live \(live) does not verify") }
+                for id in try serve.releaseIDs() {
+                    let drift = try serve.drift(of: id)
+                    #expect(drift == [], "\(label) \(what): release \(id) does not verify: \(drift.prefix(3))")
+                }
+            }, prepare: prepare, settle: settle
+        ).run()
         let strays =
             try FileSystem.listDirectory(root + "/releases").filter { $0.hasPrefix(".") }
             + (FileSystem.isDirectory(root + "/objects") ? try FileSystem.listDirectory(root + "/objects").filter { $0.hasPrefix(".") } : [])

@@ -436,52 +436,17 @@ final class S3Environments {
 
     // MARK: kill -9
 
-    /// Runs `arguments` killed after each of `steps` and at `randomKills` random instants over
-    /// [0, 1.5 ×] the command's own duration; after every kill the live pointer names a complete
-    /// release. Then the command runs to completion (`settle`).
+    /// Runs a command killed after each of `steps` and at `randomKills` random instants; after
+    /// every kill the live pointer names a complete release. Then the command runs to
+    /// completion (`settle`).
     private func crashSafety(
         _ label: String, _ s3: S3Environments, steps: [String], randomKills: Int,
-        prepare: (_ named: Bool) throws -> [String], settle: ([String]) throws -> Void
+        prepare: @escaping (_ named: Bool) throws -> [String], settle: @escaping ([String]) throws -> Void
     ) throws {
-        var cycle = 0.2
-        func killed(_ arguments: [String], at step: String?) throws -> Bool {
-            let process = try s3.start(arguments, environment: step.map { ["RATECARD_CRASH_AT": $0] } ?? [:])
-            if step == nil {
-                usleep(useconds_t(Double.random(in: 0...(1.5 * cycle)) * 1_000_000))
-                kill(process.processIdentifier, SIGKILL)
-            }
-            process.waitUntilExit()
-            return process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
-        }
-        var hit = 0
-        for step in steps {
-            let arguments = try prepare(true)
-            let crashed = try killed(arguments, at: step)
-            #expect(crashed, "\(label): no crash at \(step)")
-            if crashed { hit += 1 }
-            _ = try s3.liveIsComplete("\(label) killed at \(step)")
-            try settle(arguments)
-        }
-        var total = 0.0
-        for _ in 0..<3 {
-            let arguments = try prepare(false)
-            let started = Date()
-            let process = try s3.start(arguments)
-            process.waitUntilExit()
-            total += Date().timeIntervalSince(started)
-            try settle(arguments)
-        }
-        cycle = total / 3
-        var landed = 0
-        for index in 0..<randomKills {
-            let arguments = try prepare(false)
-            if try killed(arguments, at: nil) { landed += 1 }
-            _ = try s3.liveIsComplete("\(label) killed at random instant \(index)")
-            try settle(arguments)
-        }
-        print("crash safety of \(label) on object storage: \(hit) named steps, \(randomKills) random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms run (\(landed) landed before it ended)")
-        #expect(landed > 0)
-        #expect(landed < randomKills, "every kill landed before the end: the instants do not cover the whole command")
+        try CrashCampaign(
+            label: "\(label) on object storage", steps: steps, randomKills: randomKills, start: s3.start,
+            check: { what in _ = try s3.liveIsComplete("\(label) \(what)") }, prepare: prepare, settle: settle
+        ).run()
     }
 
     /// After the campaigns: the journal names what is live, a prune leaves exactly the objects

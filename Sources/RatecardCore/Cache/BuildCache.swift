@@ -306,12 +306,14 @@ public final class BuildCache: Sendable {
 /// One pack file, mapped read-only:
 /// `RCP1`, the entry count (8 bytes), per entry its key (32), payload offset (8), length (8)
 /// and the payload's sha256 (32), the sha256 of all that (32), then the payloads.
-package final class Pack: @unchecked Sendable {
+package final class Pack: Sendable {
     package static let headerSize = 12
     package static let entrySize = 80
     package static let magic: [UInt8] = Array("RCP1".utf8)
 
-    private let base: UnsafeRawPointer
+    /// Read-only mapped memory, never written and unmapped only when the pack goes: safe to
+    /// read from any thread, which the compiler cannot see through a raw pointer.
+    private nonisolated(unsafe) let base: UnsafeRawPointer
     private let size: Int
     private let path: String
     package let count: Int

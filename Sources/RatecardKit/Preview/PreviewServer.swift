@@ -17,7 +17,7 @@ import Synchronization
 /// through DNS rebinding), and sends `Cache-Control: no-store` with every response. Open pages
 /// hold one Server-Sent Events connection (`/__ratecard/events`) and reload when the version it
 /// sends differs from the one they were served at.
-public final class PreviewServer: @unchecked Sendable {
+public final class PreviewServer: Sendable {
     /// What is served: replaced as a whole after each rebuild.
     public struct Published: Sendable {
         public var version: Int

@@ -1,6 +1,7 @@
 import Glibc
 import RatecardCore
 import RatecardSupport
+import Synchronization
 
 /// A key of a release store: an immutable object named by its sha256, a release manifest
 /// (`version.json`) named by the release id, or the one mutable pointer (what is live).
@@ -141,23 +142,30 @@ public struct LocalStore: ReleaseStore, Sendable {
 
     /// The stamps of present objects vouched for by their stat data, taken as they were checked,
     /// and the objects linked since (a link moves an object's ctime, so its stamp is stale).
-    final class Session: @unchecked Sendable {
-        private(set) var checked: [String: VerifiedFiles.Stamp] = [:]
-        private(set) var linked: Set<String> = []
-        /// Release manifests already parsed by the caller, by their sha256.
-        private var prepared: [String: ReleaseInfo] = [:]
+    final class Session: Sendable {
+        private struct State {
+            var checked: [String: VerifiedFiles.Stamp] = [:]
+            var linked: Set<String> = []
+            /// Release manifests already parsed by the caller, by their sha256.
+            var prepared: [String: ReleaseInfo] = [:]
+        }
+        private let state = Mutex(State())
 
-        func prepare(_ info: ReleaseInfo, sha256: String) { prepared[sha256] = info }
-        func prepared(_ sha256: String) -> ReleaseInfo? { prepared[sha256] }
+        func prepare(_ info: ReleaseInfo, sha256: String) { state.withLock { $0.prepared[sha256] = info } }
+        func prepared(_ sha256: String) -> ReleaseInfo? { state.withLock { $0.prepared[sha256] } }
+
+        var checked: [String: VerifiedFiles.Stamp] { state.withLock { $0.checked } }
 
         func add(checked stamps: [String: VerifiedFiles.Stamp]) {
-            if checked.isEmpty { checked = stamps } else { checked.merge(stamps) { $1 } }
+            state.withLock { state in
+                if state.checked.isEmpty { state.checked = stamps } else { state.checked.merge(stamps) { $1 } }
+            }
         }
-        func add(linked names: some Sequence<String>) { linked.formUnion(names) }
+        func add(linked names: some Sequence<String>) { state.withLock { $0.linked.formUnion(names) } }
 
         /// Object name -> stamp, for the objects checked and not linked since.
         var unlinkedStamps: [String: VerifiedFiles.Stamp] {
-            linked.isEmpty ? checked : checked.filter { !linked.contains($0.key) }
+            state.withLock { state in state.linked.isEmpty ? state.checked : state.checked.filter { !state.linked.contains($0.key) } }
         }
     }
 

@@ -83,27 +83,6 @@ public final class S3Pool: Sendable {
         _ = try map(items, body)
     }
 
-    /// Unchecked because it is a raw buffer: each index is written by exactly one worker, and
-    /// read only after every worker thread has been joined.
-    private final class ResultSlots<Result>: @unchecked Sendable {
-        let buffer: UnsafeMutableBufferPointer<Result?>
-
-        init(count: Int) {
-            buffer = .allocate(capacity: count)
-            buffer.initialize(repeating: nil)
-        }
-
-        /// Each index is written by exactly one worker.
-        func set(_ index: Int, _ value: Result) { buffer[index] = value }
-
-        func values() -> [Result] { buffer.map { $0! } }
-
-        func free() {
-            _ = buffer.deinitialize()
-            buffer.deallocate()
-        }
-    }
-
     private final class FirstError: Sendable {
         private let stored = Mutex<(any Error)?>(nil)
 

@@ -1,0 +1,83 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Kills a command with SIGKILL after each of its named steps (`RATECARD_CRASH_AT`) and at
+/// random instants, checking after every kill what must survive one, then lets `settle` run
+/// the command to completion (or do what the next round needs).
+///
+/// The random instants are spread over [0, 1.5 ×] the longest of three runs that are not killed.
+/// Some kills must come after the command ended: that is what shows the instants covered all
+/// of it. Other tests share the cores, so a command can run slower during the kills than when it
+/// was timed; when every kill still landed before the end, kills at up to 4 × that time are
+/// added until one comes after it (a command that never ends fails the campaign).
+struct CrashCampaign {
+    var label: String
+    var steps: [String]
+    var randomKills: Int
+    /// Starts the command with extra environment variables.
+    var start: (_ arguments: [String], _ environment: [String: String]) throws -> Process
+    /// What must hold after a kill (`what` says which).
+    var check: (_ what: String) throws -> Void
+    /// The arguments of the next round (`named`: the round kills at a named step).
+    var prepare: (_ named: Bool) throws -> [String]
+    var settle: (_ arguments: [String]) throws -> Void
+
+    func run() throws {
+        var hit = 0
+        for step in steps {
+            let arguments = try prepare(true)
+            let crashed = try killed(arguments, at: step, after: 0)
+            #expect(crashed, "\(label): no crash at \(step)")
+            if crashed { hit += 1 }
+            try check("killed at \(step)")
+            try settle(arguments)
+        }
+        var cycle = 0.0
+        for _ in 0..<3 {
+            let arguments = try prepare(false)
+            let started = Date()
+            let process = try start(arguments, [:])
+            process.waitUntilExit()
+            cycle = max(cycle, Date().timeIntervalSince(started))
+            try settle(arguments)
+        }
+        var landed = 0
+        for index in 0..<randomKills {
+            if try killAtRandom(index, within: 0...(1.5 * cycle)) { landed += 1 }
+        }
+        // Whether some kill came after the command had ended.
+        var ended = landed < randomKills
+        var late = 0
+        while !ended, late < 20 {
+            ended = try !killAtRandom(randomKills + late, within: (1.5 * cycle)...(4 * cycle))
+            late += 1
+        }
+        print(
+            "crash safety of \(label): \(hit) named steps, \(randomKills) random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms run (\(landed) landed before it ended)"
+                + (late > 0 ? ", then \(late) in [1.5×, 4×]" : ""))
+        #expect(landed > 0, "\(label): no kill landed before the command ended")
+        #expect(ended, "\(label): every kill, even at 4× the timed run, landed before the command ended")
+    }
+
+    /// Kills a run at a random instant in `range` (seconds); true when it landed before the end.
+    private func killAtRandom(_ index: Int, within range: ClosedRange<Double>) throws -> Bool {
+        let arguments = try prepare(false)
+        let landed = try killed(arguments, at: nil, after: Double.random(in: range))
+        try check("killed at random instant \(index)")
+        try settle(arguments)
+        return landed
+    }
+
+    /// Runs the command killed at `step`, or after `seconds` when there is no step; true when
+    /// the kill ended it.
+    private func killed(_ arguments: [String], at step: String?, after seconds: Double) throws -> Bool {
+        let process = try start(arguments, step.map { ["RATECARD_CRASH_AT": $0] } ?? [:])
+        if step == nil {
+            usleep(useconds_t(seconds * 1_000_000))
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+    }
+}
