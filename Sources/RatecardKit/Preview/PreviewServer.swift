@@ -272,20 +272,60 @@ public final class PreviewServer: Sendable {
         }
     }
 
-    /// The reload script: reloads when the server's version is not the one the page was
-    /// served at (also right after connecting, so a rebuild finished while the page loaded is
-    /// not missed).
+    /// The reload script. When the server's version is not the one the page was served at
+    /// (checked right after connecting too, so a rebuild finished while the page loaded is not
+    /// missed), the page shows the new build:
+    /// - a page that runs scripts of its own (the web app) is reloaded;
+    /// - a static page (terms, rates, partners, the problems page) is fetched again and its
+    ///   title, styles and body are swapped in place, which keeps the reader's scroll position
+    ///   and skips a navigation; if the new page runs scripts, or the fetch fails, it is
+    ///   reloaded instead. Versions that arrive during a fetch are caught up with after it.
     static let liveScript = """
         (function () {
           "use strict";
           var script = document.currentScript;
-          var served = script ? script.getAttribute("data-version") : null;
+          var served = script ? Number(script.getAttribute("data-version")) : 0;
+          var latest = served;
+          var fetching = false;
+          var own = "script:not([src='/__ratecard/live.js'])";
           var events = new EventSource("/__ratecard/events");
+          function reload() {
+            events.close();
+            location.reload();
+          }
+          function update() {
+            if (fetching || latest <= served) return;
+            if (document.querySelector(own)) return reload();
+            fetching = true;
+            fetch(location.href, { cache: "no-store" }).then(function (response) {
+              if (!response.ok) throw new Error("HTTP " + response.status);
+              return response.text();
+            }).then(function (text) {
+              var next = new DOMParser().parseFromString(text, "text/html");
+              var live = next.querySelector("script[src='/__ratecard/live.js']");
+              if (next.querySelector(own) || !live || !next.body) return reload();
+              document.title = next.title;
+              var styles = document.head.querySelectorAll("style");
+              var nextStyles = next.head.querySelectorAll("style");
+              if (styles.length === nextStyles.length) {
+                for (var i = 0; i < styles.length; i++) {
+                  if (styles[i].textContent !== nextStyles[i].textContent) styles[i].textContent = nextStyles[i].textContent;
+                }
+              } else {
+                return reload();
+              }
+              document.body.replaceWith(document.adoptNode(next.body));
+              served = Number(live.getAttribute("data-version"));
+              fetching = false;
+              update();
+            }).catch(reload);
+          }
           events.onmessage = function (event) {
-            if (event.data !== served) {
-              events.close();
-              location.reload();
-            }
+            var version = Number(event.data);
+            // A smaller version: the preview was started again, and its pages may differ in any way.
+            if (version < latest) return reload();
+            latest = version;
+            update();
           };
         })();
 
