@@ -136,7 +136,9 @@ public struct Product: Sendable, Equatable {
     }
 
     /// `<partner>/<product>`: unique across the repository.
-    public var key: String { "\(folderPartner)/\(folderID)" }
+    /// Inlinable, so that reading it loads two fields, not a copy of the whole product (a
+    /// getter from another module takes its value whole, retaining every field).
+    @inlinable public var key: String { "\(folderPartner)/\(folderID)" }
 
     package static func read(_ node: YAMLNode, path: String, folderPartner: String, folderID: String, diagnostics: Diagnostics) -> Product? {
         guard let fields = MappingReader(node, path: path, what: "a product", diagnostics: diagnostics) else { return nil }

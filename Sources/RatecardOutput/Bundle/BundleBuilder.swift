@@ -54,14 +54,14 @@ public struct BundleBuilder {
         // Products by key (`orderedProducts`' order), as positions in the content: a `Product` is
         // a large value, and copying 3,000 of them costs more than the rest of a watch rebuild.
         let all = content.products
-        let names = all.map(\.key)
+        let names = documents.productKeys
         let order = all.indices.sorted { names[$0] < names[$1] }
         Trace.mark("build: products ordered")
         // Each product's key is computed once, for its document, its rates section and its
         // partner's page (a watching process takes what an edit did not touch from its memo).
         var productKeys: [String: BuildCache.Key] = [:]
         if memo != nil, let shared = content.keyBuilder("product-document") {
-            for (index, key) in zip(order, ParallelMap.map(order) { documents.productKey(all[$0], shared: shared) }) {
+            for (index, key) in zip(order, ParallelMap.map(order) { documents.productKey(at: $0, shared: shared) }) {
                 if let key { productKeys[names[index]] = key }
             }
         }
@@ -79,7 +79,7 @@ public struct BundleBuilder {
             documentHashes[names[index]] = hash
         }
         // The comparison index, and each shard's list of product documents.
-        let shards = documents.compareShards(logoHashes: hashes)
+        let shards = documents.compareShards(logoHashes: hashes, item: memo.map { memo in { index in memo.compareItem(keys[names[index]]) { documents.compareItem(all[index]) } } })
         var lists: [(shard: String, sha256: String)] = []
         let keysByPartner = Dictionary(grouping: order.map { names[$0] }, by: { String($0.prefix { $0 != "/" }) })
         for shard in shards {

@@ -9,12 +9,26 @@ struct DataDocuments {
     /// Each product's tables, oldest first, as positions in `content.rateTables` (a table is a
     /// large value: grouping copies of 6,000 of them cost more than grouping their positions).
     let tablesByProduct: [String: [Int]]
-    let versionsByDocument: [String: [TermsVersion]]
+    /// Each document's versions, oldest first, as positions in `content.terms`.
+    let versionsByDocument: [String: [Int]]
     let partnersByID: [String: Partner]
+    /// Each partner's file, by id (read for every product's key: a `Partner` is a large value).
+    let partnerPaths: [String: String]
+    /// Each table's file, by position in `content.rateTables`, and `content.fileIDs`.
+    let tablePaths: [String]
+    let fileIDs: [String: ObjectID]
+    /// Each product's key (`partner/id`) and its partner folder, by position in `content.products`.
+    let productKeys: [String]
+    let productPartners: [String]
 
     init(content: Content, asOf: Day) {
         self.content = content
         self.asOf = asOf
+        (productKeys, productPartners) = content.products.withUnsafeBufferPointer { products in
+            (products.indices.map { "\(products[$0].folderPartner)/\(products[$0].folderID)" }, products.indices.map { products[$0].folderPartner })
+        }
+        tablePaths = content.rateTables.withUnsafeBufferPointer { tables in tables.indices.map { tables[$0].path } }
+        fileIDs = content.fileIDs
         let tables = content.rateTables
         var positions: [String: [Int]] = [:]
         for index in tables.indices { positions[tables[index].productKey, default: []].append(index) }
@@ -23,11 +37,21 @@ struct DataDocuments {
             positions[key] = list.sorted { (tables[$0].effectiveFrom.value, $0) < (tables[$1].effectiveFrom.value, $1) }
         }
         tablesByProduct = positions
-        versionsByDocument = content.versionsByDocument
+        let terms = content.terms
+        var versions: [String: [Int]] = [:]
+        for index in terms.indices { versions[terms[index].documentID, default: []].append(index) }
+        for (document, list) in versions where list.count > 1 {
+            // `Content.oldestFirst`'s order.
+            let semvers = list.map { TermsVersion.semver(terms[$0].fileVersion) ?? [] }
+            versions[document] = list.indices.sorted { semvers[$0].lexicographicallyPrecedes(semvers[$1]) }.map { list[$0] }
+        }
+        versionsByDocument = versions
         partnersByID = content.partnersByID
+        let partners = content.partners
+        partnerPaths = Dictionary(partners.indices.map { (partners[$0].id.value, partners[$0].path) }, uniquingKeysWith: { first, _ in first })
     }
 
-    func versions(of document: String) -> [TermsVersion] { versionsByDocument[document] ?? [] }
+    func versions(of document: String) -> [TermsVersion] { (versionsByDocument[document] ?? []).map { content.terms[$0] } }
 
     var phrasesByID: [String: Phrase] {
         Dictionary((content.phrases ?? []).map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
@@ -50,7 +74,7 @@ struct DataDocuments {
     /// `partners.json`; `logoHashes` (asset path -> sha256) names each logo's object, so the app
     /// fetches it by a URL that outlives the release.
     func partners(logoHashes: [String: String]) -> JSON {
-        let productKeys = Dictionary(grouping: content.products.map(\.key).sorted(), by: { String($0.split(separator: "/")[0]) })
+        let productKeys = Dictionary(grouping: self.productKeys.sorted(), by: { String($0.split(separator: "/")[0]) })
         return .object([
             "partners": .array(
                 orderedPartners.map { partner in
@@ -106,13 +130,14 @@ struct DataDocuments {
     var productCounts: [(id: String, products: Int)] {
         var counts: [String: Int] = [:]
         for partner in content.partners { counts[partner.id.value] = 0 }
-        for product in content.products { counts[product.folderPartner, default: 0] += 1 }
+        for partner in productPartners { counts[partner, default: 0] += 1 }
         return counts.map { ($0.key, $0.value) }
     }
 
     /// The comparison index: the partners cut into shards, each with its comparable products.
-    /// `logoHashes` (asset path -> sha256) names each partner's logo object.
-    func compareShards(logoHashes: [String: String] = [:]) -> [CompareIndex.Shard] {
+    /// `logoHashes` (asset path -> sha256) names each partner's logo object. `item` gives the
+    /// entry of the product at a position in the content (`compareItem`, or the memo's copy).
+    func compareShards(logoHashes: [String: String] = [:], item: ((Int) -> CompareIndex.Item?)? = nil) -> [CompareIndex.Shard] {
         let counts = productCounts
         let names = CompareIndex.boundaries(counts)
         var partners: [String: [CompareIndex.Partner]] = [:]
@@ -126,7 +151,7 @@ struct DataDocuments {
         }
         var items: [String: [CompareIndex.Item]] = [:]
         for index in content.products.indices {
-            guard let item = compareItem(content.products[index]) else { continue }
+            guard let item = item.map({ $0(index) }) ?? compareItem(content.products[index]) else { continue }
             items[CompareIndex.shard(of: item.partner, in: names)!, default: []].append(item)
         }
         return names.map { name in
@@ -219,7 +244,8 @@ struct DataDocuments {
 
     /// The version of a document in force on the as-of date.
     func currentVersion(of document: String) -> TermsVersion? {
-        versions(of: document).last { $0.effectiveFrom.value <= asOf }
+        let terms = content.terms
+        return (versionsByDocument[document] ?? []).last { terms[$0].effectiveFrom.value <= asOf }.map { terms[$0] }
     }
 
     func terms() -> JSON {

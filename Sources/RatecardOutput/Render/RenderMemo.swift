@@ -22,61 +22,77 @@ public final class RenderMemo: Sendable {
         var used: Int
     }
 
-    private struct State {
-        var generation = 0
-        var pages: [BuildCache.Key: Entry<[UInt8]>] = [:]
-        var sections: [BuildCache.Key: Entry<String>] = [:]
-        var shards: [String: Entry<(shard: CompareIndex.Shard, bytes: [UInt8])>] = [:]
-        var lists: [String: Entry<(keys: [String], hashes: [String], bytes: [UInt8])>] = [:]
-        var hashes: [Int: Entry<(bytes: [UInt8], hex: String)>] = [:]
-        var rendered = 0
+    /// One kind of unit, under its own lock (one lock for all kinds, reached through key
+    /// paths, copied the whole state on every lookup).
+    private final class Table<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+        private let entries = Mutex<[Key: Entry<Value>]>([:])
+
+        /// The kept value when `matches` accepts it, marked used by `generation`.
+        func hit(_ key: Key, generation: Int, matches: (Value) -> Bool) -> Value? {
+            entries.withLock { entries -> Value? in
+                guard let index = entries.index(forKey: key), matches(entries.values[index].value) else { return nil }
+                entries.values[index].used = generation
+                return entries.values[index].value
+            }
+        }
+
+        func keep(_ key: Key, _ value: Value, generation: Int) {
+            entries.withLock { $0[key] = Entry(value: value, used: generation) }
+        }
+
+        /// Drops what `generation` did not use, once that is more than an eighth of the table.
+        func compact(generation: Int) {
+            entries.withLock { table in
+                let stale = table.values.reduce(0) { $0 + ($1.used == generation ? 0 : 1) }
+                if stale > 0, stale * 8 > table.count { table = table.filter { $0.value.used == generation } }
+            }
+        }
     }
 
-    private let state = Mutex(State())
+    private let pages = Table<BuildCache.Key, [UInt8]>()
+    private let sections = Table<BuildCache.Key, String>()
+    private let items = Table<BuildCache.Key, CompareIndex.Item?>()
+    private let shards = Table<String, (shard: CompareIndex.Shard, bytes: [UInt8])>()
+    private let lists = Table<String, (keys: [String], hashes: [String], bytes: [UInt8])>()
+    private let hashes = Table<Int, (bytes: [UInt8], hex: String)>()
+    private let generation = Atomic<Int>(0)
+    private let renderedCount = Atomic<Int>(0)
 
     public init() {}
 
     /// Starts a build: what this build does not use is dropped when it ends.
     public func beginBuild() {
-        state.withLock {
-            $0.generation += 1
-            $0.rendered = 0
-        }
+        generation.add(1, ordering: .sequentiallyConsistent)
+        renderedCount.store(0, ordering: .sequentiallyConsistent)
     }
 
     /// How many units the current build rendered (not found in the memo).
-    public var rendered: Int { state.withLock { $0.rendered } }
+    public var rendered: Int { renderedCount.load(ordering: .sequentiallyConsistent) }
 
-    /// Ends a build, dropping every unit it did not use (the memo holds about one build).
+    /// Ends a build. Units it did not use are dropped once they are more than an eighth of a
+    /// table (so the memo holds at most about one build and an eighth): rebuilding a table of
+    /// thousands of entries after every edit, for the few an edit replaced, cost more than the
+    /// edit's own rendering.
     public func endBuild() {
-        state.withLock { state in
-            let generation = state.generation
-            state.pages = state.pages.filter { $0.value.used == generation }
-            state.sections = state.sections.filter { $0.value.used == generation }
-            state.shards = state.shards.filter { $0.value.used == generation }
-            state.lists = state.lists.filter { $0.value.used == generation }
-            state.hashes = state.hashes.filter { $0.value.used == generation }
-        }
+        let generation = generation.load(ordering: .sequentiallyConsistent)
+        pages.compact(generation: generation)
+        sections.compact(generation: generation)
+        items.compact(generation: generation)
+        shards.compact(generation: generation)
+        lists.compact(generation: generation)
+        hashes.compact(generation: generation)
     }
 
     /// What `table` keeps under `key`, when `matches` accepts it (it is then used by this build);
     /// else what `make` gives, kept (and counted as rendered when `counted`).
     private func reused<Key: Hashable, Value: Sendable>(
-        _ table: WritableKeyPath<State, [Key: Entry<Value>]>, _ key: Key, counted: Bool = true,
-        matches: (Value) -> Bool = { _ in true }, make: () -> Value
+        _ table: Table<Key, Value>, _ key: Key, counted: Bool = true, matches: (Value) -> Bool = { _ in true }, make: () -> Value
     ) -> Value {
-        if let hit = state.withLock({ state -> Value? in
-            guard let entry = state[keyPath: table][key], matches(entry.value) else { return nil }
-            state[keyPath: table][key]!.used = state.generation
-            return entry.value
-        }) {
-            return hit
-        }
+        let generation = generation.load(ordering: .relaxed)
+        if let hit = table.hit(key, generation: generation, matches: matches) { return hit }
         let made = make()
-        state.withLock {
-            $0[keyPath: table][key] = Entry(value: made, used: $0.generation)
-            if counted { $0.rendered += 1 }
-        }
+        table.keep(key, made, generation: generation)
+        if counted { renderedCount.add(1, ordering: .relaxed) }
         return made
     }
 
@@ -84,25 +100,33 @@ public final class RenderMemo: Sendable {
     /// `terms.json`, `partners.json`), by the key of its inputs.
     func page(_ key: BuildCache.Key?, _ make: () -> [UInt8]) -> [UInt8] {
         guard let key else { return make() }
-        return reused(\.pages, key, make: make)
+        return reused(pages, key, make: make)
     }
 
     /// A product's section of its partner's rates page, by the key of its inputs.
     func section(_ key: BuildCache.Key?, _ make: () -> String) -> String {
         guard let key else { return make() }
-        return reused(\.sections, key, make: make)
+        return reused(sections, key, make: make)
+    }
+
+    /// A product's entry in the comparison index (nil: left out), by the key of its product
+    /// document, whose inputs (the product, its partner, its tables, the as-of date) are the
+    /// entry's too. Not counted as rendered: the shard that holds it is.
+    func compareItem(_ key: BuildCache.Key?, _ make: () -> CompareIndex.Item?) -> CompareIndex.Item? {
+        guard let key else { return make() }
+        return reused(items, key, counted: false, make: make)
     }
 
     /// A comparison shard's bytes: the earlier build's when the shard is equal to its (the
     /// shard holds everything its bytes are written from), else written now.
     func shardBytes(_ shard: CompareIndex.Shard) -> [UInt8] {
-        reused(\.shards, shard.name, matches: { $0.shard == shard }, make: { (shard, shard.bytes()) }).bytes
+        reused(shards, shard.name, matches: { $0.shard == shard }, make: { (shard, shard.bytes()) }).bytes
     }
 
     /// A shard's list of product documents (`DocumentLists.list`): the earlier build's bytes
     /// when it names the same documents with the same hashes.
     func listBytes(_ name: String, keys: [String], hashes: [String]) -> [UInt8] {
-        reused(\.lists, name, matches: { $0.keys == keys && $0.hashes == hashes }, make: { (keys, hashes, Self.list(keys, hashes)) }).bytes
+        reused(lists, name, matches: { $0.keys == keys && $0.hashes == hashes }, make: { (keys, hashes, Self.list(keys, hashes)) }).bytes
     }
 
     static func list(_ keys: [String], _ hashes: [String]) -> [UInt8] {
@@ -112,7 +136,7 @@ public final class RenderMemo: Sendable {
     /// The sha256 of `bytes`, remembered by the identity of their storage.
     public func sha256(_ bytes: [UInt8]) -> String {
         guard let address = Self.address(of: bytes) else { return SHA256.hex(bytes) }
-        return reused(\.hashes, address, counted: false, matches: { $0.bytes.count == bytes.count }, make: { (bytes, SHA256.hex(bytes)) }).hex
+        return reused(hashes, address, counted: false, matches: { $0.bytes.count == bytes.count }, make: { (bytes, SHA256.hex(bytes)) }).hex
     }
 
     private static func address(of bytes: [UInt8]) -> Int? {
@@ -175,7 +199,7 @@ extension DataDocuments {
         for partner in content.partners {
             guard content.append(partner.path, to: &key) else { return nil }
         }
-        for index in content.products.indices { key.append(content.products[index].key) }
+        for productKey in productKeys { key.append(productKey) }
         for (asset, hash) in logoHashes.sorted(by: { $0.key < $1.key }) {
             key.append(asset)
             key.append(hash)
@@ -205,15 +229,33 @@ extension DataDocuments {
     /// files and the as-of date. `shared`: `content.keyBuilder("product-document")`, when the
     /// caller made it once for many products.
     func productKey(_ product: Product, shared: BuildCache.Key.Builder? = nil) -> BuildCache.Key? {
-        guard var key = shared ?? content.keyBuilder("product-document"), content.append(product.path, to: &key) else { return nil }
+        productKey(path: product.path, partner: product.partner.value, key: product.key, shared: shared)
+    }
+
+    /// `productKey(_:shared:)` of the product at `index` in the content, reading its stored
+    /// fields only (a `Product` is a large value: 3,000 copies of it cost more than their keys).
+    func productKey(at index: Int, shared: BuildCache.Key.Builder?) -> BuildCache.Key? {
+        let products = content.products
+        return productKey(path: products[index].path, partner: products[index].partner.value, key: productKeys[index], shared: shared)
+    }
+
+    private func productKey(path: String, partner: String, key productKey: String, shared: BuildCache.Key.Builder?) -> BuildCache.Key? {
+        // Read through `fileIDs` and the tables' paths, taken once: calling a method of `Content`
+        // (or a nested function that captures this value) for each file would pass the whole
+        // value along, retaining each of its fields.
+        guard var key = shared ?? content.keyBuilder("product-document"), let id = fileIDs[path] else { return nil }
+        key.append(file: path, id: id)
         key.append(asOf.description)
-        if let partner = partnersByID[product.partner.value] {
-            guard content.append(partner.path, to: &key) else { return nil }
+        if let partnerPath = partnerPaths[partner] {
+            guard let id = fileIDs[partnerPath] else { return nil }
+            key.append(file: partnerPath, id: id)
         } else {
             key.append("no partner")
         }
-        for position in tablesByProduct[product.key] ?? [] {
-            guard content.append(content.rateTables[position].path, to: &key) else { return nil }
+        for position in tablesByProduct[productKey] ?? [] {
+            let tablePath = tablePaths[position]
+            guard let id = fileIDs[tablePath] else { return nil }
+            key.append(file: tablePath, id: id)
         }
         return key.key
     }

@@ -3,15 +3,25 @@ import RatecardSupport
 import Synchronization
 
 /// The static HTML pages of a bundle: terms versions, the comparison table and the partner list.
-struct StaticPages {
+///
+/// A class: its pages are rendered on several threads, and each would otherwise copy the whole
+/// value (the content and its lookups) per page.
+final class StaticPages: Sendable {
     let documents: DataDocuments
     let bundleID: String
     /// The render memo of a watching process, if any.
-    var memo: RenderMemo?
+    let memo: RenderMemo?
     /// Key parts shared by many units of this build, computed once.
     let keyParts = KeyParts()
     /// Each product's key (`DataDocuments.productKey`) when the builder computed them already.
-    var productKeys: [String: BuildCache.Key] = [:]
+    let productKeys: [String: BuildCache.Key]
+
+    init(documents: DataDocuments, bundleID: String, memo: RenderMemo? = nil, productKeys: [String: BuildCache.Key] = [:]) {
+        self.documents = documents
+        self.bundleID = bundleID
+        self.memo = memo
+        self.productKeys = productKeys
+    }
 
     var content: Content { documents.content }
 
@@ -19,7 +29,7 @@ struct StaticPages {
     /// cache, else rendered (and kept in both).
     func termsPageBytes(_ version: TermsVersion) -> [UInt8] {
         let key = termsPageKey(version)
-        let render = { Array(termsPage(version).utf8) }
+        let render = { Array(self.termsPage(version).utf8) }
         let cached = { () -> [UInt8] in
             guard let key, let cache = BuildCache.shared else { return render() }
             return cache.value(key, render)
@@ -38,9 +48,10 @@ struct StaticPages {
                 version.documentID,
                 make: {
                     guard var key = content.keyBuilder("terms-page") else { return nil }
-                    for other in documents.versions(of: version.documentID) {
-                        key.append(other.fileVersion)
-                        key.append(other.effectiveFrom.value.description)
+                    let terms = content.terms
+                    for position in documents.versionsByDocument[version.documentID] ?? [] {
+                        key.append(terms[position].fileVersion)
+                        key.append(terms[position].effectiveFrom.value.description)
                     }
                     key.append(documents.currentVersion(of: version.documentID)?.fileVersion ?? "-")
                     return key
@@ -182,8 +193,8 @@ struct StaticPages {
         // 300 pages on a large site: rendered on two threads.
         let pages = ParallelMap.map(partners.map { PartnerPage(partner: $0, products: byPartner[$0.id.value] ?? []) }) { page -> [UInt8] in
             let render = { () -> [UInt8] in
-                let comparable = page.products.compactMap { index in comparableTable(of: products[index]).map { (products[index], $0) } }
-                return Array(partnerRatesPage(page.partner, products: comparable, notice: ratesNotice).utf8)
+                let comparable = page.products.compactMap { index in self.comparableTable(of: products[index]).map { (products[index], $0) } }
+                return Array(self.partnerRatesPage(page.partner, products: comparable, notice: ratesNotice).utf8)
             }
             return memo.page(partnerPageKey(page.partner, products: page.products.map { products[$0] }), render)
         }
