@@ -196,8 +196,11 @@ extension DataDocuments {
     /// lists its own), the logos' hashes and the shared files.
     func partnersIndexKey(logoHashes: [String: String]) -> BuildCache.Key? {
         guard var key = content.keyBuilder("partners-index") else { return nil }
-        for partner in content.partners {
-            guard content.append(partner.path, to: &key) else { return nil }
+        let partners = content.partners
+        for index in partners.indices {
+            let path = partners[index].path
+            guard let id = fileIDs[path] else { return nil }
+            key.append(file: path, id: id)
         }
         for productKey in productKeys { key.append(productKey) }
         for (asset, hash) in logoHashes.sorted(by: { $0.key < $1.key }) {
@@ -213,13 +216,16 @@ extension DataDocuments {
     func termsIndexKey() -> BuildCache.Key? {
         guard var key = content.keyBuilder("terms-index") else { return nil }
         key.append(asOf.description)
-        for version in content.terms {
-            for part in [
-                version.documentID, version.fileVersion, version.title.value, version.effectiveFrom.value.description,
-                version.consent.value.rawValue, version.requiresReconsent.value ? "1" : "0", version.summary.value,
-            ] {
-                key.append(part)
-            }
+        // By position, reading stored fields: a loop over the versions copies each whole.
+        let terms = content.terms
+        for index in terms.indices {
+            key.append(terms[index].documentID)
+            key.append(terms[index].fileVersion)
+            key.append(terms[index].title.value)
+            key.append(terms[index].effectiveFrom.value.description)
+            key.append(terms[index].consent.value.rawValue)
+            key.append(terms[index].requiresReconsent.value ? "1" : "0")
+            key.append(terms[index].summary.value)
         }
         return key.key
     }

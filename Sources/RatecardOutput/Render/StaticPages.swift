@@ -55,8 +55,9 @@ final class StaticPages: Sendable {
                     }
                     key.append(documents.currentVersion(of: version.documentID)?.fileVersion ?? "-")
                     return key
-                }), content.append(version.path, to: &key)
+                }), let id = documents.fileIDs[version.path]
         else { return nil }
+        key.append(file: version.path, id: id)
         key.append(version.effectiveFrom.value > documents.asOf ? "ahead" : "in force or past")
         return key.key
     }
