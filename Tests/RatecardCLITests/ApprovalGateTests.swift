@@ -12,6 +12,18 @@ import Testing
         let staging: ServeRoot
         let production: ServeRoot
 
+        /// Rewrites the live release's `"source_commit": "<id>"` in its version.json; the live id.
+        @discardableResult
+        func replaceLiveSourceCommit(with field: String) throws -> String {
+            let live = try #require(try production.live())
+            let path = production.folder(of: live) + "/version.json"
+            let text = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
+            let commit = try #require(text.firstMatch(of: /"source_commit": ?"[0-9a-f]+"/)).output
+            chmod(path, 0o644)
+            try FileSystem.writeFile(path, Array(text.replacingOccurrences(of: String(commit), with: field).utf8))
+            return live
+        }
+
         init(in directory: String) throws {
             fixture = try PublishFixture(in: directory, commits: 1)
             try FileSystem.writeFile(
@@ -85,12 +97,7 @@ import Testing
     @Test func aLiveReleaseWithoutACommitIsRefused() throws {
         try withTemporaryDirectory { directory in
             let setup = try Protected(in: directory)
-            let live = try #require(try setup.production.live())
-            let path = setup.production.folder(of: live) + "/version.json"
-            let text = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
-            let commit = try #require(text.firstMatch(of: /"source_commit": ?"[0-9a-f]+"/)).output
-            chmod(path, 0o644)
-            try FileSystem.writeFile(path, Array(text.replacingOccurrences(of: String(commit), with: #""source_commit":null"#).utf8))
+            try setup.replaceLiveSourceCommit(with: #""source_commit":null"#)
             try setup.commitSmallChange(in: setup.fixture.repo)
             try setup.expectRefusedThenApproved(from: setup.fixture.repo, reason: "names no source commit")
         }
@@ -101,12 +108,7 @@ import Testing
     @Test func aLiveReleaseNamingABranchInsteadOfACommitIsRefused() throws {
         try withTemporaryDirectory { directory in
             let setup = try Protected(in: directory)
-            let live = try #require(try setup.production.live())
-            let path = setup.production.folder(of: live) + "/version.json"
-            let text = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
-            let commit = try #require(text.firstMatch(of: /"source_commit": ?"[0-9a-f]+"/)).output
-            chmod(path, 0o644)
-            try FileSystem.writeFile(path, Array(text.replacingOccurrences(of: String(commit), with: #""source_commit":"HEAD""#).utf8))
+            let live = try setup.replaceLiveSourceCommit(with: #""source_commit":"HEAD""#)
             try setup.commitSmallChange(in: setup.fixture.repo)
             let refused = try ratecard(setup.publish("production") + ["-m", "unchecked"], in: setup.fixture.repo)
             #expect(refused.status == 1, "\(refused.out)\(refused.err)")

@@ -27,13 +27,7 @@ import Testing
             // A racily clean file whose bytes changed (same size, same times): found by its contents.
             let table = try #require(files.first { $0.contains("/rates/") && $0.hasSuffix(".yaml") })
             let original = try FileSystem.readFile(work + "/" + table)
-            var edited = original
-            edited[edited.count - 2] = edited[edited.count - 2] == UInt8(ascii: "1") ? UInt8(ascii: "2") : UInt8(ascii: "1")
-            var stamp = stat()
-            stat(work + "/" + table, &stamp)
-            try FileSystem.writeFile(work + "/" + table, edited)
-            var kept = [stamp.st_atim, stamp.st_mtim]
-            utimensat(AT_FDCWD, work + "/" + table, &kept, 0)
+            try Self.changeOneByteKeepingTimes(work + "/" + table)
             #expect(try repository.cleanByStat(under: "") == false)
             #expect(try repository.uncommittedPaths(under: "") == [table])
             try FileSystem.writeFile(work + "/" + table, original)
@@ -43,13 +37,7 @@ import Testing
             #expect(try repository.cleanByStat(under: ""))
             // Same size, same mtime, other bytes: the ctime gives it away, status confirms.
             let partner = try #require(files.first { $0.hasPrefix("partners/") && $0.hasSuffix(".yaml") })
-            var bytes = try FileSystem.readFile(work + "/" + partner)
-            bytes[bytes.count - 2] = bytes[bytes.count - 2] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
-            var before = stat()
-            stat(work + "/" + partner, &before)
-            try FileSystem.writeFile(work + "/" + partner, bytes)
-            var times = [before.st_atim, before.st_mtim]
-            utimensat(AT_FDCWD, work + "/" + partner, &times, 0)
+            try Self.changeOneByteKeepingTimes(work + "/" + partner)
             #expect(try repository.cleanByStat(under: "") == false)
             #expect(try repository.uncommittedPaths(under: "") == [partner])
             // An untracked file anywhere below the prefix.
@@ -151,6 +139,18 @@ import Testing
         try process.run()
         process.waitUntilExit()
         return process.terminationStatus
+    }
+
+    /// Changes one byte near the end of the file (same size) and puts its access and
+    /// modification times back: only the ctime (and the contents) tell.
+    static func changeOneByteKeepingTimes(_ path: String) throws {
+        var bytes = try FileSystem.readFile(path)
+        bytes[bytes.count - 2] = bytes[bytes.count - 2] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
+        var before = stat()
+        stat(path, &before)
+        try FileSystem.writeFile(path, bytes)
+        var times = [before.st_atim, before.st_mtim]
+        utimensat(AT_FDCWD, path, &times, 0)
     }
 
     static func dateBack(_ path: String, seconds: Int) throws {
