@@ -197,18 +197,21 @@ final class StaticPages: Sendable {
                 let comparable = page.products.compactMap { index in self.comparableTable(of: products[index]).map { (products[index], $0) } }
                 return Array(self.partnerRatesPage(page.partner, products: comparable, notice: ratesNotice).utf8)
             }
-            return memo.page(partnerPageKey(page.partner, products: page.products.map { products[$0] }), render)
+            return memo.page(self.partnerPageKey(page.partner, products: page.products), render)
         }
         return Dictionary(zip(partners.map { BundleLayout.ratesPage($0.id.value) }, pages), uniquingKeysWith: { first, _ in first })
     }
 
     /// What a partner's rates page is rendered from: its partner file, the as-of date (shown on
     /// it), the shared files, and everything each of its products is rendered from.
-    func partnerPageKey(_ partner: Partner, products: [Product]) -> BuildCache.Key? {
-        guard var key = content.keyBuilder("partner-rates-page"), content.append(partner.path, to: &key) else { return nil }
+    /// `products`: positions in `content.products` (a `Product` is a large value, and every
+    /// build makes this key for each of 300 pages: by position, none is copied).
+    func partnerPageKey(_ partner: Partner, products: [Int]) -> BuildCache.Key? {
+        guard var key = content.keyBuilder("partner-rates-page"), let id = documents.fileIDs[partner.path] else { return nil }
+        key.append(file: partner.path, id: id)
         key.append(documents.asOf.description)
-        for product in products {
-            guard let productKey = productKey(product) else { return nil }
+        for index in products {
+            guard let productKey = productKeys[documents.productKeys[index]] ?? documents.productKey(at: index, shared: nil) else { return nil }
             key.append(key: productKey)
         }
         return key.key
