@@ -31,6 +31,21 @@ public struct StoreItem: Sendable {
         self.size = size
         self.bytes = bytes
     }
+
+    /// A put's items as the stores take them: objects first, then release manifests. The
+    /// pointer is never put (it changes only by compare-and-swap, `flip`).
+    static func partition(_ items: [StoreItem]) throws -> (objects: [StoreItem], releases: [StoreItem]) {
+        var objects: [StoreItem] = []
+        var releases: [StoreItem] = []
+        for item in items {
+            switch item.key {
+            case .object: objects.append(item)
+            case .release: releases.append(item)
+            case .pointer: throw OperationalError("the pointer is changed with flip, not put")
+            }
+        }
+        return (objects, releases)
+    }
 }
 
 /// The five calls the release protocol makes of a store. Publish, rollback, promote and prune
@@ -177,17 +192,8 @@ public struct LocalStore: ReleaseStore, Sendable {
 
     @discardableResult
     public func put(_ items: [StoreItem]) throws -> Int {
-        var written = 0
-        var objects: [StoreItem] = []
-        var releases: [StoreItem] = []
-        for item in items {
-            switch item.key {
-            case .object: objects.append(item)
-            case .release: releases.append(item)
-            case .pointer: throw OperationalError("the pointer is changed with flip, not put")
-            }
-        }
-        written += try putObjects(objects)
+        let (objects, releases) = try StoreItem.partition(items)
+        var written = try putObjects(objects)
         for release in releases { written += try putRelease(release) }
         return written
     }

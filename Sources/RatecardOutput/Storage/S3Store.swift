@@ -56,15 +56,7 @@ public struct S3Store: ReleaseStore, Sendable {
 
     @discardableResult
     public func put(_ items: [StoreItem]) throws -> Int {
-        var objects: [StoreItem] = []
-        var releases: [StoreItem] = []
-        for item in items {
-            switch item.key {
-            case .object: objects.append(item)
-            case .release: releases.append(item)
-            case .pointer: throw OperationalError("the pointer is changed with flip, not put")
-            }
-        }
+        let (objects, releases) = try StoreItem.partition(items)
         var written = try putObjects(objects)
         for release in releases { written += try putRelease(release) }
         return written
