@@ -1,7 +1,7 @@
 import RatecardSupport
 
 /// Content read straight from a commit's tree through libgit2: no checkout, works in a bare clone.
-public struct CommitSource: ContentSource {
+public struct CommitSource: RepositoryBlobSource {
     public let repository: Repository
     public let commit: ObjectID
     public let contentRoot: ContentRoot
@@ -41,15 +41,5 @@ public struct CommitSource: ContentSource {
             }
             return true
         }.sorted { $0.path < $1.path }
-    }
-
-    public func read(_ entry: TreeEntry) throws -> [UInt8] {
-        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
-        return try repository.blob(id)
-    }
-
-    public func size(_ entry: TreeEntry) throws -> Int {
-        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
-        return try repository.blobSize(id)
     }
 }

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Where content files come from: a work tree or a commit.
 public protocol ContentSource {
     /// The folder of the repository's tree the content is read from.
@@ -20,5 +22,23 @@ extension ContentSource {
         guard size <= limit else { return (nil, size) }
         let bytes = try read(entry)
         return (bytes, bytes.count)
+    }
+}
+
+/// A source whose files are blobs of a git repository (a commit's tree, the index): read and
+/// sized by blob id.
+public protocol RepositoryBlobSource: ContentSource {
+    var repository: Repository { get }
+}
+
+extension RepositoryBlobSource {
+    public func read(_ entry: TreeEntry) throws -> [UInt8] {
+        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
+        return try repository.blob(id)
+    }
+
+    public func size(_ entry: TreeEntry) throws -> Int {
+        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
+        return try repository.blobSize(id)
     }
 }
