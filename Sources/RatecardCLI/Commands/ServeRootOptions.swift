@@ -74,11 +74,6 @@ enum ServeRootOptions {
         return local
     }
 
-    /// Before a command changes a target: a serve root folder is created.
-    static func prepare(_ root: any ReleaseTarget) throws {
-        if let local = root as? ServeRoot { try FileSystem.makeDirectories(local.path) }
-    }
-
     /// The app versions an environment supports (`apps:` in ratecard.yaml).
     static func apps(of environment: String, _ invocation: Invocation) -> [ServiceConfig.AppVersion] {
         BridgeGate.apps(of: environment, from: invocation.directory)

@@ -94,7 +94,7 @@ public struct PromoteFlow {
             let liveFiles = try live.map { try target.info(of: $0).files } ?? []
             return .dryRun(release: id, live: live, plan: ReleasePlan.between(live: liveFiles, next: next.files))
         }
-        if let local = target as? ServeRoot { try FileSystem.makeDirectories(local.path) }
+        try target.createIfMissing()
         let extra = (approval?.fields ?? [:]).merging(["from_env": .string(options.sourceName)]) { $1 }
         let result = try ReleaseHistory.promote(
             release: options.release, from: source, to: target, expectLive: expectLive, message: options.message, wait: options.wait, extra: extra)

@@ -223,7 +223,7 @@ public struct PublishFlow {
             result.outcome = .dryRun(plan: plan, live: live)
             return result
         }
-        if let local = root as? ServeRoot { try FileSystem.makeDirectories(local.path) }
+        try root.createIfMissing()
         let outcome = try publisher.publish(request, onWait: { events(.waiting($0)) })
         result.outcome = .published(outcome)
         if bridge.requirement != nil, case .published = outcome { BridgeGate.updateLinesAfterSwap(root, warn: { events(.warning($0)) }) }

@@ -69,6 +69,12 @@ public protocol ReleaseLease: AnyObject {
 }
 
 extension ReleaseTarget {
+    /// Before a command changes the target: a serve root folder is created (a bucket prefix
+    /// needs nothing).
+    public func createIfMissing() throws {
+        if let local = self as? ServeRoot { try FileSystem.makeDirectories(local.path) }
+    }
+
     public func info(of release: String) throws -> ReleaseInfo {
         guard let bytes = try manifest(of: release) else {
             throw OperationalError("release \(release) does not exist in \(displayName)")
