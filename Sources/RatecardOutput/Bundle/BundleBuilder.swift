@@ -54,7 +54,7 @@ public struct BundleBuilder {
         // Products by key (`orderedProducts`' order), as positions in the content: a `Product` is
         // a large value, and copying 3,000 of them costs more than the rest of a watch rebuild.
         let all = content.products
-        let names = documents.productKeys
+        let names = documents.productNames
         let order = all.indices.sorted { names[$0] < names[$1] }
         Trace.mark("build: products ordered")
         // Each product's key is computed once, for its document, its rates section and its

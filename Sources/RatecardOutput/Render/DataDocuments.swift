@@ -17,14 +17,14 @@ struct DataDocuments {
     /// Each table's file, by position in `content.rateTables`, and `content.fileIDs`.
     let tablePaths: [String]
     let fileIDs: [String: ObjectID]
-    /// Each product's key (`partner/id`) and its partner folder, by position in `content.products`.
-    let productKeys: [String]
+    /// Each product's name (`Product.key`: `partner/id`; not its cache key) and its partner folder, by position in `content.products`.
+    let productNames: [String]
     let productPartners: [String]
 
     init(content: Content, asOf: Day) {
         self.content = content
         self.asOf = asOf
-        (productKeys, productPartners) = content.products.withUnsafeBufferPointer { products in
+        (productNames, productPartners) = content.products.withUnsafeBufferPointer { products in
             (products.indices.map { "\(products[$0].folderPartner)/\(products[$0].folderID)" }, products.indices.map { products[$0].folderPartner })
         }
         tablePaths = content.rateTables.withUnsafeBufferPointer { tables in tables.indices.map { tables[$0].path } }
@@ -74,7 +74,7 @@ struct DataDocuments {
     /// `partners.json`; `logoHashes` (asset path -> sha256) names each logo's object, so the app
     /// fetches it by a URL that outlives the release.
     func partners(logoHashes: [String: String]) -> JSON {
-        let productKeys = Dictionary(grouping: self.productKeys.sorted(), by: { String($0.split(separator: "/")[0]) })
+        let productKeys = Dictionary(grouping: productNames.sorted(), by: { String($0.split(separator: "/")[0]) })
         return .object([
             "partners": .array(
                 orderedPartners.map { partner in

@@ -202,7 +202,7 @@ extension DataDocuments {
             guard let id = fileIDs[path] else { return nil }
             key.append(file: path, id: id)
         }
-        for productKey in productKeys { key.append(productKey) }
+        for name in productNames { key.append(name) }
         for (asset, hash) in logoHashes.sorted(by: { $0.key < $1.key }) {
             key.append(asset)
             key.append(hash)
@@ -242,7 +242,7 @@ extension DataDocuments {
     /// fields only (a `Product` is a large value: 3,000 copies of it cost more than their keys).
     func productKey(at index: Int, shared: BuildCache.Key.Builder?) -> BuildCache.Key? {
         let products = content.products
-        return productKey(path: products[index].path, partner: products[index].partner.value, key: productKeys[index], shared: shared)
+        return productKey(path: products[index].path, partner: products[index].partner.value, key: productNames[index], shared: shared)
     }
 
     private func productKey(path: String, partner: String, key productKey: String, shared: BuildCache.Key.Builder?) -> BuildCache.Key? {

@@ -211,7 +211,7 @@ final class StaticPages: Sendable {
         key.append(file: partner.path, id: id)
         key.append(documents.asOf.description)
         for index in products {
-            guard let productKey = productKeys[documents.productKeys[index]] ?? documents.productKey(at: index, shared: nil) else { return nil }
+            guard let productKey = productKeys[documents.productNames[index]] ?? documents.productKey(at: index, shared: nil) else { return nil }
             key.append(key: productKey)
         }
         return key.key
