@@ -2,6 +2,8 @@
 #define CGIT2_SHIM_H
 #define GIT_DEPRECATE_HARD
 #include <git2.h>
+#include <git2/sys/odb_backend.h>
+#include <git2/sys/mempack.h>
 
 /* git_libgit2_opts() is variadic, which Swift cannot call: wrap the options we use. */
 static inline int cgit2_set_owner_validation(int enabled) {

@@ -1,7 +1,28 @@
 import Glibc
 
-/// Byte-string search.
+/// Byte-string search, and numbers written as bytes.
 package enum Bytes {
+    /// Appends the decimal digits of `number` (a leading `-` when negative), without making a
+    /// String of it: for files of thousands of numbers written on every publish.
+    package static func appendDecimal(_ number: Int, to out: inout [UInt8]) {
+        if number < 0 { out.append(UInt8(ascii: "-")) }
+        var rest = number.magnitude
+        guard rest > 0 else {
+            out.append(UInt8(ascii: "0"))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
+            while rest > 0 {
+                start -= 1
+                buffer[start] = UInt8(truncatingIfNeeded: rest % 10) + UInt8(ascii: "0")
+                rest /= 10
+            }
+            out.append(contentsOf: buffer[start...])
+        }
+    }
+
     /// The first index at or after `start` where `pattern` occurs in `bytes`.
     package static func find(_ pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
         guard !pattern.isEmpty, start <= bytes.count else { return nil }

@@ -34,6 +34,9 @@ public enum DurableFiles {
         guard fsync(fd) == 0 else { throw FileSystem.failure("fsync", path) }
     }
 
+    /// Up to how many files are flushed with an fsync each rather than one `syncFilesystem`.
+    public static let fewFiles = 32
+
     /// Flushes the whole filesystem holding `path` (one call instead of an fsync per file).
     public static func syncFilesystem(of path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -42,24 +42,28 @@ public indirect enum JSON: Sendable, Equatable {
                 out.append(contentsOf: "[]".utf8)
                 continue
             }
+            // Each entry is a few copies of fixed byte runs (the indentation of `newline`
+            // included) and its three values: a manifest lists thousands.
+            let open = Array("\n    {\n      \"path\": ".utf8)
+            let sha256 = Array(",\n      \"sha256\": \"".utf8)
+            let size = Array("\",\n      \"size\": ".utf8)
+            let close = Array("\n    }".utf8)
             out.append(UInt8(ascii: "["))
             for (position, file) in files.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
-                newline(&out, 2)
-                out.append(UInt8(ascii: "{"))
-                newline(&out, 3)
-                out.append(contentsOf: "\"path\": ".utf8)
+                out.append(contentsOf: open)
                 escape(file.path, into: &out)
-                out.append(UInt8(ascii: ","))
-                newline(&out, 3)
-                out.append(contentsOf: "\"sha256\": ".utf8)
-                escape(file.sha256, into: &out)
-                out.append(UInt8(ascii: ","))
-                newline(&out, 3)
-                out.append(contentsOf: "\"size\": ".utf8)
-                out.append(contentsOf: String(file.size).utf8)
-                newline(&out, 2)
-                out.append(UInt8(ascii: "}"))
+                if needsEscaping(file.sha256) {
+                    out.append(contentsOf: sha256.dropLast())
+                    escape(file.sha256, into: &out)
+                    out.append(contentsOf: size.dropFirst())
+                } else {
+                    out.append(contentsOf: sha256)
+                    out.append(contentsOf: file.sha256.utf8)
+                    out.append(contentsOf: size)
+                }
+                Bytes.appendDecimal(file.size, to: &out)
+                out.append(contentsOf: close)
             }
             newline(&out, 1)
             out.append(UInt8(ascii: "]"))

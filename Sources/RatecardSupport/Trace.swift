@@ -5,15 +5,17 @@ import Glibc
 public enum Trace {
     private static let enabled = getenv("RATECARD_TRACE") != nil
     nonisolated(unsafe) private static var last = now()
+    private static let start = now()
 
-    /// Prints the milliseconds since the previous mark (or the process's first mark).
+    /// Prints the milliseconds since the previous mark on any thread (or the process's first
+    /// mark), and since the first.
     public static func mark(_ phase: @autoclosure () -> String) {
         Progress.note(phase())
         guard enabled else { return }
         let time = now()
         let elapsed = (time - last) / 1_000_000
         last = time
-        standardError("trace: \(phase()): \(elapsed) ms\n")
+        standardError("trace: \(phase()): \(elapsed) ms (at \((time - start) / 1_000_000) ms)\n")
     }
 
     /// Prints one line without timing (safe from any thread: one write each).

@@ -59,6 +59,36 @@ import Testing
         }
     }
 
+    /// The index is compared with HEAD through the tree it would commit: a change staged but
+    /// not committed is found, a staged change undone again is clean, and neither check writes
+    /// an object to the repository (trees the index's cache lacks are computed in memory).
+    @Test func aStagedChangeIsFoundAndTheCheckWritesNoObject() throws {
+        try withTemporaryDirectory { directory in
+            let work = directory + "/work"
+            let repository = try Fixtures.makeBaseRepository(at: work)
+            let files = try ReleaseFiles.list(work).filter { !$0.hasPrefix(".git/") }
+            // Files dated back differ from the index's stat data and are compared by content.
+            func settle() throws { for file in files { try Self.dateBack(work + "/" + file, seconds: 60) } }
+            func objects() throws -> [String] { try ReleaseFiles.list(work + "/.git/objects").sorted() }
+            try settle()
+            #expect(try repository.cleanByStat(under: ""))
+            let table = try #require(files.first { $0.contains("/rates/") && $0.hasSuffix(".yaml") })
+            let original = try FileSystem.readFile(work + "/" + table)
+            try FileSystem.writeFile(work + "/" + table, original + Array("# staged\n".utf8))
+            try repository.stage(paths: [table])
+            try settle()
+            let before = try objects()  // with the staged blob
+            #expect(try repository.cleanByStat(under: "") == false)
+            #expect(try repository.uncommittedPaths(under: "") == [table])
+            // Back to the committed bytes, staged again: the index holds HEAD's tree once more.
+            try FileSystem.writeFile(work + "/" + table, original)
+            try repository.stage(paths: [table])
+            try settle()
+            #expect(try repository.cleanByStat(under: ""))
+            #expect(try objects() == before)
+        }
+    }
+
     /// A clean walk records its folders (in the git folder); the next walk reads only folders
     /// that changed since, and still finds every untracked file, new folder or removed file.
     @Test func theFoldersOfACleanWalkAreRememberedAndChangesStillFound() throws {

@@ -33,11 +33,13 @@ package struct CleanFolders: Sendable {
     /// Each recorded folder's recorded subfolders.
     package var children: [String: [String]] {
         var children: [String: [String]] = [:]
-        for path in folders.keys where !path.isEmpty {
-            let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
-            children[parent, default: []].append(path)
-        }
+        for path in folders.keys where !path.isEmpty { children[Self.parent(of: path), default: []].append(path) }
         return children
+    }
+
+    /// The folder that holds `path` ("" for the root).
+    package static func parent(of path: String) -> String {
+        path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? ""
     }
 
     /// The recorded stamp of `folder`, when the folder still has it, it is old enough to trust
@@ -57,23 +59,74 @@ package struct CleanFolders: Sendable {
         return nanoseconds(spec)
     }
 
-    /// The record in `gitDir`, when it was taken for this content root.
+    /// The record in `gitDir`, when it was taken for this content root. (Read as bytes: the
+    /// record of a large work tree has thousands of lines, and it is read on every publish.)
     package static func load(gitDir: String, prefix: String) -> CleanFolders? {
         guard let bytes = try? FileSystem.readFile(gitDir + "/" + fileName) else { return nil }
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count >= 3, lines[0] == header, lines[1] == "prefix " + prefix,
-            lines[2].hasPrefix("walk "), let start = Int(lines[2].dropFirst(5))
-        else { return nil }
-        var folders: [String: Stamp] = [:]
-        for line in lines.dropFirst(3) where !line.isEmpty {
-            let fields = line.split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
-            guard fields.count == 5, let mtime = Int(fields[0]), let ctime = Int(fields[1]), let inode = UInt64(fields[2]),
-                let files = Int(fields[3])
+        return bytes.withUnsafeBufferPointer { buffer -> CleanFolders? in
+            var reader = LineReader(bytes: buffer)
+            guard let first = reader.line(), String(decoding: first, as: UTF8.self) == header,
+                let second = reader.line(), String(decoding: second, as: UTF8.self) == "prefix " + prefix,
+                let third = reader.line(), third.starts(with: "walk ".utf8), let start = LineReader.integer(third.dropFirst(5))
             else { return nil }
-            let path = fields[4] == "." ? "" : String(fields[4])
-            folders[path] = Stamp(mtime: mtime, ctime: ctime, inode: inode, files: files)
+            var folders: [String: Stamp] = [:]
+            while let line = reader.line() {
+                if line.isEmpty { continue }
+                var fields = LineReader.Fields(line: line)
+                guard let mtime = fields.integer(), let ctime = fields.integer(), let inode = fields.integer(), inode >= 0, let files = fields.integer(),
+                    !fields.rest.isEmpty
+                else { return nil }
+                let name = String(decoding: fields.rest, as: UTF8.self)
+                folders[name == "." ? "" : name] = Stamp(mtime: mtime, ctime: ctime, inode: UInt64(inode), files: files)
+            }
+            return CleanFolders(prefix: prefix, walkStart: start, folders: folders)
         }
-        return CleanFolders(prefix: prefix, walkStart: start, folders: folders)
+    }
+
+    /// Lines of a byte buffer, and space-separated decimal fields of a line.
+    private struct LineReader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position = 0
+
+        /// The next line without its line break; nil after the last.
+        mutating func line() -> Slice<UnsafeBufferPointer<UInt8>>? {
+            guard position < bytes.count else { return nil }
+            let start = position
+            while position < bytes.count, bytes[position] != UInt8(ascii: "\n") { position += 1 }
+            let line = bytes[start..<position]
+            position += 1
+            return line
+        }
+
+        /// The decimal number (a leading `-` allowed) that is the whole of `digits`; nil when it
+        /// is not one or does not fit.
+        static func integer(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+            let negative = digits.first == UInt8(ascii: "-")
+            let digits = negative ? digits.dropFirst() : digits
+            guard !digits.isEmpty else { return nil }
+            var value = 0
+            for byte in digits {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+                let (sum, carry) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+                guard !overflow, !carry else { return nil }
+                value = sum
+            }
+            return negative ? -value : value
+        }
+
+        struct Fields {
+            var rest: Slice<UnsafeBufferPointer<UInt8>>
+
+            init(line: Slice<UnsafeBufferPointer<UInt8>>) { rest = line }
+
+            /// The next field as a number, consuming it and the space after it.
+            mutating func integer() -> Int? {
+                guard let space = rest.firstIndex(of: UInt8(ascii: " ")), let value = LineReader.integer(rest[rest.startIndex..<space]) else { return nil }
+                rest = rest[(space + 1)...]
+                return value
+            }
+        }
     }
 
     /// Replaces the record (a temp file renamed over it; no fsync: a cache).

@@ -303,25 +303,28 @@ public final class Repository {
     /// most, racily clean or restamped) the contents of the blob the index names, and no other
     /// file is there. False means "not certain" and the caller asks git's status, never "dirty".
     public func cleanByStat(under prefix: String) throws(GitError) -> Bool {
-        guard let workdir else { return false }
-        var options = git_status_options()
-        try Repository.check("git_status_options_init", git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)))
-        options.show = GIT_STATUS_SHOW_INDEX_ONLY
-        let staged = try withStrArray(prefix.isEmpty ? [] : [prefix]) { (pathspec) throws(GitError) -> Int in
-            if !prefix.isEmpty { options.pathspec = pathspec }
-            var list: OpaquePointer?
-            try Repository.check("git_status_list_new", git_status_list_new(&list, handle, &options))
-            defer { git_status_list_free(list) }
-            return git_status_list_entrycount(list)
-        }
-        guard staged == 0 else { return false }
-        Trace.mark("dirty check: index against HEAD")
+        guard workdir != nil else { return false }
         var indexStat = stat()
         guard stat(gitDir + "/index", &indexStat) == 0 else { return false }
         var index: OpaquePointer?
         try Repository.check("git_repository_index", git_repository_index(&index, handle))
         defer { git_index_free(index) }
         try Repository.check("git_index_read", git_index_read(index, 0))
+        if !indexTreeIsHead(index) {
+            var options = git_status_options()
+            try Repository.check("git_status_options_init", git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION)))
+            options.show = GIT_STATUS_SHOW_INDEX_ONLY
+            let staged = try withStrArray(prefix.isEmpty ? [] : [prefix]) { (pathspec) throws(GitError) -> Int in
+                if !prefix.isEmpty { options.pathspec = pathspec }
+                var list: OpaquePointer?
+                try Repository.check("git_status_list_new", git_status_list_new(&list, handle, &options))
+                defer { git_status_list_free(list) }
+                return git_status_list_entrycount(list)
+            }
+            guard staged == 0 else { return false }
+        }
+        Trace.mark("dirty check: index against HEAD")
+        guard let workdir else { return false }
         let start = prefix.isEmpty ? "" : prefix + "/"
         var entries: [IndexEntry] = []
         for position in 0..<git_index_entrycount(index) {
@@ -365,7 +368,7 @@ public final class Repository {
         }
         let tracked = Set(entries.map { String($0.path.dropFirst(start.count)) })
         var trackedIn: [String: Int] = [:]
-        for path in tracked { trackedIn[path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "", default: 0] += 1 }
+        for path in tracked { trackedIn[CleanFolders.parent(of: path), default: 0] += 1 }
         // Untracked files: everything on disk below the prefix must be in the index. The walk
         // reads thousands of folders: the folders two levels down are shared by two threads, and
         // a folder unchanged since the last clean walk is not read again (`CleanFolders`).
@@ -396,6 +399,34 @@ public final class Repository {
         }
         Trace.mark("dirty check: no untracked files")
         return true
+    }
+
+    /// Whether the index holds HEAD's tree exactly. The tree the index would commit is read
+    /// from the index's cached tree (git's TREE extension, which `git commit` leaves whole) at
+    /// no cost, or else computed from the entries, its trees written to memory only (an
+    /// in-memory object database over the repository's, never the repository itself). False
+    /// when that cannot be said (the caller compares the index with HEAD file by file).
+    private func indexTreeIsHead(_ index: OpaquePointer?) -> Bool {
+        var head: OpaquePointer?
+        guard git_revparse_single(&head, handle, "HEAD^{tree}") == 0, let head else { return false }
+        defer { git_object_free(head) }
+        var odb: OpaquePointer?
+        guard git_odb_new(&odb) == 0 else { return false }
+        defer { git_odb_free(odb) }
+        var memory: UnsafeMutablePointer<git_odb_backend>?
+        guard git_mempack_new(&memory) == 0 else { return false }
+        // The database owns the backend once added.
+        guard git_odb_add_backend(odb, memory, 999) == 0 else {
+            memory?.pointee.free(memory)
+            return false
+        }
+        guard git_odb_add_disk_alternate(odb, commonDir + "/objects") == 0 else { return false }
+        var scratch: OpaquePointer?
+        guard git_repository_wrap_odb(&scratch, odb) == 0 else { return false }
+        defer { git_repository_free(scratch) }
+        var tree = git_oid()
+        guard git_index_write_tree_to(&tree, index, scratch) == 0 else { return false }
+        return git_oid_equal(&tree, git_object_id(head)) != 0
     }
 
     /// What the dirty check compares of an index entry with the file on disk.

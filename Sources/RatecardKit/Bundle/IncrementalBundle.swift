@@ -84,7 +84,10 @@ public struct IncrementalBundle {
         guard Set(products.map(\.key)) == keys else { return nil }
 
         Trace.mark("incremental: checked")
-        guard let output = try live.updating(products, of: content, keys: keys, asOf: asOf, commit: commit, sourceRoot: source.contentRoot.treePath) else { return nil }
+        guard
+            let output = try live.updating(
+                products, of: content, keys: keys, asOf: asOf, commit: commit, sourceRoot: source.contentRoot.treePath, objects: ObjectLayout.urlPrefix)
+        else { return nil }
         return .built(output, products: products.map(\.key), scheduled: content.nextScheduledChange(after: asOf))
     }
 

@@ -8,9 +8,11 @@ extension LiveBundle {
     /// partners' rates pages and lines of `rates.html`, and `partners.html` through the new
     /// bundle id in its logo paths; every other file is this bundle's, reused by hash. Nil when
     /// the bundle does not have the shape a full build would give (the caller builds in full).
-    /// `IncrementalBundle` decides when this applies and checks the content first.
+    /// `IncrementalBundle` decides when this applies and checks the content first. `objects`:
+    /// where the release to be published serves its objects (`BundleManifest.objects`), so that
+    /// the manifest and the entry document are written once, as the release has them.
     package func updating(
-        _ products: [Product], of content: Content, keys: Set<String>, asOf: Day, commit: ObjectID, sourceRoot: String?
+        _ products: [Product], of content: Content, keys: Set<String>, asOf: Day, commit: ObjectID, sourceRoot: String?, objects: String? = nil
     ) throws -> BundleBuilder.Output? {
         let documents = DataDocuments(content: content, asOf: asOf)
         let pages = StaticPages(documents: documents, bundleID: "")
@@ -129,11 +131,12 @@ extension LiveBundle {
             guard intact.allSatisfy({ $0 }) else { return nil }
             Trace.mark("incremental: \(sources.count) reused files checked")
         }
-        let manifest = BundleManifest(
+        var manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: commit, sourceDirty: false, asOf: asOf,
             generator: BundleBuilder.generator, files: listed, sourceRoot: sourceRoot)
+        manifest.objects = objects
         files[BundleLayout.manifest] = manifest.bytes()
-        files[BundleLayout.entry] = EntryDocument.bytes(manifest, objects: nil)
+        files[BundleLayout.entry] = EntryDocument.bytes(manifest, objects: objects)
         Trace.mark("incremental: manifest")
         return BundleBuilder.Output(files: files, manifest: manifest, reused: reused)
     }

@@ -109,7 +109,7 @@ public struct Publisher {
         do {
             let store = target.publishingStore(for: info, manifest: SHA256.hex(manifest))
             Trace.mark("publish: verified record read")
-            let written = try store.put(Self.objects(of: staged))
+            let written = try store.put(Self.objects(of: staged, skipping: Self.objectNames(of: staged.liveInfo)))
             Trace.mark("publish: objects put (\(written) bytes written)")
             // Uploading can take long: the lock is renewed (and must still be ours) before the release goes in.
             try lock.confirm()
@@ -146,9 +146,9 @@ public struct Publisher {
         }
     }
 
-    /// One store item per object the staged release names.
-    static func objects(of staged: Staged) -> [StoreItem] {
-        var seen: Set<String> = []
+    /// One store item per object the staged release names, but those in `present`.
+    static func objects(of staged: Staged, skipping present: Set<String> = []) -> [StoreItem] {
+        var seen = present
         var items: [StoreItem] = []
         for file in staged.files {
             let name = ObjectLayout.objectName(file)
@@ -156,6 +156,17 @@ public struct Publisher {
             items.append(StoreItem(key: .object(name), sha256: file.sha256, size: file.size, bytes: staged.bytes[file.path]))
         }
         return items
+    }
+
+    /// The objects a live release of the object layout names: the store holds them whole
+    /// (objects are written once, verified, never changed, and nothing deletes an object a kept
+    /// release names), so a publish does not look them up again, as git trusts the objects it
+    /// has and Nix its valid paths. `ratecard verify` re-hashes them.
+    static func objectNames(of live: ReleaseInfo?) -> Set<String> {
+        guard let live, live.format == ObjectLayout.format else { return [] }
+        var names = Set<String>(minimumCapacity: live.files.count)
+        for file in live.files { names.insert(ObjectLayout.objectName(file)) }
+        return names
     }
 
     /// Collects the new release's files: the web build and the bundle, with the release's copies
@@ -177,12 +188,15 @@ public struct Publisher {
             staged.bytes[path] = bytes
             entries[path] = hashes[path] ?? BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
         }
-        var manifest = request.bundle.manifest
-        manifest.objects = ObjectLayout.urlPrefix
-        // The release's copies of the two entry documents also say where its objects are served.
-        for (path, bytes) in [(BundleLayout.manifest, manifest.bytes()), (BundleLayout.entry, EntryDocument.bytes(manifest, objects: ObjectLayout.urlPrefix))] {
-            staged.bytes[path] = bytes
-            entries[path] = BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
+        // The release's copies of the two entry documents also say where its objects are served
+        // (a bundle built onto the live one has them so already).
+        if request.bundle.manifest.objects != ObjectLayout.urlPrefix {
+            var manifest = request.bundle.manifest
+            manifest.objects = ObjectLayout.urlPrefix
+            for (path, bytes) in [(BundleLayout.manifest, manifest.bytes()), (BundleLayout.entry, EntryDocument.bytes(manifest, objects: ObjectLayout.urlPrefix))] {
+                staged.bytes[path] = bytes
+                entries[path] = BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
+            }
         }
         // Files an incremental build reused: their objects are in the store (checked by the put).
         for path in request.bundle.reused.keys {

@@ -161,6 +161,7 @@ public struct LocalStore: ReleaseStore, Sendable {
         private struct State {
             var checked: [String: VerifiedFiles.Stamp] = [:]
             var linked: Set<String> = []
+            var written: Set<String> = []
             /// Release manifests already parsed by the caller, by their sha256.
             var prepared: [String: ReleaseInfo] = [:]
         }
@@ -177,6 +178,10 @@ public struct LocalStore: ReleaseStore, Sendable {
             }
         }
         func add(linked names: some Sequence<String>) { state.withLock { $0.linked.formUnion(names) } }
+        func add(written names: some Sequence<String>) { state.withLock { $0.written.formUnion(names) } }
+
+        /// Objects linked or written since the store was opened: their recorded stamps are stale.
+        var touched: Set<String> { state.withLock { $0.linked.union($0.written) } }
 
         /// Object name -> stamp, for the objects checked and not linked since.
         var unlinkedStamps: [String: VerifiedFiles.Stamp] {
@@ -256,12 +261,16 @@ public struct LocalStore: ReleaseStore, Sendable {
                     return ("", item)
                 }, uniquingKeysWith: { first, _ in first })
             let absentNames = byName.keys.sorted()
+            session.add(written: absentNames)
+            // A few objects (the everyday small publish) are flushed one by one; many, by one
+            // syncfs, which also writes out whatever else the filesystem holds unwritten.
+            let flushEach = absentNames.count <= DurableFiles.fewFiles
             try ParallelWrite.each(absentNames) { name in
-                try DurableFiles.create(incoming + "/" + name, byName[name]!.bytes!, sync: false, mode: 0o444)
+                try DurableFiles.create(incoming + "/" + name, byName[name]!.bytes!, sync: flushEach, mode: 0o444)
             }
             CrashPoint.hit("objects-written")
             Trace.mark("store: \(absentNames.count) objects written")
-            try DurableFiles.syncFilesystem(of: incoming)
+            if !flushEach { try DurableFiles.syncFilesystem(of: incoming) }
             CrashPoint.hit("objects-synced")
             Trace.mark("store: synced")
             let readBack = ParallelMap.map(absentNames) { name -> Bool in
@@ -322,9 +331,24 @@ public struct LocalStore: ReleaseStore, Sendable {
             try linkObjects(entries, into: partial, copied: copied)
             Trace.mark("store: \(entries.count) entry files linked")
             CrashPoint.hit("files-written")
-            try DurableFiles.create(partial + "/" + ReleaseInfo.fileName, manifest, sync: false)
+            // Links write names, not data: the folders that got them and version.json are
+            // flushed one by one, unless a file had to be copied or there are many folders.
+            var made: Set<String> = []
+            for entry in entries {
+                var folder = DurableFiles.parent(of: entry.path)
+                while folder != "." && made.insert(folder).inserted { folder = DurableFiles.parent(of: folder) }
+            }
+            let folders = made.sorted()
+            let flushEach = copied.total == 0 && folders.count < DurableFiles.fewFiles
+            try DurableFiles.create(partial + "/" + ReleaseInfo.fileName, manifest, sync: flushEach)
             CrashPoint.hit("version-written")
-            try DurableFiles.syncFilesystem(of: partial)
+            if flushEach {
+                // Deepest first, so that each folder's own name is flushed after what it holds.
+                for folder in folders.reversed() { try DurableFiles.syncDirectory(partial + "/" + folder) }
+                try DurableFiles.syncDirectory(partial)
+            } else {
+                try DurableFiles.syncFilesystem(of: partial)
+            }
             CrashPoint.hit("synced")
             guard SHA256.hex(try FileSystem.readFile(partial + "/" + ReleaseInfo.fileName)) == item.sha256 else {
                 throw OperationalError("\(ReleaseInfo.fileName) of \(id) reads back different from what was written; the disk may be failing")

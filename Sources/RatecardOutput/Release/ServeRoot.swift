@@ -136,8 +136,9 @@ public struct ServeRoot: ReleaseTarget, Sendable {
     }
 
     /// Records the stat data of a release's objects (they were verified by the put that
-    /// preceded this), so the next publish need not re-hash the ones it reuses. Objects that
-    /// `store`'s put checked and did not link since keep the stamps taken then.
+    /// preceded this, or by an earlier one), so the next publish need not re-hash the ones it
+    /// reuses. Objects that `store`'s put checked and did not link since keep the stamps taken
+    /// then; those it neither checked, wrote nor linked keep the stamps recorded before.
     public func recordPublished(_ info: ReleaseInfo, through store: (any ReleaseStore)?) {
         guard info.format == ObjectLayout.format else { return }
         var seen: Set<String> = []
@@ -146,8 +147,10 @@ public struct ServeRoot: ReleaseTarget, Sendable {
             let name = ObjectLayout.objectName(file)
             if seen.insert(name).inserted { files.append((name, file)) }
         }
-        let known = (store as? LocalStore)?.session.unlinkedStamps ?? [:]
-        try? VerifiedFiles.record(objects: files, in: objectsFolder, root: path, known: known)
+        let local = store as? LocalStore
+        try? VerifiedFiles.record(
+            objects: files, in: objectsFolder, root: path, known: local?.session.unlinkedStamps ?? [:],
+            carried: local.map { ($0.verified, $0.session.touched) })
     }
 
     public func bytes(ofObjects names: [String]) throws -> Int {

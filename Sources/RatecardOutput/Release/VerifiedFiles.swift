@@ -91,13 +91,27 @@ public struct VerifiedFiles: Sendable {
 
     /// Records objects (`folder/<name>`) as they are now; `known` (name -> stamp) stands for the
     /// lstat of an object whose stamp was taken when it was checked, in this run, and that has not
-    /// been linked or written since.
-    static func record(objects: [(name: String, file: BundleManifest.File)], in folder: String, root: String, known: [String: Stamp]) throws {
+    /// been linked or written since. `carried`: the record read at the start of the run, whose
+    /// stamp of an object's hash and size stands for it when the run did not touch that object
+    /// (a stamp is a claim about an inode with its times, checked again when it is used: one
+    /// that no longer holds only makes the next publish hash that object).
+    static func record(
+        objects: [(name: String, file: BundleManifest.File)], in folder: String, root: String, known: [String: Stamp],
+        carried: (record: VerifiedFiles, touched: Set<String>)? = nil
+    ) throws {
+        var byHash: [String: Stamp] = [:]
+        if let carried {
+            byHash.reserveCapacity(carried.record.stamps.count)
+            for stamp in carried.record.stamps.values { byHash[stamp.sha256] = stamp }
+        }
         var stamps: [Stamp?] = []
         stamps.reserveCapacity(objects.count)
         var unknown: [(index: Int, name: String, sha256: String)] = []
         for (index, object) in objects.enumerated() {
-            let stamp = known[object.name]
+            var stamp = known[object.name]
+            if stamp == nil, let carried, let old = byHash[object.file.sha256], old.size == object.file.size, !carried.touched.contains(object.name) {
+                stamp = old
+            }
             stamps.append(stamp)
             if stamp == nil { unknown.append((index, object.name, object.file.sha256)) }
         }
@@ -121,9 +135,22 @@ public struct VerifiedFiles: Sendable {
     private static func write(_ stamps: [(file: BundleManifest.File, stamp: Stamp?)], root: String) throws {
         var text: [UInt8] = []
         text.reserveCapacity(stamps.count * 110)
+        var written: Set<UInt64> = []
         for (file, stamp) in stamps {
-            guard let stamp, stamp.size == file.size else { continue }
-            text.append(contentsOf: "\(stamp.inode) \(stamp.size) \(stamp.mtime) \(stamp.ctime) \(stamp.sha256)\n".utf8)
+            // (The loader reads unsigned fields: a stamp that has none to give is left out.)
+            guard let stamp, stamp.size == file.size, stamp.inode <= UInt64(Int.max), stamp.mtime >= 0, stamp.ctime >= 0,
+                written.insert(stamp.inode).inserted
+            else { continue }
+            Bytes.appendDecimal(Int(stamp.inode), to: &text)
+            text.append(0x20)
+            Bytes.appendDecimal(stamp.size, to: &text)
+            text.append(0x20)
+            Bytes.appendDecimal(stamp.mtime, to: &text)
+            text.append(0x20)
+            Bytes.appendDecimal(stamp.ctime, to: &text)
+            text.append(0x20)
+            text.append(contentsOf: stamp.sha256.utf8)
+            text.append(0x0A)
         }
         let path = root + "/" + fileName
         // A cache: a record lost in a crash makes the next publish hash, a stale one vouches for
