@@ -70,6 +70,24 @@ public enum FileSystem {
         return names.sorted()
     }
 
+    /// The names in a folder that begin with `prefix`, sorted. Names are compared as bytes
+    /// before a String is made of them: a folder of thousands of objects is listed for the few
+    /// hidden leftovers a crash can leave.
+    public static func listDirectory(_ path: String, prefix: String) throws -> [String] {
+        guard let dir = opendir(path) else { throw failure("opendir", path) }
+        defer { closedir(dir) }
+        let wanted = Array(prefix.utf8)
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name: String? = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                guard raw.count > wanted.count, memcmp(raw.baseAddress!, wanted, wanted.count) == 0 else { return nil }
+                return String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if let name, name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
     public static func readFile(_ path: String) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw failure("open", path) }

@@ -59,7 +59,8 @@ public indirect enum JSON: Sendable, Equatable {
                     out.append(contentsOf: size.dropFirst())
                 } else {
                     out.append(contentsOf: sha256)
-                    out.append(contentsOf: file.sha256.utf8)
+                    var hash = file.sha256
+                    hash.withUTF8 { out.append(contentsOf: $0) }
                     out.append(contentsOf: size)
                 }
                 Bytes.appendDecimal(file.size, to: &out)
@@ -132,9 +133,15 @@ public indirect enum JSON: Sendable, Equatable {
     /// Escapes for JSON; `<`, `>` and `&` too, so JSON placed inside HTML can never close a tag.
     package static func escape(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        if !needsEscaping(text) {
-            // Most strings (Korean text, ids, dates) have nothing to escape: append them whole.
-            out.append(contentsOf: text.utf8)
+        // Most strings (Korean text, ids, dates, paths) have nothing to escape: appended whole,
+        // from their contiguous UTF-8 (a manifest escapes thousands of them).
+        var text = text
+        let plain = text.withUTF8 { bytes in
+            guard !needsEscaping(bytes) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if plain {
             out.append(UInt8(ascii: "\""))
             return
         }
@@ -165,14 +172,16 @@ public indirect enum JSON: Sendable, Equatable {
     /// Whether `escape` would change anything: a control character, `"`, `\\`, `<`, `>`, `&`,
     /// U+2028 or U+2029 (E2 80 A8 / E2 80 A9 in UTF-8).
     private static func needsEscaping(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8(needsEscaping)
+    }
+
+    private static func needsEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var last: UInt8 = 0
         var beforeLast: UInt8 = 0
-        for byte in text.utf8 {
-            switch byte {
-            case 0x00..<0x20, 0x22, 0x5C, 0x3C, 0x3E, 0x26: return true
-            case 0xA8 where beforeLast == 0xE2 && last == 0x80, 0xA9 where beforeLast == 0xE2 && last == 0x80: return true
-            default: break
-            }
+        for byte in bytes {
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x3C || byte == 0x3E || byte == 0x26 { return true }
+            if (byte == 0xA8 || byte == 0xA9) && beforeLast == 0xE2 && last == 0x80 { return true }
             beforeLast = last
             last = byte
         }

@@ -433,20 +433,3 @@ package struct CacheRecord {
         }
     }
 }
-
-extension SHA256 {
-    /// The raw 32-byte digest of `bytes`.
-    package static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.withUnsafeBytes { digest($0) }
-    }
-
-    package static func digest(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let ok = digest.withUnsafeMutableBufferPointer { out in
-            EVP_Digest(raw.baseAddress, raw.count, out.baseAddress, &length, EVP_sha256(), nil)
-        }
-        precondition(ok == 1 && length == 32, "EVP_Digest(sha256) failed")
-        return digest
-    }
-}

@@ -3,18 +3,28 @@ internal import CCrypto
 /// SHA-256 through OpenSSL's libcrypto (EVP), as lowercase hex.
 public enum SHA256 {
     /// The digest of `bytes`.
-    public static func hex(_ bytes: [UInt8]) -> String {
+    public static func hex(_ bytes: [UInt8]) -> String { hex(digest: digest(bytes)) }
+
+    /// The raw 32-byte digest of `bytes`.
+    package static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBytes { digest($0) }
+    }
+
+    package static func digest(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         // EVP_Digest is one-shot: it owns and frees its context internally.
-        let ok = bytes.withUnsafeBytes { raw in
-            digest.withUnsafeMutableBufferPointer { out in
-                EVP_Digest(raw.baseAddress, raw.count, out.baseAddress, &length, EVP_sha256(), nil)
-            }
+        let ok = digest.withUnsafeMutableBufferPointer { out in
+            EVP_Digest(raw.baseAddress, raw.count, out.baseAddress, &length, algorithm ?? EVP_sha256(), nil)
         }
         precondition(ok == 1 && length == 32, "EVP_Digest(sha256) failed")
-        return hex(digest: digest)
+        return digest
     }
+
+    /// SHA-256 fetched from OpenSSL's providers once. Given `EVP_sha256()`, OpenSSL 3 looks the
+    /// implementation up again on every call, which costs more than hashing a small file; a
+    /// fetched one is immutable and shared by every thread.
+    nonisolated(unsafe) private static let algorithm = EVP_MD_fetch(nil, "SHA256", nil)
 
     public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
 

@@ -27,14 +27,47 @@ package struct CleanFolders: Sendable {
     package var prefix: String
     /// When the recording walk started (ns of the real-time clock, as file times are).
     package var walkStart: Int
-    /// Folder (relative to the content root, "" for the root) -> its stamp when recorded.
-    package var folders: [String: Stamp]
+    /// Each folder (relative to the content root, "" for the root) with its stamp when recorded.
+    package var recorded: [(path: String, stamp: Stamp)]
+
+    package init(prefix: String, walkStart: Int, folders: [String: Stamp]) {
+        self.init(prefix: prefix, walkStart: walkStart, recorded: folders.map { ($0.key, $0.value) })
+    }
+
+    package init(prefix: String, walkStart: Int, recorded: [(path: String, stamp: Stamp)]) {
+        self.prefix = prefix
+        self.walkStart = walkStart
+        self.recorded = recorded
+    }
+
+    /// Folder -> its stamp when recorded.
+    package var folders: [String: Stamp] { Dictionary(recorded, uniquingKeysWith: { first, _ in first }) }
 
     /// Each recorded folder's recorded subfolders.
     package var children: [String: [String]] {
         var children: [String: [String]] = [:]
-        for path in folders.keys where !path.isEmpty { children[Self.parent(of: path), default: []].append(path) }
+        for (path, _) in recorded where !path.isEmpty { children[Self.parent(of: path), default: []].append(path) }
         return children
+    }
+
+    /// Whether the work tree below `root` is as recorded, every file in it tracked, without
+    /// reading a listing: every recorded folder is trusted (`trusts`) with as many tracked files
+    /// as it held, and they hold all `total` tracked files. (A folder made since moved its
+    /// parent's mtime; a file added, removed or renamed moved its own folder's.)
+    package func unchanged(below root: FileSystem.Folder, trackedIn: [String: Int], total: Int) -> Bool {
+        guard recorded.reduce(0, { $0 + $1.stamp.files }) == total else { return false }
+        let walkStart = walkStart
+        let trusted = ParallelMap.map(recorded) { path, stamp -> Bool in
+            var info = stat()
+            return root.lstat(path.isEmpty ? "." : path, &info) && (info.st_mode & S_IFMT) == S_IFDIR
+                && Self.trusts(stamp, now: Self.stamp(info), tracked: trackedIn[path] ?? 0, walkStart: walkStart)
+        }
+        return trusted.allSatisfy { $0 }
+    }
+
+    /// A folder's stamp from its stat data (`files` zero: counted by whoever reads the listing).
+    package static func stamp(_ info: stat) -> Stamp {
+        Stamp(mtime: nanoseconds(info.st_mtim), ctime: nanoseconds(info.st_ctim), inode: UInt64(info.st_ino), files: 0)
     }
 
     /// The folder that holds `path` ("" for the root).
@@ -42,13 +75,11 @@ package struct CleanFolders: Sendable {
         path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? ""
     }
 
-    /// The recorded stamp of `folder`, when the folder still has it, it is old enough to trust
+    /// Whether a folder recorded with `recorded` still has it (`now`), it is old enough to trust
     /// and the index tracks as many files in it (`tracked`) as it held.
-    package func trusted(_ folder: String, now stamp: Stamp, tracked: Int) -> Stamp? {
-        guard let recorded = folders[folder], recorded.mtime == stamp.mtime, recorded.ctime == stamp.ctime,
-            recorded.inode == stamp.inode, recorded.files == tracked, recorded.mtime < walkStart - Self.margin
-        else { return nil }
-        return recorded
+    package static func trusts(_ recorded: Stamp, now stamp: Stamp, tracked: Int, walkStart: Int) -> Bool {
+        recorded.mtime == stamp.mtime && recorded.ctime == stamp.ctime && recorded.inode == stamp.inode && recorded.files == tracked
+            && recorded.mtime < walkStart - margin
     }
 
     package static func nanoseconds(_ time: timespec) -> Int { time.tv_sec * 1_000_000_000 + time.tv_nsec }
@@ -69,7 +100,7 @@ package struct CleanFolders: Sendable {
                 let second = reader.line(), String(decoding: second, as: UTF8.self) == "prefix " + prefix,
                 let third = reader.line(), third.starts(with: "walk ".utf8), let start = LineReader.integer(third.dropFirst(5))
             else { return nil }
-            var folders: [String: Stamp] = [:]
+            var folders: [(path: String, stamp: Stamp)] = []
             while let line = reader.line() {
                 if line.isEmpty { continue }
                 var fields = LineReader.Fields(line: line)
@@ -77,9 +108,9 @@ package struct CleanFolders: Sendable {
                     !fields.rest.isEmpty
                 else { return nil }
                 let name = String(decoding: fields.rest, as: UTF8.self)
-                folders[name == "." ? "" : name] = Stamp(mtime: mtime, ctime: ctime, inode: UInt64(inode), files: files)
+                folders.append((name == "." ? "" : name, Stamp(mtime: mtime, ctime: ctime, inode: UInt64(inode), files: files)))
             }
-            return CleanFolders(prefix: prefix, walkStart: start, folders: folders)
+            return CleanFolders(prefix: prefix, walkStart: start, recorded: folders)
         }
     }
 
@@ -132,7 +163,7 @@ package struct CleanFolders: Sendable {
     /// Replaces the record (a temp file renamed over it; no fsync: a cache).
     package func write(gitDir: String) {
         var text = "\(Self.header)\nprefix \(prefix)\nwalk \(walkStart)\n"
-        for (path, stamp) in folders.sorted(by: { $0.key < $1.key }) {
+        for (path, stamp) in recorded.sorted(by: { $0.path < $1.path }) {
             // A name with a line break cannot be recorded: no record, every folder read next time.
             guard !path.contains("\n"), path != "." else { return }
             text += "\(stamp.mtime) \(stamp.ctime) \(stamp.inode) \(stamp.files) \(path.isEmpty ? "." : path)\n"

@@ -325,12 +325,15 @@ public final class Repository {
         }
         Trace.mark("dirty check: index against HEAD")
         guard let workdir else { return false }
-        let start = prefix.isEmpty ? "" : prefix + "/"
+        // Entries below the prefix, their paths read where the index holds them (no String each:
+        // this runs on every publish over every file).
+        let start = Array((prefix.isEmpty ? "" : prefix + "/").utf8)
+        let startText = start.map { CChar(bitPattern: $0) }
         var entries: [IndexEntry] = []
+        entries.reserveCapacity(git_index_entrycount(index))
         for position in 0..<git_index_entrycount(index) {
-            guard let entry = git_index_get_byindex(index, position)?.pointee else { return false }
-            let path = String(cString: entry.path)
-            guard path.hasPrefix(start) else { continue }
+            guard let entry = git_index_get_byindex(index, position)?.pointee, let path = entry.path else { return false }
+            guard start.isEmpty || strncmp(path, startText, start.count) == 0 else { continue }
             entries.append(IndexEntry(path: path, mode: entry.mode, size: entry.file_size, inode: entry.ino, mtime: entry.mtime, ctime: entry.ctime, id: entry.id))
         }
         // Looked up relative to the open work tree (one component less to walk per file), on two threads.
@@ -338,7 +341,7 @@ public final class Repository {
         let indexTime = indexStat.st_mtim
         let unchanged = ParallelMap.map(entries) { entry -> Bool in
             var info = stat()
-            return tree.lstat(entry.path, &info) && (info.st_mode & S_IFMT) == S_IFREG
+            return fstatat(tree.descriptor, entry.path, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
                 && (entry.mode == 0o100644 || entry.mode == 0o100755)
                 && (info.st_mode & 0o100 != 0) == (entry.mode == 0o100755)
                 && UInt32(truncatingIfNeeded: info.st_size) == entry.size
@@ -357,8 +360,8 @@ public final class Repository {
         for index in uncertain {
             let entry = entries[index]
             var info = stat()
-            guard tree.lstat(entry.path, &info), (info.st_mode & S_IFMT) == S_IFREG, entry.mode == 0o100644 || entry.mode == 0o100755,
-                (info.st_mode & 0o100 != 0) == (entry.mode == 0o100755)
+            guard fstatat(tree.descriptor, entry.path, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                entry.mode == 0o100644 || entry.mode == 0o100755, (info.st_mode & 0o100 != 0) == (entry.mode == 0o100755)
             else { return false }
             // The file's blob id as git would store it (with the repository's filters), against the index's.
             var id = git_oid()
@@ -366,18 +369,42 @@ public final class Repository {
             var recorded = entry.id
             guard git_oid_equal(&id, &recorded) != 0 else { return false }
         }
-        let tracked = Set(entries.map { String($0.path.dropFirst(start.count)) })
+        // How many tracked files each folder holds (relative to the content root). The index is
+        // sorted, so a folder's files mostly come together: a String is made per run, not per file.
         var trackedIn: [String: Int] = [:]
-        for path in tracked { trackedIn[CleanFolders.parent(of: path), default: 0] += 1 }
-        // Untracked files: everything on disk below the prefix must be in the index. The walk
-        // reads thousands of folders: the folders two levels down are shared by two threads, and
-        // a folder unchanged since the last clean walk is not read again (`CleanFolders`).
+        var run: (folder: [UInt8], count: Int) = ([], 0)
+        for entry in entries {
+            let length = strlen(entry.path)
+            let bytes = UnsafeRawBufferPointer(start: entry.path, count: length)
+            let slash = bytes.lastIndex(of: UInt8(ascii: "/")).map { max($0, start.count) } ?? start.count
+            let folder = bytes[start.count..<max(slash, start.count)]
+            if run.count > 0, run.folder.elementsEqual(folder) {
+                run.count += 1
+                continue
+            }
+            if run.count > 0 { trackedIn[String(decoding: run.folder, as: UTF8.self), default: 0] += run.count }
+            run = (Array(folder), 1)
+        }
+        if run.count > 0 { trackedIn[String(decoding: run.folder, as: UTF8.self), default: 0] += run.count }
+        // Untracked files: everything on disk below the prefix must be in the index. When every
+        // folder is as the last clean walk recorded it (`CleanFolders`), no listing is read;
+        // else the walk reads the folders that changed, the folders two levels down shared by
+        // two threads.
         Trace.mark("dirty check: \(uncertain.count) racily clean or restamped entries hashed")
         let root = workdir + (prefix.isEmpty ? "" : "/" + prefix)
         guard let rootFolder = try? FileSystem.Folder(root) else { return false }
         let walkStart = CleanFolders.realTime()
         let cache = CleanFolders.load(gitDir: gitDir, prefix: prefix)
-        let walk = FolderWalk(root: root, folder: rootFolder, tracked: tracked, trackedIn: trackedIn, cache: cache, children: cache?.children ?? [:])
+        if let cache, cache.unchanged(below: rootFolder, trackedIn: trackedIn, total: entries.count) {
+            Trace.mark("dirty check: no untracked files (no folder changed)")
+            return true
+        }
+        let tracked = Set(entries.map { String(cString: $0.path + start.count) })
+        guard tracked.count == entries.count else { return false }
+        let recorded = cache?.folders ?? [:]
+        let walk = FolderWalk(
+            root: root, folder: rootFolder, tracked: tracked, trackedIn: trackedIn, recorded: recorded, walkStart: cache?.walkStart ?? 0,
+            children: cache?.children ?? [:])
         var top = FolderWalk.Result()
         var folders: [String] = []
         guard walk.onlyTracked("", depth: 2, into: &top, deeper: &folders) else { return false }
@@ -394,7 +421,7 @@ public final class Repository {
             seen.merge(result.folders) { first, _ in first }
         }
         guard walked == tracked.count else { return false }
-        if cache?.folders != seen {
+        if recorded != seen {
             CleanFolders(prefix: prefix, walkStart: walkStart, folders: seen).write(gitDir: gitDir)
         }
         Trace.mark("dirty check: no untracked files")
@@ -429,9 +456,10 @@ public final class Repository {
         return git_oid_equal(&tree, git_object_id(head)) != 0
     }
 
-    /// What the dirty check compares of an index entry with the file on disk.
-    private struct IndexEntry: Sendable {
-        var path: String
+    /// What the dirty check compares of an index entry with the file on disk. (`path` points
+    /// into the open index, which outlives every use, and is only read: shared by two threads.)
+    private struct IndexEntry: @unchecked Sendable {
+        var path: UnsafePointer<CChar>
         var mode: UInt32
         var size: UInt32
         var inode: UInt32
@@ -448,7 +476,9 @@ public final class Repository {
         let tracked: Set<String>
         /// Folder -> how many tracked files are directly in it.
         let trackedIn: [String: Int]
-        let cache: CleanFolders?
+        /// The last clean walk's folders (`CleanFolders`) and when it started.
+        let recorded: [String: CleanFolders.Stamp]
+        let walkStart: Int
         let children: [String: [String]]
 
         struct Result: Sendable {
@@ -464,9 +494,8 @@ public final class Repository {
         func onlyTracked(_ relative: String, depth: Int, into result: inout Result, deeper: inout [String]) -> Bool {
             var info = stat()
             guard folder.lstat(relative.isEmpty ? "." : relative, &info), (info.st_mode & S_IFMT) == S_IFDIR else { return false }
-            var stamp = CleanFolders.Stamp(
-                mtime: CleanFolders.nanoseconds(info.st_mtim), ctime: CleanFolders.nanoseconds(info.st_ctim), inode: UInt64(info.st_ino), files: 0)
-            if let cache, let recorded = cache.trusted(relative, now: stamp, tracked: trackedIn[relative] ?? 0) {
+            var stamp = CleanFolders.stamp(info)
+            if let recorded = recorded[relative], CleanFolders.trusts(recorded, now: stamp, tracked: trackedIn[relative] ?? 0, walkStart: walkStart) {
                 result.files += recorded.files
                 result.folders[relative] = recorded
                 for child in children[relative] ?? [] {

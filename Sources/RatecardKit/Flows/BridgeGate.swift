@@ -48,11 +48,11 @@ public enum BridgeGate {
 
     /// Rewrites the serve root's bridge lines after the live release changed (under the root's
     /// lock). The release is live either way: a failure is a warning, not an error.
-    public static func updateLinesAfterSwap(_ root: any ReleaseTarget, warn: (String) -> Void) {
+    public static func updateLinesAfterSwap(_ root: any ReleaseTarget, known: [String: Int] = [:], warn: (String) -> Void) {
         do {
             let lock = try root.acquireLock(command: "bridge-lines", wait: true, onWait: { _ in })
             defer { lock.release() }
-            try BridgeLines.update(root: root)
+            try BridgeLines.update(root: root, known: known)
         } catch {
             warn("\(BridgeLines.fileName) was not updated: \(error)")
         }

@@ -148,23 +148,63 @@ public struct PublishFlow {
         } else {
             rendered = Swift.Result { try run.render(revision: revision) }
         }
-        if let check = dirtyCheck {
-            let uncommitted = try check.join()
+        // "Is the work tree committed?" is answered when its answer is due: just before the staged
+        // release is written (the web build, the bridge, the validation and the staging run beside
+        // it), or before any other outcome or error is reported, which it comes first of.
+        guard let dirtyCheck else {
+            return try proceed(result: result, built: built, rendered: rendered, run: run, liveInfo: liveInfo, scheduledInChanged: scheduledInChanged, beforeWriting: nil, events: events)
+        }
+        var answer: [String]?
+        func uncommitted() throws -> [String] {
+            if let answer { return answer }
+            let paths = try dirtyCheck.join()
             Trace.mark("publish: git status joined")
-            if !uncommitted.isEmpty {
-                result.outcome = .uncommitted(uncommitted)
-                return result
-            }
+            answer = paths
+            return paths
         }
+        struct Uncommitted: Error { var paths: [String] }
+        var refused = result
+        do {
+            let proceeded = try proceed(
+                result: result, built: built, rendered: rendered, run: run, liveInfo: liveInfo, scheduledInChanged: scheduledInChanged,
+                beforeWriting: {
+                    let paths = try uncommitted()
+                    if !paths.isEmpty { throw Uncommitted(paths: paths) }
+                }, events: events)
+            if case .published = proceeded.outcome { return proceeded }
+            let paths = try uncommitted()
+            if paths.isEmpty { return proceeded }
+            refused.outcome = .uncommitted(paths)
+        } catch let error as Uncommitted {
+            refused.outcome = .uncommitted(error.paths)
+        } catch {
+            let paths = try uncommitted()
+            if paths.isEmpty { throw error }
+            refused.outcome = .uncommitted(paths)
+        }
+        return refused
+    }
+
+    /// The rest of `run` once the build is under way: every step after the dirty check's start.
+    private func proceed(
+        result: Result, built: (output: BundleBuilder.Output, commit: ObjectID?, content: Content?)?, rendered: Swift.Result<BundleRun.Outcome, any Error>?,
+        run: BundleRun, liveInfo: ReleaseInfo?, scheduledInChanged: Day?, beforeWriting: (() throws -> Void)?, events: (FlowEvent) -> Void
+    ) throws -> Result {
+        var result = result
+        var built = built
+        let root = options.root
         // A release without the web app leaves the app's screens blank: only on request.
-        let web: String?
-        switch options.web {
-        case .none: web = nil
-        case .configured: web = try run.webFolder(override: nil)
-        case .folder(let path): web = try run.webFolder(override: path)
+        let webAndBridge = Swift.Result { () throws -> (String?, BridgeGate.Verdict) in
+            let web: String?
+            switch options.web {
+            case .none: web = nil
+            case .configured: web = try run.webFolder(override: nil)
+            case .folder(let path): web = try run.webFolder(override: path)
+            }
+            // The native bridge: refused when an app version this environment supports lacks a call.
+            return (web, try BridgeGate.check(web: web, repositoryRoot: location.repository?.workdir, apps: options.apps, environment: options.environment))
         }
-        // The native bridge: refused when an app version this environment supports lacks a call.
-        let bridge = try BridgeGate.check(web: web, repositoryRoot: location.repository?.workdir, apps: options.apps, environment: options.environment)
+        let (web, bridge) = try webAndBridge.get()
         switch bridge {
         case .invalid, .refused:
             result.outcome = .bridge(bridge)
@@ -217,6 +257,7 @@ public struct PublishFlow {
             expectLive: expectLive, wait: options.wait, extra: result.approval?.fields ?? [:], staleFrom: staleFrom)
         request.bridge = bridge.requirement?.json
         request.knownLive = liveInfo
+        request.beforeWriting = beforeWriting
         let publisher = Publisher(root: root)
         if options.dryRun {
             let (plan, live) = try publisher.plan(request)
@@ -226,7 +267,9 @@ public struct PublishFlow {
         try root.createIfMissing()
         let outcome = try publisher.publish(request, onWait: { events(.waiting($0)) })
         result.outcome = .published(outcome)
-        if bridge.requirement != nil, case .published = outcome { BridgeGate.updateLinesAfterSwap(root, warn: { events(.warning($0)) }) }
+        if let requirement = bridge.requirement, case .published(let id, _, _, _, _) = outcome {
+            BridgeGate.updateLinesAfterSwap(root, known: [id: requirement.requires], warn: { events(.warning($0)) })
+        }
         return result
     }
 

@@ -24,10 +24,10 @@ public enum BridgeLines {
     /// requires is taken from the file's own record where it has one (a release never changes),
     /// so a rollback does not re-read every release's version.json (hundreds of kilobytes each
     /// on a large site).
-    static func computeWithRequirements(root: any ReleaseTarget) throws -> (lines: [Int: String], requires: [String: Int]) {
+    static func computeWithRequirements(root: any ReleaseTarget, known new: [String: Int] = [:]) throws -> (lines: [Int: String], requires: [String: Int]) {
         let live = try root.live()
         let bad = try root.badReleases()
-        let known = (try? recordedRequirements(root: root)) ?? [:]
+        let known = ((try? recordedRequirements(root: root)) ?? [:]).merging(new) { $1 }
         var requires: [String: Int] = [:]
         for id in try root.releaseIDs() {
             if let recorded = known[id] {
@@ -49,8 +49,10 @@ public enum BridgeLines {
 
     /// Recomputes and writes the file (nothing when no release records a requirement).
     @discardableResult
-    public static func update(root: any ReleaseTarget) throws -> [Int: String] {
-        let (lines, requires) = try computeWithRequirements(root: root)
+    /// `known`: requirements already at hand (release id -> bridge version), which spares reading
+    /// those releases' version.json (a publish knows what it just published).
+    public static func update(root: any ReleaseTarget, known: [String: Int] = [:]) throws -> [Int: String] {
+        let (lines, requires) = try computeWithRequirements(root: root, known: known)
         guard try !lines.isEmpty || root.readState(fileName) != nil else { return lines }
         let object = JSON.object([
             "lines": .object(Dictionary(uniqueKeysWithValues: lines.map { (String($0.key), JSON.string($0.value)) })),

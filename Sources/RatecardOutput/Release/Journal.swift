@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import RatecardCore
 import RatecardSupport
+import Synchronization
 
 /// Where a target keeps its journal: entries appended durably, in order, never rewritten.
 public protocol JournalLog {
@@ -252,12 +253,29 @@ public struct Journal: JournalLog {
     /// Every entry and every line that is not one. The file is opened without following a symlink.
     public func read() throws -> Contents {
         guard let bytes = try StateFiles.read(folder, name) else { return Contents() }
+        // The journal only grows: lines read before by this process (a publish reads it several
+        // times, and it holds the whole history) are not decoded again.
         var contents = Contents()
-        for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
-            contents.add(line, number: index + 1, location: "\(path):\(index + 1)", tearable: true)
+        var start = 0
+        var number = 0
+        if let known = Self.lastRead.withLock({ $0 }), known.path == path, known.bytes.count <= bytes.count,
+            bytes.starts(with: known.bytes)
+        {
+            (contents, start, number) = (known.contents, known.bytes.count, known.lines)
+        }
+        for line in bytes[start...].split(separator: 0x0A, omittingEmptySubsequences: false) {
+            number += 1
+            if !line.isEmpty { contents.add(line, number: number, location: "\(path):\(number)", tearable: true) }
+        }
+        // Remembered when every line is complete (a last line without its line break may be torn).
+        if bytes.last == 0x0A {
+            Self.lastRead.withLock { $0 = (path, bytes, contents, bytes.count(where: { $0 == 0x0A })) }
         }
         return contents
     }
+
+    /// The journal this process read last, with what it held and its number of lines.
+    private static let lastRead = Mutex<(path: String, bytes: [UInt8], contents: Contents, lines: Int)?>(nil)
 
     /// Appends one entry and fsyncs it. A last line left without its newline by a crash is
     /// ended first, so the new entry starts on a line of its own instead of gluing onto it.

@@ -37,6 +37,10 @@ public struct Publisher {
         /// The live release's version.json as read before the lock: used when that release is
         /// still live under the lock (a release's version.json never changes).
         public var knownLive: ReleaseInfo? = nil
+        /// Called once the release is staged in memory, before anything is written or locked: a
+        /// check that ran beside the build (the dirty check) answers here, and a throw refuses
+        /// the publish with nothing changed.
+        public var beforeWriting: (() throws -> Void)? = nil
 
         public init(
             bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String, expectLive: String?, wait: Bool, action: String = "publish", extra: [String: JSON] = [:],
@@ -71,7 +75,8 @@ public struct Publisher {
     /// What would change, without touching the root.
     public func plan(_ request: Request) throws -> (plan: ReleasePlan, live: String?) {
         let live = try target.live()
-        let staged = try stage(request, live: live)
+        var staged = try stage(request)
+        try readLive(live, for: request, into: &staged)
         return (ReleasePlan.between(live: Self.ownFiles(staged.liveInfo), next: staged.files), live)
     }
 
@@ -82,6 +87,9 @@ public struct Publisher {
     }
 
     public func publish(_ request: Request, onWait: (String) -> Void = { _ in }) throws -> Outcome {
+        var staged = try stage(request)
+        Trace.mark("publish: staged \(staged.files.count) files")
+        try request.beforeWriting?()
         let lock = try target.acquireLock(command: request.action, wait: request.wait, onWait: onWait)
         defer { lock.release() }
         CrashPoint.hit("locked")
@@ -91,10 +99,9 @@ public struct Publisher {
         if let expected = request.expectLive, expected != (live ?? "none") {
             throw ConflictError("live is \(live ?? "none"), not \(expected) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
         }
+        try readLive(live, for: request, into: &staged)
         Trace.mark("publish: locked and recovered")
-        let staged = try stage(request, live: live)
-        Trace.mark("publish: staged \(staged.files.count) files")
-        if let liveInfo = staged.liveInfo, let live, liveInfo.contentKey == ReleaseInfo.contentKey(of: staged.files) {
+        if let liveInfo = staged.liveInfo, let live, liveInfo.serves(staged.files) {
             return .alreadyLive(id: live)
         }
         let plan = ReleasePlan.between(live: Self.ownFiles(staged.liveInfo), next: staged.files)
@@ -105,15 +112,20 @@ public struct Publisher {
             user: ProcessUser.name, message: request.message, carried: [], staleFrom: request.staleFrom?.description,
             bridge: request.bridge, files: staged.files, format: ObjectLayout.format)
         let manifest = info.bytes()
+        let seal = SHA256.hex(manifest)
         Trace.mark("publish: version.json")
         do {
-            let store = target.publishingStore(for: info, manifest: SHA256.hex(manifest))
+            let store = target.publishingStore(for: info, manifest: seal)
             Trace.mark("publish: verified record read")
-            let written = try store.put(Self.objects(of: staged, skipping: Self.objectNames(of: staged.liveInfo)))
+            // The objects the live release names are in the store whole (objects are written once,
+            // verified, never changed, and nothing deletes what a kept release names): they are
+            // not looked up again, as git trusts the objects it has and Nix its valid paths.
+            // `ratecard verify` re-hashes them.
+            let written = try store.put(Self.objects(of: staged, skipping: staged.liveInfo?.objectNames ?? []))
             Trace.mark("publish: objects put (\(written) bytes written)")
             // Uploading can take long: the lock is renewed (and must still be ours) before the release goes in.
             try lock.confirm()
-            let entries = try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest)])
+            let entries = try store.put([StoreItem(key: .release(id), sha256: seal, size: manifest.count, bytes: manifest)])
             Trace.mark("publish: release put")
             try lock.confirm()
             try store.flip(expected: live, to: id)
@@ -125,7 +137,7 @@ public struct Publisher {
             fields["commit"] = info.sourceCommit.map { .string($0.hex) } ?? .null
             fields["author"] = .string(request.author)
             fields["message"] = .string(request.message)
-            fields[ServeRoot.sealField] = .string(SHA256.hex(manifest))
+            fields[ServeRoot.sealField] = .string(seal)
             for (key, value) in request.extra { fields[key] = value }
             // The release is live now: a journal that cannot be written must not turn that into a
             // failure (exit 4 promises live is unchanged). The next run's recovery records the swap.
@@ -158,20 +170,9 @@ public struct Publisher {
         return items
     }
 
-    /// The objects a live release of the object layout names: the store holds them whole
-    /// (objects are written once, verified, never changed, and nothing deletes an object a kept
-    /// release names), so a publish does not look them up again, as git trusts the objects it
-    /// has and Nix its valid paths. `ratecard verify` re-hashes them.
-    static func objectNames(of live: ReleaseInfo?) -> Set<String> {
-        guard let live, live.format == ObjectLayout.format else { return [] }
-        var names = Set<String>(minimumCapacity: live.files.count)
-        for file in live.files { names.insert(ObjectLayout.objectName(file)) }
-        return names
-    }
-
     /// Collects the new release's files: the web build and the bundle, with the release's copies
     /// of `data/manifest.json` and `data/entry.json` saying where the objects are served.
-    func stage(_ request: Request, live: String?) throws -> Staged {
+    func stage(_ request: Request) throws -> Staged {
         var staged = Staged()
         var entries: [String: BundleManifest.File] = [:]
         if let web = request.webFolder {
@@ -204,28 +205,27 @@ public struct Publisher {
             guard let file = hashes[path] else { throw OperationalError("the bundle's manifest does not list \(path)") }
             entries[path] = file
         }
-        if let live { staged.liveInfo = try request.knownLive.flatMap { $0.id == live ? $0 : nil } ?? target.info(of: live) }
         // In the manifest's order, then the rest: sorting an almost sorted list is one pass.
         var ordered = request.bundle.manifest.files.compactMap { entries.removeValue(forKey: $0.path) }
         ordered += entries.values
         staged.files = ordered.sorted { $0.path < $1.path }
-        // A reused file of a live release in the folder layout has no object yet: its bytes.
+        return staged
+    }
+
+    /// Adds the live release's version.json to what is staged (read under the lock), and the
+    /// bytes of reused files a live release in the folder layout has no objects for.
+    func readLive(_ live: String?, for request: Request, into staged: inout Staged) throws {
+        guard let live else { return }
+        staged.liveInfo = try request.knownLive.flatMap { $0.id == live ? $0 : nil } ?? target.info(of: live)
         if let liveInfo = staged.liveInfo, liveInfo.format != ObjectLayout.format {
             for (path, source) in request.bundle.reused { staged.bytes[path] = try FileSystem.readFile(source) }
         }
-        return staged
     }
 
     /// Whether the file at `path` has the size and hash `file` lists.
     static func matches(_ path: String, _ file: BundleManifest.File) -> Bool {
         guard let bytes = try? FileSystem.readFile(path) else { return false }
         return bytes.count == file.size && SHA256.hex(bytes) == file.sha256
-    }
-}
-
-extension ReleaseInfo {
-    static func contentKey(of files: [BundleManifest.File]) -> String {
-        SHA256.hex(files.map { "\($0.sha256) \($0.path)\n" }.joined())
     }
 }
 

@@ -87,15 +87,19 @@ public struct ReleaseInfo: Sendable, Equatable {
             carried: (json["carried_bundles"]?.arrayValue ?? []).compactMap(\.stringValue), staleFrom: json["stale_from"]?.stringValue, bridge: json["bridge"], files: files, format: format)
     }
 
-    /// The hash of what the release serves, ignoring who published it and when: equal keys mean
-    /// publishing again would change nothing.
-    public var contentKey: String {
-        ReleaseInfo.contentKey(of: files.filter { !isCarried($0.path) })
+    /// Whether the release serves exactly `files` (the same paths with the same hashes, in
+    /// order), whoever published it and whenever: then publishing them again changes nothing.
+    public func serves(_ files: [BundleManifest.File]) -> Bool {
+        let own = carried.isEmpty ? self.files : self.files.filter { !isCarried($0.path) }
+        return own.count == files.count && zip(own, files).allSatisfy { $0.path == $1.path && $0.sha256 == $1.sha256 }
     }
 
     /// The objects a format-2 release names (every file's), without repeats; empty for format 1.
     public var objectNames: Set<String> {
-        format == ObjectLayout.format ? Set(files.map(ObjectLayout.objectName)) : []
+        guard format == ObjectLayout.format else { return [] }
+        var names = Set<String>(minimumCapacity: files.count)
+        for file in files { names.insert(ObjectLayout.objectName(file)) }
+        return names
     }
 
     /// Whether `path` is in the data folder of an earlier bundle this release carries.

@@ -161,7 +161,9 @@ public struct LocalStore: ReleaseStore, Sendable {
         private struct State {
             var checked: [String: VerifiedFiles.Stamp] = [:]
             var linked: Set<String> = []
-            var written: Set<String> = []
+            /// Objects written, linked or hashed, by name (with their hash and size): their stat
+            /// data are to be taken again for the record.
+            var touched: [String: StoreItem] = [:]
             /// Release manifests already parsed by the caller, by their sha256.
             var prepared: [String: ReleaseInfo] = [:]
         }
@@ -177,11 +179,29 @@ public struct LocalStore: ReleaseStore, Sendable {
                 if state.checked.isEmpty { state.checked = stamps } else { state.checked.merge(stamps) { $1 } }
             }
         }
-        func add(linked names: some Sequence<String>) { state.withLock { $0.linked.formUnion(names) } }
-        func add(written names: some Sequence<String>) { state.withLock { $0.written.formUnion(names) } }
+        func add(linked files: [BundleManifest.File]) {
+            let items = files.map { StoreItem(key: .object(ObjectLayout.objectName($0)), sha256: $0.sha256, size: $0.size, bytes: nil) }
+            state.withLock { state in
+                for item in items {
+                    guard case .object(let name) = item.key else { continue }
+                    state.linked.insert(name)
+                    state.touched[name] = item
+                }
+            }
+        }
 
-        /// Objects linked or written since the store was opened: their recorded stamps are stale.
-        var touched: Set<String> { state.withLock { $0.linked.union($0.written) } }
+        /// Objects written, or checked by their hash, in this session.
+        func add(touched items: [StoreItem]) {
+            state.withLock { state in
+                for item in items {
+                    if case .object(let name) = item.key { state.touched[name] = StoreItem(key: item.key, sha256: item.sha256, size: item.size, bytes: nil) }
+                }
+            }
+        }
+
+        /// Objects linked, written or hashed since the store was opened (their recorded stamps
+        /// are stale or missing), by name.
+        var touched: [String: StoreItem] { state.withLock { $0.touched } }
 
         /// Object name -> stamp, for the objects checked and not linked since.
         var unlinkedStamps: [String: VerifiedFiles.Stamp] {
@@ -238,6 +258,7 @@ public struct LocalStore: ReleaseStore, Sendable {
             if let stamp = check.1 { stamps[name] = stamp }
         }
         session.add(checked: stamps)
+        session.add(touched: zip(unique, checks).filter { $0.1.0 == .intact && $0.1.1 == nil }.map(\.0))
         for (item, state) in zip(unique, states) where state == .changed {
             guard case .object(let name) = item.key else { continue }
             throw OperationalError("object \(name) in \(objectsFolder) does not match its hash (changed on disk?); run 'ratecard verify', then move it aside and publish again")
@@ -261,7 +282,7 @@ public struct LocalStore: ReleaseStore, Sendable {
                     return ("", item)
                 }, uniquingKeysWith: { first, _ in first })
             let absentNames = byName.keys.sorted()
-            session.add(written: absentNames)
+            session.add(touched: absentNames.map { byName[$0]! })
             // A few objects (the everyday small publish) are flushed one by one; many, by one
             // syncfs, which also writes out whatever else the filesystem holds unwritten.
             let flushEach = absentNames.count <= DurableFiles.fewFiles
@@ -304,7 +325,8 @@ public struct LocalStore: ReleaseStore, Sendable {
     /// their objects (all present: objects come first), version.json last, flushed, renamed complete.
     private func putRelease(_ item: StoreItem) throws -> Int {
         guard case .release(let id) = item.key, let manifest = item.bytes else { throw OperationalError("a release is put with its manifest") }
-        guard SHA256.hex(manifest) == item.sha256 else { throw OperationalError("the manifest of \(id) does not match its hash") }
+        // (What is written is read back and checked against `item.sha256` before it is renamed
+        // complete: a manifest that does not match its hash never becomes a release.)
         let final = root.folder(of: id)
         if FileSystem.isDirectory(final) {
             let existing = try? FileSystem.readFile(final + "/" + ReleaseInfo.fileName)
@@ -367,7 +389,7 @@ public struct LocalStore: ReleaseStore, Sendable {
     /// Hard links to their objects of `files` (paths below `folder`, which exists), each folder
     /// made first; a copy, checked, where no link can be made.
     private func linkObjects(_ files: [BundleManifest.File], into folder: String, copied: Tally) throws {
-        session.add(linked: files.map(ObjectLayout.objectName))
+        session.add(linked: files)
         let folders = try ParallelWrite.makeFolders(for: files.map(\.path), in: folder)
         Trace.mark("store: \(folders) folders made")
         let byPath = Dictionary(files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -404,6 +426,8 @@ public struct LocalStore: ReleaseStore, Sendable {
                 var page = stat()
                 guard pages.lstat(file.path, &page) else { return false }
                 if let stamp = checked[name], stamp.inode == UInt64(page.st_ino), page.st_dev == device { return true }
+                // A page whose stat data are a verified object's with its hash is that object.
+                if page.st_dev == device, let stamp = VerifiedFiles.stamp(page, sha256: file.sha256), verified.vouches(for: stamp, size: file.size) { return true }
                 var object = stat()
                 if objects.lstat(name, &object), page.st_ino == object.st_ino, page.st_dev == object.st_dev { return true }
                 return Publisher.matches(final + "/" + file.path, file)

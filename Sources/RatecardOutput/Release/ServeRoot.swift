@@ -74,26 +74,26 @@ public struct ServeRoot: ReleaseTarget, Sendable {
         try StateFiles.requireFolder(path + "/.ratecard", what: "ratecard's state folder")
         try StateFiles.requireFolder(releasesFolder, what: "releases/")
         try FileSystem.makeDirectories(releasesFolder)
-        for name in try FileSystem.listDirectory(releasesFolder) where name.hasPrefix(".partial-") || name.hasPrefix(".trash-") {
+        for name in try FileSystem.listDirectory(releasesFolder, prefix: ".") where name.hasPrefix(".partial-") || name.hasPrefix(".trash-") {
             try makeWritable(releasesFolder + "/" + name)
             try FileSystem.removeTree(releasesFolder + "/" + name)
             removed.append("releases/" + name)
         }
         try StateFiles.requireFolder(pagesFolder, what: "pages/")
         if FileSystem.isDirectory(pagesFolder) {
-            for name in try FileSystem.listDirectory(pagesFolder) where name.hasPrefix(".partial-") || name.hasPrefix(".trash-") {
+            for name in try FileSystem.listDirectory(pagesFolder, prefix: ".") where name.hasPrefix(".partial-") || name.hasPrefix(".trash-") {
                 try makeWritable(pagesFolder + "/" + name)
                 try FileSystem.removeTree(pagesFolder + "/" + name)
                 removed.append("pages/" + name)
             }
         }
-        for name in try FileSystem.listDirectory(path) where name.hasPrefix(".current.tmp-") {
+        for name in try FileSystem.listDirectory(path, prefix: ".current.tmp-") {
             unlink(path + "/" + name)
             removed.append(name)
         }
         try StateFiles.requireFolder(objectsFolder, what: "objects/")
         if FileSystem.isDirectory(objectsFolder) {
-            for name in try FileSystem.listDirectory(objectsFolder) where name.hasPrefix(".incoming-") {
+            for name in try FileSystem.listDirectory(objectsFolder, prefix: ".incoming-") {
                 try makeWritable(objectsFolder + "/" + name)
                 try FileSystem.removeTree(objectsFolder + "/" + name)
                 removed.append("objects/" + name)
@@ -141,6 +141,17 @@ public struct ServeRoot: ReleaseTarget, Sendable {
     /// then; those it neither checked, wrote nor linked keep the stamps recorded before.
     public func recordPublished(_ info: ReleaseInfo, through store: (any ReleaseStore)?) {
         guard info.format == ObjectLayout.format else { return }
+        // The everyday publish adds the stamps it took (checked, written, linked or hashed
+        // objects) to the end of the record; a later line stands for the same inode. The record
+        // is written whole again when it would hold more than twice the lines it needs.
+        if let local = store as? LocalStore, local.verified.lines > 0 {
+            let touched = local.session.touched
+            let known = local.session.unlinkedStamps.filter { local.verified.stamp(of: $0.value.inode) != $0.value }
+            if local.verified.lines + touched.count + known.count <= 2 * info.files.count {
+                try? VerifiedFiles.append(known: known, touched: touched, in: objectsFolder, root: path)
+                return
+            }
+        }
         var seen: Set<String> = []
         var files: [(name: String, file: BundleManifest.File)] = []
         for file in info.files {
@@ -150,7 +161,7 @@ public struct ServeRoot: ReleaseTarget, Sendable {
         let local = store as? LocalStore
         try? VerifiedFiles.record(
             objects: files, in: objectsFolder, root: path, known: local?.session.unlinkedStamps ?? [:],
-            carried: local.map { ($0.verified, $0.session.touched) })
+            carried: local.map { ($0.verified, Set($0.session.touched.keys)) })
     }
 
     public func bytes(ofObjects names: [String]) throws -> Int {

@@ -24,8 +24,16 @@ public struct VerifiedFiles: Sendable {
     public static let fileName = ".ratecard/verified"
 
     private let stamps: [UInt64: Stamp]
+    /// Lines the record was read from (later lines stand for the same inode: it grows by appends).
+    let lines: Int
 
-    init(stamps: [UInt64: Stamp]) { self.stamps = stamps }
+    init(stamps: [UInt64: Stamp], lines: Int = 0) {
+        self.stamps = stamps
+        self.lines = lines
+    }
+
+    /// The recorded stamp of an inode.
+    func stamp(of inode: UInt64) -> Stamp? { stamps[inode] }
 
     /// The record of a serve root; empty when there is none or it cannot be read.
     public static func load(root: String) -> VerifiedFiles {
@@ -38,6 +46,7 @@ public struct VerifiedFiles: Sendable {
         // "<inode> <size> <mtime> <ctime> <sha256>" per line, read field by field from the bytes
         // (thousands of lines, every publish); a line that does not read is skipped.
         var index = 0
+        var lines = 0
         func number() -> Int? {
             var value = 0
             var digits = 0
@@ -63,8 +72,9 @@ public struct VerifiedFiles: Sendable {
             if index == start { index += 1 }
             while index < bytes.count, bytes[index] != 0x0A { index += 1 }
             index += 1
+            lines += 1
         }
-        return VerifiedFiles(stamps: stamps)
+        return VerifiedFiles(stamps: stamps, lines: lines)
     }
 
     /// Whether the file at `path` is, by its stat data, still the recorded file with `file`'s hash.
@@ -132,7 +142,37 @@ public struct VerifiedFiles: Sendable {
         try write(zip(files.map(\.file), stamps).map { ($0, $1) }, root: root)
     }
 
+    /// Adds to the end of the record the stamps of `known` (name -> stamp taken this run) and of
+    /// `touched` (name -> object, its stat data taken now).
+    static func append(known: [String: Stamp], touched: [String: StoreItem], in folder: String, root: String) throws {
+        let directory = try FileSystem.Folder(folder)
+        let items = Array(touched.values)
+        let taken = ParallelMap.map(items) { item -> Stamp? in
+            guard case .object(let name) = item.key else { return nil }
+            var info = stat()
+            return directory.lstat(name, &info) ? stamp(info, sha256: item.sha256) : nil
+        }
+        var stamps: [(file: BundleManifest.File, stamp: Stamp?)] = []
+        for (item, stamp) in zip(items, taken) { stamps.append((BundleManifest.File(path: "", sha256: item.sha256, size: item.size), stamp)) }
+        for (name, stamp) in known where touched[name] == nil { stamps.append((BundleManifest.File(path: name, sha256: stamp.sha256, size: stamp.size), stamp)) }
+        let path = root + "/" + fileName
+        let fd = try StateFiles.open(DurableFiles.parent(of: path), DurableFiles.name(of: path), flags: O_WRONLY | O_APPEND)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        // A cache: no fsync; a line torn by a crash does not read and is skipped.
+        try FileSystem.writeAll(fd, text(stamps), path: path)
+    }
+
     private static func write(_ stamps: [(file: BundleManifest.File, stamp: Stamp?)], root: String) throws {
+        let path = root + "/" + fileName
+        // A cache: a record lost in a crash makes the next publish hash, a stale one vouches for
+        // nothing that changed since (its stat data would differ).
+        try StateFiles.replace(DurableFiles.parent(of: path), DurableFiles.name(of: path), text(stamps), durable: false)
+    }
+
+    /// The record's lines for `stamps` (one per inode; a stamp whose size is not its file's, or
+    /// that has no number the loader could read, is left out).
+    private static func text(_ stamps: [(file: BundleManifest.File, stamp: Stamp?)]) -> [UInt8] {
         var text: [UInt8] = []
         text.reserveCapacity(stamps.count * 110)
         var written: Set<UInt64> = []
@@ -152,10 +192,7 @@ public struct VerifiedFiles: Sendable {
             text.append(contentsOf: stamp.sha256.utf8)
             text.append(0x0A)
         }
-        let path = root + "/" + fileName
-        // A cache: a record lost in a crash makes the next publish hash, a stale one vouches for
-        // nothing that changed since (its stat data would differ).
-        try StateFiles.replace(DurableFiles.parent(of: path), DurableFiles.name(of: path), text, durable: false)
+        return text
     }
 
     private static func stamp(_ path: String, sha256: String) -> Stamp? {
