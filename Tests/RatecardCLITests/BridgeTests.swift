@@ -321,6 +321,27 @@ struct BridgeTests {
         }
     }
 
+    @Test("a passed bridge check kept in the build cache gives what a fresh check gives, where each call is made included")
+    func keptBridgeCheck() throws {
+        try withTemporaryDirectory { dir in
+            let fixture = try BridgeFixture(in: dir)
+            _ = try fixture.addToApp(
+                """
+                  function shareRates() { toNative(function () { return RatecardBridge.call("share", { title: "금리", url: "https://example.com" }); }); }
+                """)
+            let fresh = try #require(try BridgeCheck.run(webFolder: fixture.base.web, displayPrefix: "").requirement)
+            #expect(fresh.firstUse["share"]?.hasPrefix("app/app.js:") == true, "\(fresh.firstUse)")
+            #expect(BridgeGate.decode(BridgeGate.encode(fresh)) == .some(fresh))
+            #expect(BridgeGate.decode(BridgeGate.encode(nil)) == .some(nil))
+            #expect(BridgeGate.decode(Array("{}".utf8)) == nil)
+            // Every file's bytes and the prefix findings are shown under are in the key.
+            let key = try #require(BridgeGate.cacheKey(web: fixture.base.web, prefix: ""))
+            #expect(BridgeGate.cacheKey(web: fixture.base.web, prefix: "web/") != key)
+            try write(fixture.base.web + "/index.html", try read(fixture.base.web + "/index.html") + "\n")
+            #expect(BridgeGate.cacheKey(web: fixture.base.web, prefix: "") != key)
+        }
+    }
+
     @Test("promote refuses a release the target's apps cannot run; bridge-lines.json, status and prune keep each line's release")
     func promoteLinesStatusPrune() throws {
         try withTemporaryDirectory { dir in
