@@ -75,6 +75,30 @@ import Testing
         }
     }
 
+    /// A publish does not look up the objects the live release names again (the store's
+    /// invariant), but an object it links a new entry file to is checked first: one changed on
+    /// disk (same inode, other bytes) is refused, and live stays as it was.
+    @Test func anObjectChangedOnDiskIsNotLinkedIntoANewRelease() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 2)
+            #expect(try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo).status == 0)
+            let serve = ServeRoot(path: fixture.root)
+            let live = try #require(try serve.live())
+            let info = try ReleaseInfo.read(from: serve.folder(of: live))
+            let page = try #require(info.files.first { $0.path == "index.html" })
+            let object = serve.objectsFolder + "/" + ObjectLayout.objectName(page)
+            usleep(20_000)  // past the coarse clock's tick of the stamp the publish recorded
+            chmod(object, 0o644)
+            let fd = open(object, O_WRONLY)
+            #expect(fd >= 0 && pwrite(fd, "x", 1, 0) == 1)
+            close(fd)
+            let refused = try ratecard(fixture.publishArguments(fixture.commits[1]), in: fixture.repo)
+            #expect(refused.status == 4, "\(refused.out)\(refused.err)")
+            #expect(refused.err.contains("does not match its hash"), "\(refused.err)")
+            #expect(try serve.live() == live)
+        }
+    }
+
     // MARK: Page sets
 
     /// Releases with the same terms pages share one page set (each page its object, one inode),

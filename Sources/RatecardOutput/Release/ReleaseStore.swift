@@ -174,6 +174,9 @@ public struct LocalStore: ReleaseStore, Sendable {
 
         var checked: [String: VerifiedFiles.Stamp] { state.withLock { $0.checked } }
 
+        /// Whether this session checked or wrote the object (so it need not be checked again).
+        func knows(_ name: String) -> Bool { state.withLock { $0.checked[name] != nil || ($0.touched[name] != nil && !$0.linked.contains(name)) } }
+
         func add(checked stamps: [String: VerifiedFiles.Stamp]) {
             state.withLock { state in
                 if state.checked.isEmpty { state.checked = stamps } else { state.checked.merge(stamps) { $1 } }
@@ -350,6 +353,7 @@ public struct LocalStore: ReleaseStore, Sendable {
                 let set = try putPageSet(terms, copied: copied)
                 guard symlink(PageSets.target(set), partial + "/" + PageSets.link) == 0 else { throw FileSystem.failure("symlink", partial + "/" + PageSets.link) }
             }
+            try checkBeforeLinking(entries)
             try linkObjects(entries, into: partial, copied: copied)
             Trace.mark("store: \(entries.count) entry files linked")
             CrashPoint.hit("files-written")
@@ -383,6 +387,27 @@ public struct LocalStore: ReleaseStore, Sendable {
         } catch {
             try? FileSystem.removeTree(partial)
             throw error
+        }
+    }
+
+    /// An object is checked before a new entry file is linked to it (reliability.md P5), unless
+    /// this session's put checked or wrote it (the put skips the objects the live release names):
+    /// its stat data as recorded after a publish, else its hash.
+    private func checkBeforeLinking(_ files: [BundleManifest.File]) throws {
+        let unchecked = files.filter { !session.knows(ObjectLayout.objectName($0)) }
+        let folder = objectsFolder
+        let verified = verified
+        let directory = try FileSystem.Folder(folder)
+        let intact = ParallelMap.map(unchecked) { file -> Bool in
+            let name = ObjectLayout.objectName(file)
+            var info = stat()
+            guard directory.lstat(name, &info) else { return false }
+            if let stamp = VerifiedFiles.stamp(info, sha256: file.sha256), verified.vouches(for: stamp, size: file.size) { return true }
+            return Publisher.matches(folder + "/" + name, file)
+        }
+        if let bad = zip(unchecked, intact).first(where: { !$0.1 })?.0 {
+            throw OperationalError(
+                "object \(ObjectLayout.objectName(bad)) in \(objectsFolder) is missing or does not match its hash (changed on disk?); run 'ratecard verify', then publish again")
         }
     }
 
