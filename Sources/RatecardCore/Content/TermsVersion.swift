@@ -37,13 +37,17 @@ public struct TermsVersion: Sendable, Equatable {
     public var semver: [Int]? { TermsVersion.semver(fileVersion) }
 
     package static func semver(_ text: String) -> [Int]? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        // Read from the UTF-8 bytes: every build sorts the 2,000 versions of a large site by it.
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
-        let numbers = parts.compactMap { part -> Int? in
-            guard !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }), part == "0" || part.first != "0" else { return nil }
-            return Int(part)
+        var numbers: [Int] = []
+        for part in parts {
+            guard !part.isEmpty, part.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                part.count == 1 || part.first != UInt8(ascii: "0"), let number = Int(String(decoding: part, as: UTF8.self))
+            else { return nil }
+            numbers.append(number)
         }
-        return numbers.count == 3 ? numbers : nil
+        return numbers
     }
 
     /// `scan` finds the prohibited wording of a body (`TermsScan`, through the build cache).

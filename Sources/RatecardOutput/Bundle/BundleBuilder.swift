@@ -91,19 +91,27 @@ public struct BundleBuilder {
         }
         data[DocumentLists.index] = DocumentLists.index(lists)
         Trace.mark("build: comparison shards and document lists")
-        var listing = ""
+        // The bundle id hashes the data folder's listing: "<sha256> <size> <path>" per file, sorted.
+        var listing: [UInt8] = []
         let dataPaths = data.keys.sorted()
+        listing.reserveCapacity(dataPaths.count * 120)
         let dataFiles = data
         let known = hashes
-        for (path, hash) in zip(dataPaths, ParallelMap.map(dataPaths) { known[$0] ?? memo.sha256(dataFiles[$0]!) }) {
-            hashes[path] = hash
-            listing += "\(hash) \(data[path]!.count) \(path)\n"
+        let dataHashes = ParallelMap.map(dataPaths) { known[$0] ?? memo.sha256(dataFiles[$0]!) }
+        for (path, hash) in zip(dataPaths, dataHashes) {
+            listing.append(contentsOf: hash.utf8)
+            listing.append(UInt8(ascii: " "))
+            Bytes.appendDecimal(dataFiles[path]!.count, to: &listing)
+            listing.append(UInt8(ascii: " "))
+            listing.append(contentsOf: path.utf8)
+            listing.append(UInt8(ascii: "\n"))
         }
         let bundleID = String(SHA256.hex(listing).prefix(16))
         Trace.mark("build: data hashes and bundle id")
         let folder = BundleLayout.dataFolder(bundleID)
 
         var files: [String: [UInt8]] = [:]
+        files.reserveCapacity(data.count + content.terms.count + content.partners.count + 8)
         for (path, bytes) in data { files[folder + path] = bytes }
         let pages = StaticPages(documents: documents, bundleID: bundleID, memo: memo, productKeys: productKeys)
         for (version, page) in zip(content.terms, ParallelMap.map(content.terms) { pages.termsPageBytes($0) }) {
@@ -117,12 +125,23 @@ public struct BundleBuilder {
         files["partners.html"] = Array(pages.partnersPage().utf8)
 
         Trace.mark("build: rates and partners pages")
+        // The listing: the data folder's files as hashed above (in their sorted order, under one
+        // folder) merged with the pages, hashed now.
         let pageFiles = files
-        let dataHashes = hashes
-        let listed = ParallelMap.map(files.keys.sorted()) { path in
-            BundleManifest.File(
-                path: path, sha256: dataHashes[String(path.dropFirst(folder.count))].flatMap { path.hasPrefix(folder) ? $0 : nil } ?? memo.sha256(pageFiles[path]!),
-                size: pageFiles[path]!.count)
+        let pagePaths = files.keys.filter { !$0.hasPrefix(folder) }.sorted()
+        let pageListing = ParallelMap.map(pagePaths) { path in BundleManifest.File(path: path, sha256: memo.sha256(pageFiles[path]!), size: pageFiles[path]!.count) }
+        let dataListing = zip(dataPaths, dataHashes).map { path, hash in BundleManifest.File(path: folder + path, sha256: hash, size: dataFiles[path]!.count) }
+        var listed: [BundleManifest.File] = []
+        listed.reserveCapacity(pageListing.count + dataListing.count)
+        var (page, dataFile) = (0, 0)
+        while page < pageListing.count || dataFile < dataListing.count {
+            if dataFile == dataListing.count || (page < pageListing.count && pageListing[page].path < dataListing[dataFile].path) {
+                listed.append(pageListing[page])
+                page += 1
+            } else {
+                listed.append(dataListing[dataFile])
+                dataFile += 1
+            }
         }
         let manifest = BundleManifest(
             bundleID: bundleID, sourceCommit: sourceCommit, sourceDirty: sourceDirty, asOf: asOf,
