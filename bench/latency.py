@@ -5,7 +5,7 @@ usage: latency.py PORT REPO DRAFT RUNS
 
 Chromium is driven over the DevTools protocol on a pipe (bench/cdp.py). For each run the file is written and the
 time taken until the open page shows the edit is recorded (a static page takes the new body in place; a page
-running scripts of its own reloads):
+running scripts of its own reloads), each edit half a second after the page settled from the last:
   terms  - DRAFT (an uncommitted terms version, relative to REPO) gets a new sentence; its page
   rates  - the newest rate table of the first product of the first partner's rates page moves
            its best band's apr_max_pct by 0.01pp
@@ -31,6 +31,10 @@ def open_page(url):
 
 
 def measure(write, shows):
+    # Each edit is measured on its own, as staff make them (seconds apart): the page that just
+    # loaded or took the last edit in is laid out and painted first, and the probe then reads
+    # the DOM's text (textContent; innerText would lay out the whole page on every poll).
+    time.sleep(0.5)
     browser.discard()
     start = time.monotonic()
     write()
@@ -62,7 +66,7 @@ try:
     for run in range(runs):
         marker = f"측정 문장 {run}번입니다."
         terms.append(measure(lambda: write_file(draft, template + f"\n{marker}\n"),
-                             f"document.body.innerText.includes('{marker}')"))
+                             f"document.body.textContent.includes('{marker}')"))
     write_file(draft, template)
 
     # rates.html lists the partners; each partner has a rates page of its own. Each edit moves
