@@ -29,23 +29,28 @@ struct DataDocuments {
         }
         tablePaths = content.rateTables.withUnsafeBufferPointer { tables in tables.indices.map { tables[$0].path } }
         fileIDs = content.fileIDs
-        let tables = content.rateTables
-        var positions: [String: [Int]] = [:]
-        for index in tables.indices { positions[tables[index].productKey, default: []].append(index) }
-        for (key, list) in positions where list.count > 1 {
-            // `Content.oldestFirst`'s order; equal dates keep the content's order, as a stable sort does.
-            positions[key] = list.sorted { (tables[$0].effectiveFrom.value, $0) < (tables[$1].effectiveFrom.value, $1) }
+        // Fields read through buffer pointers: indexing the arrays would copy each large value whole.
+        tablesByProduct = content.rateTables.withUnsafeBufferPointer { tables in
+            var positions: [String: [Int]] = [:]
+            positions.reserveCapacity(tables.count)
+            for index in tables.indices { positions[tables[index].productKey, default: []].append(index) }
+            for (key, list) in positions where list.count > 1 {
+                // `Content.oldestFirst`'s order; equal dates keep the content's order, as a stable sort does.
+                let dates = list.map { tables[$0].effectiveFrom.value }
+                positions[key] = list.indices.sorted { (dates[$0], list[$0]) < (dates[$1], list[$1]) }.map { list[$0] }
+            }
+            return positions
         }
-        tablesByProduct = positions
-        let terms = content.terms
-        var versions: [String: [Int]] = [:]
-        for index in terms.indices { versions[terms[index].documentID, default: []].append(index) }
-        for (document, list) in versions where list.count > 1 {
-            // `Content.oldestFirst`'s order.
-            let semvers = list.map { TermsVersion.semver(terms[$0].fileVersion) ?? [] }
-            versions[document] = list.indices.sorted { semvers[$0].lexicographicallyPrecedes(semvers[$1]) }.map { list[$0] }
+        versionsByDocument = content.terms.withUnsafeBufferPointer { terms in
+            var versions: [String: [Int]] = [:]
+            for index in terms.indices { versions[terms[index].documentID, default: []].append(index) }
+            for (document, list) in versions where list.count > 1 {
+                // `Content.oldestFirst`'s order.
+                let semvers = list.map { TermsVersion.semver(terms[$0].fileVersion) ?? [] }
+                versions[document] = list.indices.sorted { semvers[$0].lexicographicallyPrecedes(semvers[$1]) }.map { list[$0] }
+            }
+            return versions
         }
-        versionsByDocument = versions
         partnersByID = content.partnersByID
         let partners = content.partners
         partnerPaths = Dictionary(partners.indices.map { (partners[$0].id.value, partners[$0].path) }, uniquingKeysWith: { first, _ in first })
