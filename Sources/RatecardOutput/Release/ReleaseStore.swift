@@ -138,8 +138,8 @@ public enum ObjectLayout {
 /// ROOT/pages/<set>/terms/...      terms pages shared by releases with the same ones (`PageSets`)
 /// ROOT/current -> releases/<id>   the pointer, swapped with one rename(2)
 /// ```
-/// Objects are written into `objects/.incoming-<pid>/`, flushed with one `syncfs`, read back and
-/// hashed, then renamed into place; a crash leaves only the incoming folder, which the next run
+/// Objects are written into `objects/.incoming-<pid>/`, flushed (an fsync each when they are
+/// few, else one `syncfs`), read back and hashed, then renamed into place; a crash leaves only the incoming folder, which the next run
 /// removes. A release folder is staged as `releases/.partial-<id>` and renamed complete.
 public struct LocalStore: ReleaseStore, Sendable {
     private enum ObjectState: Sendable { case absent, intact, changed }
