@@ -92,9 +92,9 @@ enum ParallelWrite {
     }
 
     /// Makes the folders of every relative path under `root` (which exists), shallowest first,
-    /// those of one depth on two threads (their parents exist by then). Returns how many.
+    /// those of one depth on two threads (their parents exist by then). Returns them, sorted.
     @discardableResult
-    static func makeFolders(for paths: [String], in root: String) throws -> Int {
+    static func makeFolders(for paths: [String], in root: String) throws -> [String] {
         var folders: Set<String> = []
         for path in paths {
             var folder = DurableFiles.parent(of: path)
@@ -106,7 +106,7 @@ enum ParallelWrite {
                 guard mkdir(root + "/" + folder, 0o755) == 0 || errno == EEXIST else { throw FileSystem.failure("mkdir", root + "/" + folder) }
             }
         }
-        return folders.count
+        return folders.sorted()
     }
 
     private final class Failures: Sendable {

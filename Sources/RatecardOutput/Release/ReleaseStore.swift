@@ -139,8 +139,8 @@ public enum ObjectLayout {
 /// ROOT/current -> releases/<id>   the pointer, swapped with one rename(2)
 /// ```
 /// Objects are written into `objects/.incoming-<pid>/`, flushed (an fsync each when they are
-/// few, else one `syncfs`), read back and hashed, then renamed into place; a crash leaves only the incoming folder, which the next run
-/// removes. A release folder is staged as `releases/.partial-<id>` and renamed complete.
+/// few, else one `syncfs`), read back and hashed, then renamed into place; a crash leaves only
+/// the incoming folder, which the next run removes. A release folder is staged as `releases/.partial-<id>` and renamed complete.
 public struct LocalStore: ReleaseStore, Sendable {
     private enum ObjectState: Sendable { case absent, intact, changed }
 
@@ -242,26 +242,19 @@ public struct LocalStore: ReleaseStore, Sendable {
         // One lstat per object says whether it is present; a present one is checked (stat data
         // recorded at its last check, else its hash). A changed one is an error, never overwritten.
         let folder = objectsFolder
-        let verified = verified
         let directory = try FileSystem.Folder(folder)
-        let checks = ParallelMap.map(unique) { item -> (ObjectState, VerifiedFiles.Stamp?) in
+        let checks = ParallelMap.map(unique) { [verified] item -> (state: ObjectState, stamp: VerifiedFiles.Stamp?) in
             guard case .object(let name) = item.key else { return (.changed, nil) }
-            var info = stat()
-            guard directory.lstat(name, &info) else { return (errno == ENOENT ? .absent : .changed, nil) }
-            let path = folder + "/" + name
-            if let stamp = VerifiedFiles.stamp(info, sha256: item.sha256), verified.vouches(for: stamp, size: item.size) {
-                return (.intact, stamp)
-            }
-            return (Publisher.matches(path, BundleManifest.File(path: name, sha256: item.sha256, size: item.size)) ? .intact : .changed, nil)
+            return Self.check(name, sha256: item.sha256, size: item.size, in: directory, folder: folder, verified: verified)
         }
-        let states = checks.map(\.0)
+        let states = checks.map(\.state)
         var stamps: [String: VerifiedFiles.Stamp] = [:]
         stamps.reserveCapacity(names.count)
         for (name, check) in zip(names, checks) {
-            if let stamp = check.1 { stamps[name] = stamp }
+            if let stamp = check.stamp { stamps[name] = stamp }
         }
         session.add(checked: stamps)
-        session.add(touched: zip(unique, checks).filter { $0.1.0 == .intact && $0.1.1 == nil }.map(\.0))
+        session.add(touched: zip(unique, checks).filter { $0.1.state == .intact && $0.1.stamp == nil }.map(\.0))
         for (item, state) in zip(unique, states) where state == .changed {
             guard case .object(let name) = item.key else { continue }
             throw OperationalError("object \(name) in \(objectsFolder) does not match its hash (changed on disk?); run 'ratecard verify', then move it aside and publish again")
@@ -354,17 +347,11 @@ public struct LocalStore: ReleaseStore, Sendable {
                 guard symlink(PageSets.target(set), partial + "/" + PageSets.link) == 0 else { throw FileSystem.failure("symlink", partial + "/" + PageSets.link) }
             }
             try checkBeforeLinking(entries)
-            try linkObjects(entries, into: partial, copied: copied)
+            let folders = try linkObjects(entries, into: partial, copied: copied)
             Trace.mark("store: \(entries.count) entry files linked")
             CrashPoint.hit("files-written")
             // Links write names, not data: the folders that got them and version.json are
             // flushed one by one, unless a file had to be copied or there are many folders.
-            var made: Set<String> = []
-            for entry in entries {
-                var folder = DurableFiles.parent(of: entry.path)
-                while folder != "." && made.insert(folder).inserted { folder = DurableFiles.parent(of: folder) }
-            }
-            let folders = made.sorted()
             let flushEach = copied.total == 0 && folders.count < DurableFiles.fewFiles
             try DurableFiles.create(partial + "/" + ReleaseInfo.fileName, manifest, sync: flushEach)
             CrashPoint.hit("version-written")
@@ -390,20 +377,27 @@ public struct LocalStore: ReleaseStore, Sendable {
         }
     }
 
+    /// Whether the object `name` in `folder` (open as `directory`) is absent, intact or changed:
+    /// one lstat, then its stat data as `verified` recorded them (the stamp is returned), else its
+    /// hash.
+    private static func check(
+        _ name: String, sha256: String, size: Int, in directory: FileSystem.Folder, folder: String, verified: VerifiedFiles
+    ) -> (state: ObjectState, stamp: VerifiedFiles.Stamp?) {
+        var info = stat()
+        guard directory.lstat(name, &info) else { return (errno == ENOENT ? .absent : .changed, nil) }
+        if let stamp = VerifiedFiles.stamp(info, sha256: sha256), verified.vouches(for: stamp, size: size) { return (.intact, stamp) }
+        return (Publisher.matches(folder + "/" + name, BundleManifest.File(path: name, sha256: sha256, size: size)) ? .intact : .changed, nil)
+    }
+
     /// An object is checked before a new entry file is linked to it (reliability.md P5), unless
     /// this session's put checked or wrote it (the put skips the objects the live release names):
     /// its stat data as recorded after a publish, else its hash.
     private func checkBeforeLinking(_ files: [BundleManifest.File]) throws {
         let unchecked = files.filter { !session.knows(ObjectLayout.objectName($0)) }
         let folder = objectsFolder
-        let verified = verified
         let directory = try FileSystem.Folder(folder)
-        let intact = ParallelMap.map(unchecked) { file -> Bool in
-            let name = ObjectLayout.objectName(file)
-            var info = stat()
-            guard directory.lstat(name, &info) else { return false }
-            if let stamp = VerifiedFiles.stamp(info, sha256: file.sha256), verified.vouches(for: stamp, size: file.size) { return true }
-            return Publisher.matches(folder + "/" + name, file)
+        let intact = ParallelMap.map(unchecked) { [verified] file -> Bool in
+            Self.check(ObjectLayout.objectName(file), sha256: file.sha256, size: file.size, in: directory, folder: folder, verified: verified).state == .intact
         }
         if let bad = zip(unchecked, intact).first(where: { !$0.1 })?.0 {
             throw OperationalError(
@@ -412,11 +406,12 @@ public struct LocalStore: ReleaseStore, Sendable {
     }
 
     /// Hard links to their objects of `files` (paths below `folder`, which exists), each folder
-    /// made first; a copy, checked, where no link can be made.
-    private func linkObjects(_ files: [BundleManifest.File], into folder: String, copied: Tally) throws {
+    /// made first; a copy, checked, where no link can be made. Returns the folders made, sorted.
+    @discardableResult
+    private func linkObjects(_ files: [BundleManifest.File], into folder: String, copied: Tally) throws -> [String] {
         session.add(linked: files)
         let folders = try ParallelWrite.makeFolders(for: files.map(\.path), in: folder)
-        Trace.mark("store: \(folders) folders made")
+        Trace.mark("store: \(folders.count) folders made")
         let byPath = Dictionary(files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         try ParallelWrite.each(files.map(\.path)) { [self] path in
             let file = byPath[path]!
@@ -430,6 +425,7 @@ public struct LocalStore: ReleaseStore, Sendable {
             try DurableFiles.create(folder + "/" + path, bytes, sync: false)
             copied.add(bytes.count)
         }
+        return folders
     }
 
     /// The page set of these terms pages (`PageSets`): made (staged, flushed, renamed complete)
