@@ -138,17 +138,17 @@ public struct ServeRoot: ReleaseTarget, Sendable {
     /// Records the stat data of a release's objects (they were verified by the put that
     /// preceded this, or by an earlier one), so the next publish need not re-hash the ones it
     /// reuses. Objects that `store`'s put checked and did not link since keep the stamps taken
-    /// then; those it neither checked, wrote nor linked keep the stamps recorded before.
+    /// then.
     public func recordPublished(_ info: ReleaseInfo, through store: (any ReleaseStore)?) {
         guard info.format == ObjectLayout.format else { return }
-        // The everyday publish adds the stamps it took (checked, written, linked or hashed
-        // objects) to the end of the record; a later line stands for the same inode. The record
-        // is written whole again when it would hold more than twice the lines it needs.
+        // The everyday publish adds the stamps of the objects it wrote, linked or hashed to the
+        // end of the record (the ones it vouched for by their stamps are recorded already); a
+        // later line stands for the same inode. The record is written whole again when it would
+        // hold more than twice the lines it needs.
         if let local = store as? LocalStore, local.verified.lines > 0 {
             let touched = local.session.touched
-            let known = local.session.unlinkedStamps.filter { local.verified.stamp(of: $0.value.inode) != $0.value }
-            if local.verified.lines + touched.count + known.count <= 2 * info.files.count {
-                try? VerifiedFiles.append(known: known, touched: touched, in: objectsFolder, root: path)
+            if local.verified.lines + touched.count <= 2 * info.files.count {
+                try? VerifiedFiles.append(touched, in: objectsFolder, root: path)
                 return
             }
         }
@@ -158,10 +158,8 @@ public struct ServeRoot: ReleaseTarget, Sendable {
             let name = ObjectLayout.objectName(file)
             if seen.insert(name).inserted { files.append((name, file)) }
         }
-        let local = store as? LocalStore
-        try? VerifiedFiles.record(
-            objects: files, in: objectsFolder, root: path, known: local?.session.unlinkedStamps ?? [:],
-            carried: local.map { ($0.verified, Set($0.session.touched.keys)) })
+        let known = (store as? LocalStore)?.session.unlinkedStamps ?? [:]
+        try? VerifiedFiles.record(objects: files, in: objectsFolder, root: path, known: known)
     }
 
     public func bytes(ofObjects names: [String]) throws -> Int {

@@ -32,9 +32,6 @@ public struct VerifiedFiles: Sendable {
         self.lines = lines
     }
 
-    /// The recorded stamp of an inode.
-    func stamp(of inode: UInt64) -> Stamp? { stamps[inode] }
-
     /// The record of a serve root; empty when there is none or it cannot be read.
     public static func load(root: String) -> VerifiedFiles {
         let path = root + "/" + fileName
@@ -101,27 +98,13 @@ public struct VerifiedFiles: Sendable {
 
     /// Records objects (`folder/<name>`) as they are now; `known` (name -> stamp) stands for the
     /// lstat of an object whose stamp was taken when it was checked, in this run, and that has not
-    /// been linked or written since. `carried`: the record read at the start of the run, whose
-    /// stamp of an object's hash and size stands for it when the run did not touch that object
-    /// (a stamp is a claim about an inode with its times, checked again when it is used: one
-    /// that no longer holds only makes the next publish hash that object).
-    static func record(
-        objects: [(name: String, file: BundleManifest.File)], in folder: String, root: String, known: [String: Stamp],
-        carried: (record: VerifiedFiles, touched: Set<String>)? = nil
-    ) throws {
-        var byHash: [String: Stamp] = [:]
-        if let carried {
-            byHash.reserveCapacity(carried.record.stamps.count)
-            for stamp in carried.record.stamps.values { byHash[stamp.sha256] = stamp }
-        }
+    /// been linked or written since.
+    static func record(objects: [(name: String, file: BundleManifest.File)], in folder: String, root: String, known: [String: Stamp]) throws {
         var stamps: [Stamp?] = []
         stamps.reserveCapacity(objects.count)
         var unknown: [(index: Int, name: String, sha256: String)] = []
         for (index, object) in objects.enumerated() {
-            var stamp = known[object.name]
-            if stamp == nil, let carried, let old = byHash[object.file.sha256], old.size == object.file.size, !carried.touched.contains(object.name) {
-                stamp = old
-            }
+            let stamp = known[object.name]
             stamps.append(stamp)
             if stamp == nil { unknown.append((index, object.name, object.file.sha256)) }
         }
@@ -142,19 +125,17 @@ public struct VerifiedFiles: Sendable {
         try write(zip(files.map(\.file), stamps).map { ($0, $1) }, root: root)
     }
 
-    /// Adds to the end of the record the stamps of `known` (name -> stamp taken this run) and of
-    /// `touched` (name -> object, its stat data taken now).
-    static func append(known: [String: Stamp], touched: [String: StoreItem], in folder: String, root: String) throws {
+    /// Adds to the end of the record the stamps of `objects` (name -> object), their stat data
+    /// taken now.
+    static func append(_ objects: [String: StoreItem], in folder: String, root: String) throws {
         let directory = try FileSystem.Folder(folder)
-        let items = Array(touched.values)
+        let items = Array(objects.values)
         let taken = ParallelMap.map(items) { item -> Stamp? in
             guard case .object(let name) = item.key else { return nil }
             var info = stat()
             return directory.lstat(name, &info) ? stamp(info, sha256: item.sha256) : nil
         }
-        var stamps: [(file: BundleManifest.File, stamp: Stamp?)] = []
-        for (item, stamp) in zip(items, taken) { stamps.append((BundleManifest.File(path: "", sha256: item.sha256, size: item.size), stamp)) }
-        for (name, stamp) in known where touched[name] == nil { stamps.append((BundleManifest.File(path: name, sha256: stamp.sha256, size: stamp.size), stamp)) }
+        let stamps = zip(items, taken).map { item, stamp in (file: BundleManifest.File(path: "", sha256: item.sha256, size: item.size), stamp: stamp) }
         let path = root + "/" + fileName
         let fd = try StateFiles.open(DurableFiles.parent(of: path), DurableFiles.name(of: path), flags: O_WRONLY | O_APPEND)
         guard fd >= 0 else { return }
