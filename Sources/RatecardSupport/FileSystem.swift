@@ -57,18 +57,7 @@ public enum FileSystem {
     }
 
     /// Names in a folder (not `.` or `..`), sorted.
-    public static func listDirectory(_ path: String) throws -> [String] {
-        guard let dir = opendir(path) else { throw failure("opendir", path) }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
-    }
+    public static func listDirectory(_ path: String) throws -> [String] { try listDirectory(path, prefix: "") }
 
     /// The names in a folder that begin with `prefix`, sorted. Names are compared as bytes
     /// before a String is made of them: a folder of thousands of objects is listed for the few

@@ -376,8 +376,9 @@ public final class Repository {
         for entry in entries {
             let length = strlen(entry.path)
             let bytes = UnsafeRawBufferPointer(start: entry.path, count: length)
-            let slash = bytes.lastIndex(of: UInt8(ascii: "/")).map { max($0, start.count) } ?? start.count
-            let folder = bytes[start.count..<max(slash, start.count)]
+            // (Below the prefix: a file right in the content root has the folder "".)
+            let end = max(bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0, start.count)
+            let folder = bytes[start.count..<end]
             if run.count > 0, run.folder.elementsEqual(folder) {
                 run.count += 1
                 continue

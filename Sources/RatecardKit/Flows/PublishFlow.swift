@@ -194,17 +194,14 @@ public struct PublishFlow {
         var built = built
         let root = options.root
         // A release without the web app leaves the app's screens blank: only on request.
-        let webAndBridge = Swift.Result { () throws -> (String?, BridgeGate.Verdict) in
-            let web: String?
-            switch options.web {
-            case .none: web = nil
-            case .configured: web = try run.webFolder(override: nil)
-            case .folder(let path): web = try run.webFolder(override: path)
-            }
-            // The native bridge: refused when an app version this environment supports lacks a call.
-            return (web, try BridgeGate.check(web: web, repositoryRoot: location.repository?.workdir, apps: options.apps, environment: options.environment))
+        let web: String?
+        switch options.web {
+        case .none: web = nil
+        case .configured: web = try run.webFolder(override: nil)
+        case .folder(let path): web = try run.webFolder(override: path)
         }
-        let (web, bridge) = try webAndBridge.get()
+        // The native bridge: refused when an app version this environment supports lacks a call.
+        let bridge = try BridgeGate.check(web: web, repositoryRoot: location.repository?.workdir, apps: options.apps, environment: options.environment)
         switch bridge {
         case .invalid, .refused:
             result.outcome = .bridge(bridge)

@@ -9,8 +9,9 @@ import Synchronization
 /// answer the checks that ran beside the build (`Request.beforeWriting`), lock, recover, put
 /// every object the release names that the store lacks and the live release does not name
 /// (locally: written, flushed, read back, renamed into place; in a bucket: created with
-/// If-None-Match; present ones are checked, never overwritten), put the release manifest (version.json; the store makes the entry files from
-/// it: hard links in a folder, copies under `r/<id>/` in a bucket), confirm the lock is still
+/// If-None-Match; present ones are checked, never overwritten), put the release manifest
+/// (version.json; the store makes the entry files from it: hard links in a folder, each object
+/// checked first, copies under `r/<id>/` in a bucket), confirm the lock is still
 /// held, flip the pointer with compare-and-swap, journal, unlock. A failure at any step leaves
 /// the pointer as it was; the next run removes the rest. Objects are shared by every release,
 /// so a publish costs what changed and a page loaded from any kept release finds every object
