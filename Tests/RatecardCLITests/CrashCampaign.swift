@@ -6,7 +6,10 @@ import Testing
 /// random instants, checking after every kill what must survive one, then lets `settle` run
 /// the command to completion (or do what the next round needs).
 ///
-/// The random instants are spread over [0, 1.5 ×] the longest of three runs that are not killed.
+/// The random instants are spread over [0, 1.5 ×] the longest of three runs that are not killed
+/// (one in the sampled tier), one instant drawn in each of equal strata of that span. `make test`
+/// kills at a sample of them (`TestTier`), `make test-full` at all `randomKills`; every named
+/// step is killed in both.
 /// Some kills must come after the command ended: that is what shows the instants covered all
 /// of it. Other tests share the cores, so a command can run slower during the kills than when it
 /// was timed; when every kill still landed before the end, kills at up to 4 × that time are
@@ -34,7 +37,7 @@ struct CrashCampaign {
             try settle(arguments)
         }
         var cycle = 0.0
-        for _ in 0..<3 {
+        for _ in 0..<TestTier.count(full: 3, sampled: 1) {
             let arguments = try prepare(false)
             let started = Date()
             let process = try start(arguments, [:])
@@ -42,28 +45,32 @@ struct CrashCampaign {
             cycle = max(cycle, Date().timeIntervalSince(started))
             try settle(arguments)
         }
+        let kills = TestTier.count(full: randomKills, sampled: min(randomKills, Self.sampledKills))
         var landed = 0
-        for index in 0..<randomKills {
-            if try killAtRandom(index, within: 0...(1.5 * cycle)) { landed += 1 }
+        for (index, instant) in TestTier.stratified(kills, over: 0...(1.5 * cycle)).enumerated() {
+            if try killAt(index, after: instant) { landed += 1 }
         }
         // Whether some kill came after the command had ended.
-        var ended = landed < randomKills
+        var ended = landed < kills
         var late = 0
         while !ended, late < 20 {
-            ended = try !killAtRandom(randomKills + late, within: (1.5 * cycle)...(4 * cycle))
+            ended = try !killAt(kills + late, after: TestTier.random(in: (1.5 * cycle)...(4 * cycle)))
             late += 1
         }
         print(
-            "crash safety of \(label): \(hit) named steps, \(randomKills) random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms run (\(landed) landed before it ended)"
+            "crash safety of \(label): \(hit) named steps, \(kills) random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms run (\(landed) landed before it ended)"
                 + (late > 0 ? ", then \(late) in [1.5×, 4×]" : ""))
         #expect(landed > 0, "\(label): no kill landed before the command ended")
         #expect(ended, "\(label): every kill, even at 4× the timed run, landed before the command ended")
     }
 
-    /// Kills a run at a random instant in `range` (seconds); true when it landed before the end.
-    private func killAtRandom(_ index: Int, within range: ClosedRange<Double>) throws -> Bool {
+    /// Random kills per campaign in the sampled tier.
+    static let sampledKills = 6
+
+    /// Kills a run `seconds` after its start; true when it landed before the end.
+    private func killAt(_ index: Int, after seconds: Double) throws -> Bool {
         let arguments = try prepare(false)
-        let landed = try killed(arguments, at: nil, after: Double.random(in: range))
+        let landed = try killed(arguments, at: nil, after: seconds)
         try check("killed at random instant \(index)")
         try settle(arguments)
         return landed

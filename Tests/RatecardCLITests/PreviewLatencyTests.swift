@@ -10,7 +10,11 @@ import Testing
 /// scripts of its own reloads). The medians are printed (the bench
 /// measures the same with a release build); the test asserts that every reload shows the edit,
 /// that an invalid edit shows its file and line in the page and that the fix clears it.
-@Suite(.serialized) struct PreviewLatencyTests {
+///
+/// Full tier only (`make test-full`): it generates the 3,000-product repository and is a
+/// measurement first; `PreviewWatchTests` checks the same behaviour on small content in every
+/// tier, and `make bench` reports the latency.
+@Suite(.serialized, .enabled(if: TestTier.isFull, "the 3,000-product latency run is in make test-full")) struct PreviewLatencyTests {
     static let runs = 5
     /// rates.html takes Chromium seconds to load on a busy machine: fewer runs of it.
     static let ratesRuns = 3

@@ -101,7 +101,8 @@ struct PublishFixture {
 }
 
 @Suite(.serialized) struct PublishSafetyTests {
-    /// kill -9 right after every named step, then at 200 instants spread over a publish.
+    /// kill -9 right after every named step, then at instants spread over a publish: 200 in the
+    /// full tier, a stratified sample otherwise (`TestTier`).
     @Test func aKilledPublishLeavesCurrentCompleteAndTheNextPublishCleansUp() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory)
@@ -134,19 +135,21 @@ struct PublishFixture {
 
             // How long a whole publish takes, to spread kill instants over [0, 1.5 × that]: start to past the end.
             var cycle = 0.0
-            for _ in 0..<3 {
+            let timedRuns = 3
+            for _ in 0..<timedRuns {
                 let start = Date()
                 _ = try ratecard(fixture.publishArguments(fixture.commits[target]), in: fixture.repo)
-                cycle += Date().timeIntervalSince(start) / 3
+                cycle += Date().timeIntervalSince(start) / Double(timedRuns)
                 target = 1 - target
             }
             var landedBeforeSwap = 0
             var landedAfterSwap = 0
-            for index in 0..<200 {
+            let kills = TestTier.count(full: 200, sampled: CrashCampaign.sampledKills)
+            for (index, instant) in TestTier.stratified(kills, over: 0...(1.5 * cycle)).enumerated() {
                 try fixture.stampWeb()
                 let before = try ServeRoot(path: fixture.root).live()
                 let process = try fixture.start(fixture.publishArguments(fixture.commits[target]))
-                usleep(useconds_t(Double.random(in: 0...(1.5 * cycle)) * 1_000_000))
+                usleep(useconds_t(instant * 1_000_000))
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
                 let after = try fixture.liveIsComplete()
@@ -154,7 +157,7 @@ struct PublishFixture {
                 try recoverAndCheck("random kill \(index)")
             }
             print(
-                "crash safety: \(CrashPoint.publishSteps.count) named steps; 200 random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms publish: \(landedBeforeSwap) before the swap, \(landedAfterSwap) after"
+                "crash safety: \(CrashPoint.publishSteps.count) named steps; \(kills) random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms publish: \(landedBeforeSwap) before the swap, \(landedAfterSwap) after"
             )
             #expect(landedBeforeSwap > 0)
             #expect(landedAfterSwap > 0)

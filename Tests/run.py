@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Runs the test suites in parallel processes: `make test` and `make test-full`.
+
+Swift Testing runs a process's tests on its cooperative pool, which is as wide as the machine
+has cores; tests that wait on a child process (ratecard, nginx, chromium, moto) hold a pool
+thread while they wait, so on 2 cores one process runs two such tests at a time. This runs
+several test processes at once instead, each taking the next suite (heaviest first) from a
+shared queue, and prints one line per process and a summary. It runs the built test bundle
+itself: `swift test` holds a lock on the build folder while it runs, so two of them at once
+take turns.
+
+  Tests/run.py [--tier sampled|full] [--jobs N] [--filter REGEX]
+
+The tier and the seed of the sampled draws reach the tests as RATECARD_TEST_TIER and
+RATECARD_TEST_SEED (given, or drawn here and printed, so that a failing run can be repeated).
+"""
+import argparse
+import os
+import queue
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+
+# Seconds each suite took alone in the sampled tier on a 2-core machine (approximate, used only
+# to start the long ones first); unlisted suites count as 2 s.
+WEIGHTS = {
+    "RatecardCLITests.S3EnvironmentTests": 60,
+    "RatecardCLITests.ServeUnderNginxTests": 37,
+    "RatecardCLITests.ComparisonScreenTests": 35,
+    "RatecardCLITests.ObjectStoreTests": 30,
+    "RatecardCLITests.PhoneLoadingTests": 20,
+    "RatecardCLITests.PublishSafetyTests": 20,
+    "RatecardCLITests.HostileContentTests": 18,
+    "RatecardKitTests.BadInputCorpusTests": 16,
+    "RatecardCLITests.BrowserComparisonTests": 13,
+    "RatecardCLITests.S3ClientTests": 10,
+    "RatecardCLITests.PreviewWatchTests": 8,
+    "RatecardCLITests.IncrementalPublishTests": 7,
+}
+# Light suites are run several to a process, to save each its process start.
+BATCH_SECONDS = 6
+# Suites whose tests are long enough to run each in a process of its own.
+SPLIT = {"RatecardCLITests.S3EnvironmentTests", "RatecardCLITests.ServeUnderNginxTests", "RatecardCLITests.ComparisonScreenTests"}
+
+
+def test_bundle():
+    shown = subprocess.run(["swift", "build", "--show-bin-path"], capture_output=True, text=True)
+    path = os.path.join(shown.stdout.strip(), "ratecardPackageTests.xctest")
+    if shown.returncode != 0 or not os.access(path, os.X_OK):
+        sys.exit("no built test bundle: run `swift build --build-tests` first")
+    return path
+
+
+def suites(bundle, selected):
+    listed = subprocess.run([bundle, "--testing-library", "swift-testing", "--list-tests"], capture_output=True, text=True)
+    if listed.returncode != 0:
+        sys.exit("listing the tests failed:\n" + listed.stderr)
+    names, tests = set(), {}
+    for line in listed.stdout.splitlines():
+        if "/" not in line:
+            continue
+        suite = line.split("/", 1)[0]
+        if selected is not None and not re.search(selected, suite):
+            continue
+        if suite in SPLIT:
+            # One unit a test: the name up to its parameter list.
+            name = line.split("(", 1)[0]
+            tests.setdefault(suite, set()).add(name)
+            names.add(name)
+        else:
+            names.add(suite)
+    for suite, members in tests.items():
+        for name in members:
+            WEIGHTS[name] = WEIGHTS.get(suite, 2) / len(members)
+    return sorted(names)
+
+
+def pattern(name):
+    return re.escape(name) + ("\\(" if "/" in name else "/")
+
+
+def batches(names):
+    heavy = sorted((n for n in names if WEIGHTS.get(n, 2) > BATCH_SECONDS), key=lambda n: -WEIGHTS[n])
+    light = [n for n in names if WEIGHTS.get(n, 2) <= BATCH_SECONDS]
+    groups, current, weight = [], [], 0
+    for name in light:
+        current.append(name)
+        weight += WEIGHTS.get(name, 2)
+        if weight >= BATCH_SECONDS * 2:
+            groups.append(current)
+            current, weight = [], 0
+    if current:
+        groups.append(current)
+    return [[n] for n in heavy] + groups
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+SUMMARY = re.compile(r"Test run with (\d+) tests? (?:in \d+ suites? )?(passed|failed)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tier", choices=["sampled", "full"], default=os.environ.get("RATECARD_TEST_TIER", "sampled"))
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("TEST_JOBS", "3")))
+    parser.add_argument("--filter", help="only suites whose Module.Suite name matches")
+    parser.add_argument("--logs", default=".build/test-logs")
+    options = parser.parse_args()
+
+    seed = os.environ.get("RATECARD_TEST_SEED") or str(random.randrange(1, 2**63))
+    env = dict(os.environ, RATECARD_TEST_TIER=options.tier, RATECARD_TEST_SEED=seed, NO_COLOR="1")
+    bundle = test_bundle()
+    os.makedirs(options.logs, exist_ok=True)
+    work = queue.Queue()
+    for group in batches(suites(bundle, options.filter)):
+        work.put(group)
+    print(f"tier {options.tier}, {work.qsize()} processes over {options.jobs} jobs, RATECARD_TEST_SEED={seed}", flush=True)
+
+    results, lock, started = [], threading.Lock(), time.monotonic()
+
+    def worker():
+        while True:
+            try:
+                group = work.get_nowait()
+            except queue.Empty:
+                return
+            label = group[0].split(".", 1)[1] + (f" +{len(group) - 1}" if len(group) > 1 else "")
+            log = os.path.join(options.logs, group[0].replace("/", ".") + ".log")
+            expression = "^(" + "|".join(pattern(n) for n in group) + ")"
+            begin = time.monotonic()
+            with open(log, "w") as out:
+                command = [bundle, "--testing-library", "swift-testing", "--filter", expression]
+                code = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, env=env).returncode
+            seconds = time.monotonic() - begin
+            text = ANSI.sub("", open(log, encoding="utf-8", errors="replace").read())
+            counts = SUMMARY.findall(text)
+            tests = sum(int(c) for c, _ in counts)
+            ok = code == 0 and counts and all(state == "passed" for _, state in counts)
+            with lock:
+                results.append((ok, label, seconds, tests, log, text))
+                print(f"{'ok  ' if ok else 'FAIL'} {seconds:6.1f} s  {tests:3d} tests  {label}", flush=True)
+
+    threads = [threading.Thread(target=worker) for _ in range(max(1, options.jobs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    failed = [r for r in results if not r[0]]
+    total = sum(r[3] for r in results)
+    for _, label, _, _, log, text in failed:
+        print(f"\n--- {label} ({log}) ---")
+        lines = [line for line in text.splitlines() if "✘" in line or "error:" in line or "recorded an issue" in line]
+        print("\n".join(lines[:80]) if lines else "\n".join(text.splitlines()[-40:]))
+    elapsed = time.monotonic() - started
+    print(f"\n{total} tests in {len(results)} processes, {len(failed)} failed, {elapsed:.0f} s (tier {options.tier}, RATECARD_TEST_SEED={seed})")
+    sys.exit(1 if failed or not results else 0)
+
+
+if __name__ == "__main__":
+    main()
