@@ -108,12 +108,6 @@ final class MotoServer {
         return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
     }
 
-    var endpoint: String { "http://127.0.0.1:\(port)" }
-
-    func client(bucket: String, prefix: String = "", credentials: AWSCredentials? = nil, retries: Int = 4, endpoint: String? = nil) -> S3Client {
-        S3Client(location: S3Location(endpoint: endpoint ?? self.endpoint, bucket: bucket, prefix: prefix), credentials: credentials ?? self.credentials, retries: retries, timeoutMilliseconds: 5_000)
-    }
-
     /// SIGKILL: Foundation's children block SIGTERM (docs/NOTES.md).
     func stop() {
         guard let process = processHandle, process.isRunning else { return }

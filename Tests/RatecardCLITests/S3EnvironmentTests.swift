@@ -4,18 +4,20 @@ import RatecardKit
 import Testing
 
 /// A content repository whose ratecard.yaml names environments in object storage, served by a
-/// real moto on loopback (started here, stopped after). moto runs without signature checks
-/// unless asked: it canonicalises a listing's query with its escapes decoded (`MotoServer`), and
-/// every command lists below a prefix.
+/// real server on loopback (moto or SeaweedFS, started here, stopped after). moto runs without
+/// signature checks unless asked: it canonicalises a listing's query with its escapes decoded
+/// (`MotoServer`), and every command lists below a prefix; SeaweedFS always checks them.
 final class S3Environments {
     let fixture: PublishFixture
-    let server: MotoServer
+    let server: any S3TestServer
+    let engine: S3Engine
     /// What ratecard is run with: credentials from the environment, never from ratecard.yaml.
     let credentials: [String: String]
 
-    init(in directory: String, commits: Int = 2, signatures: Bool = false, oneRequestAtATime: Bool = false) throws {
+    init(in directory: String, engine: S3Engine = .moto, commits: Int = 2, signatures: Bool = false, oneRequestAtATime: Bool = false) throws {
         fixture = try PublishFixture(in: directory, commits: commits)
-        server = try MotoServer(signatures: signatures, oneRequestAtATime: oneRequestAtATime)
+        self.engine = engine
+        server = try engine.start(signatures: signatures, oneRequestAtATime: oneRequestAtATime)
         for bucket in ["rc-production", "rc-dr"] { try server.client(bucket: bucket).createBucket() }
         credentials = ["AWS_ACCESS_KEY_ID": server.credentials.accessKey, "AWS_SECRET_ACCESS_KEY": server.credentials.secretKey, "AWS_PROFILE": "", "AWS_SESSION_TOKEN": ""]
         try configure()
@@ -100,6 +102,12 @@ final class S3Environments {
         }
     }
 
+    /// The entry folders that hold a key (`r/<id>/`): SeaweedFS keeps a folder's name listed
+    /// after its last key is deleted, so folders are read from the keys, not the delimiter listing.
+    func entryFolders(_ bucket: String = "rc-production", prefix: String = "app/") throws -> Set<String> {
+        Set(try client(bucket, prefix: prefix).list(prefix: "r/").compactMap { key in key.split(separator: "/").dropFirst().first.map { "r/\($0)/" } })
+    }
+
     func stop() { server.stop() }
 }
 
@@ -110,9 +118,9 @@ final class S3Environments {
 @Suite(.serialized, .timeLimit(.minutes(10))) struct S3EnvironmentTests {
     // MARK: Every command
 
-    @Test func publishRollbackPromoteStatusReleasesVerifyAndPruneWorkOnABucket() throws {
+    @Test(arguments: S3Engine.allCases) func publishRollbackPromoteStatusReleasesVerifyAndPruneWorkOnABucket(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
-            let s3 = try S3Environments(in: directory, commits: 3)
+            let s3 = try S3Environments(in: directory, engine: engine, commits: 3)
             defer { s3.stop() }
             let first = try s3.run(s3.publish(s3.fixture.commits[0]) + ["--format", "json"])
             #expect(first.status == 0, "\(first.err)")
@@ -222,7 +230,7 @@ final class S3Environments {
                 }
             }
             #expect(Set(try client.list(prefix: "o/")) == referenced)
-            #expect(Set(try client.listFolders(prefix: "r/")) == ["r/\(a)/", "r/\(local)/"])
+            #expect(try s3.entryFolders() == ["r/\(a)/", "r/\(local)/"])
             #expect(try s3.liveIsComplete("pruned") == local)
             #expect(try s3.run(["rollback", "--env", "production", "-m", "back once more"]).status == 0)
             #expect(try s3.liveIsComplete("rolled back after prune") == a)
@@ -257,9 +265,9 @@ final class S3Environments {
 
     // MARK: Refused credentials, a missing bucket, a skewed clock
 
-    @Test func storageThatRefusesSaysWhatFailedExitsFourAndChangesNothing() throws {
+    @Test(arguments: S3Engine.allCases) func storageThatRefusesSaysWhatFailedExitsFourAndChangesNothing(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
-            let s3 = try S3Environments(in: directory, signatures: true)
+            let s3 = try S3Environments(in: directory, engine: engine, signatures: true)
             defer { s3.stop() }
             let secret = "not-the-secret-\(UInt32.random(in: 0...UInt32.max))"
             let refused = try s3.run(s3.publish(s3.fixture.commits[0]), environment: ["AWS_SECRET_ACCESS_KEY": secret])
@@ -305,9 +313,9 @@ final class S3Environments {
 
     // MARK: The lock
 
-    @Test func aLockNamesItsHolderAndAnExpiredOneIsTakenOver() throws {
+    @Test(arguments: S3Engine.allCases) func aLockNamesItsHolderAndAnExpiredOneIsTakenOver(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
-            let s3 = try S3Environments(in: directory)
+            let s3 = try S3Environments(in: directory, engine: engine)
             defer { s3.stop() }
             try s3.configure(production: "      lock_ttl_seconds: 2")
             // Killed while holding the lock: the lock names this process and the configured lifetime.
@@ -341,10 +349,10 @@ final class S3Environments {
         }
     }
 
-    @Test func eightRacingPublishersOneWinsAndOnlyItIsJournaled() throws {
+    @Test(arguments: S3Engine.allCases) func eightRacingPublishersOneWinsAndOnlyItIsJournaled(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
             // Conditional writes decided atomically, as S3 decides them (see `MotoServer`).
-            let s3 = try S3Environments(in: directory, oneRequestAtATime: true)
+            let s3 = try S3Environments(in: directory, engine: engine, oneRequestAtATime: true)
             defer { s3.stop() }
             try #require(try s3.run(s3.publish(s3.fixture.commits[0])).status == 0)
             let before = try #require(try s3.liveIsComplete("before the race"))
@@ -394,9 +402,9 @@ final class S3Environments {
 
     // MARK: A failing server
 
-    @Test func serverErrorsAndDroppedConnectionsLeaveThePointerOnACompleteRelease() throws {
+    @Test(arguments: S3Engine.allCases) func serverErrorsAndDroppedConnectionsLeaveThePointerOnACompleteRelease(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
-            let s3 = try S3Environments(in: directory, commits: 2)
+            let s3 = try S3Environments(in: directory, engine: engine, commits: 2)
             defer { s3.stop() }
             try #require(try s3.run(s3.publish(s3.fixture.commits[0])).status == 0)
             var published = 1
@@ -466,13 +474,13 @@ final class S3Environments {
             }
         }
         #expect(Set(try client.list(prefix: "o/")) == referenced, "\(label): objects no release names are left")
-        #expect(Set(try client.listFolders(prefix: "r/")) == Set(releases.map { "r/\($0)/" }), "\(label): entry folders without a release are left")
+        #expect(try s3.entryFolders() == Set(releases.map { "r/\($0)/" }), "\(label): entry folders without a release are left")
         #expect(try client.get(".ratecard/lock") == nil)
     }
 
-    @Test func aKilledPublishLeavesTheLivePointerOnACompleteRelease() throws {
+    @Test(arguments: S3Engine.allCases) func aKilledPublishLeavesTheLivePointerOnACompleteRelease(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
-            let s3 = try S3Environments(in: directory, commits: 2)
+            let s3 = try S3Environments(in: directory, engine: engine, commits: 2)
             defer { s3.stop() }
             var round = 0
             try crashSafety(
@@ -487,9 +495,9 @@ final class S3Environments {
         }
     }
 
-    @Test func aKilledRollbackLeavesTheLivePointerOnACompleteRelease() throws {
+    @Test(arguments: S3Engine.allCases) func aKilledRollbackLeavesTheLivePointerOnACompleteRelease(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
-            let s3 = try S3Environments(in: directory, commits: 2)
+            let s3 = try S3Environments(in: directory, engine: engine, commits: 2)
             defer { s3.stop() }
             for commit in s3.fixture.commits { try #require(try s3.run(s3.publish(commit)).status == 0) }
             let ids = try s3.client().list(prefix: "releases/").map { String($0.dropFirst("releases/".count).dropLast(".json".count)) }.sorted()
@@ -509,9 +517,9 @@ final class S3Environments {
         }
     }
 
-    @Test func aKilledPruneLeavesTheLivePointerOnACompleteRelease() throws {
+    @Test(arguments: S3Engine.allCases) func aKilledPruneLeavesTheLivePointerOnACompleteRelease(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
-            let s3 = try S3Environments(in: directory, commits: 2)
+            let s3 = try S3Environments(in: directory, engine: engine, commits: 2)
             defer { s3.stop() }
             var round = 0
             try crashSafety(

