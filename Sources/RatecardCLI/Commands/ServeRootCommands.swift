@@ -110,11 +110,10 @@ enum ServeRootCommands {
         if let local = root as? ServeRoot, !FileSystem.isDirectory(local.releasesFolder) { return nothingPublished(name, invocation) }
         guard let live = try root.live() else { return nothingPublished(name, invocation) }
         let info = try root.info(of: live)
-        let journal = try root.journalLog.read()
+        let journal = try root.journalLog.state()
         for warning in journal.warnings { invocation.console.err("warning: \(name): \(warning)\n") }
-        let since = journal.entries.last { $0.activated == live }
-        let published = journal.entries.last { $0.release == live && ($0.action == .publish || $0.action == .promote) }
-        let approval = published?.approval?.reason
+        let since = journal.activations(of: live).last
+        let approval = journal.publications[live]?.approval?.reason
         let drift = try root.drift(of: live)
         let staleFrom = info.staleFrom.flatMap(Day.init)
         let freshness: String
@@ -166,16 +165,15 @@ enum ServeRootCommands {
         }
         let live = try root.pointer()
         // Only shown: a damaged line is reported and the rest listed (a rollback or prune refuses it).
-        let journal = try root.journalLog.read()
+        let journal = try root.journalLog.state()
         for warning in journal.warnings { invocation.console.err("warning: \(warning)\n") }
         let bad = journal.badReleases(live: live)
-        let entries = journal.entries
         var rows: [JSON] = []
         var text = ""
         for id in try root.releaseIDs().reversed() {
             let info = try? root.info(of: id)
-            let activated = entries.filter { $0.activated == id }.map(\.time)
-            let approval = entries.last { $0.release == id && ($0.action == .publish || $0.action == .promote) }?.approval?.reason
+            let activated = journal.activations(of: id).map(\.time)
+            let approval = journal.publications[id]?.approval?.reason
             var marks: [String] = []
             if id == live { marks.append("live") }
             if bad.contains(id) { marks.append("bad") }

@@ -6,8 +6,11 @@ import Synchronization
 
 /// Where a target keeps its journal: entries appended durably, in order, never rewritten.
 public protocol JournalLog {
-    /// Every entry, oldest first, and what could not be read as one.
+    /// Every entry, oldest first, and what could not be read as one (the history: `log`).
     func read() throws -> Journal.Contents
+    /// What the journal says about releases (`JournalState`), for every other command; a target
+    /// may answer it from a checkpoint without reading the whole history.
+    func state() throws -> JournalState
     /// Appends one entry; returns once it is durable.
     func append(_ fields: [String: JSON]) throws
 }
@@ -16,13 +19,13 @@ extension JournalLog {
     /// Every entry that could be read, oldest first (`read()` also says which lines could not).
     public func entries() throws -> [Journal.Entry] { try read().entries }
 
-    /// Releases marked bad (see `Journal.Contents.badReleases(live:)`). A damaged line may have
+    /// Releases marked bad (see `JournalState.badReleases(live:)`). A damaged line may have
     /// been a bad mark, so a damaged journal is refused here: a rollback, a prune or the bridge
     /// lines must not choose a release whose bad mark was lost.
     public func badReleases(live: String? = nil) throws -> Set<String> {
-        let contents = try read()
-        try contents.requireUndamaged()
-        return contents.badReleases(live: live)
+        let state = try state()
+        try state.requireUndamaged()
+        return state.badReleases(live: live)
     }
 }
 
@@ -200,44 +203,19 @@ public struct Journal: JournalLog {
         /// One warning per problem, for the commands that only show history.
         public var warnings: [String] { problems.map(\.description) }
 
-        /// Throws at the first problem that is not a torn append: a line edited or damaged may
-        /// have been a bad mark (a rollback) and a decision must not be made without it.
-        public func requireUndamaged() throws {
-            guard let damaged = problems.first(where: { !$0.torn }) else { return }
-            throw OperationalError("\(damaged.description); it may have been a bad mark, so nothing was changed. Mend the line (or delete it, once you know what it was) and run the command again")
+        /// The entries folded (`JournalState`).
+        public var state: JournalState {
+            var state = JournalState()
+            state.apply(self, through: entries.count + problems.count)
+            return state
         }
 
-        /// Releases marked bad: every release a rollback left, less those cleared since and
-        /// the target of any later rollback. A rollback journals its intent before its swap:
-        /// the intent counts once the swap is known to have happened (its `rollback` entry, the
-        /// `recover` entry of the next run, or `live` being its target now), and never when it
-        /// was not (a crash before the swap, a failed swap).
-        public func badReleases(live: String? = nil) -> Set<String> {
-            var bad: Set<String> = []
-            var pending: (from: String, to: String)?
-            func apply(from: String?, to: String?) {
-                if let from { bad.insert(from) }
-                if let to { bad.remove(to) }
-            }
-            for entry in entries {
-                switch entry.action {
-                case .rollback:
-                    apply(from: entry.from, to: entry.to)
-                    pending = nil
-                case .rollbackIntent:
-                    if let from = entry.from, let to = entry.to { pending = (from, to) }
-                case .recover:
-                    if let intent = pending, entry.release == intent.to { apply(from: intent.from, to: intent.to) }
-                    pending = nil
-                case .clearBad:
-                    if let release = entry.release { bad.remove(release) }
-                default:
-                    if entry.activated != nil { pending = nil }
-                }
-            }
-            if let intent = pending, live == intent.to { apply(from: intent.from, to: intent.to) }
-            return bad
-        }
+        /// Throws at the first problem that is not a torn append: a line edited or damaged may
+        /// have been a bad mark (a rollback) and a decision must not be made without it.
+        public func requireUndamaged() throws { try state.requireUndamaged() }
+
+        /// Releases marked bad (`JournalState.badReleases(live:)`).
+        public func badReleases(live: String? = nil) -> Set<String> { state.badReleases(live: live) }
 
         /// Adds the entry in `bytes`, or the problem with it.
         mutating func add(_ bytes: ArraySlice<UInt8>, number: Int, location: String, tearable: Bool) {
@@ -273,6 +251,9 @@ public struct Journal: JournalLog {
         }
         return contents
     }
+
+    /// The whole file folded (a serve root's journal is one local file: reading it costs no requests).
+    public func state() throws -> JournalState { try read().state }
 
     /// The journal this process read last, with what it held and its number of lines.
     private static let lastRead = Mutex<(path: String, bytes: [UInt8], contents: Contents, lines: Int)?>(nil)

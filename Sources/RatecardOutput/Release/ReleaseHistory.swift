@@ -281,9 +281,14 @@ public struct ReleaseHistory {
         let start = Timestamp.format(seconds: time(nil) - minutes * 60)
         var result: Set<String> = []
         var liveAtStart: String?
-        for entry in try root.journalLog.entries() {
-            guard let activated = entry.activated else { continue }
-            if entry.time < start { liveAtStart = activated } else { result.insert(activated) }
+        var activations = try root.journalLog.state().activations.map { (release: $0.release, time: $0.time) }
+        // The state keeps the newest activations: when all of them fall in the window, which
+        // release was live at its start is in the older history.
+        if activations.count >= JournalState.keptActivations, let first = activations.first, first.time >= start {
+            activations = try root.journalLog.entries().compactMap { entry in entry.activated.map { (release: $0, time: entry.time) } }
+        }
+        for activation in activations {
+            if activation.time < start { liveAtStart = activation.release } else { result.insert(activation.release) }
         }
         if let liveAtStart { result.insert(liveAtStart) }
         return result

@@ -122,8 +122,7 @@ extension ReleaseTarget {
 
     /// Releases that were live, newest first, without repeats.
     public func activationHistory() throws -> [String] {
-        var seen: Set<String> = []
-        return try journalLog.entries().reversed().compactMap(\.activated).filter { seen.insert($0).inserted }
+        try journalLog.state().activationHistory
     }
 
     /// The sha256 of a release's version.json as it is stored.
@@ -136,7 +135,7 @@ extension ReleaseTarget {
     /// journal recorded when every file was verified. Returns the problems found, or nil when the
     /// journal holds no seal for the release (published before seals; re-hash instead).
     public func sealProblems(of release: String) throws -> [String]? {
-        guard let seal = try journalLog.entries().last(where: { $0.release == release && $0.seal != nil })?.seal else { return nil }
+        guard let seal = try journalLog.state().seals[release] else { return nil }
         guard let bytes = try manifest(of: release) else { return ["missing: \(ReleaseInfo.fileName)"] }
         return SHA256.hex(bytes) == seal ? [] : ["changed: \(ReleaseInfo.fileName)"]
     }
@@ -153,7 +152,7 @@ extension ReleaseTarget {
 
     /// Records a flip the journal missed (a run killed after it): a `recover` entry.
     func recoverJournal() throws {
-        if let live = try pointer(), try journalLog.entries().last(where: { $0.activated != nil })?.activated != live {
+        if let live = try pointer(), try journalLog.state().lastActivated != live {
             try journalLog.append(
                 JournalFields.base(action: "recover").merging([
                     "release": .string(live), "message": .string("the pointer named \(live) but the journal did not say so (a run was interrupted after the swap)"),
@@ -163,9 +162,8 @@ extension ReleaseTarget {
 
     /// `000042-3f2a9c0d1e4b`: a sequence number above every release ever seen, and the bundle id.
     func nextReleaseID(bundleID: String) throws -> String {
-        var highest = 0
-        let names = try releaseIDs() + journalLog.entries().compactMap(\.release)
-        for name in names { highest = max(highest, Int(name.prefix { $0.isNumber }) ?? 0) }
+        var highest = try journalLog.state().highestRelease
+        for name in try releaseIDs() { highest = max(highest, Int(name.prefix { $0.isNumber }) ?? 0) }
         let number = String(highest + 1)
         return String(repeating: "0", count: max(0, 6 - number.count)) + number + "-" + String(bundleID.prefix(12))
     }

@@ -219,15 +219,16 @@ public final class S3Client: @unchecked Sendable {
         }
     }
 
-    /// Every key below `prefix` (relative to the location's prefix), page by page.
-    public func list(prefix: String, pageSize: Int = 1000) throws -> [String] {
-        try listObjects(prefix: prefix, pageSize: pageSize).map(\.key)
+    /// Every key below `prefix` (relative to the location's prefix), page by page; with
+    /// `startAfter` (a key, relative too), only the keys after it in listing order.
+    public func list(prefix: String, startAfter: String? = nil, pageSize: Int = 1000) throws -> [String] {
+        try listObjects(prefix: prefix, startAfter: startAfter, pageSize: pageSize).map(\.key)
     }
 
     /// Every key below `prefix` with its size and ETag, page by page.
-    public func listObjects(prefix: String, pageSize: Int = 1000) throws -> [Listed] {
+    public func listObjects(prefix: String, startAfter: String? = nil, pageSize: Int = 1000) throws -> [Listed] {
         var found: [Listed] = []
-        try listPages(prefix: prefix, delimiter: nil, pageSize: pageSize) { body in
+        try listPages(prefix: prefix, delimiter: nil, startAfter: startAfter, pageSize: pageSize) { body in
             for fields in S3XML.records(body, named: "Contents") {
                 guard let key = fields["Key"], key.hasPrefix(location.prefix) else { continue }
                 found.append(Listed(key: String(key.dropFirst(location.prefix.count)), size: Int(fields["Size"] ?? "") ?? -1, etag: fields["ETag"] ?? ""))
@@ -248,11 +249,12 @@ public final class S3Client: @unchecked Sendable {
         return found
     }
 
-    private func listPages(prefix: String, delimiter: String?, pageSize: Int, _ page: ([UInt8]) -> Void) throws {
+    private func listPages(prefix: String, delimiter: String?, startAfter: String? = nil, pageSize: Int, _ page: ([UInt8]) -> Void) throws {
         var token: String?
         repeat {
             var query = [("list-type", "2"), ("max-keys", String(pageSize)), ("prefix", location.prefix + prefix)]
             if let delimiter { query.append(("delimiter", delimiter)) }
+            if let startAfter, token == nil { query.append(("start-after", location.prefix + startAfter)) }
             if let token { query.append(("continuation-token", token)) }
             let request = self.request("GET", path: "/\(location.bucket)", query: query)
             let response = try exchange(request, idempotent: true)

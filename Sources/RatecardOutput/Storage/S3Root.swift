@@ -163,15 +163,20 @@ public final class S3Root: ReleaseTarget {
 
 /// The journal of an S3 target: one object per entry, `.ratecard/journal/<10 digits>.json`,
 /// created with If-None-Match so two writers can never take the same number; listing order is
-/// journal order.
+/// journal order. Beside it, `.ratecard/journal-state.json` is a checkpoint of `JournalState`
+/// through some entry, rewritten after each append: a command reads the checkpoint, lists only
+/// the entries after it (S3's `start-after`) and folds those, so what it sends does not grow
+/// with the journal. The checkpoint is derived data: one that is missing, unreadable or behind
+/// only means more entries are folded (from the first, at worst).
 final class S3Journal: JournalLog {
     static let prefix = ".ratecard/journal/"
+    static let checkpointKey = ".ratecard/journal-state.json"
     private let client: S3Client
     private let pool: S3Pool
     /// `s3://bucket/prefix/`, naming an entry in a problem.
     private let name: String
-    /// Entries never change once written: each is read once per command.
-    private var cache: [String: [UInt8]] = [:]
+    /// The state as last folded by this process (entries never change once written).
+    private var known: JournalState?
     private var lastNumber: Int?
 
     init(client: S3Client, pool: S3Pool, name: String) {
@@ -190,45 +195,80 @@ final class S3Journal: JournalLog {
         return Int(key.dropFirst(prefix.count).dropLast(".json".count))
     }
 
-    private func keys() throws -> [(key: String, number: Int)] {
-        let found: [(key: String, number: Int)] = try client.list(prefix: Self.prefix).compactMap { key in Self.number(of: key).map { (key, $0) } }.sorted { $0.1 < $1.1 }
-        lastNumber = max(lastNumber ?? 0, found.last?.number ?? 0)
-        return found
+    /// The entries after number `after` (all for 0), in order, as (number, bytes or nil when unreadable).
+    private func entries(after: Int) throws -> [(number: Int, key: String, bytes: [UInt8]?)] {
+        let found: [(key: String, number: Int)] = try client.list(prefix: Self.prefix, startAfter: after > 0 ? Self.key(after) : nil)
+            .compactMap { key in Self.number(of: key).map { (key, $0) } }.filter { $0.1 > after }.sorted { $0.1 < $1.1 }
+        lastNumber = max(lastNumber ?? 0, found.last?.number ?? after)
+        let fetched = try pool.map(found.map(\.key)) { client, key in try client.get(key)?.bytes }
+        return zip(found, fetched).map { ($0.number, $0.key, $1) }
     }
 
-    func read() throws -> Journal.Contents {
-        let found = try keys()
-        let missing = found.map(\.key).filter { cache[$0] == nil }
-        let fetched = try pool.map(missing) { client, key in try client.get(key)?.bytes }
-        for (key, bytes) in zip(missing, fetched) { if let bytes { cache[key] = bytes } }
-        var contents = Journal.Contents()
-        for (key, number) in found {
-            // Each entry is one PUT, never torn: an entry that is gone or unreadable is damage.
-            guard let bytes = cache[key] else {
+    /// Folds entries into `contents`: each is one PUT, never torn, so one that is gone or
+    /// unreadable is damage.
+    private func add(_ entries: [(number: Int, key: String, bytes: [UInt8]?)], to contents: inout Journal.Contents) {
+        for (number, key, bytes) in entries {
+            guard let bytes else {
                 contents.problems.append(Journal.Problem(location: name + key, number: number, reason: "the entry was listed but could not be read", torn: false))
                 continue
             }
             contents.add(bytes[...], number: number, location: name + key, tearable: false)
         }
+    }
+
+    func read() throws -> Journal.Contents {
+        var contents = Journal.Contents()
+        add(try entries(after: 0), to: &contents)
         return contents
+    }
+
+    func state() throws -> JournalState {
+        var state: JournalState
+        if let known {
+            state = known
+        } else if let bytes = try client.get(Self.checkpointKey)?.bytes, let json = try? JSONReader.parse(bytes), let checkpoint = JournalState(json: json) {
+            state = checkpoint
+        } else {
+            state = JournalState()
+        }
+        let newer = try entries(after: state.through)
+        var contents = Journal.Contents()
+        add(newer, to: &contents)
+        state.apply(contents, through: newer.last?.number ?? state.through)
+        known = state
+        return state
     }
 
     func append(_ fields: [String: JSON]) throws {
         let bytes = Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8)
-        var number = try (lastNumber ?? keys().last?.number ?? 0) + 1
+        var number = try (lastNumber ?? state().through) + 1
         for _ in 0..<8 {
             let key = Self.key(number)
             let outcome = try client.put(key, bytes, contentType: "application/json", cacheControl: "no-cache", condition: .absent)
             // A create whose answer was lost is retried and then finds itself there: it landed.
             if try outcome != .preconditionFailed || client.get(key)?.bytes == bytes {
-                cache[key] = bytes
                 lastNumber = number
+                checkpoint(after: number, bytes)
                 return
             }
             // Someone appended meanwhile: after the newest entry, whatever its number.
-            number = max(number, try keys().last?.number ?? 0) + 1
+            number = max(number, try entries(after: number).last?.number ?? number) + 1
         }
         throw ConflictError("the journal in \(client.location.bucket)/\(client.location.prefix)\(Self.prefix) kept changing while an entry was appended; try again")
+    }
+
+    /// Rewrites the checkpoint through entry `number` (whose bytes were just written). Best
+    /// effort: a checkpoint not written only means the next command folds more entries.
+    private func checkpoint(after number: Int, _ bytes: [UInt8]) {
+        guard var state = known, state.through == number - 1 else {
+            known = nil
+            return
+        }
+        var contents = Journal.Contents()
+        contents.add(bytes[...], number: number, location: name + Self.key(number), tearable: false)
+        state.apply(contents, through: number)
+        known = state
+        _ = try? client.put(Self.checkpointKey, Array(state.json.serialized(pretty: false).utf8), contentType: "application/json", cacheControl: "no-cache")
     }
 }
 

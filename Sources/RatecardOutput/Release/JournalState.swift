@@ -1,0 +1,243 @@
+import RatecardCore
+import RatecardSupport
+
+/// What the journal says about releases, folded entry by entry: bad marks, seals, what each
+/// release's publish recorded, the recent activations and the highest release number ever
+/// named. Every command but `log` reads this instead of the entries, so a target that keeps a
+/// checkpoint of it (object storage: `S3Journal`) answers in a number of requests that does not
+/// grow with its history. Entries are folded in order; folding the same entries from any
+/// checkpoint gives the same state.
+public struct JournalState: Sendable, Equatable {
+    /// One activation (publish, promote, recover or rollback), as the journal recorded it.
+    public struct Activation: Sendable, Equatable {
+        public var release: String
+        public var action: Journal.Action
+        public var time: String
+        public var user: String?
+        public var message: String?
+        /// A rollback's release left.
+        public var from: String?
+    }
+
+    /// What a release's last publish or promote recorded.
+    public struct Publication: Sendable, Equatable {
+        public var action: Journal.Action
+        public var time: String
+        public var user: String?
+        public var author: String?
+        public var message: String?
+        public var commit: ObjectID?
+        public var approval: Journal.Approval?
+    }
+
+    /// Entries folded so far (line numbers for a file, entry numbers for object storage).
+    public var through = 0
+    var bad: Set<String> = []
+    /// A rollback journaled before its swap and not yet known to have happened.
+    var pending: (from: String, to: String)?
+    /// The sha256 of each release's version.json as published or promoted (the seal).
+    public var seals: [String: String] = [:]
+    public var publications: [String: Publication] = [:]
+    /// The newest activations, oldest first (at most `keptActivations`).
+    public var activations: [Activation] = []
+    /// The highest release sequence number the journal ever named.
+    public var highestRelease = 0
+    /// What could not be read as an entry and was not a torn append (a decision must not be
+    /// made without it: it may have been a bad mark).
+    public var damage: [Journal.Problem] = []
+    /// Torn appends (reported, harmless).
+    public var torn: [Journal.Problem] = []
+
+    /// Activations kept: enough for every rollback and prune decision (the newest good release
+    /// before live) and for `status` and `releases`; older ones are in the journal itself.
+    static let keptActivations = 256
+
+    public init() {}
+
+    public static func == (lhs: JournalState, rhs: JournalState) -> Bool {
+        lhs.through == rhs.through && lhs.bad == rhs.bad && lhs.pending?.from == rhs.pending?.from && lhs.pending?.to == rhs.pending?.to
+            && lhs.seals == rhs.seals && lhs.publications == rhs.publications && lhs.activations == rhs.activations
+            && lhs.highestRelease == rhs.highestRelease && lhs.damage == rhs.damage && lhs.torn == rhs.torn
+    }
+
+    /// Folds one entry in.
+    public mutating func apply(_ entry: Journal.Entry) {
+        for name in [entry.release, entry.from, entry.to, entry.previous].compactMap({ $0 }) {
+            highestRelease = max(highestRelease, Int(name.prefix { $0.isNumber }) ?? 0)
+        }
+        switch entry.action {
+        case .rollback:
+            if let from = entry.from { bad.insert(from) }
+            if let to = entry.to { bad.remove(to) }
+            pending = nil
+        case .rollbackIntent:
+            if let from = entry.from, let to = entry.to { pending = (from, to) }
+        case .recover:
+            if let intent = pending, entry.release == intent.to {
+                bad.insert(intent.from)
+                bad.remove(intent.to)
+            }
+            pending = nil
+        case .clearBad:
+            if let release = entry.release { bad.remove(release) }
+        case .publish, .promote:
+            pending = nil
+            if let release = entry.release {
+                if let seal = entry.seal { seals[release] = seal }
+                publications[release] = Publication(
+                    action: entry.action, time: entry.time, user: entry.user, author: entry.fields["author"]?.stringValue, message: entry.message, commit: entry.commit,
+                    approval: entry.approval)
+            }
+        case .prune:
+            // Releases removed are gone for good: what the state keeps of them goes too.
+            for case .string(let removed) in entry.fields["removed"]?.arrayValue ?? [] {
+                seals[removed] = nil
+                publications[removed] = nil
+                bad.remove(removed)
+            }
+        case .failure:
+            break
+        }
+        if let release = entry.activated {
+            activations.append(Activation(release: release, action: entry.action, time: entry.time, user: entry.user, message: entry.message, from: entry.from))
+            if activations.count > Self.keptActivations { activations.removeFirst(activations.count - Self.keptActivations) }
+        }
+    }
+
+    /// Folds the entries and problems of a read journal, numbered from `through + 1` on.
+    public mutating func apply(_ contents: Journal.Contents, through last: Int) {
+        for entry in contents.entries { apply(entry) }
+        for problem in contents.problems {
+            if problem.torn { torn.append(problem) } else { damage.append(problem) }
+        }
+        through = max(through, last)
+    }
+
+    /// Releases marked bad: every release a rollback left, less those cleared since and the
+    /// target of any later rollback. A rollback's intent counts once its swap is known to have
+    /// happened: its `rollback` entry, the `recover` entry of the next run, or `live` being its
+    /// target now.
+    public func badReleases(live: String?) -> Set<String> {
+        guard let intent = pending, live == intent.to else { return bad }
+        var marked = bad
+        marked.insert(intent.from)
+        marked.remove(intent.to)
+        return marked
+    }
+
+    /// Throws at the first damaged entry: an edited or unreadable one may have been a bad mark,
+    /// and a rollback, a prune or the bridge lines must not be decided without it.
+    public func requireUndamaged() throws {
+        guard let damaged = damage.first else { return }
+        throw OperationalError(
+            "\(damaged.description); it may have been a bad mark, so nothing was changed. Mend the line (or delete it, once you know what it was) and run the command again")
+    }
+
+    /// One warning per problem, for the commands that only show history.
+    public var warnings: [String] { (damage + torn).sorted { $0.number < $1.number }.map(\.description) }
+
+    /// Releases that were live, newest first, without repeats.
+    public var activationHistory: [String] {
+        var seen: Set<String> = []
+        return activations.reversed().map(\.release).filter { seen.insert($0).inserted }
+    }
+
+    /// The release the journal last recorded as made live.
+    public var lastActivated: String? { activations.last?.release }
+
+    /// The activations of `release`, oldest first.
+    public func activations(of release: String) -> [Activation] { activations.filter { $0.release == release } }
+}
+
+// MARK: - The checkpoint as JSON
+
+extension JournalState {
+    /// The state as a JSON object (object storage keeps it as a checkpoint of its journal).
+    public var json: JSON {
+        func optional(_ text: String?) -> JSON { text.map(JSON.string) ?? .null }
+        func problem(_ p: Journal.Problem) -> JSON {
+            .object(["location": .string(p.location), "number": .int(p.number), "reason": .string(p.reason), "torn": .bool(p.torn)])
+        }
+        return .object([
+            "format": .int(1),
+            "through": .int(through),
+            "bad": .array(bad.sorted().map(JSON.string)),
+            "pending": pending.map { .object(["from": .string($0.from), "to": .string($0.to)]) } ?? .null,
+            "seals": .object(seals.mapValues(JSON.string)),
+            "publications": .object(
+                publications.mapValues { p in
+                    .object([
+                        "action": .string(p.action.rawValue), "time": .string(p.time), "user": optional(p.user), "author": optional(p.author),
+                        "message": optional(p.message), "commit": optional(p.commit?.hex),
+                        "approval": p.approval.map { a in
+                            .object(["reason": .string(a.reason), "by": optional(a.by), "risks": a.risks.map { .array($0.map(JSON.string)) } ?? .null])
+                        } ?? .null,
+                    ])
+                }),
+            "activations": .array(
+                activations.map { a in
+                    .object([
+                        "release": .string(a.release), "action": .string(a.action.rawValue), "time": .string(a.time), "user": optional(a.user),
+                        "message": optional(a.message), "from": optional(a.from),
+                    ])
+                }),
+            "highest_release": .int(highestRelease),
+            "damage": .array(damage.map(problem)),
+            "torn": .array(torn.map(problem)),
+        ])
+    }
+
+    /// A state from `json`; nil for anything that is not one (the journal is then read whole).
+    public init?(json: JSON) {
+        guard json["format"]?.intValue == 1, let through = json["through"]?.intValue, let highest = json["highest_release"]?.intValue else { return nil }
+        self.init()
+        self.through = through
+        highestRelease = highest
+        func strings(_ value: JSON?) -> [String]? {
+            guard let items = value?.arrayValue else { return nil }
+            let texts = items.compactMap(\.stringValue)
+            return texts.count == items.count ? texts : nil
+        }
+        guard let bad = strings(json["bad"]) else { return nil }
+        self.bad = Set(bad)
+        if let from = json["pending"]?["from"]?.stringValue, let to = json["pending"]?["to"]?.stringValue { pending = (from, to) }
+        guard case .object(let seals)? = json["seals"], case .object(let publications)? = json["publications"],
+            let activations = json["activations"]?.arrayValue
+        else { return nil }
+        for (release, seal) in seals {
+            guard let seal = seal.stringValue else { return nil }
+            self.seals[release] = seal
+        }
+        for (release, value) in publications {
+            guard let action = value["action"]?.stringValue.flatMap(Journal.Action.init(rawValue:)), let time = value["time"]?.stringValue else { return nil }
+            var approval: Journal.Approval?
+            if let reason = value["approval"]?["reason"]?.stringValue {
+                approval = Journal.Approval(reason: reason, by: value["approval"]?["by"]?.stringValue, risks: strings(value["approval"]?["risks"]))
+            }
+            self.publications[release] = Publication(
+                action: action, time: time, user: value["user"]?.stringValue, author: value["author"]?.stringValue, message: value["message"]?.stringValue,
+                commit: value["commit"]?.stringValue.flatMap(ObjectID.init(validating:)), approval: approval)
+        }
+        for value in activations {
+            guard let release = value["release"]?.stringValue, let action = value["action"]?.stringValue.flatMap(Journal.Action.init(rawValue:)),
+                let time = value["time"]?.stringValue
+            else { return nil }
+            self.activations.append(
+                Activation(release: release, action: action, time: time, user: value["user"]?.stringValue, message: value["message"]?.stringValue, from: value["from"]?.stringValue))
+        }
+        func problems(_ value: JSON?) -> [Journal.Problem]? {
+            guard let items = value?.arrayValue else { return nil }
+            var found: [Journal.Problem] = []
+            for item in items {
+                guard let location = item["location"]?.stringValue, let number = item["number"]?.intValue, let reason = item["reason"]?.stringValue,
+                    case .bool(let torn)? = item["torn"]
+                else { return nil }
+                found.append(Journal.Problem(location: location, number: number, reason: reason, torn: torn))
+            }
+            return found
+        }
+        guard let damage = problems(json["damage"]), let torn = problems(json["torn"]) else { return nil }
+        self.damage = damage
+        self.torn = torn
+    }
+}

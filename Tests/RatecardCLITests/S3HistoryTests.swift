@@ -1,0 +1,56 @@
+import Foundation
+import Glibc
+import RatecardKit
+import Testing
+
+/// What a command sends to object storage does not grow with the history of the environment.
+@Suite struct S3HistoryTests {
+    /// The requests a command sent (RATECARD_TRACE prints one line per request and its answer).
+    static func requests(_ s3: S3Environments, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> (count: Int, out: String) {
+        let result = try s3.run(arguments, environment: ["RATECARD_TRACE": "1"])
+        #expect(result.status == 0, "\(arguments): \(result.err.suffix(2000))", sourceLocation: sourceLocation)
+        let lines = result.err.split(separator: "\n").filter { line in
+            line.hasPrefix("trace: s3: ") && ["GET ", "PUT ", "HEAD ", "DELETE ", "POST "].contains { line.dropFirst("trace: s3: ".count).hasPrefix($0) }
+        }
+        return (lines.count, result.out)
+    }
+
+    @Test func publishRollbackStatusAndVerifyCostTheSameAfter5And500JournalEntries() throws {
+        try withTemporaryDirectory { directory in
+            let s3 = try S3Environments(in: directory)
+            defer { s3.stop() }
+            for commit in s3.fixture.commits { try #require(try s3.run(s3.publish(commit)).status == 0) }
+
+            /// One round of the commands measured: a publish (one new web file), a rollback to the
+            /// release before, `status`, `verify`; the requests of each.
+            func round() throws -> [String: Int] {
+                var counts: [String: Int] = [:]
+                try s3.fixture.stampWeb()
+                counts["publish"] = try Self.requests(s3, s3.publish(s3.fixture.commits[1])).count
+                counts["rollback"] = try Self.requests(s3, ["rollback", "--env", "production", "-m", "measured"]).count
+                counts["status"] = try Self.requests(s3, ["status", "--env", "production"]).count
+                counts["verify"] = try Self.requests(s3, ["verify", "--env", "production"]).count
+                return counts
+            }
+            _ = try round()
+            let few = try round()
+            let entries = try s3.journal().count
+            #expect(entries < 20)
+
+            // 500 entries: the rest appended as another ratecard would have (failures journaled).
+            let client = s3.client()
+            let last = try #require(try client.list(prefix: ".ratecard/journal/").compactMap { Int($0.dropFirst(".ratecard/journal/".count).dropLast(".json".count)) }.max())
+            for number in (last + 1)...(last + 500 - entries) {
+                let digits = String(number)
+                let key = ".ratecard/journal/" + String(repeating: "0", count: 10 - digits.count) + digits + ".json"
+                let entry = #"{"action":"failure","attempted":"publish","error":"filler","time":"2026-11-29T00:00:00Z","user":"ops"}"#
+                _ = try client.put(key, Array((entry + "\n").utf8), contentType: "application/json", condition: .absent)
+            }
+            try #require(try s3.journal().count == 500)
+            // The first command after them reads them once (and keeps its checkpoint).
+            _ = try round()
+            let many = try round()
+            #expect(many == few, "requests with \(entries) journal entries: \(few); with 500: \(many)")
+        }
+    }
+}
