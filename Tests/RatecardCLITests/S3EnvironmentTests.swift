@@ -143,7 +143,10 @@ final class S3Environments {
             #expect(try client.fetch("current")?.headers["cache-control"] == "no-cache")
             // Nothing of the release is in the bucket twice or outside its layout.
             let keys = try client.list(prefix: "")
-            #expect(keys.allSatisfy { $0 == "current" || $0.hasPrefix("o/") || $0.hasPrefix("r/\(a)/") || $0 == "releases/\(a).json" || $0.hasPrefix(".ratecard/journal/") || $0 == ".ratecard/journal-state.json" }, "\(keys)")
+            #expect(
+                keys.allSatisfy {
+                    $0 == "current" || $0.hasPrefix("o/") || $0.hasPrefix("r/\(a)/") || $0 == "releases/\(a).json" || $0.hasPrefix(".ratecard/journal/") || $0 == ".ratecard/journal-state.json"
+                }, "\(keys)")
 
             // A second release sends only what changed.
             try s3.fixture.stampWeb()
