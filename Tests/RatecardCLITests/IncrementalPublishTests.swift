@@ -249,34 +249,52 @@ import Testing
         }
     }
 
-    /// The live files spliced must still be what the live manifest says, and the live bundle
-    /// must come from the same content root and the same build; otherwise: a full build.
+    /// The live bundle is read from the objects its release names, each checked against its
+    /// hash, and must come from the same content root and the same build; otherwise: a full
+    /// build. An entry folder's copy changed on disk is not what is read (the release's objects
+    /// are); an object changed on disk that the new release would link is refused.
     @Test func aLiveBundleThatCannotBeTrustedTakesTheFullBuild() throws {
         try withTemporaryDirectory { directory in
             let fixture = try Fixture(in: directory)
             #expect(try fixture.publish().status == 0)
             let serve = ServeRoot(path: fixture.root)
-            func live() throws -> String { try serve.folder(of: #require(try serve.live())) }
-            func replace(_ path: String, _ edit: (String) -> String) throws {
-                let full = try live() + "/" + path
+            func live() throws -> String { try #require(try serve.live()) }
+            func object(_ path: String) throws -> String {
+                let info = try serve.info(of: try live())
+                return serve.objectsFolder + "/" + ObjectLayout.objectName(try #require(info.files.first { $0.path == path }))
+            }
+            func replace(_ full: String, _ edit: (String) -> String) throws {
                 let text = edit(String(decoding: try FileSystem.readFile(full), as: UTF8.self))
                 unlink(full)
                 try FileSystem.writeFile(full, Array(text.utf8))
             }
-            let cases: [(String, () throws -> Void)] = [
-                ("a tampered rates.html", { try replace("rates.html") { $0.replacingOccurrences(of: "<h1>", with: "<p>TAMPERED</p><h1>") } }),
-                ("a missing partners.html", { unlink(try live() + "/partners.html") }),
-                ("another build", { try replace(BundleLayout.manifest) { $0.replacingOccurrences(of: "\"build\": \"", with: "\"build\": \"other-") } }),
-                ("another content root", { try replace(BundleLayout.manifest) { $0.replacingOccurrences(of: "\"source_root\": \"\"", with: "\"source_root\": \"elsewhere\"") } }),
+            let cases: [(name: String, incremental: Bool, spoil: () throws -> Void)] = [
+                // The entry folder's copies are not read: the build goes on from the objects.
+                ("a tampered rates.html in the entry folder", true, { try replace(serve.folder(of: try live()) + "/rates.html") { "<p>TAMPERED</p>" + $0 } }),
+                ("a missing partners.html in the entry folder", true, { unlink(serve.folder(of: try live()) + "/partners.html") }),
+                // What is read must be what the manifest says.
+                ("another build", false, { try replace(try object(BundleLayout.manifest)) { $0.replacingOccurrences(of: "\"build\": \"", with: "\"build\": \"other-") } }),
+                ("another content root", false, { try replace(try object(BundleLayout.manifest)) { $0.replacingOccurrences(of: "\"source_root\": \"\"", with: "\"source_root\": \"elsewhere\"") } }),
             ]
-            for (index, (name, spoil)) in cases.enumerated() {
+            for (index, (name, incremental, spoil)) in cases.enumerated() {
                 try spoil()
                 try fixture.edit(try fixture.newestTable(of: 10 + index), message: name, Self.lowerLimits)
                 let result = try fixture.publish()
                 #expect(result.status == 0, "\(name): \(result.err)")
-                #expect(!result.out.contains("built onto the live bundle"), "\(name): \(result.out)")
+                #expect(result.out.contains("built onto the live bundle") == incremental, "\(name): \(result.out)")
                 try fixture.expectLiveEqualsFullBuild(name.replacingOccurrences(of: " ", with: "-"))
             }
+            // An object changed on disk (same name, other bytes) that the new release links: refused, live unchanged.
+            let before = try live()
+            let table = try fixture.newestTable(of: 20)
+            let edited = table.split(separator: "/").first { $0 != "products" }.map(String.init) ?? ""
+            let unchanged = try #require(try serve.info(of: before).files.first { $0.path.hasPrefix("rates/") && $0.path != "rates/\(edited).html" })
+            try replace(try object(unchanged.path)) { "<p>TAMPERED</p>" + $0 }
+            try fixture.edit(table, message: "after tampering", Self.lowerLimits)
+            let refused = try fixture.publish()
+            #expect(refused.status == 4, "\(refused.out)\(refused.err)")
+            #expect(refused.err.contains("does not match its hash"), "\(refused.err)")
+            #expect(try live() == before)
         }
     }
 }

@@ -405,7 +405,7 @@ struct PublishFixture {
             // objects only pruned releases named are gone.
             for id in left { #expect(try staging.drift(of: id) == [], "\(id) lost an object") }
             let named = try Set(left.flatMap { try ReleaseInfo.read(from: staging.folder(of: $0)).objectNames })
-            #expect(Set(try staging.store.list(.objects)) == named)
+            #expect(Set(try staging.list(.objects).map(\.name)) == named)
             // Drift is found.
             try FileSystem.writeFile(staging.folder(of: live) + "/index.html", Array("tampered\n".utf8))
             let drift = try ratecard(["verify", "--root", fixture.root], in: fixture.repo)

@@ -387,7 +387,7 @@ final class FaultyProxy {
         defer { server.stop() }
         let client = server.client(bucket: "releases", prefix: "app/")
         try client.createBucket()
-        let store = S3Store(client: client, credentials: server.credentials)
+        let store = S3Root(location: client.location, credentials: server.credentials)
         let object = item("{\"hello\": 1}\n")
         #expect(try store.put([object]) == object.size)
         #expect(try store.read(object.key) == object.bytes)
@@ -414,17 +414,17 @@ final class FaultyProxy {
 
             """.utf8)
         #expect(try store.put([StoreItem(key: .release("000001-aa"), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest), other]) > 0)
-        #expect(try store.list(.releases) == ["000001-aa"])
+        #expect(try store.releaseIDs() == ["000001-aa"])
         guard case .object(let otherName) = other.key else { return }
-        #expect(Set(try store.list(.objects)) == [name, otherName])
+        #expect(Set(try store.list(.objects).map(\.name)) == [name, otherName])
         #expect(try client.get("r/000001-aa/logo.svg")?.bytes == other.bytes)
         #expect(try client.get("r/000001-aa/data/b/x.json") == nil)
         // Deleting a release removes its entry files and keeps its objects; the pointer is never deleted.
-        try store.delete(.release("000001-aa"))
-        #expect(try store.list(.releases) == [])
+        try store.delete([.release("000001-aa")])
+        #expect(try store.releaseIDs() == [])
         #expect(try client.list(prefix: "r/") == [])
         #expect(try store.read(other.key) == other.bytes)
-        #expect(throws: OperationalError.self) { try store.delete(.pointer) }
+        #expect(throws: OperationalError.self) { try store.delete([.pointer]) }
     }
 
     @Test func thePointerFlipsOnlyByCompareAndSwapWithOneWinnerAmongRacers() throws {
@@ -432,7 +432,7 @@ final class FaultyProxy {
         defer { server.stop() }
         let setup = server.client(bucket: "releases")
         try setup.createBucket()
-        let store = S3Store(client: setup, credentials: server.credentials)
+        let store = S3Root(location: setup.location, credentials: server.credentials)
         #expect(try store.read(.pointer) == nil)
         #expect(throws: ConflictError.self) { try store.flip(expected: "000001", to: "000002") }
         try store.flip(expected: nil, to: "000001")
@@ -444,7 +444,7 @@ final class FaultyProxy {
         let (endpoint, credentials) = (server.endpoint, server.credentials)
         let outcomes = ParallelRace.run(8) { racer -> Bool in
             let client = S3Client(location: S3Location(endpoint: endpoint, bucket: "releases"), credentials: credentials, timeoutMilliseconds: 5_000)
-            let store = S3Store(client: client, credentials: credentials)
+            let store = S3Root(location: client.location, credentials: credentials)
             return (try? store.flip(expected: "000002", to: "00001\(racer)")) != nil
         }
         #expect(outcomes.filter { $0 }.count == 1, "\(outcomes)")

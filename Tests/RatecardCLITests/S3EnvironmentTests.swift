@@ -337,7 +337,7 @@ final class S3Environments {
             // A holder on another machine: waited for, refused with --no-wait, taken over once it
             // has not been renewed for its lifetime (by the storage's clock).
             let foreign = Array(
-                #"{"user":"ops","host":"build-7","boot_id":"x","pid":4242,"pid_start":"1","command":"ratecard publish","since":"2026-11-29T00:00:00Z","ttl_seconds":3,"token":"f"}"#.utf8)
+                #"{"user":"ops","host":"build-7","boot_id":"x","pid":4242,"pid_start":"1","command":"ratecard publish","since":"2026-11-29T00:00:00Z","ttl_seconds":10,"token":"f"}"#.utf8)
             _ = try s3.client().put(".ratecard/lock", foreign, contentType: "application/json", condition: .absent)
             try s3.fixture.stampWeb()
             let refused = try s3.run(s3.publish(s3.fixture.commits[1]) + ["--no-wait"])
@@ -349,7 +349,7 @@ final class S3Environments {
             let started = Date()
             let waited = try s3.run(s3.publish(s3.fixture.commits[1]))
             #expect(waited.status == 0, "\(waited.err)")
-            #expect(waited.err.contains("waiting for the lock") && waited.err.contains("took over the lock") && waited.err.contains("expires after 3 s"), "\(waited.err)")
+            #expect(waited.err.contains("waiting for the lock") && waited.err.contains("took over the lock") && waited.err.contains("expires after 10 s"), "\(waited.err)")
             #expect(Date().timeIntervalSince(started) >= 1.5)
             _ = try s3.liveIsComplete("after a takeover")
         }

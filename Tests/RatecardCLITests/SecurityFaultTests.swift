@@ -194,7 +194,7 @@ import Testing
             try FileSystem.removeTree(serve.folder(of: ids[1]))
             let status = try ratecard(["status", "--root", fixture.root], in: fixture.repo)
             #expect(status.status == 4)
-            #expect(status.err.contains("points at releases/\(ids[1]), which does not exist"), "\(status.err)")
+            #expect(status.err.contains("points at release \(ids[1]), which does not exist"), "\(status.err)")
             #expect(status.err.contains("ratecard rollback --to <id>"), "\(status.err)")
             let mended = try ratecard(["rollback", "--root", fixture.root, "--to", ids[0], "-m", "mend"], in: fixture.repo)
             #expect(mended.status == 0, "\(mended.err)")

@@ -72,7 +72,7 @@ enum DiffCommand {
     }
 
     /// The live release of an environment: its id, source commit and as-of date.
-    static func liveSide(_ root: any ReleaseTarget, name: String) throws -> (release: String, commit: String, asOf: Day?) {
+    static func liveSide(_ root: any ReleaseStore, name: String) throws -> (release: String, commit: String, asOf: Day?) {
         guard let live = try root.live() else { throw OperationalError("nothing is live in \(name) yet") }
         let info = try root.info(of: live)
         guard let commit = info.sourceCommit else {

@@ -22,7 +22,7 @@ enum LogCommand {
         ].compactMap { $0 }
         guard subjects.count == 1, let subject = subjects.first else { throw UsageError("Name exactly one of '--partner', '--product' or '--terms'") }
         let json = try ServeRootCommands.format(arguments)
-        var root: (any ReleaseTarget)?
+        var root: (any ReleaseStore)?
         if arguments.value("--env") != nil || arguments.value("--root") != nil {
             root = try ServeRootOptions.resolve(arguments, invocation).root
         }

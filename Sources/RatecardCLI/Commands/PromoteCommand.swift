@@ -19,12 +19,12 @@ enum PromoteCommand {
         ],
         run: run)
 
-    static func root(_ value: String, _ invocation: Invocation) throws -> any ReleaseTarget {
+    static func root(_ value: String, _ invocation: Invocation) throws -> any ReleaseStore {
         try resolved(value, invocation).root
     }
 
     /// An environment name (a serve root or a bucket prefix), or a serve root folder.
-    static func resolved(_ value: String, _ invocation: Invocation) throws -> (root: any ReleaseTarget, protected: Bool) {
+    static func resolved(_ value: String, _ invocation: Invocation) throws -> (root: any ReleaseStore, protected: Bool) {
         if value.contains("/") {
             let match = ServeRootOptions.byPath(RatecardCLI.resolve(value, against: invocation.directory), shown: value, invocation)
             return (match.root, match.protected)

@@ -59,7 +59,7 @@ enum RollbackCommand {
     }
 
     /// A release named on the command line: an id, a unique prefix, or a sequence number.
-    static func resolve(_ text: String, in root: any ReleaseTarget) throws -> String {
+    static func resolve(_ text: String, in root: any ReleaseStore) throws -> String {
         switch try root.release(named: text) {
         case .found(let id): return id
         case .ambiguous(let ids): throw UsageError("'\(text)' names more than one release: \(ids.joined(separator: ", "))")

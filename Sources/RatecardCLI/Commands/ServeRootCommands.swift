@@ -24,9 +24,12 @@ enum ServeRootCommands {
 
     static let verify = Command(
         name: "verify",
-        abstract: "Re-hash the live release against its file list; exit 1 on any drift.",
-        usage: "(--env <name> | --root <dir>) [--format <format>]",
-        options: ServeRootOptions.options + [ServeRootOptions.format],
+        abstract: "Check the live release against its file list; exit 1 on any drift.",
+        usage: "(--env <name> | --root <dir>) [--deep] [--format <format>]",
+        options: ServeRootOptions.options + [
+            OptionSpec("--deep", "In a bucket, download and re-hash every file (by default the listing's keys and sizes are compared; a folder is always re-hashed)"),
+            ServeRootOptions.format,
+        ],
         run: runVerify)
 
     static let prune = Command(
@@ -59,7 +62,7 @@ enum ServeRootCommands {
 
     static func runStatus(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
-        var targets: [(root: () throws -> any ReleaseTarget, name: String, selector: String)] = []
+        var targets: [(root: () throws -> any ReleaseStore, name: String, selector: String)] = []
         if arguments.value("--env") == nil && arguments.value("--root") == nil {
             // Bare status: every environment ratecard.yaml names.
             let environments = try Environments.all(from: invocation.directory)
@@ -106,15 +109,16 @@ enum ServeRootCommands {
 
     /// One environment's status: what is live, since when (Asia/Seoul), who approved it, whether
     /// it verifies, and when scheduled content makes it stale.
-    static func status(of root: any ReleaseTarget, name: String, selector: String, asOf: Day, _ invocation: Invocation) throws -> (JSON, String) {
-        if let local = root as? ServeRoot, !FileSystem.isDirectory(local.releasesFolder) { return nothingPublished(name, invocation) }
+    static func status(of root: any ReleaseStore, name: String, selector: String, asOf: Day, _ invocation: Invocation) throws -> (JSON, String) {
         guard let live = try root.live() else { return nothingPublished(name, invocation) }
         let info = try root.info(of: live)
         let journal = try root.journalLog.state()
         for warning in journal.warnings { invocation.console.err("warning: \(name): \(warning)\n") }
         let since = journal.activations(of: live).last
         let approval = journal.publications[live]?.approval?.reason
-        let drift = try root.drift(of: live)
+        // A constant number of reads: the live version.json against the seal journaled when every
+        // file was verified (`ratecard verify` checks the files themselves).
+        let drift = try root.sealProblems(of: live) ?? ["no seal in the journal (published before seals); run 'ratecard verify'"]
         let staleFrom = info.staleFrom.flatMap(Day.init)
         let freshness: String
         switch staleFrom {
@@ -125,6 +129,7 @@ enum ServeRootCommands {
         let object = JSON.object([
             "environment": .string(name), "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
             "activated_by": since.map { .string($0.action.rawValue) } ?? .null,
+            "activated_by_user": since?.user.map(JSON.string) ?? .null, "activation_message": since?.message.map(JSON.string) ?? .null,
             "commit": info.sourceCommit.map { .string($0.hex) } ?? .null, "bundle_id": .string(info.bundleID),
             "as_of": .string(info.asOf), "published_at": .string(info.publishedAt), "author": .string(info.author),
             "message": .string(info.message), "approval": approval.map(JSON.string) ?? .null, "files": .int(info.files.count),
@@ -133,7 +138,7 @@ enum ServeRootCommands {
         ])
         var text = """
             live:      \(live)
-            since:     \(since.map { Timestamp.seoul($0.time) } ?? "unknown") (\(since?.action.rawValue ?? "not in the journal"))
+            since:     \(since.map { Timestamp.seoul($0.time) } ?? "unknown") (\(since.map(Self.activation) ?? "not in the journal"))
             commit:    \(info.sourceCommit?.hex ?? "none")
             bundle:    \(info.bundleID) (as of \(info.asOf), \(info.files.count) files)
             current:   \(freshness)
@@ -142,8 +147,18 @@ enum ServeRootCommands {
 
             """
         if let approval { text += "approved:  \(approval)\n" }
-        text += "verified:  \(drift.isEmpty ? "yes" : "NO: " + drift.prefix(5).joined(separator: "; "))\n"
+        text += "verified:  \(drift.isEmpty ? "yes (version.json is as published; 'ratecard verify' checks every file)" : "NO: " + drift.prefix(5).joined(separator: "; "))\n"
         return (object, text)
+    }
+
+    /// How a release was made live, as `status` says it: `publish`, `rollback by kim: wrong band`.
+    static func activation(_ activation: JournalState.Activation) -> String {
+        guard activation.action != .publish else { return activation.action.rawValue }
+        var text = activation.action.rawValue
+        if let user = activation.user { text += " by \(user)" }
+        if let from = activation.from { text += " from \(from)" }
+        if let message = activation.message, !message.isEmpty { text += ": \(message)" }
+        return text
     }
 
     /// Before the first publish there is nothing to report, and nothing is wrong.
@@ -198,7 +213,7 @@ enum ServeRootCommands {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
         guard let live = try root.live() else { throw OperationalError("nothing is live in \(root.displayName)") }
-        let drift = try root.drift(of: live)
+        let drift = try root.drift(of: live, deep: arguments.has("--deep"))
         let files = try root.info(of: live).files.count
         if json {
             invocation.console.out(
@@ -253,8 +268,7 @@ enum ServeRootCommands {
     }
 
     static func runNginxConf(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
-        let (target, _, name) = try ServeRootOptions.resolve(arguments, invocation)
-        let root = try ServeRootOptions.folder(target, name: name)
+        let (root, _) = try ServeRootOptions.folder(arguments, invocation)
         try FileSystem.makeDirectories(root.path)
         invocation.console.out(NginxConfig.serverBlock(root: try FileSystem.realPath(root.path), listen: arguments.value("--listen") ?? "127.0.0.1:8080"))
         return RatecardCLI.ExitCode.ok

@@ -13,7 +13,7 @@ enum ServeRootOptions {
 
     /// The target the arguments name (a serve root folder, or a bucket prefix for an `s3:`
     /// environment), and whether its environment is protected.
-    static func resolve(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: any ReleaseTarget, protected: Bool, name: String) {
+    static func resolve(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: any ReleaseStore, protected: Bool, name: String) {
         switch (arguments.value("--env"), arguments.value("--root")) {
         case (let env?, nil):
             let environment = try environment(env, invocation)
@@ -55,23 +55,27 @@ enum ServeRootOptions {
         return (ServeRoot(path: normalized), false, shown)
     }
 
-    /// Like `resolve`, but a serve root folder must already hold releases (a bucket prefix is
-    /// asked when it is read).
-    static func existing(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> any ReleaseTarget {
+    /// Like `resolve`, but the place must already hold releases.
+    static func existing(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> any ReleaseStore {
         let root = try resolve(arguments, invocation).root
-        if let local = root as? ServeRoot, !FileSystem.isDirectory(local.releasesFolder) {
-            throw OperationalError("\(local.path) is not a serve root yet (no releases/); publish to it first")
+        if try root.pointer() == nil, try root.releaseIDs().isEmpty {
+            throw OperationalError("\(root.displayName) holds no releases yet; publish to it first")
         }
         return root
     }
 
     /// A serve root folder, for what only a folder has (nginx-conf); an environment in object
     /// storage is a usage error that says so.
-    static func folder(_ root: any ReleaseTarget, name: String) throws -> ServeRoot {
-        guard let local = root as? ServeRoot else {
-            throw UsageError("environment '\(name)' is in object storage (\(root.displayName)); this command works on a serve root folder")
+    static func folder(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: ServeRoot, name: String) {
+        if let name = arguments.value("--env") {
+            let environment = try environment(name, invocation)
+            if let s3 = environment.s3 {
+                throw UsageError("environment '\(name)' is in object storage (s3://\(s3.bucket)/\(s3.prefix)); this command works on a serve root folder")
+            }
+            return (ServeRoot(path: environment.path), name)
         }
-        return local
+        let (root, _, name) = try resolve(arguments, invocation)
+        return (ServeRoot(path: root.displayName), name)
     }
 
     /// The app versions an environment supports (`apps:` in ratecard.yaml).
@@ -93,7 +97,7 @@ enum ServeRootOptions {
     }
 
     /// After the live release changed: the release each app version loads may have changed too.
-    static func updateBridgeLines(_ root: any ReleaseTarget, _ invocation: Invocation) {
+    static func updateBridgeLines(_ root: any ReleaseStore, _ invocation: Invocation) {
         BridgeGate.updateLinesAfterSwap(root) { invocation.console.err("warning: \($0)\n") }
     }
 }

@@ -47,13 +47,13 @@ public struct IncrementalBundle {
 
     /// The bundle of `commit` derived from the live release `release` of `root`, or nil (build in full).
     /// `known`: the live release's version.json, when the caller has read it already.
-    public func build(commit: ObjectID, root: ServeRoot, live release: String, known: ReleaseInfo? = nil) -> Outcome? {
+    public func build(commit: ObjectID, root: any ReleaseStore, live release: String, known: ReleaseInfo? = nil) -> Outcome? {
         try? derive(commit: commit, root: root, live: release, known: known)
     }
 
-    private func derive(commit: ObjectID, root: ServeRoot, live release: String, known: ReleaseInfo?) throws -> Outcome? {
+    private func derive(commit: ObjectID, root: any ReleaseStore, live release: String, known: ReleaseInfo?) throws -> Outcome? {
         let repository = try location.requireRepository()
-        let live = try LiveBundle(root: root, release: release, known: known)
+        let live = try LiveBundle(store: root, release: release, known: known)
         guard live.asOf == asOf.description, live.generator == BundleBuilder.generator, live.build == BuildFingerprint.value,
             !live.dirty, let liveCommit = live.commit
         else { return nil }

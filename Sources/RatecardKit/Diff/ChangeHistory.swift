@@ -35,7 +35,7 @@ public struct ChangeHistory {
     }
 
     /// Newest first.
-    public static func events(of subject: Subject, location: ContentLocation, asOf: Day, root: (any ReleaseTarget)?) throws -> [Event] {
+    public static func events(of subject: Subject, location: ContentLocation, asOf: Day, root: (any ReleaseStore)?) throws -> [Event] {
         let repository = try location.requireRepository()
         guard let head = try repository.headCommit() else { return [] }
         let loader = ContentLoader()
@@ -68,7 +68,7 @@ public struct ChangeHistory {
         return events
     }
 
-    static func releaseCommit(_ entry: Journal.Entry, _ root: (any ReleaseTarget)?) -> ObjectID? {
+    static func releaseCommit(_ entry: Journal.Entry, _ root: (any ReleaseStore)?) -> ObjectID? {
         guard let root, let release = entry.activated else { return nil }
         return (try? root.info(of: release))?.sourceCommit
     }

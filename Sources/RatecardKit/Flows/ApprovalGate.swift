@@ -28,7 +28,7 @@ public enum ApprovalGate {
     }
 
     /// The semantic diff from what is live in `root` to `next`.
-    public static func liveDiff(root: any ReleaseTarget, location: ContentLocation?, next: Content, asOf: Day) -> LiveDiff {
+    public static func liveDiff(root: any ReleaseStore, location: ContentLocation?, next: Content, asOf: Day) -> LiveDiff {
         let commit: ObjectID
         let liveAsOf: Day?
         do {

@@ -92,7 +92,7 @@ public enum BridgeGate {
 
     /// Rewrites the serve root's bridge lines after the live release changed (under the root's
     /// lock). The release is live either way: a failure is a warning, not an error.
-    public static func updateLinesAfterSwap(_ root: any ReleaseTarget, known: [String: Int] = [:], warn: (String) -> Void) {
+    public static func updateLinesAfterSwap(_ root: any ReleaseStore, known: [String: Int] = [:], warn: (String) -> Void) {
         do {
             let lock = try root.acquireLock(command: "bridge-lines", wait: true, onWait: { _ in })
             defer { lock.release() }
@@ -103,7 +103,7 @@ public enum BridgeGate {
     }
 
     /// `status`: which release each supported app version gets.
-    public static func status(root: any ReleaseTarget, apps: [ServiceConfig.AppVersion]) -> (JSON, String)? {
+    public static func status(root: any ReleaseStore, apps: [ServiceConfig.AppVersion]) -> (JSON, String)? {
         guard !apps.isEmpty else { return nil }
         let lines = (try? BridgeLines.read(root: root)) ?? [:]
         var objects: [String: JSON] = [:]

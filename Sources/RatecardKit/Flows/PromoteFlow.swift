@@ -8,9 +8,9 @@ import RatecardSupport
 /// gates it against what is live there now, failing closed when that cannot be computed.
 public struct PromoteFlow {
     public struct Options {
-        public var source: any ReleaseTarget
+        public var source: any ReleaseStore
         public var sourceName: String
-        public var target: any ReleaseTarget
+        public var target: any ReleaseStore
         public var targetName: String
         public var protected: Bool
         /// The app versions the target supports (the bridge gate).
@@ -26,7 +26,7 @@ public struct PromoteFlow {
         public var asOf: Day
 
         public init(
-            source: any ReleaseTarget, sourceName: String, target: any ReleaseTarget, targetName: String, protected: Bool, apps: [ServiceConfig.AppVersion],
+            source: any ReleaseStore, sourceName: String, target: any ReleaseStore, targetName: String, protected: Bool, apps: [ServiceConfig.AppVersion],
             release: String?, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool, asOf: Day
         ) {
             self.source = source
@@ -94,7 +94,6 @@ public struct PromoteFlow {
             let liveFiles = try live.map { try target.info(of: $0).files } ?? []
             return .dryRun(release: id, live: live, plan: ReleasePlan.between(live: liveFiles, next: next.files))
         }
-        try target.createIfMissing()
         let extra = (approval?.fields ?? [:]).merging(["from_env": .string(options.sourceName)]) { $1 }
         let result = try ReleaseHistory.promote(
             release: options.release, from: source, to: target, expectLive: expectLive, message: options.message, wait: options.wait, extra: extra)

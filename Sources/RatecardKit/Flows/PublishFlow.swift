@@ -21,7 +21,7 @@ public struct PublishFlow {
     public struct Options {
         /// The environment's name (or the root as given), for messages and the journal.
         public var environment: String
-        public var root: any ReleaseTarget
+        public var root: any ReleaseStore
         public var protected: Bool
         /// The app versions the environment supports (the bridge gate).
         public var apps: [ServiceConfig.AppVersion]
@@ -41,7 +41,7 @@ public struct PublishFlow {
         public var wait: Bool
 
         public init(
-            environment: String, root: any ReleaseTarget, protected: Bool, apps: [ServiceConfig.AppVersion], revision: String?, ifStale: Bool, web: Web, asOf: Day,
+            environment: String, root: any ReleaseStore, protected: Bool, apps: [ServiceConfig.AppVersion], revision: String?, ifStale: Bool, web: Web, asOf: Day,
             asOfExplicit: Bool, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool
         ) {
             self.environment = environment
@@ -135,12 +135,12 @@ public struct PublishFlow {
         var built: (output: BundleBuilder.Output, commit: ObjectID?, content: Content?)?
         var scheduledInChanged: Day?
         var rendered: Swift.Result<BundleRun.Outcome, any Error>?
-        // The live bundle is read from a serve root's folder: a release in object storage is
-        // rebuilt in full (its unchanged objects are found by one listing and not sent again).
-        if !options.dryRun, !options.protected, let live, let local = root as? ServeRoot, let repository = location.repository,
+        // The live bundle is read from the store, a folder or a bucket alike: only the files the
+        // build splices are read.
+        if !options.dryRun, !options.protected, let live, let repository = location.repository,
             let commit = try? repository.resolveCommit(revision),
             case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: options.asOf).build(
-                commit: commit, root: local, live: live, known: liveInfo)
+                commit: commit, root: root, live: live, known: liveInfo)
         {
             built = (output, commit, nil)
             result.builtOntoLive = products
@@ -261,7 +261,6 @@ public struct PublishFlow {
             result.outcome = .dryRun(plan: plan, live: live)
             return result
         }
-        try root.createIfMissing()
         let outcome = try publisher.publish(request, onWait: { events(.waiting($0)) })
         result.outcome = .published(outcome)
         if let requirement = bridge.requirement, case .published(let id, _, _, _, _) = outcome {

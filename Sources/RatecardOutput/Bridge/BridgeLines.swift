@@ -24,7 +24,7 @@ public enum BridgeLines {
     /// requires is taken from the file's own record where it has one (a release never changes),
     /// so a rollback does not re-read every release's version.json (hundreds of kilobytes each
     /// on a large site).
-    static func computeWithRequirements(root: any ReleaseTarget, known new: [String: Int] = [:]) throws -> (lines: [Int: String], requires: [String: Int]) {
+    static func computeWithRequirements(root: any ReleaseStore, known new: [String: Int] = [:]) throws -> (lines: [Int: String], requires: [String: Int]) {
         let live = try root.live()
         let bad = try root.badReleases()
         let known = ((try? recordedRequirements(root: root)) ?? [:]).merging(new) { $1 }
@@ -51,14 +51,14 @@ public enum BridgeLines {
     @discardableResult
     /// `known`: requirements already at hand (release id -> bridge version), which spares reading
     /// those releases' version.json (a publish knows what it just published).
-    public static func update(root: any ReleaseTarget, known: [String: Int] = [:]) throws -> [Int: String] {
+    public static func update(root: any ReleaseStore, known: [String: Int] = [:]) throws -> [Int: String] {
         let (lines, requires) = try computeWithRequirements(root: root, known: known)
         guard try !lines.isEmpty || root.readState(fileName) != nil else { return lines }
         let object = JSON.object([
             "lines": .object(Dictionary(uniqueKeysWithValues: lines.map { (String($0.key), JSON.string($0.value)) })),
             "requires": .object(requires.mapValues { JSON.int($0) }),
         ])
-        try root.writeState(fileName, Array((object.serialized() + "\n").utf8))
+        try root.write(state: fileName, Array((object.serialized() + "\n").utf8))
         return lines
     }
 
@@ -70,10 +70,10 @@ public enum BridgeLines {
     }
 
     /// The file as written, nil when there is none; a malformed one is an error naming it.
-    static func record(root: any ReleaseTarget) throws -> Record? {
+    static func record(root: any ReleaseStore) throws -> Record? {
         guard let bytes = try root.readState(fileName) else { return nil }
         // A serve root's path, or an S3 target's `s3://bucket/prefix/`.
-        let source = root is ServeRoot ? root.displayName + "/" + fileName : root.displayName + fileName
+        let source = root.location(of: .state(fileName))
         let record = try JSONDecoding.decode(Record.self, from: bytes, source: source)
         if let bad = record.lines.keys.first(where: { Int($0) == nil }) {
             throw OperationalError("\(source) is malformed: line \"\(bad)\" is not a whole number")
@@ -82,12 +82,12 @@ public enum BridgeLines {
     }
 
     /// The bridge version each release requires, as the file recorded it.
-    static func recordedRequirements(root: any ReleaseTarget) throws -> [String: Int] {
+    static func recordedRequirements(root: any ReleaseStore) throws -> [String: Int] {
         try record(root: root)?.requires ?? [:]
     }
 
     /// The lines as written (empty when there is no file).
-    public static func read(root: any ReleaseTarget) throws -> [Int: String] {
+    public static func read(root: any ReleaseStore) throws -> [Int: String] {
         var lines: [Int: String] = [:]
         for (key, id) in try record(root: root)?.lines ?? [:] { lines[Int(key)!] = id }
         return lines

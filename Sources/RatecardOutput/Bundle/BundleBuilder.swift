@@ -25,9 +25,9 @@ public struct BundleBuilder {
     public struct Output: Sendable {
         public var files: [String: [UInt8]]
         public var manifest: BundleManifest
-        /// Files of the bundle whose bytes are not in `files` because an identical file is
-        /// already on disk: bundle path -> that file (an incremental build reuses the live
-        /// release's). Their hashes and sizes are in `manifest`.
+        /// Files of the bundle whose bytes are not in `files` because the live release has an
+        /// identical one (an incremental build reuses them): bundle path -> that file's path in
+        /// the live release. Their hashes and sizes are in `manifest`.
         public var reused: [String: String] = [:]
     }
 

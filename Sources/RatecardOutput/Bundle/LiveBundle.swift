@@ -4,9 +4,8 @@ import RatecardSupport
 /// What an incremental build needs of the live release: its manifest and files, read from
 /// wherever the release keeps them (its entry folder, or the object store).
 package struct LiveBundle {
-    package let root: ServeRoot
+    package let store: any ReleaseStore
     package let release: ReleaseInfo
-    package let folder: String
     package let bundleID: String
     package let dataFolder: String
     package let commit: ObjectID?
@@ -19,18 +18,22 @@ package struct LiveBundle {
     package let files: [BundleManifest.File]
 
     /// `known`: the release's version.json, when the caller has read it already.
-    package init(root: ServeRoot, release id: String, known: ReleaseInfo? = nil) throws {
-        self.root = root
-        folder = root.folder(of: id)
-        release = try known.flatMap { $0.id == id ? $0 : nil } ?? ReleaseInfo.read(from: folder)
-        let (json, files) = try JSONReader.parseListingFiles(try FileSystem.readFile(folder + "/" + BundleLayout.manifest))
-        guard let id = json["bundle_id"]?.stringValue, let asOf = json["as_of"]?.stringValue,
+    package init(store: any ReleaseStore, release id: String, known: ReleaseInfo? = nil) throws {
+        self.store = store
+        release = try known.flatMap { $0.id == id ? $0 : nil } ?? store.info(of: id)
+        guard let listed = release.files.first(where: { $0.path == BundleLayout.manifest }),
+            let bytes = try store.readFile(BundleLayout.manifest, of: id, info: release), bytes.count == listed.size, SHA256.hex(bytes) == listed.sha256
+        else {
+            throw OperationalError("\(BundleLayout.manifest) of release \(id) is missing or does not match its version.json")
+        }
+        let (json, files) = try JSONReader.parseListingFiles(bytes)
+        guard let bundle = json["bundle_id"]?.stringValue, let asOf = json["as_of"]?.stringValue,
             let generator = json["generator"]?.stringValue, case .bool(let dirty)? = json["source_dirty"]
         else {
-            throw OperationalError("\(folder)/\(BundleLayout.manifest) is malformed")
+            throw OperationalError("\(BundleLayout.manifest) of release \(id) in \(store.displayName) is malformed")
         }
-        bundleID = id
-        dataFolder = BundleLayout.dataFolder(id)
+        bundleID = bundle
+        dataFolder = BundleLayout.dataFolder(bundle)
         commit = json["source_commit"]?.stringValue.map { ObjectID(hex: $0) }
         self.asOf = asOf
         self.generator = generator
@@ -41,21 +44,15 @@ package struct LiveBundle {
     }
 
     /// A file of the bundle, refused unless it still has the hash the manifest lists (a file
-    /// changed on disk must not be carried into the next release).
+    /// changed in the store must not be carried into the next release).
     func read(_ path: String, inData: Bool = false) throws -> [UInt8] {
         let relative = (inData ? dataFolder : "") + path
         guard let file = files.first(where: { $0.path == relative }) else {
             throw OperationalError("the live manifest does not list \(relative)")
         }
-        let bytes = try FileSystem.readFile(location(of: file))
-        guard file.size == bytes.count, file.sha256 == SHA256.hex(bytes) else {
-            throw OperationalError("\(folder)/\(relative) does not match the live manifest")
+        guard let bytes = try store.readFile(relative, of: release.id, info: release), file.size == bytes.count, file.sha256 == SHA256.hex(bytes) else {
+            throw OperationalError("\(relative) of release \(release.id) does not match the live manifest")
         }
         return bytes
-    }
-
-    /// Where the bytes of a file of the live bundle are on disk.
-    func location(of file: BundleManifest.File) -> String {
-        root.location(of: file, in: release)
     }
 }

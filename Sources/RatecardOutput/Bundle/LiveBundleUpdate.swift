@@ -109,26 +109,28 @@ extension LiveBundle {
         for file in dataFiles {
             let path = folderName + file.path
             listed.append(BundleManifest.File(path: path, sha256: file.sha256, size: file.size))
-            if files[path] == nil { reused[path] = location(of: BundleManifest.File(path: dataFolder + file.path, sha256: file.sha256, size: file.size)) }
+            if files[path] == nil { reused[path] = dataFolder + file.path }
         }
         for file in self.files where !file.path.hasPrefix(dataFolder) {
             if let bytes = files[file.path] {
                 listed.append(BundleManifest.File(path: file.path, sha256: SHA256.hex(bytes), size: bytes.count))
             } else {
                 listed.append(file)
-                reused[file.path] = location(of: file)
+                reused[file.path] = file.path
             }
         }
         listed.sort { $0.path < $1.path }
         // Reused files are carried on as they are: each must still be what the live manifest says.
         // In the object layout the store's put checks every object it is given without bytes
         // (and refuses a changed one), so only a live release of the folder layout is checked here.
-        if release.format != ObjectLayout.format {
-            let sources = reused.sorted { $0.key < $1.key }
+        if release.format < ObjectLayout.format {
+            let sources = reused.keys.sorted()
             let expected = Dictionary(listed.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-            let verified = VerifiedFiles.load(root: root.path)
-            let intact = ParallelMap.map(sources) { verified.matches($0.value, expected[$0.key]!) }
-            guard intact.allSatisfy({ $0 }) else { return nil }
+            for path in sources {
+                guard let file = expected[path], let bytes = try store.readFile(reused[path]!, of: release.id, info: release), bytes.count == file.size,
+                    SHA256.hex(bytes) == file.sha256
+                else { return nil }
+            }
             Trace.mark("incremental: \(sources.count) reused files checked")
         }
         var manifest = BundleManifest(

@@ -21,7 +21,7 @@ public enum Environments {
 
         /// Where its releases are: the serve root, or the bucket prefix with the credentials
         /// found in `environment` (the process's variables and the shared credentials file).
-        public func target(environment: [String: String] = ProcessEnvironment.current) throws -> any ReleaseTarget {
+        public func target(environment: [String: String] = ProcessEnvironment.current) throws -> any ReleaseStore {
             guard let s3 else { return ServeRoot(path: path) }
             let credentials: AWSCredentials
             do {

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Publishes a release into a target's object store and flips its pointer to it, crash-safely.
 ///
-/// Protocol (reliability.md §4, against `ReleaseTarget` and `ReleaseStore`): stage in memory,
+/// Protocol (reliability.md §4, against `ReleaseStore` and `ReleaseStore`): stage in memory,
 /// answer the checks that ran beside the build (`Request.beforeWriting`), lock, recover, put
 /// every object the release names that the store lacks and the live release does not name
 /// (locally: written, flushed, read back, renamed into place; in a bucket: created with
@@ -18,9 +18,9 @@ import Synchronization
 /// it references after any number of publishes and rollbacks. What the release holds is
 /// whatever the request stages: the protocol never looks inside the bundle.
 public struct Publisher {
-    public var target: any ReleaseTarget
+    public var target: any ReleaseStore
 
-    public init(root: any ReleaseTarget) { self.target = root }
+    public init(root: any ReleaseStore) { self.target = root }
 
     /// A release to publish: a built bundle plus the web build.
     public struct Request {
@@ -117,8 +117,7 @@ public struct Publisher {
         let seal = SHA256.hex(manifest)
         Trace.mark("publish: version.json")
         do {
-            let store = target.publishingStore(for: info, manifest: seal)
-            Trace.mark("publish: verified record read")
+            let store = target
             // The objects the live release names are in the store whole (objects are written once,
             // verified, never changed, and nothing deletes what a kept release names): they are
             // not looked up again, as git trusts the objects it has and Nix its valid paths.
@@ -127,7 +126,7 @@ public struct Publisher {
             Trace.mark("publish: objects put (\(written) bytes written)")
             // Uploading can take long: the lock is renewed (and must still be ours) before the release goes in.
             try lock.confirm()
-            let entries = try store.put([StoreItem(key: .release(id), sha256: seal, size: manifest.count, bytes: manifest)])
+            let entries = try store.put([StoreItem(key: .release(id), sha256: seal, size: manifest.count, bytes: manifest, info: info)])
             Trace.mark("publish: release put")
             try lock.confirm()
             try store.flip(expected: live, to: id)
@@ -145,9 +144,6 @@ public struct Publisher {
             // failure (exit 4 promises live is unchanged). The next run's recovery records the swap.
             target.journalAfterSwap(fields)
             CrashPoint.hit("journaled")
-            // Best effort: without the record the next publish hashes the objects it reuses.
-            target.recordPublished(info, through: store)
-            Trace.mark("publish: recorded")
             let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
             return .published(id: id, previous: live, plan: plan, bytesWritten: written + entries, filesLinked: linked)
         } catch {
@@ -220,7 +216,7 @@ public struct Publisher {
         guard let live else { return }
         staged.liveInfo = try request.knownLive.flatMap { $0.id == live ? $0 : nil } ?? target.info(of: live)
         if let liveInfo = staged.liveInfo, liveInfo.format != ObjectLayout.format {
-            for (path, source) in request.bundle.reused { staged.bytes[path] = try FileSystem.readFile(source) }
+            for (path, source) in request.bundle.reused { staged.bytes[path] = try target.readFile(source, of: live, info: liveInfo) }
         }
     }
 

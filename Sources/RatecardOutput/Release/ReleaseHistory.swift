@@ -3,11 +3,11 @@ import RatecardCore
 import RatecardSupport
 
 /// Rollback, promotion and pruning: the operations that move the pointer among existing
-/// releases, on any `ReleaseTarget`.
+/// releases, on any `ReleaseStore`.
 public struct ReleaseHistory {
-    public var root: any ReleaseTarget
+    public var root: any ReleaseStore
 
-    public init(root: any ReleaseTarget) { self.root = root }
+    public init(root: any ReleaseStore) { self.root = root }
 
     /// How a rollback checked the release it made live.
     public enum Check: Equatable, Sendable {
@@ -70,7 +70,7 @@ public struct ReleaseHistory {
             }
             check = .sealed
         } else {
-            let drift = try root.drift(of: chosen)
+            let drift = try root.drift(of: chosen, deep: true)
             guard drift.isEmpty else {
                 throw OperationalError("release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live")
             }
@@ -85,7 +85,7 @@ public struct ReleaseHistory {
         try root.journalLog.append(intent)
         CrashPoint.hit("intent")
         try lock.confirm()
-        try root.releaseStore.flip(expected: live, to: chosen)
+        try root.flip(expected: live, to: chosen)
         var fields = JournalFields.base(action: "rollback")
         fields["from"] = .string(live)
         fields["to"] = .string(chosen)
@@ -113,12 +113,12 @@ public struct ReleaseHistory {
     /// objects the target lacks are copied (never hard-linked: two environments never share an
     /// inode), then its manifest, the copy is re-hashed, then the pointer is flipped. Between a
     /// serve root and a bucket either way, or two buckets or prefixes.
-    public static func promote(release: String?, from source: any ReleaseTarget, to target: any ReleaseTarget, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws
+    public static func promote(release: String?, from source: any ReleaseStore, to target: any ReleaseStore, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws
         -> (id: String, previous: String?, alreadyLive: Bool)
     {
         guard let id = try release ?? source.live() else { throw OperationalError("\(source.displayName) has nothing live to promote") }
         guard let manifest = try source.manifest(of: id) else { throw OperationalError("release \(id) does not exist in \(source.displayName)") }
-        let drift = try source.drift(of: id)
+        let drift = try source.drift(of: id, deep: true)
         guard drift.isEmpty else { throw OperationalError("release \(id) in \(source.displayName) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))") }
         let lock = try target.acquireLock(command: "promote", wait: wait, onWait: { _ in })
         defer { lock.release() }
@@ -131,9 +131,9 @@ public struct ReleaseHistory {
         if live == id { return (id, live, true) }
         let sourceInfo = try ReleaseInfo.parse(manifest, source: "\(source.displayName) release \(id) version.json")
         if try target.manifest(of: id) == nil {
-            if sourceInfo.format == ObjectLayout.format {
-                let store = target.releaseStore
-                let present = Set(try store.list(.objects))
+            if sourceInfo.format >= ObjectLayout.format {
+                let store = target
+                let present = Set(try store.list(.objects).map(\.name))
                 var seen: Set<String> = []
                 let unique = sourceInfo.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
                 let copied = try source.objects(unique.map(ObjectLayout.objectName).filter { !present.contains($0) })
@@ -144,21 +144,17 @@ public struct ReleaseHistory {
                 try store.put(items)
                 CrashPoint.hit("promote-objects")
                 try lock.confirm()
-                try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest)])
+                try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest, info: sourceInfo)])
             } else {
-                guard let from = source as? ServeRoot, let to = target as? ServeRoot else {
-                    throw OperationalError(
-                        "release \(id) predates the object store (each file in its own folder) and can be promoted only between serve root folders; publish its commit to \(target.displayName) instead"
-                    )
-                }
-                try copyFolderRelease(id, from: from, to: to)
+                throw OperationalError(
+                    "release \(id) predates the object store (each file in its own folder) and cannot be promoted; publish its commit to \(target.displayName) instead")
             }
         }
-        let drifted = try target.drift(of: id)
+        let drifted = try target.drift(of: id, deep: true)
         guard drifted.isEmpty else { throw OperationalError("the copy of \(id) does not verify: \(drifted.prefix(3).joined(separator: ", "))") }
         let seal = try target.versionHash(of: id)
         try lock.confirm()
-        try target.releaseStore.flip(expected: live, to: id)
+        try target.flip(expected: live, to: id)
         let info = try target.info(of: id)
         var fields = JournalFields.base(action: "promote")
         fields[ServeRoot.sealField] = .string(seal)
@@ -171,27 +167,7 @@ public struct ReleaseHistory {
         for (key, value) in extra { fields[key] = value }
         target.journalAfterSwap(fields)
         CrashPoint.hit("journaled")
-        target.recordPublished(info, through: nil)
         return (id, live, false)
-    }
-
-    /// Copies a release of the folder layout (published before the object store) file by file.
-    private static func copyFolderRelease(_ id: String, from source: ServeRoot, to target: ServeRoot) throws {
-        let sourceFolder = source.folder(of: id)
-        let partial = target.releasesFolder + "/.partial-\(id)"
-        do {
-            for path in try ReleaseFiles.list(sourceFolder) {
-                let destination = partial + "/" + path
-                try FileSystem.makeDirectories(DurableFiles.parent(of: destination))
-                try DurableFiles.create(destination, try FileSystem.readFile(sourceFolder + "/" + path), sync: false)
-            }
-            try DurableFiles.syncFilesystem(of: partial)
-            guard rename(partial, target.folder(of: id)) == 0 else { throw FileSystem.failure("rename", partial) }
-            try DurableFiles.syncDirectory(target.releasesFolder)
-        } catch {
-            try? FileSystem.removeTree(partial)
-            throw error
-        }
     }
 
     /// What a prune removed (or, for a dry run, would remove).
@@ -218,8 +194,7 @@ public struct ReleaseHistory {
         let live = try root.live()
         let bad = try root.badReleases()
         let history = try root.activationHistory()
-        let store = root.releaseStore
-        let ids = try store.list(.releases)
+        let ids = try root.releaseIDs()
         var protected: Set<String> = []
         if let live {
             protected.insert(live)
@@ -234,22 +209,28 @@ public struct ReleaseHistory {
         let going = ids.filter { !keepers.contains($0) }
         if dryRun {
             let remaining = ids.filter { keepers.contains($0) }
-            let (objects, bytes) = try unreferenced(remaining: remaining, store: store)
+            let (objects, bytes) = try unreferenced(remaining: remaining)
             return Pruned(releases: going, objects: objects.count, bytes: bytes)
         }
         try lock.confirm()
         for id in going {
-            try store.delete(.release(id))
+            try root.delete([.release(id)])
             CrashPoint.hit("prune-release-removed")
         }
         CrashPoint.hit("prune-releases-removed")
-        // Page sets no remaining release links go first: their pages are links to objects.
-        if let local = root.releaseStore as? LocalStore { _ = try local.removeUnlinkedPageSets() }
-        let remaining = try store.list(.releases)
-        let (objects, bytes) = try unreferenced(remaining: remaining, store: store)
+        let remaining = try root.releaseIDs()
+        let (objects, bytes) = try unreferenced(remaining: remaining)
         try lock.confirm()
-        try root.delete(objects: objects)
-        try root.finishPrune(keptReleases: remaining)
+        try root.delete(objects.map(StoreKey.object))
+        // What a killed publish left in a kept release's entry folder (served, but not the release's).
+        for id in remaining {
+            let unlisted = try root.drift(of: id, deep: false).compactMap { problem in
+                problem.hasPrefix("unlisted: ") ? StoreKey.entry(release: id, path: String(problem.dropFirst("unlisted: ".count))) : nil
+            }
+            try root.delete(unlisted)
+        }
+        // And the entry files of releases without a manifest (a prune killed between the two).
+        try root.recover()
         CrashPoint.hit("prune-objects-removed")
         var fields = JournalFields.base(action: "prune")
         fields["removed"] = .array(going.map(JSON.string))
@@ -263,16 +244,16 @@ public struct ReleaseHistory {
     }
 
     /// The objects that none of `remaining` names, and their bytes.
-    private func unreferenced(remaining: [String], store: any ReleaseStore) throws -> ([String], Int) {
+    private func unreferenced(remaining: [String]) throws -> ([String], Int) {
         var referenced: Set<String> = []
         for id in remaining {
             guard let bytes = try root.manifest(of: id) else {
                 throw OperationalError("release \(id) has no \(ReleaseInfo.fileName); no object was deleted. Restore it, or remove the release by hand")
             }
-            referenced.formUnion(try ReleaseInfo.parse(bytes, source: "\(root.displayName) release \(id) version.json").objectNames)
+            referenced.formUnion(try ReleaseInfo.parse(bytes, source: root.location(of: .release(id))).objectNames)
         }
-        let names = try store.list(.objects).filter { !referenced.contains($0) }
-        return (names, try root.bytes(ofObjects: names))
+        let unreferenced = try root.list(.objects).filter { !referenced.contains($0.name) }
+        return (unreferenced.map(\.name), unreferenced.reduce(0) { $0 + max(0, $1.size) })
     }
 
     /// Releases that were live at some instant of the last `minutes` minutes.

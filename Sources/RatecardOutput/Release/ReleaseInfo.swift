@@ -96,7 +96,7 @@ public struct ReleaseInfo: Sendable, Equatable {
 
     /// The objects a format-2 release names (every file's), without repeats; empty for format 1.
     public var objectNames: Set<String> {
-        guard format == ObjectLayout.format else { return [] }
+        guard format >= ObjectLayout.format else { return [] }
         var names = Set<String>(minimumCapacity: files.count)
         for file in files { names.insert(ObjectLayout.objectName(file)) }
         return names

@@ -17,7 +17,7 @@ import RatecardSupport
 /// A CDN serves `current`, `o/`, `r/` and `bridge-lines.json` and nothing else; the app reads
 /// `current` and loads `r/<id>/index.html`, whose object URLs (`o/<name>`, relative) are mapped
 /// to `<prefix>o/<name>` by one path rule, as nginx does for `/r/<id>/o/` (README, "Object storage").
-public final class S3Root: ReleaseTarget {
+public final class S3Root: ReleaseStore {
     public let location: S3Location
     public let stats = S3Stats()
     let client: S3Client
@@ -39,8 +39,11 @@ public final class S3Root: ReleaseTarget {
         journal = S3Journal(client: client, pool: pool, name: "s3://\(location.bucket)/\(location.prefix)")
     }
 
-    public var displayName: String { "s3://\(location.bucket)/\(location.prefix)" }
-    public var releaseStore: any ReleaseStore { store }
+    public func location(of key: StoreKey?) -> String {
+        let base = "s3://\(location.bucket)/\(location.prefix)"
+        return key.map { base + S3Store.key($0) } ?? base
+    }
+
     public var journalLog: any JournalLog { journal }
     public var usage: JSON? { stats.json }
 
@@ -48,115 +51,92 @@ public final class S3Root: ReleaseTarget {
         try S3Lock.acquire(client: client, ttl: lockTTL, command: command, wait: wait, target: displayName, onWait: onWait)
     }
 
-    /// Nothing a crash leaves in a bucket is visible or in the way: objects and entry files
-    /// without a manifest are collected by prune. Only the journal is caught up.
+    /// Nothing a crash leaves in a bucket is visible or in the way, but the entry files of a
+    /// release without a manifest (a publish killed before its manifest, a prune after it): they
+    /// are removed, and the journal is caught up.
     @discardableResult
     public func recover() throws -> [String] {
+        let swept = try store.sweepEntries(releases: Set(try releaseIDs()))
         try recoverJournal()
-        return []
+        return swept.map { S3Store.entriesPrefix + $0 + "/" }
     }
 
-    public func pointer() throws -> String? {
-        guard let bytes = try client.get(S3Store.pointerKey)?.bytes else { return nil }
-        let id = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \n\r\t")
-        guard !id.isEmpty, id.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }) else {
-            throw OperationalError(
-                "\(displayName)\(S3Store.pointerKey) holds '\(id.prefix(80))', not a release id; ratecard did not write it. Make a kept release live with 'ratecard rollback --to <id>'")
+    public func read(_ keys: [StoreKey]) throws -> [[UInt8]?] {
+        let missing = keys.filter { key in
+            if case .release(let id) = key { return manifests[id] == nil }
+            return true
         }
-        return id
-    }
-
-    public func live() throws -> String? {
-        guard let id = try pointer() else { return nil }
-        guard try manifest(of: id) != nil else {
-            throw OperationalError(
-                "\(displayName)\(S3Store.pointerKey) names release \(id), which does not exist (\(S3Store.key(.release(id))) is missing: removed by hand?); the app has nothing to load. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')"
-            )
+        let fetched = try store.pool.map(missing) { client, key in try client.get(S3Store.key(key))?.bytes }
+        var found = Dictionary(zip(missing, fetched).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
+        for (key, bytes) in found {
+            // A release's manifest never changes: read once per command.
+            if case .release(let id) = key, let bytes { manifests[id] = bytes }
         }
-        return id
+        for key in keys { if case .release(let id) = key, let known = manifests[id] { found[key] = known } }
+        return keys.map { found[$0] ?? nil }
     }
 
-    public func releaseIDs() throws -> [String] { try store.list(.releases) }
+    public func list(_ kind: StoreKind) throws -> [StoreListing] { try store.list(kind) }
 
-    public func manifest(of release: String) throws -> [UInt8]? {
-        if let known = manifests[release] { return known }
-        guard let bytes = try client.get(S3Store.key(.release(release)))?.bytes else { return nil }
-        // A release's manifest never changes: read once per command.
-        manifests[release] = bytes
-        return bytes
+    @discardableResult
+    public func put(_ items: [StoreItem]) throws -> Int { try store.put(items) }
+
+    public func delete(_ keys: [StoreKey]) throws {
+        for key in keys { if case .release(let id) = key { manifests[id] = nil } }
+        try store.delete(keys)
     }
 
-    /// Every object the release names and every entry file are read back and hashed (in
-    /// parallel); a key under its entry folder that it does not list is reported too.
-    public func drift(of release: String) throws -> [String] {
+    public func flip(expected: String?, to release: String) throws { try store.flip(expected: expected, to: release) }
+
+    /// Every entry file and object of the release against its manifest: by the listing (present,
+    /// and the size it lists), or read back and hashed when `deep`. A key under its entry folder
+    /// that it does not list is reported too.
+    public func drift(of release: String, deep: Bool) throws -> [String] {
         let info = try self.info(of: release)
-        enum Check: Sendable {
-            case entry(BundleManifest.File)
-            case object(BundleManifest.File)
-        }
-        let entries = info.files.filter { ObjectLayout.inEntryFolder($0.path) }
+        let entries = info.files.filter { S3Store.inEntryFolder($0.path, format: info.format) }
         var seen: Set<String> = []
         let objects = info.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
-        let checks = entries.map(Check.entry) + objects.map(Check.object)
-        let problems = try store.pool.map(checks) { client, check -> String? in
-            switch check {
-            case .entry(let file):
-                guard let bytes = try client.get(S3Store.entryKey(release: release, path: file.path))?.bytes else { return "missing: \(file.path)" }
-                return bytes.count != file.size || SHA256.hex(bytes) != file.sha256 ? "changed: \(file.path)" : nil
-            case .object(let file):
-                guard let bytes = try client.get(S3Store.key(.object(ObjectLayout.objectName(file))))?.bytes else { return "missing object: \(file.path)" }
-                return bytes.count != file.size || SHA256.hex(bytes) != file.sha256 ? "changed object: \(file.path)" : nil
-            }
-        }.compactMap { $0 }
-        let listed = Set(entries.map(\.path))
         let folder = S3Store.entriesPrefix + release + "/"
-        let unlisted = try client.list(prefix: folder).map { String($0.dropFirst(folder.count)) }.filter { !listed.contains($0) }.sorted()
-        return problems + unlisted.map { "unlisted: \($0)" }
-    }
-
-    public func readFile(_ path: String, of release: String, info known: ReleaseInfo?) throws -> [UInt8]? {
-        let info = try known ?? self.info(of: release)
-        guard let file = info.files.first(where: { $0.path == path }) else { return nil }
-        guard let bytes = try client.get(S3Store.key(.object(ObjectLayout.objectName(file))))?.bytes else {
-            throw OperationalError("\(displayName)\(S3Store.key(.object(ObjectLayout.objectName(file)))) (\(path) of release \(release)) is missing; run 'ratecard verify'")
+        let listedEntries = Dictionary(try client.listObjects(prefix: folder).map { (String($0.key.dropFirst(folder.count)), $0.size) }, uniquingKeysWith: { first, _ in first })
+        var problems: [String] = []
+        if deep {
+            enum Check: Sendable {
+                case entry(BundleManifest.File)
+                case object(BundleManifest.File)
+            }
+            let checks = entries.map(Check.entry) + objects.map(Check.object)
+            problems = try store.pool.map(checks) { client, check -> String? in
+                switch check {
+                case .entry(let file):
+                    guard let bytes = try client.get(S3Store.entryKey(release: release, path: file.path))?.bytes else { return "missing: \(file.path)" }
+                    return bytes.count != file.size || SHA256.hex(bytes) != file.sha256 ? "changed: \(file.path)" : nil
+                case .object(let file):
+                    guard let bytes = try client.get(S3Store.key(.object(ObjectLayout.objectName(file))))?.bytes else { return "missing object: \(file.path)" }
+                    return bytes.count != file.size || SHA256.hex(bytes) != file.sha256 ? "changed object: \(file.path)" : nil
+                }
+            }.compactMap { $0 }
+        } else {
+            let sizes = Dictionary(try list(.objects).map { ($0.name, $0.size) }, uniquingKeysWith: { first, _ in first })
+            for file in entries {
+                guard let size = listedEntries[file.path] else {
+                    problems.append("missing: \(file.path)")
+                    continue
+                }
+                if size != file.size { problems.append("changed: \(file.path)") }
+            }
+            for file in objects {
+                guard let size = sizes[ObjectLayout.objectName(file)] else {
+                    problems.append("missing object: \(file.path)")
+                    continue
+                }
+                if size != file.size { problems.append("changed object: \(file.path)") }
+            }
         }
-        return bytes
+        let listed = Set(entries.map(\.path))
+        return problems + listedEntries.keys.filter { !listed.contains($0) }.sorted().map { "unlisted: \($0)" }
     }
 
-    public func publishingStore(for info: ReleaseInfo, manifest: String) -> any ReleaseStore { store }
-
-    public func objects(_ names: [String]) throws -> [String: [UInt8]] {
-        let target = displayName
-        let fetched = try store.pool.map(names) { client, name -> [UInt8] in
-            guard let bytes = try client.get(S3Store.key(.object(name)))?.bytes else { throw OperationalError("\(target)\(S3Store.key(.object(name))) is missing; run 'ratecard verify'") }
-            return bytes
-        }
-        return Dictionary(zip(names, fetched), uniquingKeysWith: { first, _ in first })
-    }
-
-    public func delete(objects names: [String]) throws {
-        try store.pool.each(names) { client, name in
-            try client.delete(S3Store.key(.object(name)))
-            CrashPoint.hit("prune-object-removed")
-        }
-    }
-
-    public func recordPublished(_ info: ReleaseInfo, through store: (any ReleaseStore)?) {}
-
-    public func bytes(ofObjects names: [String]) throws -> Int {
-        let wanted = Set(names.map { S3Store.key(.object($0)) })
-        return try client.listObjects(prefix: S3Store.objectsPrefix).filter { wanted.contains($0.key) }.reduce(0) { $0 + max(0, $1.size) }
-    }
-
-    public func finishPrune(keptReleases: [String]) throws {
-        let kept = Set(keptReleases)
-        manifests = manifests.filter { kept.contains($0.key) }
-        try store.sweepEntries(releases: Set(keptReleases))
-    }
-
-    public func readState(_ name: String) throws -> [UInt8]? { try client.get(name)?.bytes }
-
-    public func writeState(_ name: String, _ bytes: [UInt8]) throws {
+    public func write(state name: String, _ bytes: [UInt8]) throws {
         _ = try client.put(name, bytes, contentType: MediaType.of(name), cacheControl: "no-cache")
     }
 }

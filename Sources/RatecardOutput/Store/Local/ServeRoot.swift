@@ -8,8 +8,11 @@ import RatecardSupport
 /// renamed into place, `releases/.partial-*` and `pages/.partial-*` are unfinished,
 /// `releases/<id>` and `pages/<set>` are complete, `.current.tmp-*` is a link not yet swapped,
 /// and what is live is `readlink(current)`.
-public struct ServeRoot: ReleaseTarget, Sendable {
+public struct ServeRoot: ReleaseStore, Sendable {
     public let path: String
+    /// What this value's puts checked, wrote and linked, and the stat data record they read:
+    /// after a flip, what the next publish may rely on (`VerifiedFiles`).
+    let session = LocalStore.Session()
 
     public init(path: String) { self.path = path }
 
@@ -18,8 +21,8 @@ public struct ServeRoot: ReleaseTarget, Sendable {
     public var objectsFolder: String { path + "/objects" }
     /// Terms page sets shared by the releases that have the same terms pages (`PageSets`).
     public var pagesFolder: String { path + "/pages" }
-    /// The store the release protocol runs against.
-    public var store: LocalStore { LocalStore(root: self) }
+    /// The writer of objects and releases, with this value's session.
+    var store: LocalStore { LocalStore(root: self, session: session) }
     public var currentLink: String { path + "/current" }
     public var journal: Journal { Journal(path: path + "/.ratecard/journal.jsonl") }
 
@@ -28,7 +31,7 @@ public struct ServeRoot: ReleaseTarget, Sendable {
     /// The live release id (`readlink(current)`), or nil before the first publish. A `current`
     /// that points at a release no longer on disk is an error that says how to mend it.
     public func live() throws -> String? {
-        guard let id = try pointer() else { return nil }
+        guard let id = try currentTarget() else { return nil }
         guard FileSystem.isDirectory(folder(of: id)) else {
             throw OperationalError(
                 "\(currentLink) points at releases/\(id), which does not exist (removed by hand?); the server has nothing to serve. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')"
@@ -38,7 +41,7 @@ public struct ServeRoot: ReleaseTarget, Sendable {
     }
 
     /// The release `current` names, whether or not it is on disk (rollback mends a dangling one).
-    public func pointer() throws -> String? {
+    func currentTarget() throws -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = readlink(currentLink, &buffer, buffer.count - 1)
         if count < 0 {
@@ -99,6 +102,9 @@ public struct ServeRoot: ReleaseTarget, Sendable {
                 removed.append("objects/" + name)
             }
         }
+        // Page sets no release links to any more (a prune removed their releases, or a publish
+        // failed after making one).
+        removed += try store.removeUnlinkedPageSets().map { "pages/" + $0 }
         if !removed.isEmpty {
             if FileSystem.isDirectory(objectsFolder) { try DurableFiles.syncDirectory(objectsFolder) }
             if FileSystem.isDirectory(pagesFolder) { try DurableFiles.syncDirectory(pagesFolder) }
@@ -109,57 +115,99 @@ public struct ServeRoot: ReleaseTarget, Sendable {
         return removed
     }
 
-    // MARK: ReleaseTarget
+    // MARK: ReleaseStore
 
-    public var displayName: String { path }
-    public var releaseStore: any ReleaseStore { store }
+    public func location(of key: StoreKey?) -> String {
+        switch key {
+        case nil: return path
+        case .object(let name)?: return objectsFolder + "/" + name
+        case .release(let id)?: return folder(of: id) + "/" + ReleaseInfo.fileName
+        case .entry(let release, let file)?: return folder(of: release) + "/" + file
+        case .pointer?: return currentLink
+        case .state(let name)?: return path + "/" + name
+        }
+    }
+
     public var journalLog: any JournalLog { journal }
 
+    public var usage: JSON? { nil }
+
+    /// The lock, in the root (made first when it is missing).
     public func acquireLock(command: String, wait: Bool, onWait: (String) -> Void) throws -> any ReleaseLease {
-        try ReleaseLock.acquire(root: path, command: command, wait: wait, onWait: onWait)
+        try FileSystem.makeDirectories(path)
+        return try ReleaseLock.acquire(root: path, command: command, wait: wait, onWait: onWait)
     }
 
-    public func manifest(of release: String) throws -> [UInt8]? {
-        let file = folder(of: release) + "/" + ReleaseInfo.fileName
-        guard FileSystem.exists(file) else { return nil }
-        return try FileSystem.readFile(file)
-    }
-
-    public func info(of release: String) throws -> ReleaseInfo {
-        try ReleaseInfo.read(from: folder(of: release))
-    }
-
-    public func publishingStore(for info: ReleaseInfo, manifest: String) -> any ReleaseStore {
-        let store = LocalStore(root: self, verified: VerifiedFiles.load(root: path))
-        store.session.prepare(info, sha256: manifest)
-        return store
-    }
-
-    /// Records the stat data of a release's objects (they were verified by the put that
-    /// preceded this, or by an earlier one), so the next publish need not re-hash the ones it
-    /// reuses. Objects that `store`'s put checked and did not link since keep the stamps taken
-    /// then.
-    public func recordPublished(_ info: ReleaseInfo, through store: (any ReleaseStore)?) {
-        guard info.format == ObjectLayout.format else { return }
-        // The everyday publish adds the stamps of the objects it wrote, linked or hashed to the
-        // end of the record (the ones it vouched for by their stamps are recorded already); a
-        // later line stands for the same inode. The record is written whole again when it would
-        // hold more than twice the lines it needs.
-        if let local = store as? LocalStore, local.verified.lines > 0 {
-            let touched = local.session.touched
-            if local.verified.lines + touched.count <= 2 * info.files.count {
-                try? VerifiedFiles.append(touched, in: objectsFolder, root: path)
-                return
+    public func read(_ keys: [StoreKey]) throws -> [[UInt8]?] {
+        try keys.map { key -> [UInt8]? in
+            switch key {
+            case .pointer:
+                return try currentTarget().map { Array($0.utf8) }
+            case .object(let name):
+                guard ObjectLayout.isObjectName(name) else { return nil }
+                fallthrough
+            default:
+                let file = location(of: key)
+                guard FileSystem.exists(file) else { return nil }
+                return try FileSystem.readFile(file)
             }
         }
-        var seen: Set<String> = []
-        var files: [(name: String, file: BundleManifest.File)] = []
-        for file in info.files {
-            let name = ObjectLayout.objectName(file)
-            if seen.insert(name).inserted { files.append((name, file)) }
+    }
+
+    public func list(_ kind: StoreKind) throws -> [StoreListing] {
+        switch kind {
+        case .releases:
+            return try releaseIDs().map { StoreListing(name: $0, size: -1) }
+        case .objects:
+            guard FileSystem.isDirectory(objectsFolder) else { return [] }
+            let folder = try FileSystem.Folder(objectsFolder)
+            return try FileSystem.listDirectory(objectsFolder).filter(ObjectLayout.isObjectName).sorted().map { name in
+                var info = stat()
+                return StoreListing(name: name, size: folder.lstat(name, &info) ? Int(info.st_size) : -1)
+            }
         }
-        let known = (store as? LocalStore)?.session.unlinkedStamps ?? [:]
-        try? VerifiedFiles.record(objects: files, in: objectsFolder, root: path, known: known)
+    }
+
+    @discardableResult
+    public func put(_ items: [StoreItem]) throws -> Int { try store.put(items) }
+
+    public func delete(_ keys: [StoreKey]) throws {
+        var objects = false
+        for key in keys {
+            switch key {
+            case .object(let name):
+                guard ObjectLayout.isObjectName(name) else { throw OperationalError("'\(name)' is not an object name") }
+                if unlink(objectsFolder + "/" + name) != 0 && errno != ENOENT { throw FileSystem.failure("unlink", objectsFolder + "/" + name) }
+                objects = true
+                CrashPoint.hit("prune-object-removed")
+            case .release(let id):
+                let trash = releasesFolder + "/.trash-\(id)"
+                guard rename(folder(of: id), trash) == 0 else { throw FileSystem.failure("rename", folder(of: id)) }
+                try DurableFiles.syncDirectory(releasesFolder)
+                try FileSystem.removeTree(trash)
+            case .entry:
+                if unlink(location(of: key)) != 0 && errno != ENOENT { throw FileSystem.failure("unlink", location(of: key)) }
+            case .pointer: throw OperationalError("the pointer is never deleted")
+            case .state: throw OperationalError("\(location(of: key)) is not deleted on its own")
+            }
+        }
+        if objects { try DurableFiles.syncDirectory(objectsFolder) }
+    }
+
+    /// Compare-and-swap on `current` (under the lock), then the record of what the release's
+    /// objects look like on disk, so the next publish need not re-hash the ones it reuses.
+    public func flip(expected: String?, to release: String) throws {
+        let live = try currentTarget()
+        guard live == expected else {
+            throw ConflictError("live is \(live ?? "none"), not \(expected ?? "none") as expected; nothing was changed")
+        }
+        try swap(to: release)
+        if let info = session.putRelease(release) { store.recordPublished(info) }
+    }
+
+
+    public func write(state name: String, _ bytes: [UInt8]) throws {
+        try DurableFiles.replace(path + "/" + name, bytes)
     }
 
     public func bytes(ofObjects names: [String]) throws -> Int {
@@ -169,20 +217,6 @@ public struct ServeRoot: ReleaseTarget, Sendable {
             if lstat(objectsFolder + "/" + name, &info) == 0 { total += Int(info.st_size) }
         }
         return total
-    }
-
-    public func finishPrune(keptReleases: [String]) throws {
-        if FileSystem.isDirectory(objectsFolder) { try DurableFiles.syncDirectory(objectsFolder) }
-    }
-
-    public func readState(_ name: String) throws -> [UInt8]? {
-        let file = path + "/" + name
-        guard FileSystem.exists(file) else { return nil }
-        return try FileSystem.readFile(file)
-    }
-
-    public func writeState(_ name: String, _ bytes: [UInt8]) throws {
-        try DurableFiles.replace(path + "/" + name, bytes)
     }
 
     /// Points `current` at `release` with one rename(2) of a new symlink, then fsyncs the root.
@@ -207,13 +241,14 @@ public struct ServeRoot: ReleaseTarget, Sendable {
 
     /// Re-hashes a release against its version.json: the paths that are missing, changed or
     /// unlisted. For a release of the object layout, every object it names is re-hashed too
-    /// (`missing object:`/`changed object:` name the file it holds).
-    public func drift(of release: String) throws -> [String] {
+    /// (`missing object:`/`changed object:` name the file it holds). Local files are read as
+    /// cheaply as they are listed, so `deep` or not, every file is re-hashed.
+    public func drift(of release: String, deep: Bool = true) throws -> [String] {
         let folder = folder(of: release)
         let info = try ReleaseInfo.read(from: folder)
         var problems: [String] = []
         var listed: Set<String> = [ReleaseInfo.fileName]
-        let objects = info.format == ObjectLayout.format
+        let objects = info.format >= ObjectLayout.format
         // Reading and hashing every file is the cost; two threads share it, results in order.
         @Sendable func check(_ full: String, _ file: BundleManifest.File, missing: String, changed: String) -> Result<String?, any Error> {
             guard (try? FileSystem.kind(ofItemAt: full)) == .file else { return .success("\(missing): \(file.path)") }
@@ -241,17 +276,6 @@ public struct ServeRoot: ReleaseTarget, Sendable {
             problems.append("unlisted: \(path)")
         }
         return problems
-    }
-
-    /// The bytes of `path` in `release`, wherever the layout keeps them (the entry folder, or
-    /// the object store); nil when the release does not list it.
-    public func readFile(_ path: String, of release: String, info known: ReleaseInfo? = nil) throws -> [UInt8]? {
-        let info = try known ?? ReleaseInfo.read(from: folder(of: release))
-        guard let file = info.files.first(where: { $0.path == path }) else { return nil }
-        if info.format == ObjectLayout.format && !ObjectLayout.inEntryFolder(path) {
-            return try FileSystem.readFile(objectsFolder + "/" + ObjectLayout.objectName(file))
-        }
-        return try FileSystem.readFile(folder(of: release) + "/" + path)
     }
 
     /// Where the bytes of `file` of a release are on disk.

@@ -3,132 +3,6 @@ import RatecardCore
 import RatecardSupport
 import Synchronization
 
-/// A key of a release store: an immutable object named by its sha256, a release manifest
-/// (`version.json`) named by the release id, or the one mutable pointer (what is live).
-public enum StoreKey: Hashable, Sendable {
-    case object(String)
-    case release(String)
-    case pointer
-}
-
-/// What a store holds under a key kind (`list`).
-public enum StoreKind: Sendable {
-    case objects
-    case releases
-}
-
-/// One item to put: its key, the sha256 and size its bytes must have, and the bytes (nil when
-/// the item must already be in the store, as an object an incremental build reused).
-public struct StoreItem: Sendable {
-    public var key: StoreKey
-    public var sha256: String
-    public var size: Int
-    public var bytes: [UInt8]?
-
-    public init(key: StoreKey, sha256: String, size: Int, bytes: [UInt8]?) {
-        self.key = key
-        self.sha256 = sha256
-        self.size = size
-        self.bytes = bytes
-    }
-
-    /// A put's items as the stores take them: objects first, then release manifests. The
-    /// pointer is never put (it changes only by compare-and-swap, `flip`).
-    static func partition(_ items: [StoreItem]) throws -> (objects: [StoreItem], releases: [StoreItem]) {
-        var objects: [StoreItem] = []
-        var releases: [StoreItem] = []
-        for item in items {
-            switch item.key {
-            case .object: objects.append(item)
-            case .release: releases.append(item)
-            case .pointer: throw OperationalError("the pointer is changed with flip, not put")
-            }
-        }
-        return (objects, releases)
-    }
-}
-
-/// The five calls the release protocol makes of a store. Publish, rollback, promote and prune
-/// are written against these only, so another backend (object storage with conditional writes)
-/// that implements them with the same promises inherits every guarantee:
-///
-/// - `put` stores each item whose key is absent and returns only when every item is durable and
-///   read back equal to its hash; an item already present is checked against its hash, never
-///   overwritten. A release manifest is put only after every object it names.
-/// - `read` returns what a key holds (`.pointer`: the live release id), nil when absent.
-/// - `list` names the objects or the complete releases.
-/// - `delete` removes a key; deleting a release never touches the objects it names.
-/// - `flip` points the pointer at a release, only if it still names `expected`
-///   (compare-and-swap; nil: no release live yet), and is the only change readers see at once.
-public protocol ReleaseStore {
-    @discardableResult
-    func put(_ items: [StoreItem]) throws -> Int
-    func read(_ key: StoreKey) throws -> [UInt8]?
-    func list(_ kind: StoreKind) throws -> [String]
-    func delete(_ key: StoreKey) throws
-    func flip(expected: String?, to release: String) throws
-}
-
-/// How a release of the object layout (version.json `"format": 2`) keeps its files.
-///
-/// Every file is an object, `objects/<sha256><.ext>` (served as `/o/<sha256><.ext>`). The data
-/// documents (`data/<bundle-id>/**.json`) are objects only; every other file (the web build,
-/// `data/manifest.json`, `data/entry.json`, the HTML pages, terms pages and logos) is also in
-/// the release's small entry folder, which `current` points at, as a hard link to its object.
-public enum ObjectLayout {
-    public static let format = 2
-    /// Where the app finds objects, relative to an entry document (`data/manifest.json`'s `objects`).
-    public static let urlPrefix = "o/"
-
-    /// `<sha256>.<ext>`: the extension gives the web server the Content-Type.
-    public static func objectName(sha256: String, path: String) -> String {
-        // Read from the end of the path's bytes: it is asked for every file of a release, several
-        // times a publish. The extension is the name's last 1-8 bytes after a dot, letters or
-        // digits, lower-cased (other bytes, a "/" or no dot before them: no extension).
-        var path = path
-        return path.withUTF8 { bytes -> String in
-            var start = bytes.count
-            while start > 0 && bytes.count - start <= 8 {
-                let byte = bytes[start - 1]
-                if byte == UInt8(ascii: ".") { break }
-                let lower = byte | 0x20
-                guard (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) else { return sha256 }
-                start -= 1
-            }
-            guard start > 0, bytes[start - 1] == UInt8(ascii: "."), start < bytes.count, bytes.count - start <= 8 else { return sha256 }
-            var name = sha256
-            name.reserveCapacity(sha256.utf8.count + 1 + bytes.count - start)
-            name.append(".")
-            name.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self).lowercased())
-            return name
-        }
-    }
-
-    public static func objectName(_ file: BundleManifest.File) -> String { objectName(sha256: file.sha256, path: file.path) }
-
-    /// Whether a file of a format-2 release is in its entry folder (else it is an object only).
-    public static func inEntryFolder(_ path: String) -> Bool {
-        BundleLayout.isEntryDocument(path) || !path.hasSuffix(".json")
-    }
-
-    /// Whether `name` is an object name (64 hex, an optional short extension).
-    public static func isObjectName(_ name: String) -> Bool {
-        let bytes = name.utf8
-        guard bytes.count >= 64, bytes.count != 65, bytes.count <= 73 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            switch index {
-            case 0..<64:
-                guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f")) else { return false }
-            case 64:
-                guard byte == UInt8(ascii: ".") else { return false }
-            default:
-                guard byte != UInt8(ascii: "."), byte < 0x80 else { return false }
-            }
-        }
-        return true
-    }
-}
-
 /// The local file system as a release store (the default backend):
 ///
 /// ```
@@ -141,36 +15,47 @@ public enum ObjectLayout {
 /// Objects are written into `objects/.incoming-<pid>/`, flushed (an fsync each when they are
 /// few, else one `syncfs`), read back and hashed, then renamed into place; a crash leaves only
 /// the incoming folder, which the next run removes. A release folder is staged as `releases/.partial-<id>` and renamed complete.
-public struct LocalStore: ReleaseStore, Sendable {
+struct LocalStore: Sendable {
     private enum ObjectState: Sendable { case absent, intact, changed }
 
-    public let root: ServeRoot
-    /// Stat data of objects verified before (a match stands in for re-hashing a present object).
-    let verified: VerifiedFiles
-    /// What this store's puts checked and linked (for the record a publish leaves).
-    let session = Session()
+    let root: ServeRoot
+    /// What the root's puts checked and linked (for the record a publish leaves).
+    let session: Session
 
-    public init(root: ServeRoot, verified: VerifiedFiles? = nil) {
+    init(root: ServeRoot, session: Session) {
         self.root = root
-        self.verified = verified ?? VerifiedFiles(stamps: [:])
+        self.session = session
     }
+
+    /// Stat data of objects verified before (a match stands in for re-hashing a present
+    /// object), read once per session.
+    var verified: VerifiedFiles { session.verified(root: root.path) }
 
     /// The stamps of present objects vouched for by their stat data, taken as they were checked,
     /// and the objects linked since (a link moves an object's ctime, so its stamp is stale).
     final class Session: Sendable {
         private struct State {
+            var verified: VerifiedFiles?
+            /// Releases put in this session, by id.
+            var released: [String: ReleaseInfo] = [:]
             var checked: [String: VerifiedFiles.Stamp] = [:]
             var linked: Set<String> = []
             /// Objects written, linked or hashed, by name (with their hash and size): their stat
             /// data are to be taken again for the record.
             var touched: [String: StoreItem] = [:]
-            /// Release manifests already parsed by the caller, by their sha256.
-            var prepared: [String: ReleaseInfo] = [:]
         }
         private let state = Mutex(State())
 
-        func prepare(_ info: ReleaseInfo, sha256: String) { state.withLock { $0.prepared[sha256] = info } }
-        func prepared(_ sha256: String) -> ReleaseInfo? { state.withLock { $0.prepared[sha256] } }
+        func verified(root: String) -> VerifiedFiles {
+            if let known = state.withLock({ $0.verified }) { return known }
+            let loaded = VerifiedFiles.load(root: root)
+            state.withLock { $0.verified = loaded }
+            return loaded
+        }
+
+        func put(_ info: ReleaseInfo) { state.withLock { $0.released[info.id] = info } }
+        /// A release this session put, nil for any other.
+        func putRelease(_ id: String) -> ReleaseInfo? { state.withLock { $0.released[id] } }
 
         var checked: [String: VerifiedFiles.Stamp] { state.withLock { $0.checked } }
 
@@ -212,14 +97,14 @@ public struct LocalStore: ReleaseStore, Sendable {
         }
     }
 
-    public var objectsFolder: String { root.objectsFolder }
+    var objectsFolder: String { root.objectsFolder }
 
-    public func objectPath(_ name: String) -> String { objectsFolder + "/" + name }
+    func objectPath(_ name: String) -> String { objectsFolder + "/" + name }
 
     // MARK: put
 
     @discardableResult
-    public func put(_ items: [StoreItem]) throws -> Int {
+    func put(_ items: [StoreItem]) throws -> Int {
         let (objects, releases) = try StoreItem.partition(items)
         var written = try putObjects(objects)
         for release in releases { written += try putRelease(release) }
@@ -331,7 +216,8 @@ public struct LocalStore: ReleaseStore, Sendable {
             }
             return 0
         }
-        let info = try session.prepared(item.sha256) ?? ReleaseInfo.parse(manifest, source: id)
+        let info = try item.info ?? ReleaseInfo.parse(manifest, source: id)
+        session.put(info)
         var entries = info.files.filter { ObjectLayout.inEntryFolder($0.path) }
         let terms = entries.filter { $0.path.hasPrefix(PageSets.link + "/") }
         if !terms.isEmpty { entries.removeAll { $0.path.hasPrefix(PageSets.link + "/") } }
@@ -481,7 +367,7 @@ public struct LocalStore: ReleaseStore, Sendable {
     /// publish failed after making one); returns their names. A set is renamed away before it
     /// is removed, so a crash leaves only a `.trash-` folder, which `recover` removes.
     @discardableResult
-    public func removeUnlinkedPageSets() throws -> [String] {
+    func removeUnlinkedPageSets() throws -> [String] {
         guard FileSystem.isDirectory(root.pagesFolder) else { return [] }
         let linked = Set(try root.releaseIDs().compactMap { PageSets.set(linkedFrom: root.folder(of: $0)) })
         var removed: [String] = []
@@ -495,53 +381,29 @@ public struct LocalStore: ReleaseStore, Sendable {
         return removed
     }
 
-    // MARK: read, list, delete
-
-    public func read(_ key: StoreKey) throws -> [UInt8]? {
-        switch key {
-        case .object(let name):
-            guard ObjectLayout.isObjectName(name), FileSystem.exists(objectPath(name)) else { return nil }
-            return try FileSystem.readFile(objectPath(name))
-        case .release(let id):
-            let path = root.folder(of: id) + "/" + ReleaseInfo.fileName
-            guard FileSystem.exists(path) else { return nil }
-            return try FileSystem.readFile(path)
-        case .pointer:
-            return try root.pointer().map { Array($0.utf8) }
+    /// Records the stat data of a release's objects after it went live (they were verified by
+    /// the put that preceded this, or by an earlier one), so the next publish need not re-hash
+    /// the ones it reuses. Best effort. The everyday publish adds the stamps of the objects it
+    /// wrote, linked or hashed to the end of the record (the ones it vouched for by their stamps
+    /// are recorded already; a later line stands for the same inode); the record is written
+    /// whole again when it would hold more than twice the lines it needs.
+    func recordPublished(_ info: ReleaseInfo) {
+        guard info.format >= ObjectLayout.format else { return }
+        let verified = verified
+        if verified.lines > 0 {
+            let touched = session.touched
+            if verified.lines + touched.count <= 2 * info.files.count {
+                try? VerifiedFiles.append(touched, in: objectsFolder, root: root.path)
+                return
+            }
         }
-    }
-
-    public func list(_ kind: StoreKind) throws -> [String] {
-        switch kind {
-        case .objects:
-            guard FileSystem.isDirectory(objectsFolder) else { return [] }
-            return try FileSystem.listDirectory(objectsFolder).filter(ObjectLayout.isObjectName).sorted()
-        case .releases:
-            return try root.releaseIDs()
+        var seen: Set<String> = []
+        var files: [(name: String, file: BundleManifest.File)] = []
+        for file in info.files {
+            let name = ObjectLayout.objectName(file)
+            if seen.insert(name).inserted { files.append((name, file)) }
         }
-    }
-
-    public func delete(_ key: StoreKey) throws {
-        switch key {
-        case .object(let name):
-            guard ObjectLayout.isObjectName(name) else { throw OperationalError("'\(name)' is not an object name") }
-            if unlink(objectPath(name)) != 0 && errno != ENOENT { throw FileSystem.failure("unlink", objectPath(name)) }
-        case .release(let id):
-            let trash = root.releasesFolder + "/.trash-\(id)"
-            guard rename(root.folder(of: id), trash) == 0 else { throw FileSystem.failure("rename", root.folder(of: id)) }
-            try DurableFiles.syncDirectory(root.releasesFolder)
-            try FileSystem.removeTree(trash)
-        case .pointer:
-            throw OperationalError("the pointer is never deleted")
-        }
-    }
-
-    public func flip(expected: String?, to release: String) throws {
-        let live = try root.pointer()
-        guard live == expected else {
-            throw ConflictError("live is \(live ?? "none"), not \(expected ?? "none") as expected; nothing was changed")
-        }
-        try root.swap(to: release)
+        try? VerifiedFiles.record(objects: files, in: objectsFolder, root: root.path, known: session.unlinkedStamps)
     }
 
     private func checkSpace(needed: Int) throws {

@@ -15,18 +15,10 @@ import RatecardSupport
 /// The pointer is written last, and only over the ETag read when the flip began, so two
 /// publishers cannot both win. Cache-Control is what the nginx configuration sends: a year of
 /// `immutable` for objects and a bundle's data folder, `no-cache` for everything that changes.
-public struct S3Store: ReleaseStore, Sendable {
-    public let client: S3Client
+struct S3Store: Sendable {
+    let client: S3Client
     let pool: S3Pool
     let stats: S3Stats?
-
-    /// A store whose parallel work shares `client`'s location and credentials over `workers`
-    /// clients of its own.
-    public init(client: S3Client, credentials: AWSCredentials, stats: S3Stats? = nil, workers: Int = S3Pool.defaultWorkers) {
-        self.client = client
-        self.stats = stats
-        pool = S3Pool(location: client.location, credentials: credentials, stats: stats ?? S3Stats(), workers: workers)
-    }
 
     init(client: S3Client, pool: S3Pool, stats: S3Stats?) {
         self.client = client
@@ -43,9 +35,14 @@ public struct S3Store: ReleaseStore, Sendable {
         switch key {
         case .object(let name): return objectsPrefix + name
         case .release(let id): return releasesPrefix + id + ".json"
+        case .entry(let release, let path): return entryKey(release: release, path: path)
         case .pointer: return pointerKey
+        case .state(let name): return name
         }
     }
+
+    /// Whether a file of a release is in its entry folder `r/<id>/` (else it is an object only).
+    static func inEntryFolder(_ path: String, format: Int) -> Bool { ObjectLayout.inEntryFolder(path) }
 
     /// Where an entry file of a release is served from: `r/<id>/<path>`.
     static func entryKey(release: String, path: String) -> String { entriesPrefix + release + "/" + path }
@@ -55,7 +52,7 @@ public struct S3Store: ReleaseStore, Sendable {
     // MARK: put
 
     @discardableResult
-    public func put(_ items: [StoreItem]) throws -> Int {
+    func put(_ items: [StoreItem]) throws -> Int {
         let (objects, releases) = try StoreItem.partition(items)
         var written = try putObjects(objects)
         for release in releases { written += try putRelease(release) }
@@ -130,8 +127,14 @@ public struct S3Store: ReleaseStore, Sendable {
             guard SHA256.hex(existing.bytes) == item.sha256 else { throw OperationalError("release \(id) already exists in the bucket (\(key)) with another version.json") }
             return 0
         }
-        let info = try ReleaseInfo.parse(manifest, source: key)
-        let entries = info.files.filter { ObjectLayout.inEntryFolder($0.path) }
+        let info = try item.info ?? ReleaseInfo.parse(manifest, source: key)
+        let entries = info.files.filter { Self.inEntryFolder($0.path, format: info.format) }
+        // A killed publish of the same id may have left files here: the folder must hold exactly
+        // the manifest's entry files, so anything else in it goes first.
+        let folder = Self.entriesPrefix + id + "/"
+        let wanted = Set(entries.map { folder + $0.path })
+        let strays = try client.list(prefix: folder).filter { !wanted.contains($0) }
+        try pool.each(strays) { client, key in try client.delete(key) }
         try pool.each(entries) { client, file in
             try client.copy(
                 from: Self.objectsPrefix + ObjectLayout.objectName(file), to: Self.entryKey(release: id, path: file.path),
@@ -150,34 +153,41 @@ public struct S3Store: ReleaseStore, Sendable {
         return manifest.count
     }
 
-    // MARK: read, list, delete
+    // MARK: list, delete
 
-    public func read(_ key: StoreKey) throws -> [UInt8]? {
-        try client.get(Self.key(key))?.bytes
-    }
-
-    public func list(_ kind: StoreKind) throws -> [String] {
+    func list(_ kind: StoreKind) throws -> [StoreListing] {
         switch kind {
         case .objects:
-            return try client.list(prefix: Self.objectsPrefix).map { String($0.dropFirst(Self.objectsPrefix.count)) }.filter(ObjectLayout.isObjectName).sorted()
+            return try client.listObjects(prefix: Self.objectsPrefix).compactMap { listed in
+                let name = String(listed.key.dropFirst(Self.objectsPrefix.count))
+                return ObjectLayout.isObjectName(name) ? StoreListing(name: name, size: listed.size) : nil
+            }.sorted { $0.name < $1.name }
         case .releases:
-            return try client.list(prefix: Self.releasesPrefix).compactMap { key -> String? in
+            return try client.list(prefix: Self.releasesPrefix).compactMap { key -> StoreListing? in
                 guard key.hasSuffix(".json") else { return nil }
                 let id = key.dropFirst(Self.releasesPrefix.count).dropLast(".json".count)
-                return id.isEmpty || id.contains("/") ? nil : String(id)
-            }.sorted()
+                return id.isEmpty || id.contains("/") ? nil : StoreListing(name: String(id), size: -1)
+            }.sorted { $0.name < $1.name }
         }
     }
 
     /// Deleting a release removes its manifest first (it is no longer a release), then its
     /// entry files; a crash in between leaves entry files that `sweepEntries` removes.
-    public func delete(_ key: StoreKey) throws {
-        switch key {
-        case .pointer: throw OperationalError("the pointer is never deleted")
-        case .object: try client.delete(Self.key(key))
-        case .release(let id):
-            try client.delete(Self.key(key))
-            try deleteEntries(of: id)
+    func delete(_ keys: [StoreKey]) throws {
+        var objects: [String] = []
+        for key in keys {
+            switch key {
+            case .pointer: throw OperationalError("the pointer is never deleted")
+            case .object: objects.append(Self.key(key))
+            case .entry, .state: try client.delete(Self.key(key))
+            case .release(let id):
+                try client.delete(Self.key(key))
+                try deleteEntries(of: id)
+            }
+        }
+        try pool.each(objects) { client, key in
+            try client.delete(key)
+            CrashPoint.hit("prune-object-removed")
         }
     }
 
@@ -187,18 +197,24 @@ public struct S3Store: ReleaseStore, Sendable {
     }
 
     /// Removes the entry files of releases that have no manifest (a publish killed before its
-    /// manifest, a prune killed after one); runs under the lock. Returns the ids swept.
+    /// manifest, a prune killed after one); runs under the lock. The entry folders are read from
+    /// their keys (SeaweedFS lists a folder after its last key is gone). Returns the ids swept.
     @discardableResult
     func sweepEntries(releases: Set<String>) throws -> [String] {
-        let orphans = try client.listFolders(prefix: Self.entriesPrefix).map { String($0.dropFirst(Self.entriesPrefix.count).dropLast()) }
-            .filter { !$0.isEmpty && !releases.contains($0) }
-        for id in orphans { try deleteEntries(of: id) }
-        return orphans
+        var orphans: [String: [String]] = [:]
+        for key in try client.list(prefix: Self.entriesPrefix) {
+            let rest = key.dropFirst(Self.entriesPrefix.count)
+            guard let slash = rest.firstIndex(of: "/") else { continue }
+            let id = String(rest[..<slash])
+            if !releases.contains(id) { orphans[id, default: []].append(key) }
+        }
+        try pool.each(orphans.values.flatMap { $0 }) { client, key in try client.delete(key) }
+        return orphans.keys.sorted()
     }
 
     /// Compare-and-swap on the pointer: it must name `expected` now, and the write is
     /// conditional on the ETag read, so a flip by anyone in between makes this one fail.
-    public func flip(expected: String?, to release: String) throws {
+    func flip(expected: String?, to release: String) throws {
         let current = try client.get(Self.pointerKey)
         let live = current.map { String(decoding: $0.bytes, as: UTF8.self) }
         guard live == expected else {

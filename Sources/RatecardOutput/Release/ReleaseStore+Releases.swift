@@ -1,0 +1,155 @@
+import RatecardCore
+import RatecardSupport
+
+/// What every command reads of a store, in terms of its twelve calls: the pointer, the
+/// releases and their manifests and files, the journal's judgements.
+extension ReleaseStore {
+    /// What one key holds, nil when absent.
+    public func read(_ key: StoreKey) throws -> [UInt8]? { try read([key])[0] }
+
+    /// The release the pointer names, whether or not it exists (rollback mends a dangling one).
+    public func pointer() throws -> String? {
+        guard let bytes = try read(.pointer) else { return nil }
+        let id = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \n\r\t")
+        guard Self.isReleaseID(id) else {
+            throw OperationalError(
+                "\(location(of: .pointer)) holds '\(id.prefix(80))', not a release id; ratecard did not write it. Make a kept release live with 'ratecard rollback --to <id>'")
+        }
+        return id
+    }
+
+    /// The live release id, nil before the first publish; an error when the pointer names a
+    /// release that does not exist.
+    public func live() throws -> String? {
+        guard let id = try pointer() else { return nil }
+        guard try manifest(of: id) != nil else {
+            throw OperationalError(
+                "\(location(of: .pointer)) points at release \(id), which does not exist (\(location(of: .release(id))) is missing: removed by hand?); the app has nothing to load. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')"
+            )
+        }
+        return id
+    }
+
+    /// Complete releases, oldest first.
+    public func releaseIDs() throws -> [String] { try list(.releases).map(\.name) }
+
+    /// A release's version.json bytes, nil when there is no such release.
+    public func manifest(of release: String) throws -> [UInt8]? { try read(.release(release)) }
+
+    /// A release's version.json.
+    public func info(of release: String) throws -> ReleaseInfo {
+        guard let bytes = try manifest(of: release) else {
+            throw OperationalError("release \(release) does not exist in \(displayName)")
+        }
+        return try ReleaseInfo.parse(bytes, source: location(of: .release(release)))
+    }
+
+    /// The bytes of `path` in `release` (its object, or for a release of the folder layout its
+    /// entry folder's file), nil when the release does not list it.
+    public func readFile(_ path: String, of release: String, info known: ReleaseInfo? = nil) throws -> [UInt8]? {
+        let info = try known ?? self.info(of: release)
+        guard let file = info.files.first(where: { $0.path == path }) else { return nil }
+        let key: StoreKey = info.format >= ObjectLayout.format ? .object(ObjectLayout.objectName(file)) : .entry(release: release, path: path)
+        guard let bytes = try read(key) else {
+            throw OperationalError("\(location(of: key)) (\(path) of release \(release)) is missing; run 'ratecard verify'")
+        }
+        return bytes
+    }
+
+    /// The bytes of the named objects (to copy them elsewhere); an absent one is an error.
+    public func objects(_ names: [String]) throws -> [String: [UInt8]] {
+        let found = try read(names.map(StoreKey.object))
+        var objects: [String: [UInt8]] = [:]
+        for (name, bytes) in zip(names, found) {
+            guard let bytes else { throw OperationalError("\(location(of: .object(name))) is missing; run 'ratecard verify'") }
+            objects[name] = bytes
+        }
+        return objects
+    }
+
+    /// A small served state file (`bridge-lines.json`), nil when absent.
+    public func readState(_ name: String) throws -> [UInt8]? { try read(.state(name)) }
+
+    /// How messages name the store: the folder, or `s3://bucket/prefix/`.
+    public var displayName: String { location(of: nil) }
+
+    /// `000042-3f2a9c0d1e4b`, as ratecard names releases.
+    static func isReleaseID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }
+    }
+
+    /// The release a user named: an id, its unique prefix, or its sequence number (`1` or `000001`).
+    public func release(named text: String) throws -> ReleaseMatch {
+        let ids = try releaseIDs()
+        if ids.contains(text) { return .found(text) }
+        var matches = ids.filter { $0.hasPrefix(text) }
+        if matches.isEmpty, !text.isEmpty, text.allSatisfy(\.isNumber), let number = Int(text) {
+            matches = ids.filter { Int($0.prefix { $0.isNumber }) == number }
+        }
+        switch matches.count {
+        case 0: return .none(known: ids)
+        case 1: return .found(matches[0])
+        default: return .ambiguous(matches)
+        }
+    }
+
+    /// Releases marked bad, judged against what the pointer names now.
+    public func badReleases() throws -> Set<String> {
+        try journalLog.badReleases(live: try pointer())
+    }
+
+    /// Releases that were live, newest first, without repeats.
+    public func activationHistory() throws -> [String] {
+        try journalLog.state().activationHistory
+    }
+
+    /// The sha256 of a release's version.json as it is stored.
+    public func versionHash(of release: String) throws -> String {
+        guard let bytes = try manifest(of: release) else { throw OperationalError("release \(release) does not exist in \(displayName)") }
+        return SHA256.hex(bytes)
+    }
+
+    /// The cheap check a rollback makes: the release's version.json still hashes to the seal the
+    /// journal recorded when every file was verified. Returns the problems found, or nil when the
+    /// journal holds no seal for the release (published before seals; re-hash instead).
+    public func sealProblems(of release: String) throws -> [String]? {
+        guard let seal = try journalLog.state().seals[release] else { return nil }
+        guard let bytes = try manifest(of: release) else { return ["missing: \(ReleaseInfo.fileName)"] }
+        return SHA256.hex(bytes) == seal ? [] : ["changed: \(ReleaseInfo.fileName)"]
+    }
+
+    /// Appends a journal entry for a flip that already happened; a failure is reported on stderr,
+    /// never thrown, because live has moved and the next run's `recover()` records it.
+    public func journalAfterSwap(_ fields: [String: JSON]) {
+        do {
+            try journalLog.append(fields)
+        } catch {
+            Trace.standardError("warning: \(displayName): live was switched, but the journal could not be written (\(error)); the next run records it\n")
+        }
+    }
+
+    /// Records a flip the journal missed (a run killed after it): a `recover` entry.
+    func recoverJournal() throws {
+        if let live = try pointer(), try journalLog.state().lastActivated != live {
+            try journalLog.append(
+                JournalFields.base(action: "recover").merging([
+                    "release": .string(live), "message": .string("the pointer named \(live) but the journal did not say so (a run was interrupted after the swap)"),
+                ]) { $1 })
+        }
+    }
+
+    /// `000042-3f2a9c0d1e4b`: a sequence number above every release ever seen, and the bundle id.
+    func nextReleaseID(bundleID: String) throws -> String {
+        var highest = try journalLog.state().highestRelease
+        for name in try releaseIDs() { highest = max(highest, Int(name.prefix { $0.isNumber }) ?? 0) }
+        let number = String(highest + 1)
+        return String(repeating: "0", count: max(0, 6 - number.count)) + number + "-" + String(bundleID.prefix(12))
+    }
+}
+
+/// A release a user named, looked up among the releases.
+public enum ReleaseMatch: Equatable, Sendable {
+    case found(String)
+    case none(known: [String])
+    case ambiguous([String])
+}
