@@ -178,4 +178,3 @@ public enum ObjectLayout {
         return true
     }
 }
-

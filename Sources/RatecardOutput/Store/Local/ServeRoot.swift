@@ -205,7 +205,6 @@ public struct ServeRoot: ReleaseStore, Sendable {
         if let info = session.putRelease(release) { store.recordPublished(info) }
     }
 
-
     public func write(state name: String, _ bytes: [UInt8]) throws {
         try DurableFiles.replace(path + "/" + name, bytes)
     }

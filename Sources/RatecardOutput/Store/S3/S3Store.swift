@@ -20,12 +20,6 @@ struct S3Store: Sendable {
     let pool: S3Pool
     let stats: S3Stats?
 
-    init(client: S3Client, pool: S3Pool, stats: S3Stats?) {
-        self.client = client
-        self.pool = pool
-        self.stats = stats
-    }
-
     static let pointerKey = "current"
     static let objectsPrefix = "o/"
     static let releasesPrefix = "releases/"
