@@ -58,6 +58,7 @@ struct BridgeBypass: CustomTestStringConvertible, Sendable {
         script("globalThis.RatecardBridge", #"globalThis.RatecardBridge.call("share", {});"#, "BRG-08", at: "RatecardBridge"),
         script("new", #"new RatecardBridge.call("share", {});"#, "BRG-08", at: "RatecardBridge"),
         script("the name as a string", #"var name = "RatecardBridge";"#, "BRG-08", at: "\"RatecardBridge\""),
+        script("a tagged template", "RatecardBridge.call`share`;", "BRG-08", at: "RatecardBridge"),
         // Names not written as string literals.
         script("template literal name", "RatecardBridge.call(`share`, {});", "BRG-05", at: "RatecardBridge"),
         script("concatenated name", #"RatecardBridge.call("sh" + "are", {});"#, "BRG-05", at: "RatecardBridge"),
@@ -83,6 +84,15 @@ struct BridgeBypass: CustomTestStringConvertible, Sendable {
         script("member name built from pieces", #"var o = document.body; o["Ratecard" + "Bridge"];"#, "BRG-09", at: "["),
         script("member name from a template", "var o = document.body; o[`Ratecard${x}`];", "BRG-09", at: "["),
         script("window.open", #"window.open("https://example.com");"#, "BRG-09", at: "open"),
+        script("globalThis?.", #"globalThis?.RatecardBridge.call("share", {});"#, "BRG-09", at: "globalThis"),
+        script("for-in over the window", "for (var k in window) {}", "BRG-09", at: "window"),
+        script("contentWindow", #"document.createElement("iframe").contentWindow[k];"#, "BRG-09", at: "contentWindow"),
+        script("opener", "opener[k].call(\"share\", {});", "BRG-09", at: "opener"),
+        script("parent.frames", "parent.frames[0][k];", "BRG-09", at: "frames"),
+        script("window.top", "window.top[k];", "BRG-09", at: "top"),
+        script("an arrow's this", "(() => this)()[k];", "BRG-09", at: "this"),
+        script("an alias of setTimeout", #"var st = setTimeout; st("x()");"#, "BRG-09", at: "setTimeout"),
+        script("constructor after a number", #"1..constructor.constructor("x")();"#, "BRG-09", at: "constructor"),
         script("javascript: URL in a string", #"location.href = "javascript:void 0";"#, "BRG-09", at: "\"javascript"),
         // Names written with escapes (decoded, then refused).
         script("escaped method", #"RatecardBridge.\u0063all("share", {});"#, "BRG-09", at: "\\u0063all"),
@@ -118,6 +128,13 @@ struct BridgeBypass: CustomTestStringConvertible, Sendable {
         script("division, not a regular expression", "var x = 4 / 2; \(share); var y = x / 2;", "BRG-10", at: "RatecardBridge.call"),
         script("escaped quotes", "var s = \"\\\"\"; \(share); var q = \"\\\"\";", "BRG-10", at: "RatecardBridge.call"),
         script("in a template substitution", "var t = `${\(share)}`;", "BRG-10", at: "RatecardBridge.call"),
+        script("an escaped command name", #"RatecardBridge.call("\u0073hare", {});"#, "BRG-10", at: "RatecardBridge"),
+        script("a regular expression holding quotes", "var re = /\"/; \(share); var q = /\"/;", "BRG-10", at: "RatecardBridge.call"),
+        script("a regular expression after an if", "if (a) /x\"/.test(b); \(share);", "BRG-10", at: "RatecardBridge.call"),
+        script("a slash in a character class", "var re = /[/\"]/; \(share);", "BRG-10", at: "RatecardBridge.call"),
+        script("a line continuation", "var s = \"a\\\nb\"; \(share);", "BRG-10", at: "RatecardBridge.call"),
+        script("a hashbang", "#!/usr/bin/env node\n\(share);", "BRG-10", at: "RatecardBridge.call"),
+        script("an HTML-like closing comment", "x = 1\n--> hidden?\n\(share);", "BRG-09", at: "-->"),
         script("after U+2028 in a line comment", "// note\u{2028}\(share);", "BRG-10", at: "RatecardBridge.call"),
         script("an HTML-like comment", "<!-- hidden?\n\(share);", "BRG-09", at: "<!--"),
         script("an unclosed template", "var t = `abc\n\(share);", "BRG-09", at: "`"),
@@ -201,6 +218,9 @@ struct BridgeAccepted: CustomTestStringConvertible, Sendable {
             code:
                 "<script>if (RatecardBridge.has(\"share\")) \(share);</script>\n<button onclick=\"RatecardBridge.has('haptic') &amp;&amp; RatecardBridge.call('haptic', {style: 'light'})\">x</button>\n",
             guarded: ["haptic", "share"]),
+        BridgeAccepted(
+            name: "scripts a browser does not run", file: "app/extra.html",
+            code: "<script type=\"text/plain\">\(share)</script>\n<noscript><script>\(share)</script></noscript>\n<textarea><script>\(share)</script></textarea>\n"),
     ]
 }
 

@@ -96,14 +96,6 @@ public enum BridgeUsageScanner {
         return result
     }
 
-    /// One script's uses and findings (a test's, or a page's).
-    static func scan(_ source: String, path: String) -> Result {
-        let scalars = Array(source.unicodeScalars)
-        var result = Result()
-        result.add(ScriptRules(JavaScriptLexer(scalars, marks: JavaScriptLexer.marks(of: scalars)), path: path))
-        return result
-    }
-
     /// A file's text as a browser decodes it (UTF-8), or nil with a finding when a byte order
     /// mark makes the browser read it as UTF-16.
     private static func read(_ file: String, shown: String, into result: inout Result) throws -> String? {
