@@ -12,14 +12,15 @@ import RatecardSupport
 /// written in place, `open(...)`; a name that can hold the window (`window`, `self`,
 /// `globalThis`, `frames`, `defaultView`, `contentWindow`, `opener`, and `top`, `parent`, `this`
 /// as free names or after one of these) unless followed by `.name`; a member name computed from
-/// string pieces; a name written with `\u` escapes; strings naming any of these.
+/// string pieces; a name written with `\u` escapes; strings naming any of these, or holding a
+/// `javascript:` URL.
 ///
 /// A call is guarded only in the positive branch of one of three shapes, where the check is
 /// exactly `RatecardBridge.has("name")` (nothing before or after it binds to it):
 /// - `if (<check>) ...` or `if (a && <check> && b) ...` (the condition only `&&`-joined terms):
 ///   the block or single statement after it, not its `else`;
 /// - `<check> && ...`: the rest of that `&&` operand, up to the first `||`, `??`, `?`, `:`,
-///   `,`, `;`, assignment or closing bracket;
+///   `,`, `;`, assignment, closing bracket or line break where the statement may end;
 /// - `<check> ? ... : ...`: the part before the `:`.
 struct ScriptRules {
     typealias Token = JavaScriptLexer.Token
