@@ -149,6 +149,101 @@ public struct Messages: Sendable {
         ("no terms document '{}' in the content", "콘텐츠에 약관 문서 '{}'이(가) 없습니다"),
         ("the nearest: {}", "가장 가까운 것: {}"),
         ("'{}' and '{}' cannot be used together", "'{}'와(과) '{}'는 함께 쓸 수 없습니다"),
+        // The native bridge: how the web build reaches the app (BRG-04, 05, 08, 09, 10).
+        ("'{}' is the app's native interface, used directly", "앱의 네이티브 인터페이스 '{}' 직접 사용"),
+        (
+            "call the app through RatecardBridge.call(\"command\", params) (app/bridge.js), which checks, times out and replies",
+            "앱 호출은 확인, 시간 제한, 응답을 처리하는 RatecardBridge.call(\"command\", params) (app/bridge.js)로 하세요"
+        ),
+        (
+            "RatecardBridge.{} needs the message name as a string literal, so it can be checked against bridge.yaml and the installed apps",
+            "RatecardBridge.{}에는 메시지 이름을 문자열 리터럴로 써야 bridge.yaml과 설치된 앱에 맞춰 검사할 수 있습니다"
+        ),
+        (
+            "RatecardBridge may be used only as RatecardBridge.call(\"name\", ...), RatecardBridge.has(\"name\") or RatecardBridge.on(\"name\", ...), written out",
+            "RatecardBridge는 RatecardBridge.call(\"name\", ...), RatecardBridge.has(\"name\"), RatecardBridge.on(\"name\", ...) 형태로 그대로 써야만 합니다"
+        ),
+        ("the check cannot tell what other code calls", "다른 형태로는 무엇을 호출하는지 검사기가 알 수 없습니다"),
+        ("the string 'RatecardBridge' reaches the runtime by name", "문자열 'RatecardBridge': 이름으로 런타임에 접근합니다"),
+        ("use RatecardBridge.call(\"name\", ...), .has(\"name\") or .on(\"name\", ...)", "RatecardBridge.call(\"name\", ...), .has(\"name\"), .on(\"name\", ...) 형태를 쓰세요"),
+        ("the name '{}' is written with a \\u escape", "이름 '{}'에 \\u 이스케이프가 쓰였습니다"),
+        ("write names out plainly", "이름은 이스케이프 없이 그대로 쓰세요"),
+        ("'{}' runs text as code, which the check cannot read", "'{}' 사용: 텍스트를 코드로 실행하므로 검사기가 읽을 수 없습니다"),
+        ("write the code out", "코드를 직접 쓰세요"),
+        ("'Reflect' reaches properties by computed name, which the check cannot follow", "'Reflect' 사용: 계산된 이름으로 속성에 접근하므로 검사기가 따라갈 수 없습니다"),
+        ("use plain property access", "일반 속성 접근(object.name)을 쓰세요"),
+        (
+            "'{}' must be given a function written in place (function () {...} or an arrow): given text, it runs it as code",
+            "'{}'에는 그 자리에 쓴 함수(function () {...} 또는 화살표 함수)를 넘겨야 합니다: 텍스트를 넘기면 코드로 실행합니다"
+        ),
+        ("import() loads code the check cannot follow", "import()는 검사기가 따라갈 수 없는 코드를 불러옵니다"),
+        ("load scripts with <script src> or a static import", "스크립트는 <script src> 또는 정적 import로 불러오세요"),
+        ("a with statement hides which object a name is read from", "with 문은 이름을 어느 객체에서 읽는지 감춥니다"),
+        ("write the object out", "객체를 직접 쓰세요"),
+        ("'open' makes a window the check cannot follow", "'open' 사용: 검사기가 따라갈 수 없는 창을 만듭니다"),
+        (
+            "open a page outside the app with RatecardBridge.call(\"open_external_url\", ...)",
+            "앱 밖의 페이지는 RatecardBridge.call(\"open_external_url\", ...)로 여세요"
+        ),
+        (
+            "'{}' can hold the page's window, so the check accepts it only as {}.name: stored, passed, indexed or called, it reaches the app's bridge unseen (use another name for a variable of your own)",
+            "'{}'에는 페이지의 window가 들어 있을 수 있어 {}.name 형태로만 허용됩니다: 저장하거나 넘기거나 인덱싱하거나 호출하면 검사기 모르게 앱 브리지에 닿습니다 (직접 만든 변수에는 다른 이름을 쓰세요)"
+        ),
+        ("the string '{}' names what the check refuses to see reached", "문자열 '{}': 검사기가 허용하지 않는 대상을 이름으로 가리킵니다"),
+        ("write the code out without it", "그 문자열 없이 코드를 직접 쓰세요"),
+        ("a javascript: URL runs code the check does not read", "javascript: URL은 검사기가 읽지 않는 코드를 실행합니다"),
+        ("a javascript: URL ({}) runs code the check does not read", "javascript: URL ({}): 검사기가 읽지 않는 코드를 실행합니다"),
+        ("put the code in a .js file", "코드는 .js 파일에 두세요"),
+        (
+            "a member name computed from string pieces can name anything, the app's bridge included",
+            "문자열 조각으로 만든 멤버 이름은 앱 브리지를 포함해 무엇이든 가리킬 수 있습니다"
+        ),
+        ("write the name out (object.name)", "이름을 직접 쓰세요 (object.name)"),
+        ("a comment is not closed (no */)", "주석이 닫히지 않았습니다 (*/ 없음)"),
+        ("an HTML-like comment (<!-- or -->) in a script", "스크립트 안에 HTML식 주석(<!-- 또는 -->)이 있습니다"),
+        ("use // instead", "대신 // 주석을 쓰세요"),
+        ("'{}' is never closed", "열린 '{}' 기호가 닫히지 않습니다"),
+        ("'{}' closes nothing that is open", "닫을 대상이 없는 '{}' 기호입니다"),
+        ("a name holds a '\\' that is not a \\u escape", "이름 안에 \\u 이스케이프가 아닌 '\\' 문자가 있습니다"),
+        ("a \\u escape in a name stands for a character no name may hold", "이름 안의 \\u 이스케이프가 이름에 쓸 수 없는 문자를 나타냅니다"),
+        ("a \\x escape needs two hex digits", "\\x 이스케이프에는 16진수 두 자리가 필요합니다"),
+        ("a \\u escape needs four hex digits or {hex}", "\\u 이스케이프에는 16진수 네 자리 또는 {hex} 형식이 필요합니다"),
+        ("a string is not closed on its line", "문자열이 그 줄에서 닫히지 않았습니다"),
+        ("a template literal is not closed (no `)", "템플릿 리터럴이 닫히지 않았습니다 (` 없음)"),
+        ("a regular expression is not closed on its line", "정규 표현식이 그 줄에서 닫히지 않았습니다"),
+        ("a '/' after '{}' may divide or start a regular expression", "'{}' 뒤의 '/' 기호는 나눗셈일 수도, 정규 표현식의 시작일 수도 있습니다"),
+        ("the check cannot tell which: use parentheses", "검사기는 어느 쪽인지 알 수 없습니다: 괄호로 감싸세요"),
+        ("the check cannot tell which: use parentheses or a ';'", "검사기는 어느 쪽인지 알 수 없습니다: 괄호로 감싸거나 세미콜론(;)을 넣으세요"),
+        ("an event-handler attribute ({}) in a file whose scripts the check does not read", "검사기가 스크립트를 읽지 않는 파일의 이벤트 핸들러 속성 ({})"),
+        ("a <script> in a file whose scripts the check does not read", "검사기가 스크립트를 읽지 않는 파일 안의 <script>"),
+        ("an srcdoc document's scripts are not checked", "srcdoc 문서의 스크립트는 검사되지 않습니다"),
+        ("give the frame a page of the web build as its src", "프레임의 src에 웹 빌드의 페이지를 지정하세요"),
+        ("inline <{}> is parsed by other rules, which can hide scripts from the check", "인라인 <{}> 요소는 다른 규칙으로 파싱되어 검사기에게서 스크립트를 숨길 수 있습니다"),
+        ("use it as an image file (<img src>)", "이미지 파일로 쓰세요 (<img src>)"),
+        (
+            "an inline script holding '<!--' (where such a script ends depends on what follows it)",
+            "'<!--' 기호가 든 인라인 스크립트 (끝나는 위치가 뒤에 오는 내용에 따라 달라집니다)"
+        ),
+        ("move it to a .js file", "코드를 .js 파일로 옮기세요"),
+        ("a character reference the check does not decode ({}) in the {} handler", "{1} 핸들러 안에 검사기가 해석하지 않는 문자 참조 ({0})"),
+        ("write the character itself", "문자를 그대로 쓰세요"),
+        (
+            "<script src=\"{}\"> loads a script from outside the web build, which the check cannot read",
+            "<script src=\"{}\">: 웹 빌드 밖의 스크립트를 불러오므로 검사기가 읽을 수 없습니다"
+        ),
+        ("serve it from the web build", "웹 빌드 안에서 제공하세요"),
+        ("<script src=\"{}\"> names no file of the web build ({})", "<script src=\"{}\">: 웹 빌드에 없는 파일입니다 ({})"),
+        (
+            "the file starts with a UTF-16 byte order mark, so a browser reads it as UTF-16 and the check cannot",
+            "파일이 UTF-16 바이트 순서 표시로 시작해 브라우저는 UTF-16으로 읽지만 검사기는 읽을 수 없습니다"
+        ),
+        ("save it as UTF-8", "UTF-8로 저장하세요"),
+        ("'{}' needs bridge {}", "'{}' 명령에는 브리지 {} 이상이 필요합니다"),
+        ("app versions supported in {} lack it: {}", "{} 환경이 지원하는 앱 버전 중 이 명령이 없는 버전: {}"),
+        (
+            "guard the call with if (RatecardBridge.has(\"{}\")) { ... }, or stop listing those versions under apps: in ratecard.yaml",
+            "if (RatecardBridge.has(\"{}\")) { ... }로 호출을 감싸거나, ratecard.yaml의 apps:에서 그 버전들을 빼세요"
+        ),
         // Other messages.
         ("Nothing has been published to {} yet", "{}에는 아직 게시된 것이 없습니다"),
     ]

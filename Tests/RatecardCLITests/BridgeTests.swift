@@ -267,7 +267,7 @@ struct BridgeTests {
             let bad = try ratecard(["validate"], in: fixture.base.repo)
             #expect(bad.status == 1)
             #expect(bad.out.contains("app/app.js:\(line):3: error BRG-03: 'teleport' is not a command in bridge.yaml (bridge 3)"), "\(bad.out)")
-            #expect(bad.out.contains("app/app.js:\(line + 1):10: error BRG-04: window.Native is used directly"))
+            #expect(bad.out.contains("app/app.js:\(line + 1):10: error BRG-04: 'Native' is the app's native interface, used directly"))
             #expect(bad.out.contains("app/app.js:\(line + 2):3: error BRG-05:"))
             #expect(!bad.out.contains("app/app.js:\(line + 3):"))
             // The schema: an unknown type, at its value.
@@ -318,6 +318,86 @@ struct BridgeTests {
             #expect(requirement.requires == 1)
             #expect(requirement.calls == ["ready": 1, "open_product": 1, "open_terms": 1])
             #expect(requirement.guarded == ["share"])
+        }
+    }
+
+    @Test("every script the web build can run is read (any extension case, inline handlers); validate and publish name each unguarded call; version.json records them")
+    func everyScriptIsRead() throws {
+        try withTemporaryDirectory { dir in
+            let fixture = try BridgeFixture(in: dir)
+            try write(fixture.base.web + "/app/extra.JS", "RatecardBridge.call(\"share\", { title: \"t\", url: \"u\" });\n")
+            var index = try read(fixture.base.web + "/index.html")
+            index = index.replacingOccurrences(of: "</head>", with: "<script src=\"app/extra.JS\" defer></script>\n</head>")
+            index = index.replacingOccurrences(of: "<body>\n", with: "<body>\n<button onclick=\"RatecardBridge.call(&quot;haptic&quot;, {style: &quot;light&quot;})\">x</button>\n")
+            try write(fixture.base.web + "/index.html", index)
+            let handlerLine = try #require(index.components(separatedBy: "\n").firstIndex { $0.hasPrefix("<button onclick") }) + 1
+            let wrongWay = "  RatecardBridge.has(\"share\") ? 0 : RatecardBridge.call(\"share\", { title: \"t\", url: \"u\" });"
+            let guardLine = try fixture.addToApp(wrongWay)
+            let guardColumn = wrongWay.distance(from: wrongWay.startIndex, to: try #require(wrongWay.range(of: "RatecardBridge.call")).lowerBound) + 1
+            let validate = try ratecard(["validate"], in: fixture.base.repo)
+            #expect(validate.status == 1)
+            let lacking = "needs bridge 2; app versions supported in production lack it: ios-4.0 (bridge 1)"
+            #expect(validate.out.contains("app/extra.JS:1:1: error BRG-10: 'share' \(lacking)"), "\(validate.out)")
+            #expect(validate.out.contains("index.html:\(handlerLine):18: error BRG-10: 'haptic' \(lacking)"))
+            #expect(validate.out.contains("app/app.js:\(guardLine):\(guardColumn): error BRG-10: 'share' \(lacking)"))
+            let refused = try fixture.publish("production", commit: 0)
+            #expect(refused.status == 1)
+            #expect(refused.err.contains("the web build calls 'haptic' at index.html:\(handlerLine):18, which needs bridge 2"), "\(refused.err)")
+            #expect(refused.err.contains("the web build calls 'share' at app/app.js:\(guardLine):\(guardColumn), which needs bridge 2"))
+            #expect(!FileSystem.exists(fixture.production + "/current"))
+            // Staging lists no apps: published, with the calls of every script recorded.
+            let published = try fixture.publish("staging", commit: 0)
+            #expect(published.status == 0, "\(published.err)")
+            let requirement = try #require(try BridgeRequirement.recorded(in: try FileSystem.realPath(fixture.staging + "/current")))
+            #expect(requirement.calls == ["ready": 1, "open_product": 1, "open_terms": 1, "share": 2, "haptic": 2])
+            #expect(requirement.requires == 2)
+        }
+    }
+
+    @Test("a bypass validate and publish refuse at its place, exit 1")
+    func bypassRefusedEndToEnd() throws {
+        try withTemporaryDirectory { dir in
+            let fixture = try BridgeFixture(in: dir)
+            let line = try fixture.addToApp("  var c = RatecardBridge.call; c(\"share\", {});\n  window[\"Ratecard\" + \"Bridge\"].call(\"share\", {});")
+            let validate = try ratecard(["validate"], in: fixture.base.repo)
+            #expect(validate.status == 1)
+            #expect(validate.out.contains("app/app.js:\(line):11: error BRG-08: RatecardBridge may be used only as"), "\(validate.out)")
+            #expect(validate.out.contains("app/app.js:\(line + 1):3: error BRG-09: 'window' can hold the page's window"))
+            let refused = try fixture.publish("staging", commit: 0)
+            #expect(refused.status == 1)
+            #expect(refused.err.contains("app/app.js:\(line):11: error BRG-08:"), "\(refused.err)")
+            #expect(refused.err.contains("Error: the web build's use of the native bridge is invalid; nothing was published"))
+            #expect(!FileSystem.exists(fixture.staging + "/current"))
+        }
+    }
+
+    @Test("a web build a check by older rules passed is checked again: the rules' version is in the cache key")
+    func olderRulesAreNotTrusted() throws {
+        try withTemporaryDirectory { dir in
+            let web = dir + "/web"
+            try FileSystem.copyTree(from: projectSite, to: web)
+            try write(web + "/app/extra.js", "var B = RatecardBridge; B.call(\"share\", {});\n")
+            let cache = BuildCache(folder: dir + "/cache", limit: 1 << 20)
+            // Kept as a passed check was kept before the rules had a version: the same parts without it.
+            var builder = BuildCache.Key.Builder("bridge-check")
+            builder.append("")
+            for path in try ReleaseFiles.list(web) {
+                builder.append(path)
+                builder.append(SHA256.hex(try FileSystem.readFile(web + "/" + path)))
+            }
+            cache.write(builder.key, BridgeGate.encode(nil))
+            let verdict = try BridgeGate.check(web: web, repositoryRoot: nil, apps: [], environment: "staging", cache: cache)
+            guard case .invalid(let errors) = verdict else {
+                Issue.record("a check kept by older rules was trusted: \(verdict)")
+                return
+            }
+            #expect(errors.map { "\($0.rule) \($0.path):\($0.mark)" } == ["BRG-08 app/extra.js:1:9"])
+            // Fixed, the check passes and is kept under the current key, which the next check reads.
+            try write(web + "/app/extra.js", "RatecardBridge.call(\"share\", {});\n")
+            let passed = try #require(try BridgeGate.check(web: web, repositoryRoot: nil, apps: [], environment: "staging", cache: cache).requirement)
+            let key = try #require(BridgeGate.cacheKey(web: web, prefix: ""))
+            let kept = try #require(cache.read(key))
+            #expect(BridgeGate.decode(kept) == .some(passed))
         }
     }
 

@@ -72,14 +72,14 @@
     return node;
   }
 
-  function append(parent) {
+  function append(container) {
     for (var i = 1; i < arguments.length; i++) {
       var child = arguments[i];
       if (child === null || child === undefined || child === false) continue;
       if (typeof child === "string") child = document.createTextNode(child);
-      parent.appendChild(child);
+      container.appendChild(child);
     }
-    return parent;
+    return container;
   }
 
   function clear(node) {

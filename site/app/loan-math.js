@@ -16,7 +16,7 @@
 // Figures are computed exactly and rounded to the won once, at the end (the stated examples
 // are the exact annuity total rounded, not a sum of rounded installments). docs/loan-math.md
 // gives the derivation; a test checks every method against a month-by-month amortisation.
-(function (root) {
+(function () {
   "use strict";
 
   function monthlyRate(aprPct) {
@@ -60,5 +60,5 @@
 
   var api = { repayment: repayment, monthlyRate: monthlyRate };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
-  else root.RatecardLoanMath = api;
-})(this);
+  else window.RatecardLoanMath = api;
+})();

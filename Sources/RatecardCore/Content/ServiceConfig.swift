@@ -28,6 +28,11 @@ public struct ServiceConfig: Sendable, Equatable {
     public struct AppVersion: Sendable, Equatable {
         public var name: String
         public var bridge: Int
+
+        public init(name: String, bridge: Int) {
+            self.name = name
+            self.bridge = bridge
+        }
     }
 
     public var path: String

@@ -29,13 +29,15 @@ public enum BridgeGate {
         return config.environments.first { $0.name == environment }?.apps ?? []
     }
 
-    /// Checks the web build against the app versions the environment supports.
-    public static func check(web: String?, repositoryRoot: String?, apps: [ServiceConfig.AppVersion], environment: String) throws -> Verdict {
+    /// Checks the web build against the app versions the environment supports; a passed check
+    /// is kept in `cache`.
+    public static func check(
+        web: String?, repositoryRoot: String?, apps: [ServiceConfig.AppVersion], environment: String, cache: BuildCache? = BuildCache.shared
+    ) throws -> Verdict {
         guard let web else { return .unused }
         let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: repositoryRoot)
         // A web build that passed is kept in the build cache by the bytes of its files: every
         // publish checks the same few files, which change far less often than the content.
-        let cache = BuildCache.shared
         let key = cache == nil ? nil : cacheKey(web: web, prefix: prefix)
         let requirement: BridgeRequirement?
         if let key, let bytes = cache?.read(key), let cached = decode(bytes) {
@@ -51,12 +53,14 @@ public enum BridgeGate {
         return Self.check(requirement, apps: apps, environment: environment)
     }
 
-    /// The cache key of a web folder's check: every file's path and hash (the schema, the
-    /// generated files and the scripts are among them), and the prefix its findings are shown
-    /// under. Nil when the folder cannot be listed (the check then runs and says why).
+    /// The cache key of a web folder's check: the version of the scanner's rules, every file's
+    /// path and hash (the schema, the generated files and the scripts are among them), and the
+    /// prefix its findings are shown under. Nil when the folder cannot be listed (the check
+    /// then runs and says why).
     package static func cacheKey(web: String, prefix: String) -> BuildCache.Key? {
         guard let paths = try? ReleaseFiles.list(web) else { return nil }
         var builder = BuildCache.Key.Builder("bridge-check")
+        builder.append("scanner \(BridgeUsageScanner.version)")
         builder.append(prefix)
         for path in paths {
             guard let bytes = try? FileSystem.readFile(web + "/" + path) else { return nil }

@@ -54,12 +54,15 @@ public final class ValidationRun {
 
     /// One commit, read from git objects, with history rules against its first parent.
     /// The work tree, and the native bridge of the web build beside it (its schema, its
-    /// generated runtime, its calls), when there is one.
+    /// generated runtime, its calls, against the app versions each environment lists), when
+    /// there is one.
     public func validateWorkingTreeAndWebBuild() throws -> ValidationReport {
-        var report = try validateWorkingTree()
+        let snapshot = try snapshot(revision: nil)
+        var report = snapshot.report
         if let web = try? BundleRun(location: location, asOf: validator.context.asOf).webFolder(override: nil) {
             let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: location.repository?.workdir)
-            report.diagnostics = (report.diagnostics + (try BridgeCheck.run(webFolder: web, displayPrefix: prefix)).diagnostics).sorted()
+            let apps = (snapshot.content.config?.environments ?? []).map { (environment: $0.name, apps: $0.apps) }
+            report.diagnostics = (report.diagnostics + (try BridgeCheck.run(webFolder: web, displayPrefix: prefix, apps: apps)).diagnostics).sorted()
         }
         return report
     }

@@ -9,10 +9,14 @@ public struct BridgeCheck {
     public var requirement: BridgeRequirement?
     public var diagnostics: [Diagnostic]
 
+    /// The app versions an environment supports (`apps:` in ratecard.yaml).
+    public typealias Apps = (environment: String, apps: [ServiceConfig.AppVersion])
+
     /// Runs the check on `webFolder`; paths in findings start with `displayPrefix` (the web
-    /// folder relative to the repository, e.g. `site/`). A web build without `bridge.yaml` has
-    /// nothing to check.
-    public static func run(webFolder: String, displayPrefix: String) throws -> BridgeCheck {
+    /// folder relative to the repository, e.g. `site/`). With `apps` (validate), each call
+    /// made outside a capability check that a listed app version lacks is an error (BRG-10), at
+    /// the call. A web build without `bridge.yaml` has nothing to check.
+    public static func run(webFolder: String, displayPrefix: String, apps: [Apps] = []) throws -> BridgeCheck {
         let collected = Diagnostics()
         guard let schema = try BridgeSchema.load(webFolder: webFolder, displayPath: displayPrefix + BridgeSchema.fileName, diagnostics: collected) else {
             return BridgeCheck(schema: nil, requirement: nil, diagnostics: collected.items.sorted())
@@ -29,6 +33,20 @@ public struct BridgeCheck {
         let scan = try BridgeUsageScanner.scan(webFolder: webFolder, displayPrefix: displayPrefix)
         let (requirement, found) = BridgeRequirement.evaluate(scan, schema: schema)
         diagnostics += found
+        for use in scan.uses where use.kind == .call && !use.guarded {
+            guard let since = schema.command(use.name)?.since else { continue }
+            for (environment, versions) in apps {
+                let lacking = versions.filter { $0.bridge < since }
+                guard !lacking.isEmpty else { continue }
+                let names = lacking.map { "\($0.name) (bridge \($0.bridge))" }.joined(separator: ", ")
+                diagnostics.append(
+                    Diagnostic(
+                        path: use.path, mark: use.mark, rule: BridgeRules.unsupported,
+                        message:
+                            "'\(use.name)' needs bridge \(since); app versions supported in \(environment) lack it: \(names); guard the call with if (RatecardBridge.has(\"\(use.name)\")) { ... }, or stop listing those versions under apps: in ratecard.yaml"
+                    ))
+            }
+        }
         return BridgeCheck(schema: schema, requirement: requirement, diagnostics: diagnostics.sorted())
     }
 

@@ -17,27 +17,14 @@ public struct BridgeRequirement: Sendable, Equatable {
     /// Where each unguarded command is first called (`site/app/app.js:296:7`), for messages.
     public var firstUse: [String: String] = [:]
 
-    /// The requirement of `scan` under `schema`, and every finding (undeclared messages, direct
-    /// native access, computed names, deprecated messages) as diagnostics.
+    /// The requirement of `scan` under `schema`, with the scan's findings and what `schema`
+    /// says of its uses (undeclared and deprecated messages) as diagnostics.
     public static func evaluate(_ scan: BridgeUsageScanner.Result, schema: BridgeSchema) -> (BridgeRequirement, [Diagnostic]) {
         var diagnostics: [Diagnostic] = []
         var calls: [String: Int] = [:]
         var firstUse: [String: String] = [:]
         var guarded: Set<String> = []
-        for finding in scan.findings {
-            switch finding.problem {
-            case .rawAccess(let what):
-                diagnostics.append(
-                    Diagnostic(
-                        path: finding.path, mark: finding.mark, rule: BridgeRules.rawAccess,
-                        message: "\(what) is used directly; call the app through RatecardBridge.call(\"command\", params) (\(BridgeWebGenerator.runtimePath)), which checks, times out and replies"))
-            case .dynamicName(let method):
-                diagnostics.append(
-                    Diagnostic(
-                        path: finding.path, mark: finding.mark, rule: BridgeRules.dynamicName,
-                        message: "RatecardBridge.\(method) needs the message name as a string literal, so it can be checked against \(BridgeSchema.fileName) and the installed apps"))
-            }
-        }
+        diagnostics += scan.findings
         for use in scan.uses {
             let declared = use.kind == .on ? schema.event(use.name) : schema.command(use.name)
             guard let message = declared else {

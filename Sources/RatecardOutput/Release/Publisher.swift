@@ -174,7 +174,7 @@ public struct Publisher {
         var staged = Staged()
         var entries: [String: BundleManifest.File] = [:]
         if let web = request.webFolder {
-            for path in try ReleaseFiles.list(web) where !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+            for path in try ReleaseFiles.webBuild(web) {
                 let bytes = try FileSystem.readFile(web + "/" + path)
                 staged.bytes[path] = bytes
                 entries[path] = BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)

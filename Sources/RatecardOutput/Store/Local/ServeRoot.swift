@@ -300,6 +300,12 @@ public enum ReleaseFiles {
         return result.sorted()
     }
 
+    /// A web build's files as a release takes them: every regular file but dot-files and what
+    /// dot-folders hold (nginx serves none of those).
+    public static func webBuild(_ root: String) throws -> [String] {
+        try list(root).filter { path in !path.split(separator: "/").contains { $0.hasPrefix(".") } }
+    }
+
     /// A release's entry folder, its terms pages listed through its link to their page set (the
     /// one symlink a release has, `PageSets`).
     public static func list(release folder: String) throws -> [String] {

@@ -1,0 +1,483 @@
+import RatecardSupport
+
+/// A script as a browser's lexer reads it, for the bridge check: where every string, template
+/// literal, comment and regular expression starts and ends, so that no code is taken for text.
+///
+/// Names and strings are decoded (`\u0063all` is `call`, `"\x73hare"` is `share`); brackets are
+/// paired. Where the reading cannot be told from the tokens alone (a `/` after `}`, or after
+/// `await`, `yield` or `of`), or the script cannot be read to its end (an unterminated string,
+/// comment, template or regular expression, unbalanced brackets, an HTML-like comment), the
+/// lexer reports a problem and the check refuses the script instead of guessing.
+struct JavaScriptLexer {
+    struct Token {
+        enum Kind: Equatable {
+            case name, string, number, regex, punctuator
+            case template(TemplatePart)
+        }
+        /// A template literal whole (no substitution), or the piece before the first `${`,
+        /// between two, or after the last.
+        enum TemplatePart { case whole, head, middle, tail }
+
+        var kind: Kind
+        /// A name or punctuator as read (names decoded); a string's value; a template piece's text.
+        var text: String
+        var mark: SourceMark
+        /// A line terminator (or a comment holding one) comes between this token and the one before.
+        var newlineBefore: Bool
+        /// A name written with a `\u` escape.
+        var escaped = false
+    }
+
+    struct Problem {
+        var mark: SourceMark
+        var message: String
+    }
+
+    private(set) var tokens: [Token] = []
+    /// For each bracket token, the index of its partner (`(` `)`, `[` `]`, `{` `}`, and a
+    /// template's head, middles and tail in turn); -1 for any other token.
+    private(set) var partner: [Int] = []
+    /// For each token, the index of the innermost bracket it is inside; -1 at the top level.
+    private(set) var enclosing: [Int] = []
+    private(set) var problems: [Problem] = []
+
+    private let source: [Unicode.Scalar]
+    private let marks: [SourceMark]
+    private var index = 0
+    private var newline = false
+    /// Open brackets: the index of the token that opened each.
+    private var open: [Int] = []
+    /// The `)` tokens that close the head of `if`, `while`, `for` or `with` (a statement follows).
+    private var headerCloses: Set<Int> = []
+    private var headerOpens: Set<Int> = []
+
+    /// Reads `source`; `marks[i]` is where `source[i]` is in the file (one more for the end).
+    init(_ source: [Unicode.Scalar], marks: [SourceMark]) {
+        self.source = source
+        self.marks = marks
+        read()
+    }
+
+    /// Marks for a whole file's text: lines counted at `\n`, columns in Unicode scalars.
+    static func marks(of source: [Unicode.Scalar], from start: SourceMark = .start) -> [SourceMark] {
+        var marks: [SourceMark] = []
+        marks.reserveCapacity(source.count + 1)
+        var line = start.line
+        var column = start.column
+        for scalar in source {
+            marks.append(SourceMark(line: line, column: column))
+            if scalar == "\n" {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
+        }
+        marks.append(SourceMark(line: line, column: column))
+        return marks
+    }
+
+    // MARK: - Characters
+
+    static func isLineTerminator(_ c: Unicode.Scalar) -> Bool { c == "\n" || c == "\r" || c == "\u{2028}" || c == "\u{2029}" }
+
+    static func isWhitespace(_ c: Unicode.Scalar) -> Bool {
+        switch c {
+        case "\t", "\u{B}", "\u{C}", " ", "\u{A0}", "\u{FEFF}": return true
+        default: return c.value > 127 && c.properties.generalCategory == .spaceSeparator
+        }
+    }
+
+    static func isNameStart(_ c: Unicode.Scalar) -> Bool {
+        if c.value < 128 { return c == "$" || c == "_" || ("a"..."z").contains(c) || ("A"..."Z").contains(c) }
+        return c.properties.isIDStart
+    }
+
+    static func isNamePart(_ c: Unicode.Scalar) -> Bool {
+        if c.value < 128 { return isNameStart(c) || ("0"..."9").contains(c) }
+        return c.properties.isIDContinue || c == "\u{200C}" || c == "\u{200D}"
+    }
+
+    static func hexValue(_ c: Unicode.Scalar) -> UInt32? {
+        switch c {
+        case "0"..."9": return c.value - 48
+        case "a"..."f": return c.value - 87
+        case "A"..."F": return c.value - 55
+        default: return nil
+        }
+    }
+
+    private func peek(_ offset: Int = 0) -> Unicode.Scalar? { index + offset < source.count ? source[index + offset] : nil }
+
+    private func starts(with text: String) -> Bool {
+        var offset = 0
+        for scalar in text.unicodeScalars {
+            guard peek(offset) == scalar else { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    private mutating func problem(_ message: String, at position: Int) {
+        problems.append(Problem(mark: marks[min(position, marks.count - 1)], message: message))
+    }
+
+    private mutating func skipLine() {
+        while let c = peek(), !Self.isLineTerminator(c) { index += 1 }
+    }
+
+    // MARK: - Reading
+
+    private mutating func read() {
+        while let c = peek() {
+            if Self.isLineTerminator(c) {
+                newline = true
+                index += 1
+                continue
+            }
+            if Self.isWhitespace(c) {
+                index += 1
+                continue
+            }
+            if index == 0 && c == "#" && peek(1) == "!" {
+                skipLine()
+                continue
+            }
+            if c == "/" && peek(1) == "/" {
+                skipLine()
+                continue
+            }
+            if c == "/" && peek(1) == "*" {
+                let start = index
+                index += 2
+                while peek() != nil && !(peek() == "*" && peek(1) == "/") {
+                    if Self.isLineTerminator(source[index]) { newline = true }
+                    index += 1
+                }
+                guard peek() != nil else {
+                    problem("a comment is not closed (no */)", at: start)
+                    break
+                }
+                index += 2
+                continue
+            }
+            // HTML-like comments (<!-- anywhere, --> at the start of a line): browsers skip
+            // the rest of the line in a classic script; modules refuse them.
+            if starts(with: "<!--") || (starts(with: "-->") && (newline || tokens.isEmpty)) {
+                problem("an HTML-like comment (<!-- or -->) in a script; use // instead", at: index)
+                skipLine()
+                continue
+            }
+            let start = index
+            if c == "\"" || c == "'" {
+                readString(quote: c)
+            } else if c == "`" {
+                index += 1
+                readTemplate(start: start, continuing: false)
+            } else if c == "}", let last = open.last, tokens[last].kind == .template(.head) || tokens[last].kind == .template(.middle) {
+                index += 1
+                readTemplate(start: start, continuing: true)
+            } else if Self.isNameStart(c) || c == "\\" {
+                readName()
+            } else if ("0"..."9").contains(c) || (c == "." && peek(1).map { ("0"..."9").contains($0) } == true) {
+                readNumber()
+            } else if c == "/" && regexAllowed(at: start) {
+                readRegex()
+            } else {
+                readPunctuator()
+            }
+        }
+        for opener in open.reversed() {
+            let text = tokens[opener].kind == .punctuator ? tokens[opener].text : "${"
+            problems.append(Problem(mark: tokens[opener].mark, message: "'\(text)' is never closed"))
+        }
+        partner += Array(repeating: -1, count: tokens.count - partner.count)
+    }
+
+    private mutating func append(_ kind: Token.Kind, _ text: String, from start: Int, escaped: Bool = false) {
+        tokens.append(Token(kind: kind, text: text, mark: marks[start], newlineBefore: newline, escaped: escaped))
+        enclosing.append(open.last ?? -1)
+        partner.append(-1)
+        newline = false
+    }
+
+    /// Pairs the token just appended with the bracket open at the top.
+    private mutating func close(_ expected: String) {
+        let closing = tokens.count - 1
+        guard let opener = open.last,
+            expected == "${" ? tokens[opener].kind != .punctuator : tokens[opener].kind == .punctuator && tokens[opener].text == expected
+        else {
+            problems.append(Problem(mark: tokens[closing].mark, message: "'\(tokens[closing].text.isEmpty ? "}" : tokens[closing].text)' closes nothing that is open"))
+            return
+        }
+        open.removeLast()
+        partner[opener] = closing
+        partner[closing] = opener
+        enclosing[closing] = open.last ?? -1
+    }
+
+    private mutating func readName() {
+        let start = index
+        var name = ""
+        var escaped = false
+        while let c = peek() {
+            if c == "\\" {
+                guard peek(1) == "u", let (scalar, length) = unicodeEscape(at: index + 2) else {
+                    problem("a name holds a '\\' that is not a \\u escape", at: index)
+                    index += 1
+                    break
+                }
+                let valid = name.isEmpty ? Self.isNameStart(scalar) : Self.isNamePart(scalar)
+                if !valid { problem("a \\u escape in a name stands for a character no name may hold", at: index) }
+                name.unicodeScalars.append(scalar)
+                escaped = true
+                index += 2 + length
+                continue
+            }
+            guard name.isEmpty ? Self.isNameStart(c) : Self.isNamePart(c) else { break }
+            name.unicodeScalars.append(c)
+            index += 1
+        }
+        append(.name, name, from: start, escaped: escaped)
+    }
+
+    /// The scalar of `XXXX` or `{X...}` at `position` and how many characters it takes.
+    private func unicodeEscape(at position: Int) -> (Unicode.Scalar, Int)? {
+        guard position < source.count else { return nil }
+        var value: UInt32 = 0
+        if source[position] == "{" {
+            var end = position + 1
+            while end < source.count, let digit = Self.hexValue(source[end]) {
+                value = value > 0x10FFFF ? value : value * 16 + digit
+                end += 1
+            }
+            guard end > position + 1, end < source.count, source[end] == "}", let scalar = Unicode.Scalar(value) else { return nil }
+            return (scalar, end + 1 - position)
+        }
+        guard position + 4 <= source.count else { return nil }
+        for offset in 0..<4 {
+            guard let digit = Self.hexValue(source[position + offset]) else { return nil }
+            value = value * 16 + digit
+        }
+        // A lone surrogate cannot be a scalar; it stands for nothing a name can hold.
+        return (Unicode.Scalar(value) ?? "\u{FFFD}", 4)
+    }
+
+    /// An escape after `\` at `index` in a string or template: appends what it stands for.
+    private mutating func readEscape(into text: inout String, template: Bool) {
+        guard let c = peek() else { return }
+        index += 1
+        switch c {
+        case "\r":
+            if peek() == "\n" { index += 1 }
+        case "\n", "\u{2028}", "\u{2029}": break
+        case "n": text += "\n"
+        case "t": text += "\t"
+        case "r": text += "\r"
+        case "b": text += "\u{8}"
+        case "f": text += "\u{C}"
+        case "v": text += "\u{B}"
+        case "x":
+            if let high = peek().flatMap(Self.hexValue), let low = peek(1).flatMap(Self.hexValue), let scalar = Unicode.Scalar(high * 16 + low) {
+                text.unicodeScalars.append(scalar)
+                index += 2
+            } else if !template {
+                problem("a \\x escape needs two hex digits", at: index - 2)
+            }
+        case "u":
+            if let (scalar, length) = unicodeEscape(at: index) {
+                text.unicodeScalars.append(scalar)
+                index += length
+            } else if !template {
+                problem("a \\u escape needs four hex digits or {hex}", at: index - 2)
+            }
+        case "0"..."7" where !template:
+            // Legacy octal: up to three digits, no more than \377.
+            var value = c.value - 48
+            var digits = 1
+            while digits < (c <= "3" ? 3 : 2), let d = peek(), ("0"..."7").contains(d) {
+                value = value * 8 + d.value - 48
+                index += 1
+                digits += 1
+            }
+            text.unicodeScalars.append(Unicode.Scalar(value)!)
+        default: text.unicodeScalars.append(c)
+        }
+    }
+
+    private mutating func readString(quote: Unicode.Scalar) {
+        let start = index
+        index += 1
+        var text = ""
+        while true {
+            guard let c = peek(), c != "\n", c != "\r" else {
+                problem("a string is not closed on its line", at: start)
+                break
+            }
+            index += 1
+            if c == quote { break }
+            if c == "\\" {
+                readEscape(into: &text, template: false)
+            } else {
+                text.unicodeScalars.append(c)
+            }
+        }
+        append(.string, text, from: start)
+    }
+
+    /// A template literal from after its backtick or `}`, up to the next `${` or its end.
+    private mutating func readTemplate(start: Int, continuing: Bool) {
+        var text = ""
+        while true {
+            guard let c = peek() else {
+                problem("a template literal is not closed (no `)", at: start)
+                append(.template(continuing ? .tail : .whole), text, from: start)
+                if continuing { close("${") }
+                return
+            }
+            index += 1
+            if c == "`" {
+                append(.template(continuing ? .tail : .whole), text, from: start)
+                if continuing { close("${") }
+                return
+            }
+            if c == "$" && peek() == "{" {
+                index += 1
+                append(.template(continuing ? .middle : .head), text, from: start)
+                if continuing { close("${") }
+                open.append(tokens.count - 1)
+                return
+            }
+            if c == "\\" {
+                readEscape(into: &text, template: true)
+            } else {
+                text.unicodeScalars.append(c)
+            }
+        }
+    }
+
+    private mutating func readNumber() {
+        let start = index
+        func digits(_ allowed: (Unicode.Scalar) -> Bool) {
+            while let c = peek(), allowed(c) || c == "_" { index += 1 }
+        }
+        let decimal: (Unicode.Scalar) -> Bool = { ("0"..."9").contains($0) }
+        if peek() == "0", let x = peek(1), "xXoObB".unicodeScalars.contains(x) {
+            index += 2
+            digits { Self.hexValue($0) != nil }
+        } else {
+            digits(decimal)
+            if peek() == "." {
+                index += 1
+                digits(decimal)
+            }
+            if let e = peek(), e == "e" || e == "E" {
+                let sign = peek(1) == "+" || peek(1) == "-" ? 1 : 0
+                if let d = peek(1 + sign), decimal(d) {
+                    index += 1 + sign
+                    digits(decimal)
+                }
+            }
+        }
+        if peek() == "n" { index += 1 }
+        append(.number, "0", from: start)
+    }
+
+    private mutating func readRegex() {
+        let start = index
+        index += 1
+        var inClass = false
+        while true {
+            guard let c = peek(), !Self.isLineTerminator(c) else {
+                problem("a regular expression is not closed on its line", at: start)
+                break
+            }
+            index += 1
+            if c == "\\" {
+                if let d = peek(), !Self.isLineTerminator(d) { index += 1 }
+            } else if c == "[" {
+                inClass = true
+            } else if c == "]" {
+                inClass = false
+            } else if c == "/" && !inClass {
+                while let d = peek(), Self.isNamePart(d) { index += 1 }
+                break
+            }
+        }
+        append(.regex, "", from: start)
+    }
+
+    private static let punctuators: [[String]] = [
+        [">>>="],
+        ["...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "??="],
+        ["=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "**", "<<", ">>"],
+    ]
+
+    private mutating func readPunctuator() {
+        let start = index
+        var text = String(source[index])
+        for group in Self.punctuators {
+            if let found = group.first(where: { starts(with: $0) }) {
+                // `?.5` is a conditional and a number.
+                if found == "?.", let d = peek(2), ("0"..."9").contains(d) { continue }
+                text = found
+                break
+            }
+        }
+        index += text.unicodeScalars.count
+        let previous = tokens.last
+        let previousIndex = tokens.count - 1
+        append(.punctuator, text, from: start)
+        switch text {
+        case "(", "[", "{":
+            open.append(tokens.count - 1)
+            if text == "(", let previous, previous.kind == .name, !previous.escaped, !isProperty(previousIndex),
+                ["if", "while", "for", "with"].contains(previous.text)
+                    || (previous.text == "await" && previousIndex > 0 && tokens[previousIndex - 1].text == "for")
+            {
+                headerOpens.insert(tokens.count - 1)
+            }
+        case ")":
+            let opener = open.last
+            close("(")
+            if let opener, headerOpens.contains(opener) { headerCloses.insert(tokens.count - 1) }
+        case "]": close("[")
+        case "}": close("{")
+        default: break
+        }
+    }
+
+    /// Whether the `)` at `index` closes the head of `if`, `while`, `for` or `with`.
+    func closesHeader(_ index: Int) -> Bool { headerCloses.contains(index) }
+
+    /// Whether the name at `index` follows `.` or `?.` (a property name, never a keyword).
+    func isProperty(_ index: Int) -> Bool {
+        index > 0 && tokens[index - 1].kind == .punctuator && (tokens[index - 1].text == "." || tokens[index - 1].text == "?.")
+    }
+
+    /// Whether a `/` at `position` starts a regular expression (else it divides).
+    private mutating func regexAllowed(at position: Int) -> Bool {
+        guard let previous = tokens.last else { return true }
+        let previousIndex = tokens.count - 1
+        switch previous.kind {
+        case .string, .number, .regex, .template(.whole), .template(.tail): return false
+        case .template(.head), .template(.middle): return true
+        case .name:
+            if previous.escaped || isProperty(previousIndex) { return false }
+            if ["of", "await", "yield"].contains(previous.text) {
+                problem("a '/' after '\(previous.text)' may divide or start a regular expression; the check cannot tell which: use parentheses", at: position)
+                return false
+            }
+            return ["return", "typeof", "instanceof", "in", "new", "delete", "void", "throw", "case", "do", "else", "extends"].contains(previous.text)
+        case .punctuator:
+            switch previous.text {
+            case ")": return headerCloses.contains(previousIndex)
+            case "]", "++", "--": return false
+            case "}":
+                problem("a '/' after '}' may divide or start a regular expression; the check cannot tell which: use parentheses or a ';'", at: position)
+                return false
+            default: return true
+            }
+        }
+    }
+}
