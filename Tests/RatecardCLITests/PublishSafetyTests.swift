@@ -11,8 +11,14 @@ struct PublishFixture {
     let root: String
     let commits: [String]
 
+    /// Whether the web build calls the native bridge (so releases record what they need of the
+    /// app, and the root has `bridge-lines.json`).
+    let bridge: Bool
+
     /// `count` commits, each changing one rate, so every commit publishes a different release.
-    init(in directory: String, commits count: Int = 2) throws {
+    /// With `bridge`, the web build has the example site's bridge schema and runtime and calls it.
+    init(in directory: String, commits count: Int = 2, bridge: Bool = false) throws {
+        self.bridge = bridge
         self.directory = directory
         repo = directory + "/repo"
         web = directory + "/web"
@@ -35,13 +41,44 @@ struct PublishFixture {
         try FileSystem.makeDirectories(web + "/app")
         try FileSystem.writeFile(web + "/index.html", Array("<!DOCTYPE html><title>app</title><script src=\"app/app.js\"></script>\n".utf8))
         try FileSystem.writeFile(web + "/app/app.js", Array("console.log('app');\n".utf8))
+        if bridge {
+            try FileSystem.writeFile(web + "/bridge.yaml", try FileSystem.readFile(projectSite + "/bridge.yaml"))
+            for generated in ["bridge.js", "bridge.d.ts"] {
+                try FileSystem.writeFile(web + "/app/" + generated, try FileSystem.readFile(projectSite + "/app/" + generated))
+            }
+            try FileSystem.writeFile(web + "/app/calls.js", Array(Self.call(needsShare: false).utf8))
+        }
     }
 
-    /// Gives the web build a file no release has yet, so the next publish writes a new object.
+    /// A script calling the bridge: `ready` (bridge 1) or `share` (bridge 2).
+    static func call(needsShare: Bool) -> String {
+        needsShare ? "RatecardBridge.call(\"share\", { title: \"t\", url: \"https://example.com\" });\n" : "RatecardBridge.call(\"ready\", { bundle_id: \"b\" });\n"
+    }
+
+    /// Gives the web build a file no release has yet, so the next publish writes a new object
+    /// (with the bridge, it also needs bridge 1 or 2 at random, so the bridge lines change).
     func stampWeb() throws {
         let path = web + "/app/stamp.js"
         unlink(path)
         try FileSystem.writeFile(path, Array("// \(UInt64.random(in: 0...UInt64.max))\n".utf8))
+        if bridge {
+            unlink(web + "/app/calls.js")
+            try FileSystem.writeFile(web + "/app/calls.js", Array(Self.call(needsShare: Bool.random()).utf8))
+        }
+    }
+
+    /// `bridge-lines.json` says what the releases and the pointer say; after a kill it may not
+    /// yet (`stale`), and then `status` must report it.
+    func linesAreConsistent(_ label: String, staleAllowed: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        guard bridge else { return }
+        let stale = try BridgeLines.staleness(root: ServeRoot(path: root))
+        guard !stale.isEmpty else { return }
+        if staleAllowed {
+            let status = try ratecard(["status", "--root", root], in: repo)
+            #expect(status.out.contains("stale: bridge-lines.json"), "\(label): status does not report \(stale): \(status.out)", sourceLocation: sourceLocation)
+        } else {
+            Issue.record("\(label): \(stale)", sourceLocation: sourceLocation)
+        }
     }
 
     func publishArguments(_ commit: String, _ extra: [String] = []) -> [String] {
@@ -105,18 +142,20 @@ struct PublishFixture {
     /// full tier, a stratified sample otherwise (`TestTier`).
     @Test func aKilledPublishLeavesCurrentCompleteAndTheNextPublishCleansUp() throws {
         try withTemporaryDirectory { directory in
-            let fixture = try PublishFixture(in: directory)
+            let fixture = try PublishFixture(in: directory, bridge: true)
             let first = try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo)
             #expect(first.status == 0, "\(first.err)")
             var target = 1
 
             func recoverAndCheck(_ label: String) throws {
                 _ = try fixture.liveIsComplete()
+                try fixture.linesAreConsistent("after \(label)", staleAllowed: true)
                 try fixture.stampWeb()
                 let next = try ratecard(fixture.publishArguments(fixture.commits[target]), in: fixture.repo)
                 #expect(next.status == 0, "publish after \(label) failed: \(next.err)")
                 #expect(try fixture.strays() == [], "strays after \(label)")
                 #expect(try fixture.liveIsComplete() != nil)
+                try fixture.linesAreConsistent("the publish after \(label)", staleAllowed: false)
                 target = 1 - target
             }
 

@@ -29,7 +29,6 @@ enum RollbackCommand {
             to: target, expectLive: arguments.value("--expect-live"), reason: reason,
             wait: !arguments.has("--no-wait"), verify: arguments.has("--verify"), force: arguments.has("--force"), dryRun: dryRun)
         // The release each app version loads may have changed (the one left is bad now).
-        if !dryRun, try root.readState(BridgeLines.fileName) != nil { ServeRootOptions.updateBridgeLines(root, invocation) }
         if json {
             let how =
                 switch done.check {

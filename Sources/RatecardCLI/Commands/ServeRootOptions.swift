@@ -95,9 +95,4 @@ enum ServeRootOptions {
         case .unused, .allowed: break
         }
     }
-
-    /// After the live release changed: the release each app version loads may have changed too.
-    static func updateBridgeLines(_ root: any ReleaseStore, _ invocation: Invocation) {
-        BridgeGate.updateLinesAfterSwap(root) { invocation.console.err("warning: \($0)\n") }
-    }
 }

@@ -94,18 +94,6 @@ public enum BridgeGate {
         return problems.isEmpty ? .allowed(requirement) : .refused(problems)
     }
 
-    /// Rewrites the serve root's bridge lines after the live release changed (under the root's
-    /// lock). The release is live either way: a failure is a warning, not an error.
-    public static func updateLinesAfterSwap(_ root: any ReleaseStore, known: [String: Int] = [:], warn: (String) -> Void) {
-        do {
-            let lock = try root.acquireLock(command: "bridge-lines", wait: true, onWait: { _ in })
-            defer { lock.release() }
-            try BridgeLines.update(root: root, known: known)
-        } catch {
-            warn("\(BridgeLines.fileName) was not updated: \(error)")
-        }
-    }
-
     /// `status`: which release each supported app version gets.
     public static func status(root: any ReleaseStore, apps: [ServiceConfig.AppVersion]) -> (JSON, String)? {
         guard !apps.isEmpty else { return nil }

@@ -98,7 +98,6 @@ public struct PromoteFlow {
         let result = try ReleaseHistory.promote(
             release: options.release, from: source, to: target, expectLive: expectLive, message: options.message, wait: options.wait, extra: extra)
         if result.alreadyLive { return .alreadyLive(release: result.id) }
-        BridgeGate.updateLinesAfterSwap(target) { events(.warning($0)) }
         return .promoted(release: result.id, previous: result.previous)
     }
 

@@ -263,9 +263,6 @@ public struct PublishFlow {
         }
         let outcome = try publisher.publish(request, onWait: { events(.waiting($0)) })
         result.outcome = .published(outcome)
-        if let requirement = bridge.requirement, case .published(let id, _, _, _, _) = outcome {
-            BridgeGate.updateLinesAfterSwap(root, known: [id: requirement.requires], warn: { events(.warning($0)) })
-        }
         return result
     }
 

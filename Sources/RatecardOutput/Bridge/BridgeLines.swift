@@ -26,11 +26,17 @@ public enum BridgeLines {
     /// on a large site).
     static func computeWithRequirements(root: any ReleaseStore, known new: [String: Int] = [:]) throws -> (lines: [Int: String], requires: [String: Int]) {
         let live = try root.live()
-        let bad = try root.badReleases()
+        let journal = try root.journalLog.state()
+        try journal.requireUndamaged()
+        let bad = journal.badReleases(live: try root.pointer())
         let known = ((try? recordedRequirements(root: root)) ?? [:]).merging(new) { $1 }
         var requires: [String: Int] = [:]
         for id in try root.releaseIDs() {
-            if let recorded = known[id] {
+            // What the journal recorded when the release was published (0: the web build needs
+            // nothing of the app), else the file's own record, else the release's version.json.
+            if let journaled = journal.publications[id]?.bridgeRequires {
+                if journaled > 0 { requires[id] = journaled }
+            } else if let recorded = known[id] {
                 requires[id] = recorded
             } else if let requirement = try? root.manifest(of: id).flatMap(BridgeRequirement.recorded(manifest:)) {
                 requires[id] = requirement.requires
@@ -60,6 +66,37 @@ public enum BridgeLines {
         ])
         try root.write(state: fileName, Array((object.serialized() + "\n").utf8))
         return lines
+    }
+
+    /// How the file differs from what it must say now (after a crash between a flip and the
+    /// file's rewrite): one problem per line, empty when it is current.
+    public static func staleness(root: any ReleaseStore) throws -> [String] {
+        let (expected, _) = try computeWithRequirements(root: root)
+        let written = try read(root: root)
+        guard try !expected.isEmpty || root.readState(fileName) != nil else { return [] }
+        var problems: [String] = []
+        for line in Set(expected.keys).union(written.keys).sorted() where expected[line] != written[line] {
+            problems.append(
+                "stale: \(fileName) gives apps of bridge \(line) \(written[line].map { "release \($0)" } ?? "nothing"), not \(expected[line].map { "release \($0)" } ?? "nothing")")
+        }
+        return problems
+    }
+
+    /// Rewrites the file when it is stale (the next command after a crash does; under the lock).
+    public static func repair(root: any ReleaseStore) throws {
+        if try !staleness(root: root).isEmpty { try update(root: root) }
+    }
+
+    /// After the live release or a bad mark changed (under the same lock): the file rewritten.
+    /// The change happened, so a failure here is reported as such, with what repairs it.
+    public static func updateAfterChange(root: any ReleaseStore, live: String, known: [String: Int] = [:]) throws {
+        do {
+            try update(root: root, known: known)
+        } catch {
+            throw OperationalError(
+                "release \(live) is live in \(root.displayName), but \(fileName) could not be written (\(error)), so older apps may still load another release; the next publish, rollback, promote or prune there rewrites it (a publish of what is live changes nothing else)"
+            )
+        }
     }
 
     /// bridge-lines.json as written: line (a bridge version, as text) -> release id, and the

@@ -28,6 +28,9 @@ public struct JournalState: Sendable, Equatable {
         public var message: String?
         public var commit: ObjectID?
         public var approval: Journal.Approval?
+        /// The bridge version the release's web build needs (0: none), as journaled; nil for a
+        /// release journaled before the field was written.
+        public var bridgeRequires: Int? = nil
     }
 
     /// Entries folded so far (line numbers for a file, entry numbers for object storage).
@@ -86,7 +89,7 @@ public struct JournalState: Sendable, Equatable {
                 if let seal = entry.seal { seals[release] = seal }
                 publications[release] = Publication(
                     action: entry.action, time: entry.time, user: entry.user, author: entry.fields["author"]?.stringValue, message: entry.message, commit: entry.commit,
-                    approval: entry.approval)
+                    approval: entry.approval, bridgeRequires: entry.fields["bridge_requires"]?.intValue)
             }
         case .prune:
             // Releases removed are gone for good: what the state keeps of them goes too.
@@ -168,7 +171,7 @@ extension JournalState {
                 publications.mapValues { p in
                     .object([
                         "action": .string(p.action.rawValue), "time": .string(p.time), "user": optional(p.user), "author": optional(p.author),
-                        "message": optional(p.message), "commit": optional(p.commit?.hex),
+                        "message": optional(p.message), "commit": optional(p.commit?.hex), "bridge_requires": p.bridgeRequires.map(JSON.int) ?? .null,
                         "approval": p.approval.map { a in
                             .object(["reason": .string(a.reason), "by": optional(a.by), "risks": a.risks.map { .array($0.map(JSON.string)) } ?? .null])
                         } ?? .null,
@@ -216,7 +219,7 @@ extension JournalState {
             }
             self.publications[release] = Publication(
                 action: action, time: time, user: value["user"]?.stringValue, author: value["author"]?.stringValue, message: value["message"]?.stringValue,
-                commit: value["commit"]?.stringValue.flatMap(ObjectID.init(validating:)), approval: approval)
+                commit: value["commit"]?.stringValue.flatMap(ObjectID.init(validating:)), approval: approval, bridgeRequires: value["bridge_requires"]?.intValue)
         }
         for value in activations {
             guard let release = value["release"]?.stringValue, let action = value["action"]?.stringValue.flatMap(Journal.Action.init(rawValue:)),

@@ -96,6 +96,7 @@ public struct Publisher {
         defer { lock.release() }
         CrashPoint.hit("locked")
         try target.recover()
+        try BridgeLines.repair(root: target)
         CrashPoint.hit("recovered")
         let live = try target.live()
         if let expected = request.expectLive, expected != (live ?? "none") {
@@ -116,17 +117,19 @@ public struct Publisher {
         let manifest = info.bytes()
         let seal = SHA256.hex(manifest)
         Trace.mark("publish: version.json")
+        let written: Int
+        let entries: Int
         do {
             let store = target
             // The objects the live release names are in the store whole (objects are written once,
             // verified, never changed, and nothing deletes what a kept release names): they are
             // not looked up again, as git trusts the objects it has and Nix its valid paths.
             // `ratecard verify` re-hashes them.
-            let written = try store.put(Self.objects(of: staged, skipping: staged.liveInfo?.objectNames ?? []))
+            written = try store.put(Self.objects(of: staged, skipping: staged.liveInfo?.objectNames ?? []))
             Trace.mark("publish: objects put (\(written) bytes written)")
             // Uploading can take long: the lock is renewed (and must still be ours) before the release goes in.
             try lock.confirm()
-            let entries = try store.put([StoreItem(key: .release(id), sha256: seal, size: manifest.count, bytes: manifest, info: info)])
+            entries = try store.put([StoreItem(key: .release(id), sha256: seal, size: manifest.count, bytes: manifest, info: info)])
             Trace.mark("publish: release put")
             try lock.confirm()
             try store.flip(expected: live, to: id)
@@ -139,13 +142,12 @@ public struct Publisher {
             fields["author"] = .string(request.author)
             fields["message"] = .string(request.message)
             fields[ServeRoot.sealField] = .string(seal)
+            fields["bridge_requires"] = .int(request.bridge?["requires"]?.intValue ?? 0)
             for (key, value) in request.extra { fields[key] = value }
             // The release is live now: a journal that cannot be written must not turn that into a
             // failure (exit 4 promises live is unchanged). The next run's recovery records the swap.
             target.journalAfterSwap(fields)
             CrashPoint.hit("journaled")
-            let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
-            return .published(id: id, previous: live, plan: plan, bytesWritten: written + entries, filesLinked: linked)
         } catch {
             var fields = JournalFields.base(action: "failure")
             fields["attempted"] = .string(request.action)
@@ -154,6 +156,11 @@ public struct Publisher {
             try? target.journalLog.append(fields)
             throw error
         }
+        // Live has moved: the lines apps of older bridge versions read follow under the same lock.
+        try BridgeLines.updateAfterChange(root: target, live: id, known: request.bridge?["requires"]?.intValue.map { [id: $0] } ?? [:])
+        CrashPoint.hit("lines-written")
+        let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
+        return .published(id: id, previous: live, plan: plan, bytesWritten: written + entries, filesLinked: linked)
     }
 
     /// One store item per object the staged release names, but those in `present`.

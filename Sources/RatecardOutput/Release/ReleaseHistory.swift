@@ -40,7 +40,10 @@ public struct ReleaseHistory {
     public func rollback(to target: String?, expectLive: String?, reason: String, wait: Bool, verify: Bool = false, force: Bool = false, dryRun: Bool = false) throws -> Rollback {
         let lock = try root.acquireLock(command: "rollback", wait: wait, onWait: { _ in })
         defer { lock.release() }
-        if !dryRun { try root.recover() }
+        if !dryRun {
+            try root.recover()
+            try BridgeLines.repair(root: root)
+        }
         guard let live = try root.pointer() else { throw OperationalError("\(root.displayName) has no live release to roll back") }
         if let expectLive, expectLive != live {
             throw ConflictError("live is \(live), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
@@ -92,6 +95,8 @@ public struct ReleaseHistory {
         fields["message"] = .string(reason)
         root.journalAfterSwap(fields)
         CrashPoint.hit("journaled")
+        try BridgeLines.updateAfterChange(root: root, live: chosen)
+        CrashPoint.hit("lines-written")
         return result
     }
 
@@ -107,6 +112,8 @@ public struct ReleaseHistory {
         fields["release"] = .string(release)
         fields["message"] = .string(reason)
         try root.journalLog.append(fields)
+        // A release marked bad may be the one a bridge line should name again.
+        try BridgeLines.repair(root: root)
     }
 
     /// Makes the identical release of another target live here (same id, same bytes): its
@@ -123,6 +130,7 @@ public struct ReleaseHistory {
         let lock = try target.acquireLock(command: "promote", wait: wait, onWait: { _ in })
         defer { lock.release() }
         try target.recover()
+        try BridgeLines.repair(root: target)
         CrashPoint.hit("promote-recovered")
         let live = try target.live()
         if let expectLive, expectLive != (live ?? "none") {
@@ -164,9 +172,12 @@ public struct ReleaseHistory {
         fields["commit"] = info.sourceCommit.map { .string($0.hex) } ?? .null
         fields["source_root"] = .string(source.displayName)
         fields["message"] = .string(message)
+        fields["bridge_requires"] = .int(info.bridge?["requires"]?.intValue ?? 0)
         for (key, value) in extra { fields[key] = value }
         target.journalAfterSwap(fields)
         CrashPoint.hit("journaled")
+        try BridgeLines.updateAfterChange(root: target, live: id)
+        CrashPoint.hit("lines-written")
         return (id, live, false)
     }
 
@@ -189,7 +200,10 @@ public struct ReleaseHistory {
     public func prune(keep: Int, graceMinutes: Int = 0, wait: Bool, dryRun: Bool = false) throws -> Pruned {
         let lock = try root.acquireLock(command: "prune", wait: wait, onWait: { _ in })
         defer { lock.release() }
-        if !dryRun { try root.recover() }
+        if !dryRun {
+            try root.recover()
+            try BridgeLines.repair(root: root)
+        }
         CrashPoint.hit("prune-locked")
         let live = try root.live()
         let bad = try root.badReleases()
