@@ -39,10 +39,13 @@ public struct PublishFlow {
         public var dryRun: Bool
         public var approval: String?
         public var wait: Bool
+        /// Publish a commit whose parent is not in this shallow clone, its history rules skipped
+        /// (`--allow-shallow`); without it such a publish is refused (exit 4).
+        public var allowShallow = false
 
         public init(
             environment: String, root: any ReleaseTarget, protected: Bool, apps: [ServiceConfig.AppVersion], revision: String?, ifStale: Bool, web: Web, asOf: Day,
-            asOfExplicit: Bool, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool
+            asOfExplicit: Bool, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool, allowShallow: Bool = false
         ) {
             self.environment = environment
             self.root = root
@@ -58,6 +61,7 @@ public struct PublishFlow {
             self.dryRun = dryRun
             self.approval = approval
             self.wait = wait
+            self.allowShallow = allowShallow
         }
     }
 
@@ -101,7 +105,7 @@ public struct PublishFlow {
     public func run(events: (FlowEvent) -> Void = { _ in }) throws -> Result {
         Trace.mark("publish: started")
         let root = options.root
-        let run = BundleRun(location: location, asOf: options.asOf)
+        let run = BundleRun(location: location, asOf: options.asOf, allowShallow: options.allowShallow)
         var revision = options.revision ?? "HEAD"
         var result = Result(outcome: .current(""), revision: revision)
         // "Is the work tree committed?" walks the whole work tree: it starts first, runs beside
