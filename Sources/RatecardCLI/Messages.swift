@@ -164,6 +164,15 @@ public struct Messages: Sendable {
         ("'{}' and '{}' cannot be used together", "'{}'와(과) '{}'는 함께 쓸 수 없습니다"),
         // Other messages.
         ("Nothing has been published to {} yet", "{}에는 아직 게시된 것이 없습니다"),
+        ("{} has {} hard links (another name is the same file)", "{0}에 하드 링크가 {1}개 있습니다 (다른 이름도 같은 파일입니다)"),
+        (
+            "ratecard never writes through one (it could overwrite or append to that file)",
+            "ratecard는 하드 링크를 거쳐 쓰지 않습니다 (그 다른 파일을 덮어쓰거나 뒤에 덧붙일 수 있기 때문입니다)"
+        ),
+        (
+            "copy it and move the copy over it ({}), or remove the other name, and run again",
+            "파일을 복사해 원래 이름으로 옮기거나({0}) 다른 이름을 지운 다음 다시 실행하세요"
+        ),
     ]
 
     static func translate(_ part: String) -> String {
