@@ -164,6 +164,15 @@ public struct Messages: Sendable {
         ("'{}' and '{}' cannot be used together", "'{}'와(과) '{}'는 함께 쓸 수 없습니다"),
         // Other messages.
         ("Nothing has been published to {} yet", "{}에는 아직 게시된 것이 없습니다"),
+        (
+            "the live release {}'s version.json does not match the seal journaled when it was published (it was changed since)",
+            "라이브 릴리스 {}의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않습니다 (그 뒤에 바뀌었습니다)"
+        ),
+        ("--if-stale rebuilds the commit it names, so nothing was published", "--if-stale은 그 파일이 가리키는 커밋을 다시 빌드하므로 아무것도 게시하지 않았습니다"),
+        (
+            "publish a reviewed commit with --rev, or roll back to a release that matches its seal",
+            "검토한 커밋을 --rev로 게시하거나, 봉인과 맞는 릴리스로 롤백하세요"
+        ),
         ("{} has {} hard links (another name is the same file)", "{0}에 하드 링크가 {1}개 있습니다 (다른 이름도 같은 파일입니다)"),
         (
             "ratecard never writes through one (it could overwrite or append to that file)",

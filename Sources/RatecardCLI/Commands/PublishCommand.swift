@@ -47,7 +47,7 @@ enum PublishCommand {
                 case .unknown(let reason): console.err("warning: no semantic diff: \(reason)\n")
                 case .nothingLive: break
                 }
-            case .approved(let approval): console.err("Approved risky change for \(name): \(approval.reason)\n")
+            case .approved(let approval): console.err("Approved risky change for \(name): \(approval.summary)\n")
             case .warning(let text): console.err("warning: \(text)\n")
             }
         }

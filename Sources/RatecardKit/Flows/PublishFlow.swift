@@ -121,6 +121,12 @@ public struct PublishFlow {
         let liveInfo = live.flatMap { try? root.info(of: $0) }
         try Self.checkClock(options.asOf, explicit: options.asOfExplicit, live: live, info: liveInfo, name: options.environment)
         if options.ifStale {
+            // The commit rebuilt is the one the live record names: only while it matches its seal.
+            if let live, case .broken = try root.sealedRecord(of: live) {
+                throw OperationalError(
+                    "the live release \(live)'s version.json does not match the seal journaled when it was published (it was changed since); --if-stale rebuilds the commit it names, so nothing was published; publish a reviewed commit with --rev, or roll back to a release that matches its seal"
+                )
+            }
             switch try Self.staleness(live: live, info: liveInfo, asOf: options.asOf) {
             case .current(let text):
                 result.outcome = .current(text)
@@ -239,7 +245,9 @@ public struct PublishFlow {
             events(.liveDiff(diff))
             if options.protected {
                 let threshold = next.config?.rateMoveWarn ?? Percent(thousandths: 3000)
-                result.approval = try ApprovalGate.check(diff, threshold: threshold, environment: options.environment, approval: options.approval)
+                result.approval = try ApprovalGate.check(
+                    diff, next: next, asOf: options.asOf, threshold: threshold, environment: options.environment, approval: options.approval,
+                    journal: try root.journalLog.entries())
                 if let approval = result.approval { events(.approved(approval)) }
             }
         }
