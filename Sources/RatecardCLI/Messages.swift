@@ -51,20 +51,23 @@ public struct Messages: Sendable {
         language == .ko ? "자세한 내용은 '\(command) --help'를 보세요." : "See '\(command) --help' for more information."
     }
 
-    /// `2 errors, 1 warning in 180 files` (+ commits for a range, + what a later commit fixed).
-    func summary(errors: Int, warnings: Int, files: Int, commits: Int, parsed: Int, fixed: Int) -> String {
+    /// `2 errors, 1 warning in 180 files` (+ commits for a range, + what a later commit fixed, +
+    /// the rules that could not run, or were skipped on request).
+    func summary(errors: Int, warnings: Int, files: Int, commits: Int, parsed: Int, fixed: Int, unrun: Int = 0, skipped: Bool = false) -> String {
         func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
         switch language {
         case .en:
             var text = "\(count(errors, "error")), \(count(warnings, "warning")) in \(count(files, "file"))"
             if commits > 0 { text += " across \(count(commits, "commit")) (\(count(parsed, "file")) parsed)" }
             if fixed > 0 { text += "; \(fixed) fixed later in the range" }
+            if unrun > 0 { text += skipped ? "; \(count(unrun, "rule")) skipped (--allow-shallow)" : "; \(count(unrun, "rule")) could not run" }
             return text
         case .ko:
             var text = "오류 \(errors)개, 경고 \(warnings)개 (파일 \(files)개"
             if commits > 0 { text += ", 커밋 \(commits)개, 읽은 파일 \(parsed)개" }
             text += ")"
             if fixed > 0 { text += "; 범위 안에서 나중에 고쳐진 문제 \(fixed)개" }
+            if unrun > 0 { text += skipped ? "; 건너뛴 규칙 \(unrun)개 (--allow-shallow)" : "; 실행하지 못한 규칙 \(unrun)개" }
             return text
         }
     }
@@ -78,6 +81,7 @@ public struct Messages: Sendable {
         "note": "참고",
         "invalid": "유효하지 않음",
         "ok": "정상",
+        "incomplete": "검사 미완료",
         "Error": "오류",
         "Usage": "사용법",
         "introduced in": "도입한 커밋",
@@ -119,13 +123,22 @@ public struct Messages: Sendable {
         ("the top band ends at {}", "가장 높은 구간이 {}에서 끝납니다"),
         ("it must reach {}", "{}까지 이어져야 합니다"),
         (
-            "history rules (HIS-01 to HIS-04) were not checked for {}: its parent {} is not in this clone (a shallow clone)",
-            "{0}의 이력 규칙(HIS-01~HIS-04)은 검사하지 않았습니다: 부모 커밋 {1}이(가) 이 클론에 없습니다 (얕은 클론)"
+            "history rules ({}) could not run for {}: its parent {} is not in this clone (a shallow clone)",
+            "{1} 커밋의 이력 규칙({0})은 실행하지 못했습니다: 부모 커밋({2})이 이 클론에 없습니다 (얕은 클론)"
+        ),
+        (
+            "history rules ({}) were skipped for {} (--allow-shallow): its parent {} is not in this clone (a shallow clone)",
+            "{1} 커밋의 이력 규칙({0})은 요청대로 건너뛰었습니다 (--allow-shallow): 부모 커밋({2})이 이 클론에 없습니다 (얕은 클론)"
+        ),
+        (
+            "{} rules could not run: {} compare a commit with its parent, and the parent of {} is not in this clone (a shallow clone)",
+            "규칙 {0}개는 실행하지 못했습니다: 이 규칙들({1})은 커밋을 부모 커밋과 비교하는데, 커밋 {2}의 부모 커밋이 이 클론에 없습니다 (얕은 클론)"
         ),
         (
             "fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)",
             "'git fetch --deepen=1'로 가져오세요 (GitHub Actions에서는 actions/checkout에 fetch-depth: 2, --range에는 0)"
         ),
+        ("or pass --allow-shallow to skip them", "일부러 건너뛰려면 --allow-shallow 옵션을 주세요"),
         // Usage errors.
         ("Unknown option '{}'", "알 수 없는 옵션 '{}'"),
         ("Missing value for '{}'", "'{}'에 값이 없습니다"),
@@ -246,6 +259,24 @@ public struct Messages: Sendable {
         ),
         // Other messages.
         ("Nothing has been published to {} yet", "{}에는 아직 게시된 것이 없습니다"),
+        (
+            "the live release {}'s version.json does not match the seal journaled when it was published (it was changed since)",
+            "라이브 릴리스 {}의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않습니다 (그 뒤에 바뀌었습니다)"
+        ),
+        ("--if-stale rebuilds the commit it names, so nothing was published", "--if-stale은 그 파일이 가리키는 커밋을 다시 빌드하므로 아무것도 게시하지 않았습니다"),
+        (
+            "publish a reviewed commit with --rev, or roll back to a release that matches its seal",
+            "검토한 커밋을 --rev로 게시하거나, 봉인과 맞는 릴리스로 롤백하세요"
+        ),
+        ("{} has {} hard links (another name is the same file)", "{0}에 하드 링크가 {1}개 있습니다 (다른 이름도 같은 파일입니다)"),
+        (
+            "ratecard never writes through one (it could overwrite or append to that file)",
+            "ratecard는 하드 링크를 거쳐 쓰지 않습니다 (그 다른 파일을 덮어쓰거나 뒤에 덧붙일 수 있기 때문입니다)"
+        ),
+        (
+            "copy it and move the copy over it ({}), or remove the other name, and run again",
+            "파일을 복사해 원래 이름으로 옮기거나({0}) 다른 이름을 지운 다음 다시 실행하세요"
+        ),
     ]
 
     static func translate(_ part: String) -> String {

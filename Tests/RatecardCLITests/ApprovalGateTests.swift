@@ -24,6 +24,23 @@ import Testing
             return live
         }
 
+        /// Journals the seal of the live release's version.json as it is now, as someone who can
+        /// write the serve root could: the record is then consistent again (what the seal cannot
+        /// protect against).
+        func resealLive() throws {
+            let live = try #require(try production.live())
+            let seal = try production.versionHash(of: live)
+            try production.journal.append(["action": .string("publish"), "time": .string("2026-11-29T00:00:00Z"), "release": .string(live), "version_sha256": .string(seal)])
+        }
+
+        /// A rate move over the threshold (+3.5pp), committed.
+        func commitBigMove(in repo: String) throws {
+            let table = repo + "/products/acme-bank/credit/rates/2026-01-15.yaml"
+            let text = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
+            try FileSystem.writeFile(table, Array(text.replacingOccurrences(of: "apr_max_pct: 9.8", with: "apr_max_pct: 13.3").utf8))
+            try Repository.open(at: repo).commitAll(message: "Big move", author: Signature(name: "Kim Minji", email: "minji@example.com"))
+        }
+
         init(in directory: String) throws {
             fixture = try PublishFixture(in: directory, commits: 1)
             try FileSystem.writeFile(
@@ -98,6 +115,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let setup = try Protected(in: directory)
             try setup.replaceLiveSourceCommit(with: #""source_commit":null"#)
+            try setup.resealLive()
             try setup.commitSmallChange(in: setup.fixture.repo)
             try setup.expectRefusedThenApproved(from: setup.fixture.repo, reason: "names no source commit")
         }
@@ -114,6 +132,161 @@ import Testing
             #expect(refused.status == 1, "\(refused.out)\(refused.err)")
             #expect(refused.err.contains("the change could not be checked for risks: the live release cannot be read"), "\(refused.err)")
             #expect(refused.err.contains("source_commit 'HEAD' is not a commit id"), "\(refused.err)")
+            #expect(try setup.production.live() == live)
+        }
+    }
+
+    /// The live record names the commit the gate diffs against: edited to name HEAD, a risky
+    /// change would look like no change. It is used only while it matches the seal journaled
+    /// when it was published; else the change is unchecked: refused, or approved and journaled so.
+    @Test func anEditedLiveRecordIsNotTrustedByTheGate() throws {
+        try withTemporaryDirectory { directory in
+            let setup = try Protected(in: directory)
+            try setup.commitBigMove(in: setup.fixture.repo)
+            let head = try Repository.open(at: setup.fixture.repo).resolveCommit("HEAD")
+            let live = try setup.replaceLiveSourceCommit(with: #""source_commit": "\#(head.hex)""#)
+            let reason = "the live release \(live)'s version.json does not match the seal journaled when it was published (it was changed since), so the commit it names is not trusted"
+            try setup.expectRefusedThenApproved(from: setup.fixture.repo, reason: reason)
+            let entry = try #require(try setup.production.journal.entries().last)
+            #expect(entry.approval?.risks?.first == "the change could not be checked for risks: \(reason)")
+        }
+    }
+
+    /// `--if-stale` rebuilds the commit the live record names: not when the record was changed.
+    @Test func ifStaleRefusesAnEditedLiveRecord() throws {
+        try withTemporaryDirectory { directory in
+            let setup = try Protected(in: directory)
+            try setup.commitSmallChange(in: setup.fixture.repo)
+            let head = try Repository.open(at: setup.fixture.repo).resolveCommit("HEAD")
+            let live = try setup.replaceLiveSourceCommit(with: #""source_commit": "\#(head.hex)""#)
+            let refused = try ratecard(["publish", "--env", "staging", "--if-stale", "--web", setup.fixture.web, "--as-of", "2026-11-30", "-m", "timer"], in: setup.fixture.repo)
+            #expect(refused.status == 0, "staging is untouched: \(refused.err)")
+            let timer = try ratecard(["publish", "--env", "production", "--if-stale", "--web", setup.fixture.web, "--as-of", "2026-11-30", "-m", "timer"], in: setup.fixture.repo)
+            #expect(timer.status == 4, "\(timer.out)\(timer.err)")
+            #expect(timer.err.contains("the live release \(live)'s version.json does not match the seal journaled when it was published"), "\(timer.err)")
+            #expect(try setup.production.live() == live)
+            let korean = try ratecard(["publish", "--env", "production", "--if-stale", "--web", setup.fixture.web, "--as-of", "2026-11-30", "-m", "timer", "--lang", "ko"], in: setup.fixture.repo)
+            #expect(korean.status == 4)
+            #expect(
+                korean.err.contains("라이브 릴리스 \(live)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않습니다 (그 뒤에 바뀌었습니다); --if-stale은 그 파일이 가리키는 커밋을 다시 빌드하므로"),
+                "\(korean.err)")
+        }
+    }
+
+    /// A rate table scheduled ahead with a +4.5pp move: the gate judges what the release shows on
+    /// the table's day too, asks for the approval when it is published, journals it with the
+    /// change and its day, and `publish --if-stale` on that day finds it instead of refusing.
+    @Test func aScheduledRiskIsApprovedAtPublishAndHonouredByIfStale() throws {
+        try withTemporaryDirectory { directory in
+            let setup = try Protected(in: directory)
+            let repo = setup.fixture.repo
+            let rates = repo + "/products/acme-bank/credit/rates/"
+            let current = String(decoding: try FileSystem.readFile(rates + "2026-01-15.yaml"), as: UTF8.self)
+            let scheduled = current.replacingOccurrences(of: "effective_from: 2026-01-15", with: "effective_from: 2027-01-04")
+                .replacingOccurrences(of: "apr_max_pct: 9.8", with: "apr_max_pct: 14.3")
+            try FileSystem.writeFile(rates + "2027-01-04.yaml", Array(scheduled.utf8))
+            let author = Signature(name: "Kim Minji", email: "minji@example.com")
+            try Repository.open(at: repo).commitAll(message: "January: raise the lowest band's ceiling", author: author)
+            let before = try setup.production.live()
+
+            let publish = ["publish", "--env", "production", "--web", setup.fixture.web, "-m", "January rates"]
+            let refused = try ratecard(publish + ["--as-of", "2026-11-29"], in: repo)
+            #expect(refused.status == 1, "\(refused.out)\(refused.err)")
+            #expect(
+                refused.err.contains("  - scheduled from 2027-01-04: acme-bank/credit scores 0-800: APR moves 4.5pp, over the 3.0pp threshold\n"), "\(refused.err)")
+            #expect(try setup.production.live() == before)
+
+            let approved = try ratecard(publish + ["--as-of", "2026-11-29", "--approve", "Board memo 12"], in: repo)
+            #expect(approved.status == 0, "\(approved.out)\(approved.err)")
+            let first = try #require(try setup.production.live())
+            let approval = try #require(try setup.production.journal.entries().last?.approval)
+            #expect(approval.reason == "Board memo 12")
+            #expect(approval.scheduled?.map(\.from) == ["2027-01-04"])
+            #expect(approval.scheduled?.first?.change.contains("apr_max_pct 9.8 to 14.3") == true, "\(approval)")
+
+            // An unrelated change published before the day keeps the scheduled change as it was
+            // approved: no second approval, and the journal says where it was given.
+            let card = repo + "/products/coral-card/card-loan/rates/2026-03-02.yaml"
+            let text = String(decoding: try FileSystem.readFile(card), as: UTF8.self)
+            try FileSystem.writeFile(card, Array(text.replacingOccurrences(of: "apr_max_pct: 9.9", with: "apr_max_pct: 10.0").utf8))
+            try Repository.open(at: repo).commitAll(message: "Card loan: top band ceiling", author: author)
+            let small = try ratecard(publish + ["--as-of", "2026-12-01"], in: repo)
+            #expect(small.status == 0, "\(small.out)\(small.err)")
+            #expect(small.err.contains("Approved risky change for production: Board memo 12 (approved with release \(first))"), "\(small.err)")
+            let second = try #require(try setup.production.live())
+            #expect(second != first)
+            #expect(try setup.production.journal.entries().last?.approval?.approvedIn == [first])
+
+            // The timer on the day: the approval is found, the scheduled rate goes live.
+            let timer = ["publish", "--env", "production", "--if-stale", "--web", setup.fixture.web, "-m", "scheduled content"]
+            let early = try ratecard(timer + ["--as-of", "2027-01-03"], in: repo)
+            #expect(early.status == 0, "\(early.err)")
+            #expect(try setup.production.live() == second)
+            let due = try ratecard(timer + ["--as-of", "2027-01-04"], in: repo)
+            #expect(due.status == 0, "\(due.out)\(due.err)")
+            let third = try #require(try setup.production.live())
+            #expect(third != second)
+            #expect(try ReleaseInfo.read(from: setup.production.folder(of: third)).asOf == "2027-01-04")
+            let carried = try #require(try setup.production.journal.entries().last?.approval)
+            #expect(carried.reason == "Board memo 12")
+            #expect(carried.approvedIn?.contains(second) == true || carried.approvedIn?.contains(first) == true, "\(carried)")
+            #expect(carried.risks == ["acme-bank/credit scores 0-800: APR moves 4.5pp, over the 3.0pp threshold"])
+        }
+    }
+
+    /// The same through staging: promote to the protected environment asks for the approval of
+    /// the scheduled move, and the timer on production finds it on the day.
+    @Test func aScheduledRiskPromotedWithAnApprovalIsHonouredByIfStale() throws {
+        try withTemporaryDirectory { directory in
+            let setup = try Protected(in: directory)
+            let repo = setup.fixture.repo
+            let rates = repo + "/products/acme-bank/credit/rates/"
+            let current = String(decoding: try FileSystem.readFile(rates + "2026-01-15.yaml"), as: UTF8.self)
+            let scheduled = current.replacingOccurrences(of: "effective_from: 2026-01-15", with: "effective_from: 2099-01-04")
+                .replacingOccurrences(of: "apr_max_pct: 9.8", with: "apr_max_pct: 14.3")
+            try FileSystem.writeFile(rates + "2099-01-04.yaml", Array(scheduled.utf8))
+            try Repository.open(at: repo).commitAll(message: "January", author: Signature(name: "Kim Minji", email: "minji@example.com"))
+            let staged = try ratecard(setup.publish("staging") + ["-m", "January rates"], in: repo)
+            try #require(staged.status == 0, "\(staged.out)\(staged.err)")
+            let promote = ["promote", "--from", "staging", "--to", "production", "-m", "checked on staging"]
+            let refused = try ratecard(promote, in: repo)
+            #expect(refused.status == 1, "\(refused.out)\(refused.err)")
+            #expect(refused.err.contains("  - scheduled from 2099-01-04: acme-bank/credit scores 0-800: APR moves 4.5pp"), "\(refused.err)")
+            let approved = try ratecard(promote + ["--approve", "Board memo 12"], in: repo)
+            #expect(approved.status == 0, "\(approved.out)\(approved.err)")
+            let promoted = try #require(try setup.production.live())
+            #expect(try setup.production.journal.entries().last?.approval?.scheduled?.first?.from == "2099-01-04")
+            let due = try ratecard(
+                ["publish", "--env", "production", "--if-stale", "--web", setup.fixture.web, "--as-of", "2099-01-04", "-m", "scheduled content"], in: repo)
+            #expect(due.status == 0, "\(due.out)\(due.err)")
+            #expect(try setup.production.live() != promoted)
+            #expect(try setup.production.journal.entries().last?.approval?.approvedIn == [promoted])
+        }
+    }
+
+    /// On its day, a scheduled move is honoured only for the exact change approved (product,
+    /// band, every value): a journaled approval of another value (a journal edited, or a release
+    /// published before the gate judged scheduled changes) covers nothing, and the timer refuses.
+    @Test func aScheduledMoveIsHonouredOnlyForTheValuesApproved() throws {
+        try withTemporaryDirectory { directory in
+            let setup = try Protected(in: directory)
+            let repo = setup.fixture.repo
+            let rates = repo + "/products/acme-bank/credit/rates/"
+            let current = String(decoding: try FileSystem.readFile(rates + "2026-01-15.yaml"), as: UTF8.self)
+            let scheduled = current.replacingOccurrences(of: "effective_from: 2026-01-15", with: "effective_from: 2027-01-04")
+                .replacingOccurrences(of: "apr_max_pct: 9.8", with: "apr_max_pct: 14.3")
+            try FileSystem.writeFile(rates + "2027-01-04.yaml", Array(scheduled.utf8))
+            try Repository.open(at: repo).commitAll(message: "January", author: Signature(name: "Kim Minji", email: "minji@example.com"))
+            let publish = ["publish", "--env", "production", "--web", setup.fixture.web, "-m", "January rates"]
+            #expect(try ratecard(publish + ["--as-of", "2026-11-29", "--approve", "Board memo 12"], in: repo).status == 0)
+            let live = try setup.production.live()
+            let path = setup.production.journal.path
+            let journal = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
+            #expect(journal.contains("apr_max_pct 9.8 to 14.3"))
+            try FileSystem.writeFile(path, Array(journal.replacingOccurrences(of: "apr_max_pct 9.8 to 14.3", with: "apr_max_pct 9.8 to 14.2").utf8))
+            let due = try ratecard(["publish", "--env", "production", "--if-stale", "--web", setup.fixture.web, "--as-of", "2027-01-04", "-m", "timer"], in: repo)
+            #expect(due.status == 1, "\(due.out)\(due.err)")
+            #expect(due.err.contains("  - acme-bank/credit scores 0-800: APR moves 4.5pp, over the 3.0pp threshold\n"), "\(due.err)")
             #expect(try setup.production.live() == live)
         }
     }

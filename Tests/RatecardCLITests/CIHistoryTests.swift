@@ -53,45 +53,176 @@ struct HistoryFixture {
         try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(needle) }) + 1
     }
 
-    @Test func aShallowCloneValidatesHeadAndSaysTheParentIsMissing() throws {
+    /// The ids of every rule that compares a commit with its parent.
+    static let historyRules = ["HIS-01", "HIS-02", "HIS-03", "HIS-04", "HIS-05", "HIS-06", "HIS-07", "HIS-08", "HIS-09", "HIS-10"]
+
+    /// A commit that rewords a mandatory phrase without a sign-off (HIS-06), and a depth-1 clone of it.
+    func phraseChangeAndShallowClone(in directory: String) throws -> (fixture: HistoryFixture, head: ObjectID, shallow: String) {
+        var fixture = try HistoryFixture(in: directory)
+        try fixture.edit("regulatory/phrases.yaml", "개인신용평점이 하락할 수 있습니다.", "개인신용평점이 하락할 수도 있습니다.")
+        let head = try fixture.commit("Soften the excess-debt warning")
+        let shallow = directory + "/shallow"
+        let (cloned, output) = try runTool("/usr/bin/git", ["clone", "-q", "--depth", "1", "file://" + fixture.repo, shallow])
+        try #require(cloned == 0, "\(output)")
+        return (fixture, head, shallow)
+    }
+
+    @Test func aShallowCloneFailsClosedNamingEveryRuleItCouldNotRun() throws {
         try withTemporaryDirectory { directory in
-            var fixture = try HistoryFixture(in: directory)
-            // A move of more than 3pp: HIS-04 warns when the parent can be compared.
-            try fixture.edit(fixture.table, "apr_min_pct: 4.1", "apr_min_pct: 0.9")
-            let head = try fixture.commit("Lower the top band's floor")
-            let full = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-11-29"], in: fixture.repo)
-            #expect(full.status == 0, "\(full.out)\(full.err)")
-            #expect(full.out.contains("warning HIS-04"), "\(full.out)")
-            #expect(!full.out.contains("note:"))
+            let (fixture, head, shallow) = try phraseChangeAndShallowClone(in: directory)
+            let validate = ["validate", "--rev", "HEAD", "--as-of", "2026-11-29"]
+            let full = try ratecard(validate, in: fixture.repo)
+            #expect(full.status == 1, "\(full.out)\(full.err)")
+            #expect(full.out.contains("error HIS-06"), "\(full.out)")
 
-            let (cloned, output) = try runTool("/usr/bin/git", ["clone", "-q", "--depth", "1", "file://" + fixture.repo, directory + "/shallow"])
-            #expect(cloned == 0, "\(output)")
-            let shallow = directory + "/shallow"
-            let result = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-11-29"], in: shallow)
-            #expect(result.status == 0, "\(result.out)\(result.err)")
-            #expect(result.err == "")
+            // The depth-1 clone cannot run the history rules: that is a refusal (exit 4), never a pass.
             let parent = fixture.commits[0]
+            let rules = Self.historyRules.joined(separator: ", ")
+            let result = try ratecard(validate, in: shallow)
+            #expect(result.status == 4, "\(result.out)\(result.err)")
             #expect(
-                result.out.hasPrefix(
-                    """
-                    note: history rules (HIS-01 to HIS-04) were not checked for \(head.short): its parent \(parent.short) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)
-                    ok: 0 errors, 0 warnings in 
-                    """), "\(result.out)")
-            #expect(!result.out.contains("warning HIS-04"))
+                result.out == """
+                    error: history rules (\(rules)) could not run for \(head.short): its parent \(parent.short) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range); or pass --allow-shallow to skip them
+                    incomplete: 0 errors, 0 warnings in 22 files across 1 commit (22 files parsed); 10 rules could not run
 
-            let github = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-11-29", "--format", "github"], in: shallow)
-            #expect(github.status == 0)
-            #expect(github.out.contains("::notice title=ratecard::history rules (HIS-01 to HIS-04) were not checked"), "\(github.out)")
-            let json = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-11-29", "--format", "json"], in: shallow)
+                    """, "\(result.out)")
+            #expect(
+                result.err == """
+                    Error: 10 rules could not run: \(rules) compare a commit with its parent, and the parent of \(head.short) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range); or pass --allow-shallow to skip them
+
+                    """, "\(result.err)")
+
+            let korean = try ratecard(validate + ["--lang", "ko"], in: shallow)
+            #expect(korean.status == 4)
+            #expect(korean.out.contains("\(head.short) 커밋의 이력 규칙(\(rules))은 실행하지 못했습니다: 부모 커밋(\(parent.short))이 이 클론에 없습니다 (얕은 클론)"), "\(korean.out)")
+            #expect(korean.out.contains("검사 미완료: 오류 0개, 경고 0개"), "\(korean.out)")
+            #expect(korean.err.contains("오류: 규칙 10개는 실행하지 못했습니다: 이 규칙들(\(rules))은 커밋을 부모 커밋과 비교하는데"), "\(korean.err)")
+            #expect(korean.err.contains("일부러 건너뛰려면 --allow-shallow 옵션을 주세요"), "\(korean.err)")
+
+            let github = try ratecard(validate + ["--format", "github"], in: shallow)
+            #expect(github.status == 4, "\(github.out)\(github.err)")
+            #expect(github.out.contains("::error title=ratecard::history rules (\(rules)) could not run for \(head.short)"), "\(github.out)")
+            #expect(github.out.hasSuffix("incomplete: 0 errors, 0 warnings in 22 files across 1 commit (22 files parsed); 10 rules could not run\n"), "\(github.out)")
+
+            let json = try ratecard(validate + ["--format", "json"], in: shallow)
+            #expect(json.status == 4)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
-            #expect((object["notes"] as? [String])?.count == 1)
-            #expect(object["valid"] as? Bool == true)
+            #expect(object["valid"] as? Bool == false)
+            #expect(object["complete"] as? Bool == false)
+            let unrun = try #require((object["unrun"] as? [[String: Any]])?.first)
+            #expect(unrun["rules"] as? [String] == Self.historyRules)
+            #expect(unrun["missing_parent"] as? String == parent.hex)
 
-            // A range reaching past the clone's edge cannot be checked: say how to fetch it.
+            // Fetching the parent, as the message says, lets every rule run.
+            let (deepened, output) = try runTool("/usr/bin/git", ["-C", shallow, "fetch", "-q", "--deepen=1"])
+            try #require(deepened == 0, "\(output)")
+            let fetched = try ratecard(validate, in: shallow)
+            #expect(fetched.status == 1, "\(fetched.out)\(fetched.err)")
+            #expect(fetched.out.contains("error HIS-06"), "\(fetched.out)")
+            #expect(!fetched.out.contains("could not run"), "\(fetched.out)")
+        }
+    }
+
+    @Test func allowShallowSkipsTheHistoryRulesAndEveryReportSaysSo() throws {
+        try withTemporaryDirectory { directory in
+            let (_, head, shallow) = try phraseChangeAndShallowClone(in: directory)
+            let validate = ["validate", "--rev", "HEAD", "--as-of", "2026-11-29", "--allow-shallow"]
+            let text = try ratecard(validate, in: shallow)
+            #expect(text.status == 0, "\(text.out)\(text.err)")
+            #expect(text.err == "")
+            #expect(text.out.hasPrefix("note: history rules (\(Self.historyRules.joined(separator: ", "))) were skipped for \(head.short) (--allow-shallow)"), "\(text.out)")
+            #expect(text.out.hasSuffix("ok: 0 errors, 0 warnings in 22 files across 1 commit (22 files parsed); 10 rules skipped (--allow-shallow)\n"), "\(text.out)")
+            let github = try ratecard(validate + ["--format", "github"], in: shallow)
+            #expect(github.status == 0)
+            #expect(github.out.contains("::warning title=ratecard::history rules ("), "\(github.out)")
+            let json = try ratecard(validate + ["--format", "json"], in: shallow)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+            #expect(object["valid"] as? Bool == true)
+            #expect(object["complete"] as? Bool == false)
+        }
+    }
+
+    /// JUnit and SARIF list the rules that could not run as skipped (never as passed), refused or
+    /// skipped on request, and stay valid against their schemas.
+    @Test func junitAndSarifReportRulesThatCouldNotRunAsSkipped() throws {
+        try withTemporaryDirectory { directory in
+            let (_, head, shallow) = try phraseChangeAndShallowClone(in: directory)
+            for allowed in [false, true] {
+                let validate = ["validate", "--rev", "HEAD", "--as-of", "2026-11-29"] + (allowed ? ["--allow-shallow"] : [])
+                let junit = try ratecard(validate + ["--format", "junit"], in: shallow)
+                #expect(junit.status == (allowed ? 0 : 4), "\(junit.err)")
+                #expect(junit.out.contains(#"failures="0" errors="0" skipped="10">"#), "\(junit.out)")
+                let skippedCase = try #require(junit.out.range(of: #"<testcase classname="ratecard.HIS-06""#), "\(junit.out)")
+                #expect(junit.out[skippedCase.upperBound...].prefix(200).contains("<skipped message=\""), "\(junit.out)")
+                try FileSystem.writeFile(directory + "/report.xml", Array(junit.out.utf8))
+                let (xsd, xsdOutput) = try runTool("/usr/bin/env", ["python3", schemaChecker, "junit", directory + "/report.xml"])
+                #expect(xsd == 0, "\(xsdOutput)")
+                #expect(xsdOutput.contains("0 failure(s), 0 error(s), 10 skipped"), "\(xsdOutput)")
+
+                let sarif = try ratecard(validate + ["--format", "sarif"], in: shallow)
+                #expect(sarif.status == (allowed ? 0 : 4), "\(sarif.err)")
+                try FileSystem.writeFile(directory + "/report.sarif", Array(sarif.out.utf8))
+                let (schema, schemaOutput) = try runTool("/usr/bin/env", ["python3", schemaChecker, "sarif", directory + "/report.sarif"])
+                #expect(schema == 0, "\(schemaOutput)")
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(sarif.out.utf8)) as? [String: Any])
+                let run = try #require((object["runs"] as? [[String: Any]])?.first)
+                let invocation = try #require((run["invocations"] as? [[String: Any]])?.first)
+                #expect(invocation["executionSuccessful"] as? Bool == allowed)
+                let notifications = try #require(invocation["toolExecutionNotifications"] as? [[String: Any]])
+                let named = notifications.compactMap { ($0["associatedRule"] as? [String: Any])?["id"] as? String }
+                #expect(named == Self.historyRules)
+                let his06 = try #require(notifications.first { ($0["associatedRule"] as? [String: Any])?["id"] as? String == "HIS-06" })
+                #expect(his06["level"] as? String == (allowed ? "warning" : "error"))
+                #expect(((his06["message"] as? [String: Any])?["text"] as? String)?.contains(head.short) == true)
+                #expect((run["results"] as? [Any])?.isEmpty == true)
+            }
+        }
+    }
+
+    /// A repository's first commit has no parent at all: nothing is missing, every rule ran.
+    @Test func theFirstCommitOfARepositoryIsNotAShallowEdge() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try HistoryFixture(in: directory)
+            let result = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-11-29", "--format", "json"], in: fixture.repo)
+            #expect(result.status == 0, "\(result.out)\(result.err)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+            #expect(object["complete"] as? Bool == true)
+            #expect((object["unrun"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    /// A range reaching past the clone's edge cannot be walked: exit 4, saying how to fetch it.
+    @Test func aRangePastTheShallowEdgeExits4() throws {
+        try withTemporaryDirectory { directory in
+            let (_, _, shallow) = try phraseChangeAndShallowClone(in: directory)
             let range = try ratecard(["validate", "--range", "HEAD~1..HEAD", "--as-of", "2026-11-29"], in: shallow)
             #expect(range.status == 4)
             #expect(range.err.contains("this is a shallow clone"), "\(range.err)")
             #expect(range.err.contains("fetch-depth: 0"), "\(range.err)")
+        }
+    }
+
+    /// publish and build run the same checks: in a shallow clone they refuse (exit 4, nothing
+    /// published) unless --allow-shallow says to skip the history rules.
+    @Test func publishAndBuildInAShallowCloneFailClosed() throws {
+        try withTemporaryDirectory { directory in
+            let (_, _, shallow) = try phraseChangeAndShallowClone(in: directory)
+            let web = directory + "/web"
+            try FileSystem.makeDirectories(web)
+            try FileSystem.writeFile(web + "/index.html", Array("<!DOCTYPE html><title>app</title>\n".utf8))
+            let root = directory + "/root"
+            let publish = ["publish", "--root", root, "--web", web, "--as-of", "2026-11-29", "-m", "from CI"]
+            let refused = try ratecard(publish, in: shallow)
+            #expect(refused.status == 4, "\(refused.out)\(refused.err)")
+            #expect(refused.err.contains("10 rules could not run: \(Self.historyRules.joined(separator: ", "))"), "\(refused.err)")
+            #expect(refused.err.contains("--allow-shallow"), "\(refused.err)")
+            #expect(try ServeRoot(path: root).live() == nil)
+            let built = try ratecard(["build", "--rev", "HEAD", "--as-of", "2026-11-29", "--out", directory + "/out"], in: shallow)
+            #expect(built.status == 4, "\(built.out)\(built.err)")
+            #expect(!FileSystem.exists(directory + "/out"))
+            let allowed = try ratecard(publish + ["--allow-shallow"], in: shallow)
+            #expect(allowed.status == 0, "\(allowed.out)\(allowed.err)")
+            #expect(try ServeRoot(path: root).live() != nil)
         }
     }
 

@@ -36,7 +36,7 @@ import Testing
             result.err == """
                 Error: Unknown option '--frobnicate'
 
-                Usage: ratecard validate [--rev <rev> | --range <a..b> | --staged] [--format <format>] [--as-of <date>]
+                Usage: ratecard validate [--rev <rev> | --range <a..b> | --staged] [--format <format>] [--as-of <date>] [--allow-shallow]
                   See 'ratecard validate --help' for more information.
 
                 """)

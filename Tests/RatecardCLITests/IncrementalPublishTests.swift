@@ -249,6 +249,32 @@ import Testing
         }
     }
 
+    /// A rate update built onto the live bundle runs the history rules of the commit against its
+    /// parent as the full check does: a table that took effect and was superseded is a record,
+    /// and editing it in place is refused (HIS-08), not published.
+    @Test func aPastTableEditedInPlaceIsRefusedAsTheFullCheckRefusesIt() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try Fixture(in: directory)
+            #expect(try fixture.publish().status == 0)
+            let live = try #require(try ServeRoot(path: fixture.root).live())
+            let table = try Self.oldestTable(fixture, of: 2)
+            #expect(table != (try fixture.newestTable(of: 2)))
+            var edited = false
+            try fixture.edit(table, message: "Correct an old rate") { line in
+                guard !edited, line.hasPrefix("    apr_min_pct: ") else { return line }
+                edited = true
+                return line + "1"
+            }
+            let full = try ratecard(["validate", "--rev", "HEAD", "--as-of", Self.day], in: fixture.repo)
+            #expect(full.status == 1)
+            #expect(full.out.contains(table + ":") && full.out.contains("error HIS-08"), "\(full.out)")
+            let refused = try fixture.publish()
+            #expect(refused.status == 1, "\(refused.out)\(refused.err)")
+            #expect(refused.out.contains("error HIS-08"), "\(refused.out)")
+            #expect(try ServeRoot(path: fixture.root).live() == live)
+        }
+    }
+
     /// The live bundle is read from the objects its release names, each checked against its
     /// hash, and must come from the same content root and the same build; otherwise: a full
     /// build. An entry folder's copy changed on disk is not what is read (the release's objects

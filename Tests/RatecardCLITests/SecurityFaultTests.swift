@@ -32,6 +32,39 @@ import Testing
         }
     }
 
+    /// A hard link is another name for the same file: truncating the lock or appending to the
+    /// journal through it would write to that file. Refused by the descriptor, before any write.
+    @Test(arguments: ["lock", "journal.jsonl"])
+    func aHardLinkedStateFileIsRefusedAndItsOtherNameUntouched(_ name: String) throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory)
+            let first = try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo)
+            try #require(first.status == 0, "\(first.err)")
+            let live = try ServeRoot(path: fixture.root).live()
+            let path = fixture.root + "/.ratecard/" + name
+            // Another name for the state file, outside the serve root (a file someone else owns).
+            let other = directory + "/other-name"
+            try #require(link(path, other) == 0)
+            let before = try FileSystem.readFile(other)
+            for arguments in [fixture.publishArguments(fixture.commits[1]), ["rollback", "--root", fixture.root, "-m", "x"], ["prune", "--root", fixture.root, "--keep", "1"]] {
+                let refused = try ratecard(arguments, in: fixture.repo)
+                #expect(refused.status == 4, "\(arguments[0]): \(refused.out)\(refused.err)")
+                #expect(refused.err.contains("\(path) has 2 hard links (another name is the same file); ratecard never writes through one"), "\(refused.err)")
+                #expect(try FileSystem.readFile(other) == before, "\(arguments[0]) wrote through the hard link")
+                #expect(try ServeRoot(path: fixture.root).live() == live)
+            }
+            let korean = try ratecard(fixture.publishArguments(fixture.commits[1]) + ["--lang", "ko"], in: fixture.repo)
+            #expect(korean.status == 4)
+            #expect(korean.err.contains("\(path)에 하드 링크가 2개 있습니다 (다른 이름도 같은 파일입니다); ratecard는 하드 링크를 거쳐 쓰지 않습니다"), "\(korean.err)")
+            // The fix the message gives: a file of its own, and everything works again.
+            let (mended, output) = try runTool("/bin/sh", ["-c", "cp -p '\(path)' '\(path).own' && mv '\(path).own' '\(path)'"])
+            try #require(mended == 0, "\(output)")
+            let again = try ratecard(fixture.publishArguments(fixture.commits[1]), in: fixture.repo)
+            #expect(again.status == 0, "\(again.out)\(again.err)")
+            #expect(try FileSystem.readFile(other) == before)
+        }
+    }
+
     @Test func aSymlinkedStateFolderIsRefused() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory)

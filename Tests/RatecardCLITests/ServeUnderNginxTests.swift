@@ -250,6 +250,19 @@ import Testing
                 #expect(policy.contains("sandbox") == (path.hasPrefix("/data/") || path.hasPrefix("/o/")), "\(path): \(policy)")
             }
             #expect(try probe.get("/version.json").status == 404)
+            // Every 404 too: each `return 404` location (dot-files, version.json, a name under /o/
+            // that is no object) and each miss of a location that serves files.
+            let absent = String(repeating: "ab", count: 32)
+            for path in [
+                "/.ratecard/journal.jsonl", "/data/.hidden", "/version.json", "/r/\(live)/version.json", "/o/not-an-object", "/o/", "/o/\(absent).json",
+                "/r/\(live)/o/\(absent).json", "/app/missing.js", "/no-such-page.html", "/data/missing.json", "/terms/missing.html",
+            ] {
+                let response = try probe.get(path)
+                #expect(response.status == 404, "\(path)")
+                #expect(response.header("x-content-type-options") == "nosniff", "\(path): \(response.headers)")
+                let policy = response.header("content-security-policy") ?? ""
+                #expect(policy.contains("frame-ancestors 'self'"), "\(path): \(policy)")
+            }
             // A data object and the app's script come gzipped to a client that accepts it (what
             // make bench counts), with the same headers, and plain to one that does not.
             for (path, file) in [

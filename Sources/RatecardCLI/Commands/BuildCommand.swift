@@ -5,12 +5,13 @@ enum BuildCommand {
     static let command = Command(
         name: "build",
         abstract: "Render the content into a bundle: JSON data, HTML pages and a sha256 manifest.",
-        usage: "[--rev <rev>] [--as-of <date>] [--format <format>] --out <dir>",
+        usage: "[--rev <rev>] [--as-of <date>] [--format <format>] [--allow-shallow] --out <dir>",
         options: [
             OptionSpec("--rev", value: "REV", "Build a commit, read from git objects (default: the work tree)"),
             OptionSpec("--as-of", value: "DATE", "The date that decides the current rate tables and terms (default: today in Asia/Seoul)"),
             OptionSpec("--out", value: "DIR", "The folder to write; replaced only when the new bundle is complete"),
             OptionSpec("--format", value: "FORMAT", "How to print problems if the content is invalid (text, json, github, sarif, junit); json also prints what was built"),
+            OptionSpec("--allow-shallow", "Build a commit whose parent is not in this shallow clone, its history rules skipped (else exit 4)"),
         ],
         discussion: "The same commit and --as-of always give byte-identical output. Invalid content exits 1 with the\nsame report as 'ratecard validate' and writes nothing.",
         run: run)
@@ -18,7 +19,7 @@ enum BuildCommand {
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         guard let out = arguments.value("--out") else { throw UsageError("Missing expected option '--out <dir>'") }
         let format = try ReportFormat.named(arguments.value("--format"))
-        let run = BundleRun(location: try ContentLocation.find(from: invocation.directory), asOf: try invocation.asOf(arguments))
+        let run = BundleRun(location: try ContentLocation.find(from: invocation.directory), asOf: try invocation.asOf(arguments), allowShallow: arguments.has("--allow-shallow"))
         switch try run.render(revision: arguments.value("--rev")) {
         case .invalid(let report):
             invocation.console.out(format.render(report, version: RatecardCLI.version))

@@ -35,7 +35,9 @@ enum PreviewCommand {
         }
         if arguments.value("--port") != nil { throw UsageError("'--port' is for '--watch'") }
         let location = try ContentLocation.find(from: invocation.directory)
-        let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
+        // A preview is for a person to look at, not a gate: history rules that cannot run in a
+        // shallow clone are skipped (an invalid report says so).
+        let run = BundleRun(location: location, asOf: try invocation.asOf(arguments), allowShallow: true)
         let web = try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
         switch try run.render(revision: arguments.value("--rev")) {
         case .invalid(let report):

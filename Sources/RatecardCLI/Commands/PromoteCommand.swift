@@ -55,7 +55,7 @@ enum PromoteCommand {
             case .liveDiff(.diff(let diff)) where options.dryRun && !json:
                 console.out(DiffFormatter.text(diff, title: "\(toName): live -> promoted", colour: console.outIsTerminal))
             case .liveDiff: break
-            case .approved(let approval): console.err("Approved risky change for \(toName): \(approval.reason)\n")
+            case .approved(let approval): console.err("Approved risky change for \(toName): \(approval.summary)\n")
             case .warning(let text): console.err("warning: \(text)\n")
             }
         }

@@ -6,7 +6,7 @@ enum PublishCommand {
         name: "publish",
         abstract: "Build a commit and make it live: staged beside the live release, swapped in one rename.",
         usage:
-            "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir> | --no-web] [--as-of <date>] [--expect-live <id>] [-m <msg>] [--dry-run] [--if-stale] [--approve <reason>] [--no-wait] [--format <format>]",
+            "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir> | --no-web] [--as-of <date>] [--expect-live <id>] [-m <msg>] [--dry-run] [--if-stale] [--approve <reason>] [--allow-shallow] [--no-wait] [--format <format>]",
         options: ServeRootOptions.options + [
             OptionSpec("--rev", value: "REV", "The commit to publish (default: HEAD; uncommitted content is refused)"),
             OptionSpec("--web", value: "DIR", "The web build folder (default: 'web' in ratecard.yaml, else ../site)"),
@@ -17,11 +17,12 @@ enum PublishCommand {
             OptionSpec("--dry-run", "Print what would change (semantic diff, then files) and touch nothing"),
             OptionSpec("--if-stale", "Only if something scheduled has taken effect since the live release was built: rebuild the live release's commit as of today (for a daily timer)"),
             OptionSpec("--approve", value: "REASON", "Approve a risky change for a protected environment (recorded in the journal)"),
+            OptionSpec("--allow-shallow", "Publish a commit whose parent is not in this shallow clone, its history rules skipped (else exit 4)"),
             ServeRootOptions.noWait,
             ServeRootOptions.format,
         ],
         discussion:
-            "Exit codes: 0 published (or already live), 1 content invalid, uncommitted, or a risky change to a\nprotected environment without --approve, 2 usage, 3 lock held or live is not --expect-live, 4 I/O failure\n(the live release is unchanged with 1, 3 and 4).",
+            "Exit codes: 0 published (or already live), 1 content invalid, uncommitted, or a risky change to a\nprotected environment without --approve, 2 usage, 3 lock held or live is not --expect-live, 4 I/O failure\nor history rules that could not run in a shallow clone (the live release is unchanged with 1, 3 and 4).",
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
@@ -34,7 +35,7 @@ enum PublishCommand {
             environment: name, root: root, protected: protected, apps: ServeRootOptions.apps(of: name, invocation), revision: arguments.value("--rev"),
             ifStale: arguments.has("--if-stale"), web: web, asOf: try invocation.asOf(arguments), asOfExplicit: arguments.value("--as-of") != nil,
             expectLive: arguments.value("--expect-live"), message: arguments.value("-m") ?? "", dryRun: arguments.has("--dry-run"),
-            approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"))
+            approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"), allowShallow: arguments.has("--allow-shallow"))
         let console = invocation.console
         let result = try PublishFlow(location: location, options: options).run { event in
             switch event {
@@ -46,7 +47,7 @@ enum PublishCommand {
                 case .unknown(let reason): console.err("warning: no semantic diff: \(reason)\n")
                 case .nothingLive: break
                 }
-            case .approved(let approval): console.err("Approved risky change for \(name): \(approval.reason)\n")
+            case .approved(let approval): console.err("Approved risky change for \(name): \(approval.summary)\n")
             case .warning(let text): console.err("warning: \(text)\n")
             }
         }

@@ -12,8 +12,10 @@ enum GitHubReport {
             if let commit = diagnostic.commit { message += " (introduced in \(commit.id.short))" }
             text += "::\(level) file=\(property(diagnostic.path)),line=\(diagnostic.mark.line),col=\(diagnostic.mark.column),title=\(property(diagnostic.rule))::\(data(message))\n"
         }
-        for note in report.notes { text += "::notice title=ratecard::\(data(note))\n" }
-        text += (report.hasErrors ? "invalid: " : "ok: ") + report.summary + "\n"
+        // Rules that could not run fail the job (exit 4), or were skipped on request: an error or a
+        // warning, never a notice that is easy to miss.
+        for note in report.notes { text += "::\(report.incomplete ? "error" : "warning") title=ratecard::\(data(note))\n" }
+        text += report.verdict + ": " + report.summary + "\n"
         return text
     }
 

@@ -22,7 +22,16 @@ enum JSONReport {
         }
         let object: JSON = .object([
             "generator": .string("ratecard \(version)"),
-            "valid": .bool(!report.hasErrors),
+            // A run with rules that could not run is not valid, unless skipping was asked for.
+            "valid": .bool(!report.hasErrors && !report.incomplete),
+            "complete": .bool(report.unrun.isEmpty),
+            "unrun": .array(
+                report.unrun.map { unrun in
+                    .object([
+                        "commit": .string(unrun.commit.hex), "missing_parent": .string(unrun.parent.hex), "rules": .array(unrun.rules.map(JSON.string)),
+                        "skipped_on_request": .bool(report.skipAllowed),
+                    ])
+                }),
             "errors": .int(report.errorCount),
             "warnings": .int(report.warningCount),
             "files": .int(report.files),

@@ -1,16 +1,24 @@
 import RatecardKit
 
-/// JUnit XML: one test suite, one test case per rule; a rule's errors are its failures.
+/// JUnit XML: one test suite, one test case per rule; a rule's errors are its failures, and a
+/// rule that could not run (the history rules in a shallow clone) is skipped, never passed.
 enum JUnitReport {
     static func render(_ report: ValidationReport) -> String {
         let byRule = Dictionary(grouping: report.present, by: \.rule)
-        let failures = Rule.all.filter { rule in byRule[rule.id]?.contains { $0.severity == .error } ?? false }.count
+        let failed = Set(Rule.all.filter { rule in byRule[rule.id]?.contains { $0.severity == .error } ?? false }.map(\.id))
+        // A rule that failed on one commit and could not run on another failed.
+        let skipped = Set(report.unrunRules).subtracting(failed)
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"ratecard validate\" tests=\"\(Rule.all.count)\" failures=\"\(failures)\" errors=\"0\">\n"
-        xml += "  <testsuite name=\"ratecard validate\" tests=\"\(Rule.all.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n"
+        xml += "<testsuites name=\"ratecard validate\" tests=\"\(Rule.all.count)\" failures=\"\(failed.count)\" errors=\"0\">\n"
+        xml += "  <testsuite name=\"ratecard validate\" tests=\"\(Rule.all.count)\" failures=\"\(failed.count)\" errors=\"0\" skipped=\"\(skipped.count)\">\n"
         for rule in Rule.all {
             let found = byRule[rule.id] ?? []
             xml += "    <testcase classname=\"ratecard.\(escape(rule.id))\" name=\"\(escape(rule.id)): \(escape(rule.title))\">\n"
+            if skipped.contains(rule.id) {
+                let commits = report.unrun.filter { $0.rules.contains(rule.id) }.map(\.commit.short).joined(separator: ", ")
+                let why = report.skipAllowed ? "skipped on request (--allow-shallow)" : "could not run"
+                xml += "      <skipped message=\"\(escape("\(why): the parent of \(commits) is not in this clone (a shallow clone)"))\"/>\n"
+            }
             let errors = found.filter { $0.severity == .error }
             if !errors.isEmpty {
                 xml += "      <failure message=\"\(errors.count) problem\(errors.count == 1 ? "" : "s")\" type=\"\(escape(rule.id))\">"

@@ -35,6 +35,11 @@ extension ValidationReport {
     var summary: String { summary(.english) }
 
     func summary(_ messages: Messages) -> String {
-        messages.summary(errors: errorCount, warnings: warningCount, files: files, commits: commits.count, parsed: filesParsed, fixed: fixed.count)
+        messages.summary(
+            errors: errorCount, warnings: warningCount, files: files, commits: commits.count, parsed: filesParsed, fixed: fixed.count,
+            unrun: unrunRules.count, skipped: skipAllowed)
     }
+
+    /// The word before the summary: an incomplete run is neither valid nor invalid.
+    var verdict: String { incomplete ? "incomplete" : hasErrors ? "invalid" : "ok" }
 }

@@ -1,6 +1,9 @@
 import RatecardKit
 
-/// SARIF 2.1.0: one run, the full rule table, one result per diagnostic.
+/// SARIF 2.1.0: one run, the full rule table, one result per diagnostic. A rule that could not
+/// run (the history rules in a shallow clone) is a tool execution notification naming the rule
+/// (SARIF's `associatedRule`), an error unless skipping was asked for, and such a run is not
+/// `executionSuccessful`: no result is not a pass.
 enum SARIFReport {
     static func render(_ report: ValidationReport, version: String) -> String {
         let rules = Rule.all
@@ -49,16 +52,39 @@ enum SARIFReport {
                     "results": .array(results),
                     "invocations": .array([
                         .object([
-                            "executionSuccessful": .bool(true),
-                            "toolExecutionNotifications": .array(
-                                report.notes.map { note in
-                                    .object(["level": .string("note"), "message": .object(["text": .string(note)])])
-                                }),
+                            "executionSuccessful": .bool(!report.incomplete),
+                            "toolExecutionNotifications": .array(notifications(report, ruleIndex: ruleIndex)),
                         ])
                     ]),
                 ])
             ]),
         ])
         return sarif.serialized() + "\n"
+    }
+
+    /// One notification per rule not run on a commit, naming the rule; then the notes.
+    static func notifications(_ report: ValidationReport, ruleIndex: [String: Int]) -> [JSON] {
+        let level = report.incomplete ? "error" : "warning"
+        var notifications: [JSON] = []
+        for unrun in report.unrun {
+            for rule in unrun.rules {
+                var reference: [String: JSON] = ["id": .string(rule)]
+                if let index = ruleIndex[rule] { reference["index"] = .int(index) }
+                let what = report.skipAllowed ? "was skipped (--allow-shallow)" : "could not run"
+                notifications.append(
+                    .object([
+                        "level": .string(level),
+                        "associatedRule": .object(reference),
+                        "message": .object([
+                            "text": .string("\(rule) \(what) for \(unrun.commit.short): its parent \(unrun.parent.short) is not in this clone (a shallow clone)")
+                        ]),
+                        "properties": .object(["commit": .string(unrun.commit.hex), "missingParent": .string(unrun.parent.hex)]),
+                    ]))
+            }
+        }
+        for note in report.notes {
+            notifications.append(.object(["level": .string(report.unrun.isEmpty ? "note" : level), "message": .object(["text": .string(note)])]))
+        }
+        return notifications
     }
 }

@@ -18,10 +18,12 @@ enum TextReport {
             text += style.messages.word("Fixed later in the range (history, not problems at its end):") + "\n"
             for diagnostic in fixed { text += "  " + line(diagnostic, style: style) + "\n" }
         }
+        // Rules that could not run make the run fail (exit 4) unless skipping was asked for.
+        let label = report.incomplete ? style.paint(style.messages.word("error"), "1;31") : style.paint(style.messages.word("note"), "1;36")
         for note in report.notes {
-            text += style.paint(style.messages.word("note"), "1;36") + ": " + note + "\n"
+            text += label + ": " + note + "\n"
         }
-        text += style.messages.word(report.hasErrors ? "invalid" : "ok") + ": " + report.summary(style.messages) + "\n"
+        text += style.messages.word(report.verdict) + ": " + report.summary(style.messages) + "\n"
         return text
     }
 

@@ -37,21 +37,9 @@ public struct SemanticDiff: Sendable {
                 changes.append(.productStatus(key: key, name: name, from: before.status.value.rawValue, to: after.status.value.rawValue))
             default: break
             }
-            let before = (oldTables[key] ?? []).filter { $0.isInForce(on: oldAsOf ?? asOf) }.max { $0.effectiveFrom.value < $1.effectiveFrom.value }
-            let after = (newTables[key] ?? []).filter { $0.isInForce(on: asOf) }.max { $0.effectiveFrom.value < $1.effectiveFrom.value }
-            if let before, let after, before.scale == after.scale {
-                for band in after.bandsBestFirst {
-                    guard let previous = before.bands.first(where: { $0.min.value == band.min.value && $0.max.value == band.max.value }) else { continue }
-                    if previous.aprMin.value != band.aprMin.value || previous.aprMax.value != band.aprMax.value || previous.limitMax.value != band.limitMax.value {
-                        changes.append(
-                            .bandChanged(
-                                .init(
-                                    key: key, name: name, scale: after.scale, min: band.min.value, max: band.max.value,
-                                    aprMin: (previous.aprMin.value, band.aprMin.value), aprMax: (previous.aprMax.value, band.aprMax.value),
-                                    limit: (previous.limitMax.value, band.limitMax.value))))
-                    }
-                }
-            }
+            let before = inForce(oldTables[key] ?? [], on: oldAsOf ?? asOf)
+            let after = inForce(newTables[key] ?? [], on: asOf)
+            if let before, let after { changes += bandChanges(key: key, name: name, from: before, to: after) }
             let oldPaths = Set((oldTables[key] ?? []).map(\.path))
             for table in (newTables[key] ?? []).sorted(by: { $0.effectiveFrom.value < $1.effectiveFrom.value })
             where !oldPaths.contains(table.path) && table.effectiveFrom.value > asOf {
@@ -76,6 +64,55 @@ public struct SemanticDiff: Sendable {
             changes.append(.phraseChanged(id: id, old: oldPhrases[id], new: newPhrases[id]))
         }
         return SemanticDiff(changes: changes)
+    }
+
+    /// The table of one product's `tables` in force on `day` (the latest to take effect), if any.
+    static func inForce(_ tables: [RateTable], on day: Day) -> RateTable? {
+        tables.filter { $0.isInForce(on: day) }.max { $0.effectiveFrom.value < $1.effectiveFrom.value }
+    }
+
+    /// The bands whose APR or limit differ from `before` to `after`, best band first (bands
+    /// compared by their bounds, on one scale).
+    static func bandChanges(key: String, name: String, from before: RateTable, to after: RateTable) -> [SemanticChange] {
+        guard before.scale == after.scale else { return [] }
+        var changes: [SemanticChange] = []
+        for band in after.bandsBestFirst {
+            guard let previous = before.bands.first(where: { $0.min.value == band.min.value && $0.max.value == band.max.value }) else { continue }
+            if previous.aprMin.value != band.aprMin.value || previous.aprMax.value != band.aprMax.value || previous.limitMax.value != band.limitMax.value {
+                changes.append(
+                    .bandChanged(
+                        .init(
+                            key: key, name: name, scale: after.scale, min: band.min.value, max: band.max.value,
+                            aprMin: (previous.aprMin.value, band.aprMin.value), aprMax: (previous.aprMax.value, band.aprMax.value),
+                            limit: (previous.limitMax.value, band.limitMax.value))))
+            }
+        }
+        return changes
+    }
+
+    /// What `content`, published as of `asOf`, will show changing on each later day on which one
+    /// of its rate tables takes effect or ends: the bands that move that day against the day
+    /// before, oldest day first. These are changes users see while the release (and its
+    /// rebuilds by `publish --if-stale`) stays live, decided when it is published.
+    public static func scheduled(_ content: Content, after asOf: Day) -> [(day: Day, change: SemanticChange)] {
+        var found: [(day: Day, change: SemanticChange)] = []
+        let products = Dictionary(content.products.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        for (key, tables) in content.rateTablesByProduct.sorted(by: { $0.key < $1.key }) {
+            let days = Set(tables.flatMap { table in [table.effectiveFrom.value] + (table.effectiveTo.map { [$0.value.adding(days: 1)] } ?? []) })
+                .filter { $0 > asOf }.sorted()
+            guard !days.isEmpty else { continue }
+            let name = displayName(key, products[key], content)
+            var before = inForce(tables, on: asOf)
+            for day in days {
+                let after = inForce(tables, on: day)
+                if let before, let after {
+                    for change in bandChanges(key: key, name: name, from: before, to: after) { found.append((day, change)) }
+                }
+                before = after
+            }
+        }
+        // By day; on one day in the order found (products by key, bands best first).
+        return found.enumerated().sorted { ($0.element.day, $0.offset) < ($1.element.day, $1.offset) }.map(\.element)
     }
 
     package static func displayName(_ key: String, _ product: Product?, _ content: Content) -> String {

@@ -6,10 +6,14 @@ import RatecardSupport
 public struct BundleRun {
     public var location: ContentLocation
     public var asOf: Day
+    /// Build a commit whose parent is not in this shallow clone, its history rules skipped;
+    /// without it such a build is refused (a check that cannot run is never a pass).
+    public var allowShallow: Bool
 
-    public init(location: ContentLocation, asOf: Day) {
+    public init(location: ContentLocation, asOf: Day, allowShallow: Bool = false) {
         self.location = location
         self.asOf = asOf
+        self.allowShallow = allowShallow
     }
 
     /// What `build` produced, or the report that stopped it.
@@ -18,10 +22,13 @@ public struct BundleRun {
         case invalid(ValidationReport)
     }
 
+    /// Throws an `OperationalError` (exit 4) when rules could not run for lack of history and
+    /// skipping them was not asked for (`allowShallow`).
     public func render(revision: String?) throws -> Outcome {
-        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf), allowShallow: allowShallow)
         let snapshot = try run.snapshot(revision: revision)
         Trace.mark("build: validated")
+        if let refusal = snapshot.report.refusal { throw OperationalError(refusal) }
         if snapshot.report.hasErrors { return .invalid(snapshot.report) }
         let root = location.repository == nil ? nil : snapshot.source.contentRoot.treePath
         let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty, sourceRoot: root)

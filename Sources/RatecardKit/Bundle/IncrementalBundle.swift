@@ -22,7 +22,8 @@ import RatecardSupport
 /// added, deleted or moved, a partner, product or terms file edited), another as-of date,
 /// content root or build (`BuildFingerprint`: another ratecard, cmark or libyaml) than the
 /// live bundle's, a live release without a source commit, a commit whose parent differs from
-/// it in more than rate tables (so history rules could find errors), more than
+/// it in more than rate tables (so history rules of other files could find errors), a parent
+/// that cannot be read, more than
 /// `maximumProducts` products changed, a live file to re-render from that no longer matches its hash,
 /// or anything unexpected on the way (the full build then reports it).
 public struct IncrementalBundle {
@@ -64,19 +65,29 @@ public struct IncrementalBundle {
             keys.count <= Self.maximumProducts
         else { return nil }
         // The full check compares the commit with its parent: terms rules can only find
-        // something if that step changed more than rate tables.
-        guard let parent = try repository.commitInfo(commit).parents.first else { return nil }
+        // something if that step changed more than rate tables, and the history rules of the
+        // tables it changed (a table that took effect is a record, HIS-08) run here too.
+        let info = try repository.commitInfo(commit)
+        guard let parent = info.parents.first else { return nil }
+        var stepKeys = keys
         if parent != liveCommit {
-            guard Self.editedRateTables(try diff.changes(from: parent, to: commit), prefix: source.contentRoot.displayPrefix) != nil else { return nil }
+            guard let step = Self.editedRateTables(try diff.changes(from: parent, to: commit), prefix: source.contentRoot.displayPrefix) else { return nil }
+            stepKeys = step
         }
 
         Trace.mark("incremental: \(keys.count) products changed since live")
         let content = try Self.load(keys, from: source)
+        // What is checked: the products changed since live and those the commit changed, against
+        // the parent's part, read the same way. A parent that cannot be read (the edge of a
+        // shallow clone) sends the publish to the full build, which refuses it.
+        let checkKeys = keys.union(stepKeys)
+        let checked = checkKeys == keys ? content : try Self.load(checkKeys, from: source)
+        let before = try Self.load(checkKeys, from: try location.source(for: parent))
         Trace.mark("incremental: loaded")
-        // Every finding in the changed products' folders counts, a table that does not parse
+        // Every finding in the checked products' folders counts, a table that does not parse
         // (and so is not in the content) included.
-        let folders = keys.map { "\(source.contentRoot.displayPrefix)products/\($0)/" }
-        let found = Validator(context: ValidationContext(asOf: asOf)).check(content).filter { finding in
+        let folders = checkKeys.map { "\(source.contentRoot.displayPrefix)products/\($0)/" }
+        let found = Validator(context: ValidationContext(asOf: asOf).forCommit(info)).check(checked, base: before).filter { finding in
             folders.contains { finding.path.hasPrefix($0) }
         }
         if found.contains(where: { $0.severity == .error }) { return .invalid }

@@ -4,9 +4,16 @@ import RatecardSupport
 
 /// The rule for protected environments: risky changes need `--approve "reason"`.
 ///
+/// The gate judges every change a release will show on any day it can be live: the change from
+/// what is live now, and the changes it shows later, when a rate table it holds takes effect or
+/// ends (`publish --if-stale` rebuilds it on those days). The approval is asked for when the
+/// release is published and journaled with it, scheduled changes each with its day and values,
+/// so that on that day `publish --if-stale` finds the approval instead of refusing.
+///
 /// The gate fails closed: when the risk of a change cannot be computed (the live release names
-/// no commit, its commit is not in this clone, the content cannot be read), a protected
-/// environment refuses it like a risky change, and an approval records that it went unchecked.
+/// no commit, its commit is not in this clone, its version.json no longer matches the seal
+/// journaled when it was published, the content cannot be read), a protected environment
+/// refuses it like a risky change, and an approval records that it went unchecked.
 public enum ApprovalGate {
     /// A refusal: the risky changes were listed; exit 1, nothing changed.
     public struct Refused: Error, CustomStringConvertible {
@@ -27,13 +34,23 @@ public enum ApprovalGate {
         }
     }
 
-    /// The semantic diff from what is live in `root` to `next`.
+    /// The semantic diff from what is live in `root` to `next`. The live release's version.json
+    /// says which commit is live; it is used only when it still matches the seal journaled when
+    /// the release was published.
     public static func liveDiff(root: any ReleaseStore, location: ContentLocation?, next: Content, asOf: Day) -> LiveDiff {
         let commit: ObjectID
         let liveAsOf: Day?
         do {
             guard let live = try root.live() else { return .nothingLive }
-            let info = try root.info(of: live)
+            let info: ReleaseInfo
+            switch try root.sealedRecord(of: live) {
+            case .sealed(let record): info = record
+            case .unsealed:
+                return .unknown("the journal holds no seal for the live release \(live), so its version.json, which names the live commit, cannot be checked")
+            case .broken:
+                return .unknown(
+                    "the live release \(live)'s version.json does not match the seal journaled when it was published (it was changed since), so the commit it names is not trusted")
+            }
             guard let named = info.sourceCommit else {
                 return .unknown("the live release \(live) names no source commit")
             }
@@ -53,32 +70,120 @@ public enum ApprovalGate {
         }
     }
 
-    /// An approval given for a risky change: what the journal records, and the risks it covered.
+    /// A change a protected environment asks an approval for.
+    public struct Risk: Sendable, Equatable {
+        public var text: String
+        /// The change value for value (`identity(of:)`), when it can be matched with an approval
+        /// given before; nil for what no earlier approval can cover.
+        public var identity: String?
+        /// The day a scheduled change takes effect; nil for a change shown from the publish on.
+        public var from: Day?
+    }
+
+    /// Every risk of making `next` live as of `asOf`: the risky changes of `diff` (from what is
+    /// live), or why they are unknown, then those `next` shows on the later days on which its
+    /// scheduled rate tables take effect or end, each against the day before.
+    public static func risks(_ diff: LiveDiff, next: Content?, asOf: Day, threshold: Percent) -> [Risk] {
+        var risks: [Risk] = []
+        switch diff {
+        case .nothingLive: break
+        case .diff(let semantic):
+            for change in semantic.changes {
+                if let text = change.isRisky(threshold: threshold) { risks.append(Risk(text: text, identity: identity(of: change), from: nil)) }
+            }
+        case .unknown(let reason): risks.append(Risk(text: "the change could not be checked for risks: \(reason)", identity: nil, from: nil))
+        }
+        if let next {
+            for (day, change) in SemanticDiff.scheduled(next, after: asOf) {
+                guard let text = change.isRisky(threshold: threshold) else { continue }
+                risks.append(Risk(text: "scheduled from \(day): \(text)", identity: identity(of: change), from: day))
+            }
+        }
+        return risks
+    }
+
+    /// What a change is, value for value, for matching it with an approval journaled before: a
+    /// band's product, bounds and every value before and after. Nil for other changes.
+    public static func identity(of change: SemanticChange) -> String? {
+        guard case .bandChanged(let band) = change else { return nil }
+        return
+            "\(band.key) \(band.scale.describe(band.min, band.max)): apr_min_pct \(band.aprMin.old) to \(band.aprMin.new), apr_max_pct \(band.aprMax.old) to \(band.aprMax.new), limit_max_krw \(band.limit.old) to \(band.limit.new)"
+    }
+
+    /// An approval for a risky change: what the journal records, and the risks it covered.
     public struct Approval {
         public var reason: String
+        public var by: String
         public var risks: [String]
+        /// The scheduled changes approved with the release (`Risk.from` set).
+        public var scheduled: [Risk]
+        /// Releases whose journaled approvals covered risks of this one.
+        public var approvedIn: [String]
 
         /// The journal's `approval` field.
         public var fields: [String: JSON] {
-            ["approval": .object(["reason": .string(reason), "by": .string(ProcessUser.name), "risks": .array(risks.map(JSON.string))])]
+            var approval: [String: JSON] = ["reason": .string(reason), "by": .string(by), "risks": .array(risks.map(JSON.string))]
+            if !scheduled.isEmpty {
+                approval["scheduled"] = .array(
+                    scheduled.compactMap { risk in
+                        guard let day = risk.from, let identity = risk.identity else { return nil }
+                        return .object(["from": .string(day.description), "change": .string(identity), "risk": .string(risk.text)])
+                    })
+            }
+            if !approvedIn.isEmpty { approval["approved_in"] = .array(approvedIn.map(JSON.string)) }
+            return ["approval": .object(approval)]
+        }
+
+        /// For a person: the reason, and where it was given when it was carried from earlier.
+        public var summary: String {
+            approvedIn.isEmpty ? reason : "\(reason) (approved with release \(approvedIn.joined(separator: ", ")))"
         }
     }
 
     /// The approval a change needs and was given (nil when it needs none), or a refusal listing
-    /// the risks (or why they are unknown).
-    public static func check(_ diff: LiveDiff, threshold: Percent, environment: String, approval: String?) throws(Refused) -> Approval? {
-        let risks: [String]
-        switch diff {
-        case .nothingLive: return nil
-        case .diff(let semantic): risks = semantic.risks(threshold: threshold)
-        case .unknown(let reason): risks = ["the change could not be checked for risks: \(reason)"]
-        }
+    /// the risks (or why they are unknown). `journal` holds the target's entries: a scheduled
+    /// change approved with an earlier release (the same product, band and values, the same day)
+    /// needs no second approval, and on or after its day neither does the change itself (what
+    /// `publish --if-stale` makes live), so the approval is carried into this release's entry.
+    public static func check(
+        _ diff: LiveDiff, next: Content?, asOf: Day, threshold: Percent, environment: String, approval: String?, journal: JournalState
+    ) throws(Refused) -> Approval? {
+        let risks = risks(diff, next: next, asOf: asOf, threshold: threshold)
         guard !risks.isEmpty else { return nil }
-        guard let approval, !approval.isEmpty else {
-            throw Refused(
-                description: "\(environment) is protected and this change is risky:\n" + risks.map { "  - \($0)\n" }.joined()
-                    + "Re-run with --approve \"reason\" to ship it anyway; the approval is recorded in the journal.")
+        var uncovered: [Risk] = []
+        var covering: [(release: String?, approval: Journal.Approval)] = []
+        for risk in risks {
+            if let found = cover(risk, asOf: asOf, journal: journal) { covering.append(found) } else { uncovered.append(risk) }
         }
-        return Approval(reason: approval, risks: risks)
+        let scheduled = risks.filter { $0.from != nil }
+        var approvedIn: [String] = []
+        for release in covering.compactMap(\.release) where !approvedIn.contains(release) { approvedIn.append(release) }
+        if uncovered.isEmpty, let latest = covering.last {
+            return Approval(reason: latest.approval.reason, by: latest.approval.by ?? "", risks: risks.map(\.text), scheduled: scheduled, approvedIn: approvedIn)
+        }
+        guard let approval, !approval.isEmpty else {
+            var text = "\(environment) is protected and this change is risky:\n" + uncovered.map { "  - \($0.text)\n" }.joined()
+            text += "Re-run with --approve \"reason\" to ship it anyway; the approval is recorded in the journal"
+            if uncovered.contains(where: { $0.from != nil }) {
+                text += ", with the scheduled changes, which 'publish --if-stale' then makes live on their day"
+            }
+            throw Refused(description: text + ".")
+        }
+        return Approval(reason: approval, by: ProcessUser.name, risks: risks.map(\.text), scheduled: scheduled, approvedIn: approvedIn)
+    }
+
+    /// The latest journaled approval of `risk`'s change as a scheduled one: for the same day, or
+    /// (for a change made live now) for a day that has come.
+    static func cover(_ risk: Risk, asOf: Day, journal: JournalState) -> (release: String?, approval: Journal.Approval)? {
+        guard let identity = risk.identity else { return nil }
+        for (release, approval) in journal.scheduledApprovals.reversed() {
+            guard let scheduled = approval.scheduled else { continue }
+            let matches = scheduled.contains { item in
+                guard item.change == identity, let day = Day(item.from) else { return false }
+                return risk.from.map { $0 == day } ?? (day <= asOf)
+            }
+            if matches { return (release, approval) }
+        }
+        return nil
     }
 }

@@ -83,7 +83,9 @@ public struct PromoteFlow {
             events(.liveDiff(diff))
             if options.protected {
                 let threshold = next?.config?.rateMoveWarn ?? Percent(thousandths: 3000)
-                approval = try ApprovalGate.check(diff, threshold: threshold, environment: options.targetName, approval: options.approval)
+                approval = try ApprovalGate.check(
+                    diff, next: next, asOf: options.asOf, threshold: threshold, environment: options.targetName, approval: options.approval,
+                    journal: try target.journalLog.state())
                 if let approval { events(.approved(approval)) }
             }
         }
@@ -106,7 +108,16 @@ public struct PromoteFlow {
     private func liveDiff() -> (ApprovalGate.LiveDiff, Content?) {
         do {
             guard let id = try options.release ?? options.source.live() else { throw OperationalError("the source has nothing live to promote") }
-            guard let commit = try options.source.info(of: id).sourceCommit else { throw OperationalError("release \(id) names no source commit") }
+            // The commit the promoted release names, from its record only while that matches its seal.
+            let info: ReleaseInfo
+            switch try options.source.sealedRecord(of: id) {
+            case .sealed(let record): info = record
+            case .unsealed: throw OperationalError("the journal of \(options.sourceName) holds no seal for release \(id), so its version.json, which names its commit, cannot be checked")
+            case .broken:
+                throw OperationalError(
+                    "release \(id)'s version.json in \(options.sourceName) does not match the seal journaled when it was published (it was changed since), so the commit it names is not trusted")
+            }
+            guard let commit = info.sourceCommit else { throw OperationalError("release \(id) names no source commit") }
             let location = try location.get()
             guard location.repository != nil else { throw OperationalError("there is no git repository here to read commit \(commit.short) from") }
             let next: Content

@@ -39,10 +39,13 @@ public struct PublishFlow {
         public var dryRun: Bool
         public var approval: String?
         public var wait: Bool
+        /// Publish a commit whose parent is not in this shallow clone, its history rules skipped
+        /// (`--allow-shallow`); without it such a publish is refused (exit 4).
+        public var allowShallow = false
 
         public init(
             environment: String, root: any ReleaseStore, protected: Bool, apps: [ServiceConfig.AppVersion], revision: String?, ifStale: Bool, web: Web, asOf: Day,
-            asOfExplicit: Bool, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool
+            asOfExplicit: Bool, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool, allowShallow: Bool = false
         ) {
             self.environment = environment
             self.root = root
@@ -58,6 +61,7 @@ public struct PublishFlow {
             self.dryRun = dryRun
             self.approval = approval
             self.wait = wait
+            self.allowShallow = allowShallow
         }
     }
 
@@ -101,7 +105,7 @@ public struct PublishFlow {
     public func run(events: (FlowEvent) -> Void = { _ in }) throws -> Result {
         Trace.mark("publish: started")
         let root = options.root
-        let run = BundleRun(location: location, asOf: options.asOf)
+        let run = BundleRun(location: location, asOf: options.asOf, allowShallow: options.allowShallow)
         var revision = options.revision ?? "HEAD"
         var result = Result(outcome: .current(""), revision: revision)
         // "Is the work tree committed?" walks the whole work tree: it starts first, runs beside
@@ -117,6 +121,12 @@ public struct PublishFlow {
         let liveInfo = live.flatMap { try? root.info(of: $0) }
         try Self.checkClock(options.asOf, explicit: options.asOfExplicit, live: live, info: liveInfo, name: options.environment)
         if options.ifStale {
+            // The commit rebuilt is the one the live record names: only while it matches its seal.
+            if let live, case .broken = try root.sealedRecord(of: live) {
+                throw OperationalError(
+                    "the live release \(live)'s version.json does not match the seal journaled when it was published (it was changed since); --if-stale rebuilds the commit it names, so nothing was published; publish a reviewed commit with --rev, or roll back to a release that matches its seal"
+                )
+            }
             switch try Self.staleness(live: live, info: liveInfo, asOf: options.asOf) {
             case .current(let text):
                 result.outcome = .current(text)
@@ -235,7 +245,9 @@ public struct PublishFlow {
             events(.liveDiff(diff))
             if options.protected {
                 let threshold = next.config?.rateMoveWarn ?? Percent(thousandths: 3000)
-                result.approval = try ApprovalGate.check(diff, threshold: threshold, environment: options.environment, approval: options.approval)
+                result.approval = try ApprovalGate.check(
+                    diff, next: next, asOf: options.asOf, threshold: threshold, environment: options.environment, approval: options.approval,
+                    journal: try root.journalLog.state())
                 if let approval = result.approval { events(.approved(approval)) }
             }
         }

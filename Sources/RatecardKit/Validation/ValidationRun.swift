@@ -14,6 +14,11 @@ public struct ValidationReport: Sendable {
     /// What the run could not check, and why (a parent missing from a shallow clone): shown
     /// beside the findings, never as one of them.
     public var notes: [String] = []
+    /// The rules that could not run on a commit (`UnrunRules`): a check that did not run is
+    /// never a pass, so such a report is incomplete unless skipping was asked for.
+    public var unrun: [UnrunRules] = []
+    /// Whether rules that could not run were skipped on request (`--allow-shallow`).
+    public var skipAllowed = false
 
     /// Findings still present at the end (for a range: not fixed by a later commit in it).
     public var present: [Diagnostic] { diagnostics.filter { $0.fixedBy == nil } }
@@ -23,6 +28,40 @@ public struct ValidationReport: Sendable {
     public var errorCount: Int { present.filter { $0.severity == .error }.count }
     public var warningCount: Int { present.filter { $0.severity == .warning }.count }
     public var hasErrors: Bool { errorCount > 0 }
+
+    /// The ids of the rules that did not run on some commit, in the rule table's order.
+    public var unrunRules: [String] {
+        let ids = Set(unrun.flatMap(\.rules))
+        return Rule.all.map(\.id).filter(ids.contains)
+    }
+
+    /// True when rules could not run and skipping them was not asked for: a refusal, never a pass.
+    public var incomplete: Bool { !unrun.isEmpty && !skipAllowed }
+
+    /// The refusal of an incomplete report: every rule not run, why, and the fixes; nil when complete.
+    public var refusal: String? {
+        guard incomplete else { return nil }
+        let rules = unrunRules
+        let commits = unrun.map(\.commit.short).joined(separator: ", ")
+        return
+            "\(rules.count) rules could not run: \(rules.joined(separator: ", ")) compare a commit with its parent, and the parent of \(commits) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range); or pass --allow-shallow to skip them"
+    }
+}
+
+/// Rules that could not run on one commit: the history rules, when its parent is not in this
+/// clone (the edge of a shallow clone). A root commit has no parent and is not such a case.
+public struct UnrunRules: Sendable, Equatable {
+    public var commit: ObjectID
+    /// The parent the rules compare with, missing from the clone.
+    public var parent: ObjectID
+    /// Rule ids, in the rule table's order: every rule that needs the parent.
+    public var rules: [String]
+
+    public init(commit: ObjectID, parent: ObjectID, rules: [String] = HistoryRules.all.map(\.id)) {
+        self.commit = commit
+        self.parent = parent
+        self.rules = rules
+    }
 }
 
 /// Validates content from where it lives: the work tree, one commit, or every commit of a range.
@@ -30,10 +69,14 @@ public final class ValidationRun {
     public let location: ContentLocation
     public let validator: Validator
     public let loader = ContentLoader()
+    /// Skip the rules that cannot run for lack of history (`--allow-shallow`) instead of
+    /// reporting the run as incomplete.
+    public let allowShallow: Bool
 
-    public init(location: ContentLocation, context: ValidationContext) {
+    public init(location: ContentLocation, context: ValidationContext, allowShallow: Bool = false) {
         self.location = location
         self.validator = Validator(context: context)
+        self.allowShallow = allowShallow
     }
 
     /// One validated snapshot: the content, where it came from, and what is wrong with it.
@@ -102,11 +145,12 @@ public final class ValidationRun {
         let content = try loader.load(source)
         // The parent for history rules: derived from this commit's content when they differ
         // only in rate tables edited in place (no second walk of the tree), else loaded. A
-        // shallow clone may not hold it: then the history rules are skipped, with a note.
-        var notes: [String] = []
+        // shallow clone may not hold it: then the history rules cannot run, and the report says
+        // so (incomplete, unless skipping was asked for).
+        var unrun: [UnrunRules] = []
         let parents = info.parents.filter { parent in
             guard !repository.hasObject(parent) else { return true }
-            notes.append(Self.missingParentNote(commit: commit, parent: parent))
+            unrun.append(UnrunRules(commit: commit, parent: parent))
             return false
         }
         let base = try parents.first.flatMap { parent -> Content? in
@@ -122,7 +166,7 @@ public final class ValidationRun {
         let report = ValidationReport(
             diagnostics: Validator(context: validator.context.forCommit(info)).check(content, base: base),
             commits: [CommitStamp(id: commit, summary: info.summary)],
-            filesParsed: loader.parses, files: content.fileCount, notes: notes)
+            filesParsed: loader.parses, files: content.fileCount, notes: unrun.map(missingParentNote), unrun: unrun, skipAllowed: allowShallow)
         Trace.mark("validate: checked")
         return Snapshot(content: content, source: source, report: report, commit: commit, dirty: false)
     }
@@ -141,9 +185,14 @@ public final class ValidationRun {
         }
     }
 
-    /// What to say when a commit's parent is missing (a shallow clone's edge).
-    package static func missingParentNote(commit: ObjectID, parent: ObjectID) -> String {
-        "history rules (HIS-01 to HIS-04) were not checked for \(commit.short): its parent \(parent.short) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)"
+    /// What to say when a commit's parent is missing (a shallow clone's edge): every rule not
+    /// run, why, and the fixes (or that they were skipped on request).
+    package func missingParentNote(_ unrun: UnrunRules) -> String {
+        let rules = unrun.rules.joined(separator: ", ")
+        let why = "its parent \(unrun.parent.short) is not in this clone (a shallow clone)"
+        let fetch = "fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)"
+        if allowShallow { return "history rules (\(rules)) were skipped for \(unrun.commit.short) (--allow-shallow): \(why); \(fetch)" }
+        return "history rules (\(rules)) could not run for \(unrun.commit.short): \(why); \(fetch); or pass --allow-shallow to skip them"
     }
 
     /// What is staged in the index, with history rules against HEAD (the pre-commit hook).
@@ -201,7 +250,7 @@ public final class ValidationRun {
             )
         case .failure(let error): throw error
         }
-        var notes: [String] = []
+        var unrun: [UnrunRules] = []
         // Reported problems not fixed yet, by key: the indices into `reported`.
         var open: [String: [Int]] = [:]
         var lastFound: [Diagnostic] = []
@@ -220,7 +269,7 @@ public final class ValidationRun {
             var parent: Content?
             var known: Set<String> = []
             if let parentID = info.parents.first, !repository.hasObject(parentID) {
-                notes.append(Self.missingParentNote(commit: commit, parent: parentID))
+                unrun.append(UnrunRules(commit: commit, parent: parentID))
             } else if let parentID = info.parents.first {
                 parent = try snapshots[parentID] ?? loadIfPresent(parentID)
                 if let parent, problems[parentID] == nil {
@@ -265,7 +314,8 @@ public final class ValidationRun {
         for indices in open.values {
             for (index, mark) in zip(indices, marks[reported[indices[0]].key] ?? []) { reported[index].mark = mark }
         }
-        return ValidationReport(diagnostics: reported, commits: stamps, filesParsed: loader.parses, files: files, notes: notes)
+        return ValidationReport(
+            diagnostics: reported, commits: stamps, filesParsed: loader.parses, files: files, notes: unrun.map(missingParentNote), unrun: unrun, skipAllowed: allowShallow)
     }
 
     /// `A..B`, `A..` (to HEAD) or `..B` (from the root).

@@ -54,11 +54,35 @@ public struct Journal: JournalLog {
         public var reason: String
         public var by: String?
         public var risks: [String]?
+        /// The risky changes the release shows on later days (a scheduled rate table taking
+        /// effect), approved with it: `publish --if-stale` finds them here on their day.
+        public var scheduled: [Scheduled]?
+        /// The releases whose approvals covered changes of this one (an approval carried, not given).
+        public var approvedIn: [String]?
 
-        public init(reason: String, by: String?, risks: [String]?) {
+        /// One scheduled change approved: the day it takes effect and what it is
+        /// (`ApprovalGate.identity`: the product, the band and every value before and after).
+        public struct Scheduled: Sendable, Equatable, Decodable {
+            public var from: String
+            public var change: String
+
+            public init(from: String, change: String) {
+                self.from = from
+                self.change = change
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case reason, by, risks, scheduled
+            case approvedIn = "approved_in"
+        }
+
+        public init(reason: String, by: String?, risks: [String]?, scheduled: [Scheduled]? = nil, approvedIn: [String]? = nil) {
             self.reason = reason
             self.by = by
             self.risks = risks
+            self.scheduled = scheduled
+            self.approvedIn = approvedIn
         }
     }
 

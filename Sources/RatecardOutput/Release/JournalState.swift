@@ -50,6 +50,9 @@ public struct JournalState: Sendable, Equatable {
     public var damage: [Journal.Problem] = []
     /// Torn appends (reported, harmless).
     public var torn: [Journal.Problem] = []
+    /// Approvals that covered scheduled changes, oldest first, with the release each was given
+    /// with: `publish --if-stale` finds its change's approval here on the day it takes effect.
+    public var scheduledApprovals: [(release: String?, approval: Journal.Approval)] = []
 
     /// Activations kept: enough for every rollback and prune decision (the newest good release
     /// before live) and for `status` and `releases`; older ones are in the journal itself.
@@ -61,6 +64,8 @@ public struct JournalState: Sendable, Equatable {
         lhs.through == rhs.through && lhs.bad == rhs.bad && lhs.pending?.from == rhs.pending?.from && lhs.pending?.to == rhs.pending?.to
             && lhs.seals == rhs.seals && lhs.publications == rhs.publications && lhs.activations == rhs.activations
             && lhs.highestRelease == rhs.highestRelease && lhs.damage == rhs.damage && lhs.torn == rhs.torn
+            && lhs.scheduledApprovals.map(\.release) == rhs.scheduledApprovals.map(\.release)
+            && lhs.scheduledApprovals.map(\.approval) == rhs.scheduledApprovals.map(\.approval)
     }
 
     /// Folds one entry in.
@@ -100,6 +105,9 @@ public struct JournalState: Sendable, Equatable {
             }
         case .failure:
             break
+        }
+        if let approval = entry.approval, approval.scheduled?.isEmpty == false {
+            scheduledApprovals.append((entry.release, approval))
         }
         if let release = entry.activated {
             activations.append(Activation(release: release, action: entry.action, time: entry.time, user: entry.user, message: entry.message, from: entry.from))
@@ -172,11 +180,10 @@ extension JournalState {
                     .object([
                         "action": .string(p.action.rawValue), "time": .string(p.time), "user": optional(p.user), "author": optional(p.author),
                         "message": optional(p.message), "commit": optional(p.commit?.hex), "bridge_requires": p.bridgeRequires.map(JSON.int) ?? .null,
-                        "approval": p.approval.map { a in
-                            .object(["reason": .string(a.reason), "by": optional(a.by), "risks": a.risks.map { .array($0.map(JSON.string)) } ?? .null])
-                        } ?? .null,
+                        "approval": p.approval.map(Self.json) ?? .null,
                     ])
                 }),
+            "scheduled_approvals": .array(scheduledApprovals.map { .object(["release": optional($0.release), "approval": Self.json($0.approval)]) }),
             "activations": .array(
                 activations.map { a in
                     .object([
@@ -213,10 +220,7 @@ extension JournalState {
         }
         for (release, value) in publications {
             guard let action = value["action"]?.stringValue.flatMap(Journal.Action.init(rawValue:)), let time = value["time"]?.stringValue else { return nil }
-            var approval: Journal.Approval?
-            if let reason = value["approval"]?["reason"]?.stringValue {
-                approval = Journal.Approval(reason: reason, by: value["approval"]?["by"]?.stringValue, risks: strings(value["approval"]?["risks"]))
-            }
+            let approval = value["approval"].flatMap(Self.approval)
             self.publications[release] = Publication(
                 action: action, time: time, user: value["user"]?.stringValue, author: value["author"]?.stringValue, message: value["message"]?.stringValue,
                 commit: value["commit"]?.stringValue.flatMap(ObjectID.init(validating:)), approval: approval, bridgeRequires: value["bridge_requires"]?.intValue)
@@ -239,8 +243,33 @@ extension JournalState {
             }
             return found
         }
-        guard let damage = problems(json["damage"]), let torn = problems(json["torn"]) else { return nil }
+        guard let damage = problems(json["damage"]), let torn = problems(json["torn"]), let approvals = json["scheduled_approvals"]?.arrayValue else { return nil }
         self.damage = damage
         self.torn = torn
+        for item in approvals {
+            guard let approval = item["approval"].flatMap(Self.approval) else { return nil }
+            scheduledApprovals.append((item["release"]?.stringValue, approval))
+        }
+    }
+
+    static func json(_ approval: Journal.Approval) -> JSON {
+        var fields: [String: JSON] = ["reason": .string(approval.reason), "by": approval.by.map(JSON.string) ?? .null]
+        if let risks = approval.risks { fields["risks"] = .array(risks.map(JSON.string)) }
+        if let scheduled = approval.scheduled {
+            fields["scheduled"] = .array(scheduled.map { .object(["from": .string($0.from), "change": .string($0.change)]) })
+        }
+        if let approvedIn = approval.approvedIn { fields["approved_in"] = .array(approvedIn.map(JSON.string)) }
+        return .object(fields)
+    }
+
+    static func approval(_ json: JSON) -> Journal.Approval? {
+        guard let reason = json["reason"]?.stringValue else { return nil }
+        let risks = json["risks"]?.arrayValue?.compactMap(\.stringValue)
+        let scheduled = json["scheduled"]?.arrayValue?.compactMap { item -> Journal.Approval.Scheduled? in
+            guard let from = item["from"]?.stringValue, let change = item["change"]?.stringValue else { return nil }
+            return Journal.Approval.Scheduled(from: from, change: change)
+        }
+        return Journal.Approval(
+            reason: reason, by: json["by"]?.stringValue, risks: risks, scheduled: scheduled, approvedIn: json["approved_in"]?.arrayValue?.compactMap(\.stringValue))
     }
 }

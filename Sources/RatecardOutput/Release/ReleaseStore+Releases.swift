@@ -118,6 +118,18 @@ extension ReleaseStore {
         return SHA256.hex(bytes) == seal ? [] : ["changed: \(ReleaseInfo.fileName)"]
     }
 
+    /// A release's version.json checked against the seal journaled when it was published, read
+    /// once (the bytes hashed are the bytes parsed): the record a decision may rest on, such as
+    /// the approval gate's "which commit is live". A record that no longer matches its seal was
+    /// changed since (by hand, or by anyone who can write the target) and is not to be trusted.
+    /// Throws when it is missing or cannot be read.
+    public func sealedRecord(of release: String) throws -> SealedRecord {
+        guard let bytes = try manifest(of: release) else { throw OperationalError("release \(release) does not exist in \(displayName)") }
+        let info = try ReleaseInfo.parse(bytes, source: location(of: .release(release)))
+        guard let seal = try journalLog.state().seals[release] else { return .unsealed(info) }
+        return SHA256.hex(bytes) == seal ? .sealed(info) : .broken
+    }
+
     /// Appends a journal entry for a flip that already happened; a failure is reported on stderr,
     /// never thrown, because live has moved and the next run's `recover()` records it.
     public func journalAfterSwap(_ fields: [String: JSON]) {
@@ -145,6 +157,17 @@ extension ReleaseStore {
         let number = String(highest + 1)
         return String(repeating: "0", count: max(0, 6 - number.count)) + number + "-" + String(bundleID.prefix(12))
     }
+}
+
+/// A release's version.json as checked against its journaled seal (`sealedRecord(of:)`).
+public enum SealedRecord {
+    /// It hashes to the seal journaled when the release was published or promoted.
+    case sealed(ReleaseInfo)
+    /// The journal holds no seal for it (published before seals, or its entry was lost): it
+    /// cannot be checked.
+    case unsealed(ReleaseInfo)
+    /// It no longer hashes to its seal: changed since it was published.
+    case broken
 }
 
 /// A release a user named, looked up among the releases.

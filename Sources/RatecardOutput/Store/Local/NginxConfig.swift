@@ -22,13 +22,12 @@ public enum NginxConfig {
     /// `listen` is `ADDR:PORT`; `root` is the absolute serve root.
     public static func serverBlock(root: String, listen: String) -> String {
         // add_header in a location drops every add_header of the server level: each location
-        // repeats the security headers.
-        func headers(_ policy: String) -> String {
-            """
-            add_header X-Content-Type-Options "nosniff" always;
-                    add_header Content-Security-Policy "\(policy)" always;
-                    add_header Referrer-Policy "no-referrer" always;
-            """
+        // repeats the security headers, with `always` so that error responses (a `return 404`,
+        // a `try_files` miss) carry them too. The server level has them for what no location
+        // answers.
+        func headers(_ policy: String, indent: String = "        ") -> String {
+            ["X-Content-Type-Options \"nosniff\"", "Content-Security-Policy \"\(policy)\"", "Referrer-Policy \"no-referrer\""]
+                .map { "add_header \($0) always;" }.joined(separator: "\n" + indent)
         }
         let page = headers(pagePolicy)
         let data = headers(dataPolicy)
@@ -53,8 +52,12 @@ public enum NginxConfig {
                 gzip_types application/json application/javascript text/javascript text/css image/svg+xml text/plain;
                 gzip_vary on;
                 gzip_proxied any;
+                \(headers(dataPolicy, indent: "    "))
 
-                location ~ /\\. { return 404; }               # never serve dot-files (.ratecard, .partial-*)
+                location ~ /\\. {                                # never serve dot-files (.ratecard, .partial-*)
+                    \(data)
+                    return 404;
+                }
                 # The object store: every file of every kept release, named by its sha256, written
                 # once and never changed: a year, immutable. Only object names match (no dot-files,
                 # no .incoming-* folder); the extension gives the Content-Type.
@@ -63,9 +66,15 @@ public enum NginxConfig {
                     add_header Cache-Control "public, max-age=31536000, immutable";
                     \(data)
                 }
-                location /o/ { return 404; }
+                location /o/ {
+                    \(data)
+                    return 404;
+                }
                 # version.json names who published (emails, OS user) and why: it is for ratecard, not the app.
-                location = /version.json { return 404; }
+                location = /version.json {
+                    \(data)
+                    return 404;
+                }
                 # Entry documents change in place. nginx's validators are mtime (seconds) + size, and two
                 # publishes in one second give a same-size manifest the same ETag: never answer 304 here.
                 location = /index.html {
@@ -121,7 +130,10 @@ public enum NginxConfig {
                     add_header Cache-Control "no-cache" always;
                     \(data)
                 }
-                location ~ ^/r/[^/]+/version\\.json$ { return 404; }
+                location ~ ^/r/[^/]+/version\\.json$ {
+                    \(data)
+                    return 404;
+                }
                 # A kept release's pages name objects relative to themselves (o/<name>): the same store.
                 location ~ "^/r/[^/]+/o/([0-9a-f]{64}(\\.[a-z0-9]{1,8})?)$" {
                     alias \(root)/objects/$1;

@@ -4,8 +4,10 @@ import RatecardSupport
 /// Files ratecard keeps under a serve root (`.ratecard/lock`, `journal.jsonl`, `verified`),
 /// opened so that a symlink planted in their place is refused, never written through: the
 /// folder with `O_NOFOLLOW | O_DIRECTORY`, the file with `O_NOFOLLOW` relative to it, and the
-/// result checked to be a regular file. A symlinked lock or journal would otherwise let anyone
-/// who can write the serve root overwrite or append to any file the publisher can write.
+/// result checked, by its descriptor, to be a regular file with one link. A symlinked or
+/// hard-linked lock or journal would otherwise let anyone who can write the serve root
+/// overwrite or append to any file the publisher can write (a hard link is another name for
+/// the same file: truncating the lock or appending to the journal writes to it).
 public enum StateFiles {
     /// Opens `folder/name` with `flags` (plus `O_NOFOLLOW | O_CLOEXEC`). `create` makes the folder
     /// when it is missing. Returns -1 with `errno == ENOENT` only when the file does not exist and
@@ -40,6 +42,13 @@ public enum StateFiles {
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
             throw OperationalError("\(folder)/\(name) is not a regular file; remove it and run again")
+        }
+        guard info.st_nlink <= 1 else {
+            close(fd)
+            let path = "\(folder)/\(name)"
+            throw OperationalError(
+                "\(path) has \(info.st_nlink) hard links (another name is the same file); ratecard never writes through one (it could overwrite or append to that file); copy it and move the copy over it (cp -p \(path) \(path).own && mv \(path).own \(path)), or remove the other name, and run again"
+            )
         }
         return fd
     }
