@@ -76,6 +76,12 @@ import Testing
                 #expect(warnings.count == 1, "\(run.err)")
                 #expect(run.err.contains("trace: cache: 0 entries read"), "\(run.err)")
             }
+            // In Korean too.
+            let korean = try ratecard(["validate", "--lang", "ko", "--as-of", "2026-11-29"], in: repo, environment: ["RATECARD_CACHE_DIR": directory + "/cache-false"])
+            #expect(korean.status == 0)
+            #expect(
+                korean.err
+                    == "warning: 빌드 캐시를 쓰지 않습니다 (\(directory)/cache-false/v1/tmp): 심볼릭 링크입니다; RATECARD_CACHE_DIR에 본인만 쓸 수 있는 폴더를 지정하거나 이 경로를 지우세요\n")
         }
     }
 

@@ -234,4 +234,37 @@ final class Warnings: Sendable {
             #expect(FileSystem.exists(outside + "/target"))
         }
     }
+
+    /// A run uses the caches it is given and no other: one given a build cache fills it, the
+    /// next run given the same folder reads every entry (it writes nothing), and a run given
+    /// none builds the same bundle.
+    @Test func aRunUsesTheCachesItIsGiven() throws {
+        try withTemporaryDirectory { directory in
+            let content = directory + "/content"
+            try Fixtures.makeBaseRepository(at: content)
+            func build(_ caches: Caches) throws -> [String: [UInt8]] {
+                defer { caches.finish() }
+                guard case .built(let output, _) = try BundleRun(location: try ContentLocation.find(from: content), asOf: fixtureDay, caches: caches).render(revision: nil) else {
+                    throw OperationalError("the fixture content is invalid")
+                }
+                return output.files
+            }
+            let cold = try build(Caches())
+            #expect(!FileSystem.exists(directory + "/cache"))
+            #expect(try build(Caches(build: BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning))) == cold)
+            let packs = directory + "/cache/v1/packs"
+            func listing() throws -> [String: Int] {
+                var times: [String: Int] = [:]
+                for name in try FileSystem.listDirectory(packs) {
+                    var info = stat()
+                    if lstat(packs + "/" + name, &info) == 0 { times[name] = info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec }
+                }
+                return times
+            }
+            let written = try listing()
+            #expect(written.count == 1)
+            #expect(try build(Caches(build: BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning))) == cold)
+            #expect(try listing() == written)
+        }
+    }
 }

@@ -35,7 +35,7 @@ enum PreviewCommand {
         }
         if arguments.value("--port") != nil { throw UsageError("'--port' is for '--watch'") }
         let location = try ContentLocation.find(from: invocation.directory)
-        let run = BundleRun(location: location, asOf: try invocation.asOf(arguments))
+        let run = BundleRun(location: location, asOf: try invocation.asOf(arguments), caches: invocation.caches)
         let web = try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
         switch try run.render(revision: arguments.value("--rev")) {
         case .invalid(let report):
@@ -72,7 +72,7 @@ enum PreviewCommand {
         let asOf = try invocation.asOf(arguments)
         let location = try ContentLocation.find(from: invocation.directory)
         guard location.contentDir != nil else { throw OperationalError("'--watch' needs a work tree; this is a bare repository") }
-        let web = try BundleRun(location: location, asOf: asOf).webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
+        let web = try BundleRun(location: location, asOf: asOf, caches: invocation.caches).webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
         // Ctrl-C and SIGTERM are read from a descriptor in the loop below, never handled
         // between two steps of a rebuild: blocked before any thread starts, so every thread
         // inherits the mask.
@@ -81,7 +81,7 @@ enum PreviewCommand {
         defer { close(signals) }
 
         let started = Clock.now()
-        let live = try LiveBuild(location: location, asOf: asOf, webFolder: web)
+        let live = try LiveBuild(location: location, asOf: asOf, webFolder: web, caches: invocation.caches)
         var gitFolders: [String] = []
         if let repository = location.repository {
             gitFolders = [repository.gitDir, repository.commonDir + "/refs/heads"]

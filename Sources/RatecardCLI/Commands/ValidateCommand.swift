@@ -30,7 +30,7 @@ enum ValidateCommand {
         }
         let context = ValidationContext(asOf: try invocation.asOf(arguments))
         let location = try ContentLocation.find(from: invocation.directory)
-        let run = ValidationRun(location: location, context: context)
+        let run = ValidationRun(location: location, context: context, caches: invocation.caches)
         let report: ValidationReport
         if arguments.has("--staged") {
             report = try run.validateStaged()

@@ -31,20 +31,9 @@ import Synchronization
 /// - it is bounded (`RATECARD_CACHE_MAX_MB`, default 256): a process that wrote a pack merges
 ///   the packs when there are many and drops the least recently used ones when over the bound;
 /// - it may be deleted at any time; nothing else refers to it.
+///
+/// One is made per run (`Caches`) and given to what uses it; there is no process-wide one.
 public final class BuildCache: Sendable {
-    /// The cache for this process, from the environment (nil when off or unusable).
-    public static var shared: BuildCache? { enabled.load(ordering: .relaxed) ? fromEnvironment : nil }
-
-    private static let fromEnvironment: BuildCache? = BuildCache(environment: ProcessEnvironment.current) { message in
-        var text = Array("warning: \(message)\n".utf8)
-        _ = text.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-    }
-    private static let enabled = Atomic<Bool>(true)
-
-    /// Turns the shared cache off for the rest of this process (a test whose reference builds
-    /// must be cold, in a process that also renders through the cache).
-    public static func disableShared() { enabled.store(false, ordering: .relaxed) }
-
     /// Packs live under a folder named for their format, so a new format never reads an old one.
     package static let format = "v1"
     /// More packs than this are merged into one by the next process that writes.

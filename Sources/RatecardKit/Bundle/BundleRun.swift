@@ -6,10 +6,13 @@ import RatecardSupport
 public struct BundleRun {
     public var location: ContentLocation
     public var asOf: Day
+    /// The run's caches: what loading, checking and rendering keep.
+    public var caches: Caches
 
-    public init(location: ContentLocation, asOf: Day) {
+    public init(location: ContentLocation, asOf: Day, caches: Caches) {
         self.location = location
         self.asOf = asOf
+        self.caches = caches
     }
 
     /// What `build` produced, or the report that stopped it.
@@ -19,12 +22,12 @@ public struct BundleRun {
     }
 
     public func render(revision: String?) throws -> Outcome {
-        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf), caches: caches)
         let snapshot = try run.snapshot(revision: revision)
         Trace.mark("build: validated")
         if snapshot.report.hasErrors { return .invalid(snapshot.report) }
         let root = location.repository == nil ? nil : snapshot.source.contentRoot.treePath
-        let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty, sourceRoot: root)
+        let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty, sourceRoot: root, cache: caches.build)
         let source = snapshot.source
         // Blob ids of a commit's files, listed once (not once per asset).
         let blobs = (source as? CommitSource).flatMap { try? $0.entries() }.map { entries in

@@ -29,13 +29,13 @@ public enum BridgeGate {
         return config.environments.first { $0.name == environment }?.apps ?? []
     }
 
-    /// Checks the web build against the app versions the environment supports.
-    public static func check(web: String?, repositoryRoot: String?, apps: [ServiceConfig.AppVersion], environment: String) throws -> Verdict {
+    /// Checks the web build against the app versions the environment supports; a passed check
+    /// is kept in `cache`.
+    public static func check(web: String?, repositoryRoot: String?, apps: [ServiceConfig.AppVersion], environment: String, cache: BuildCache?) throws -> Verdict {
         guard let web else { return .unused }
         let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: repositoryRoot)
         // A web build that passed is kept in the build cache by the bytes of its files: every
         // publish checks the same few files, which change far less often than the content.
-        let cache = BuildCache.shared
         let key = cache == nil ? nil : cacheKey(web: web, prefix: prefix)
         let requirement: BridgeRequirement?
         if let key, let bytes = cache?.read(key), let cached = decode(bytes) {

@@ -29,11 +29,13 @@ public struct ValidationReport: Sendable {
 public final class ValidationRun {
     public let location: ContentLocation
     public let validator: Validator
-    public let loader = ContentLoader()
+    public let loader: ContentLoader
 
-    public init(location: ContentLocation, context: ValidationContext) {
+    /// `caches`: the run's (parsed files, terms scans kept between runs).
+    public init(location: ContentLocation, context: ValidationContext, caches: Caches) {
         self.location = location
         self.validator = Validator(context: context)
+        loader = ContentLoader(caches: caches)
     }
 
     /// One validated snapshot: the content, where it came from, and what is wrong with it.
@@ -57,7 +59,7 @@ public final class ValidationRun {
     /// generated runtime, its calls), when there is one.
     public func validateWorkingTreeAndWebBuild() throws -> ValidationReport {
         var report = try validateWorkingTree()
-        if let web = try? BundleRun(location: location, asOf: validator.context.asOf).webFolder(override: nil) {
+        if let web = try? BundleRun(location: location, asOf: validator.context.asOf, caches: loader.caches).webFolder(override: nil) {
             let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: location.repository?.workdir)
             report.diagnostics = (report.diagnostics + (try BridgeCheck.run(webFolder: web, displayPrefix: prefix)).diagnostics).sorted()
         }
