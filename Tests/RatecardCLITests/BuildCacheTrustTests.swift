@@ -179,4 +179,22 @@ import Testing
             #expect(run.status == 0)
         }
     }
+
+    /// The suite's own cache folder (`testEnvironment`) is one ratecard uses: every CLI test
+    /// runs with the cache, and none of them is told it is not used.
+    @Test func theSuitesCacheFolderIsUsed() throws {
+        try withTemporaryDirectory { directory in
+            let repo = try generate(directory)
+            let run = try ratecard(["validate", "--as-of", "2026-11-29"], in: repo, environment: ["RATECARD_TRACE": "1"])
+            #expect(run.status == 0)
+            #expect(!run.err.contains("warning:"), "\(run.err)")
+            let folder = try #require(testEnvironment["RATECARD_CACHE_DIR"])
+            for path in [folder, folder + "/v1", folder + "/v1/packs", folder + "/v1/tmp"] {
+                var info = stat()
+                #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && info.st_uid == geteuid() && info.st_mode & 0o022 == 0, "\(path)")
+            }
+            var key = stat()
+            #expect(lstat(folder + "/v1/key", &key) == 0 && key.st_mode & 0o7777 == 0o600)
+        }
+    }
 }
