@@ -3,4 +3,6 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <openssl/hmac.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
 #endif

@@ -16,6 +16,10 @@ int cshims_exchange_paths(const char *a, const char *b) {
     return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
 }
 
+int cshims_rename_noreplace(int fromdir, const char *from, int todir, const char *to) {
+    return renameat2(fromdir, from, todir, to, RENAME_NOREPLACE);
+}
+
 int cshims_flock_exclusive(int fd, int nonblocking) {
     return flock(fd, LOCK_EX | (nonblocking ? LOCK_NB : 0));
 }

@@ -80,12 +80,16 @@ public struct Invocation {
     public var now: Double
     /// The language of messages.
     public var messages: Messages
+    /// The run's caches (`RATECARD_CACHE`, `RATECARD_CACHE_DIR`, `RATECARD_CACHE_MAX_MB`),
+    /// given to what loads, checks and renders.
+    public var caches: Caches
 
-    public init(console: Console, directory: String, now: Double, messages: Messages = .english) {
+    public init(console: Console, directory: String, now: Double, messages: Messages = .english, caches: Caches) {
         self.console = console
         self.directory = directory
         self.now = now
         self.messages = messages
+        self.caches = caches
     }
 
     /// How a validation report is printed to stdout here: in the chosen language, and

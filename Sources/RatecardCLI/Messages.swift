@@ -277,6 +277,20 @@ public struct Messages: Sendable {
             "copy it and move the copy over it ({}), or remove the other name, and run again",
             "파일을 복사해 원래 이름으로 옮기거나({0}) 다른 이름을 지운 다음 다시 실행하세요"
         ),
+        // The build cache, when its folder or key is not safe to use (CacheFolder).
+        ("build cache not used: {} is a symbolic link", "빌드 캐시를 쓰지 않습니다 ({}): 심볼릭 링크입니다"),
+        ("build cache not used: {} is not a folder", "빌드 캐시를 쓰지 않습니다 ({}): 폴더가 아닙니다"),
+        ("build cache not used: {} is not a regular file", "빌드 캐시를 쓰지 않습니다 ({}): 일반 파일이 아닙니다"),
+        ("build cache not used: {} is owned by another user (uid {})", "빌드 캐시를 쓰지 않습니다 ({}): 다른 사용자(uid {})의 소유입니다"),
+        ("build cache not used: {} is writable by group or others (mode {})", "빌드 캐시를 쓰지 않습니다 ({}): 그룹이나 다른 사용자도 쓸 수 있습니다 (모드 {})"),
+        ("build cache not used: {} has mode {}, not 600", "빌드 캐시를 쓰지 않습니다 ({}): 모드가 600이 아니라 {}입니다"),
+        ("build cache not used: {} has {} links, not 1", "빌드 캐시를 쓰지 않습니다 ({}): 링크가 1개가 아니라 {}개입니다"),
+        ("build cache not used: {} is not 32 bytes long", "빌드 캐시를 쓰지 않습니다 ({}): 길이가 32바이트가 아닙니다"),
+        ("build cache not used: {} cannot be opened: {}", "빌드 캐시를 쓰지 않습니다 ({}): 열 수 없습니다: {}"),
+        ("build cache not used: {} cannot be created: {}", "빌드 캐시를 쓰지 않습니다 ({}): 만들 수 없습니다: {}"),
+        ("build cache not used: {} cannot be made: {}", "빌드 캐시를 쓰지 않습니다 ({}): 만들 수 없습니다: {}"),
+        ("build cache not used: {} cannot be read: {}", "빌드 캐시를 쓰지 않습니다 ({}): 읽을 수 없습니다: {}"),
+        ("set RATECARD_CACHE_DIR to a folder only you can write, or remove this one", "RATECARD_CACHE_DIR에 본인만 쓸 수 있는 폴더를 지정하거나 이 경로를 지우세요"),
     ]
 
     static func translate(_ part: String) -> String {

@@ -98,12 +98,17 @@ public enum RatecardCLI {
         do {
             let parsed = try ParsedArguments.parse(rest, options: command.options, positionals: command.positionals)
             if let dir = parsed.value("-C") { directory = resolve(dir, against: directory) }
+            // The run's caches, made once; new build cache entries are written when it ends.
+            let caches = Caches(environment: environment) { message in
+                Console.standard().err("warning: \(messages.localize(message))\n")
+            }
+            defer { caches.finish() }
             // Long work shows its progress on a terminal, never in a pipe or with JSON output.
             if Self.showsProgress.contains(command.name), console.decoratesErr, parsed.value("--format") != "json" {
                 Progress.begin("ratecard \(command.name)")
             }
             defer { Progress.end() }
-            return try command.run(parsed, Invocation(console: console, directory: directory, now: now, messages: messages))
+            return try command.run(parsed, Invocation(console: console, directory: directory, now: now, messages: messages, caches: caches))
         } catch let error as UsageError {
             usageError(error, usage: "ratecard \(command.name) \(command.usageLine)", help: "ratecard \(command.name)", console: console, messages: messages)
             return ExitCode.usage

@@ -9,6 +9,4 @@ let code = RatecardCLI.run(
     Array(CommandLine.arguments.dropFirst()), console: .standard(),
     directory: FileSystem.currentDirectory(), now: Double(now.tv_sec))
 Trace.mark("done")
-// New build cache entries are written, and the cache kept within its bound.
-BuildCache.shared?.finish()
 exit(code)

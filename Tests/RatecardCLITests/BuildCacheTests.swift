@@ -126,7 +126,7 @@ import Testing
                 for offset in stride(from: bytes.count - 1, to: bytes.count / 2, by: -997) { bytes[offset] ^= 0x20 }
                 try FileSystem.writeFile(packs + "/" + name, bytes)
             }
-            try FileSystem.writeFile(packs + "/short.pack", Array(try FileSystem.readFile(packs + "/" + (try FileSystem.listDirectory(packs).first!)).prefix(500)))
+            try FileSystem.writeFile(packs + "/00000000000000000000abcd.pack", Array(try FileSystem.readFile(packs + "/" + (try FileSystem.listDirectory(packs).first!)).prefix(500)))
             try compareBuilds(["--rev", "HEAD", "--as-of", "2026-11-29"], "damaged cache")
 
         }

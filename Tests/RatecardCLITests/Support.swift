@@ -70,7 +70,8 @@ var environmentWithRatecardOnPath: [String: String] {
 /// The test process's environment, with the build cache of every `ratecard` the tests start in
 /// a folder of the tests' own (bounded; every build's entries are its own, so stale ones are
 /// never read) instead of the user's cache. Every CLI test then runs with the cache warm from
-/// the tests before it, and its outputs are compared as they are without one.
+/// the tests before it, and its outputs are compared as they are without one. ratecard makes the
+/// folder for this user alone (mode 0700); one another user made is not used.
 var testEnvironment: [String: String] {
     var env = ProcessInfo.processInfo.environment
     if env["RATECARD_CACHE_DIR"] == nil { env["RATECARD_CACHE_DIR"] = "/tmp/ratecard-test-cache-\(getuid())" }

@@ -151,7 +151,7 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
     @Test func baseContentIsValid() throws {
         try withTemporaryDirectory { directory in
             try Fixtures.makeBaseRepository(at: directory)
-            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: fixtureDay))
+            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: fixtureDay), caches: Caches())
             let report = try run.validateWorkingTree()
             #expect(report.diagnostics == [])
         }
@@ -162,7 +162,7 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
         try withTemporaryDirectory { directory in
             try Fixtures.makeBaseRepository(at: directory)
             try badCase.apply(in: directory)
-            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: fixtureDay))
+            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: fixtureDay), caches: Caches())
             let report = try run.validateWorkingTree()
             let found = report.diagnostics.map { "\($0.rule) \($0.path):\($0.mark.line):\($0.mark.column)" }
             let expected = "\(badCase.rule) \(badCase.path):\(badCase.line):\(badCase.column)"
@@ -202,7 +202,7 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
         try withTemporaryDirectory { directory in
             try Fixtures.makeBaseRepository(at: directory)
             try goodCase.apply(in: directory)
-            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: fixtureDay))
+            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: fixtureDay), caches: Caches())
             let report = try run.validateWorkingTree()
             #expect(report.diagnostics == [], "\(report.diagnostics.map { "\($0.rule) \($0.path):\($0.mark.line):\($0.mark.column) \($0.message)" })")
         }

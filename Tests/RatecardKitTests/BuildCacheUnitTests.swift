@@ -1,7 +1,18 @@
 import Foundation
 import Glibc
 import RatecardKit
+import Synchronization
 import Testing
+
+/// A warning no test expects: recorded as an issue.
+let unexpectedWarning: @Sendable (String) -> Void = { Issue.record("unexpected warning: \($0)") }
+
+/// The warnings a cache gave.
+final class Warnings: Sendable {
+    private let list = Mutex<[String]>([])
+    var all: [String] { list.withLock { $0 } }
+    var sink: @Sendable (String) -> Void { { message in self.list.withLock { $0.append(message) } } }
+}
 
 /// The build cache's store: what one process writes the next reads, whole packs only, damage
 /// is a miss, many packs are merged and the total stays within the bound.
@@ -12,13 +23,13 @@ import Testing
 
     @Test func whatOneProcessWritesTheNextReadsAndDamageIsAMiss() throws {
         try withTemporaryDirectory { directory in
-            let first = BuildCache(folder: directory, limit: 1 << 30)
+            let first = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
             for number in 0..<50 { first.write(BuildCache.Key("test", ["\(number)"]), payload(number)) }
             // Pending entries are read back before they are written.
             #expect(first.read(BuildCache.Key("test", ["7"])) == payload(7))
-            #expect(!FileSystem.exists(directory + "/v1/packs"))
+            #expect(try FileSystem.listDirectory(directory + "/v1/packs").isEmpty)
             first.finish()
-            let second = BuildCache(folder: directory, limit: 1 << 30)
+            let second = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
             for number in 0..<50 { #expect(second.read(BuildCache.Key("test", ["\(number)"])) == payload(number)) }
             #expect(second.read(BuildCache.Key("test", ["50"])) == nil)
             #expect(second.read(BuildCache.Key("other", ["7"])) == nil)
@@ -29,16 +40,16 @@ import Testing
             var bytes = try FileSystem.readFile(pack)
             bytes[bytes.count - 150] ^= 1
             try FileSystem.writeFile(pack, bytes)
-            let third = BuildCache(folder: directory, limit: 1 << 30)
+            let third = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
             let found = (0..<50).filter { third.read(BuildCache.Key("test", ["\($0)"])) != nil }
             #expect(found.count == 49)
             // An index changed, or a pack cut short: no entry of it is read.
             bytes[20] ^= 1
             try FileSystem.writeFile(pack, bytes)
-            #expect((0..<50).allSatisfy { BuildCache(folder: directory, limit: 1 << 30).read(BuildCache.Key("test", ["\($0)"])) == nil })
+            #expect((0..<50).allSatisfy { BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning).read(BuildCache.Key("test", ["\($0)"])) == nil })
             bytes[20] ^= 1
             try FileSystem.writeFile(pack, Array(bytes.prefix(bytes.count / 2)))
-            let fourth = BuildCache(folder: directory, limit: 1 << 30)
+            let fourth = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
             let whole = (0..<50).filter { fourth.read(BuildCache.Key("test", ["\($0)"])) == payload($0) }
             let wrong = (0..<50).filter { number in fourth.read(BuildCache.Key("test", ["\(number)"])).map { $0 != payload(number) } ?? false }
             #expect(wrong.isEmpty && whole.count < 50)
@@ -50,7 +61,7 @@ import Testing
             let limit = 256 << 10
             // Twenty processes, each writing 40 KB of new entries.
             for process in 0..<20 {
-                let cache = BuildCache(folder: directory, limit: limit)
+                let cache = BuildCache(folder: directory, limit: limit, warn: unexpectedWarning)
                 for number in 0..<10 { cache.write(BuildCache.Key("test", ["\(process)", "\(number)"]), payload(process * 100 + number, size: 4096)) }
                 cache.finish()
                 let packs = try FileSystem.listDirectory(directory + "/v1/packs")
@@ -59,7 +70,7 @@ import Testing
                 #expect(total <= limit + 64 << 10, "\(total) bytes")
             }
             // The newest entries are the ones kept.
-            let cache = BuildCache(folder: directory, limit: limit)
+            let cache = BuildCache(folder: directory, limit: limit, warn: unexpectedWarning)
             #expect((0..<10).allSatisfy { cache.read(BuildCache.Key("test", ["19", "\($0)"])) == payload(1900 + $0, size: 4096) })
             #expect((0..<10).allSatisfy { cache.read(BuildCache.Key("test", ["0", "\($0)"])) == nil })
         }
@@ -68,12 +79,192 @@ import Testing
     @Test func twoProcessesWritingTheSameEntriesAtOnceLeaveThemReadable() throws {
         try withTemporaryDirectory { directory in
             DispatchQueue.concurrentPerform(iterations: 4) { _ in
-                let cache = BuildCache(folder: directory, limit: 1 << 30)
+                let cache = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
                 for number in 0..<200 { cache.write(BuildCache.Key("test", ["\(number)"]), payload(number)) }
                 cache.finish()
             }
-            let cache = BuildCache(folder: directory, limit: 1 << 30)
+            let cache = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
             #expect((0..<200).allSatisfy { cache.read(BuildCache.Key("test", ["\($0)"])) == payload($0) })
+        }
+    }
+
+    /// A cache in `directory` that writes a few entries and ends, with its warnings.
+    func use(_ directory: String, read: Int = 3) -> (found: Int, warnings: [String]) {
+        let warnings = Warnings()
+        let cache = BuildCache(folder: directory, limit: 1 << 30, warn: warnings.sink)
+        let found = (0..<read).filter { cache.read(BuildCache.Key("test", ["\($0)"])) != nil }.count
+        for number in 0..<read { cache.write(BuildCache.Key("test", ["\(number)"]), payload(number)) }
+        cache.finish()
+        return (found, warnings.all)
+    }
+
+    @Test func aCacheFolderAnotherUserCanChangeIsNotUsed() throws {
+        try withTemporaryDirectory { directory in
+            let elsewhere = directory + "/elsewhere"
+            try FileSystem.makeDirectories(elsewhere, mode: 0o700)
+            let cases: [(String, (String) throws -> Void, String)] = [
+                ("owned by another user", { chown($0, 65534, 65534) }, " is owned by another user (uid 65534); "),
+                ("writable by others", { chmod($0, 0o1777) }, " is writable by group or others (mode 1777); "),
+                ("writable by its group", { chmod($0, 0o770) }, " is writable by group or others (mode 770); "),
+                (
+                    "a symlink",
+                    {
+                        try FileSystem.removeTree($0)
+                        try #require(symlink(elsewhere, $0) == 0)
+                    }, " is a symbolic link; "
+                ),
+                (
+                    "a file",
+                    {
+                        try FileSystem.removeTree($0)
+                        try FileSystem.writeFile($0, [])
+                    }, " is not a folder; "
+                ),
+            ]
+            for (number, (what, change, reason)) in cases.enumerated() {
+                for inner in ["", "/v1", "/v1/packs", "/v1/tmp"] {
+                    let root = directory + "/cache-\(number)-\(inner.count)"
+                    // A cache in use: its entries are read.
+                    #expect(use(root).warnings.isEmpty)
+                    #expect(use(root).found == 3)
+                    try change(root + inner)
+                    let before = try FileSystem.listDirectory(elsewhere)
+                    let (found, warnings) = use(root)
+                    #expect(found == 0, "\(what) \(inner)")
+                    #expect(warnings == ["build cache not used: \(root + inner)\(reason)set RATECARD_CACHE_DIR to a folder only you can write, or remove this one"], "\(what) \(inner)")
+                    #expect(try FileSystem.listDirectory(elsewhere) == before, "\(what) \(inner)")
+                }
+            }
+            // A folder that does not exist is made, for this user alone.
+            #expect(use(directory + "/new/cache").warnings.isEmpty)
+            var info = stat()
+            #expect(stat(directory + "/new/cache/v1", &info) == 0 && info.st_mode & 0o777 == 0o700)
+        }
+    }
+
+    @Test func onlyAKeyOfThisUsersWithMode0600AndOneLinkIsRead() throws {
+        try withTemporaryDirectory { directory in
+            let root = directory + "/cache"
+            let key = root + "/v1/key"
+            #expect(use(root).warnings.isEmpty)
+            var info = stat()
+            #expect(lstat(key, &info) == 0 && info.st_mode & 0o7777 == 0o600 && info.st_size == 32 && info.st_nlink == 1 && info.st_uid == geteuid())
+            let secret = try FileSystem.readFile(key)
+            let cases: [(String, () throws -> Void, String)] = [
+                ("mode 0644", { chmod(key, 0o644) }, " has mode 644, not 600; "),
+                ("another user's", { chown(key, 65534, 65534) }, " is owned by another user (uid 65534); "),
+                ("two links", { try #require(link(key, directory + "/copy") == 0) }, " has 2 links, not 1; "),
+                ("short", { try FileSystem.writeFile(key, Array(secret.prefix(31))) }, " is not 32 bytes long; "),
+                (
+                    "a symlink",
+                    {
+                        try FileSystem.removeTree(key)
+                        try FileSystem.writeFile(directory + "/copy", secret, mode: 0o600)
+                        try #require(symlink(directory + "/copy", key) == 0)
+                    }, " is a symbolic link; "
+                ),
+                (
+                    "a folder",
+                    {
+                        try FileSystem.removeTree(key)
+                        try FileSystem.makeDirectories(key, mode: 0o700)
+                    }, " is not a regular file; "
+                ),
+            ]
+            for (what, change, reason) in cases {
+                try change()
+                let (found, warnings) = use(root)
+                #expect(found == 0, "\(what)")
+                #expect(warnings == ["build cache not used: \(key)\(reason)set RATECARD_CACHE_DIR to a folder only you can write, or remove this one"], "\(what)")
+                // Never replaced by a new key.
+                #expect(try FileSystem.kind(ofItemAt: key) != .file || FileSystem.readFile(key).prefix(31) == secret.prefix(31), "\(what)")
+                try FileSystem.removeTree(key)
+                try? FileSystem.removeTree(directory + "/copy")
+                try FileSystem.writeFile(key, secret, mode: 0o600)
+                chmod(key, 0o600)
+                #expect(use(root) == (3, []) as (Int, [String]), "\(what), restored")
+            }
+            // A key removed: a new one is made, and the packs signed with the old one are misses.
+            try FileSystem.removeTree(key)
+            #expect(use(root) == (0, []) as (Int, [String]))
+            #expect(try FileSystem.readFile(key) != secret)
+        }
+    }
+
+    @Test func aPackNotSignedWithThisUsersKeyIsAMiss() throws {
+        try withTemporaryDirectory { directory in
+            #expect(use(directory).warnings.isEmpty)
+            let packs = directory + "/v1/packs"
+            for name in try FileSystem.listDirectory(packs) { try FileSystem.removeTree(packs + "/" + name) }
+            // The same entries, signed with another key: a whole pack, whose signature fails.
+            let entries = (0..<3).map { (BuildCache.Key("test", ["\($0)"]), payload($0)) }
+            let forged = Pack.encode(entries, secret: try #require(SHA256.randomBytes(32)))
+            try FileSystem.writeFile(packs + "/" + SHA256.hex(forged).prefix(24) + ".pack", forged, mode: 0o600)
+            #expect(use(directory, read: 3).found == 0)
+            // Signed with this user's key, the same bytes are read.
+            let signed = Pack.encode(entries, secret: try FileSystem.readFile(directory + "/v1/key"))
+            try FileSystem.writeFile(packs + "/" + SHA256.hex(signed).prefix(24) + ".pack", signed, mode: 0o600)
+            #expect(use(directory, read: 3).found == 3)
+        }
+    }
+
+    @Test func theCleanupDeletesOnlyTheCachesOwnOldTemporaryFiles() throws {
+        try withTemporaryDirectory { directory in
+            #expect(use(directory).warnings.isEmpty)
+            let tmp = directory + "/v1/tmp"
+            let outside = directory + "/outside"
+            try FileSystem.makeDirectories(outside)
+            let ownOld = ["123-0123456789abcdef01234567.pack", "key-77-0badf00d"]
+            let kept = ["123-0123456789abcdef01234567.pack.bak", "notes.txt", "key-77", "key-77-0badf00", "x-0123456789abcdef01234567.pack", "123-0123456789ABCDEF01234567.pack"]
+            for name in ownOld + kept + ["fresh"] { try FileSystem.writeFile(tmp + "/" + name, []) }
+            try FileSystem.writeFile(tmp + "/456-0123456789abcdef01234567.pack", [])
+            try FileSystem.writeFile(outside + "/target", [])
+            // A symlink with a temporary file's name: the link goes, never what it points to.
+            try #require(symlink(outside + "/target", tmp + "/789-0123456789abcdef01234567.pack") == 0)
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            var old = [timespec(tv_sec: now.tv_sec - 7200, tv_nsec: 0), timespec(tv_sec: now.tv_sec - 7200, tv_nsec: 0)]
+            for name in ownOld + kept + ["789-0123456789abcdef01234567.pack"] { utimensat(AT_FDCWD, tmp + "/" + name, &old, AT_SYMLINK_NOFOLLOW) }
+            utimensat(AT_FDCWD, outside + "/target", &old, 0)
+            // Only a process that wrote cleans up: new entries.
+            let cache = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
+            cache.write(BuildCache.Key("test", ["new"]), payload(9))
+            cache.finish()
+            #expect(try FileSystem.listDirectory(tmp) == (kept + ["456-0123456789abcdef01234567.pack", "fresh"]).sorted())
+            #expect(FileSystem.exists(outside + "/target"))
+        }
+    }
+
+    /// A run uses the caches it is given and no other: one given a build cache fills it, the
+    /// next run given the same folder reads every entry (it writes nothing), and a run given
+    /// none builds the same bundle.
+    @Test func aRunUsesTheCachesItIsGiven() throws {
+        try withTemporaryDirectory { directory in
+            let content = directory + "/content"
+            try Fixtures.makeBaseRepository(at: content)
+            func build(_ caches: Caches) throws -> [String: [UInt8]] {
+                defer { caches.finish() }
+                guard case .built(let output, _) = try BundleRun(location: try ContentLocation.find(from: content), asOf: fixtureDay, caches: caches).render(revision: nil) else {
+                    throw OperationalError("the fixture content is invalid")
+                }
+                return output.files
+            }
+            let cold = try build(Caches())
+            #expect(!FileSystem.exists(directory + "/cache"))
+            #expect(try build(Caches(build: BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning))) == cold)
+            let packs = directory + "/cache/v1/packs"
+            func listing() throws -> [String: Int] {
+                var times: [String: Int] = [:]
+                for name in try FileSystem.listDirectory(packs) {
+                    var info = stat()
+                    if lstat(packs + "/" + name, &info) == 0 { times[name] = info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec }
+                }
+                return times
+            }
+            let written = try listing()
+            #expect(written.count == 1)
+            #expect(try build(Caches(build: BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning))) == cold)
+            #expect(try listing() == written)
         }
     }
 }

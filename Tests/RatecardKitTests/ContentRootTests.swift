@@ -37,7 +37,7 @@ import Testing
             #expect(location.contentRoot == ContentRoot(treePath: "content"))
             #expect(try location.contentRoot(in: commit) == ContentRoot(treePath: "content"))
             for source in [try location.workingTree() as any ContentSource, try location.source(for: commit)] {
-                let content = try ContentLoader().load(source)
+                let content = try ContentLoader(caches: Caches()).load(source)
                 #expect(content.root == ContentRoot(treePath: "content"))
                 #expect(!content.fileIDs.isEmpty)
                 #expect(content.fileIDs.keys.allSatisfy { $0.hasPrefix("content/") })

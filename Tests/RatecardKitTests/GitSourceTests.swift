@@ -197,7 +197,7 @@ import Testing
             #expect(bare.workdir == nil)
             let location = try ContentLocation.find(from: directory + "/bare.git")
             #expect(location.contentDir == nil)
-            let report = try ValidationRun(location: location, context: context).validate(revision: "HEAD")
+            let report = try ValidationRun(location: location, context: context, caches: Caches()).validate(revision: "HEAD")
             #expect(report.diagnostics == [])
             #expect(report.commits.count == 1)
             #expect(report.files > 10)
@@ -208,7 +208,7 @@ import Testing
         try withTemporaryDirectory { directory in
             try Fixtures.makeBaseRepository(at: directory)
             try write("id: broken: [", to: directory + "/partners/acme-bank.yaml")
-            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context)
+            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context, caches: Caches())
             #expect(try run.validate(revision: "HEAD").diagnostics == [])
             #expect(try run.validateWorkingTree().hasErrors)
         }
@@ -217,7 +217,7 @@ import Testing
     @Test func aMissingRevisionIsAnOperationalError() throws {
         try withTemporaryDirectory { directory in
             try Fixtures.makeBaseRepository(at: directory)
-            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context)
+            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context, caches: Caches())
             #expect(throws: OperationalError("revision 'no-such-branch' cannot be read: revspec 'no-such-branch' not found")) { try run.validate(revision: "no-such-branch") }
         }
     }
@@ -227,7 +227,7 @@ import Testing
             let repository = try Fixtures.makeBaseRepository(at: directory)
             #expect(symlinkAt(directory + "/partners/extra.yaml", to: "/etc/passwd"))
             try repository.commitAll(message: "Add a symlink", author: Fixtures.testAuthor)
-            let report = try ValidationRun(location: try ContentLocation.find(from: directory), context: context).validate(revision: "HEAD")
+            let report = try ValidationRun(location: try ContentLocation.find(from: directory), context: context, caches: Caches()).validate(revision: "HEAD")
             let found = report.diagnostics.map { "\($0.rule) \($0.path):\($0.mark)" }
             #expect(found == ["GIT-01 partners/extra.yaml:1:1"])
         }
@@ -249,7 +249,7 @@ import Testing
                 let commit = try repository.commitAll(message: "Rate change \(step)", author: Fixtures.testAuthor)
                 if step == 30 { badCommit = commit }
             }
-            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context)
+            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context, caches: Caches())
             let report = try run.validate(range: "\(base.hex)..HEAD")
             let files = try #require(try repository.treeEntries(commit: base, under: "")).count
             #expect(report.commits.count == 50)

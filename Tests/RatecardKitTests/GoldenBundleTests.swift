@@ -38,7 +38,7 @@ import Testing
 
     /// Renders `revision` (nil: the work tree) of the content in `directory` as of the fixture day.
     func build(_ directory: String, revision: String?) throws -> BundleBuilder.Output {
-        let run = BundleRun(location: try ContentLocation.find(from: directory), asOf: fixtureDay)
+        let run = BundleRun(location: try ContentLocation.find(from: directory), asOf: fixtureDay, caches: Caches())
         switch try run.render(revision: revision) {
         case .built(let output, _):
             return output

@@ -14,7 +14,7 @@ import Testing
             let summary = try LargeContentGenerator(Self.small).generate(into: directory)
             #expect(summary.commits.count == 6)
             #expect(summary.markdownBytes > 10 * 7000)
-            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context)
+            let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context, caches: Caches())
             let head = try run.validate(revision: "HEAD")
             #expect(head.diagnostics == [], "\(head.diagnostics.prefix(5))")
             #expect(head.files == summary.files)
@@ -23,7 +23,7 @@ import Testing
             #expect(range.diagnostics == [], "\(range.diagnostics.prefix(5))")
             #expect(try run.validateWorkingTree().diagnostics == [])
             // Clean for any later as-of date too: every product's newest table is open-ended.
-            let later = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: Day("2031-01-01")!))
+            let later = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: Day("2031-01-01")!), caches: Caches())
             #expect(try later.validate(revision: "HEAD").diagnostics == [])
         }
     }
@@ -83,11 +83,11 @@ import Testing
             try commit("No content change", [])
 
             let location = try ContentLocation.find(from: directory)
-            let report = try ValidationRun(location: location, context: context).validate(range: "\(summary.commits[0].hex)..HEAD")
+            let report = try ValidationRun(location: location, context: context, caches: Caches()).validate(range: "\(summary.commits[0].hex)..HEAD")
             #expect(report.commits.count == 9)
 
             let validator = Validator(context: context)
-            let loader = ContentLoader()
+            let loader = ContentLoader(caches: Caches())
             var parent = try loader.load(try location.source(for: summary.commits[0]))
             var known = Set(validator.check(parent).map { "\($0.path) \($0.rule) \($0.message)" })
             var expected: [Diagnostic] = []

@@ -21,7 +21,7 @@ import Testing
             try LargeContentGenerator(Self.parameters).generate(into: directory)
             let repository = try Repository.open(at: directory)
             let location = try ContentLocation.find(from: directory)
-            let live = try LiveBuild(location: location, asOf: fixtureDay, webFolder: nil)
+            let live = try LiveBuild(location: location, asOf: fixtureDay, webFolder: nil, caches: Caches())
             try expectSameAsCold(live, location: location, step: "start")
 
             var random = SplitMix64(seed: seed)
@@ -140,14 +140,14 @@ import Testing
     func expectSameAsCold(_ live: LiveBuild, location: ContentLocation, step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let snapshot = live.snapshot
         let current = snapshot.current
-        let cold = try ValidationRun(location: location, context: ValidationContext(asOf: fixtureDay)).validateWorkingTree()
+        let cold = try ValidationRun(location: location, context: ValidationContext(asOf: fixtureDay), caches: Caches()).validateWorkingTree()
         let findings = snapshot.findings
         #expect(findings == cold.diagnostics, "\(step)", sourceLocation: sourceLocation)
         guard !cold.hasErrors else {
             #expect(!current, "\(step)", sourceLocation: sourceLocation)
             return
         }
-        guard case .built(let output, _) = try BundleRun(location: location, asOf: fixtureDay).render(revision: nil) else {
+        guard case .built(let output, _) = try BundleRun(location: location, asOf: fixtureDay, caches: Caches()).render(revision: nil) else {
             Issue.record("\(step): the cold build refused valid content", sourceLocation: sourceLocation)
             return
         }
@@ -187,7 +187,7 @@ extension LiveBuildTests {
             let repository = try Repository.create(at: directory)
             try repository.commitAll(message: "Example", author: Fixtures.testAuthor)
             let location = try ContentLocation.find(from: directory)
-            let live = try LiveBuild(location: location, asOf: fixtureDay, webFolder: directory + "/site")
+            let live = try LiveBuild(location: location, asOf: fixtureDay, webFolder: directory + "/site", caches: Caches())
             #expect(live.snapshot.bridge == [])
             #expect(live.snapshot.current)
             try expectSameAsCold(live, location: location, step: "start")
@@ -223,7 +223,7 @@ extension LiveBuildTests {
         try withTemporaryDirectory { directory in
             try LargeContentGenerator(Self.parameters).generate(into: directory)
             let location = try ContentLocation.find(from: directory)
-            let live = try LiveBuild(location: location, asOf: fixtureDay, webFolder: nil)
+            let live = try LiveBuild(location: location, asOf: fixtureDay, webFolder: nil, caches: Caches())
             let notices = try files(in: directory, under: "terms/broker-notice").sorted()
             let newest = try #require(notices.last)
             let draft = "terms/broker-notice/\(newest.split(separator: "/").last!.split(separator: ".")[0]).99.0.md"

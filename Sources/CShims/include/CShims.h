@@ -4,6 +4,10 @@
 /// Atomically exchange two paths (Linux renameat2 with RENAME_EXCHANGE). Returns 0 or -1/errno.
 int cshims_exchange_paths(const char *a, const char *b);
 
+/// Rename `from` in folder `fromdir` to `to` in folder `todir` unless `to` exists (Linux renameat2
+/// with RENAME_NOREPLACE). Returns 0 or -1/errno (EEXIST when `to` exists).
+int cshims_rename_noreplace(int fromdir, const char *from, int todir, const char *to);
+
 /// flock(2) on an open descriptor: exclusive, optionally non-blocking. Returns 0 or -1/errno.
 int cshims_flock_exclusive(int fd, int nonblocking);
 

@@ -60,6 +60,6 @@ enum BridgeCommand {
             return path
         }
         let location = try ContentLocation.find(from: invocation.directory)
-        return try BundleRun(location: location, asOf: Day.todayInSeoul(now: invocation.now)).webFolder(override: nil)
+        return try BundleRun(location: location, asOf: Day.todayInSeoul(now: invocation.now), caches: invocation.caches).webFolder(override: nil)
     }
 }

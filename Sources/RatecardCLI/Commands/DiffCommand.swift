@@ -61,7 +61,7 @@ enum DiffCommand {
                 title = title.replacingOccurrences(of: "-> " + name, with: "-> \(name) (live \(live.release))")
             }
         }
-        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf), caches: invocation.caches)
         let diff = SemanticDiff.between(try run.content(at: from), try run.content(at: to), asOf: asOf, oldAsOf: oldAsOf)
         switch format {
         case "json": invocation.console.out(DiffFormatter.json(diff).serialized() + "\n")

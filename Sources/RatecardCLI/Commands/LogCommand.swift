@@ -28,8 +28,8 @@ enum LogCommand {
         }
         let location = try ContentLocation.find(from: invocation.directory)
         let asOf = try invocation.asOf(arguments)
-        let events = try ChangeHistory.events(of: subject, location: location, asOf: asOf, root: root)
-        if events.isEmpty { try requireKnown(subject, location: location, asOf: asOf) }
+        let events = try ChangeHistory.events(of: subject, location: location, asOf: asOf, root: root, caches: invocation.caches)
+        if events.isEmpty { try requireKnown(subject, location: location, asOf: asOf, caches: invocation.caches) }
         if json {
             invocation.console.out(
                 JSON.object([
@@ -65,8 +65,8 @@ enum LogCommand {
 
     /// A subject with no history must at least exist now; else it is a typo: a usage error
     /// naming the nearest ids.
-    static func requireKnown(_ subject: ChangeHistory.Subject, location: ContentLocation, asOf: Day) throws {
-        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
+    static func requireKnown(_ subject: ChangeHistory.Subject, location: ContentLocation, asOf: Day, caches: Caches) throws {
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf), caches: caches)
         guard let content = try? run.content(at: location.contentDir == nil ? "HEAD" : nil) else { return }
         let (name, what, known): (String, String, [String])
         switch subject {

@@ -37,7 +37,7 @@ enum PreviewCommand {
         let location = try ContentLocation.find(from: invocation.directory)
         // A preview is for a person to look at, not a gate: history rules that cannot run in a
         // shallow clone are skipped (an invalid report says so).
-        let run = BundleRun(location: location, asOf: try invocation.asOf(arguments), allowShallow: true)
+        let run = BundleRun(location: location, asOf: try invocation.asOf(arguments), caches: invocation.caches, allowShallow: true)
         let web = try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
         switch try run.render(revision: arguments.value("--rev")) {
         case .invalid(let report):
@@ -74,7 +74,7 @@ enum PreviewCommand {
         let asOf = try invocation.asOf(arguments)
         let location = try ContentLocation.find(from: invocation.directory)
         guard location.contentDir != nil else { throw OperationalError("'--watch' needs a work tree; this is a bare repository") }
-        let web = try BundleRun(location: location, asOf: asOf).webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
+        let web = try BundleRun(location: location, asOf: asOf, caches: invocation.caches).webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
         // Ctrl-C and SIGTERM are read from a descriptor in the loop below, never handled
         // between two steps of a rebuild: blocked before any thread starts, so every thread
         // inherits the mask.
@@ -83,7 +83,7 @@ enum PreviewCommand {
         defer { close(signals) }
 
         let started = Clock.now()
-        let live = try LiveBuild(location: location, asOf: asOf, webFolder: web)
+        let live = try LiveBuild(location: location, asOf: asOf, webFolder: web, caches: invocation.caches)
         var gitFolders: [String] = []
         if let repository = location.repository {
             gitFolders = [repository.gitDir, repository.commonDir + "/refs/heads"]

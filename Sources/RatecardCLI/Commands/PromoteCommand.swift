@@ -45,7 +45,8 @@ enum PromoteCommand {
         let options = PromoteFlow.Options(
             source: source, sourceName: fromName, target: target, targetName: toName, protected: protected, apps: ServeRootOptions.apps(of: toName, invocation),
             release: arguments.value("--release"), expectLive: arguments.value("--expect-live"), message: arguments.value("-m") ?? "",
-            dryRun: arguments.has("--dry-run"), approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"), asOf: try invocation.asOf(arguments))
+            dryRun: arguments.has("--dry-run"), approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"), asOf: try invocation.asOf(arguments),
+            caches: invocation.caches)
         let console = invocation.console
         let flow = PromoteFlow(location: Result { try ContentLocation.find(from: invocation.directory) }, options: options)
         let outcome = try flow.run { event in

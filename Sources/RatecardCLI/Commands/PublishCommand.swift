@@ -35,7 +35,7 @@ enum PublishCommand {
             environment: name, root: root, protected: protected, apps: ServeRootOptions.apps(of: name, invocation), revision: arguments.value("--rev"),
             ifStale: arguments.has("--if-stale"), web: web, asOf: try invocation.asOf(arguments), asOfExplicit: arguments.value("--as-of") != nil,
             expectLive: arguments.value("--expect-live"), message: arguments.value("-m") ?? "", dryRun: arguments.has("--dry-run"),
-            approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"), allowShallow: arguments.has("--allow-shallow"))
+            approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"), caches: invocation.caches, allowShallow: arguments.has("--allow-shallow"))
         let console = invocation.console
         let result = try PublishFlow(location: location, options: options).run { event in
             switch event {

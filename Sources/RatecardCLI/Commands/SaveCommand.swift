@@ -32,7 +32,7 @@ enum SaveCommand {
             throw UsageError("no author: pass --author \"Name <email>\" or set git config user.name and user.email")
         }
         let asOf = try invocation.asOf(arguments)
-        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf), caches: invocation.caches)
         let snapshot = try run.snapshot(revision: nil)
         let style = invocation.reportStyle(location)
         if snapshot.report.hasErrors {

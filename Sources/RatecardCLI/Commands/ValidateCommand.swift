@@ -33,7 +33,7 @@ enum ValidateCommand {
         }
         let context = ValidationContext(asOf: try invocation.asOf(arguments))
         let location = try ContentLocation.find(from: invocation.directory)
-        let run = ValidationRun(location: location, context: context, allowShallow: arguments.has("--allow-shallow"))
+        let run = ValidationRun(location: location, context: context, caches: invocation.caches, allowShallow: arguments.has("--allow-shallow"))
         let report: ValidationReport
         if arguments.has("--staged") {
             report = try run.validateStaged()

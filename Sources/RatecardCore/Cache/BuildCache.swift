@@ -1,4 +1,3 @@
-internal import CCrypto
 import Glibc
 import RatecardSupport
 import Synchronization
@@ -18,25 +17,23 @@ import Synchronization
 /// than the work they saved). A pack is never changed once it has its name.
 ///
 /// What makes it safe to trust:
+/// - it is used only when only this user can change it (`CacheFolder`): the folders are this
+///   user's, writable by no one else, opened without following a symlink and worked through by
+///   descriptor, and only the cache's own file names are ever deleted; otherwise the run warns
+///   once and goes on uncached;
 /// - every key hashes the build fingerprint (this executable and its parsing and rendering
 ///   libraries) with the exact inputs of the result, so another ratecard never reads an entry;
-/// - a pack is written to a temporary file and renamed into place; its index carries its own
-///   sha256 and every entry the sha256 of its payload, checked on every read, so a torn,
-///   truncated or altered pack yields misses, never a result;
+/// - a pack's index is signed with HMAC-SHA256 under a key only this user can read (`v1/key`,
+///   mode 0600), and every entry carries the sha256 of its payload: an entry anyone else made
+///   (a forged result, payloads swapped with their sums recomputed) is a miss, never a result;
+/// - a pack is written to a temporary file and renamed into place, its checks made on every
+///   read, so a torn or truncated pack yields misses too;
 /// - it is bounded (`RATECARD_CACHE_MAX_MB`, default 256): a process that wrote a pack merges
 ///   the packs when there are many and drops the least recently used ones when over the bound;
 /// - it may be deleted at any time; nothing else refers to it.
+///
+/// One is made per run (`Caches`) and given to what uses it; there is no process-wide one.
 public final class BuildCache: Sendable {
-    /// The cache for this process, from the environment (nil when off or unusable).
-    public static var shared: BuildCache? { enabled.load(ordering: .relaxed) ? fromEnvironment : nil }
-
-    private static let fromEnvironment: BuildCache? = BuildCache(environment: ProcessEnvironment.current)
-    private static let enabled = Atomic<Bool>(true)
-
-    /// Turns the shared cache off for the rest of this process (a test whose reference builds
-    /// must be cold, in a process that also renders through the cache).
-    public static func disableShared() { enabled.store(false, ordering: .relaxed) }
-
     /// Packs live under a folder named for their format, so a new format never reads an old one.
     package static let format = "v1"
     /// More packs than this are merged into one by the next process that writes.
@@ -44,10 +41,16 @@ public final class BuildCache: Sendable {
 
     /// `<root>/v1`.
     public let folder: String
+    /// The folder given (`RATECARD_CACHE_DIR`).
+    private let root: String
     /// The size above which the least recently used packs are removed.
     public let limit: Int
+    /// Told once why the cache is not used, when it is not.
+    private let warn: @Sendable (String) -> Void
 
     private struct State {
+        /// The folders once opened: nil before, `.some(nil)` when unusable.
+        var store: CacheFolder??
         var opened = false
         var packs: [Pack] = []
         var index: [Key: (pack: Int, entry: Int)] = [:]
@@ -61,13 +64,16 @@ public final class BuildCache: Sendable {
 
     private let state = Mutex(State())
 
-    /// A cache in `root` (created when the first pack is written).
-    public init(folder root: String, limit: Int) {
+    /// A cache in `root` (opened, and created when missing, on first use); `warn` is told once
+    /// why it is not used when it is not.
+    public init(folder root: String, limit: Int, warn: @escaping @Sendable (String) -> Void) {
         folder = root + "/" + Self.format
+        self.root = root
         self.limit = limit
+        self.warn = warn
     }
 
-    package convenience init?(environment: [String: String]) {
+    package convenience init?(environment: [String: String], warn: @escaping @Sendable (String) -> Void) {
         if let setting = environment["RATECARD_CACHE"], ["off", "0", "no", "false"].contains(setting.lowercased()) { return nil }
         var root: String
         if let dir = environment["RATECARD_CACHE_DIR"], !dir.isEmpty {
@@ -81,7 +87,7 @@ public final class BuildCache: Sendable {
         }
         if !root.hasPrefix("/") { root = FileSystem.currentDirectory() + "/" + root }
         let megabytes = environment["RATECARD_CACHE_MAX_MB"].flatMap { Int($0) }.map { max(1, $0) } ?? 256
-        self.init(folder: root, limit: megabytes << 20)
+        self.init(folder: root, limit: megabytes << 20, warn: warn)
     }
 
     /// A cache key: the sha256 of the build fingerprint, what kind of result it is and every
@@ -210,32 +216,46 @@ public final class BuildCache: Sendable {
             if !state.pending.isEmpty { state.wrote = true }
             return state.pending
         }
-        guard !entries.isEmpty else { return }
-        if let name = write(pack: entries) { state.withLock { _ = $0.own.insert(name) } }
+        guard !entries.isEmpty, let store = store() else { return }
+        if let name = write(pack: entries, in: store) { state.withLock { _ = $0.own.insert(name) } }
+    }
+
+    /// The cache's folders, opened on first use; nil (after one warning) when unusable.
+    private func store() -> CacheFolder? {
+        let (store, problem) = state.withLock { state -> (CacheFolder?, CacheFolder.Unusable?) in
+            if let store = state.store { return (store, nil) }
+            do throws(CacheFolder.Unusable) {
+                let opened = try CacheFolder.open(root: root)
+                state.store = .some(opened)
+                return (opened, nil)
+            } catch {
+                state.store = .some(nil)
+                return (nil, error)
+            }
+        }
+        if let problem { warn(problem.message) }
+        return store
     }
 
     /// Writes one pack; returns its file name.
     @discardableResult
-    private func write(pack entries: [(Key, [UInt8])]) -> String? {
-        let bytes = Pack.encode(entries)
-        // Named by its index's checksum: unique for its entries.
+    private func write(pack entries: [(Key, [UInt8])], in store: CacheFolder) -> String? {
+        let bytes = Pack.encode(entries, secret: store.secret)
+        // Named by its index's signature: unique for its entries.
         let sum = bytes[Pack.headerSize + entries.count * Pack.entrySize..<Pack.headerSize + entries.count * Pack.entrySize + 32]
         let name = String(SHA256.hex(digest: Array(sum)).prefix(24)) + ".pack"
-        let temporary = "\(folder)/tmp/\(getpid())-\(name)"
-        guard (try? FileSystem.makeDirectories(folder + "/tmp", mode: 0o700)) != nil,
-            (try? FileSystem.makeDirectories(folder + "/packs", mode: 0o700)) != nil
-        else { return nil }
-        do {
-            try FileSystem.writeFile(temporary, bytes, mode: 0o600)
-            guard rename(temporary, "\(folder)/packs/\(name)") == 0 else {
-                unlink(temporary)
-                return nil
-            }
-            return name
-        } catch {
-            unlink(temporary)
+        let temporary = "\(getpid())-\(name)"
+        // A file a killed process of the same id left.
+        unlinkat(store.tmp, temporary, 0)
+        let fd = openat(store.tmp, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return nil }
+        let written = (try? FileSystem.writeAll(fd, bytes, path: temporary)) != nil
+        close(fd)
+        guard written, renameat(store.tmp, temporary, store.packs, name) == 0 else {
+            unlinkat(store.tmp, temporary, 0)
             return nil
         }
+        return name
     }
 
     /// Ends the process's use: writes what is new, then keeps the cache within its bound. Only a
@@ -246,20 +266,19 @@ public final class BuildCache: Sendable {
         let (hits, new) = state.withLock { ($0.hits, $0.pending.count) }
         Trace.mark("cache: \(hits) entries read, \(new) new")
         flush()
-        guard state.withLock({ $0.wrote }) else { return }
+        guard state.withLock({ $0.wrote }), let store = store() else { return }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        for name in (try? FileSystem.listDirectory(folder + "/tmp")) ?? [] {
+        for name in CacheFolder.names(in: store.tmp, CacheFolder.isTemporary) {
             var info = stat()
-            let path = folder + "/tmp/" + name
-            if lstat(path, &info) == 0, now.tv_sec - info.st_mtim.tv_sec > 3600 { unlink(path) }
+            if fstatat(store.tmp, name, &info, AT_SYMLINK_NOFOLLOW) == 0, now.tv_sec - info.st_mtim.tv_sec > 3600 { unlinkat(store.tmp, name, 0) }
         }
         var packs: [(name: String, size: Int, time: Int)] = []
-        for name in (try? FileSystem.listDirectory(folder + "/packs")) ?? [] where name.hasSuffix(".pack") {
+        for name in CacheFolder.names(in: store.packs, CacheFolder.isPack) {
             var info = stat()
             // To the nanosecond the file system keeps: packs written within one second are
             // still told apart, so the newest entries are the ones kept.
-            if lstat(folder + "/packs/" + name, &info) == 0 { packs.append((name, Int(info.st_size), info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec)) }
+            if fstatat(store.packs, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { packs.append((name, Int(info.st_size), info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec)) }
         }
         let total = packs.reduce(0) { $0 + $1.size }
         guard packs.count > Self.mergeAbove || total > limit else { return }
@@ -272,23 +291,25 @@ public final class BuildCache: Sendable {
         var keys: Set<Key> = []
         var size = 0
         for pack in packs {
-            guard let opened = Pack.open(folder + "/packs/" + pack.name) else { continue }
+            guard let opened = Pack.open(pack.name, in: store) else { continue }
             for entry in 0..<opened.count where size < limit / 4 * 3 {
                 guard let payload = opened.payload(entry), keys.insert(opened.key(entry)).inserted else { continue }
                 kept.append((opened.key(entry), payload))
                 size += payload.count + Pack.entrySize
             }
         }
-        let merged = kept.isEmpty ? nil : write(pack: kept)
-        for pack in packs where pack.name != merged { unlink(folder + "/packs/" + pack.name) }
+        let merged = kept.isEmpty ? nil : write(pack: kept, in: store)
+        for pack in packs where pack.name != merged { unlinkat(store.packs, pack.name, 0) }
     }
 
     /// Maps every pack once, on first use.
     private func openPacks() {
         if state.withLock({ $0.opened }) { return }
         var packs: [Pack] = []
-        for name in ((try? FileSystem.listDirectory(folder + "/packs")) ?? []).filter({ $0.hasSuffix(".pack") }) {
-            if let pack = Pack.open(folder + "/packs/" + name) { packs.append(pack) }
+        if let store = store() {
+            for name in CacheFolder.names(in: store.packs, CacheFolder.isPack) {
+                if let pack = Pack.open(name, in: store) { packs.append(pack) }
+            }
         }
         state.withLock { state in
             guard !state.opened else { return }
@@ -304,50 +325,67 @@ public final class BuildCache: Sendable {
 }
 
 /// One pack file, mapped read-only:
-/// `RCP1`, the entry count (8 bytes), per entry its key (32), payload offset (8), length (8)
-/// and the payload's sha256 (32), the sha256 of all that (32), then the payloads.
+/// `RCP2`, the entry count (8 bytes), per entry its key (32), payload offset (8), length (8)
+/// and the payload's sha256 (32), the HMAC-SHA256 of all that under the user's key (32), then
+/// the payloads.
 package final class Pack: Sendable {
     package static let headerSize = 12
     package static let entrySize = 80
-    package static let magic: [UInt8] = Array("RCP1".utf8)
+    package static let magic: [UInt8] = Array("RCP2".utf8)
 
     /// Read-only mapped memory, never written and unmapped only when the pack goes: safe to
     /// read from any thread, which the compiler cannot see through a raw pointer.
     private nonisolated(unsafe) let base: UnsafeRawPointer
     private let size: Int
-    private let path: String
+    /// The open file, kept for `touch`.
+    private let fd: Int32
     package let count: Int
     private let touched = Atomic<Bool>(false)
 
-    private init(base: UnsafeRawPointer, size: Int, count: Int, path: String) {
+    private init(base: UnsafeRawPointer, size: Int, count: Int, fd: Int32) {
         self.base = base
         self.size = size
         self.count = count
-        self.path = path
+        self.fd = fd
     }
 
-    deinit { munmap(UnsafeMutableRawPointer(mutating: base), size) }
+    deinit {
+        munmap(UnsafeMutableRawPointer(mutating: base), size)
+        close(fd)
+    }
 
-    /// The pack at `path`, or nil when it is not a whole one (its index does not match its sum).
-    package static func open(_ path: String) -> Pack? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    /// The pack `name` in the cache's packs folder, or nil when it is not a whole one signed
+    /// with the cache's key.
+    static func open(_ name: String, in store: CacheFolder) -> Pack? {
+        open(at: store.packs, name, secret: store.secret)
+    }
+
+    /// The pack `name` in folder `folder`, or nil when it is not a whole one signed with `secret`
+    /// (its index does not match its signature).
+    package static func open(at folder: Int32, _ name: String, secret: [UInt8]) -> Pack? {
+        let fd = openat(folder, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return nil }
-        defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size >= headerSize + 32 else { return nil }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size >= headerSize + 32,
+            let mapped = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED
+        else {
+            close(fd)
+            return nil
+        }
         let size = Int(info.st_size)
-        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else { return nil }
         let base = UnsafeRawPointer(mapped)
         let bytes = UnsafeRawBufferPointer(start: base, count: size)
         let count = Int(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: Int64.self)))
         guard bytes[0..<4].elementsEqual(magic), count >= 0, count <= (size - headerSize - 32) / entrySize,
-            SHA256.digest(UnsafeRawBufferPointer(rebasing: bytes[0..<headerSize + count * entrySize]))
-                .elementsEqual(bytes[headerSize + count * entrySize..<headerSize + count * entrySize + 32])
+            SHA256.same(
+                SHA256.hmac(key: secret, UnsafeRawBufferPointer(rebasing: bytes[0..<headerSize + count * entrySize])),
+                UnsafeRawBufferPointer(rebasing: bytes[headerSize + count * entrySize..<headerSize + count * entrySize + 32]))
         else {
             munmap(mapped, size)
+            close(fd)
             return nil
         }
-        return Pack(base: base, size: size, count: count, path: path)
+        return Pack(base: base, size: size, count: count, fd: fd)
     }
 
     private func entry(_ number: Int) -> UnsafeRawBufferPointer {
@@ -375,10 +413,10 @@ package final class Pack: Sendable {
         var info = stat()
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        if lstat(path, &info) == 0, now.tv_sec - info.st_mtim.tv_sec > 3600 { utimensat(AT_FDCWD, path, nil, 0) }
+        if fstat(fd, &info) == 0, now.tv_sec - info.st_mtim.tv_sec > 3600 { futimens(fd, nil) }
     }
 
-    package static func encode(_ entries: [(BuildCache.Key, [UInt8])]) -> [UInt8] {
+    package static func encode(_ entries: [(BuildCache.Key, [UInt8])], secret: [UInt8]) -> [UInt8] {
         var bytes = magic
         func append(_ value: Int) { withUnsafeBytes(of: Int64(value).littleEndian) { bytes.append(contentsOf: $0) } }
         append(entries.count)
@@ -390,7 +428,7 @@ package final class Pack: Sendable {
             bytes.append(contentsOf: SHA256.digest(payload))
             offset += payload.count
         }
-        bytes.append(contentsOf: SHA256.digest(bytes))
+        bytes.append(contentsOf: SHA256.hmac(key: secret, bytes))
         for (_, payload) in entries { bytes.append(contentsOf: payload) }
         return bytes
     }

@@ -30,17 +30,31 @@ public enum SHA256 {
 
     /// HMAC-SHA256 of `data` under `key` (the raw 32 bytes), for request signing.
     public static func hmac(key: [UInt8], _ data: [UInt8]) -> [UInt8] {
+        data.withUnsafeBytes { hmac(key: key, $0) }
+    }
+
+    package static func hmac(key: [UInt8], _ data: UnsafeRawBufferPointer) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         let result = key.withUnsafeBytes { keyBytes in
-            data.withUnsafeBytes { dataBytes in
-                digest.withUnsafeMutableBufferPointer { out in
-                    HMAC(EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count), dataBytes.bindMemory(to: UInt8.self).baseAddress, dataBytes.count, out.baseAddress, &length)
-                }
+            digest.withUnsafeMutableBufferPointer { out in
+                HMAC(EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count), data.bindMemory(to: UInt8.self).baseAddress, data.count, out.baseAddress, &length)
             }
         }
         precondition(result != nil && length == 32, "HMAC(sha256) failed")
         return digest
+    }
+
+    /// Whether two digests are equal, compared in constant time (CRYPTO_memcmp).
+    package static func same(_ a: [UInt8], _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && a.withUnsafeBytes { CRYPTO_memcmp($0.baseAddress, b.baseAddress, a.count) == 0 }
+    }
+
+    /// `count` bytes from OpenSSL's random generator (a secret key), or nil when it fails.
+    package static func randomBytes(_ count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
+        return ok == 1 ? bytes : nil
     }
 
     private static let digits = Array("0123456789abcdef".utf8)

@@ -10,9 +10,9 @@ package enum TermsScan {
         AdWording.hits(in: CopyText(markdown: body, firstLine: firstLine))
     }
 
-    /// The scan's hits, from the cache when this blob was scanned before by this build.
-    package static func prohibitedWording(body: String, firstLine: Int, blob: ObjectID?) -> [AdWording.Hit] {
-        guard let blob, let cache = BuildCache.shared else { return scan(body: body, firstLine: firstLine) }
+    /// The scan's hits, from `cache` when this blob was scanned before by this build.
+    package static func prohibitedWording(body: String, firstLine: Int, blob: ObjectID?, cache: BuildCache?) -> [AdWording.Hit] {
+        guard let blob, let cache else { return scan(body: body, firstLine: firstLine) }
         let key = BuildCache.Key("terms-scan", [blob.hex])
         if let bytes = cache.read(key), let hits = decode(bytes) { return hits }
         let hits = scan(body: body, firstLine: firstLine)

@@ -3,12 +3,14 @@ import Synchronization
 
 /// Reads a content snapshot from a source and parses every file into the content model.
 ///
-/// Parsed files are cached by path and blob id, so validating many commits re-parses only
-/// the files whose blobs changed. Not thread-safe.
+/// Parsed files are cached by path and blob id (the run's `Caches.parse`), so validating many
+/// commits re-parses only the files whose blobs changed. Not thread-safe.
 public final class ContentLoader {
+    /// The run's caches: parsed files, and terms scans kept between runs.
+    package let caches: Caches
     /// How many files were actually parsed (cache misses); `validate --range` reports it.
     public private(set) var parses = 0
-    /// Keys this loader has loaded (what `parses` counts); the parsed files are in `ParseCache`.
+    /// Keys this loader has loaded (what `parses` counts); the parsed files are in `caches.parse`.
     private var seen: Set<ParseKey> = []
     /// Blob ids of the work-tree files the last `load` read and hashed, by content-relative path
     /// (so checking the work tree against HEAD does not read and hash them again).
@@ -16,7 +18,7 @@ public final class ContentLoader {
     /// Every entry the last `load` listed (before the web build was left out).
     package private(set) var walked: [TreeEntry] = []
 
-    public init() {}
+    public init(caches: Caches) { self.caches = caches }
 
     /// Loads every file below the source's content root.
     public func load(_ source: any ContentSource) throws -> Content {
@@ -26,8 +28,8 @@ public final class ContentLoader {
         let entries = Self.withoutWebBuild(listed, source: source)
         Trace.mark("load: \(entries.count) tree entries, \(Workers.count) threads")
         // Every file is taken from the cache or read and parsed, on `Workers.count` threads for a large tree.
-        ParseCache.shared.reserve(entries.count)
-        var loaded = try ParallelParse.run(entries.indices.filter { entries[$0].kind == .file }, of: entries, from: source)
+        caches.parse.reserve(entries.count)
+        var loaded = try ParallelParse.run(entries.indices.filter { entries[$0].kind == .file }, of: entries, from: source, caches: caches)
         Trace.mark("load: files read and parsed")
         hashedIDs = [:]
         seen.reserveCapacity(seen.count + entries.count)
@@ -127,19 +129,19 @@ public final class ContentLoader {
     /// Loads one file: from the cache, or read and parsed. A work-tree asset or unexpected file
     /// is not read (nothing in it is checked). Touches no loader state, so two threads may run
     /// it with a source each.
-    package static func loadFile(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> LoadedFile {
+    package static func loadFile(_ entry: TreeEntry, path: String, source: any ContentSource, caches: Caches) throws -> LoadedFile {
         if let id = entry.id {
             let key = key(path, id)
-            if let cached = ParseCache.shared.file(key) { return LoadedFile(file: cached, key: key) }
-            let parsed = try parse(entry, path: path, source: source, bytes: nil, id: id)
-            ParseCache.shared.store(parsed, for: key)
+            if let cached = caches.parse.file(key) { return LoadedFile(file: cached, key: key) }
+            let parsed = try parse(entry, path: path, source: source, bytes: nil, id: id, cache: caches.build)
+            caches.parse.store(parsed, for: key)
             return LoadedFile(file: parsed, key: key)
         }
         switch FileRole(entry.path) {
         case .asset, .unexpected:
-            return LoadedFile(file: try parse(entry, path: path, source: source, bytes: nil, id: nil))
+            return LoadedFile(file: try parse(entry, path: path, source: source, bytes: nil, id: nil, cache: nil))
         default:
-            let (file, hashed) = try readAndParse(entry, path: path, source: source)
+            let (file, hashed) = try readAndParse(entry, path: path, source: source, caches: caches)
             return LoadedFile(file: file, hashed: hashed)
         }
     }
@@ -147,8 +149,8 @@ public final class ContentLoader {
     package static func key(_ path: String, _ id: ObjectID) -> ParseKey { ParseKey(path: path, id: id) }
 
     /// Reads, hashes (work-tree files: the id is returned) and parses one file, storing it in the
-    /// shared cache. Touches no loader state, so two threads may run it with a source each.
-    package static func readAndParse(_ entry: TreeEntry, path: String, source: any ContentSource) throws -> (file: ParsedFile, hashed: ObjectID?) {
+    /// run's parse cache. Touches no loader state, so two threads may run it with a source each.
+    package static func readAndParse(_ entry: TreeEntry, path: String, source: any ContentSource, caches: Caches) throws -> (file: ParsedFile, hashed: ObjectID?) {
         var bytes: [UInt8]?
         let id: ObjectID
         if let known = entry.id {
@@ -163,9 +165,9 @@ public final class ContentLoader {
         }
         let hashed = entry.id == nil ? id : nil
         let key = key(path, id)
-        if let cached = ParseCache.shared.file(key) { return (cached, hashed) }
-        let parsed = try parse(entry, path: path, source: source, bytes: bytes, id: id)
-        ParseCache.shared.store(parsed, for: key)
+        if let cached = caches.parse.file(key) { return (cached, hashed) }
+        let parsed = try parse(entry, path: path, source: source, bytes: bytes, id: id, cache: caches.build)
+        caches.parse.store(parsed, for: key)
         return (parsed, hashed)
     }
 
@@ -178,7 +180,7 @@ public final class ContentLoader {
         guard entry.kind == .file, case .rateTable = FileRole(entry.path),
             let index = content.rateTables.indices.first(where: { content.rateTables[$0].path == path })
         else { return false }
-        let loaded = try Self.loadFile(entry, path: path, source: source)
+        let loaded = try Self.loadFile(entry, path: path, source: source, caches: caches)
         count(loaded)
         let parsed = loaded.file
         guard case .rateTable(let table?) = parsed.model else { return false }
@@ -189,8 +191,8 @@ public final class ContentLoader {
         return true
     }
 
-    /// Parses one file; `id` is its blob id (the key of what the persistent cache holds for it).
-    private static func parse(_ entry: TreeEntry, path: String, source: any ContentSource, bytes read: [UInt8]?, id: ObjectID?) throws -> ParsedFile {
+    /// Parses one file; `id` is its blob id (the key of what the persistent `cache` holds for it).
+    private static func parse(_ entry: TreeEntry, path: String, source: any ContentSource, bytes read: [UInt8]?, id: ObjectID?, cache: BuildCache?) throws -> ParsedFile {
         let role = FileRole(entry.path)
         if case .asset = role {
             let size = try read?.count ?? source.size(entry)
@@ -208,7 +210,7 @@ public final class ContentLoader {
         let bytes = try read ?? source.read(entry)
         var model: ParsedFile.Model
         do {
-            model = try parseModel(role, bytes: bytes, path: path, id: id, diagnostics: diagnostics)
+            model = try parseModel(role, bytes: bytes, path: path, id: id, cache: cache, diagnostics: diagnostics)
         } catch let error as YAMLError {
             diagnostics.report(FileRules.rule(for: error), path, error.mark, FileRules.message(for: error, in: bytes))
             model = .none
@@ -232,7 +234,7 @@ public final class ContentLoader {
             message: "file is \(size) bytes, over the 1 MiB limit (\(SourceText.maxBytes) bytes); split it up")
     }
 
-    private static func parseModel(_ role: FileRole, bytes: [UInt8], path: String, id: ObjectID?, diagnostics: Diagnostics) throws -> ParsedFile.Model {
+    private static func parseModel(_ role: FileRole, bytes: [UInt8], path: String, id: ObjectID?, cache: BuildCache?, diagnostics: Diagnostics) throws -> ParsedFile.Model {
         if case .terms(let document, let version) = role {
             let text = try SourceText.decode(bytes)
             let parts = try FrontMatter.split(text)
@@ -241,7 +243,7 @@ public final class ContentLoader {
             }
             let terms = TermsVersion.read(
                 node, path: path, documentID: document, fileVersion: version, body: parts.body, bodyLine: parts.bodyLine, diagnostics: diagnostics,
-                scan: { TermsScan.prohibitedWording(body: $0, firstLine: $1, blob: id) })
+                scan: { TermsScan.prohibitedWording(body: $0, firstLine: $1, blob: id, cache: cache) })
             return .terms(terms, text: text)
         }
         try SourceText.check(bytes)
@@ -265,14 +267,15 @@ public final class ContentLoader {
     }
 }
 
-/// Parsed files by repository path and blob id, shared by every `ContentLoader` in the process
-/// (parsing is a function of the path and the bytes). Thread-safe; emptied when it grows past
-/// `limit` entries so a long-lived process does not keep every version it ever read.
+/// Parsed files by repository path and blob id, shared by every `ContentLoader` of a run
+/// (`Caches.parse`; parsing is a function of the path and the bytes). Thread-safe; emptied when
+/// it grows past `limit` entries so a long-lived process does not keep every version it ever read.
 package final class ParseCache: Sendable {
-    package static let shared = ParseCache()
     package static let limit = 100_000
 
     private let files = Mutex<[ParseKey: ParsedFile]>([:])
+
+    package init() {}
 
     package func file(_ key: ParseKey) -> ParsedFile? {
         files.withLock { $0[key] }

@@ -36,11 +36,11 @@ package enum ParallelParse {
 
     /// The loaded files by entry index (nil for the entries not in `jobs`). Throws the error of
     /// the first job (in `jobs` order) that failed, as loading them one after another would.
-    package static func run(_ jobs: [Int], of entries: [TreeEntry], from source: any ContentSource) throws -> [ContentLoader.LoadedFile?] {
+    package static func run(_ jobs: [Int], of entries: [TreeEntry], from source: any ContentSource, caches: Caches) throws -> [ContentLoader.LoadedFile?] {
         var loaded = [ContentLoader.LoadedFile?](repeating: nil, count: entries.count)
         guard jobs.count >= threshold, let readable = source as? any ConcurrentlyReadable else {
             for index in jobs {
-                loaded[index] = try ContentLoader.loadFile(entries[index], path: source.contentRoot.path(entries[index].path), source: source)
+                loaded[index] = try ContentLoader.loadFile(entries[index], path: source.contentRoot.path(entries[index].path), source: source, caches: caches)
             }
             return loaded
         }
@@ -65,7 +65,7 @@ package enum ParallelParse {
                         let entry = entries[index]
                         do {
                             if reader == nil { reader = try open() }
-                            shared.buffer[index] = try ContentLoader.loadFile(entry, path: root.path(entry.path), source: reader!)
+                            shared.buffer[index] = try ContentLoader.loadFile(entry, path: root.path(entry.path), source: reader!, caches: caches)
                         } catch {
                             failures.withLock { $0.append((position, error)) }
                         }

@@ -6,13 +6,16 @@ import RatecardSupport
 public struct BundleRun {
     public var location: ContentLocation
     public var asOf: Day
+    /// The run's caches: what loading, checking and rendering keep.
+    public var caches: Caches
     /// Build a commit whose parent is not in this shallow clone, its history rules skipped;
     /// without it such a build is refused (a check that cannot run is never a pass).
     public var allowShallow: Bool
 
-    public init(location: ContentLocation, asOf: Day, allowShallow: Bool = false) {
+    public init(location: ContentLocation, asOf: Day, caches: Caches, allowShallow: Bool = false) {
         self.location = location
         self.asOf = asOf
+        self.caches = caches
         self.allowShallow = allowShallow
     }
 
@@ -25,13 +28,13 @@ public struct BundleRun {
     /// Throws an `OperationalError` (exit 4) when rules could not run for lack of history and
     /// skipping them was not asked for (`allowShallow`).
     public func render(revision: String?) throws -> Outcome {
-        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf), allowShallow: allowShallow)
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf), caches: caches, allowShallow: allowShallow)
         let snapshot = try run.snapshot(revision: revision)
         Trace.mark("build: validated")
         if let refusal = snapshot.report.refusal { throw OperationalError(refusal) }
         if snapshot.report.hasErrors { return .invalid(snapshot.report) }
         let root = location.repository == nil ? nil : snapshot.source.contentRoot.treePath
-        let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty, sourceRoot: root)
+        let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty, sourceRoot: root, cache: caches.build)
         let source = snapshot.source
         // Blob ids of a commit's files, listed once (not once per asset).
         let blobs = (source as? CommitSource).flatMap { try? $0.entries() }.map { entries in

@@ -40,10 +40,13 @@ public struct IncrementalBundle {
 
     public var location: ContentLocation
     public var asOf: Day
+    /// The run's caches (the changed files are parsed through them).
+    public var caches: Caches
 
-    public init(location: ContentLocation, asOf: Day) {
+    public init(location: ContentLocation, asOf: Day, caches: Caches) {
         self.location = location
         self.asOf = asOf
+        self.caches = caches
     }
 
     /// The bundle of `commit` derived from the live release `release` of `root`, or nil (build in full).
@@ -76,13 +79,13 @@ public struct IncrementalBundle {
         }
 
         Trace.mark("incremental: \(keys.count) products changed since live")
-        let content = try Self.load(keys, from: source)
+        let content = try Self.load(keys, from: source, caches: caches)
         // What is checked: the products changed since live and those the commit changed, against
         // the parent's part, read the same way. A parent that cannot be read (the edge of a
         // shallow clone) sends the publish to the full build, which refuses it.
         let checkKeys = keys.union(stepKeys)
-        let checked = checkKeys == keys ? content : try Self.load(checkKeys, from: source)
-        let before = try Self.load(checkKeys, from: try location.source(for: parent))
+        let checked = checkKeys == keys ? content : try Self.load(checkKeys, from: source, caches: caches)
+        let before = try Self.load(checkKeys, from: try location.source(for: parent), caches: caches)
         Trace.mark("incremental: loaded")
         // Every finding in the checked products' folders counts, a table that does not parse
         // (and so is not in the content) included.
@@ -121,7 +124,7 @@ public struct IncrementalBundle {
     /// product and rate table of theirs, the shared files), with the file sets of the whole tree,
     /// as `IncrementalRange.cut` has it (its checks are asked only about `keys`; the other
     /// products of those partners are read to render their rates pages and shards).
-    static func load(_ keys: Set<String>, from source: CommitSource) throws -> Content {
+    static func load(_ keys: Set<String>, from source: CommitSource, caches: Caches) throws -> Content {
         // Listed: every partner and asset file (the file sets), and the changed partners'
         // product folders; not the terms, nor other partners' products. So `productFiles` holds
         // the changed partners' products only, which is all the rules ask of it here: the one
@@ -149,7 +152,7 @@ public struct IncrementalBundle {
                 default: return false
                 }
             }
-            var content = try ContentLoader().load(SubsetSource(base: source, subset: subset))
+            var content = try ContentLoader(caches: caches).load(SubsetSource(base: source, subset: subset))
             // A product may name a partner other than its folder's: read that one too.
             let named = Set(content.products.map(\.partner.value))
             if !named.isSubset(of: partners) {

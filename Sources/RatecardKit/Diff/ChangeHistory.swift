@@ -35,10 +35,10 @@ public struct ChangeHistory {
     }
 
     /// Newest first.
-    public static func events(of subject: Subject, location: ContentLocation, asOf: Day, root: (any ReleaseStore)?) throws -> [Event] {
+    public static func events(of subject: Subject, location: ContentLocation, asOf: Day, root: (any ReleaseStore)?, caches: Caches) throws -> [Event] {
         let repository = try location.requireRepository()
         guard let head = try repository.headCommit() else { return [] }
-        let loader = ContentLoader()
+        let loader = ContentLoader(caches: caches)
         let journal = try root?.journalLog.entries() ?? []
         var events: [Event] = []
         for commit in try repository.commits(from: nil, to: head).reversed() {

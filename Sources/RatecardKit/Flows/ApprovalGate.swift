@@ -37,7 +37,7 @@ public enum ApprovalGate {
     /// The semantic diff from what is live in `root` to `next`. The live release's version.json
     /// says which commit is live; it is used only when it still matches the seal journaled when
     /// the release was published.
-    public static func liveDiff(root: any ReleaseStore, location: ContentLocation?, next: Content, asOf: Day) -> LiveDiff {
+    public static func liveDiff(root: any ReleaseStore, location: ContentLocation?, next: Content, asOf: Day, caches: Caches) -> LiveDiff {
         let commit: ObjectID
         let liveAsOf: Day?
         do {
@@ -60,7 +60,7 @@ public enum ApprovalGate {
             return .unknown("the live release cannot be read (\(error))")
         }
         guard let location, location.repository != nil else { return .unknown("there is no git repository here to read the live commit \(commit.short) from") }
-        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf))
+        let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf), caches: caches)
         do {
             let before = try run.content(of: commit)
             return .diff(SemanticDiff.between(before, next, asOf: asOf, oldAsOf: liveAsOf))

@@ -31,9 +31,7 @@ public enum BridgeGate {
 
     /// Checks the web build against the app versions the environment supports; a passed check
     /// is kept in `cache`.
-    public static func check(
-        web: String?, repositoryRoot: String?, apps: [ServiceConfig.AppVersion], environment: String, cache: BuildCache? = BuildCache.shared
-    ) throws -> Verdict {
+    public static func check(web: String?, repositoryRoot: String?, apps: [ServiceConfig.AppVersion], environment: String, cache: BuildCache?) throws -> Verdict {
         guard let web else { return .unused }
         let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: repositoryRoot)
         // A web build that passed is kept in the build cache by the bytes of its files: every

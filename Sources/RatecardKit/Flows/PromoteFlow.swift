@@ -24,10 +24,12 @@ public struct PromoteFlow {
         public var wait: Bool
         /// The date the semantic diff compares on.
         public var asOf: Day
+        /// The run's caches (the promoted and the live commit are read through them).
+        public var caches: Caches
 
         public init(
             source: any ReleaseStore, sourceName: String, target: any ReleaseStore, targetName: String, protected: Bool, apps: [ServiceConfig.AppVersion],
-            release: String?, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool, asOf: Day
+            release: String?, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool, asOf: Day, caches: Caches
         ) {
             self.source = source
             self.sourceName = sourceName
@@ -42,6 +44,7 @@ public struct PromoteFlow {
             self.approval = approval
             self.wait = wait
             self.asOf = asOf
+            self.caches = caches
         }
     }
 
@@ -122,11 +125,11 @@ public struct PromoteFlow {
             guard location.repository != nil else { throw OperationalError("there is no git repository here to read commit \(commit.short) from") }
             let next: Content
             do {
-                next = try ValidationRun(location: location, context: ValidationContext(asOf: options.asOf)).content(of: commit)
+                next = try ValidationRun(location: location, context: ValidationContext(asOf: options.asOf), caches: options.caches).content(of: commit)
             } catch {
                 throw OperationalError("the promoted commit \(commit.short) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow'")
             }
-            return (ApprovalGate.liveDiff(root: options.target, location: location, next: next, asOf: options.asOf), next)
+            return (ApprovalGate.liveDiff(root: options.target, location: location, next: next, asOf: options.asOf, caches: options.caches), next)
         } catch {
             return (.unknown("\(error)"), nil)
         }

@@ -39,13 +39,15 @@ public struct PublishFlow {
         public var dryRun: Bool
         public var approval: String?
         public var wait: Bool
+        /// The run's caches.
+        public var caches: Caches
         /// Publish a commit whose parent is not in this shallow clone, its history rules skipped
         /// (`--allow-shallow`); without it such a publish is refused (exit 4).
         public var allowShallow = false
 
         public init(
             environment: String, root: any ReleaseStore, protected: Bool, apps: [ServiceConfig.AppVersion], revision: String?, ifStale: Bool, web: Web, asOf: Day,
-            asOfExplicit: Bool, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool, allowShallow: Bool = false
+            asOfExplicit: Bool, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool, caches: Caches, allowShallow: Bool = false
         ) {
             self.environment = environment
             self.root = root
@@ -62,6 +64,7 @@ public struct PublishFlow {
             self.approval = approval
             self.wait = wait
             self.allowShallow = allowShallow
+            self.caches = caches
         }
     }
 
@@ -105,7 +108,7 @@ public struct PublishFlow {
     public func run(events: (FlowEvent) -> Void = { _ in }) throws -> Result {
         Trace.mark("publish: started")
         let root = options.root
-        let run = BundleRun(location: location, asOf: options.asOf, allowShallow: options.allowShallow)
+        let run = BundleRun(location: location, asOf: options.asOf, caches: options.caches, allowShallow: options.allowShallow)
         var revision = options.revision ?? "HEAD"
         var result = Result(outcome: .current(""), revision: revision)
         // "Is the work tree committed?" walks the whole work tree: it starts first, runs beside
@@ -149,7 +152,7 @@ public struct PublishFlow {
         // build splices are read.
         if !options.dryRun, !options.protected, let live, let repository = location.repository,
             let commit = try? repository.resolveCommit(revision),
-            case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: options.asOf).build(
+            case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: options.asOf, caches: options.caches).build(
                 commit: commit, root: root, live: live, known: liveInfo)
         {
             built = (output, commit, nil)
@@ -211,7 +214,7 @@ public struct PublishFlow {
         case .folder(let path): web = try run.webFolder(override: path)
         }
         // The native bridge: refused when an app version this environment supports lacks a call.
-        let bridge = try BridgeGate.check(web: web, repositoryRoot: location.repository?.workdir, apps: options.apps, environment: options.environment)
+        let bridge = try BridgeGate.check(web: web, repositoryRoot: location.repository?.workdir, apps: options.apps, environment: options.environment, cache: options.caches.build)
         switch bridge {
         case .invalid, .refused:
             result.outcome = .bridge(bridge)
@@ -241,7 +244,7 @@ public struct PublishFlow {
         if options.protected, expectLive == nil { expectLive = try root.live() ?? "none" }
         // The semantic diff against live reads the live commit's content: only when it is shown or gates.
         if let next = built.content, options.dryRun || options.protected {
-            let diff = ApprovalGate.liveDiff(root: root, location: location, next: next, asOf: options.asOf)
+            let diff = ApprovalGate.liveDiff(root: root, location: location, next: next, asOf: options.asOf, caches: options.caches)
             events(.liveDiff(diff))
             if options.protected {
                 let threshold = next.config?.rateMoveWarn ?? Percent(thousandths: 3000)

@@ -23,6 +23,8 @@ public final class LiveBuild {
     private let contentRoot: ContentRoot
     private var prefix: String { contentRoot.displayPrefix }
     private let validator: Validator
+    /// The run's caches, kept for every update.
+    private let caches: Caches
     let memo = RenderMemo()
 
     /// How many units (see `RenderMemo`) the last update rendered.
@@ -79,9 +81,10 @@ public final class LiveBuild {
     }
 
     /// Loads, checks and builds the work tree once.
-    public init(location: ContentLocation, asOf: Day, webFolder: String?) throws {
+    public init(location: ContentLocation, asOf: Day, webFolder: String?, caches: Caches) throws {
         self.location = location
         self.asOf = asOf
+        self.caches = caches
         let source = try location.workingTree()
         root = source.root
         contentRoot = source.contentRoot
@@ -109,7 +112,7 @@ public final class LiveBuild {
         let entries = try source.entries()
         webPrefix = ContentLoader.webBuildPrefix(entries, source: source)
         let contentEntries = ContentLoader.withoutWebBuild(entries, source: source)
-        var loaded = try ParallelParse.run(contentEntries.indices.filter { contentEntries[$0].kind == .file }, of: contentEntries, from: source)
+        var loaded = try ParallelParse.run(contentEntries.indices.filter { contentEntries[$0].kind == .file }, of: contentEntries, from: source, caches: caches)
         items = [:]
         items.reserveCapacity(entries.count)
         assets = [:]
@@ -159,7 +162,7 @@ public final class LiveBuild {
         headFiles = nil
         if let commit, let entries = try? repository.treeEntries(commit: commit, under: treeRoot.treePath) {
             let source = CommitSource(repository: repository, commit: commit, contentRoot: treeRoot)
-            base = try? ContentLoader().load(source)
+            base = try? ContentLoader(caches: caches).load(source)
             headFiles = Dictionary(source.filtered(entries).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         }
         recomputeDiffering()
@@ -319,7 +322,7 @@ public final class LiveBuild {
         }
         let entry = TreeEntry(path: path, kind: .file, id: nil)
         let source = WorkingTreeSource(root: root, contentRoot: contentRoot)
-        let loaded = try ContentLoader.loadFile(entry, path: prefix + path, source: source)
+        let loaded = try ContentLoader.loadFile(entry, path: prefix + path, source: source, caches: caches)
         insert(path, Item(kind: .file, id: loaded.key?.id ?? loaded.hashed ?? id, isContent: true, parsed: loaded.file))
         if case .asset = FileRole(path) {
             assets[path] = bytes
@@ -450,7 +453,7 @@ public final class LiveBuild {
         guard !found.contains(where: { $0.severity == .error }) else { return }
         let root = location.repository == nil ? nil : contentRoot.treePath
         let dirty = dirty
-        var builder = BundleBuilder(asOf: asOf, sourceCommit: dirty ? nil : head, sourceDirty: dirty, sourceRoot: root)
+        var builder = BundleBuilder(asOf: asOf, sourceCommit: dirty ? nil : head, sourceDirty: dirty, sourceRoot: root, cache: caches.build)
         builder.memo = memo
         let assets = assets
         output = try builder.build(content) { asset in

@@ -68,14 +68,16 @@ public struct UnrunRules: Sendable, Equatable {
 public final class ValidationRun {
     public let location: ContentLocation
     public let validator: Validator
-    public let loader = ContentLoader()
+    public let loader: ContentLoader
     /// Skip the rules that cannot run for lack of history (`--allow-shallow`) instead of
     /// reporting the run as incomplete.
     public let allowShallow: Bool
 
-    public init(location: ContentLocation, context: ValidationContext, allowShallow: Bool = false) {
+    /// `caches`: the run's (parsed files, terms scans kept between runs).
+    public init(location: ContentLocation, context: ValidationContext, caches: Caches, allowShallow: Bool = false) {
         self.location = location
         self.validator = Validator(context: context)
+        loader = ContentLoader(caches: caches)
         self.allowShallow = allowShallow
     }
 
@@ -102,7 +104,7 @@ public final class ValidationRun {
     public func validateWorkingTreeAndWebBuild() throws -> ValidationReport {
         let snapshot = try snapshot(revision: nil)
         var report = snapshot.report
-        if let web = try? BundleRun(location: location, asOf: validator.context.asOf).webFolder(override: nil) {
+        if let web = try? BundleRun(location: location, asOf: validator.context.asOf, caches: loader.caches).webFolder(override: nil) {
             let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: location.repository?.workdir)
             let apps = (snapshot.content.config?.environments ?? []).map { (environment: $0.name, apps: $0.apps) }
             report.diagnostics = (report.diagnostics + (try BridgeCheck.run(webFolder: web, displayPrefix: prefix, apps: apps)).diagnostics).sorted()

@@ -13,12 +13,15 @@ public struct BundleBuilder {
     /// Units rendered by an earlier build of this process, reused when their inputs are the
     /// same (`preview --watch`); nil renders everything.
     public var memo: RenderMemo?
+    /// Terms pages kept between runs (the run's `Caches.build`); nil renders them.
+    public var cache: BuildCache?
 
-    public init(asOf: Day, sourceCommit: ObjectID?, sourceDirty: Bool, sourceRoot: String? = nil) {
+    public init(asOf: Day, sourceCommit: ObjectID?, sourceDirty: Bool, sourceRoot: String? = nil, cache: BuildCache?) {
         self.asOf = asOf
         self.sourceCommit = sourceCommit
         self.sourceDirty = sourceDirty
         self.sourceRoot = sourceRoot
+        self.cache = cache
     }
 
     /// A rendered bundle: relative path -> bytes (the manifest included).
@@ -113,7 +116,7 @@ public struct BundleBuilder {
         var files: [String: [UInt8]] = [:]
         files.reserveCapacity(data.count + content.terms.count + content.partners.count + 8)
         for (path, bytes) in data { files[folder + path] = bytes }
-        let pages = StaticPages(documents: documents, bundleID: bundleID, memo: memo, productKeys: productKeys)
+        let pages = StaticPages(documents: documents, bundleID: bundleID, cache: cache, memo: memo, productKeys: productKeys)
         for (version, page) in zip(content.terms, ParallelMap.map(content.terms) { pages.termsPageBytes($0) }) {
             files[BundleLayout.termsPage(version.documentID, version.fileVersion)] = page
         }

@@ -15,7 +15,7 @@ extension LiveBundle {
         _ products: [Product], of content: Content, keys: Set<String>, asOf: Day, commit: ObjectID, sourceRoot: String?, objects: String? = nil
     ) throws -> BundleBuilder.Output? {
         let documents = DataDocuments(content: content, asOf: asOf)
-        let pages = StaticPages(documents: documents, bundleID: "")
+        let pages = StaticPages(documents: documents, bundleID: "", cache: nil)
         var data: [String: [UInt8]] = [:]
         var documentHashes: [String: String] = [:]
         for product in products {

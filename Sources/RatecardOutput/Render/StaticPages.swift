@@ -9,6 +9,8 @@ import Synchronization
 final class StaticPages: Sendable {
     let documents: DataDocuments
     let bundleID: String
+    /// Terms pages kept between runs, if any.
+    let cache: BuildCache?
     /// The render memo of a watching process, if any.
     let memo: RenderMemo?
     /// Key parts shared by many units of this build, computed once.
@@ -16,9 +18,10 @@ final class StaticPages: Sendable {
     /// Each product's key (`DataDocuments.productKey`) when the builder computed them already.
     let productKeys: [String: BuildCache.Key]
 
-    init(documents: DataDocuments, bundleID: String, memo: RenderMemo? = nil, productKeys: [String: BuildCache.Key] = [:]) {
+    init(documents: DataDocuments, bundleID: String, cache: BuildCache?, memo: RenderMemo? = nil, productKeys: [String: BuildCache.Key] = [:]) {
         self.documents = documents
         self.bundleID = bundleID
+        self.cache = cache
         self.memo = memo
         self.productKeys = productKeys
     }
@@ -31,7 +34,7 @@ final class StaticPages: Sendable {
         let key = termsPageKey(version)
         let render = { Array(self.termsPage(version).utf8) }
         let cached = { () -> [UInt8] in
-            guard let key, let cache = BuildCache.shared else { return render() }
+            guard let key, let cache = self.cache else { return render() }
             return cache.value(key, render)
         }
         return memo.page(key, cached)

@@ -2,11 +2,8 @@ import Foundation
 import Glibc
 import RatecardKit
 
-/// A fresh folder for one test, removed afterwards. Tests in this process never use the build
-/// cache: what they compare against must be built cold (the CLI tests run it, in a folder of
-/// their own).
+/// A fresh folder for one test, removed afterwards.
 func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    BuildCache.disableShared()
     var template = Array("/tmp/ratecard-test-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { throw OperationalError("mkdtemp failed") }
     let path = String(cString: made)
