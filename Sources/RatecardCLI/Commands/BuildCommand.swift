@@ -19,7 +19,9 @@ enum BuildCommand {
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         guard let out = arguments.value("--out") else { throw UsageError("Missing expected option '--out <dir>'") }
         let format = try ReportFormat.named(arguments.value("--format"))
-        let run = BundleRun(location: try ContentLocation.find(from: invocation.directory), asOf: try invocation.asOf(arguments), caches: invocation.caches, allowShallow: arguments.has("--allow-shallow"))
+        let run = BundleRun(
+            location: try ContentLocation.find(from: invocation.directory), asOf: try invocation.asOf(arguments), caches: invocation.caches,
+            allowShallow: arguments.has("--allow-shallow"))
         switch try run.render(revision: arguments.value("--rev")) {
         case .invalid(let report):
             invocation.console.out(format.render(report, version: RatecardCLI.version))
