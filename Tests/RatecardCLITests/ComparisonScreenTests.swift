@@ -85,6 +85,11 @@ final class PhoneScreen {
         String(exampleContent.dropLast("content".count)) + ".build/artefacts/screens"
     }
 
+    /// The web app's modules (`app/....js` below site/), the generated bridge runtime aside.
+    static func appModules() throws -> [String] {
+        try ReleaseFiles.list(projectSite + "/app").filter { $0.hasSuffix(".js") && $0 != "bridge.js" }.map { "app/" + $0 }
+    }
+
     static func quoted(_ text: String) -> String {
         let data = try! JSONSerialization.data(withJSONObject: [text])
         return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
@@ -251,6 +256,20 @@ final class PhoneScreen {
 
     // MARK: - Tests
 
+    /// The entry module is a module script and every other module is preloaded: a module left
+    /// out still works, but is fetched only when the module importing it has arrived (one round
+    /// trip more per import level on a phone).
+    @Test func everyModuleIsPreloaded() throws {
+        let page = String(decoding: try FileSystem.readFile(projectSite + "/index.html"), as: UTF8.self)
+        let preloaded = BrowserComparisonTests.matches(#"<link rel="modulepreload" href="([^"]+)">"#, in: page).map { $0[1] }
+        let modules = try PhoneScreen.appModules()
+        #expect(modules.count > 5)
+        #expect(Set(preloaded) == Set(modules).subtracting(["app/app.js"]), "\(preloaded) vs \(modules)")
+        #expect(preloaded.count == Set(preloaded).count)
+        #expect(page.contains(#"<script type="module" src="app/app.js"></script>"#))
+        #expect(page.contains(#"<script src="app/bridge.js" defer></script>"#))
+    }
+
     @Test func theListIsSortedFilteredAndPricedAsChosen() throws {
         try withTemporaryDirectory { directory in
             let preview = try preview(in: directory)
@@ -351,7 +370,7 @@ final class PhoneScreen {
             #expect(try screen.evaluate("document.querySelectorAll('#results > li').length") as? Int == 0)
             #expect(try screen.evaluate("document.querySelectorAll('#results-below > li').length") as? Int == 20)
             // The program names come from the data, not from the app.
-            let app = String(decoding: try FileSystem.readFile(projectSite + "/app/app.js"), as: UTF8.self)
+            let app = try PhoneScreen.appModules().map { String(decoding: try FileSystem.readFile(projectSite + "/" + $0), as: UTF8.self) }.joined()
             for program in programs { #expect(!app.contains(program)) }
             try screen.screenshot("compare-no-results")
 
