@@ -93,20 +93,29 @@ export function effectiveLimit(product, band) {
 
 /**
  * Why a product (an index entry or its document) cannot lend `amountKrw` (null: any amount)
- * up to `limit` for `term` months repaid by `method`: none when it can.
+ * up to `limit` for `term` months repaid by `method`: none when it can. Each block has a
+ * `kind` (amount-over, amount-under, term, method) and the `text` a row shows.
  */
-export function lendingReasons(p, limit, amountKrw, term, method) {
-  var reasons = [];
+export function lendingBlocks(p, limit, amountKrw, term, method) {
+  var blocks = [];
   var minKrw = isObj(p.limit) ? p.limit.min_krw : null;
   var terms = arr(p.terms_months).filter(isNum);
   var methods = arr(p.repayment_methods).map(str);
-  if (amountKrw !== null && (limit === null || amountKrw > limit)) reasons.push("한도 초과 (최대 " + fmtKrw(limit) + ")");
-  if (amountKrw !== null && isNum(minKrw) && amountKrw < minKrw) reasons.push("최소 " + fmtKrw(minKrw) + "부터");
-  if (terms.indexOf(term) < 0) reasons.push(term + "개월 기간 없음 (" + terms.join("·") + "개월)");
+  if (amountKrw !== null && (limit === null || amountKrw > limit)) blocks.push({ kind: "amount-over", text: "한도 초과 (최대 " + fmtKrw(limit) + ")" });
+  if (amountKrw !== null && isNum(minKrw) && amountKrw < minKrw) blocks.push({ kind: "amount-under", text: "최소 " + fmtKrw(minKrw) + "부터" });
+  if (terms.indexOf(term) < 0) blocks.push({ kind: "term", text: term + "개월 기간 없음 (" + terms.join("·") + "개월)" });
   if (methods.indexOf(method) < 0) {
-    reasons.push(REPAYMENT_KO[method] + " 없음 (" + methods.map(function (m) { return REPAYMENT_KO[m] || m; }).join(", ") + ")");
+    blocks.push({
+      kind: "method",
+      text: REPAYMENT_KO[method] + " 없음 (" + methods.map(function (m) { return REPAYMENT_KO[m] || m; }).join(", ") + ")"
+    });
   }
-  return reasons;
+  return blocks;
+}
+
+/** The texts of `lendingBlocks`. */
+export function lendingReasons(p, limit, amountKrw, term, method) {
+  return lendingBlocks(p, limit, amountKrw, term, method).map(function (b) { return b.text; });
 }
 
 export function repaymentFigures(amountKrw, aprPct, months, method) {

@@ -35,6 +35,7 @@ export var TYPE_KO = {
   credit: "신용대출", credit_line: "마이너스통장", card_loan: "카드론",
   auto_secured: "자동차담보대출", policy: "정책서민금융", refinance: "대환대출"
 };
+export var RATE_TYPE_KO = { fixed: "고정금리", variable: "변동금리", mixed: "혼합금리 (일정 기간 고정 후 변동)" };
 export var CONSENT_KO = { required: "필수", optional: "선택", none: "안내" };
 export var CONSENT_CLASS = { required: "badge-required", optional: "badge-optional", none: "badge-info" };
 export var PRODUCT_STATUS_KO = { active: "판매 중", paused: "일시 중단", withdrawn: "판매 종료" };

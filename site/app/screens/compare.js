@@ -10,7 +10,7 @@ import {
 } from "../format.js";
 import {
   DEFAULT_QUERY, SORT_KO, TERM_CHOICES, compareQueryString, effectiveLimit, findBand, hasComparisonQuery,
-  lendingReasons, parseAmount, parseScore, queryFromParams, repaymentFigures, scoreFor
+  lendingBlocks, parseAmount, parseScore, queryFromParams, repaymentFigures, scoreFor
 } from "../conditions.js";
 import { loadTerms, state } from "../data.js";
 import { logoFallback, partnerName, renderLogo } from "../partner-info.js";
@@ -34,21 +34,36 @@ function compareRows(products, q) {
   var amount = parseAmount(q.amount).value;
   var amountKrw = amount !== undefined ? amount * 10000 : null;
   var term = Number(q.term);
-  var out = { main: [], below: [], missing: { KCB: 0, NICE: 0 }, amountKrw: amountKrw };
+  var out = {
+    main: [], below: [], missing: { KCB: 0, NICE: 0 }, amountKrw: amountKrw,
+    // Products left out by the filters; per bureau, those the reader's score is in no band of
+    // (`count`) and the lowest score any of them lends to (`floor`).
+    filtered: 0, noBand: {}
+  };
   products.forEach(function (p) {
     var partner = p.partner_info;
     var category = str(partner.category);
-    if (q.cat && category !== q.cat) return;
-    if (q.type && p.type !== q.type) return;
+    if ((q.cat && category !== q.cat) || (q.type && p.type !== q.type)) {
+      out.filtered++;
+      return;
+    }
     var score = scoreFor(q, p.bureau);
     if (score === null) {
       if (out.missing[p.bureau] !== undefined) out.missing[p.bureau]++;
       return;
     }
     var band = findBand(p.current, score);
-    if (!band) return;
+    if (!band) {
+      var excluded = out.noBand[p.bureau] || (out.noBand[p.bureau] = { count: 0, floor: Infinity, score: score });
+      excluded.count++;
+      arr(p.current.bands).forEach(function (b) {
+        if (isNum(b.score_min) && b.score_min < excluded.floor) excluded.floor = b.score_min;
+      });
+      return;
+    }
     var limit = effectiveLimit(p, band);
-    var reasons = lendingReasons(p, limit, amountKrw, term, q.method);
+    var blocks = lendingBlocks(p, limit, amountKrw, term, q.method);
+    var reasons = blocks.map(function (b) { return b.text; });
     var row = {
       product: p,
       partner: partner,
@@ -58,6 +73,7 @@ function compareRows(products, q) {
       aprMin: isNum(band.apr_min_pct) ? band.apr_min_pct : Infinity,
       aprMax: isNum(band.apr_max_pct) ? band.apr_max_pct : Infinity,
       limit: limit,
+      blocks: blocks,
       reasons: reasons,
       low: null,
       high: null
@@ -337,7 +353,7 @@ export function renderCompare(params, products) {
       (current.amountKrw !== null ? " (희망 금액 " + fmtKrw(current.amountKrw) + ", " + query.term + "개월)" : "") +
       (current.below.length ? " · 조건 밖 " + current.below.length + "개" : "");
     if (current.main.length) showMore("main");
-    else renderNoResults(empty);
+    else renderNoResults(empty, whyNothing(current, query2));
     if (current.below.length) {
       belowBox.hidden = false;
       belowTitle.textContent = "조건이 맞지 않는 상품 " + current.below.length + "개";
@@ -352,22 +368,89 @@ export function renderCompare(params, products) {
 }
 
 /**
- * Nothing to compare: what to try, and the notice on public low-income loan programs as the
- * content words it (the version of its terms document in force), fetched when first needed.
+ * Why nothing matches the reader's conditions, as [{kind, text}]: the conditions that leave
+ * out the products that have a band for the reader's score (amount, term, method, each with
+ * how many products it leaves out: those that leave out every one, else all), else the score
+ * itself (no product lends to it, with the lowest score one does), else the filters.
  */
-function renderNoResults(box) {
+function whyNothing(current, q) {
+  var reasons = [];
+  var below = current.below;
+  var blocked = function (kind) {
+    return below.filter(function (r) { return r.blocks.some(function (b) { return b.kind === kind; }); });
+  };
+  var kinds = ["amount-over", "amount-under", "term", "method"].map(function (kind) { return { kind: kind, rows: blocked(kind) }; })
+    .filter(function (k) { return k.rows.length; });
+  // A condition that leaves out every product is the reason; others only when none does.
+  var everyone = kinds.filter(function (k) { return k.rows.length === below.length; });
+  (everyone.length ? everyone : kinds).forEach(function (k) {
+    var rows = k.rows;
+    var count = " (상품 " + rows.length + "개)";
+    if (k.kind === "amount-over") {
+      var most = Math.max.apply(null, rows.map(function (r) { return r.limit === null ? 0 : r.limit; }));
+      reasons.push({ kind: "amount", text: "희망 금액 " + fmtKrw(current.amountKrw) + ": 이 신용점수로 받을 수 있는 가장 큰 한도(" + fmtKrw(most) + ")보다 많습니다" + count });
+    } else if (k.kind === "amount-under") {
+      var least = Math.min.apply(null, rows.map(function (r) { return r.product.limit.min_krw; }));
+      reasons.push({ kind: "amount", text: "희망 금액 " + fmtKrw(current.amountKrw) + ": 가장 작은 최소 대출 금액(" + fmtKrw(least) + ")보다 적습니다" + count });
+    } else if (k.kind === "term") {
+      reasons.push({ kind: "term", text: "대출 기간 " + q.term + "개월: 이 기간으로 빌려주지 않습니다" + count });
+    } else {
+      reasons.push({ kind: "method", text: "상환 방법 " + REPAYMENT_KO[q.method] + ": 이 방법으로 빌려주지 않습니다" + count });
+    }
+  });
+  if (!below.length) {
+    ["KCB", "NICE"].forEach(function (bureau) {
+      var none = current.noBand[bureau];
+      if (!none) return;
+      reasons.push({
+        kind: "score",
+        text: "신용점수 " + bureau + " " + none.score + "점: 이 점수에 금리를 정한 상품이 없습니다 (" + bureau + " 기준 상품 " + none.count + "개는 " + none.floor + "점부터)"
+      });
+    });
+  }
+  if (!reasons.length && current.filtered) {
+    reasons.push({ kind: "filter", text: "금융회사·상품 종류: 선택한 조건에 해당하는 상품이 없습니다 (다른 상품 " + current.filtered + "개)" });
+  }
+  return reasons;
+}
+
+/**
+ * Nothing to compare: why (`reasons`, from whyNothing), and the notice on public low-income
+ * loan programs as the content words it (the version of its terms document in force), fetched
+ * when first needed.
+ */
+function renderNoResults(box, reasons) {
   box.hidden = false;
-  if (box.getAttribute("data-drawn") === "true") return;
-  box.setAttribute("data-drawn", "true");
-  clear(box);
-  var h = el("h2", null, "조건에 맞는 상품이 없습니다");
-  var tip = el("p", null, "희망 금액을 줄이거나 대출 기간·상환 방법, 금융회사·상품 종류를 바꿔 보세요.");
-  var body = el("div", "no-results-body");
-  body.setAttribute("aria-busy", "true");
-  var loading = el("p", "notice loading", "안내를 불러오는 중…");
-  loading.setAttribute("role", "status");
-  append(body, loading);
-  append(box, h, tip, body);
+  if (box.getAttribute("data-drawn") !== "true") {
+    box.setAttribute("data-drawn", "true");
+    clear(box);
+    var h = el("h2", null, "조건에 맞는 상품이 없습니다");
+    var why = el("div", "no-results-why");
+    var body = el("div", "no-results-body");
+    body.setAttribute("aria-busy", "true");
+    var loading = el("p", "notice loading", "안내를 불러오는 중…");
+    loading.setAttribute("role", "status");
+    append(body, loading);
+    append(box, h, why, body);
+    loadNoResultsNotice(body);
+  }
+  var list = box.querySelector(".no-results-why");
+  clear(list);
+  if (!reasons.length) {
+    append(list, el("p", null, "조건을 바꿔 보세요."));
+    return;
+  }
+  var ul = el("ul", "no-results-reasons");
+  ul.id = "no-results-reasons";
+  reasons.forEach(function (r) {
+    var li = el("li", null, r.text);
+    li.setAttribute("data-reason", r.kind);
+    append(ul, li);
+  });
+  append(list, el("p", null, "이 조건으로 대출받을 수 없는 이유:"), ul);
+}
+
+function loadNoResultsNotice(body) {
   loadTerms().then(function (terms) {
     var doc = terms.byId.get(NO_RESULTS_DOCUMENT);
     var version = doc ? currentVersion(doc) : null;
@@ -407,7 +490,7 @@ function renderResultRow(r, q, below) {
     el("span", "partner", partnerName(p, r.partner)),
     name,
     el("span", "apr", aprRange(r.band.apr_min_pct, r.band.apr_max_pct)),
-    el("span", "meta", (TYPE_KO[p.type] || p.type) + " · " + p.bureau + " " + r.score + "점 구간 · 한도 " + limitText));
+    el("span", "meta", (TYPE_KO[p.type] || p.type) + " · " + p.bureau + " " + r.band.score_min + "~" + r.band.score_max + "점 구간 · 한도 " + limitText));
   if (r.low && r.high) {
     append(text,
       el("span", "pay", PAYMENT_LABEL[q.method] + " " + wonRange(r.low.firstPayment, r.high.firstPayment)),

@@ -1,11 +1,14 @@
 // A product's screen (#/product/<partner>/<product>): its rates by credit score with the
-// reader's band, the reader's repayment on the conditions chosen on the comparison, its terms,
-// its lender, and the notices it must carry. Reads the product's own document (data.js
-// loadProduct), the partner list and the legal limits.
+// reader's band; what the product's advertising must disclose (how the rate is made, when
+// interest is charged, costs and fees, late interest, the credit required, its repayment
+// example beside the reader's own repayment on the conditions chosen on the comparison, and
+// its compliance review number); its lender; and the notices it must carry. Reads the
+// product's own document (data.js loadProduct), the partner list and the legal limits.
 
 import { append, clear, el } from "../dom.js";
 import {
-  PAYMENT_LABEL, PRODUCT_STATUS_KO, REPAYMENT_KO, aprRange, arr, fmtApr, fmtDate, fmtDecimal, fmtKrw, isNum, isObj, str, wonRange
+  PAYMENT_LABEL, PRODUCT_STATUS_KO, RATE_TYPE_KO, REPAYMENT_KO, aprRange, arr, fmtApr, fmtDate, fmtDecimal, fmtKrw, fmtWon, isNum, isObj,
+  str, wonRange
 } from "../format.js";
 import {
   DEFAULT_QUERY, compareQueryString, effectiveLimit, findBand, lendingReasons, parseAmount, repaymentFigures, scoreFor
@@ -19,8 +22,10 @@ export function productHref(p) {
   return "#/product/" + encodeURIComponent(str(p.partner)) + "/" + encodeURIComponent(str(p.id));
 }
 
-function fact(dl, term, value) {
+/** A row of a definition list; `item` names it (data-item) for what reads the screen. */
+function fact(dl, term, value, item) {
   var row = el("div");
+  if (item) row.setAttribute("data-item", item);
   var dd = el("dd");
   if (value instanceof Node) append(dd, value);
   else dd.textContent = value;
@@ -102,6 +107,45 @@ function renderMyRepayment(p, band, q) {
   return box;
 }
 
+/**
+ * The repayment example of the product's advertising (disclosure.repayment_example), in the
+ * words the law gives it (금소법 시행령 제18조①: "100만원을 연 20%로 12개월 동안 원리금균등상환
+ * 시 총 납부금액 1,111,614원"), with its monthly payment (loan-math.js) and total interest.
+ */
+function renderProductExample(example) {
+  var box = el("div", "product-example");
+  box.id = "product-example";
+  append(box, el("h3", null, "상품 안내의 상환 예시"));
+  var e = isObj(example) ? example : {};
+  if (!isNum(e.amount_krw) || !isNum(e.apr_pct) || !isNum(e.months) || !isNum(e.total_krw) || !REPAYMENT_KO[e.method]) {
+    append(box, el("p", "hint", "상환 예시가 없습니다."));
+    return box;
+  }
+  var method = REPAYMENT_KO[e.method];
+  append(box, el("p", "example-sentence",
+    fmtKrw(e.amount_krw) + "을 연 " + fmtApr(e.apr_pct) + "%로 " + e.months + "개월 동안 " + method + " 시 총 상환액 " + fmtWon(e.total_krw)));
+  var dl = el("dl", "facts");
+  fact(dl, "조건", fmtKrw(e.amount_krw) + " · " + e.months + "개월 · " + method + " · 연 " + fmtApr(e.apr_pct) + "%", "example-conditions");
+  var figures = repaymentFigures(e.amount_krw, e.apr_pct, e.months, e.method);
+  if (figures) {
+    fact(dl, PAYMENT_LABEL[e.method], fmtWon(figures.firstPayment), "example-payment");
+    if (figures.lastPayment !== figures.firstPayment) fact(dl, "마지막 달 상환액", fmtWon(figures.lastPayment), "example-last-payment");
+  }
+  fact(dl, "총 이자", fmtWon(e.total_krw - e.amount_krw), "example-interest");
+  fact(dl, "총 상환액", fmtWon(e.total_krw), "example-total");
+  append(box, dl);
+  return box;
+}
+
+/** The compliance review of the product's advertising: its number and the days it is valid. */
+function renderReview(d) {
+  var number = str(d.review_no);
+  if (!number) return null;
+  var review = el("p", "review-no", number + " (유효기간 " + fmtDate(d.review_valid_from) + " ~ " + fmtDate(d.review_valid_until) + ")");
+  review.id = "review-no";
+  return review;
+}
+
 export function renderProduct(p, partners, limitsDoc) {
   setActiveTab("compare");
   if (!isObj(p)) {
@@ -136,6 +180,7 @@ export function renderProduct(p, partners, limitsDoc) {
   }
 
   // Rates
+  var mine = null;
   var rates = el("section", "card");
   append(rates, el("h2", null, "신용점수별 금리·한도"));
   if (isObj(p.current)) {
@@ -146,7 +191,8 @@ export function renderProduct(p, partners, limitsDoc) {
       mineBox.id = "my-band";
       append(mineBox, el("strong", null, "내 " + str(p.current.bureau) + " 신용점수 " + myScore + "점: "),
         aprRange(myBand.apr_min_pct, myBand.apr_max_pct) + ", 최대 " + fmtKrw(effectiveLimit(p, myBand)));
-      append(rates, mineBox, renderMyRepayment(p, myBand, query));
+      append(rates, mineBox);
+      mine = renderMyRepayment(p, myBand, query);
     } else if (myScore === null) {
       append(rates, el("p", "hint", str(p.current.bureau) + " 신용점수를 비교 화면에 입력하면 내 점수 구간을 표시해 드립니다."));
     }
@@ -166,27 +212,43 @@ export function renderProduct(p, partners, limitsDoc) {
     append(rates, el("p", "hint", "법정 최고금리 연 " + fmtDecimal(limits.max_apr_pct.value, 1) + "%"));
   }
 
-  // Conditions
+  // The product as a lender's product page states it (금소법 제19조①, 제22조③): limits, terms,
+  // how the rate is made and when interest is charged, costs and fees, late interest and the
+  // credit required, in that order; the review number closes the page.
+  var d = isObj(p.disclosure) ? p.disclosure : {};
   var cond = el("section", "card");
-  append(cond, el("h2", null, "대출 조건"));
+  cond.id = "product-terms";
+  append(cond, el("h2", null, "상품 안내"));
   var dl = el("dl", "facts");
   var lim = isObj(p.limit) ? p.limit : {};
-  fact(dl, "대출 한도", fmtKrw(lim.min_krw) + " ~ " + fmtKrw(lim.max_krw));
+  fact(dl, "대출 한도", fmtKrw(lim.min_krw) + " ~ " + fmtKrw(lim.max_krw), "limit");
   var months = arr(p.terms_months).filter(isNum);
-  fact(dl, "대출 기간", months.length ? months.join(", ") + "개월" : "-");
+  fact(dl, "대출 기간", months.length ? months.join(", ") + "개월" : "-", "terms");
   var methods = arr(p.repayment_methods).map(function (m) { return REPAYMENT_KO[m] || str(m); }).filter(Boolean);
-  fact(dl, "상환 방법", methods.length ? methods.join(", ") : "-");
+  fact(dl, "상환 방법", methods.length ? methods.join(", ") : "-", "repayment-methods");
+  fact(dl, "금리 유형", RATE_TYPE_KO[d.rate_type] || "-", "rate-type");
+  if (str(d.base_rate_ko)) fact(dl, "기준금리", str(d.base_rate_ko), "base-rate");
+  fact(dl, "금리 구성", str(d.rate_composition_ko) || "-", "rate-composition");
+  fact(dl, "이자 부과 시기", str(d.interest_timing_ko) || "-", "interest-timing");
+  fact(dl, "부대비용", str(d.incidental_costs_ko) || "-", "incidental-costs");
   var fees = isObj(p.fees) ? p.fees : {};
+  fact(dl, "취급수수료", !isNum(fees.origination_krw) || fees.origination_krw === 0 ? "없음" : fmtKrw(fees.origination_krw), "origination-fee");
   var erPct = fees.early_repayment_pct;
   var erMonths = fees.early_repayment_months;
   var erText = !isNum(erPct) || erPct === 0 || (isNum(erMonths) && erMonths === 0)
     ? "없음"
     : fmtDecimal(erPct, 1) + "% (대출일부터 " + (isNum(erMonths) ? erMonths : "-") + "개월 이내 상환 시)";
-  fact(dl, "중도상환수수료", erText);
-  fact(dl, "취급수수료", !isNum(fees.origination_krw) || fees.origination_krw === 0 ? "없음" : fmtKrw(fees.origination_krw));
+  fact(dl, "중도상환수수료", erText, "early-repayment-fee");
   var late = isObj(p.late_interest) ? p.late_interest : {};
-  fact(dl, "연체이자", "약정금리 + " + fmtDecimal(late.spread_pp, 1) + "%p, 최고 연 " + fmtDecimal(late.max_pct, 1) + "%");
+  fact(dl, "연체이자율", "약정금리 + " + fmtDecimal(late.spread_pp, 1) + "%p, 최고 연 " + fmtDecimal(late.max_pct, 1) + "%", "late-interest");
+  fact(dl, "필요 신용 수준", str(d.required_credit_ko) || "-", "required-credit");
   append(cond, dl);
+
+  // Repayment: the reader's own figures (when the comparison has their score and amount) beside
+  // the example the product's advertising states (its total recomputed by validation, DSC-12).
+  var examples = el("section", "card");
+  examples.id = "repayment-examples";
+  append(examples, el("h2", null, "상환 예시"), mine, renderProductExample(d.repayment_example));
 
   // Partner
   var who = el("section", "card");
@@ -217,7 +279,7 @@ export function renderProduct(p, partners, limitsDoc) {
 
   append(m, back, head);
   banners.forEach(function (b) { append(m, b); });
-  append(m, rates, cond, who, disc);
+  append(m, rates, cond, examples, who, disc, renderReview(d));
   focusHeading(h);
   toNative(function () { return RatecardBridge.call("open_product", { key: str(p.key) }); });
 }
