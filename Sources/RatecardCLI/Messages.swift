@@ -126,6 +126,34 @@ public struct Messages: Sendable {
             "fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)",
             "'git fetch --deepen=1'로 가져오세요 (GitHub Actions에서는 actions/checkout에 fetch-depth: 2, --range에는 0)"
         ),
+        // BND-07, REF-06, DSC-18, DSC-19, HIS-11.
+        ("the best band {}-{} starts at {}%, above the worst band {}-{} ({}%)", "가장 좋은 구간 {}-{}의 최저 금리({}%)가 가장 낮은 구간 {}-{}의 최저 금리({}%)보다 높습니다"),
+        ("the best band {}-{} goes up to {}%, above the worst band {}-{} ({}%)", "가장 좋은 구간 {}-{}의 최고 금리({}%)가 가장 낮은 구간 {}-{}의 최고 금리({}%)보다 높습니다"),
+        ("the table runs the wrong way end to end (the best scores pay the most)", "금리표 전체가 거꾸로 되어 있습니다 (신용점수가 가장 좋은 고객이 가장 높은 금리를 냅니다)"),
+        ("check that the rates are not in reverse order", "금리를 거꾸로 입력하지 않았는지 확인하세요"),
+        ("사업자등록번호 '{}' is written in full-width digits (an IME paste)", "사업자등록번호 '{}': 전각 숫자로 쓰여 있습니다 (입력기에서 붙여 넣은 값)"),
+        ("사업자등록번호 '{}' has characters other than ASCII digits and '-'", "사업자등록번호 '{}': ASCII 숫자와 '-' 말고 다른 문자가 있습니다"),
+        ("write it in ASCII digits: '{}'", "ASCII 숫자로 쓰세요: '{}'"),
+        ("write it in ASCII digits (0-9) and '-'", "ASCII 숫자(0-9)와 '-'로 쓰세요"),
+        (
+            "{} speaks of credit grades ('{}'), but the product is priced on credit scores ({})",
+            "{0}에 신용등급 표현('{1}')이 있지만 이 상품은 신용점수로 금리를 정합니다 ({2})"
+        ),
+        (
+            "grades were replaced by 0-1000 scores on 2021-01-01, so state the score (신용평점) instead",
+            "신용등급은 2021-01-01부터 0-1000점의 신용점수로 바뀌었으니 신용평점으로 쓰세요"
+        ),
+        ("the body states a withdrawal period of {} days ('{}')", "본문에 청약철회 기간이 {}일로 쓰여 있습니다 ('{}')"),
+        ("{} states a withdrawal period of {} days ('{}')", "{0}에 청약철회 기간이 {1}일로 쓰여 있습니다 ('{2}')"),
+        (
+            "a borrower may withdraw for {} days (withdrawal_period_days in regulatory/limits.yaml: {}), so write {}일",
+            "청약철회 기간은 {0}일이니 {2}일로 쓰세요 (regulatory/limits.yaml의 withdrawal_period_days: {1})"
+        ),
+        (
+            "a new version dated {} is backdated (before {}): it would say it was in force on days users were shown the version before",
+            "새 버전의 시행일({0})이 소급되어 있습니다 ({1} 이전): 이용자가 이전 버전을 본 날에도 시행 중이었다고 말하게 됩니다"
+        ),
+        ("date it {} or later (effective_from)", "effective_from을 {} 이후로 하세요"),
         // Usage errors.
         ("Unknown option '{}'", "알 수 없는 옵션 '{}'"),
         ("Missing value for '{}'", "'{}'에 값이 없습니다"),

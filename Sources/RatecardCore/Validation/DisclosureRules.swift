@@ -29,18 +29,22 @@ public enum DisclosureRules {
         "개인정보보호법 제22조①⑤, 신용정보법 제32조④: what a user may refuse cannot become a condition of the service; ask for a new, separate required consent instead.")
     public static let majorNeedsReconsent = Rule(
         "DSC-14", .error, "a new major version of a consent asks again", "개인정보보호법 제15조②·제17조②: a material change to what a user consented to (a major version) needs their consent again.")
-    public static let noticePeriod = Rule("DSC-15", .error, "terms changes are announced 30 days ahead", "전자금융거래법 제24조③: a change to the terms is posted at least one month before it takes effect.")
+    public static let noticePeriod = Rule(
+        "DSC-15", .error, "terms changes are announced ahead",
+        "전자금융거래법 제24조③: a change to the terms is posted at least one month before it takes effect (terms_notice_days in regulatory/limits.yaml, 30).")
 
     public static let recipients = Rule(
         "DSC-16", .error, "the provision consent names every lender",
         "개인정보보호법 제17조②1, 신용정보법 제32조①: the consent to provide data names who receives it; a new lender is added in a new major version that asks users again.")
 
-    /// 전자금융거래법 제24조③: 1개월 전 게시.
-    package static let noticeDays = 30
+    public static let withdrawalPeriod = Rule(
+        "DSC-19", .error, "a stated withdrawal period is the law's",
+        "금소법 제46조①3: a borrower may withdraw a loan application for 14 days (withdrawal_period_days in regulatory/limits.yaml); a notice stating fewer days tells them they have lost a right they still have."
+    )
 
     public static let all = [
         productPhrases, documentPhrases, statusReason, reconsent, emptyBody, prohibited, advertisedRate, securedAsUnsecured, phraseForOthers, optionalStaysOptional, majorNeedsReconsent, noticePeriod,
-        recipients,
+        recipients, withdrawalPeriod,
     ]
 
     package static func check(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
@@ -118,6 +122,7 @@ public enum DisclosureRules {
                 statusReason, partner.path, partner.statusReason?.mark ?? partner.status.mark, "a \(partner.status.value.rawValue) partner needs status_reason saying why, in words a user can read")
         }
         checkVersions(content, context, into: diagnostics)
+        checkWithdrawalPeriods(content, context, into: diagnostics)
         checkRecipients(content, context, into: diagnostics)
         for terms in content.terms {
             if terms.requiresReconsent.value && terms.consent.value == .none {
@@ -174,6 +179,48 @@ public enum DisclosureRules {
         return String(text[range])
     }
 
+    /// A withdrawal period stated in normalized text: 'N일 이내에 (청약을) 철회', or '(청약)철회
+    /// (기간)은 N일', 'N' in the first group that holds digits. A period of business days, or a
+    /// deadline after the withdrawal ('철회 후 3영업일 이내 반환'), is not one.
+    package static let statedWithdrawal = try! NSRegularExpression(
+        pattern: "([0-9]{1,3})일(이내|안|내|간|동안)?(에|에는)?(청약|대출계약|계약|대출신청|신청)?(을|를|의)?철회|철회(할수있는|가능)?(기간|기한)?(은|는|이|가|:)?([0-9]{1,3})일"
+    )
+
+    /// DSC-19: every withdrawal period the copy states (mandatory phrases, the versions of terms
+    /// in force or scheduled, products' copy) is at least the period in force.
+    package static func checkWithdrawalPeriods(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
+        guard let limits = content.limits else { return }
+        func check(_ copy: CopyText, on day: Day, path: String, what: String) {
+            guard let law = limits.inForce(.withdrawalPeriodDays, on: day) else { return }
+            let minimum = law.value.thousandths / 1000
+            let text = copy.text
+            let string = NSString(string: text)
+            guard text.contains("철회") else { return }
+            for match in statedWithdrawal.matches(in: text, range: NSRange(location: 0, length: string.length)) {
+                let group = match.range(at: 1).location != NSNotFound ? 1 : 9
+                guard let days = Int(string.substring(with: match.range(at: group))), days < minimum else { continue }
+                let offset = string.substring(to: match.range.location).unicodeScalars.count
+                diagnostics.report(
+                    withdrawalPeriod, path, copy.mark(at: offset),
+                    "\(what) states a withdrawal period of \(days) days ('\(string.substring(with: match.range))'); a borrower may withdraw for \(minimum) days (withdrawal_period_days in regulatory/limits.yaml: \(law.citation)), so write \(minimum)일"
+                )
+            }
+        }
+        for phrase in content.phrases ?? [] {
+            check(CopyText(plain: phrase.text(config: content.config), at: phrase.ko.mark), on: context.asOf, path: content.root.path("regulatory/phrases.yaml"), what: "phrase '\(phrase.id.value)'")
+        }
+        for product in content.products {
+            for (field, value) in product.copyFields {
+                check(CopyText(plain: value.value, at: value.mark), on: context.asOf, path: product.path, what: field)
+            }
+        }
+        for document in content.documentIDs {
+            for terms in currentVersions(of: document, in: content, on: context.asOf) where terms.body.contains("철회") {
+                check(CopyText(markdown: terms.body, firstLine: terms.bodyLine), on: max(context.asOf, terms.effectiveFrom.value), path: terms.path, what: "the body")
+            }
+        }
+    }
+
     /// DSC-16: a consent with `recipients: partners` names, in its rendered text, every partner
     /// that is not terminated (its current and scheduled versions), and a version that names a
     /// partner the version before it did not is a major version asking for consent again.
@@ -225,8 +272,12 @@ public enum DisclosureRules {
                         "version \(version.fileVersion) is a major change to a consent (from \(versions[index - 1].fileVersion)); set requires_reconsent: true, or make it a minor version if nothing material changed"
                     )
                 }
-                // A change to terms users accepted, not yet in force: announced a month ahead.
-                guard version.consent.value == .required, !version.requiresReconsent.value, version.effectiveFrom.value > context.asOf else { continue }
+                // A change to terms users accepted, not yet in force: announced a month ahead
+                // (the period in force on the day it takes effect, from limits.yaml).
+                guard version.consent.value == .required, !version.requiresReconsent.value, version.effectiveFrom.value > context.asOf,
+                    let period = content.limits?.inForce(.termsNoticeDays, on: version.effectiveFrom.value)
+                else { continue }
+                let noticeDays = period.value.thousandths / 1000
                 let latest = version.effectiveFrom.value.adding(days: -noticeDays)
                 if let announced = version.announcedOn {
                     if announced.value > latest {

@@ -25,7 +25,14 @@ public enum HistoryRules {
         "HIS-10", .error, "partners and products stay on record",
         "금소법 시행령 제26조: a lender or product that was published stays in the content (terminated or withdrawn), and a terminated lender gets no new rate tables.")
 
-    public static let all = [frozenVersion, bodyNeedsVersion, deletedVersion, rateMove, regulatoryLimits, regulatoryPhrases, signoffKept, pastTable, backdatedTable, keptOnRecord]
+    public static let backdatedTerms = Rule(
+        "HIS-11", .error, "no backdated terms versions",
+        "A new version of a terms document dated before the day it is committed says it was in force on days users were shown the version before (금소법 제28조 record keeping, 전자금융거래법 제24조③ notice); date it that day or later. The first version of a new document is exempt, as a new product's first tables are."
+    )
+
+    public static let all = [
+        frozenVersion, bodyNeedsVersion, deletedVersion, rateMove, regulatoryLimits, regulatoryPhrases, signoffKept, pastTable, backdatedTable, keptOnRecord, backdatedTerms,
+    ]
 
     package static func check(_ content: Content, base: Content, context: ValidationContext, into diagnostics: Diagnostics) {
         checkRegulatory(content, base: base, into: diagnostics)
