@@ -126,7 +126,7 @@ public struct Messages: Sendable {
             "fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)",
             "'git fetch --deepen=1'로 가져오세요 (GitHub Actions에서는 actions/checkout에 fetch-depth: 2, --range에는 0)"
         ),
-        // BND-07, REF-06, DSC-18, DSC-19, HIS-11.
+        // BND-07, REF-06, DSC-06, DSC-18, DSC-19, HIS-06, HIS-11.
         ("the best band {}-{} starts at {}%, above the worst band {}-{} ({}%)", "가장 좋은 구간 {}-{}의 최저 금리({}%)가 가장 낮은 구간 {}-{}의 최저 금리({}%)보다 높습니다"),
         ("the best band {}-{} goes up to {}%, above the worst band {}-{} ({}%)", "가장 좋은 구간 {}-{}의 최고 금리({}%)가 가장 낮은 구간 {}-{}의 최고 금리({}%)보다 높습니다"),
         ("the table runs the wrong way end to end (the best scores pay the most)", "금리표 전체가 거꾸로 되어 있습니다 (신용점수가 가장 좋은 고객이 가장 높은 금리를 냅니다)"),
@@ -135,6 +135,11 @@ public struct Messages: Sendable {
         ("사업자등록번호 '{}' has characters other than ASCII digits and '-'", "사업자등록번호 '{}': ASCII 숫자와 '-' 말고 다른 문자가 있습니다"),
         ("write it in ASCII digits: '{}'", "ASCII 숫자로 쓰세요: '{}'"),
         ("write it in ASCII digits (0-9) and '-'", "ASCII 숫자(0-9)와 '-'로 쓰세요"),
+        ("the text quotes {} ('{}') without warning against it", "본문에 인용한 문구('{1}')는 경고 없이 쓰였습니다"),
+        (
+            "{}. A quotation is a warning only when a word of quotation_warnings in regulatory/phrases.yaml ({}) follows it in its sentence, or for a block quote, stands in it or in the line before it",
+            "{}. 인용은 regulatory/phrases.yaml의 quotation_warnings 단어({})가 같은 문장에서 인용 뒤에 오거나, 인용 블록이면 그 블록이나 바로 앞 줄에 있을 때만 경고로 봅니다"
+        ),
         (
             "{} speaks of credit grades ('{}'), but the product is priced on credit scores ({})",
             "{0}에 신용등급 표현('{1}')이 있지만 이 상품은 신용점수로 금리를 정합니다 ({2})"
@@ -149,6 +154,12 @@ public struct Messages: Sendable {
             "a borrower may withdraw for {} days (withdrawal_period_days in regulatory/limits.yaml: {}), so write {}일",
             "청약철회 기간은 {0}일이니 {2}일로 쓰세요 (regulatory/limits.yaml의 withdrawal_period_days: {1})"
         ),
+        (
+            "quotation warnings were added ({}), so wording quoted before them is no longer checked as advertising ({})",
+            "인용 경고 단어가 추가되어({0}) 그 앞에 인용한 문구는 더 이상 광고 문구로 검사하지 않습니다 ({1})"
+        ),
+        ("quotation warning '{}' is shorter than two characters", "인용 경고 단어 '{}': 두 글자보다 짧습니다"),
+        ("a warning word says what is wrong (불법, 사기, 주의)", "경고 단어는 무엇이 잘못인지 말해야 합니다 (불법, 사기, 주의)"),
         (
             "a new version dated {} is backdated (before {}): it would say it was in force on days users were shown the version before",
             "새 버전의 시행일({0})이 소급되어 있습니다 ({1} 이전): 이용자가 이전 버전을 본 날에도 시행 중이었다고 말하게 됩니다"

@@ -6,6 +6,8 @@ public struct Content: Sendable {
     public var config: ServiceConfig?
     public var limits: LegalLimits?
     public var phrases: [Phrase]?
+    /// `quotation_warnings` of `regulatory/phrases.yaml` (DSC-06).
+    public var quotationWarnings: [Located<String>] = []
     /// Sign-offs for changes to the regulatory data (`regulatory/signoffs.yaml`, optional).
     public var signoffs: [Signoff] = []
     public var partners: [Partner] = []

@@ -11,7 +11,7 @@ public enum DisclosureRules {
     public static let emptyBody = Rule("DSC-05", .error, "terms have a body", "An empty terms page is shown to a user who must agree to it.")
     public static let prohibited = Rule(
         "DSC-06", .error, "no prohibited advertising wording",
-        "금소법 제22조④, 시행령 제20조, 대부업법 제11조의2②: no approval regardless of credit, no guaranteed lowest rate, no interest quoted per day, no fee from the borrower, in any text a user sees (checked after rendering and Unicode normalization)."
+        "금소법 제22조④, 시행령 제20조, 대부업법 제11조의2②: no approval regardless of credit, no guaranteed lowest rate, no interest quoted per day, no fee from the borrower, in any text a user sees (checked after rendering and Unicode normalization); a terms body may quote such wording only to warn against it, with a quotation warning word."
     )
     public static let advertisedRate = Rule(
         "DSC-07", .error, "an advertised minimum rate is the table's",
@@ -124,6 +124,8 @@ public enum DisclosureRules {
         checkVersions(content, context, into: diagnostics)
         checkWithdrawalPeriods(content, context, into: diagnostics)
         checkRecipients(content, context, into: diagnostics)
+        let warnings = content.quotationWarnings.map(\.value)
+        let warningList = warnings.isEmpty ? "none listed" : warnings.joined(separator: ", ")
         for terms in content.terms {
             if terms.requiresReconsent.value && terms.consent.value == .none {
                 diagnostics.report(reconsent, terms.path, terms.requiresReconsent.mark, "requires_reconsent is true but consent is none; only consented documents can need re-consent")
@@ -135,8 +137,18 @@ public enum DisclosureRules {
                 reportProhibited(in: CopyText(plain: value.value, at: value.mark), field: field, path: terms.path, into: diagnostics)
             }
             for hit in terms.prohibitedWording {
-                diagnostics.report(
-                    prohibited, terms.path, hit.mark, "the text claims \(hit.claim) ('\(hit.wording)'); \(hit.advice). Quoting such wording to warn against it is allowed in a block quote ('> ...')")
+                if let quotation = hit.quotation {
+                    guard !AdWording.warns(quotation, warnings) else { continue }
+                    diagnostics.report(
+                        prohibited, terms.path, hit.mark,
+                        "the text quotes \(hit.claim) ('\(hit.wording)') without warning against it; \(hit.advice). A quotation is a warning only when a word of quotation_warnings in regulatory/phrases.yaml (\(warningList)) follows it in its sentence, or for a block quote, stands in it or in the line before it"
+                    )
+                } else {
+                    diagnostics.report(
+                        prohibited, terms.path, hit.mark,
+                        "the text claims \(hit.claim) ('\(hit.wording)'); \(hit.advice). Quoting such wording to warn against it is allowed: in quotation marks followed by a warning word (quotation_warnings in regulatory/phrases.yaml), or in a block quote ('> ...') with one"
+                    )
+                }
             }
         }
     }

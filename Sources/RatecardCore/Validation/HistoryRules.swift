@@ -13,7 +13,8 @@ public enum HistoryRules {
     )
     public static let regulatoryPhrases = Rule(
         "HIS-06", .error, "mandatory phrases are weakened only with a sign-off",
-        "금소법 제22조③, 시행령 제18조: changing, removing or un-requiring a mandatory phrase needs a compliance sign-off in regulatory/signoffs.yaml.")
+        "금소법 제22조③, 시행령 제18조: changing, removing or un-requiring a mandatory phrase, or adding a quotation warning word (which exempts quoted wording from DSC-06), needs a compliance sign-off in regulatory/signoffs.yaml."
+    )
     public static let signoffKept = Rule("HIS-07", .error, "sign-offs are kept as written", "A sign-off is the record that a regulatory change was approved; it is never edited or removed.")
     public static let pastTable = Rule(
         "HIS-08", .error, "rate tables that took effect are records",

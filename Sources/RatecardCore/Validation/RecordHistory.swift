@@ -20,7 +20,8 @@ extension HistoryRules {
         if let old = base.phrases, let new = content.phrases {
             let file = "regulatory/phrases.yaml"
             let path = content.root.path(file)
-            for change in phraseChanges(from: old, to: new) where !signedOff(file, change.label) {
+            let changes = phraseChanges(from: old, to: new) + quotationWarningChanges(from: base.quotationWarnings, to: content.quotationWarnings)
+            for change in changes where !signedOff(file, change.label) {
                 diagnostics.report(regulatoryPhrases, path, change.mark, "\(change.what) (\(change.label))" + hint(file, change.label))
             }
         }
@@ -140,6 +141,20 @@ extension HistoryRules {
             }
         }
         return changes
+    }
+
+    /// Words added to `quotation_warnings` exempt more quoted text from DSC-06: a weakening,
+    /// named as one change listing them in the file's order.
+    package static func quotationWarningChanges(from old: [Located<String>], to new: [Located<String>]) -> [RegulatoryChange] {
+        let before = Set(old.map(\.value))
+        let added = new.filter { !before.contains($0.value) }
+        guard let first = added.first else { return [] }
+        let words = added.map(\.value).joined(separator: ", ")
+        return [
+            RegulatoryChange(
+                label: "quotation warnings added: \(words)",
+                what: "quotation warnings were added (\(words)), so wording quoted before them is no longer checked as advertising", mark: first.mark)
+        ]
     }
 
     /// HIS-08 to HIS-11: rate tables that took effect, partners and products are records; new
