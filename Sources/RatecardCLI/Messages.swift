@@ -165,6 +165,20 @@ public struct Messages: Sendable {
             "새 버전의 시행일({0})이 소급되어 있습니다 ({1} 이전): 이용자가 이전 버전을 본 날에도 시행 중이었다고 말하게 됩니다"
         ),
         ("date it {} or later (effective_from)", "effective_from을 {} 이후로 하세요"),
+        // DSC-16 and REF-02, with partners that go live later.
+        (
+            "the consent does not name partner '{}' ({}), which goes live on {} while this version is in force",
+            "이 버전이 시행 중인 {2}에 제휴를 시작하는 '{0}'({1})의 이름이 동의서에 없습니다"
+        ),
+        (
+            "name it in a new major version with requires_reconsent: true that takes effect on {} or before, or move go_live",
+            "{} 또는 그 전에 시행하는 새 주 버전(requires_reconsent: true)에 이름을 넣거나 go_live를 옮기세요"
+        ),
+        ("the consent does not name partner '{}' ({}), which receives the data", "정보를 받는 제휴사 '{}'({})의 이름이 동의서에 없습니다"),
+        ("add it in a new major version with requires_reconsent: true", "requires_reconsent: true인 새 주 버전에 추가하세요"),
+        ("active product has no rate table in force on {}, the day its partner goes live", "판매 중인 상품에 제휴 시작일인 {}에 적용되는 금리표가 없습니다"),
+        ("active product has no rate table in force on {}", "판매 중인 상품에 {}에 적용되는 금리표가 없습니다"),
+        ("add rates/<date>.yaml or set status: withdrawn", "rates/<date>.yaml을 추가하거나 status: withdrawn으로 바꾸세요"),
         // Usage errors.
         ("Unknown option '{}'", "알 수 없는 옵션 '{}'"),
         ("Missing value for '{}'", "'{}'에 값이 없습니다"),

@@ -35,7 +35,7 @@ public enum DisclosureRules {
 
     public static let recipients = Rule(
         "DSC-16", .error, "the provision consent names every lender",
-        "개인정보보호법 제17조②1, 신용정보법 제32조①: the consent to provide data names who receives it; a new lender is added in a new major version that asks users again.")
+        "개인정보보호법 제17조②1, 신용정보법 제32조①: the consent to provide data names who receives it; a new lender is added in a new major version that asks users again, in force by the lender's go_live day.")
 
     public static let withdrawalPeriod = Rule(
         "DSC-19", .error, "a stated withdrawal period is the law's",
@@ -53,6 +53,7 @@ public enum DisclosureRules {
         let phrasesByID = Dictionary(phrases.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
         let partners = content.partnersByID
         let tablesByProduct = content.rateTablesByProduct
+        let pending = content.partnersGoingLive(after: context.asOf)
         for product in content.products {
             let listed = Set(product.requiredPhrases.value.map(\.value))
             let category = partners[product.partner.value]?.category.value
@@ -77,7 +78,7 @@ public enum DisclosureRules {
             for (field, value) in product.copyFields {
                 let copy = CopyText(plain: value.value, at: value.mark)
                 reportProhibited(in: copy, field: field, path: product.path, into: diagnostics)
-                checkAdvertisedRate(copy, field: field, product: product, tables: tables, on: context.asOf, into: diagnostics)
+                checkAdvertisedRate(copy, field: field, product: product, tables: tables, on: Content.offerDay(of: product, asOf: context.asOf, pending: pending), into: diagnostics)
                 if product.kind.value == .autoSecured, let match = firstMatch(unsecuredWording, in: copy.text) {
                     diagnostics.report(
                         securedAsUnsecured, product.path, value.mark,
@@ -234,8 +235,9 @@ public enum DisclosureRules {
     }
 
     /// DSC-16: a consent with `recipients: partners` names, in its rendered text, every partner
-    /// that is not terminated (its current and scheduled versions), and a version that names a
-    /// partner the version before it did not is a major version asking for consent again.
+    /// that is not terminated (its current and scheduled versions; a partner that goes live
+    /// later, from the version in force on its go-live day), and a version that names a partner
+    /// the version before it did not is a major version asking for consent again.
     package static func checkRecipients(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         let partners = content.partners.filter { $0.status.value != .terminated }.sorted { $0.id.value < $1.id.value }
         for (document, versions) in content.versionsByDocument where versions.contains(where: { $0.namesPartners != nil }) {
@@ -247,10 +249,21 @@ public enum DisclosureRules {
                 defer { previousNames = named }
                 guard version.namesPartners != nil else { continue }
                 if current.contains(version.fileVersion) {
+                    // In force until the next version takes effect: a partner that goes live after
+                    // that is named by the version in force on its go-live day instead.
+                    let replaced = index + 1 < versions.count ? versions[index + 1].effectiveFrom.value : nil
                     for partner in partners where !named.contains(partner.id.value) {
-                        diagnostics.report(
-                            recipients, version.path, SourceMark(line: version.bodyLine, column: 1),
-                            "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which receives the data; add it in a new major version with requires_reconsent: true")
+                        if let goLive = partner.goLive?.value, goLive > context.asOf {
+                            guard replaced.map({ goLive < $0 }) ?? true else { continue }
+                            diagnostics.report(
+                                recipients, version.path, SourceMark(line: version.bodyLine, column: 1),
+                                "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which goes live on \(goLive) while this version is in force; name it in a new major version with requires_reconsent: true that takes effect on \(goLive) or before, or move go_live"
+                            )
+                        } else {
+                            diagnostics.report(
+                                recipients, version.path, SourceMark(line: version.bodyLine, column: 1),
+                                "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which receives the data; add it in a new major version with requires_reconsent: true")
+                        }
                     }
                 }
                 guard index > 0, let previousNames else { continue }

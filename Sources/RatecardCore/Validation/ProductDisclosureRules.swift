@@ -31,7 +31,10 @@ public enum ProductDisclosureRules {
 
     package static func check(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         let tablesByProduct = content.rateTablesByProduct
+        let pending = content.partnersGoingLive(after: context.asOf)
         for product in content.products {
+            // A product of a partner that goes live later is judged as of that day.
+            let day = Content.offerDay(of: product, asOf: context.asOf, pending: pending)
             let disclosure = product.disclosure
             let number = disclosure.reviewNumber
             if DisclosureRules.firstMatch(reviewNumber, in: number.value) == nil {
@@ -41,11 +44,11 @@ public enum ProductDisclosureRules {
             let until = disclosure.reviewValidUntil
             if until.value < from.value {
                 diagnostics.report(review, product.path, until.mark, "review_valid_until \(until.value) is before review_valid_from \(from.value)")
-            } else if product.status.value == .active && !(from.value...until.value).contains(context.asOf) {
-                let when = context.asOf < from.value ? "starts on \(from.value)" : "ended on \(until.value)"
+            } else if product.status.value == .active && !(from.value...until.value).contains(day) {
+                let when = day < from.value ? "starts on \(from.value)" : "ended on \(until.value)"
                 diagnostics.report(
-                    review, product.path, context.asOf < from.value ? from.mark : until.mark,
-                    "the compliance review \(when), so the product cannot be advertised on \(context.asOf); renew the review or set status: withdrawn")
+                    review, product.path, day < from.value ? from.mark : until.mark,
+                    "the compliance review \(when), so the product cannot be advertised on \(day); renew the review or set status: withdrawn")
             }
             switch (disclosure.rateType.value, disclosure.baseRate) {
             case (.fixed, let base?):
@@ -55,8 +58,8 @@ public enum ProductDisclosureRules {
                     rateComposition, product.path, disclosure.rateType.mark, "a \(disclosure.rateType.value.rawValue) rate needs base_rate_ko naming the base rate it follows (COFIX, 금융채 6개월, ...)")
             default: break
             }
-            checkExample(disclosure.repaymentExample, product: product, tables: tablesByProduct[product.key] ?? [], limits: content.limits, on: context.asOf, into: diagnostics)
-            let inForce = (tablesByProduct[product.key] ?? []).last(where: { $0.isInForce(on: context.asOf) })
+            checkExample(disclosure.repaymentExample, product: product, tables: tablesByProduct[product.key] ?? [], limits: content.limits, on: day, into: diagnostics)
+            let inForce = (tablesByProduct[product.key] ?? []).last(where: { $0.isInForce(on: day) })
             if product.status.value == .active, let table = inForce {
                 let lowestScore = (content.limits?.latest(.creditScoreMin)?.value.thousandths ?? 0) / 1000
                 checkRequiredCredit(disclosure.requiredCredit, of: product, against: table, lowestScore: lowestScore, into: diagnostics)

@@ -31,15 +31,18 @@ public enum ReferenceRules {
         let phraseIDs = Set(content.phrases?.map(\.id.value) ?? [])
         let tablesByProduct = Dictionary(grouping: content.rateTables, by: \.productKey)
         let partnersByID = content.partnersByID
+        let pending = content.partnersGoingLive(after: context.asOf)
         for product in content.products {
+            let day = Content.offerDay(of: product, asOf: context.asOf, pending: pending)
             if !content.partnerFiles.contains(product.partner.value) {
                 diagnostics.report(partnerExists, product.path, product.partner.mark, "partner '\(product.partner.value)' does not exist; add partners/\(product.partner.value).yaml or fix the id")
             } else if product.partner.value != product.folderPartner {
                 diagnostics.report(
                     partnerExists, product.path, product.partner.mark, "product names partner '\(product.partner.value)' but sits in products/\(product.folderPartner)/; move it or fix the id")
             }
-            if product.status.value == .active && !(tablesByProduct[product.key] ?? []).contains(where: { $0.isInForce(on: context.asOf) }) {
-                diagnostics.report(currentTable, product.path, product.status.mark, "active product has no rate table in force on \(context.asOf); add rates/<date>.yaml or set status: withdrawn")
+            if product.status.value == .active && !(tablesByProduct[product.key] ?? []).contains(where: { $0.isInForce(on: day) }) {
+                let when = day == context.asOf ? "\(day)" : "\(day), the day its partner goes live"
+                diagnostics.report(currentTable, product.path, product.status.mark, "active product has no rate table in force on \(when); add rates/<date>.yaml or set status: withdrawn")
             }
             if content.phrases != nil {
                 for phrase in product.requiredPhrases.value where !phraseIDs.contains(phrase.value) {
