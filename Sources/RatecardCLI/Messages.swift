@@ -139,6 +139,59 @@ public struct Messages: Sendable {
             "'git fetch --deepen=1'로 가져오세요 (GitHub Actions에서는 actions/checkout에 fetch-depth: 2, --range에는 0)"
         ),
         ("or pass --allow-shallow to skip them", "일부러 건너뛰려면 --allow-shallow 옵션을 주세요"),
+        // BND-07, REF-06, DSC-06, DSC-18, DSC-19, HIS-06, HIS-11.
+        ("the best band {}-{} starts at {}%, above the worst band {}-{} ({}%)", "가장 좋은 구간 {}-{}의 최저 금리({}%)가 가장 낮은 구간 {}-{}의 최저 금리({}%)보다 높습니다"),
+        ("the best band {}-{} goes up to {}%, above the worst band {}-{} ({}%)", "가장 좋은 구간 {}-{}의 최고 금리({}%)가 가장 낮은 구간 {}-{}의 최고 금리({}%)보다 높습니다"),
+        ("the table runs the wrong way end to end (the best scores pay the most)", "금리표 전체가 거꾸로 되어 있습니다 (신용점수가 가장 좋은 고객이 가장 높은 금리를 냅니다)"),
+        ("check that the rates are not in reverse order", "금리를 거꾸로 입력하지 않았는지 확인하세요"),
+        ("사업자등록번호 '{}' is written in full-width digits (an IME paste)", "사업자등록번호 '{}': 전각 숫자로 쓰여 있습니다 (입력기에서 붙여 넣은 값)"),
+        ("사업자등록번호 '{}' has characters other than ASCII digits and '-'", "사업자등록번호 '{}': ASCII 숫자와 '-' 말고 다른 문자가 있습니다"),
+        ("write it in ASCII digits: '{}'", "ASCII 숫자로 쓰세요: '{}'"),
+        ("write it in ASCII digits (0-9) and '-'", "ASCII 숫자(0-9)와 '-'로 쓰세요"),
+        ("the text quotes {} ('{}') without warning against it", "본문에 인용한 문구('{1}')는 경고 없이 쓰였습니다"),
+        (
+            "{}. A quotation is a warning only when a word of quotation_warnings in regulatory/phrases.yaml ({}) follows it in its sentence, or for a block quote, stands in it or in the line before it",
+            "{}. 인용은 regulatory/phrases.yaml의 quotation_warnings 단어({})가 같은 문장에서 인용 뒤에 오거나, 인용 블록이면 그 블록이나 바로 앞 줄에 있을 때만 경고로 봅니다"
+        ),
+        (
+            "{} speaks of credit grades ('{}'), but the product is priced on credit scores ({})",
+            "{0}에 신용등급 표현('{1}')이 있지만 이 상품은 신용점수로 금리를 정합니다 ({2})"
+        ),
+        (
+            "grades were replaced by 0-1000 scores on 2021-01-01, so state the score (신용평점) instead",
+            "신용등급은 2021-01-01부터 0-1000점의 신용점수로 바뀌었으니 신용평점으로 쓰세요"
+        ),
+        ("the body states a withdrawal period of {} days ('{}')", "본문에 청약철회 기간이 {}일로 쓰여 있습니다 ('{}')"),
+        ("{} states a withdrawal period of {} days ('{}')", "{0}에 청약철회 기간이 {1}일로 쓰여 있습니다 ('{2}')"),
+        (
+            "a borrower may withdraw for {} days (withdrawal_period_days in regulatory/limits.yaml: {}), so write {}일",
+            "청약철회 기간은 {0}일이니 {2}일로 쓰세요 (regulatory/limits.yaml의 withdrawal_period_days: {1})"
+        ),
+        (
+            "quotation warnings were added ({}), so wording quoted before them is no longer checked as advertising ({})",
+            "인용 경고 단어가 추가되어({0}) 그 앞에 인용한 문구는 더 이상 광고 문구로 검사하지 않습니다 ({1})"
+        ),
+        ("quotation warning '{}' is shorter than two characters", "인용 경고 단어 '{}': 두 글자보다 짧습니다"),
+        ("a warning word says what is wrong (불법, 사기, 주의)", "경고 단어는 무엇이 잘못인지 말해야 합니다 (불법, 사기, 주의)"),
+        (
+            "a new version dated {} is backdated (before {}): it would say it was in force on days users were shown the version before",
+            "새 버전의 시행일({0})이 소급되어 있습니다 ({1} 이전): 이용자가 이전 버전을 본 날에도 시행 중이었다고 말하게 됩니다"
+        ),
+        ("date it {} or later (effective_from)", "effective_from을 {} 이후로 하세요"),
+        // DSC-16 and REF-02, with partners that go live later.
+        (
+            "the consent does not name partner '{}' ({}), which goes live on {} while this version is in force",
+            "이 버전이 시행 중인 {2}에 제휴를 시작하는 '{0}'({1})의 이름이 동의서에 없습니다"
+        ),
+        (
+            "name it in a new major version with requires_reconsent: true that takes effect on {} or before, or move go_live",
+            "{} 또는 그 전에 시행하는 새 주 버전(requires_reconsent: true)에 이름을 넣거나 go_live를 옮기세요"
+        ),
+        ("the consent does not name partner '{}' ({}), which receives the data", "정보를 받는 제휴사 '{}'({})의 이름이 동의서에 없습니다"),
+        ("add it in a new major version with requires_reconsent: true", "requires_reconsent: true인 새 주 버전에 추가하세요"),
+        ("active product has no rate table in force on {}, the day its partner goes live", "판매 중인 상품에 제휴 시작일인 {}에 적용되는 금리표가 없습니다"),
+        ("active product has no rate table in force on {}", "판매 중인 상품에 {}에 적용되는 금리표가 없습니다"),
+        ("add rates/<date>.yaml or set status: withdrawn", "rates/<date>.yaml을 추가하거나 status: withdrawn으로 바꾸세요"),
         // Usage errors.
         ("Unknown option '{}'", "알 수 없는 옵션 '{}'"),
         ("Missing value for '{}'", "'{}'에 값이 없습니다"),

@@ -647,6 +647,14 @@ public struct LargeContentGenerator {
             value: 1000
             effective_from: 2021-01-01
             citation: "금융위원회 개인신용평가 점수제 전면 시행 (2021-01-01, 1~1,000점), https://fsc.go.kr/eng/pr010101/22329"
+          - id: withdrawal_period_days
+            value: 14
+            effective_from: 2021-03-25
+            citation: "금융소비자 보호에 관한 법률 제46조①3 (대출성 상품: 계약서류를 제공받은 날 또는 대출금을 받은 날부터 14일 이내 청약 철회), 2021-03-25 시행"
+          - id: terms_notice_days
+            value: 30
+            effective_from: 2007-01-01
+            citation: "전자금융거래법 제24조③ (약관을 변경하는 때에는 시행일 1개월 전에 게시), 2007-01-01 시행"
 
         """
 

@@ -40,14 +40,12 @@ private struct BridgeFixture {
         try ratecard(["publish", "--env", env, "--rev", base.commits[commit], "--as-of", "2026-11-29", "-m", "test"], in: base.repo)
     }
 
-    /// Adds `code` at the end of app.js's outer function; returns the line it starts on.
+    /// Adds `code` at the end of app.js (the entry module); returns the line it starts on.
     @discardableResult
     func addToApp(_ code: String) throws -> Int {
-        var text = try read(appJS)
-        let end = text.range(of: "})();", options: .backwards)!
-        let line = text[..<end.lowerBound].filter { $0 == "\n" }.count + 1
-        text.insert(contentsOf: code + "\n", at: end.lowerBound)
-        try write(appJS, text)
+        let text = try read(appJS)
+        let line = text.filter { $0 == "\n" }.count + 1
+        try write(appJS, text + code + "\n")
         return line
     }
 }
@@ -286,7 +284,7 @@ struct BridgeTests {
             // A deprecated message still called: a warning at the call.
             try write(fixture.base.web + "/bridge.yaml", schema.replacingOccurrences(of: openProduct, with: openProduct + "    deprecated: use open_terms instead\n"))
             let deprecated = try ratecard(["validate", "--lang", "en"], in: fixture.base.repo)
-            #expect(try deprecated.out.contains(Regex(#"app/app\.js:\d+:\d+: warning BRG-06: 'open_product' is deprecated: use open_terms instead"#)), "\(deprecated.out)")
+            #expect(try deprecated.out.contains(Regex(#"app/screens/product\.js:\d+:\d+: warning BRG-06: 'open_product' is deprecated: use open_terms instead"#)), "\(deprecated.out)")
             // A runtime that is not what the schema generates.
             try write(fixture.base.web + "/bridge.yaml", schema.replacingOccurrences(of: "  version: 3", with: "  version: 4"))
             let stale = try ratecard(["validate"], in: fixture.base.repo)

@@ -70,6 +70,11 @@ import Testing
         }
     }
 
+    /// Text as a serialized DOM writes it (`&`, `<`, `>` escaped; quotes only in attributes).
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+
     static func unescape(_ text: String) -> String {
         text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
             .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")

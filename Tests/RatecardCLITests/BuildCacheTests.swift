@@ -24,8 +24,13 @@ import Testing
                 try FileSystem.writeFile(repo + "/" + path, Array(text.utf8))
             }
             func files(_ folder: String) throws -> [String] { try treeListing(repo + "/" + folder).filter { $0.value != "folder" }.keys.map { folder + "/" + $0 }.sorted() }
+            // Commits are made on the first as-of day: a terms version dated from it is not
+            // backdated (HIS-11) on either as-of date, whatever day the test runs.
+            let commitDay = ["GIT_AUTHOR_DATE": "2026-11-29T12:00:00+09:00", "GIT_COMMITTER_DATE": "2026-11-29T12:00:00+09:00"]
             func git(_ arguments: [String]) throws {
-                let (status, output) = try runTool("/usr/bin/git", ["-C", repo, "-c", "user.name=Test", "-c", "user.email=test@example.com"] + arguments)
+                let (status, output) = try runTool(
+                    "/usr/bin/git", ["-C", repo, "-c", "user.name=Test", "-c", "user.email=test@example.com"] + arguments,
+                    environment: ProcessInfo.processInfo.environment.merging(commitDay) { _, new in new })
                 try #require(status == 0, "\(output)")
             }
             var compared = 0
@@ -67,9 +72,10 @@ import Testing
                         let newest = try #require(versions.last)
                         let number = newest.split(separator: "/").last!.dropLast(3).split(separator: ".").compactMap { Int($0) }
                         let next = "\(number[0]).\(number[1] + 1).0"
-                        // Later each time (a newer version takes effect later): some in force on the
-                        // first as-of date, some ahead of it and in force on the second.
-                        let days = ["2026-03-10", "2026-09-15", "2026-12-20", "2027-02-05", "2027-05-10", "2027-08-01", "2027-10-10", "2027-12-12"]
+                        // Later each time (a newer version takes effect later) and never before the
+                        // day it is written (HIS-11): one in force on the first as-of date, some
+                        // ahead of it and in force on the second, some ahead of both.
+                        let days = ["2026-11-29", "2026-12-20", "2027-02-05", "2027-05-10", "2027-08-01", "2027-10-10", "2027-12-12", "2028-02-02"]
                         let day = days[min(added, days.count - 1)]
                         added += 1
                         let body =

@@ -277,4 +277,44 @@ struct HistoryFixture {
             #expect(object["errors"] as? Int == 1)
         }
     }
+
+    /// HIS-11 judges a new terms version by the day its commit was made, as HIS-09 judges a
+    /// table: under --rev and --range, whatever day they run on.
+    @Test func aBackdatedTermsVersionIsJudgedByItsCommitsDay() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try HistoryFixture(in: directory)
+            let base = try fixture.read("terms/service-terms/1.1.0.md")
+            func version(_ number: String, _ day: String) -> String {
+                base.replacingOccurrences(of: "version: 1.1.0", with: "version: \(number)").replacingOccurrences(of: "effective_from: 2025-09-01", with: "effective_from: \(day)")
+            }
+            // Noon in Seoul on a day: the commit's day as the rules read it.
+            func noon(_ day: String) throws -> Int64 {
+                let parts = day.split(separator: "-").map { Int($0)! }
+                var components = DateComponents(timeZone: TimeZone(identifier: "Asia/Seoul"), year: parts[0], month: parts[1], day: parts[2], hour: 12)
+                components.calendar = Calendar(identifier: .gregorian)
+                return Int64(try #require(components.date).timeIntervalSince1970)
+            }
+            // Committed on 2026-11-25, dated 2026-11-20: backdated.
+            try fixture.write("terms/service-terms/1.2.0.md", version("1.2.0", "2026-11-20"))
+            let backdated = try fixture.repository.commitAll(
+                message: "Terms 1.2.0", author: Signature(name: "Kim Minji", email: "minji@example.com", time: try noon("2026-11-25"), offsetMinutes: 540))
+            let rev = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-12-01"], in: fixture.repo)
+            #expect(rev.status == 1)
+            #expect(
+                rev.out.contains(
+                    "terms/service-terms/1.2.0.md:4:17: error HIS-11: a new version dated 2026-11-20 is backdated (before 2026-11-25): it would say it was in force on days users were shown the version before; date it 2026-11-25 or later (effective_from)"
+                ), "\(rev.out)")
+            // Committed on 2026-11-27 and dated that day: not backdated, validated on any later day.
+            try fixture.write("terms/service-terms/1.3.0.md", version("1.3.0", "2026-11-27"))
+            _ = try fixture.repository.commitAll(
+                message: "Terms 1.3.0", author: Signature(name: "Kim Minji", email: "minji@example.com", time: try noon("2026-11-27"), offsetMinutes: 540))
+            let later = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-12-10"], in: fixture.repo)
+            #expect(later.status == 0, "\(later.out)")
+            // The range reports the backdated version once, with the commit that added it.
+            let range = try ratecard(["validate", "--range", "\(fixture.commits[0].hex)..HEAD", "--as-of", "2026-12-10"], in: fixture.repo)
+            #expect(range.status == 1)
+            #expect(range.out.components(separatedBy: "error HIS-11").count == 2, "\(range.out)")
+            #expect(range.out.contains("[introduced in \(backdated.short) \"Terms 1.2.0\"]"), "\(range.out)")
+        }
+    }
 }

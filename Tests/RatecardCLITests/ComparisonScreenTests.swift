@@ -65,8 +65,23 @@ final class PhoneScreen {
         }
     }
 
-    /// The whole page as a PNG in `.build/artefacts/screens/<name>.png`.
+    /// Elements with the `hidden` attribute (or inside one) that are still laid out: a style
+    /// that sets `display` overrides the attribute unless the stylesheet says otherwise.
+    func visibleHiddenElements() throws -> [String] {
+        try #require(
+            try json(
+                """
+                JSON.stringify(Array.prototype.filter.call(document.querySelectorAll('[hidden]'), function (e) {
+                  return e.getClientRects().length > 0;
+                }).map(function (e) { return e.tagName + '#' + e.id + ' "' + e.textContent.trim().slice(0, 30) + '"'; }))
+                """) as? [String])
+    }
+
+    /// The whole page as a PNG in `.build/artefacts/screens/<name>.png`, after checking that
+    /// nothing hidden is on show.
     func screenshot(_ name: String) throws {
+        let shown = try visibleHiddenElements()
+        #expect(shown.isEmpty, "\(name): hidden elements on the screen: \(shown)")
         let height = min(12_000, (try browser.evaluate("document.documentElement.scrollHeight") as? Int) ?? Self.height)
         let shot = try browser.call(
             "Page.captureScreenshot",
@@ -83,6 +98,11 @@ final class PhoneScreen {
 
     static var artefacts: String {
         String(exampleContent.dropLast("content".count)) + ".build/artefacts/screens"
+    }
+
+    /// The web app's modules (`app/....js` below site/), the generated bridge runtime aside.
+    static func appModules() throws -> [String] {
+        try ReleaseFiles.list(projectSite + "/app").filter { $0.hasSuffix(".js") && $0 != "bridge.js" }.map { "app/" + $0 }
     }
 
     static func quoted(_ text: String) -> String {
@@ -136,6 +156,8 @@ final class PhoneScreen {
         var aprMin: Double
         var aprMax: Double
         var limit: Int
+        /// The band that prices the reader's score, as a row names it ("KCB 701~800점 구간").
+        var band = ""
         var low: LoanMathTests.Figures?
         var high: LoanMathTests.Figures?
     }
@@ -164,6 +186,7 @@ final class PhoneScreen {
             let aprMin = (band["apr_min_pct"] as! NSNumber).doubleValue
             let aprMax = (band["apr_max_pct"] as! NSNumber).doubleValue
             var row = Expected(key: product["key"] as! String, below: !fits, aprMin: aprMin, aprMax: aprMax, limit: limit)
+            row.band = "\(bureau) \(band["score_min"]!)~\(band["score_max"]!)점 구간"
             if fits {
                 row.low = LoanMathTests.amortised(.init(amount: amount, apr: aprMin, months: c.term, method: c.method))
                 row.high = LoanMathTests.amortised(.init(amount: amount, apr: aprMax, months: c.term, method: c.method))
@@ -194,15 +217,24 @@ final class PhoneScreen {
         var interest: [Int]
         var payText: String
         var reason: String
+        var meta = ""
     }
 
     static let rowsScript = """
         JSON.stringify(Array.prototype.map.call(document.querySelectorAll('#results > li, #results-below > li'), function (li) {
           function t(s) { var e = li.querySelector(s); return e ? e.textContent : ''; }
           return { key: li.getAttribute('data-key'), below: li.getAttribute('data-below') === 'true', apr: t('.apr'),
-                   pay: t('.pay'), interest: t('.interest'), reason: t('.reason') };
+                   pay: t('.pay'), interest: t('.interest'), reason: t('.reason'), meta: t('.meta') };
         }))
         """
+
+    /// The empty state's reasons, as "<kind>: <text>".
+    static func reasons(_ screen: PhoneScreen) throws -> [String] {
+        try #require(
+            try screen.json(
+                "JSON.stringify(Array.prototype.map.call(document.querySelectorAll('#no-results-reasons li'), function (l) { return l.getAttribute('data-reason') + ': ' + l.textContent; }))"
+            ) as? [String])
+    }
 
     /// Every won amount in a text: "월 상환액 910,621원 ~ 936,635원" -> [910621, 936635].
     static func wons(_ text: String) -> [Int] {
@@ -225,7 +257,7 @@ final class PhoneScreen {
             Shown(
                 key: row["key"] as? String ?? "", below: row["below"] as? Bool ?? false, apr: row["apr"] as? String ?? "",
                 pay: Self.wons(row["pay"] as? String ?? ""), interest: Self.wons(row["interest"] as? String ?? ""),
-                payText: row["pay"] as? String ?? "", reason: row["reason"] as? String ?? "")
+                payText: row["pay"] as? String ?? "", reason: row["reason"] as? String ?? "", meta: row["meta"] as? String ?? "")
         }
     }
 
@@ -250,6 +282,20 @@ final class PhoneScreen {
     static let summaryReady = "/ · \\d+개 상품/.test((document.getElementById('result-summary') || {}).textContent || '')"
 
     // MARK: - Tests
+
+    /// The entry module is a module script and every other module is preloaded: a module left
+    /// out still works, but is fetched only when the module importing it has arrived (one round
+    /// trip more per import level on a phone).
+    @Test func everyModuleIsPreloaded() throws {
+        let page = String(decoding: try FileSystem.readFile(projectSite + "/index.html"), as: UTF8.self)
+        let preloaded = BrowserComparisonTests.matches(#"<link rel="modulepreload" href="([^"]+)">"#, in: page).map { $0[1] }
+        let modules = try PhoneScreen.appModules()
+        #expect(modules.count > 5)
+        #expect(Set(preloaded) == Set(modules).subtracting(["app/app.js"]), "\(preloaded) vs \(modules)")
+        #expect(preloaded.count == Set(preloaded).count)
+        #expect(page.contains(#"<script type="module" src="app/app.js"></script>"#))
+        #expect(page.contains(#"<script src="app/bridge.js" defer></script>"#))
+    }
 
     @Test func theListIsSortedFilteredAndPricedAsChosen() throws {
         try withTemporaryDirectory { directory in
@@ -276,6 +322,8 @@ final class PhoneScreen {
                 #expect(shown.map(\.below) == main.map { _ in false } + below.map { _ in true }, "\(route): grouping")
                 for (row, wanted) in zip(shown, main + below) {
                     #expect(row.apr == Self.aprText(wanted.aprMin, wanted.aprMax), "\(route) \(row.key)")
+                    // The band that prices the row, not the score entered.
+                    #expect(row.meta.contains(" · \(wanted.band) · "), "\(route) \(row.key): \(row.meta)")
                     if let low = wanted.low, let high = wanted.high {
                         let pay = [low.firstPayment, high.firstPayment]
                         let interest = [low.totalInterest, high.totalInterest]
@@ -310,6 +358,7 @@ final class PhoneScreen {
             #expect(first.apr == "연 5.85% ~ 7.75%")
             #expect(first.payText == "월 상환액 910,621원 ~ 936,635원")
             #expect(first.interest == [2_782_340, 3_718_857])
+            #expect(first.meta == "신용대출 · KCB 701~800점 구간 · 한도 최대 9,000만원", "\(first.meta)")
             // Logos: the partner's, from the data.
             let logo = try screen.evaluate("(function () { var i = document.querySelector('#results > li img.result-logo'); return i ? i.getAttribute('src') : null; })()") as? String
             #expect(logo?.hasSuffix("assets/partners/ibk.svg") == true, "\(logo ?? "no logo")")
@@ -350,12 +399,61 @@ final class PhoneScreen {
             #expect(noResults.contains("1397"))
             #expect(try screen.evaluate("document.querySelectorAll('#results > li').length") as? Int == 0)
             #expect(try screen.evaluate("document.querySelectorAll('#results-below > li').length") as? Int == 20)
+            // Why: the amount, over the largest limit this score gets, for every product below.
+            let (_, overAmount) = try Self.expected(preview, Conditions(kcb: 750, nice: 750, amountMan: 900_000))
+            let largest = try #require(overAmount.map(\.limit).max())
+            let overReasons = try Self.reasons(screen)
+            #expect(
+                overReasons == [
+                    "amount: 희망 금액 90억원: 이 신용점수로 받을 수 있는 가장 큰 한도(\(BrowserComparisonTests.formatKRW(largest)))보다 많습니다 (상품 \(overAmount.count)개)"
+                ], "\(overReasons)")
+            #expect(!noResults.contains("줄이거나"))
             // The program names come from the data, not from the app.
-            let app = String(decoding: try FileSystem.readFile(projectSite + "/app/app.js"), as: UTF8.self)
+            let app = try PhoneScreen.appModules().map { String(decoding: try FileSystem.readFile(projectSite + "/" + $0), as: UTF8.self) }.joined()
             for program in programs { #expect(!app.contains(program)) }
             try screen.screenshot("compare-no-results")
 
-            // A comparison shard gone: an error with a retry, not an empty list.
+            // A score no product lends to: the score is the reason (with the lowest score each
+            // bureau's products lend to), not the amount.
+            try screen.open(server.base, "#/compare?score=300&amount=3000", until: Self.summaryReady)
+            try screen.wait("document.querySelector('#no-results-reasons li')", what: "the reasons for no products")
+            var floors: [String: (count: Int, floor: Int)] = [:]
+            for product in preview.products {
+                let partner = try #require(preview.partners.first { $0["id"] as? String == product["partner"] as? String })
+                guard product["status"] as? String == "active", partner["status"] as? String == "active",
+                    let current = product["current"] as? [String: Any], let bands = current["bands"] as? [[String: Any]],
+                    let floor = bands.compactMap({ $0["score_min"] as? Int }).min(), let bureau = current["bureau"] as? String
+                else { continue }
+                #expect(floor > 300, "\(product["key"]!) lends to 300")
+                floors[bureau] = (count: (floors[bureau]?.count ?? 0) + 1, floor: min(floors[bureau]?.floor ?? .max, floor))
+            }
+            let kcb = try #require(floors["KCB"])
+            let nice = try #require(floors["NICE"])
+            let scoreReasons = try Self.reasons(screen)
+            #expect(
+                scoreReasons == [
+                    "score: 신용점수 KCB 300점: 이 점수에 금리를 정한 상품이 없습니다 (KCB 기준 상품 \(kcb.count)개는 \(kcb.floor)점부터)",
+                    "score: 신용점수 NICE 300점: 이 점수에 금리를 정한 상품이 없습니다 (NICE 기준 상품 \(nice.count)개는 \(nice.floor)점부터)",
+                ], "\(scoreReasons)")
+            #expect(try screen.text("#no-results")?.contains("희망 금액") == false)
+            try screen.screenshot("compare-no-product-for-score")
+
+            // Credit lines over 24 months by equal installments: the term and the method.
+            try screen.open(server.base, "#/compare?score=750&amount=1000&term=24&type=credit_line", until: Self.summaryReady)
+            try screen.wait("document.querySelector('#no-results-reasons li')", what: "the reasons for no products")
+            let (lines, linesBelow) = try Self.expected(preview, Conditions(kcb: 750, nice: 750, amountMan: 1000, term: 24, type: "credit_line"))
+            try #require(lines.isEmpty && !linesBelow.isEmpty)
+            let lineReasons = try Self.reasons(screen)
+            #expect(
+                lineReasons == [
+                    "term: 대출 기간 24개월: 이 기간으로 빌려주지 않습니다 (상품 \(linesBelow.count)개)",
+                    "method: 상환 방법 원리금균등분할상환: 이 방법으로 빌려주지 않습니다 (상품 \(linesBelow.count)개)",
+                ], "\(lineReasons)")
+
+            // A comparison shard gone: an error with a retry, not an empty list. (The browser's
+            // cache is off: the static server's Last-Modified would let it keep the shard.)
+            try screen.browser.call("Network.enable", session: screen.browser.session)
+            try screen.browser.call("Network.setCacheDisabled", ["cacheDisabled": true], session: screen.browser.session)
             let manifest = try JSONReader.parse(try FileSystem.readFile(preview.out + "/data/manifest.json"))
             let folder = try #require(manifest["data"]?.stringValue)
             let shards = try FileSystem.listDirectory(preview.out + "/" + folder + "compare")
@@ -378,10 +476,12 @@ final class PhoneScreen {
             let server = try StaticServer(root: preview.out)
             let screen = try PhoneScreen()
 
-            // From the comparison (KCB 750), a KCB product highlights the band holding 750.
+            // From the comparison (KCB 750), the row opens the product's screen, and a KCB product
+            // highlights the band holding 750.
             try screen.open(server.base, "#/compare?kcb=750&nice=900&amount=3000", until: Self.summaryReady)
-            _ = try screen.evaluate("location.hash = '#/product/ibk/worker-credit'")
-            try screen.wait("document.querySelector('table.bands')", what: "product")
+            _ = try screen.evaluate("document.querySelector('#results li[data-key=\"ibk/worker-credit\"] a').click()")
+            try screen.wait("document.querySelector('table.bands') && document.getElementById('review-no')", what: "product")
+            #expect(try screen.evaluate("location.hash") as? String == "#/product/ibk/worker-credit")
             let product = try #require(preview.products.first { $0["key"] as? String == "ibk/worker-credit" })
             let current = try #require(product["current"] as? [String: Any])
             #expect(current["bureau"] as? String == "KCB")
@@ -406,7 +506,19 @@ final class PhoneScreen {
             #expect(try figures("마지막 달 상환액") == nil, "equal installments: every month pays the same")
             let installment = LoanMathTests.amortised(.init(amount: 30_000_000, apr: 5.85, months: 36, method: "equal_installment"))
             #expect(installment.firstPayment == 910_621 && installment.totalInterest == 2_782_340)
+            try checkDisclosure(of: product, on: screen)
+            // The content's own words, so that a builder dropping a field cannot pass.
+            #expect(try screen.text("#review-no") == "준법감시인 심의필 제2026-0316호 (유효기간 2026년 11월 1일 ~ 2027년 10월 31일)")
+            #expect(try Self.items(screen, "#product-terms")["base-rate"] == "금융채 6개월물 금리 (6개월마다 변동)")
+            #expect(try screen.text("#product-example .example-sentence") == "1,000만원을 연 8.95%로 12개월 동안 원리금균등분할상환 시 총 상환액 10,491,395원")
             try screen.screenshot("product")
+            // A fixed rate follows no base rate: no row for one.
+            let fixed = try #require(
+                preview.products.first { ($0["disclosure"] as? [String: Any])?["rate_type"] as? String == "fixed" && $0["status"] as? String == "active" })
+            try screen.open(server.base, "#/product/" + (fixed["key"] as! String), until: "document.getElementById('review-no')")
+            try checkDisclosure(of: fixed, on: screen)
+            #expect(try Self.items(screen, "#product-terms")["base-rate"] == nil)
+            try screen.screenshot("product-fixed-rate")
             // Equal principal pays most in the first month: P / n + P r, and P r (n + 1) / 2 of interest.
             try screen.open(server.base, "#/compare?kcb=750&nice=900&amount=3000&method=equal_principal", until: Self.summaryReady)
             _ = try screen.evaluate("location.hash = '#/product/ibk/worker-credit'")
@@ -444,6 +556,103 @@ final class PhoneScreen {
             #expect(try screen.evaluate("document.querySelectorAll('nav').length") as? Int == 1)
             try screen.screenshot("terms")
         }
+    }
+
+    /// The rows of a definition list on the screen, by their `data-item`, each laid out.
+    static func items(_ screen: PhoneScreen, _ selector: String) throws -> [String: String] {
+        let rows = try #require(
+            try screen.json(
+                """
+                JSON.stringify(Array.prototype.map.call(document.querySelectorAll('\(selector) [data-item]'), function (r) {
+                  return [r.getAttribute('data-item'), r.querySelector('dd').textContent, r.getClientRects().length > 0 ? 'shown' : 'not shown'];
+                }))
+                """) as? [[String]])
+        for row in rows { #expect(row[2] == "shown", "\(row[0]) is not on the screen") }
+        return Dictionary(rows.map { ($0[0], $0[1]) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// A product's screen shows every item of its disclosure with the values of its document,
+    /// in the order a lender's product page gives them, and its repayment example with the
+    /// total recomputed here (a month-by-month amortisation, not the app's code).
+    func checkDisclosure(of product: [String: Any], on screen: PhoneScreen) throws {
+        let key = product["key"] as? String ?? ""
+        let disclosure = try #require(product["disclosure"] as? [String: Any])
+        let terms = try Self.items(screen, "#product-terms")
+        let order = try #require(
+            try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('#product-terms [data-item]'), function (r) { return r.getAttribute('data-item'); }))")
+                as? [String])
+        let base = disclosure["base_rate_ko"] as? String
+        #expect(
+            order
+                == ["limit", "terms", "repayment-methods", "rate-type"] + (base == nil ? [] : ["base-rate"])
+                + ["rate-composition", "interest-timing", "incidental-costs", "origination-fee", "early-repayment-fee", "late-interest", "required-credit"], "\(key): \(order)")
+        let rateType = ["fixed": "고정금리", "variable": "변동금리", "mixed": "혼합금리 (일정 기간 고정 후 변동)"]
+        #expect(terms["rate-type"] == rateType[disclosure["rate_type"] as? String ?? ""], "\(key)")
+        #expect(terms["base-rate"] == base, "\(key)")
+        for (item, field) in [
+            ("rate-composition", "rate_composition_ko"), ("interest-timing", "interest_timing_ko"), ("incidental-costs", "incidental_costs_ko"),
+            ("required-credit", "required_credit_ko"),
+        ] {
+            #expect(terms[item] == disclosure[field] as? String, "\(key): \(item)")
+        }
+        let fees = try #require(product["fees"] as? [String: Any])
+        let late = try #require(product["late_interest"] as? [String: Any])
+        let feePct = (fees["early_repayment_pct"] as! NSNumber).doubleValue
+        let feeMonths = fees["early_repayment_months"] as! Int
+        #expect(terms["early-repayment-fee"] == (feePct == 0 || feeMonths == 0 ? "없음" : "\(Self.decimal(feePct))% (대출일부터 \(feeMonths)개월 이내 상환 시)"), "\(key)")
+        #expect(
+            terms["late-interest"]
+                == "약정금리 + \(Self.decimal((late["spread_pp"] as! NSNumber).doubleValue))%p, 최고 연 \(Self.decimal((late["max_pct"] as! NSNumber).doubleValue))%", "\(key)")
+
+        // The example: the content's, its total what the loan costs.
+        let example = try #require(disclosure["repayment_example"] as? [String: Any])
+        let amount = example["amount_krw"] as! Int
+        let apr = (example["apr_pct"] as! NSNumber).doubleValue
+        let months = example["months"] as! Int
+        let method = example["method"] as! String
+        let total = example["total_krw"] as! Int
+        let recomputed = LoanMathTests.amortised(.init(amount: amount, apr: apr, months: months, method: method == "revolving" ? "bullet" : method))
+        #expect(recomputed.total == total, "\(key): the example's total \(total) is not what the loan costs (\(recomputed.total))")
+        let shown = try Self.items(screen, "#product-example")
+        let methods = ["equal_installment": "원리금균등분할상환", "equal_principal": "원금균등분할상환", "bullet": "만기일시상환", "revolving": "한도대출(마이너스통장)"]
+        let rate = BrowserComparisonTests.formatRate(apr)
+        #expect(shown["example-conditions"] == "\(BrowserComparisonTests.formatKRW(amount)) · \(months)개월 · \(methods[method]!) · 연 \(rate)%", "\(key)")
+        #expect(shown["example-total"] == Self.won(total), "\(key)")
+        #expect(shown["example-interest"] == Self.won(total - amount), "\(key)")
+        #expect(shown["example-payment"] == Self.won(recomputed.firstPayment), "\(key)")
+        #expect(
+            try screen.text("#product-example .example-sentence")
+                == "\(BrowserComparisonTests.formatKRW(amount))을 연 \(rate)%로 \(months)개월 동안 \(methods[method]!) 시 총 상환액 \(Self.won(total))", "\(key)")
+        // The reader's figures stand beside it, in the same section.
+        if try screen.evaluate("!!document.getElementById('my-repayment')") as? Bool == true {
+            #expect(try screen.evaluate("document.getElementById('my-repayment').parentElement.id") as? String == "repayment-examples")
+        }
+        // The review number and its validity close the page, after the mandatory phrases.
+        let review = "\(disclosure["review_no"] as! String) (유효기간 \(Self.koreanDate(disclosure["review_valid_from"] as! String)) ~ \(Self.koreanDate(disclosure["review_valid_until"] as! String)))"
+        #expect(try screen.text("#review-no") == review, "\(key)")
+        #expect(try screen.evaluate("document.getElementById('main').lastElementChild.id") as? String == "review-no")
+        let phrases = try #require(
+            try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('.disclosures li'), function (l) { return l.getAttribute('data-phrase'); }))") as? [String])
+        #expect(phrases == product["phrases"] as? [String], "\(key)")
+        let sections = try #require(
+            try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('#main > section h2'), function (h) { return h.textContent; }))") as? [String])
+        #expect(sections == ["신용점수별 금리·한도", "상품 안내", "상환 예시", "금융회사", "꼭 확인하세요"], "\(key): \(sections)")
+    }
+
+    /// At least one and at most three decimals: 3 -> "3.0", 0.75 -> "0.75".
+    static func decimal(_ value: Double) -> String {
+        var text = BrowserComparisonTests.formatRate(value)
+        if text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+
+    /// 1234567 -> "1,234,567원".
+    static func won(_ value: Int) -> String { BrowserComparisonTests.grouped(value) + "원" }
+
+    /// "2026-11-01" -> "2026년 11월 1일".
+    static func koreanDate(_ day: String) -> String {
+        let parts = day.split(separator: "-").map { Int($0)! }
+        return "\(parts[0])년 \(parts[1])월 \(parts[2])일"
     }
 
     /// Labels, focus order, contrast, and 200% text at 390 px.
@@ -514,6 +723,8 @@ final class PhoneScreen {
             ]
             for (route, ready) in screens {
                 try screen.open(server.base, route, until: ready)
+                let hiddenShown = try screen.visibleHiddenElements()
+                #expect(hiddenShown.isEmpty, "\(route): \(hiddenShown)")
                 let result = try #require(try screen.json(contrast) as? [String: Any])
                 #expect((result["checked"] as? Int ?? 0) > 10, "\(route)")
                 #expect((result["bad"] as? [String])?.isEmpty == true, "\(route): \(result["bad"] ?? "")")

@@ -25,16 +25,19 @@ import Testing
     func appFigures(_ cases: [Case]) throws -> [Figures?] {
         try withTemporaryDirectory { directory in
             try FileSystem.writeFile(directory + "/cases.json", Array(try JSONEncoder().encode(cases)))
+            // The app's module as it is, named .mjs so that node reads it as an ES module.
+            try FileSystem.writeFile(directory + "/loan-math.mjs", try FileSystem.readFile(projectSite + "/app/loan-math.js"))
             try FileSystem.writeFile(
-                directory + "/run.js",
+                directory + "/run.mjs",
                 Array(
                     """
-                    const math = require(process.argv[2]);
-                    const cases = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
-                    console.log(JSON.stringify(cases.map((c) => math.repayment(c.amount, c.apr, c.months, c.method))));
+                    import { readFileSync } from "node:fs";
+                    import { repayment } from "./loan-math.mjs";
+                    const cases = JSON.parse(readFileSync(process.argv[2], "utf8"));
+                    console.log(JSON.stringify(cases.map((c) => repayment(c.amount, c.apr, c.months, c.method))));
 
                     """.utf8))
-            let (status, output) = try runTool("/usr/bin/env", ["node", directory + "/run.js", projectSite + "/app/loan-math.js", directory + "/cases.json"])
+            let (status, output) = try runTool("/usr/bin/env", ["node", directory + "/run.mjs", directory + "/cases.json"])
             #expect(status == 0, "\(output)")
             return try JSONDecoder().decode([Figures?].self, from: Data(output.utf8))
         }

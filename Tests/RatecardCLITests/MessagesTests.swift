@@ -74,6 +74,98 @@ import Testing
 
     // MARK: - Validation messages
 
+    /// The rules a compliance review asked for (BND-07, REF-06, DSC-06 quotations, DSC-16 with
+    /// a partner going live, DSC-18, DSC-19, HIS-06 quotation warnings, HIS-11), tripped at
+    /// once in the work tree, in Korean: each message is translated, none left in English.
+    @Test func theComplianceRulesSpeakKorean() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try HistoryFixture(in: directory)
+            try fixture.edit("partners/acme-bank.yaml", "brn: \"202-81-00186\"", "brn: \"２０２-８１-００１８６\"")
+            let table = try fixture.read(fixture.table)
+            try fixture.write(
+                fixture.table,
+                table.replacingOccurrences(of: "apr_min_pct: 4.1", with: "apr_min_pct: X").replacingOccurrences(of: "apr_min_pct: 6.9", with: "apr_min_pct: 4.1")
+                    .replacingOccurrences(of: "apr_min_pct: X", with: "apr_min_pct: 6.9"))
+            try fixture.edit("products/bright-savings/credit/product.yaml", "중신용자를 위한", "신용등급 5~6등급 중신용자를 위한")
+            let notice = """
+                ---
+                title: 청약철회 안내
+                version: 1.0.0
+                effective_from: 2026-11-01
+                consent: none
+                requires_reconsent: false
+                summary: "청약철회 안내를 제정했습니다."
+                ---
+                # 청약철회 안내
+
+                대출계약 서류를 제공받은 날부터 7일 이내에 청약을 철회할 수 있습니다.
+
+                > "누구나 대출" 지금 신청하세요!
+
+                """
+            try FileSystem.makeDirectories(fixture.repo + "/terms/withdrawal-notice")
+            try fixture.write("terms/withdrawal-notice/1.0.0.md", notice)
+            let terms = try fixture.read("terms/service-terms/1.1.0.md")
+            try fixture.write(
+                "terms/service-terms/1.2.0.md",
+                terms.replacingOccurrences(of: "version: 1.1.0", with: "version: 1.2.0").replacingOccurrences(of: "effective_from: 2025-09-01", with: "effective_from: 2026-11-20"))
+            try fixture.edit("regulatory/phrases.yaml", "신고, 조심]", "신고, 조심, 안내]")
+            // A lender going live on 2026-12-20 with no consent naming it, and a product whose
+            // first table starts after that day.
+            let partner =
+                try fixture.read("partners/coral-card.yaml")
+                .replacingOccurrences(of: "id: coral-card", with: "id: delta-capital").replacingOccurrences(of: "코랄카드", with: "델타캐피탈")
+                .replacingOccurrences(of: "category: card", with: "category: capital") + "go_live: 2026-12-20\n"
+            try fixture.write(
+                "partners/delta-capital.yaml", partner.replacingOccurrences(of: try #require(partner.split(separator: "\"").first { $0.contains("-81-") }.map(String.init)), with: "218-81-20402"))
+            let consent = """
+                ---
+                title: 개인(신용)정보 제3자 제공 동의
+                version: 1.0.0
+                effective_from: 2024-03-01
+                recipients: partners
+                consent: required
+                requires_reconsent: false
+                summary: "최초 제정했습니다."
+                ---
+                # [필수] 개인(신용)정보 제3자 제공 동의
+
+                아래 금융회사에 개인(신용)정보를 제공합니다: 에이크미은행, 브라이트저축은행, 코랄카드.
+
+                """
+            try FileSystem.makeDirectories(fixture.repo + "/terms/third-party-consent")
+            try fixture.write("terms/third-party-consent/1.0.0.md", consent)
+            try FileSystem.makeDirectories(fixture.repo + "/products/delta-capital/card-loan/rates")
+            try fixture.write(
+                "products/delta-capital/card-loan/product.yaml",
+                try fixture.read("products/coral-card/card-loan/product.yaml").replacingOccurrences(of: "partner: coral-card", with: "partner: delta-capital"))
+            try fixture.write(
+                "products/delta-capital/card-loan/rates/2027-01-04.yaml",
+                try fixture.read("products/coral-card/card-loan/rates/2026-03-02.yaml").replacingOccurrences(of: "effective_from: 2026-03-02", with: "effective_from: 2027-01-04"))
+
+            let result = try ratecard(["validate", "--lang", "ko"] + asOf, in: fixture.repo, environment: Self.english)
+            #expect(result.status == 1)
+            let out = result.out
+            for korean in [
+                "오류 BND-07: 가장 좋은 구간 901-1000의 최저 금리(6.9%)가 가장 낮은 구간 0-800의 최저 금리(4.1%)보다 높습니다; 금리표 전체가 거꾸로 되어 있습니다 (신용점수가 가장 좋은 고객이 가장 높은 금리를 냅니다); 금리를 거꾸로 입력하지 않았는지 확인하세요",
+                "오류 REF-06: 사업자등록번호 '２０２-８１-００１８６': 전각 숫자로 쓰여 있습니다 (입력기에서 붙여 넣은 값); ASCII 숫자로 쓰세요: '202-81-00186'",
+                "오류 DSC-18: description_ko에 신용등급 표현('신용등급')이 있지만 이 상품은 신용점수로 금리를 정합니다 (2021-07-07.yaml); 신용등급은 2021-01-01부터 0-1000점의 신용점수로 바뀌었으니 신용평점으로 쓰세요",
+                "오류 DSC-19: 본문에 청약철회 기간이 7일로 쓰여 있습니다 ('7일이내에청약을철회'); 청약철회 기간은 14일이니 14일로 쓰세요 (regulatory/limits.yaml의 withdrawal_period_days: ",
+                "오류 DSC-06: 본문에 인용한 문구('누구나대출')는 경고 없이 쓰였습니다; ",
+                "인용은 regulatory/phrases.yaml의 quotation_warnings 단어(불법, 사기, 주의, 유의, 속지, 피해, 신고, 조심, 안내)가 같은 문장에서 인용 뒤에 오거나",
+                "오류 HIS-06: 인용 경고 단어가 추가되어(안내) 그 앞에 인용한 문구는 더 이상 광고 문구로 검사하지 않습니다 (quotation warnings added: 안내)",
+                "오류 HIS-11: 새 버전의 시행일(2026-11-20)이 소급되어 있습니다 (2026-11-29 이전): 이용자가 이전 버전을 본 날에도 시행 중이었다고 말하게 됩니다; effective_from을 2026-11-29 이후로 하세요",
+                "오류 DSC-16: 이 버전이 시행 중인 2026-12-20에 제휴를 시작하는 '델타캐피탈'(partners/delta-capital.yaml)의 이름이 동의서에 없습니다; 2026-12-20 또는 그 전에 시행하는 새 주 버전(requires_reconsent: true)에 이름을 넣거나 go_live를 옮기세요",
+                "오류 REF-02: 판매 중인 상품에 제휴 시작일인 2026-12-20에 적용되는 금리표가 없습니다; rates/<date>.yaml을 추가하거나 status: withdrawn으로 바꾸세요",
+            ] {
+                #expect(out.contains(korean), "missing: \(korean)\n\(out)")
+            }
+            for english in ["runs the wrong way", "full-width digits", "speaks of credit grades", "states a withdrawal period", "without warning against it", "is backdated", "goes live on"] {
+                #expect(!out.contains(english), "left in English: \(english)")
+            }
+        }
+    }
+
     @Test func unknownFieldsAndValuesSuggestTheNearestKnownOne() throws {
         try withTemporaryDirectory { directory in
             let fixture = try HistoryFixture(in: directory)

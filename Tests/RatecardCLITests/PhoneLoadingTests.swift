@@ -88,6 +88,13 @@ import Testing
             let dom = try Browser.dumpDOM(server.base + "index.html#/product/" + key)
             #expect(dom.contains(">\(name)</h1>"), "the product screen did not render: \(dom.prefix(300))")
             #expect(dom.contains(description), "its description (from its document) is not shown")
+            // The disclosure its document carries, as the published release serves it.
+            let disclosure = try #require(document["disclosure"])
+            for field in ["review_no", "rate_composition_ko", "interest_timing_ko", "incidental_costs_ko", "required_credit_ko"] {
+                let value = try #require(disclosure[field]?.stringValue, "\(field)")
+                #expect(dom.contains(BrowserComparisonTests.escaped(value)), "\(field) '\(value)' is not on the product's screen")
+            }
+            #expect(dom.contains("id=\"review-no\"") && dom.contains("id=\"product-example\""))
             let shard = String(lastShard.dropFirst(release.data.count))
             let expected: Set<String> = [
                 "entry", "service.json", "phrases.json", "documents.json", "documents/" + shard.dropFirst("compare/".count),

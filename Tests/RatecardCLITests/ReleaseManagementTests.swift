@@ -111,6 +111,70 @@ import Testing
         }
     }
 
+    /// A lender committed ahead of its launch (go_live), with its product and the consent that
+    /// names it already in force: not in a release until its day, which is what makes the
+    /// release stale, and in the release `--if-stale` makes that day.
+    @Test func aPartnerGoesLiveOnItsDay() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 1)
+            func write(_ path: String, _ text: String) throws { try FileSystem.writeFile(fixture.repo + "/" + path, Array(text.utf8)) }
+            let fixtures = String(#filePath).split(separator: "/").dropLast(2).joined(separator: "/")
+            let goodCase = String(decoding: try FileSystem.readFile("/" + fixtures + "/RatecardKitTests/Fixtures/good/dsc16-ref02-new-lender-committed-ahead-of-go-live.case"), as: UTF8.self)
+            // The should-pass case's files, with the go-live day the only day still to come.
+            for section in goodCase.components(separatedBy: "--- write ").dropFirst() {
+                let path = String(section.prefix { $0 != "\n" })
+                var text = String(section.dropFirst(path.count + 1))
+                text = text.replacingOccurrences(of: "go_live: 2027-01-03", with: "go_live: 2026-12-15")
+                    .replacingOccurrences(of: "effective_from: 2027-01-03", with: "effective_from: 2026-11-29")
+                    .replacingOccurrences(of: "review_valid_from: 2026-12-15", with: "review_valid_from: 2026-11-01")
+                try FileSystem.makeDirectories(DurableFiles.parent(of: fixture.repo + "/" + path))
+                try write(path.replacingOccurrences(of: "2027-01-03.yaml", with: "2026-11-29.yaml"), text)
+            }
+            try Repository.open(at: fixture.repo).commitAll(message: "델타캐피탈 from 2026-12-15", author: Signature(name: "T", email: "t@example.com"))
+            let publish = ["publish", "--root", fixture.root, "--web", fixture.web, "-m", "go-live"]
+            let first = try ratecard(publish + ["--as-of", "2026-11-29"], in: fixture.repo)
+            try #require(first.status == 0, "\(first.out)\(first.err)")
+            let serve = ServeRoot(path: fixture.root)
+            func shown(_ release: String) throws -> (partners: String, paths: [String], rates: String) {
+                let info = try ReleaseInfo.read(from: serve.folder(of: release))
+                let partners = try #require(info.files.first { $0.path.hasSuffix("/partners.json") })
+                return (
+                    String(decoding: try #require(try serve.readFile(partners.path, of: release)), as: UTF8.self), info.files.map(\.path),
+                    String(decoding: try #require(try serve.readFile("rates.html", of: release)), as: UTF8.self)
+                )
+            }
+            let before = try #require(try serve.live())
+            #expect(try ReleaseInfo.read(from: serve.folder(of: before)).staleFrom == "2026-12-15")
+            let hidden = try shown(before)
+            #expect(!hidden.partners.contains("delta-capital") && hidden.partners.contains("acme-bank"))
+            #expect(!hidden.paths.contains { $0.contains("delta-capital") }, "\(hidden.paths.filter { $0.contains("delta") })")
+            #expect(!hidden.rates.contains("델타캐피탈"))
+            // A rate update to its table alone (the kind of change a publish builds onto the live
+            // bundle, which lacks the partner) leaves it out too.
+            let table = fixture.repo + "/products/delta-capital/worker-credit/rates/2026-11-29.yaml"
+            let rates = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
+            try FileSystem.writeFile(table, Array(rates.replacingOccurrences(of: "apr_max_pct: 7.2", with: "apr_max_pct: 7.3").utf8))
+            try Repository.open(at: fixture.repo).commitAll(message: "델타 rates", author: Signature(name: "T", email: "t@example.com"))
+            let update = try ratecard(publish + ["--as-of", "2026-11-29"], in: fixture.repo)
+            #expect(update.status == 0, "\(update.out)\(update.err)")
+            let updated = try #require(try serve.live())
+            #expect(updated != before)
+            #expect(!(try shown(updated)).paths.contains { $0.contains("delta-capital") })
+            let early = try ratecard(publish + ["--if-stale", "--as-of", "2026-12-14"], in: fixture.repo)
+            #expect(early.status == 0 && early.out.contains("nothing to do"), "\(early.out)")
+            let due = try ratecard(publish + ["--if-stale", "--as-of", "2026-12-15"], in: fixture.repo)
+            #expect(due.status == 0, "\(due.out)\(due.err)")
+            let after = try #require(try serve.live())
+            #expect(after != updated)
+            let live = try shown(after)
+            #expect(live.partners.contains("delta-capital"))
+            #expect(live.paths.contains { $0.hasSuffix("products/delta-capital/worker-credit.json") })
+            #expect(live.paths.contains { $0.hasSuffix("assets/partners/delta-capital.svg") })
+            #expect(live.rates.contains("델타캐피탈"))
+            #expect(try ReleaseInfo.read(from: serve.folder(of: after)).staleFrom == nil)
+        }
+    }
+
     @Test func diffAgainstAnEnvironmentAgreesWithThePublishDryRun() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory, commits: 1)

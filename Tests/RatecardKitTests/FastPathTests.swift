@@ -475,6 +475,31 @@ import Testing
         }
     }
 
+    /// Quoted wording carries the text that must warn against it: what follows its closing
+    /// mark to the end of the sentence, or a block quote and the line before it. A long
+    /// "quotation" is copy, not a quotation, and a YAML value quotes nothing.
+    @Test func quotationsCarryTheTextThatMustWarnAgainstThem() {
+        let warnings = ["불법", "주의"]
+        func hits(_ body: String) -> [AdWording.Hit] { AdWording.hits(in: CopyText(markdown: body, firstLine: 10)) }
+        func exempt(_ hit: AdWording.Hit) -> Bool { hit.quotation.map { AdWording.warns($0, warnings) } ?? false }
+
+        let warned = hits("\"무조건 승인\", “신용 무관” 같은 광고는 불법입니다.\n")
+        #expect(warned.count == 2 && warned.allSatisfy(exempt), "\(warned)")
+        // The warning word must follow the quotation in its sentence.
+        let after = hits("\"무조건 승인\"을 드립니다. 불법이 아닙니다.\n")
+        #expect(after.count == 1 && after[0].quotation == "을드립니다" && !exempt(after[0]), "\(after)")
+        let long = hits("\"지금 신청하시면 누구나 대출 가능하며 서류 하나 없이 바로 입금해 드리는 특별한 이벤트를 진행 중입니다\" 불법 아님\n")
+        #expect(long.count == 1 && long[0].quotation == nil, "\(long)")
+        let block = hits("다음과 같은 문자는 불법 광고입니다.\n\n> 누구나 대출 가능!\n")
+        #expect(block.count == 1 && exempt(block[0]), "\(block)")
+        let bare = hits("이벤트를 소개합니다.\n\n> 누구나 대출 가능!\n")
+        #expect(bare.count == 1 && bare[0].quotation != nil && !exempt(bare[0]), "\(bare)")
+        let value = AdWording.hits(in: CopyText(plain: "\"무조건 승인\" 같은 광고는 불법입니다", at: .start))
+        #expect(value.count == 1 && value[0].quotation == nil)
+        // A warning word that normalization empties warns of nothing.
+        #expect(!AdWording.warns("같은광고는불법입니다", ["\u{200B}"]))
+    }
+
     /// Every terms body (as Markdown) and every line of every other text file (as a plain
     /// value) of the example content, a generated repository and the bad-input corpus: the
     /// prefilter hides none of what the expression alone finds there.

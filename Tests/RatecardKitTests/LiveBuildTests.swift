@@ -236,15 +236,16 @@ extension LiveBuildTests {
                     }.joined(separator: "\n") + extra
                 try write(text, to: directory + "/" + draft)
             }
-            try writeDraft(day: "2026-06-01")
+            // Dated from the as-of day on: a new version is never backdated (HIS-11).
+            try writeDraft(day: "2026-11-29")
             _ = try live.update(changed: [draft])
             try expectSameAsCold(live, location: location, step: "draft added")
-            try writeDraft(day: "2026-11-15")
+            try writeDraft(day: "2026-12-15")
             #expect(try live.update(changed: [draft]) == .document("broker-notice"))
             try expectSameAsCold(live, location: location, step: "draft's date moved")
             // Every page of the document (they list the versions' dates) and terms.json.
             #expect(live.memo.rendered == notices.count + 1 + 1, "\(live.memo.rendered) rendered")
-            try writeDraft(day: "2026-11-15", extra: "\n한 문장 더.\n")
+            try writeDraft(day: "2026-12-15", extra: "\n한 문장 더.\n")
             #expect(try live.update(changed: [draft]) == .document("broker-notice"))
             try expectSameAsCold(live, location: location, step: "draft's text edited")
             // The draft's own page alone: terms.json lists no text.

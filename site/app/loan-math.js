@@ -16,49 +16,42 @@
 // Figures are computed exactly and rounded to the won once, at the end (the stated examples
 // are the exact annuity total rounded, not a sum of rounded installments). docs/loan-math.md
 // gives the derivation; a test checks every method against a month-by-month amortisation.
-(function () {
-  "use strict";
 
-  function monthlyRate(aprPct) {
-    return aprPct / 100 / 12;
+export function monthlyRate(aprPct) {
+  return aprPct / 100 / 12;
+}
+
+// { firstPayment, lastPayment, totalInterest, total } in won for `amount` won at `aprPct`
+// percent a year over `months` months; null for inputs no loan has.
+export function repayment(amount, aprPct, months, method) {
+  if (!(amount > 0) || !(aprPct >= 0) || !(months >= 1) || Math.floor(months) !== months) return null;
+  var r = monthlyRate(aprPct);
+  var first, last, total;
+  switch (method) {
+    case "equal_installment":
+      var payment = r === 0 ? amount / months : amount * r / (1 - Math.pow(1 + r, -months));
+      first = last = payment;
+      total = payment * months;
+      break;
+    case "equal_principal":
+      first = amount / months + amount * r;
+      last = amount / months * (1 + r);
+      total = amount + amount * r * (months + 1) / 2;
+      break;
+    case "bullet":
+    case "revolving":
+      last = amount + amount * r;
+      first = months === 1 ? last : amount * r;
+      total = amount + amount * r * months;
+      break;
+    default:
+      return null;
   }
-
-  // { firstPayment, lastPayment, totalInterest, total } in won for `amount` won at `aprPct`
-  // percent a year over `months` months; null for inputs no loan has.
-  function repayment(amount, aprPct, months, method) {
-    if (!(amount > 0) || !(aprPct >= 0) || !(months >= 1) || Math.floor(months) !== months) return null;
-    var r = monthlyRate(aprPct);
-    var first, last, total;
-    switch (method) {
-      case "equal_installment":
-        var payment = r === 0 ? amount / months : amount * r / (1 - Math.pow(1 + r, -months));
-        first = last = payment;
-        total = payment * months;
-        break;
-      case "equal_principal":
-        first = amount / months + amount * r;
-        last = amount / months * (1 + r);
-        total = amount + amount * r * (months + 1) / 2;
-        break;
-      case "bullet":
-      case "revolving":
-        last = amount + amount * r;
-        first = months === 1 ? last : amount * r;
-        total = amount + amount * r * months;
-        break;
-      default:
-        return null;
-    }
-    var totalWon = Math.round(total);
-    return {
-      firstPayment: Math.round(first),
-      lastPayment: Math.round(last),
-      totalInterest: totalWon - amount,
-      total: totalWon,
-    };
-  }
-
-  var api = { repayment: repayment, monthlyRate: monthlyRate };
-  if (typeof module !== "undefined" && module.exports) module.exports = api;
-  else window.RatecardLoanMath = api;
-})();
+  var totalWon = Math.round(total);
+  return {
+    firstPayment: Math.round(first),
+    lastPayment: Math.round(last),
+    totalInterest: totalWon - amount,
+    total: totalWon,
+  };
+}

@@ -13,7 +13,8 @@ package enum TermsScan {
     /// The scan's hits, from `cache` when this blob was scanned before by this build.
     package static func prohibitedWording(body: String, firstLine: Int, blob: ObjectID?, cache: BuildCache?) -> [AdWording.Hit] {
         guard let blob, let cache else { return scan(body: body, firstLine: firstLine) }
-        let key = BuildCache.Key("terms-scan", [blob.hex])
+        // "-2": hits carry their quotation since quotations must be followed by a warning word.
+        let key = BuildCache.Key("terms-scan-2", [blob.hex])
         if let bytes = cache.read(key), let hits = decode(bytes) { return hits }
         let hits = scan(body: body, firstLine: firstLine)
         cache.write(key, encode(hits))
@@ -29,6 +30,8 @@ package enum TermsScan {
             record.append(hit.advice)
             record.append(hit.mark.line)
             record.append(hit.mark.column)
+            record.append(hit.quotation == nil ? 0 : 1)
+            record.append(hit.quotation ?? "")
         }
         return record.bytes
     }
@@ -40,9 +43,10 @@ package enum TermsScan {
         var hits: [AdWording.Hit] = []
         for _ in 0..<count {
             guard let wording = reader.string(), let claim = reader.string(), let advice = reader.string(),
-                let line = reader.int(), let column = reader.int()
+                let line = reader.int(), let column = reader.int(), let quoted = reader.int(), let quotation = reader.string()
             else { return nil }
-            hits.append(AdWording.Hit(wording: wording, claim: claim, advice: advice, mark: SourceMark(line: line, column: column)))
+            hits.append(
+                AdWording.Hit(wording: wording, claim: claim, advice: advice, mark: SourceMark(line: line, column: column), quotation: quoted == 1 ? quotation : nil))
         }
         return reader.atEnd ? hits : nil
     }

@@ -6,6 +6,8 @@ public struct Content: Sendable {
     public var config: ServiceConfig?
     public var limits: LegalLimits?
     public var phrases: [Phrase]?
+    /// `quotation_warnings` of `regulatory/phrases.yaml` (DSC-06).
+    public var quotationWarnings: [Located<String>] = []
     /// Sign-offs for changes to the regulatory data (`regulatory/signoffs.yaml`, optional).
     public var signoffs: [Signoff] = []
     public var partners: [Partner] = []
@@ -34,11 +36,42 @@ public struct Content: Sendable {
 
     public func partner(_ id: String) -> Partner? { partners.first { $0.id.value == id } }
 
+    /// The partners not live on `day` (`go_live` after it), by id, with the day each goes live.
+    package func partnersGoingLive(after day: Day) -> [String: Day] {
+        var pending: [String: Day] = [:]
+        for partner in partners {
+            if let goLive = partner.goLive?.value, goLive > day { pending[partner.id.value] = goLive }
+        }
+        return pending
+    }
+
+    /// The day the rules judge what `product` offers by: `asOf`, or its partner's go-live day
+    /// when that is later (`pending`: `partnersGoingLive(after: asOf)`).
+    package static func offerDay(of product: Product, asOf: Day, pending: [String: Day]) -> Day {
+        pending[product.partner.value].map { Swift.max($0, asOf) } ?? asOf
+    }
+
+    /// What a release built as of `day` shows: the content without the partners that go live
+    /// after it, their products, their rate tables and the logos only they use.
+    public func served(on day: Day) -> Content {
+        let pending = Set(partners.filter { !$0.isLive(on: day) }.map(\.id.value))
+        guard !pending.isEmpty else { return self }
+        var served = self
+        served.partners = partners.filter { !pending.contains($0.id.value) }
+        served.products = products.filter { !pending.contains($0.partner.value) && !pending.contains($0.folderPartner) }
+        served.rateTables = rateTables.filter { !pending.contains(String($0.productKey.prefix { $0 != "/" })) }
+        let shown = Set(served.partners.map(\.logo.value))
+        let hidden = Set(partners.filter { pending.contains($0.id.value) }.map(\.logo.value)).subtracting(shown)
+        served.assets = assets.subtracting(hidden)
+        return served
+    }
+
     /// The first day after `asOf` on which a bundle built as of `asOf` stops being current: a
     /// rate table, terms version or legal limit takes effect, or a rate table ends. Nil when
     /// nothing is scheduled.
     public func nextScheduledChange(after asOf: Day) -> Day? {
         var days: [Day] = rateTables.map(\.effectiveFrom.value) + terms.map(\.effectiveFrom.value)
+        days += partners.compactMap { $0.goLive?.value }
         days += rateTables.compactMap { $0.effectiveTo.map { $0.value.adding(days: 1) } }
         days += (limits?.entries ?? []).map(\.effectiveFrom)
         return days.filter { $0 > asOf }.min()

@@ -254,7 +254,9 @@ public final class ContentLoader {
         switch role {
         case .config: return .config(ServiceConfig.read(node, path: path, diagnostics: diagnostics))
         case .limits: return .limits(LegalLimits.read(node, path: path, diagnostics: diagnostics))
-        case .phrases: return .phrases(Phrase.readAll(node, path: path, diagnostics: diagnostics))
+        case .phrases:
+            let read = Phrase.readAll(node, path: path, diagnostics: diagnostics)
+            return .phrases(read.phrases, quotationWarnings: read.quotationWarnings)
         case .signoffs: return .signoffs(Signoff.readAll(node, path: path, diagnostics: diagnostics))
         case .partner(let id): return .partner(Partner.read(node, path: path, fileID: id, diagnostics: diagnostics))
         case .product(let partner, let product):
@@ -349,7 +351,7 @@ package struct ParsedFile: Sendable {
     package enum Model: Sendable {
         case config(ServiceConfig?)
         case limits(LegalLimits?)
-        case phrases([Phrase]?)
+        case phrases([Phrase]?, quotationWarnings: [Located<String>])
         case signoffs([Signoff]?)
         case partner(Partner?)
         case product(Product?)
@@ -376,7 +378,9 @@ extension Content {
         switch file.model {
         case .config(let value): config = value
         case .limits(let value): limits = value
-        case .phrases(let value): phrases = value
+        case .phrases(let value, let warnings):
+            phrases = value
+            quotationWarnings = warnings
         case .signoffs(let value): signoffs = value ?? []
         case .partner(let value?): partners.append(value)
         case .product(let value?): products.append(value)

@@ -14,14 +14,19 @@ public struct LegalLimits: Sendable, Equatable {
         case earlyRepaymentFeeExemptMinTermMonths = "early_repayment_fee_exempt_min_term_months"
         case creditScoreMin = "credit_score_min"
         case creditScoreMax = "credit_score_max"
+        /// The days a borrower has to withdraw a loan application (청약철회, 금소법 제46조①3).
+        case withdrawalPeriodDays = "withdrawal_period_days"
+        /// The days before it takes effect that a change to the terms is posted (전자금융거래법 제24조③).
+        case termsNoticeDays = "terms_notice_days"
 
         /// Whether a higher value lets a lender charge more (a looser limit). For the others a
-        /// lower value is looser (the minimum term of the fee exemption); the score bounds are
-        /// neither, and any change to them is treated as loosening.
+        /// lower value is looser (the minimum term of the fee exemption, a shorter withdrawal or
+        /// notice period); the score bounds are neither, and any change to them is treated as
+        /// loosening.
         package var higherIsLooser: Bool? {
             switch self {
             case .maxAPR, .lateSpreadMax, .lateInterestMax, .earlyRepaymentFeeMaxMonths, .earlyRepaymentFeeExemptMaxPct: true
-            case .earlyRepaymentFeeExemptMinTermMonths: false
+            case .earlyRepaymentFeeExemptMinTermMonths, .withdrawalPeriodDays, .termsNoticeDays: false
             case .creditScoreMin, .creditScoreMax: nil
             }
         }

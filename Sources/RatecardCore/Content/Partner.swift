@@ -33,6 +33,14 @@ public struct Partner: Sendable, Equatable {
     public var website: Located<String>
     public var brn: Located<String>
     public var kftcBankCode: Located<String>?
+    /// The day the partner goes live (`go_live`, optional): before it the partner, its products
+    /// and its logo are in no release, and the rules that judge what is offered judge its
+    /// products as of that day. Staff commit a new lender, its products and the consent that
+    /// names it together, ahead of time.
+    public var goLive: Located<Day>? = nil
+
+    /// Whether the partner is shown on `day` (it has no go-live date, or that day has come).
+    public func isLive(on day: Day) -> Bool { goLive.map { $0.value <= day } ?? true }
 
     package static func read(_ node: YAMLNode, path: String, fileID: String, diagnostics: Diagnostics) -> Partner? {
         guard let fields = MappingReader(node, path: path, what: "a partner", diagnostics: diagnostics) else { return nil }
@@ -53,10 +61,11 @@ public struct Partner: Sendable, Equatable {
         let brn = registration?.string("brn")
         let kftc = registration?.string("kftc_bank_code", required: false)
         registration?.finish()
+        let goLive = fields.day("go_live", required: false)
         guard let id, let nameKo, let category, let status, let order, let logo, let phone, let website, let brn else { return nil }
         return Partner(
             path: path, fileID: fileID, mark: node.mark, id: id, nameKo: nameKo, nameEn: nameEn?.value,
             category: category, status: status, statusReason: reason, displayOrder: order, logo: logo,
-            phone: phone, website: website, brn: brn, kftcBankCode: kftc)
+            phone: phone, website: website, brn: brn, kftcBankCode: kftc, goLive: goLive)
     }
 }

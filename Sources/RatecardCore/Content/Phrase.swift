@@ -38,9 +38,19 @@ public struct Phrase: Sendable, Equatable {
         return text
     }
 
-    package static func readAll(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> [Phrase]? {
-        guard let fields = MappingReader(node, path: path, what: "phrases.yaml", diagnostics: diagnostics) else { return nil }
+    /// The phrases of `phrases.yaml`, and its `quotation_warnings`: the words that, after
+    /// wording quoted in a terms body, say it is quoted to warn against it (DSC-06).
+    package static func readAll(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> (phrases: [Phrase]?, quotationWarnings: [Located<String>]) {
+        guard let fields = MappingReader(node, path: path, what: "phrases.yaml", diagnostics: diagnostics) else { return (nil, []) }
         defer { fields.finish() }
+        let warnings = fields.strings("quotation_warnings", required: false)?.value ?? []
+        for word in warnings where CopyText(plain: word.value, at: word.mark).text.count < 2 {
+            diagnostics.report(SchemaRules.notAllowed, path, word.mark, "quotation warning '\(word.value)' is shorter than two characters; a warning word says what is wrong (불법, 사기, 주의)")
+        }
+        return (readPhrases(fields, path: path, diagnostics: diagnostics), warnings)
+    }
+
+    private static func readPhrases(_ fields: MappingReader, path: String, diagnostics: Diagnostics) -> [Phrase]? {
         guard let items = fields.list("phrases") else { return nil }
         if items.value.isEmpty {
             diagnostics.report(SchemaRules.empty, path, items.mark, "'phrases' is empty; the mandatory disclosure phrases belong here")

@@ -44,6 +44,18 @@ package struct AdWording: Sendable {
         package var claim: String
         package var advice: String
         package var mark: SourceMark
+        /// When the wording is quoted (a terms body's block quote or quotation marks), the
+        /// normalized text that must warn against it (`CopyText.quotation(at:)`): the wording
+        /// is then not the document's own words if it holds a quotation warning word.
+        package var quotation: String? = nil
+    }
+
+    /// Whether a quotation's context holds one of `warnings` (normalized as copy is).
+    package static func warns(_ quotation: String, _ warnings: [String]) -> Bool {
+        warnings.contains { word in
+            let normalized = CopyText(plain: word, at: .start).text
+            return !normalized.isEmpty && quotation.contains(normalized)
+        }
     }
 
     /// What may not stand just before a match, for the wordings that a longer word contains
@@ -109,7 +121,7 @@ package struct AdWording: Sendable {
         return false
     }
 
-    /// The prohibited wording in `copy` outside quotations, the first hit of each kind per line.
+    /// The prohibited wording in `copy`, the first hit of each kind per line and quotation.
     /// The expression runs only on text that `mayMatch`: without that check it was a fifth of
     /// `validate --rev` CPU on the 3,000-product repository (docs/NOTES.md).
     package static func hits(in copy: CopyText) -> [Hit] {
@@ -129,11 +141,11 @@ package struct AdWording: Sendable {
             if match.range.location > 0, excluded(found, after: text.substring(with: NSRange(location: match.range.location - 1, length: 1)).unicodeScalars.last) { continue }
             let prefix = text.substring(to: match.range.location)
             let offset = prefix.unicodeScalars.count
-            if copy.isQuoted(at: offset) { continue }
+            let quotation = copy.quotation(at: offset)
             let mark = copy.mark(at: offset)
-            guard seen.insert("\(mark.line) \(number)").inserted else { continue }
+            guard seen.insert("\(mark.line) \(number) \(quotation ?? "-")").inserted else { continue }
             let wording = prohibited[number]
-            hits.append(Hit(wording: text.substring(with: match.range), claim: wording.claim, advice: wording.advice, mark: mark))
+            hits.append(Hit(wording: text.substring(with: match.range), claim: wording.claim, advice: wording.advice, mark: mark, quotation: quotation))
         }
         return hits
     }

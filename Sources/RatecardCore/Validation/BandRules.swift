@@ -11,7 +11,12 @@ public enum BandRules {
         "Korea moved every financial sector from ten credit grades to 0-1000 scores on 2021-01-01 (FSC, https://fsc.go.kr/eng/pr010101/22329): a table in force before then prices by grade_min/grade_max (1 best, 10 worst), one from then by score_min/score_max, and one table uses one scale."
     )
 
-    public static let all = [bounds, gap, overlap, monotone, top, scale]
+    public static let inverted = Rule(
+        "BND-07", .error, "pricing does not run the wrong way end to end",
+        "A table whose best band is priced above its worst (the best scores paying the most) was entered upside down; shown to borrowers, it misprices every band (금소법 제22조④: no misleading rate). A single step out of order stays a warning (BND-04)."
+    )
+
+    public static let all = [bounds, gap, overlap, monotone, top, scale, inverted]
 
     /// The first day priced by scores.
     public static let scoresFrom = Day(year: 2021, month: 1, day: 1)
@@ -50,6 +55,25 @@ public enum BandRules {
             guard !table.incompleteBands else { continue }
             let key = table.scale.minKey
             let ordered = valid.sorted { $0.min.value < $1.min.value }
+            // End to end: the best band against the worst (on scores the highest band is the best).
+            var upsideDown = false
+            if ordered.count >= 2, let first = ordered.first, let last = ordered.last {
+                let (best, worst) = table.scale == .score ? (last, first) : (first, last)
+                let runs = "the table runs the wrong way end to end (the best scores pay the most); check that the rates are not in reverse order"
+                if best.aprMin.value > worst.aprMin.value {
+                    upsideDown = true
+                    diagnostics.report(
+                        inverted, table.path, best.aprMin.mark,
+                        "the best band \(best.min.value)-\(best.max.value) starts at \(best.aprMin.value)%, above the worst band \(worst.min.value)-\(worst.max.value) (\(worst.aprMin.value)%); \(runs)"
+                    )
+                } else if best.aprMin.value == worst.aprMin.value && best.aprMax.value > worst.aprMax.value {
+                    upsideDown = true
+                    diagnostics.report(
+                        inverted, table.path, best.aprMax.mark,
+                        "the best band \(best.min.value)-\(best.max.value) goes up to \(best.aprMax.value)%, above the worst band \(worst.min.value)-\(worst.max.value) (\(worst.aprMax.value)%); \(runs)"
+                    )
+                }
+            }
             for (lower, higher) in zip(ordered, ordered.dropFirst()) {
                 if higher.min.value > lower.max.value + 1 {
                     diagnostics.report(gap, table.path, higher.min.mark, "\(table.scale.describe(lower.max.value + 1, higher.min.value - 1)) are in no band; \(key) should be \(lower.max.value + 1)")
@@ -61,7 +85,10 @@ public enum BandRules {
                 }
                 // On scores the higher band is the better one; on grades the lower.
                 let (better, worse) = table.scale == .score ? (higher, lower) : (lower, higher)
-                if better.aprMin.value > worse.aprMin.value {
+                // A table upside down end to end is one error (BND-07), not a warning per step.
+                if upsideDown {
+                    continue
+                } else if better.aprMin.value > worse.aprMin.value {
                     diagnostics.report(
                         monotone, table.path, better.aprMin.mark,
                         "band \(better.min.value)-\(better.max.value) starts at \(better.aprMin.value)%, above the worse band \(worse.min.value)-\(worse.max.value) (\(worse.aprMin.value)%)")

@@ -28,9 +28,10 @@ public enum CapRules {
         guard let limits = content.limits else { return }
         checkTables(content, limits, into: diagnostics)
         let tablesByProduct = content.rateTablesByProduct
+        let pending = content.partnersGoingLive(after: context.asOf)
         for product in content.products {
             let tables = tablesByProduct[product.key] ?? []
-            let day = offeredDay(product, tables, context)
+            let day = offeredDay(product, tables, context, pending: pending)
             if let cap = limits.inForce(.lateSpreadMax, on: day), cap.value < product.lateSpread.value {
                 diagnostics.report(
                     lateSpread, product.path, product.lateSpread.mark,
@@ -58,9 +59,10 @@ public enum CapRules {
     /// The day a product's own terms (late interest, fees) are judged by: the law in force while
     /// it was offered. An active product is offered on the validation date; a withdrawn one was
     /// last offered when its last rate table ended (or, open-ended, took effect), so a product
-    /// withdrawn in 2020 keeps the terms that were lawful then.
-    package static func offeredDay(_ product: Product, _ tables: [RateTable], _ context: ValidationContext) -> Day {
-        guard product.status.value == .withdrawn, let last = tables.last else { return context.asOf }
+    /// withdrawn in 2020 keeps the terms that were lawful then. A product of a partner that goes
+    /// live later is offered from that day.
+    package static func offeredDay(_ product: Product, _ tables: [RateTable], _ context: ValidationContext, pending: [String: Day] = [:]) -> Day {
+        guard product.status.value == .withdrawn, let last = tables.last else { return Content.offerDay(of: product, asOf: context.asOf, pending: pending) }
         return min(last.effectiveTo?.value ?? last.effectiveFrom.value, context.asOf)
     }
 

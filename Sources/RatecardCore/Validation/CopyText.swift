@@ -46,10 +46,67 @@ package struct CopyText: Sendable {
         source = .markdown(body: body, firstLine: firstLine, rendered: rendered)
     }
 
-    /// Whether the scalar at `offset` of `text` is inside a quotation (a Markdown block quote).
-    package func isQuoted(at offset: Int) -> Bool {
-        guard case .markdown(_, _, let rendered) = source, offset < origins.count else { return false }
-        return rendered.quoted[Int(origins[offset])]
+    /// Quotation marks: each opening mark and the mark that closes it.
+    package static let quotationMarks: [Unicode.Scalar: Unicode.Scalar] = [
+        "\"": "\"", "'": "'", "\u{FF02}": "\u{FF02}", "\u{FF07}": "\u{FF07}", "\u{201C}": "\u{201D}", "\u{2018}": "\u{2019}",
+        "\u{300C}": "\u{300D}", "\u{300E}": "\u{300F}",
+    ]
+
+    /// The most characters (whitespace aside) a quotation in quotation marks holds: wording
+    /// quoted to warn against it is a phrase, not a paragraph of copy.
+    package static let longestQuotation = 40
+
+    /// When the scalar at `offset` of `text` is quoted in a Markdown body, the text that says
+    /// why it is quoted, normalized: for a block quote, the quote and the line before it; for
+    /// wording in quotation marks (at most `longestQuotation` characters), what follows the
+    /// closing mark to the end of its sentence. Nil when it is not quoted, and for a YAML
+    /// value (a lender's own words).
+    package func quotation(at offset: Int) -> String? {
+        guard case .markdown(_, _, let rendered) = source, offset < origins.count else { return nil }
+        let scalars = rendered.scalars
+        let at = Int(origins[offset])
+        var context: [Unicode.Scalar] = []
+        if rendered.quoted[at] {
+            var start = at
+            while start > 0 && rendered.quoted[start - 1] { start -= 1 }
+            var end = at
+            while end + 1 < scalars.count && rendered.quoted[end + 1] { end += 1 }
+            var lineEnd = start
+            while lineEnd > 0 && scalars[lineEnd - 1] == "\n" { lineEnd -= 1 }
+            var lineStart = lineEnd
+            while lineStart > 0 && scalars[lineStart - 1] != "\n" { lineStart -= 1 }
+            context = Array(scalars[lineStart..<lineEnd]) + Array(scalars[start...end])
+        } else {
+            var lineStart = at
+            while lineStart > 0 && scalars[lineStart - 1] != "\n" { lineStart -= 1 }
+            var lineEnd = at
+            while lineEnd < scalars.count && scalars[lineEnd] != "\n" { lineEnd += 1 }
+            var open: (mark: Unicode.Scalar, index: Int)?
+            var pair: (opening: Int, closing: Int)?
+            for index in lineStart..<lineEnd {
+                let scalar = scalars[index]
+                if let (mark, opened) = open {
+                    guard scalar == Self.quotationMarks[mark] else { continue }
+                    open = nil
+                    if opened < at && at < index {
+                        pair = (opened, index)
+                        break
+                    }
+                } else if Self.quotationMarks[scalar] != nil {
+                    open = (scalar, index)
+                }
+            }
+            guard let (opening, closing) = pair,
+                scalars[(opening + 1)..<closing].filter({ !$0.properties.isWhitespace }).count <= Self.longestQuotation
+            else { return nil }
+            var end = closing + 1
+            while end < lineEnd && !".。!?".unicodeScalars.contains(scalars[end]) { end += 1 }
+            context = Array(scalars[(closing + 1)..<end])
+        }
+        var normalized: [Unicode.Scalar] = []
+        var ignored: [Int32] = []
+        Self.appendNormalized(context, to: &normalized, origins: &ignored)
+        return Self.string(normalized)
     }
 
     /// The source position of the scalar at `offset` in `text`. In Markdown, the line is the

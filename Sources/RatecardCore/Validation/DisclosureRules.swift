@@ -11,7 +11,7 @@ public enum DisclosureRules {
     public static let emptyBody = Rule("DSC-05", .error, "terms have a body", "An empty terms page is shown to a user who must agree to it.")
     public static let prohibited = Rule(
         "DSC-06", .error, "no prohibited advertising wording",
-        "금소법 제22조④, 시행령 제20조, 대부업법 제11조의2②: no approval regardless of credit, no guaranteed lowest rate, no interest quoted per day, no fee from the borrower, in any text a user sees (checked after rendering and Unicode normalization)."
+        "금소법 제22조④, 시행령 제20조, 대부업법 제11조의2②: no approval regardless of credit, no guaranteed lowest rate, no interest quoted per day, no fee from the borrower, in any text a user sees (checked after rendering and Unicode normalization); a terms body may quote such wording only to warn against it, with a quotation warning word."
     )
     public static let advertisedRate = Rule(
         "DSC-07", .error, "an advertised minimum rate is the table's",
@@ -29,18 +29,22 @@ public enum DisclosureRules {
         "개인정보보호법 제22조①⑤, 신용정보법 제32조④: what a user may refuse cannot become a condition of the service; ask for a new, separate required consent instead.")
     public static let majorNeedsReconsent = Rule(
         "DSC-14", .error, "a new major version of a consent asks again", "개인정보보호법 제15조②·제17조②: a material change to what a user consented to (a major version) needs their consent again.")
-    public static let noticePeriod = Rule("DSC-15", .error, "terms changes are announced 30 days ahead", "전자금융거래법 제24조③: a change to the terms is posted at least one month before it takes effect.")
+    public static let noticePeriod = Rule(
+        "DSC-15", .error, "terms changes are announced ahead",
+        "전자금융거래법 제24조③: a change to the terms is posted at least one month before it takes effect (terms_notice_days in regulatory/limits.yaml, 30).")
 
     public static let recipients = Rule(
         "DSC-16", .error, "the provision consent names every lender",
-        "개인정보보호법 제17조②1, 신용정보법 제32조①: the consent to provide data names who receives it; a new lender is added in a new major version that asks users again.")
+        "개인정보보호법 제17조②1, 신용정보법 제32조①: the consent to provide data names who receives it; a new lender is added in a new major version that asks users again, in force by the lender's go_live day.")
 
-    /// 전자금융거래법 제24조③: 1개월 전 게시.
-    package static let noticeDays = 30
+    public static let withdrawalPeriod = Rule(
+        "DSC-19", .error, "a stated withdrawal period is the law's",
+        "금소법 제46조①3: a borrower may withdraw a loan application for 14 days (withdrawal_period_days in regulatory/limits.yaml); a notice stating fewer days tells them they have lost a right they still have."
+    )
 
     public static let all = [
         productPhrases, documentPhrases, statusReason, reconsent, emptyBody, prohibited, advertisedRate, securedAsUnsecured, phraseForOthers, optionalStaysOptional, majorNeedsReconsent, noticePeriod,
-        recipients,
+        recipients, withdrawalPeriod,
     ]
 
     package static func check(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
@@ -49,6 +53,7 @@ public enum DisclosureRules {
         let phrasesByID = Dictionary(phrases.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
         let partners = content.partnersByID
         let tablesByProduct = content.rateTablesByProduct
+        let pending = content.partnersGoingLive(after: context.asOf)
         for product in content.products {
             let listed = Set(product.requiredPhrases.value.map(\.value))
             let category = partners[product.partner.value]?.category.value
@@ -73,7 +78,7 @@ public enum DisclosureRules {
             for (field, value) in product.copyFields {
                 let copy = CopyText(plain: value.value, at: value.mark)
                 reportProhibited(in: copy, field: field, path: product.path, into: diagnostics)
-                checkAdvertisedRate(copy, field: field, product: product, tables: tables, on: context.asOf, into: diagnostics)
+                checkAdvertisedRate(copy, field: field, product: product, tables: tables, on: Content.offerDay(of: product, asOf: context.asOf, pending: pending), into: diagnostics)
                 if product.kind.value == .autoSecured, let match = firstMatch(unsecuredWording, in: copy.text) {
                     diagnostics.report(
                         securedAsUnsecured, product.path, value.mark,
@@ -118,7 +123,10 @@ public enum DisclosureRules {
                 statusReason, partner.path, partner.statusReason?.mark ?? partner.status.mark, "a \(partner.status.value.rawValue) partner needs status_reason saying why, in words a user can read")
         }
         checkVersions(content, context, into: diagnostics)
+        checkWithdrawalPeriods(content, context, into: diagnostics)
         checkRecipients(content, context, into: diagnostics)
+        let warnings = content.quotationWarnings.map(\.value)
+        let warningList = warnings.isEmpty ? "none listed" : warnings.joined(separator: ", ")
         for terms in content.terms {
             if terms.requiresReconsent.value && terms.consent.value == .none {
                 diagnostics.report(reconsent, terms.path, terms.requiresReconsent.mark, "requires_reconsent is true but consent is none; only consented documents can need re-consent")
@@ -130,8 +138,18 @@ public enum DisclosureRules {
                 reportProhibited(in: CopyText(plain: value.value, at: value.mark), field: field, path: terms.path, into: diagnostics)
             }
             for hit in terms.prohibitedWording {
-                diagnostics.report(
-                    prohibited, terms.path, hit.mark, "the text claims \(hit.claim) ('\(hit.wording)'); \(hit.advice). Quoting such wording to warn against it is allowed in a block quote ('> ...')")
+                if let quotation = hit.quotation {
+                    guard !AdWording.warns(quotation, warnings) else { continue }
+                    diagnostics.report(
+                        prohibited, terms.path, hit.mark,
+                        "the text quotes \(hit.claim) ('\(hit.wording)') without warning against it; \(hit.advice). A quotation is a warning only when a word of quotation_warnings in regulatory/phrases.yaml (\(warningList)) follows it in its sentence, or for a block quote, stands in it or in the line before it"
+                    )
+                } else {
+                    diagnostics.report(
+                        prohibited, terms.path, hit.mark,
+                        "the text claims \(hit.claim) ('\(hit.wording)'); \(hit.advice). Quoting such wording to warn against it is allowed: in quotation marks followed by a warning word (quotation_warnings in regulatory/phrases.yaml), or in a block quote ('> ...') with one"
+                    )
+                }
             }
         }
     }
@@ -174,9 +192,52 @@ public enum DisclosureRules {
         return String(text[range])
     }
 
+    /// A withdrawal period stated in normalized text: 'N일 이내에 (청약을) 철회', or '(청약)철회
+    /// (기간)은 N일', 'N' in the first group that holds digits. A period of business days, or a
+    /// deadline after the withdrawal ('철회 후 3영업일 이내 반환'), is not one.
+    package static let statedWithdrawal = try! NSRegularExpression(
+        pattern: "([0-9]{1,3})일(이내|안|내|간|동안)?(에|에는)?(청약|대출계약|계약|대출신청|신청)?(을|를|의)?철회|철회(할수있는|가능)?(기간|기한)?(은|는|이|가|:)?([0-9]{1,3})일"
+    )
+
+    /// DSC-19: every withdrawal period the copy states (mandatory phrases, the versions of terms
+    /// in force or scheduled, products' copy) is at least the period in force.
+    package static func checkWithdrawalPeriods(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
+        guard let limits = content.limits else { return }
+        func check(_ copy: CopyText, on day: Day, path: String, what: String) {
+            guard let law = limits.inForce(.withdrawalPeriodDays, on: day) else { return }
+            let minimum = law.value.thousandths / 1000
+            let text = copy.text
+            let string = NSString(string: text)
+            guard text.contains("철회") else { return }
+            for match in statedWithdrawal.matches(in: text, range: NSRange(location: 0, length: string.length)) {
+                let group = match.range(at: 1).location != NSNotFound ? 1 : 9
+                guard let days = Int(string.substring(with: match.range(at: group))), days < minimum else { continue }
+                let offset = string.substring(to: match.range.location).unicodeScalars.count
+                diagnostics.report(
+                    withdrawalPeriod, path, copy.mark(at: offset),
+                    "\(what) states a withdrawal period of \(days) days ('\(string.substring(with: match.range))'); a borrower may withdraw for \(minimum) days (withdrawal_period_days in regulatory/limits.yaml: \(law.citation)), so write \(minimum)일"
+                )
+            }
+        }
+        for phrase in content.phrases ?? [] {
+            check(CopyText(plain: phrase.text(config: content.config), at: phrase.ko.mark), on: context.asOf, path: content.root.path("regulatory/phrases.yaml"), what: "phrase '\(phrase.id.value)'")
+        }
+        for product in content.products {
+            for (field, value) in product.copyFields {
+                check(CopyText(plain: value.value, at: value.mark), on: context.asOf, path: product.path, what: field)
+            }
+        }
+        for document in content.documentIDs {
+            for terms in currentVersions(of: document, in: content, on: context.asOf) where terms.body.contains("철회") {
+                check(CopyText(markdown: terms.body, firstLine: terms.bodyLine), on: max(context.asOf, terms.effectiveFrom.value), path: terms.path, what: "the body")
+            }
+        }
+    }
+
     /// DSC-16: a consent with `recipients: partners` names, in its rendered text, every partner
-    /// that is not terminated (its current and scheduled versions), and a version that names a
-    /// partner the version before it did not is a major version asking for consent again.
+    /// that is not terminated (its current and scheduled versions; a partner that goes live
+    /// later, from the version in force on its go-live day), and a version that names a partner
+    /// the version before it did not is a major version asking for consent again.
     package static func checkRecipients(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         let partners = content.partners.filter { $0.status.value != .terminated }.sorted { $0.id.value < $1.id.value }
         for (document, versions) in content.versionsByDocument where versions.contains(where: { $0.namesPartners != nil }) {
@@ -188,10 +249,21 @@ public enum DisclosureRules {
                 defer { previousNames = named }
                 guard version.namesPartners != nil else { continue }
                 if current.contains(version.fileVersion) {
+                    // In force until the next version takes effect: a partner that goes live after
+                    // that is named by the version in force on its go-live day instead.
+                    let replaced = index + 1 < versions.count ? versions[index + 1].effectiveFrom.value : nil
                     for partner in partners where !named.contains(partner.id.value) {
-                        diagnostics.report(
-                            recipients, version.path, SourceMark(line: version.bodyLine, column: 1),
-                            "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which receives the data; add it in a new major version with requires_reconsent: true")
+                        if let goLive = partner.goLive?.value, goLive > context.asOf {
+                            guard replaced.map({ goLive < $0 }) ?? true else { continue }
+                            diagnostics.report(
+                                recipients, version.path, SourceMark(line: version.bodyLine, column: 1),
+                                "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which goes live on \(goLive) while this version is in force; name it in a new major version with requires_reconsent: true that takes effect on \(goLive) or before, or move go_live"
+                            )
+                        } else {
+                            diagnostics.report(
+                                recipients, version.path, SourceMark(line: version.bodyLine, column: 1),
+                                "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which receives the data; add it in a new major version with requires_reconsent: true")
+                        }
                     }
                 }
                 guard index > 0, let previousNames else { continue }
@@ -225,8 +297,12 @@ public enum DisclosureRules {
                         "version \(version.fileVersion) is a major change to a consent (from \(versions[index - 1].fileVersion)); set requires_reconsent: true, or make it a minor version if nothing material changed"
                     )
                 }
-                // A change to terms users accepted, not yet in force: announced a month ahead.
-                guard version.consent.value == .required, !version.requiresReconsent.value, version.effectiveFrom.value > context.asOf else { continue }
+                // A change to terms users accepted, not yet in force: announced a month ahead
+                // (the period in force on the day it takes effect, from limits.yaml).
+                guard version.consent.value == .required, !version.requiresReconsent.value, version.effectiveFrom.value > context.asOf,
+                    let period = content.limits?.inForce(.termsNoticeDays, on: version.effectiveFrom.value)
+                else { continue }
+                let noticeDays = period.value.thousandths / 1000
                 let latest = version.effectiveFrom.value.adding(days: -noticeDays)
                 if let announced = version.announcedOn {
                     if announced.value > latest {

@@ -13,7 +13,8 @@ public enum HistoryRules {
     )
     public static let regulatoryPhrases = Rule(
         "HIS-06", .error, "mandatory phrases are weakened only with a sign-off",
-        "금소법 제22조③, 시행령 제18조: changing, removing or un-requiring a mandatory phrase needs a compliance sign-off in regulatory/signoffs.yaml.")
+        "금소법 제22조③, 시행령 제18조: changing, removing or un-requiring a mandatory phrase, or adding a quotation warning word (which exempts quoted wording from DSC-06), needs a compliance sign-off in regulatory/signoffs.yaml."
+    )
     public static let signoffKept = Rule("HIS-07", .error, "sign-offs are kept as written", "A sign-off is the record that a regulatory change was approved; it is never edited or removed.")
     public static let pastTable = Rule(
         "HIS-08", .error, "rate tables that took effect are records",
@@ -25,7 +26,14 @@ public enum HistoryRules {
         "HIS-10", .error, "partners and products stay on record",
         "금소법 시행령 제26조: a lender or product that was published stays in the content (terminated or withdrawn), and a terminated lender gets no new rate tables.")
 
-    public static let all = [frozenVersion, bodyNeedsVersion, deletedVersion, rateMove, regulatoryLimits, regulatoryPhrases, signoffKept, pastTable, backdatedTable, keptOnRecord]
+    public static let backdatedTerms = Rule(
+        "HIS-11", .error, "no backdated terms versions",
+        "A new version of a terms document dated before the day it is committed says it was in force on days users were shown the version before (금소법 제28조 record keeping, 전자금융거래법 제24조③ notice); date it that day or later. The first version of a new document is exempt, as a new product's first tables are."
+    )
+
+    public static let all = [
+        frozenVersion, bodyNeedsVersion, deletedVersion, rateMove, regulatoryLimits, regulatoryPhrases, signoffKept, pastTable, backdatedTable, keptOnRecord, backdatedTerms,
+    ]
 
     package static func check(_ content: Content, base: Content, context: ValidationContext, into diagnostics: Diagnostics) {
         checkRegulatory(content, base: base, into: diagnostics)

@@ -16,14 +16,25 @@ public enum ProductDisclosureRules {
         "DSC-17", .error, "the required credit level is the table's",
         "금소법 제19조①, 시행령 제13조: the borrower is told the credit needed to borrow; a stated floor ('KCB 개인신용평점 601점 이상', '6등급 이내', '전 구간') must be where the table in force stops lending, on its bureau.")
 
-    public static let all = [review, rateComposition, repaymentExample, requiredCredit]
+    public static let gradesInCopy = Rule(
+        "DSC-18", .error, "a product priced on scores does not speak of credit grades",
+        "Credit grades (신용등급, 1-10등급) were replaced by 0-1000 scores on 2021-01-01 (FSC, https://fsc.go.kr/eng/pr010101/22329); copy that tells a borrower a grade for a product priced on scores misleads about who can borrow (금소법 제22조④)."
+    )
+
+    public static let all = [review, rateComposition, repaymentExample, requiredCredit, gradesInCopy]
+
+    /// A credit grade in normalized copy: '신용등급', '6등급', '1~3등급'.
+    package static let gradeWording = try! NSRegularExpression(pattern: "신용등급|[0-9]{1,2}(~[0-9]{1,2})?등급")
 
     /// A review number: '제YYYY-N호' somewhere in the text, with a number that is not all zeros.
     package static let reviewNumber = try! NSRegularExpression(pattern: "제(19|20)[0-9]{2}-0*[1-9][0-9]*호")
 
     package static func check(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         let tablesByProduct = content.rateTablesByProduct
+        let pending = content.partnersGoingLive(after: context.asOf)
         for product in content.products {
+            // A product of a partner that goes live later is judged as of that day.
+            let day = Content.offerDay(of: product, asOf: context.asOf, pending: pending)
             let disclosure = product.disclosure
             let number = disclosure.reviewNumber
             if DisclosureRules.firstMatch(reviewNumber, in: number.value) == nil {
@@ -33,11 +44,11 @@ public enum ProductDisclosureRules {
             let until = disclosure.reviewValidUntil
             if until.value < from.value {
                 diagnostics.report(review, product.path, until.mark, "review_valid_until \(until.value) is before review_valid_from \(from.value)")
-            } else if product.status.value == .active && !(from.value...until.value).contains(context.asOf) {
-                let when = context.asOf < from.value ? "starts on \(from.value)" : "ended on \(until.value)"
+            } else if product.status.value == .active && !(from.value...until.value).contains(day) {
+                let when = day < from.value ? "starts on \(from.value)" : "ended on \(until.value)"
                 diagnostics.report(
-                    review, product.path, context.asOf < from.value ? from.mark : until.mark,
-                    "the compliance review \(when), so the product cannot be advertised on \(context.asOf); renew the review or set status: withdrawn")
+                    review, product.path, day < from.value ? from.mark : until.mark,
+                    "the compliance review \(when), so the product cannot be advertised on \(day); renew the review or set status: withdrawn")
             }
             switch (disclosure.rateType.value, disclosure.baseRate) {
             case (.fixed, let base?):
@@ -47,11 +58,32 @@ public enum ProductDisclosureRules {
                     rateComposition, product.path, disclosure.rateType.mark, "a \(disclosure.rateType.value.rawValue) rate needs base_rate_ko naming the base rate it follows (COFIX, 금융채 6개월, ...)")
             default: break
             }
-            checkExample(disclosure.repaymentExample, product: product, tables: tablesByProduct[product.key] ?? [], limits: content.limits, on: context.asOf, into: diagnostics)
-            if product.status.value == .active, let table = (tablesByProduct[product.key] ?? []).last(where: { $0.isInForce(on: context.asOf) }) {
+            checkExample(disclosure.repaymentExample, product: product, tables: tablesByProduct[product.key] ?? [], limits: content.limits, on: day, into: diagnostics)
+            let inForce = (tablesByProduct[product.key] ?? []).last(where: { $0.isInForce(on: day) })
+            if product.status.value == .active, let table = inForce {
                 let lowestScore = (content.limits?.latest(.creditScoreMin)?.value.thousandths ?? 0) / 1000
                 checkRequiredCredit(disclosure.requiredCredit, of: product, against: table, lowestScore: lowestScore, into: diagnostics)
             }
+            if let pricing = inForce ?? tablesByProduct[product.key]?.last, pricing.scale == .score {
+                checkGrades(product, pricedBy: pricing, requiredCreditChecked: product.status.value == .active && inForce != nil, into: diagnostics)
+            }
+        }
+    }
+
+    /// DSC-18: the copy of a product priced on scores (its table in force, else its last) names no
+    /// credit grade. A required credit stated in grades against the table in force is DSC-17's.
+    package static func checkGrades(_ product: Product, pricedBy table: RateTable, requiredCreditChecked: Bool, into diagnostics: Diagnostics) {
+        for (field, value) in product.copyFields {
+            if field == "disclosure.required_credit_ko" && requiredCreditChecked
+                && gradeFloor.firstMatch(in: value.value, range: NSRange(value.value.startIndex..., in: value.value)) != nil
+            {
+                continue
+            }
+            guard let match = DisclosureRules.firstMatch(gradeWording, in: CopyText(plain: value.value, at: value.mark).text) else { continue }
+            diagnostics.report(
+                gradesInCopy, product.path, value.mark,
+                "\(field) speaks of credit grades ('\(match)'), but the product is priced on credit scores (\(DurableFiles.name(of: table.path))); grades were replaced by 0-1000 scores on 2021-01-01, so state the score (신용평점) instead"
+            )
         }
     }
 

@@ -20,7 +20,8 @@ extension HistoryRules {
         if let old = base.phrases, let new = content.phrases {
             let file = "regulatory/phrases.yaml"
             let path = content.root.path(file)
-            for change in phraseChanges(from: old, to: new) where !signedOff(file, change.label) {
+            let changes = phraseChanges(from: old, to: new) + quotationWarningChanges(from: base.quotationWarnings, to: content.quotationWarnings)
+            for change in changes where !signedOff(file, change.label) {
                 diagnostics.report(regulatoryPhrases, path, change.mark, "\(change.what) (\(change.label))" + hint(file, change.label))
             }
         }
@@ -142,7 +143,22 @@ extension HistoryRules {
         return changes
     }
 
-    /// HIS-08 to HIS-10: rate tables that took effect, partners and products are records.
+    /// Words added to `quotation_warnings` exempt more quoted text from DSC-06: a weakening,
+    /// named as one change listing them in the file's order.
+    package static func quotationWarningChanges(from old: [Located<String>], to new: [Located<String>]) -> [RegulatoryChange] {
+        let before = Set(old.map(\.value))
+        let added = new.filter { !before.contains($0.value) }
+        guard let first = added.first else { return [] }
+        let words = added.map(\.value).joined(separator: ", ")
+        return [
+            RegulatoryChange(
+                label: "quotation warnings added: \(words)",
+                what: "quotation warnings were added (\(words)), so wording quoted before them is no longer checked as advertising", mark: first.mark)
+        ]
+    }
+
+    /// HIS-08 to HIS-11: rate tables that took effect, partners and products are records; new
+    /// tables and terms versions are not backdated.
     package static func checkRecords(_ content: Content, base: Content, context: ValidationContext, into diagnostics: Diagnostics) {
         let day = context.asOf
         let newByPath = Dictionary(content.rateTables.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -181,6 +197,15 @@ extension HistoryRules {
             if let partner = productPartner[table.productKey].flatMap({ partners[$0] }), partner.status.value == .terminated {
                 diagnostics.report(keptOnRecord, table.path, table.effectiveFrom.mark, "partner '\(partner.id.value)' is terminated, so its products get no new rate tables; remove this new table")
             }
+        }
+        // HIS-11: a new version of a document that had versions, dated before the commit's day.
+        let documents = Set(base.terms.map(\.documentID))
+        for version in content.terms
+        where base.termsText[version.path] == nil && documents.contains(version.documentID) && version.effectiveFrom.value < written {
+            diagnostics.report(
+                backdatedTerms, version.path, version.effectiveFrom.mark,
+                "a new version dated \(version.effectiveFrom.value) is backdated (before \(written)): it would say it was in force on days users were shown the version before; date it \(written) or later (effective_from)"
+            )
         }
         let partnerFiles = content.partnerFiles
         for partner in base.partners where !partnerFiles.contains(partner.fileID) {

@@ -7,7 +7,10 @@ public enum ReferenceRules {
     public static let orphanTable = Rule("REF-03", .error, "rate tables belong to a product", "A rate table with no product.yaml beside it is never shown.")
     public static let phraseExists = Rule("REF-04", .error, "referenced phrases and documents exist", "A dangling disclosure reference means a missing legal warning.")
     public static let logoExists = Rule("REF-05", .error, "logos exist under assets/", "A broken logo is the first thing a user sees in the partner list.")
-    public static let businessNumber = Rule("REF-06", .error, "사업자등록번호 checksum", "A mistyped business registration number ends up in notices and consent tables.")
+    public static let businessNumber = Rule(
+        "REF-06", .error, "사업자등록번호 in ASCII digits with a valid checksum",
+        "A mistyped business registration number ends up in notices and consent tables; one pasted in full-width digits (an IME) reads the same to a person but matches no registry lookup or settlement file."
+    )
     public static let bankCode = Rule("REF-07", .error, "banks have a 3-digit KFTC code", "Bank and internet-bank partners are identified by their KFTC code in settlement.")
     public static let terminatedPartner = Rule("REF-08", .error, "terminated partners have no active products", "A terminated lender must vanish from results and consents.")
     public static let uniqueName = Rule("REF-09", .error, "partner names are unique", "Two partners with one Korean name cannot be told apart by a user.")
@@ -28,15 +31,18 @@ public enum ReferenceRules {
         let phraseIDs = Set(content.phrases?.map(\.id.value) ?? [])
         let tablesByProduct = Dictionary(grouping: content.rateTables, by: \.productKey)
         let partnersByID = content.partnersByID
+        let pending = content.partnersGoingLive(after: context.asOf)
         for product in content.products {
+            let day = Content.offerDay(of: product, asOf: context.asOf, pending: pending)
             if !content.partnerFiles.contains(product.partner.value) {
                 diagnostics.report(partnerExists, product.path, product.partner.mark, "partner '\(product.partner.value)' does not exist; add partners/\(product.partner.value).yaml or fix the id")
             } else if product.partner.value != product.folderPartner {
                 diagnostics.report(
                     partnerExists, product.path, product.partner.mark, "product names partner '\(product.partner.value)' but sits in products/\(product.folderPartner)/; move it or fix the id")
             }
-            if product.status.value == .active && !(tablesByProduct[product.key] ?? []).contains(where: { $0.isInForce(on: context.asOf) }) {
-                diagnostics.report(currentTable, product.path, product.status.mark, "active product has no rate table in force on \(context.asOf); add rates/<date>.yaml or set status: withdrawn")
+            if product.status.value == .active && !(tablesByProduct[product.key] ?? []).contains(where: { $0.isInForce(on: day) }) {
+                let when = day == context.asOf ? "\(day)" : "\(day), the day its partner goes live"
+                diagnostics.report(currentTable, product.path, product.status.mark, "active product has no rate table in force on \(when); add rates/<date>.yaml or set status: withdrawn")
             }
             if content.phrases != nil {
                 for phrase in product.requiredPhrases.value where !phraseIDs.contains(phrase.value) {
@@ -66,7 +72,9 @@ public enum ReferenceRules {
             if !logo.hasPrefix("assets/") || !content.assets.contains(logo) {
                 diagnostics.report(logoExists, partner.path, partner.logo.mark, "logo '\(logo)' is not an .svg or .png file under assets/")
             }
-            if !isValidBusinessNumber(partner.brn.value) {
+            if !partner.brn.value.allSatisfy(\.isASCII) {
+                diagnostics.report(businessNumber, partner.path, partner.brn.mark, nonASCIIBusinessNumber(partner.brn.value))
+            } else if !isValidBusinessNumber(partner.brn.value) {
                 diagnostics.report(businessNumber, partner.path, partner.brn.mark, "사업자등록번호 '\(partner.brn.value)' fails its checksum; copy it again from the registry")
             } else if isPlaceholderBusinessNumber(partner.brn.value) {
                 diagnostics.report(
@@ -102,6 +110,15 @@ public enum ReferenceRules {
         }
     }
 
+    /// What is wrong with a number that has characters other than ASCII, and the number to write.
+    package static func nonASCIIBusinessNumber(_ text: String) -> String {
+        let ascii = text.precomposedStringWithCompatibilityMapping
+        let fullWidth = text.unicodeScalars.contains { (0xFF10...0xFF19).contains($0.value) }
+        let what = fullWidth ? "is written in full-width digits (an IME paste)" : "has characters other than ASCII digits and '-'"
+        let fix = ascii.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-") } ? "write it in ASCII digits: '\(ascii)'" : "write it in ASCII digits (0-9) and '-'"
+        return "사업자등록번호 '\(text)' \(what); \(fix)"
+    }
+
     /// A number that passes the checksum but was never issued: one digit repeated, the
     /// counting sequence, tax office 000 or type code 00.
     package static func isPlaceholderBusinessNumber(_ text: String) -> Bool {
@@ -123,6 +140,7 @@ public enum ReferenceRules {
 
     /// 사업자등록번호: 10 digits (dashes allowed), weights 1,3,7,1,3,7,1,3,5 plus ⌊5·d9/10⌋.
     public static func isValidBusinessNumber(_ text: String) -> Bool {
+        guard text.allSatisfy(\.isASCII) else { return false }
         let digits = text.filter { $0 != "-" }.compactMap { $0.wholeNumberValue }
         guard digits.count == 10, text.filter({ $0 != "-" }).count == 10 else { return false }
         let weights = [1, 3, 7, 1, 3, 7, 1, 3, 5]

@@ -435,6 +435,7 @@ public final class LiveBuild {
         cut.config = content.config
         cut.limits = content.limits
         cut.phrases = content.phrases
+        cut.quotationWarnings = content.quotationWarnings
         cut.signoffs = content.signoffs
         cut.partners = content.partners
         // By position: a filter over the versions would copy each of the 2,000 whole to test it.

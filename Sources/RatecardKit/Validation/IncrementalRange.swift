@@ -86,6 +86,7 @@ package struct IncrementalRange {
         cut.config = content.config
         cut.limits = content.limits
         cut.phrases = content.phrases
+        cut.quotationWarnings = content.quotationWarnings
         cut.signoffs = content.signoffs
         let wanted = FewKeys(keys)
         for index in content.products.indices

@@ -34,8 +34,10 @@ public struct BundleBuilder {
         public var reused: [String: String] = [:]
     }
 
-    /// Renders `content`; `readAsset` supplies the bytes of a content-relative asset path.
+    /// Renders `content` as shown on the as-of date (a partner that goes live later is left out
+    /// with its products and logo); `readAsset` supplies the bytes of a content-relative asset path.
     public func build(_ content: Content, readAsset: (String) throws -> [UInt8]) throws -> Output {
+        let content = content.served(on: asOf)
         let documents = DataDocuments(content: content, asOf: asOf)
         Trace.mark("build: indexes")
         let memo = self.memo

@@ -212,6 +212,7 @@ struct DataDocuments {
         let example = disclosure.repaymentExample
         return .object([
             "review_no": .string(disclosure.reviewNumber.value),
+            "review_valid_from": .string(disclosure.reviewValidFrom.value.description),
             "review_valid_until": .string(disclosure.reviewValidUntil.value.description),
             "rate_type": .string(disclosure.rateType.value.rawValue),
             "base_rate_ko": disclosure.baseRate.map { .string($0.value) } ?? .null,
