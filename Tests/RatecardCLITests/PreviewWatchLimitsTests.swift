@@ -1,0 +1,127 @@
+import Foundation
+import Glibc
+import RatecardGenerate
+import RatecardKit
+import Testing
+
+/// `preview --watch` at the edges: out of descriptors, too many connections, pages that go
+/// away. The server keeps answering.
+@Suite(.serialized) struct PreviewWatchLimitsTests {
+    let watchTests = PreviewWatchTests()
+
+    /// A connection that asked for `/__ratecard/events` (reads on it wait 5 s at most).
+    func openEvents(port: Int) throws -> Int32 {
+        let fd = try HTTP.connect(port: port)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var request = Array("GET /__ratecard/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8)
+        _ = request.withUnsafeMutableBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return fd
+    }
+
+    /// Reads from `fd` until `enough` says so, the peer closes, or the 5 s timeout passes.
+    func receive(_ fd: Int32, until enough: (String) -> Bool) -> String {
+        var received = ""
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !enough(received) {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            received += String(decoding: chunk[0..<count], as: UTF8.self)
+        }
+        return received
+    }
+
+    /// GET `target` with a 5 s limit on the answer: nil when none came.
+    func answer(port: Int, _ target: String) throws -> String? {
+        let fd = try HTTP.connect(port: port)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+        _ = request.withUnsafeMutableBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let text = receive(fd) { _ in false }
+        return text.isEmpty ? nil : text
+    }
+
+    /// Polls `condition` every 20 ms for up to `seconds`.
+    func eventually(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        repeat {
+            if try condition() { return true }
+            usleep(20_000)
+        } while Date() < deadline
+        return try condition()
+    }
+
+    /// The local port of a connection (the server sees it as the peer's).
+    static func localPort(_ fd: Int32) -> Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test func aClosedPageIsFreedAtOnceAndRunningOutOfDescriptorsDoesNotStopTheServer() throws {
+        try withTemporaryDirectory { directory in
+            let repo = try watchTests.initRepository(in: directory)
+            // 48 descriptors: fewer than the connections below need, so accept runs out.
+            let limit = 48
+            let watch = try WatchProcess(in: repo, arguments: ["--as-of", PreviewWatchTests.asOf], wrapper: ["/usr/bin/prlimit", "--nofile=\(limit):\(limit)"])
+            let port = watch.port
+
+            // A page that goes away is seen at once: its connection is closed in well under the
+            // 15 s to the next heartbeat (a second or less, unless the machine is very busy).
+            let page = try openEvents(port: port)
+            let pagePort = Self.localPort(page)
+            #expect(receive(page) { $0.contains("data: 1\n\n") }.contains("data: 1\n\n"))
+            #expect(try eventually(within: 5) { try watch.peerPorts().contains(pagePort) })
+            close(page)
+            let closedSeen = try eventually(within: 5) { try watch.peerPorts().contains(pagePort) == false }
+            #expect(closedSeen, "the server still holds the page's connection")
+
+            // More pages than descriptors: accept fails (EMFILE) while they are open, the rest
+            // wait in the listen queue. Once they close, the server answers again.
+            var pages: [Int32] = []
+            for _ in 0..<60 { pages.append(try openEvents(port: port)) }
+            var pagePorts: Set<Int> = []
+            for fd in pages { pagePorts.insert(Self.localPort(fd)) }
+            let exhausted = try eventually(within: 5) { try watch.openDescriptors() >= limit - 1 }
+            let descriptors = try watch.openDescriptors()
+            #expect(exhausted, "\(descriptors) descriptors of \(limit)")
+            for fd in pages { close(fd) }
+            let version = try answer(port: port, "/__ratecard/version")
+            #expect(version?.hasPrefix("HTTP/1.1 200 OK") == true && version?.hasSuffix("\r\n\r\n1\n") == true, "\(version ?? "no answer")")
+            // And every one of them is let go.
+            let released = try eventually(within: 10) { try watch.peerPorts().isDisjoint(with: pagePorts) }
+            let held = try watch.peerPorts().intersection(pagePorts).count
+            #expect(released, "the server still holds \(held) of the closed pages' connections")
+            #expect(watch.stop() == 0)
+        }
+    }
+
+    @Test func beyondTheCapAConnectionIsAnsweredBusyAndOneThatCloses() throws {
+        try withTemporaryDirectory { directory in
+            let repo = try watchTests.initRepository(in: directory)
+            let watch = try WatchProcess(in: repo, arguments: ["--as-of", PreviewWatchTests.asOf])
+            let port = watch.port
+            var pages: [Int32] = []
+            defer { for fd in pages { close(fd) } }
+            var statuses: [String: Int] = [:]
+            for _ in 0..<(PreviewServer.maxConnections + 4) {
+                let page = try openEvents(port: port)
+                pages.append(page)
+                let head = receive(page) { $0.contains("\r\n\r\n") }
+                statuses[String(head.prefix(12)), default: 0] += 1
+                if head.hasPrefix("HTTP/1.1 503") { #expect(head.contains("Retry-After: 1\r\n")) }
+            }
+            // At most the cap is served (fewer if something else holds a connection meanwhile).
+            #expect(statuses.values.reduce(0, +) == PreviewServer.maxConnections + 4)
+            #expect(statuses["HTTP/1.1 200", default: 0] <= PreviewServer.maxConnections, "\(statuses)")
+            #expect(statuses["HTTP/1.1 503", default: 0] >= 4, "\(statuses)")
+            // One page closes: its place is free for the next request.
+            close(pages.removeFirst())
+            #expect(try eventually(within: 5) { try answer(port: port, "/")?.hasPrefix("HTTP/1.1 200") == true })
+            #expect(watch.stop() == 0)
+        }
+    }
+}
