@@ -1,11 +1,14 @@
+import CShims
 import Foundation
 import Glibc
 import RatecardGenerate
 import RatecardKit
+import Synchronization
 import Testing
 
 /// `preview --watch` at the edges: out of descriptors, too many connections, pages that go
-/// away. The server keeps answering.
+/// away, a web build changed under a request. The server keeps answering and serves nothing
+/// outside its folders.
 @Suite(.serialized) struct PreviewWatchLimitsTests {
     let watchTests = PreviewWatchTests()
 
@@ -121,6 +124,43 @@ import Testing
             // One page closes: its place is free for the next request.
             close(pages.removeFirst())
             #expect(try eventually(within: 5) { try answer(port: port, "/")?.hasPrefix("HTTP/1.1 200") == true })
+            #expect(watch.stop() == 0)
+        }
+    }
+
+    @Test func aFolderSwappedForASymlinkDuringRequestsNeverServesTheOutsideFile() throws {
+        try withTemporaryDirectory { directory in
+            let repo = try watchTests.initRepository(in: directory)
+            try FileSystem.makeDirectories(repo + "/site/race")
+            try FileSystem.writeFile(repo + "/site/race/page.txt", Array("inside\n".utf8))
+            try FileSystem.makeDirectories(directory + "/outside")
+            try FileSystem.writeFile(directory + "/outside/page.txt", Array("OUTSIDE SECRET\n".utf8))
+            #expect(symlink(directory + "/outside", repo + "/site/decoy") == 0)
+            let watch = try WatchProcess(in: repo, arguments: ["--as-of", PreviewWatchTests.asOf])
+            #expect(try HTTP.get(port: watch.port, "/race/page.txt").text == "inside\n")
+            #expect(try HTTP.get(port: watch.port, "/decoy/page.txt").status == 404)
+
+            // The folder and the link trade places (renameat2 RENAME_EXCHANGE) as fast as they can
+            // while the pages are requested.
+            let running = Atomic<Bool>(true)
+            let swapper = Thread {
+                while running.load(ordering: .relaxed) { _ = cshims_exchange_paths(repo + "/site/race", repo + "/site/decoy") }
+            }
+            swapper.start()
+            var inside = 0
+            var leaked = 0
+            var requests = 0
+            let deadline = Date(timeIntervalSinceNow: TestTier.isFull ? 10 : 2)
+            while Date() < deadline {
+                let response = try HTTP.get(port: watch.port, "/race/page.txt")
+                requests += 1
+                if response.text.contains("OUTSIDE") { leaked += 1 }
+                if response.status == 200 && response.text == "inside\n" { inside += 1 }
+            }
+            running.store(false, ordering: .relaxed)
+            while !swapper.isFinished { usleep(1_000) }
+            #expect(leaked == 0, "the outside file was served \(leaked) times in \(requests) requests")
+            #expect(inside > 0, "no request of \(requests) found the folder in place")
             #expect(watch.stop() == 0)
         }
     }

@@ -12,9 +12,11 @@ import Synchronization
 /// problems of the content instead of a stale page), and tell open pages when to reload.
 ///
 /// It listens on 127.0.0.1 only, answers GET and HEAD only, serves nothing outside the bundle
-/// and the web folder (no `..`, no dot-files, symlinks resolved and kept inside the folder),
-/// answers only requests addressed to the loopback host (a page on another site cannot read it
-/// through DNS rebinding), and sends `Cache-Control: no-store` with every response. Open pages hold one Server-Sent Events connection (`/__ratecard/events`, served by
+/// and the web folder (no `..`, no dot-files, no symlink followed: each folder of a path is
+/// opened below the one before without following a link, and the file read is the one
+/// checked), answers only requests addressed to the loopback host (a page on another site
+/// cannot read it through DNS rebinding), and sends `Cache-Control: no-store` with every
+/// response. Open pages hold one Server-Sent Events connection (`/__ratecard/events`, served by
 /// `EventHub`) and reload when the version it sends differs from the one they were served at.
 ///
 /// It keeps answering when descriptors run out: `accept` failing for want of descriptors or
@@ -253,8 +255,18 @@ public final class PreviewServer: Sendable {
         if type.hasPrefix("text/html"), let page = state.problemsPage {
             return send(fd, status: "200 OK", type: type, body: page, head: head)
         }
-        guard let body = state.files[path] ?? readWebFile(path) else {
-            return send(fd, status: "404 Not Found", type: "text/plain; charset=utf-8", body: Array("Not found: /\(path)\n".utf8), head: head)
+        let body: [UInt8]
+        if let built = state.files[path] {
+            body = built
+        } else {
+            switch readWebFile(path) {
+            case .found(let bytes):
+                body = bytes
+            case .missing:
+                return send(fd, status: "404 Not Found", type: "text/plain; charset=utf-8", body: Array("Not found: /\(path)\n".utf8), head: head)
+            case .failed(let reason):
+                return send(fd, status: "500 Internal Server Error", type: "text/plain; charset=utf-8", body: Array("Cannot read /\(path): \(reason)\n".utf8), head: head)
+            }
         }
         if type.hasPrefix("text/html") {
             return send(fd, status: "200 OK", type: type, body: Self.withLiveScript(body, version: state.version), head: head)
@@ -277,13 +289,53 @@ public final class PreviewServer: Sendable {
         return parts.joined(separator: "/")
     }
 
-    /// A file of the web build, if `path` names one inside it (symlinks resolved, and the
-    /// result still inside the folder).
-    private func readWebFile(_ path: String) -> [UInt8]? {
-        guard let webFolder, let real = try? FileSystem.realPath(webFolder + "/" + path),
-            real.hasPrefix(webFolder + "/"), !FileSystem.isDirectory(real)
-        else { return nil }
-        return try? FileSystem.readFile(real)
+    enum WebFile: Equatable {
+        case found([UInt8])
+        /// Nothing to serve there: no such file, a folder, a symlink on the way, not a regular file.
+        case missing
+        /// It is there but could not be read (permissions, out of descriptors): the reason.
+        case failed(String)
+    }
+
+    /// A file of the web build, read through the descriptors that were checked: the web
+    /// folder, each folder of `path` opened below the one before with O_NOFOLLOW (a symlink
+    /// anywhere is refused, so a folder swapped for a link to elsewhere between two requests,
+    /// or during one, is never entered), the file opened the same way and read only if `fstat`
+    /// on that descriptor says it is a regular file.
+    func readWebFile(_ path: String) -> WebFile {
+        guard let webFolder else { return .missing }
+        let parts = path.split(separator: "/").map(String.init)
+        var folder = open(webFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return Self.openFailure(errno) }
+        defer { close(folder) }
+        for part in parts.dropLast() {
+            let inner = openat(folder, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard inner >= 0 else { return Self.openFailure(errno) }
+            close(folder)
+            folder = inner
+        }
+        guard let name = parts.last else { return .missing }
+        // O_NONBLOCK: opening a FIFO does not wait for a writer (it is refused below).
+        let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return Self.openFailure(errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failed(String(cString: strerror(errno))) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .missing }
+        do {
+            return .found(try FileSystem.readAll(fd, path: "/" + path))
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    /// What an `open` failing with `code` means for a request: absent (no such name, not a
+    /// folder, a symlink) or a failure to report.
+    private static func openFailure(_ code: Int32) -> WebFile {
+        switch code {
+        case ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG: return .missing
+        default: return .failed(String(cString: strerror(code)))
+        }
     }
 
     private func send(_ fd: Int32, status: String, type: String, body: [UInt8], head: Bool, extra: [String] = []) -> Next {
