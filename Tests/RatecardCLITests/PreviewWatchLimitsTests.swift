@@ -7,8 +7,9 @@ import Synchronization
 import Testing
 
 /// `preview --watch` at the edges: out of descriptors, too many connections, pages that go
-/// away, a web build changed under a request. The server keeps answering and serves nothing
-/// outside its folders.
+/// away, a web build changed under a request, files that cannot be read for a while. The
+/// server keeps answering, serves nothing outside its folders, and never shows a state the disk
+/// no longer has.
 @Suite(.serialized) struct PreviewWatchLimitsTests {
     let watchTests = PreviewWatchTests()
 
@@ -161,6 +162,82 @@ import Testing
             while !swapper.isFinished { usleep(1_000) }
             #expect(leaked == 0, "the outside file was served \(leaked) times in \(requests) requests")
             #expect(inside > 0, "no request of \(requests) found the folder in place")
+            #expect(watch.stop() == 0)
+        }
+    }
+
+    /// A file that cannot be read. Permission denied: as root, the preview runs without the
+    /// capabilities that let root read any file (setpriv drops CAP_DAC_OVERRIDE and
+    /// CAP_DAC_READ_SEARCH), so mode 000 means permission denied to it as to anyone else;
+    /// otherwise it runs as it is. Out of descriptors: its soft RLIMIT_NOFILE is lowered below
+    /// what it holds (prlimit --pid), then put back.
+    @Test func aFileThatCannotBeReadIsShownAsSuchAndReadAgainUntilThePageFollowsTheDisk() throws {
+        try withTemporaryDirectory { directory in
+            let repo = try watchTests.initRepository(in: directory)
+            let drop = "-dac_override,-dac_read_search"
+            let wrapper = geteuid() == 0 ? ["/usr/bin/setpriv", "--inh-caps=\(drop)", "--bounding-set=\(drop)"] : []
+            let watch = try WatchProcess(in: repo, arguments: ["--as-of", PreviewWatchTests.asOf], wrapper: wrapper)
+            let table = try watchTests.someRateTable(in: repo)
+            // A table of another product.
+            let partner = try #require(try FileSystem.listDirectory(repo + "/products").last)
+            let product = try #require(try FileSystem.listDirectory(repo + "/products/" + partner).first)
+            let other = "products/\(partner)/\(product)/rates/" + (try #require(try FileSystem.listDirectory(repo + "/products/\(partner)/\(product)/rates").first))
+            #expect(!table.hasPrefix("products/\(partner)/"))
+            let original = try String(contentsOfFile: repo + "/" + table, encoding: .utf8)
+
+            func expectUnreadable(_ version: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+                for page in ["/", "/rates.html"] {
+                    let shown = try HTTP.get(port: watch.port, page).text
+                    #expect(shown.contains("<main id=\"ratecard-problems\">"), "\(page)", sourceLocation: sourceLocation)
+                    #expect(shown.contains("<code>\(table)</code>: error: open \(repo)/\(table): Permission denied"), "\(page): \(shown)", sourceLocation: sourceLocation)
+                    #expect(shown.contains("data-version=\"\(version)\""), "\(page)", sourceLocation: sourceLocation)
+                }
+            }
+
+            // chmod alone is an event: the page says the file cannot be read, as validate does.
+            #expect(chmod(repo + "/" + table, 0) == 0)
+            var version = try watch.waitForVersion(after: 1, seconds: 20)
+            try expectUnreadable(version)
+            #expect(watch.output().contains("  \(table): error: open \(repo)/\(table): Permission denied\n"))
+
+            // Edited while unreadable, with another table in the same save: the other edit is
+            // taken, the unreadable one is still shown as such.
+            let edited = LargeContentGenerator.nudgedRate(original)
+            try FileSystem.writeFile(repo + "/" + table, Array(edited.utf8))
+            try FileSystem.writeFile(repo + "/" + other, Array(LargeContentGenerator.nudgedRate(try String(contentsOfFile: repo + "/" + other, encoding: .utf8)).utf8))
+            version = try watch.waitForVersion(after: version, seconds: 20)
+            try expectUnreadable(version)
+
+            // Readable again: the pages are the disk's, both edits in.
+            #expect(chmod(repo + "/" + table, 0o644) == 0)
+            version = try watch.waitForVersion(after: version, seconds: 20)
+            #expect(!(try HTTP.get(port: watch.port, "/rates.html").text.contains("ratecard-problems")))
+            try watchTests.expectServedAsCold(watch, try watchTests.coldPreview(repo, into: directory))
+
+            // Unreadable and restored to its first bytes, readable again: the first bytes are served.
+            #expect(chmod(repo + "/" + table, 0) == 0)
+            version = try watch.waitForVersion(after: version, seconds: 20)
+            try FileSystem.writeFile(repo + "/" + table, Array(original.utf8))
+            #expect(chmod(repo + "/" + table, 0o644) == 0)
+            version = try watch.waitForVersion(after: version, seconds: 20)
+            #expect(try eventually(within: 10) { !(try HTTP.get(port: watch.port, "/rates.html").text.contains("ratecard-problems")) })
+            try watchTests.expectServedAsCold(watch, try watchTests.coldPreview(repo, into: directory))
+
+            // Out of descriptors while an edit is read (the open fails with EMFILE): once there
+            // are descriptors again, the file is read again without any event for it.
+            let pid = watch.process.processIdentifier
+            let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+            let openFiles = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+            let soft = try #require(openFiles.split(separator: " ").dropFirst(3).first)
+            #expect(try runTool("/usr/bin/prlimit", ["--pid", "\(pid)", "--nofile=3:"]).0 == 0)
+            try FileSystem.writeFile(repo + "/" + table, Array(edited.utf8))
+            let failedRead = "  \(table): error: open \(repo)/\(table): Too many open files\n"
+            #expect(eventually(within: 20) { watch.output().contains(failedRead) }, "\(watch.output().suffix(1000))")
+            #expect(try runTool("/usr/bin/prlimit", ["--pid", "\(pid)", "--nofile=\(soft):"]).0 == 0)
+            // The failure was published (version + 1), then the edit once read (+ 2).
+            version = try watch.waitForVersion(after: version + 1, seconds: 20)
+            #expect(!(try HTTP.get(port: watch.port, "/rates.html").text.contains("ratecard-problems")))
+            try watchTests.expectServedAsCold(watch, try watchTests.coldPreview(repo, into: directory))
             #expect(watch.stop() == 0)
         }
     }
