@@ -53,6 +53,6 @@ let package = Package(
             dependencies: ["RatecardKit", "RatecardGenerate"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "RatecardCLITests", dependencies: ["RatecardCLI", "RatecardKit", "RatecardGenerate"]),
+        .testTarget(name: "RatecardCLITests", dependencies: ["RatecardCLI", "RatecardKit", "RatecardGenerate", "CShims"]),
     ]
 )

@@ -37,6 +37,7 @@ WEIGHTS = {
     "RatecardKitTests.BadInputCorpusTests": 16,
     "RatecardCLITests.BrowserComparisonTests": 13,
     "RatecardCLITests.S3ClientTests": 10,
+    "RatecardCLITests.PreviewWatchLimitsTests": 20,
     "RatecardCLITests.PreviewWatchTests": 8,
     "RatecardCLITests.IncrementalPublishTests": 7,
 }

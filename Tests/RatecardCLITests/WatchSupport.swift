@@ -3,20 +3,27 @@ import Glibc
 import RatecardKit
 
 /// `ratecard preview --watch` running in a folder, its output in a file (a pipe nobody reads
-/// would fill up and block it).
+/// would fill up and block it). `wrapper` is a command that sets something up and then execs
+/// ratecard in its own process (`prlimit`, `setpriv`), so the process id is ratecard's.
 final class WatchProcess {
     let process = Process()
     let log: String
     private(set) var port = 0
 
-    init(in directory: String, arguments: [String] = [], environment: [String: String] = [:], startup: TimeInterval = 240) throws {
+    init(in directory: String, arguments: [String] = [], environment: [String: String] = [:], wrapper: [String] = [], startup: TimeInterval = 240) throws {
         var template = Array("/tmp/ratecard-watch-log-XXXXXX".utf8CString)
         let fd = mkstemp(&template)
         guard fd >= 0 else { throw OperationalError("mkstemp failed") }
         close(fd)
         log = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("ratecard")
-        process.arguments = ["preview", "--watch", "--port", "0"] + arguments
+        let ratecard = Bundle.main.bundleURL.appendingPathComponent("ratecard")
+        if let program = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = wrapper.dropFirst() + [ratecard.path, "preview", "--watch", "--port", "0"] + arguments
+        } else {
+            process.executableURL = ratecard
+            process.arguments = ["preview", "--watch", "--port", "0"] + arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var env = testEnvironment
         for (key, value) in environment { env[key] = value }
@@ -70,6 +77,34 @@ final class WatchProcess {
     /// The version the server is at.
     func version() throws -> Int {
         Int(try HTTP.get(port: port, "/__ratecard/version").text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// The ports at the other end of the process's TCP connections (from the sockets in its
+    /// descriptor table, looked up by inode in /proc/net/tcp): which of a test's own
+    /// connections it still holds, whatever else connects to it meanwhile.
+    func peerPorts() throws -> Set<Int> {
+        let folder = "/proc/\(process.processIdentifier)/fd"
+        var inodes: Set<Substring> = []
+        for name in try FileSystem.listDirectory(folder) {
+            var target = [UInt8](repeating: 0, count: 256)
+            let length = target.withUnsafeMutableBytes { readlink(folder + "/" + name, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+            let text = String(decoding: target[..<max(length, 0)], as: UTF8.self)
+            if text.hasPrefix("socket:[") { inodes.insert(text.dropFirst(8).dropLast()) }
+        }
+        var ports: Set<Int> = []
+        let table = String(decoding: try FileSystem.readFile("/proc/\(process.processIdentifier)/net/tcp"), as: UTF8.self)
+        for line in table.split(separator: "\n").dropFirst() {
+            // sl local_address rem_address st queues timer retransmits uid timeout inode
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, inodes.contains(fields[9]), let port = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) }), port != 0 else { continue }
+            ports.insert(port)
+        }
+        return ports
+    }
+
+    /// How many descriptors the process holds open.
+    func openDescriptors() throws -> Int {
+        try FileSystem.listDirectory("/proc/\(process.processIdentifier)/fd").count
     }
 
     /// Waits until the server's version passes `version`; the new one.

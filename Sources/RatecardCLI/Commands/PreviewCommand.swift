@@ -20,10 +20,10 @@ enum PreviewCommand {
         discussion: """
             --watch keeps the parsed content in memory: an edit re-reads the files it touched, checks again what
             they can change, and rebuilds the bundle re-rendering only what changed. Nothing is written to disk
-            (besides the build cache). While the content has errors, every page shows them (path:line:column,
-            rule, message) instead of the last build; open pages reload by themselves after each rebuild. Pages
-            are served as built, with one script added (and 'self' allowed for it in their security policy).
-            Stop it with Ctrl-C.
+            (besides the build cache). While the content has errors, or a file cannot be read, every page shows
+            them (path:line:column, rule, message; or the read error) instead of the last build; open pages reload
+            by themselves after each rebuild. Pages are served as built, with one script added (and 'self'
+            allowed for it in their security policy). Stop it with Ctrl-C.
             """,
         run: run)
 
@@ -101,12 +101,17 @@ enum PreviewCommand {
             """)
         report(live.snapshot, console: console)
         while true {
-            let (events, stop) = watcher.wait(timeout: -1, also: signals)
+            // While a file or folder cannot be read, it is tried again twice a second even
+            // without an event (descriptors freed elsewhere make no event).
+            let retrying = live.hasUnreadable || watcher.hasUnwatched
+            let (events, stop) = watcher.wait(timeout: retrying ? 500 : -1, also: signals)
             if stop { break }
-            guard events else { continue }
-            let changes = watcher.collect(also: signals)
-            guard !changes.isEmpty else { continue }
+            var changes = events ? watcher.collect(also: signals) : FolderWatcher.Changes()
+            if watcher.hasUnwatched { changes.formUnion(watcher.retry()) }
+            guard !changes.isEmpty || retrying else { continue }
             let start = Clock.now()
+            let unreadable = live.hasUnreadable ? live.unreadable : []
+            let wasCurrent = live.isCurrent
             let scope: LiveBuild.Scope
             do {
                 if changes.overflow {
@@ -118,12 +123,13 @@ enum PreviewCommand {
                 console.err("Error: \(error)\n")
                 continue
             }
-            guard scope != .nothing || changes.web else { continue }
+            guard scope != .nothing || changes.web || live.isCurrent != wasCurrent || (live.hasUnreadable ? live.unreadable : []) != unreadable else { continue }
             version += 1
             server.publish(published(live.snapshot, version: version))
-            let what = changes.content.sorted().prefix(3).joined(separator: ", ") + (changes.content.count > 3 ? ", ..." : "")
+            var what = changes.content.sorted().prefix(3).joined(separator: ", ") + (changes.content.count > 3 ? ", ..." : "")
+            if what.isEmpty { what = changes.web ? "web build" : unreadable.map(\.path).prefix(3).joined(separator: ", ") }
             console.out(
-                "\(Clock.stamp()) \(what.isEmpty ? "web build" : what): rebuilt in \(Clock.milliseconds(since: start)) ms (\(describe(scope)), \(live.rendered) rendered, version \(version))\n")
+                "\(Clock.stamp()) \(what): rebuilt in \(Clock.milliseconds(since: start)) ms (\(describe(scope)), \(live.rendered) rendered, version \(version))\n")
             report(live.snapshot, console: console)
         }
         server.stop()
@@ -134,7 +140,7 @@ enum PreviewCommand {
     static func published(_ snapshot: LiveBuild.Snapshot, version: Int) -> PreviewServer.Published {
         PreviewServer.Published(
             version: version, files: snapshot.output?.files ?? [:],
-            problemsPage: snapshot.current ? nil : ProblemsPage.render(snapshot.all, version: version))
+            problemsPage: snapshot.current ? nil : ProblemsPage.render(snapshot.all, unreadable: snapshot.unreadable, version: version))
     }
 
     static func describe(_ scope: LiveBuild.Scope) -> String {
@@ -148,6 +154,7 @@ enum PreviewCommand {
 
     /// The errors now, as validate prints them (the page shows them too).
     static func report(_ snapshot: LiveBuild.Snapshot, console: Console) {
+        for failure in snapshot.unreadable { console.out("  \(failure.path): error: \(failure.message)\n") }
         let errors = snapshot.all.filter { $0.severity == .error }
         guard !errors.isEmpty else { return }
         for finding in errors.prefix(20) {

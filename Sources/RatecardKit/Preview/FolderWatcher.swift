@@ -9,6 +9,11 @@ import RatecardSupport
 /// watches when its event arrives, and the caller reads the whole folder then, so files made
 /// in it before its watch existed are not missed. Dot-folders (`.git`, `.preview`) are not
 /// content and are not watched, except the repository's own files for HEAD.
+///
+/// Attribute changes are events too (a `chmod` that makes an unreadable file readable again
+/// must be read), and a folder that could not be watched or listed (no permission, out of
+/// descriptors) is kept and tried again by `retry`, which reports it as changed once it is
+/// watched.
 public final class FolderWatcher {
     /// What one batch of events changed.
     public struct Changes: Sendable {
@@ -19,6 +24,16 @@ public final class FolderWatcher {
         public var overflow = false
 
         public var isEmpty: Bool { content.isEmpty && !web && !git && !overflow }
+
+        public init() {}
+
+        /// These changes and `other`'s.
+        public mutating func formUnion(_ other: Changes) {
+            content.formUnion(other.content)
+            web = web || other.web
+            git = git || other.git
+            overflow = overflow || other.overflow
+        }
     }
 
     private enum Place {
@@ -35,7 +50,14 @@ public final class FolderWatcher {
     /// The web folder's path inside the content folder (with a trailing `/`), watched as web.
     private let webInside: String?
     private var watches: [Int32: Place] = [:]
+    /// Folders whose watch or listing failed, by path: tried again by `retry`.
+    private var unwatched: [String: Place] = [:]
     private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MODIFY)
+    /// Content and web folders: attribute changes too (permissions).
+    private static let fileMask = mask | UInt32(IN_ATTRIB)
+
+    /// Whether some folder is not watched yet (`retry` should be called now and then).
+    public var hasUnwatched: Bool { !unwatched.isEmpty }
 
     public init(content: String, web: String?, gitFolders: [String]) throws {
         let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
@@ -49,31 +71,58 @@ public final class FolderWatcher {
         }
         try addTree(content, place: .content(""))
         if let web, webInside == nil { try addTree(web, place: .web(folder: web, inContent: nil)) }
-        for folder in gitFolders where FileSystem.isDirectory(folder) { try add(folder, place: .git) }
+        for folder in gitFolders where FileSystem.isDirectory(folder) { _ = try add(folder, place: .git) }
     }
 
     deinit { close(descriptor) }
 
-    private func add(_ folder: String, place: Place) throws {
-        let wd = inotify_add_watch(descriptor, folder, Self.mask)
-        guard wd >= 0 else {
-            if errno == ENOSPC {
-                throw OperationalError("cannot watch \(folder): the limit of inotify watches is reached (fs.inotify.max_user_watches); raise it, e.g. 'sysctl fs.inotify.max_user_watches=524288'")
-            }
-            if errno == ENOENT || errno == ENOTDIR { return }
-            throw FileSystem.failure("inotify_add_watch", folder)
-        }
-        watches[wd] = place
+    /// What became of a folder's watch.
+    private enum Added {
+        case watched
+        /// It is not there any more (nothing to watch).
+        case gone
+        /// It is there but could not be watched or listed now (permissions, descriptors).
+        case failed
     }
 
-    /// Watches `folder` and every non-dot folder below it.
+    private func add(_ folder: String, place: Place) throws -> Added {
+        let mask: UInt32
+        if case .git = place { mask = Self.mask } else { mask = Self.fileMask }
+        let wd = inotify_add_watch(descriptor, folder, mask)
+        guard wd >= 0 else {
+            switch errno {
+            case ENOSPC:
+                throw OperationalError("cannot watch \(folder): the limit of inotify watches is reached (fs.inotify.max_user_watches); raise it, e.g. 'sysctl fs.inotify.max_user_watches=524288'")
+            case ENOENT, ENOTDIR: return .gone
+            default: return .failed
+            }
+        }
+        watches[wd] = place
+        return .watched
+    }
+
+    /// Watches `folder` and every non-dot folder below it. A folder that cannot be watched or
+    /// listed for a reason other than being gone is kept for `retry`.
     private func addTree(_ folder: String, place: Place) throws {
         var place = place
         if case .content(let relative) = place, let webInside, relative + "/" == webInside {
             place = .web(folder: folder, inContent: relative)
         }
-        try add(folder, place: place)
-        guard let names = try? FileSystem.listDirectory(folder) else { return }
+        unwatched[folder] = nil
+        switch try add(folder, place: place) {
+        case .watched: break
+        case .gone: return
+        case .failed:
+            unwatched[folder] = place
+            return
+        }
+        let names: [String]
+        do {
+            names = try FileSystem.listDirectory(folder)
+        } catch {
+            if FileSystem.isDirectory(folder) { unwatched[folder] = place }
+            return
+        }
         for name in names where !name.hasPrefix(".") {
             let path = folder + "/" + name
             var info = stat()
@@ -116,6 +165,26 @@ public final class FolderWatcher {
         return changes
     }
 
+    /// Tries again to watch the folders that could not be watched or listed; each one watched
+    /// now is reported as changed (what is in it was not seen).
+    public func retry() -> Changes {
+        var changes = Changes()
+        for (folder, place) in unwatched.sorted(by: { $0.key < $1.key }) {
+            try? addTree(folder, place: place)
+            guard unwatched[folder] == nil else { continue }
+            switch place {
+            case .content(let relative):
+                // The content folder itself: read all of it.
+                if relative.isEmpty { changes.overflow = true } else { changes.content.insert(relative) }
+            case .web(_, let inContent):
+                changes.web = true
+                if let inContent { changes.content.insert(inContent) }
+            case .git: changes.git = true
+            }
+        }
+        return changes
+    }
+
     private func drain(into changes: inout Changes) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -145,8 +214,12 @@ public final class FolderWatcher {
             watches[wd] = nil
             return
         }
-        guard let place = watches[wd], mask & UInt32(IN_DELETE_SELF) == 0 else { return }
-        let newFolder = mask & UInt32(IN_ISDIR) != 0 && mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0
+        // A watched folder's own attribute change comes without a name: its parent's watch
+        // names it.
+        guard let place = watches[wd], mask & UInt32(IN_DELETE_SELF) == 0, !name.isEmpty else { return }
+        // A folder created or moved in, or whose permissions changed (it may be readable now):
+        // watched again (a folder already watched keeps its watch).
+        let newFolder = mask & UInt32(IN_ISDIR) != 0 && mask & UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB) != 0
         switch place {
         case .git:
             // Ref updates are written under a lock file and renamed: the rename names the ref.

@@ -10,6 +10,11 @@ import RatecardSupport
 ///
 /// The result is what a cold `preview` of the same work tree renders, byte for byte, and the
 /// findings are what `validate` reports; `PreviewWatchTests` checks both after random edits.
+///
+/// A file that cannot be read (no permission, out of descriptors) is never taken as unchanged
+/// or gone: it is listed in `unreadable` (as `validate` would fail on it), read again on every
+/// update until it can be, and meanwhile the snapshot is not current and no bundle is built
+/// from the bytes it had before.
 public final class LiveBuild {
     public let location: ContentLocation
     public let asOf: Day
@@ -57,6 +62,48 @@ public final class LiveBuild {
     private var bridge: [Diagnostic] = []
     private var output: BundleBuilder.Output?
     private var built = false
+    /// The bundle is not the current state's: a rebuild was skipped (errors, unreadable files)
+    /// or failed; the next update rebuilds even when nothing else changed.
+    private var stale = false
+    /// Paths (relative to the content folder) that could not be read, with the error.
+    private var failed: [String: String] = [:]
+    /// Why the last full read of the work tree failed (the state before it is kept meanwhile).
+    private var reloadFailure: String?
+    /// Why the web build's bridge check could not read the web build.
+    private var bridgeFailure: String?
+
+    /// A file or folder that could not be read, as `validate` would report it.
+    public struct ReadFailure: Equatable, Sendable {
+        /// The path as findings show it (the content folder's, or the web build's).
+        public var path: String
+        /// The error: the call, the path and the system's reason.
+        public var message: String
+
+        public init(path: String, message: String) {
+            self.path = path
+            self.message = message
+        }
+    }
+
+    /// Whether something cannot be read now.
+    public var hasUnreadable: Bool { !failed.isEmpty || reloadFailure != nil || bridgeFailure != nil }
+
+    /// Whether the bundle is the current state's and nothing is wrong with it (what
+    /// `snapshot.current` says, without assembling a snapshot).
+    public var isCurrent: Bool {
+        built && !stale && !hasUnreadable && !found.contains { $0.severity == .error } && !bridge.contains { $0.severity == .error }
+    }
+
+    /// What cannot be read now, by path.
+    public var unreadable: [ReadFailure] {
+        var result = failed.map { ReadFailure(path: prefix + $0.key, message: $0.value) }
+        if let reloadFailure { result.append(ReadFailure(path: prefix.isEmpty ? "./" : prefix, message: reloadFailure)) }
+        if let bridgeFailure, let webFolder {
+            let shown = BridgeCheck.displayPrefix(webFolder: webFolder, repositoryRoot: location.repository?.workdir)
+            result.append(ReadFailure(path: shown.isEmpty ? webFolder : shown, message: bridgeFailure))
+        }
+        return result.sorted { $0.path < $1.path }
+    }
 
     /// What the last update produced.
     public struct Snapshot: Sendable {
@@ -68,6 +115,8 @@ public final class LiveBuild {
         public var findings: [Diagnostic]
         /// The web build's bridge findings (`validate` adds them for the work tree too).
         public var bridge: [Diagnostic]
+        /// Files that cannot be read now (`validate` stops at the first of them).
+        public var unreadable: [ReadFailure]
         /// Both, content first.
         public var all: [Diagnostic] { findings + bridge }
     }
@@ -121,13 +170,19 @@ public final class LiveBuild {
             let file = loaded[index].take()
             items[entry.path] = Item(kind: entry.kind, id: file?.key?.id ?? file?.hashed, isContent: true, parsed: file?.file)
         }
+        failed = [:]
         for entry in entries where items[entry.path] == nil || (entry.kind == .file && items[entry.path]?.id == nil) {
             // The web build inside the content folder, assets and unexpected files: hashed here
             // (git compares them), assets kept for the build.
             var item = items[entry.path] ?? Item(kind: entry.kind, id: nil, isContent: false, parsed: nil)
-            if entry.kind == .file, let bytes = try? FileSystem.readFile(root + "/" + entry.path) {
-                item.id = Repository.blobID(of: bytes)
-                if case .asset = FileRole(entry.path), item.isContent { assets[entry.path] = bytes }
+            if entry.kind == .file {
+                do {
+                    let bytes = try FileSystem.readFile(root + "/" + entry.path)
+                    item.id = Repository.blobID(of: bytes)
+                    if case .asset = FileRole(entry.path), item.isContent { assets[entry.path] = bytes }
+                } catch {
+                    failed[entry.path] = "\(error)"
+                }
             }
             items[entry.path] = item
         }
@@ -199,21 +254,27 @@ public final class LiveBuild {
     private func checkBridge() {
         guard let webFolder else { return }
         let displayPrefix = BridgeCheck.displayPrefix(webFolder: webFolder, repositoryRoot: location.repository?.workdir)
-        bridge = (try? BridgeCheck.run(webFolder: webFolder, displayPrefix: displayPrefix))?.diagnostics ?? []
+        do {
+            bridge = try BridgeCheck.run(webFolder: webFolder, displayPrefix: displayPrefix).diagnostics
+            bridgeFailure = nil
+        } catch {
+            bridgeFailure = "\(error)"
+        }
     }
 
     /// The state now.
     public var snapshot: Snapshot {
-        let errors = (found + bridge).contains { $0.severity == .error }
-        return Snapshot(output: output, current: built && !errors, findings: found, bridge: bridge)
+        Snapshot(output: output, current: isCurrent, findings: found, bridge: bridge, unreadable: hasUnreadable ? unreadable : [])
     }
 
     /// Applies edits: `changed` holds paths relative to the content folder (files or folders
     /// created, written, moved or deleted), `webChanged` says the web build changed, and
-    /// `gitChanged` that the repository's refs may have moved. Returns what was checked again.
+    /// `gitChanged` that the repository's refs may have moved. Whatever could not be read
+    /// before is read again too. Returns what was checked again.
     @discardableResult
     public func update(changed: Set<String>, webChanged: Bool = false, gitChanged: Bool = false) throws -> Scope {
         Trace.mark("watch: \(changed.count) paths changed")
+        if reloadFailure != nil { return try reloadEverything() }
         memo.beginBuild()
         defer { memo.endBuild() }
         var scope = Scope.nothing
@@ -221,14 +282,15 @@ public final class LiveBuild {
         var full = headMoved
         var inPlace: [String: ParsedFile] = [:]
         var treeChanged = false
-        for path in changed.sorted() where !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+        let webChanged = webChanged || bridgeFailure != nil
+        for path in changed.union(failed.keys).sorted() where !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
             if path == "ratecard.yaml" {
                 // It names the web folder, which decides what is content: read everything again.
                 return try reloadEverything()
             }
             let before = items[path]
             touched = (false, false)
-            let edit = try reread(path)
+            let edit = reread(path)
             let after = items[path]
             if let before, let after, before.kind == after.kind, before.isContent == after.isContent,
                 before.id != nil, before.id == after.id
@@ -254,18 +316,26 @@ public final class LiveBuild {
         }
         Trace.mark("watch: checked again")
         if webChanged { checkBridge() }
-        guard scope != .nothing || webChanged || headMoved || treeChanged else { return .nothing }
+        guard scope != .nothing || webChanged || headMoved || treeChanged || stale else { return .nothing }
         try rebuild()
         return scope
     }
 
     /// Reads, checks and builds everything again (after ratecard.yaml changed, or when the
-    /// watcher lost events).
+    /// watcher lost events). When the work tree cannot be read, the state before is kept, not
+    /// current, and the next update tries again.
     @discardableResult
     public func reloadEverything() throws -> Scope {
         memo.beginBuild()
         defer { memo.endBuild() }
-        try loadAll()
+        do {
+            try loadAll()
+            reloadFailure = nil
+        } catch {
+            reloadFailure = "\(error)"
+            stale = true
+            return .everything
+        }
         refreshHead(force: true)
         found = validator.check(content, base: base)
         checkBridge()
@@ -285,24 +355,38 @@ public final class LiveBuild {
     }
 
     /// Reads one path of the work tree again: returns the parsed file when it is a content
-    /// file that exists now.
-    private func reread(_ path: String) throws -> ParsedFile? {
+    /// file that exists now. A path that cannot be read keeps what it had (it is not taken as
+    /// gone) and is recorded in `failed`, to be read again by the next update.
+    private func reread(_ path: String) -> ParsedFile? {
+        do {
+            let parsed = try read(path)
+            failed[path] = nil
+            return parsed
+        } catch {
+            failed[path] = "\(error)"
+            return nil
+        }
+    }
+
+    private func read(_ path: String) throws -> ParsedFile? {
         var info = stat()
         let full = root + "/" + path
         guard lstat(full, &info) == 0 else {
+            guard errno == ENOENT || errno == ENOTDIR else { throw FileSystem.failure("lstat", full) }
             remove(path)
             return nil
         }
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
-            // A folder created or moved in: everything in it.
-            remove(path)
-            if FileSystem.exists(full + "/.git") {
+            // A folder created or moved in: everything in it (listed before anything is dropped).
+            if try WorkingTreeSource.list(full).contains(where: { $0.name == ".git" }) {
+                remove(path)
                 insert(path, Item(kind: .submodule, id: nil, isContent: !isUnderWebBuild(path), parsed: nil))
                 return nil
             }
-            let inner = WorkingTreeSource(root: full, contentRoot: .repositoryRoot)
-            for entry in (try? inner.entries()) ?? [] { _ = try reread(path + "/" + entry.path) }
+            let entries = try WorkingTreeSource(root: full, contentRoot: .repositoryRoot).entries()
+            remove(path)
+            for entry in entries { _ = reread(path + "/" + entry.path) }
             return nil
         case S_IFLNK:
             remove(path)
@@ -314,8 +398,8 @@ public final class LiveBuild {
             remove(path)
             return nil
         }
-        let bytes = try? FileSystem.readFile(full)
-        let id = bytes.map(Repository.blobID(of:))
+        let bytes = try FileSystem.readFile(full)
+        let id = Repository.blobID(of: bytes)
         if isUnderWebBuild(path) {
             insert(path, Item(kind: .file, id: id, isContent: false, parsed: nil))
             return nil
@@ -362,6 +446,7 @@ public final class LiveBuild {
 
     private func remove(_ path: String) {
         let below = path + "/"
+        if !failed.isEmpty { failed = failed.filter { $0.key != path && !$0.key.hasPrefix(below) } }
         if let removed = items.removeValue(forKey: path) {
             if let index = order.firstIndex(of: path) { order.remove(at: index) }
             if removed.isContent { touched.content = true } else { touched.tree = true }
@@ -449,9 +534,11 @@ public final class LiveBuild {
         return cut
     }
 
-    /// Builds the bundle when the content has no errors (keeping the last good one otherwise).
+    /// Builds the bundle when the content has no errors and every file could be read (keeping
+    /// the last good one otherwise).
     private func rebuild() throws {
-        guard !found.contains(where: { $0.severity == .error }) else { return }
+        stale = true
+        guard !found.contains(where: { $0.severity == .error }), failed.isEmpty, reloadFailure == nil else { return }
         let root = location.repository == nil ? nil : contentRoot.treePath
         let dirty = dirty
         var builder = BundleBuilder(asOf: asOf, sourceCommit: dirty ? nil : head, sourceDirty: dirty, sourceRoot: root, cache: caches.build)
@@ -462,6 +549,7 @@ public final class LiveBuild {
             return bytes
         }
         built = true
+        stale = false
         Trace.mark("watch: built")
     }
 }

@@ -12,11 +12,16 @@ import Synchronization
 /// problems of the content instead of a stale page), and tell open pages when to reload.
 ///
 /// It listens on 127.0.0.1 only, answers GET and HEAD only, serves nothing outside the bundle
-/// and the web folder (no `..`, no dot-files, symlinks resolved and kept inside the folder),
-/// answers only requests addressed to the loopback host (a page on another site cannot read it
-/// through DNS rebinding), and sends `Cache-Control: no-store` with every response. Open pages
-/// hold one Server-Sent Events connection (`/__ratecard/events`) and reload when the version it
-/// sends differs from the one they were served at.
+/// and the web folder (no `..`, no dot-files, no symlink followed: each folder of a path is
+/// opened below the one before without following a link, and the file read is the one
+/// checked), answers only requests addressed to the loopback host (a page on another site
+/// cannot read it through DNS rebinding), and sends `Cache-Control: no-store` with every
+/// response. Open pages hold one Server-Sent Events connection (`/__ratecard/events`, served by
+/// `EventHub`) and reload when the version it sends differs from the one they were served at.
+///
+/// It keeps answering when descriptors run out: `accept` failing for want of descriptors or
+/// memory is retried after a short pause, and at most `maxConnections` connections are open at
+/// once (one more is answered 503 and closed).
 public final class PreviewServer: Sendable {
     /// What is served: replaced as a whole after each rebuild.
     public struct Published: Sendable {
@@ -33,11 +38,15 @@ public final class PreviewServer: Sendable {
         }
     }
 
+    /// How many connections are served at once (page requests and event streams together).
+    public static let maxConnections = 64
+
     public let port: Int
     private let listener: Int32
     private let webFolder: String?
     private let published: Mutex<Published>
-    private let changed = NSCondition()
+    private let events: EventHub
+    /// The connections a thread of this server is answering (the hub holds the event streams).
     private let connections = Mutex<Set<Int32>>([])
     private let stopping = Atomic<Bool>(false)
 
@@ -69,10 +78,17 @@ public final class PreviewServer: Sendable {
         listener = fd
         self.webFolder = webFolder.flatMap { try? FileSystem.realPath($0) }
         published = Mutex(initial)
+        do {
+            events = try EventHub(version: initial.version)
+        } catch {
+            close(fd)
+            throw error
+        }
     }
 
     /// Starts accepting connections on a thread of its own.
     public func start() {
+        events.start()
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "preview-accept"
         thread.start()
@@ -81,9 +97,7 @@ public final class PreviewServer: Sendable {
     /// Replaces what is served and tells open pages.
     public func publish(_ next: Published) {
         published.withLock { $0 = next }
-        changed.lock()
-        changed.broadcast()
-        changed.unlock()
+        events.announce(next.version)
     }
 
     public var version: Int { published.withLock { $0.version } }
@@ -93,29 +107,64 @@ public final class PreviewServer: Sendable {
         guard !stopping.exchange(true, ordering: .relaxed) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
-        for fd in connections.withLock({ $0 }) { shutdown(fd, Int32(SHUT_RDWR)) }
-        changed.lock()
-        changed.broadcast()
-        changed.unlock()
+        // Under the lock: a connection leaves the set before its descriptor is closed.
+        connections.withLock { open in
+            for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+        events.stop()
     }
 
+    /// Accepts connections until `stop`, each answered on a thread of its own. A failed
+    /// `accept` never ends the loop: out of descriptors (EMFILE, ENFILE) or memory (ENOBUFS,
+    /// ENOMEM), or a network error Linux passes on from the new connection, it waits 10 ms,
+    /// doubling up to 100 ms while it keeps failing, and tries again (the connections wait in
+    /// the listen queue meanwhile).
     private func acceptLoop() {
+        var pause: UInt32 = 10_000
         while !stopping.load(ordering: .relaxed) {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return
+                let code = errno
+                if stopping.load(ordering: .relaxed) { return }
+                if code == EINTR || code == ECONNABORTED { continue }
+                usleep(pause)
+                pause = min(pause * 2, 100_000)
+                continue
             }
+            pause = 10_000
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            connections.withLock { _ = $0.insert(fd) }
+            let admitted = connections.withLock { open -> Bool in
+                guard open.count + events.count < Self.maxConnections else { return false }
+                open.insert(fd)
+                return true
+            }
+            guard admitted else {
+                Self.refuse(fd)
+                continue
+            }
             let thread = Thread { [self] in
-                serve(fd)
+                let streaming = serve(fd)
+                guard !streaming else { return }
                 connections.withLock { _ = $0.remove(fd) }
                 close(fd)
             }
             thread.name = "preview-connection"
             thread.start()
         }
+    }
+
+    /// Answers a connection over the cap with 503 and closes it, without waiting on it: what
+    /// the request has sent is read first, so the close does not reset the answer away.
+    static func refuse(_ fd: Int32) {
+        var scratch = [UInt8](repeating: 0, count: 8192)
+        _ = recv(fd, &scratch, scratch.count, Int32(MSG_DONTWAIT))
+        let body = "Too many connections to the preview; try again.\n"
+        var answer = Array(
+            ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n"
+                + "Retry-After: 1\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n" + body).utf8)
+        _ = answer.withUnsafeMutableBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+        shutdown(fd, Int32(SHUT_WR))
+        close(fd)
     }
 
     // MARK: - HTTP
@@ -126,16 +175,29 @@ public final class PreviewServer: Sendable {
         var headers: [String: String]
     }
 
-    /// Answers requests on one connection until the client closes it (HTTP/1.1 keep-alive).
-    private func serve(_ fd: Int32) {
+    /// What to do with a connection after a response.
+    enum Next {
+        case keepOpen
+        case close
+        /// It was handed to the event hub, which closes it.
+        case handedOver
+    }
+
+    /// Answers requests on one connection until the client closes it (HTTP/1.1 keep-alive);
+    /// true when the connection became an event stream (the hub has it now).
+    private func serve(_ fd: Int32) -> Bool {
         var idle = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
         var buffer: [UInt8] = []
         while !stopping.load(ordering: .relaxed) {
-            guard let request = Self.readRequest(fd, &buffer) else { return }
-            guard respond(to: request, on: fd) else { return }
-            if request.headers["connection"]?.lowercased() == "close" { return }
+            guard let request = Self.readRequest(fd, &buffer) else { return false }
+            switch respond(to: request, on: fd) {
+            case .handedOver: return true
+            case .close: return false
+            case .keepOpen: if request.headers["connection"]?.lowercased() == "close" { return false }
+            }
         }
+        return false
     }
 
     /// Reads one request head (the body of a GET is empty; anything else is refused unread).
@@ -164,10 +226,11 @@ public final class PreviewServer: Sendable {
         }
     }
 
-    /// Writes the response; false when the connection should close.
-    private func respond(to request: Request, on fd: Int32) -> Bool {
+    /// Writes the response; what becomes of the connection.
+    private func respond(to request: Request, on fd: Int32) -> Next {
         guard request.method == "GET" || request.method == "HEAD" else {
-            return send(fd, status: "405 Method Not Allowed", type: "text/plain; charset=utf-8", body: Array("Only GET and HEAD.\n".utf8), head: false, extra: ["Allow: GET, HEAD"]) && false
+            _ = send(fd, status: "405 Method Not Allowed", type: "text/plain; charset=utf-8", body: Array("Only GET and HEAD.\n".utf8), head: false, extra: ["Allow: GET, HEAD"])
+            return .close
         }
         let head = request.method == "HEAD"
         guard let host = request.headers["host"], ["127.0.0.1:\(port)", "localhost:\(port)"].contains(host.lowercased()) else {
@@ -183,8 +246,7 @@ public final class PreviewServer: Sendable {
             return send(fd, status: "200 OK", type: "text/plain; charset=utf-8", body: Array("\(version)\n".utf8), head: head)
         case "__ratecard/events":
             if head { return send(fd, status: "200 OK", type: "text/event-stream", body: [], head: true) }
-            streamEvents(fd)
-            return false
+            return streamEvents(fd)
         default:
             break
         }
@@ -193,8 +255,18 @@ public final class PreviewServer: Sendable {
         if type.hasPrefix("text/html"), let page = state.problemsPage {
             return send(fd, status: "200 OK", type: type, body: page, head: head)
         }
-        guard let body = state.files[path] ?? readWebFile(path) else {
-            return send(fd, status: "404 Not Found", type: "text/plain; charset=utf-8", body: Array("Not found: /\(path)\n".utf8), head: head)
+        let body: [UInt8]
+        if let built = state.files[path] {
+            body = built
+        } else {
+            switch readWebFile(path) {
+            case .found(let bytes):
+                body = bytes
+            case .missing:
+                return send(fd, status: "404 Not Found", type: "text/plain; charset=utf-8", body: Array("Not found: /\(path)\n".utf8), head: head)
+            case .failed(let reason):
+                return send(fd, status: "500 Internal Server Error", type: "text/plain; charset=utf-8", body: Array("Cannot read /\(path): \(reason)\n".utf8), head: head)
+            }
         }
         if type.hasPrefix("text/html") {
             return send(fd, status: "200 OK", type: type, body: Self.withLiveScript(body, version: state.version), head: head)
@@ -217,22 +289,62 @@ public final class PreviewServer: Sendable {
         return parts.joined(separator: "/")
     }
 
-    /// A file of the web build, if `path` names one inside it (symlinks resolved, and the
-    /// result still inside the folder).
-    private func readWebFile(_ path: String) -> [UInt8]? {
-        guard let webFolder, let real = try? FileSystem.realPath(webFolder + "/" + path),
-            real.hasPrefix(webFolder + "/"), !FileSystem.isDirectory(real)
-        else { return nil }
-        return try? FileSystem.readFile(real)
+    enum WebFile: Equatable {
+        case found([UInt8])
+        /// Nothing to serve there: no such file, a folder, a symlink on the way, not a regular file.
+        case missing
+        /// It is there but could not be read (permissions, out of descriptors): the reason.
+        case failed(String)
     }
 
-    private func send(_ fd: Int32, status: String, type: String, body: [UInt8], head: Bool, extra: [String] = []) -> Bool {
+    /// A file of the web build, read through the descriptors that were checked: the web
+    /// folder, each folder of `path` opened below the one before with O_NOFOLLOW (a symlink
+    /// anywhere is refused, so a folder swapped for a link to elsewhere between two requests,
+    /// or during one, is never entered), the file opened the same way and read only if `fstat`
+    /// on that descriptor says it is a regular file.
+    func readWebFile(_ path: String) -> WebFile {
+        guard let webFolder else { return .missing }
+        let parts = path.split(separator: "/").map(String.init)
+        var folder = open(webFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return Self.openFailure(errno) }
+        defer { close(folder) }
+        for part in parts.dropLast() {
+            let inner = openat(folder, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard inner >= 0 else { return Self.openFailure(errno) }
+            close(folder)
+            folder = inner
+        }
+        guard let name = parts.last else { return .missing }
+        // O_NONBLOCK: opening a FIFO does not wait for a writer (it is refused below).
+        let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return Self.openFailure(errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failed(String(cString: strerror(errno))) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .missing }
+        do {
+            return .found(try FileSystem.readAll(fd, path: "/" + path))
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    /// What an `open` failing with `code` means for a request: absent (no such name, not a
+    /// folder, a symlink) or a failure to report.
+    private static func openFailure(_ code: Int32) -> WebFile {
+        switch code {
+        case ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG: return .missing
+        default: return .failed(String(cString: strerror(code)))
+        }
+    }
+
+    private func send(_ fd: Int32, status: String, type: String, body: [UInt8], head: Bool, extra: [String] = []) -> Next {
         var header = "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n"
         header += "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
         for line in extra { header += line + "\r\n" }
         header += "\r\n"
-        guard Self.write(fd, Array(header.utf8)) else { return false }
-        return head || Self.write(fd, body)
+        guard Self.write(fd, Array(header.utf8)) else { return .close }
+        return head || Self.write(fd, body) ? .keepOpen : .close
     }
 
     static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
@@ -248,28 +360,18 @@ public final class PreviewServer: Sendable {
         return true
     }
 
-    /// Server-Sent Events: the version now, then each new one, until the page goes away.
-    private func streamEvents(_ fd: Int32) {
-        let header = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\r\nretry: 300\n\n"
-        guard Self.write(fd, Array(header.utf8)) else { return }
-        var sent = -1
-        while !stopping.load(ordering: .relaxed) {
-            let now = version
-            if now != sent {
-                guard Self.write(fd, Array("data: \(now)\n\n".utf8)) else { return }
-                sent = now
-            }
-            changed.lock()
-            if version == sent && !stopping.load(ordering: .relaxed) {
-                // A comment now and then finds a page that went away without closing.
-                if !changed.wait(until: Date(timeIntervalSinceNow: 15)) {
-                    changed.unlock()
-                    guard Self.write(fd, Array(": keep-alive\n\n".utf8)) else { return }
-                    continue
-                }
-            }
-            changed.unlock()
+    /// Server-Sent Events: the head and the version now, then the connection goes to the hub,
+    /// which sends each new version until the page goes away.
+    private func streamEvents(_ fd: Int32) -> Next {
+        let now = version
+        let header = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\r\nretry: 300\n\ndata: \(now)\n\n"
+        guard Self.write(fd, Array(header.utf8)) else { return .close }
+        // Out of this server's set before the hub may close it (a descriptor is never in both).
+        connections.withLock { open in
+            open.remove(fd)
+            events.add(fd, sent: now)
         }
+        return .handedOver
     }
 
     /// The reload script. When the server's version is not the one the page was served at

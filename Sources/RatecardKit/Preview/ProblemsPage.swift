@@ -1,16 +1,28 @@
 import RatecardCore
 import RatecardOutput
 
-/// The page `preview --watch` serves for every HTML request while the content has errors: each
-/// problem as `validate` prints it (`path:line:column: error RULE: message`), instead of a page
-/// built from content that no longer exists.
+/// The page `preview --watch` serves for every HTML request while the content has errors or a
+/// file cannot be read: each problem as `validate` prints it (`path:line:column: error RULE:
+/// message`, `path: error: open ...: Permission denied`), instead of a page built from content
+/// that no longer exists.
 public enum ProblemsPage {
-    public static func render(_ findings: [Diagnostic], version: Int) -> [UInt8] {
+    public static func render(_ findings: [Diagnostic], unreadable: [LiveBuild.ReadFailure] = [], version: Int) -> [UInt8] {
         let errors = findings.filter { $0.severity == .error }
         let warnings = findings.filter { $0.severity == .warning }
-        var body = HTML.element("h1", text: "\(errors.count) error\(errors.count == 1 ? "" : "s") in the content")
+        let cannotRead = "\(unreadable.count) file\(unreadable.count == 1 ? "" : "s") cannot be read"
+        let onlyUnreadable = errors.isEmpty && !unreadable.isEmpty
+        let errorCount = "\(errors.count) error\(errors.count == 1 ? "" : "s")"
+        var body = HTML.element("h1", text: onlyUnreadable ? cannotRead : errorCount + " in the content")
         body += HTML.element("p", [("class", "meta")], text: "The preview is built again as soon as they are fixed; this page reloads by itself.")
-        body += list(errors, kind: "error")
+        if !onlyUnreadable { body += list(errors, kind: "error") }
+        if !unreadable.isEmpty {
+            if !errors.isEmpty { body += HTML.element("h2", text: cannotRead) }
+            body += HTML.element(
+                "ul", [("class", "error")],
+                unreadable.map { failure in
+                    HTML.element("li", [], HTML.element("code", text: failure.path) + HTML(text: ": error: \(failure.message)"))
+                }.joined())
+        }
         if !warnings.isEmpty {
             body += HTML.element("h2", text: "\(warnings.count) warning\(warnings.count == 1 ? "" : "s")")
             body += list(warnings, kind: "warning")
@@ -22,7 +34,7 @@ public enum ProblemsPage {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'">
-            <title>\(HTML.escape("ratecard preview: \(errors.count) error\(errors.count == 1 ? "" : "s")"))</title>
+            <title>\(HTML.escape("ratecard preview: \(onlyUnreadable ? cannotRead : errorCount)"))</title>
             <style>\(style)</style>
             <script src="/__ratecard/live.js" data-version="\(version)"></script>
             </head>
