@@ -54,7 +54,8 @@ struct HistoryFixture {
     }
 
     /// The ids of every rule that compares a commit with its parent.
-    static let historyRules = ["HIS-01", "HIS-02", "HIS-03", "HIS-04", "HIS-05", "HIS-06", "HIS-07", "HIS-08", "HIS-09", "HIS-10"]
+    /// Every rule that reads the parent commit, from the rule table.
+    static let historyRules = HistoryRules.all.map(\.id).sorted()
 
     /// A commit that rewords a mandatory phrase without a sign-off (HIS-06), and a depth-1 clone of it.
     func phraseChangeAndShallowClone(in directory: String) throws -> (fixture: HistoryFixture, head: ObjectID, shallow: String) {
@@ -83,12 +84,12 @@ struct HistoryFixture {
             #expect(
                 result.out == """
                     error: history rules (\(rules)) could not run for \(head.short): its parent \(parent.short) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range); or pass --allow-shallow to skip them
-                    incomplete: 0 errors, 0 warnings in 22 files across 1 commit (22 files parsed); 10 rules could not run
+                    incomplete: 0 errors, 0 warnings in 22 files across 1 commit (22 files parsed); \(Self.historyRules.count) rules could not run
 
                     """, "\(result.out)")
             #expect(
                 result.err == """
-                    Error: 10 rules could not run: \(rules) compare a commit with its parent, and the parent of \(head.short) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range); or pass --allow-shallow to skip them
+                    Error: \(Self.historyRules.count) rules could not run: \(rules) compare a commit with its parent, and the parent of \(head.short) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range); or pass --allow-shallow to skip them
 
                     """, "\(result.err)")
 
@@ -96,13 +97,13 @@ struct HistoryFixture {
             #expect(korean.status == 4)
             #expect(korean.out.contains("\(head.short) 커밋의 이력 규칙(\(rules))은 실행하지 못했습니다: 부모 커밋(\(parent.short))이 이 클론에 없습니다 (얕은 클론)"), "\(korean.out)")
             #expect(korean.out.contains("검사 미완료: 오류 0개, 경고 0개"), "\(korean.out)")
-            #expect(korean.err.contains("오류: 규칙 10개는 실행하지 못했습니다: 이 규칙들(\(rules))은 커밋을 부모 커밋과 비교하는데"), "\(korean.err)")
+            #expect(korean.err.contains("오류: 규칙 \(Self.historyRules.count)개는 실행하지 못했습니다: 이 규칙들(\(rules))은 커밋을 부모 커밋과 비교하는데"), "\(korean.err)")
             #expect(korean.err.contains("일부러 건너뛰려면 --allow-shallow 옵션을 주세요"), "\(korean.err)")
 
             let github = try ratecard(validate + ["--format", "github"], in: shallow)
             #expect(github.status == 4, "\(github.out)\(github.err)")
             #expect(github.out.contains("::error title=ratecard::history rules (\(rules)) could not run for \(head.short)"), "\(github.out)")
-            #expect(github.out.hasSuffix("incomplete: 0 errors, 0 warnings in 22 files across 1 commit (22 files parsed); 10 rules could not run\n"), "\(github.out)")
+            #expect(github.out.hasSuffix("incomplete: 0 errors, 0 warnings in 22 files across 1 commit (22 files parsed); \(Self.historyRules.count) rules could not run\n"), "\(github.out)")
 
             let json = try ratecard(validate + ["--format", "json"], in: shallow)
             #expect(json.status == 4)
@@ -131,7 +132,7 @@ struct HistoryFixture {
             #expect(text.status == 0, "\(text.out)\(text.err)")
             #expect(text.err == "")
             #expect(text.out.hasPrefix("note: history rules (\(Self.historyRules.joined(separator: ", "))) were skipped for \(head.short) (--allow-shallow)"), "\(text.out)")
-            #expect(text.out.hasSuffix("ok: 0 errors, 0 warnings in 22 files across 1 commit (22 files parsed); 10 rules skipped (--allow-shallow)\n"), "\(text.out)")
+            #expect(text.out.hasSuffix("ok: 0 errors, 0 warnings in 22 files across 1 commit (22 files parsed); \(Self.historyRules.count) rules skipped (--allow-shallow)\n"), "\(text.out)")
             let github = try ratecard(validate + ["--format", "github"], in: shallow)
             #expect(github.status == 0)
             #expect(github.out.contains("::warning title=ratecard::history rules ("), "\(github.out)")
@@ -151,13 +152,13 @@ struct HistoryFixture {
                 let validate = ["validate", "--rev", "HEAD", "--as-of", "2026-11-29"] + (allowed ? ["--allow-shallow"] : [])
                 let junit = try ratecard(validate + ["--format", "junit"], in: shallow)
                 #expect(junit.status == (allowed ? 0 : 4), "\(junit.err)")
-                #expect(junit.out.contains(#"failures="0" errors="0" skipped="10">"#), "\(junit.out)")
+                #expect(junit.out.contains(#"failures="0" errors="0" skipped="\#(Self.historyRules.count)">"#), "\(junit.out)")
                 let skippedCase = try #require(junit.out.range(of: #"<testcase classname="ratecard.HIS-06""#), "\(junit.out)")
                 #expect(junit.out[skippedCase.upperBound...].prefix(200).contains("<skipped message=\""), "\(junit.out)")
                 try FileSystem.writeFile(directory + "/report.xml", Array(junit.out.utf8))
                 let (xsd, xsdOutput) = try runTool("/usr/bin/env", ["python3", schemaChecker, "junit", directory + "/report.xml"])
                 #expect(xsd == 0, "\(xsdOutput)")
-                #expect(xsdOutput.contains("0 failure(s), 0 error(s), 10 skipped"), "\(xsdOutput)")
+                #expect(xsdOutput.contains("0 failure(s), 0 error(s), \(Self.historyRules.count) skipped"), "\(xsdOutput)")
 
                 let sarif = try ratecard(validate + ["--format", "sarif"], in: shallow)
                 #expect(sarif.status == (allowed ? 0 : 4), "\(sarif.err)")
@@ -214,7 +215,7 @@ struct HistoryFixture {
             let publish = ["publish", "--root", root, "--web", web, "--as-of", "2026-11-29", "-m", "from CI"]
             let refused = try ratecard(publish, in: shallow)
             #expect(refused.status == 4, "\(refused.out)\(refused.err)")
-            #expect(refused.err.contains("10 rules could not run: \(Self.historyRules.joined(separator: ", "))"), "\(refused.err)")
+            #expect(refused.err.contains("\(Self.historyRules.count) rules could not run: \(Self.historyRules.joined(separator: ", "))"), "\(refused.err)")
             #expect(refused.err.contains("--allow-shallow"), "\(refused.err)")
             #expect(try ServeRoot(path: root).live() == nil)
             let built = try ratecard(["build", "--rev", "HEAD", "--as-of", "2026-11-29", "--out", directory + "/out"], in: shallow)

@@ -123,7 +123,8 @@ final class MotoServer {
 /// dropped before the answer (`mode == "drop-after"`); every `failures`-th request does so
 /// (`"500-every"`, `"drop-every"`), but never the same request twice in a row (a transient
 /// fault: otherwise parallel workers can line a retried request up with every failure); or every request is refused as S3 refuses a request signed
-/// by a clock too far off (`"skew"`: 403 RequestTimeTooSkewed). Python's standard library, no packages.
+/// by a clock too far off (`"skew"`: 403 RequestTimeTooSkewed); or every request is forwarded
+/// `failures` milliseconds late (`"delay"`). Python's standard library, no packages.
 final class FaultyProxy {
     let process = Process()
     let port: Int
@@ -152,6 +153,8 @@ final class FaultyProxy {
                                 state["failed"].discard(request_id)
                         elif mode == "skew":
                             fail = True
+                        elif mode == "delay":
+                            fail = False
                         else:
                             fail = state["left"] > 0
                             if fail:
@@ -170,6 +173,9 @@ final class FaultyProxy {
                         self.end_headers()
                         self.wfile.write(payload)
                         return
+                    if mode == "delay":
+                        import time
+                        time.sleep(failures / 1000.0)
                     request = urllib.request.Request(upstream + self.path, data=body, method=self.command)
                     for name, value in self.headers.items():
                         if name.lower() not in ("content-length", "connection"):

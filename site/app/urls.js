@@ -24,9 +24,12 @@ export function safeDataFolder(p) {
   return folder + "/";
 }
 
-/** The object prefix from the entry document: "o/" (a relative folder), or null. */
+/**
+ * The object prefix from the entry document: "../../o/" (from a release served at the root or
+ * in a release folder alike), "o/" (releases published before), or null.
+ */
 export function safeObjectsPrefix(p) {
-  if (typeof p !== "string" || !/^[a-z0-9_-]{1,32}\/$/.test(p)) return null;
+  if (typeof p !== "string" || !/^(\.\.\/){0,2}[a-z0-9_-]{1,32}\/$/.test(p)) return null;
   return p;
 }
 

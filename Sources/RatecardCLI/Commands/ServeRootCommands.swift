@@ -118,7 +118,7 @@ enum ServeRootCommands {
         let approval = journal.publications[live]?.approval?.reason
         // A constant number of reads: the live version.json against the seal journaled when every
         // file was verified (`ratecard verify` checks the files themselves).
-        let drift = try (root.sealProblems(of: live) ?? ["no seal in the journal (published before seals); run 'ratecard verify'"]) + BridgeLines.staleness(root: root)
+        let drift = try (root.sealProblems(of: live) ?? ["no seal in the journal (published before seals); run 'ratecard verify'"]) + BridgeLines.servedStaleness(root: root)
         let staleFrom = info.staleFrom.flatMap(Day.init)
         let freshness: String
         switch staleFrom {
@@ -212,7 +212,7 @@ enum ServeRootCommands {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
         guard let live = try root.live() else { throw OperationalError("nothing is live in \(root.displayName)") }
-        let drift = try root.drift(of: live, deep: arguments.has("--deep")) + BridgeLines.staleness(root: root)
+        let drift = try root.drift(of: live, deep: arguments.has("--deep")) + BridgeLines.servedStaleness(root: root)
         let files = try root.info(of: live).files.count
         if json {
             invocation.console.out(

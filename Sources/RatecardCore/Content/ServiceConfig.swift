@@ -13,7 +13,7 @@ public struct ServiceConfig: Sendable, Equatable {
         public var s3: ObjectStorage? = nil
     }
 
-    /// `s3: {endpoint, bucket, prefix, region, lock_ttl_seconds}`. No credentials: those come
+    /// `s3: {endpoint, bucket, prefix, region, lock_ttl_seconds, deadline_seconds}`. No credentials: those come
     /// from the environment of the process (AWS_ACCESS_KEY_ID, ..., AWS_PROFILE), never from a
     /// file that is committed.
     public struct ObjectStorage: Sendable, Equatable {
@@ -22,6 +22,8 @@ public struct ServiceConfig: Sendable, Equatable {
         public var prefix: String
         public var region: String
         public var lockTTLSeconds: Int?
+        /// How long any one command may take against the bucket before it gives up (exit 4).
+        public var deadlineSeconds: Int? = nil
     }
 
     /// An app version still in use (`apps:` under an environment) and the bridge version it has.
@@ -152,6 +154,7 @@ public struct ServiceConfig: Sendable, Equatable {
         let prefix = reader.string("prefix", required: false)
         let region = reader.string("region", required: false)
         let ttl = reader.integer("lock_ttl_seconds", required: false)
+        let deadline = reader.integer("deadline_seconds", required: false)
         var valid = true
         if let endpoint {
             let text = endpoint.value
@@ -184,8 +187,14 @@ public struct ServiceConfig: Sendable, Equatable {
             diagnostics.report(SchemaRules.notAllowed, path, ttl.mark, "'lock_ttl_seconds' is \(ttl.value); a lock lives 1 to 86400 seconds after its last renewal")
             valid = false
         }
+        if let deadline, !(1...86_400).contains(deadline.value) {
+            diagnostics.report(SchemaRules.notAllowed, path, deadline.mark, "'deadline_seconds' is \(deadline.value); a command's deadline is 1 to 86400 seconds")
+            valid = false
+        }
         guard valid, let endpoint, let bucket else { return nil }
-        return ObjectStorage(endpoint: endpoint.value, bucket: bucket.value, prefix: prefix?.value ?? "", region: region?.value ?? "us-east-1", lockTTLSeconds: ttl?.value)
+        return ObjectStorage(
+            endpoint: endpoint.value, bucket: bucket.value, prefix: prefix?.value ?? "", region: region?.value ?? "us-east-1", lockTTLSeconds: ttl?.value,
+            deadlineSeconds: deadline?.value)
     }
 
     package static func isBucketName(_ name: String) -> Bool {

@@ -25,7 +25,8 @@ public enum BridgeLines {
     /// so a rollback does not re-read every release's version.json (hundreds of kilobytes each
     /// on a large site).
     static func computeWithRequirements(root: any ReleaseStore, known new: [String: Int] = [:]) throws -> (lines: [Int: String], requires: [String: Int]) {
-        let live = try root.live()
+        // A pointer to a release that is gone (being mended by a rollback) names no line.
+        let live = try? root.live()
         let journal = try root.journalLog.state()
         try journal.requireUndamaged()
         let bad = journal.badReleases(live: try root.pointer())
@@ -78,6 +79,19 @@ public enum BridgeLines {
         for line in Set(expected.keys).union(written.keys).sorted() where expected[line] != written[line] {
             problems.append(
                 "stale: \(fileName) gives apps of bridge \(line) \(written[line].map { "release \($0)" } ?? "nothing"), not \(expected[line].map { "release \($0)" } ?? "nothing")")
+        }
+        return problems
+    }
+
+    /// What is served beside the pointer and must follow it, and is not current: the bridge
+    /// lines, and a served `index.html` (a bucket's) that does not serve the live release. A
+    /// constant number of reads, for `status` and `verify`.
+    public static func servedStaleness(root: any ReleaseStore) throws -> [String] {
+        var problems = try staleness(root: root)
+        if let served = try root.readState("index.html"), let live = try? root.live(),
+            let page = try? root.readFile("index.html", of: live), ObjectLayout.servedEntry(page, release: live) != served
+        {
+            problems.append("stale: index.html does not serve the live release \(live)")
         }
         return problems
     }

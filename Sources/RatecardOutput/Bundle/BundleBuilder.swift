@@ -41,9 +41,16 @@ public struct BundleBuilder {
         let documents = DataDocuments(content: content, asOf: asOf)
         Trace.mark("build: indexes")
         let memo = self.memo
+        // Terms pages first (they name no bundle id): the terms index gives each page's hash.
+        let termsPageMaker = StaticPages(documents: documents, bundleID: "", cache: cache, memo: memo)
+        let termsPages = ParallelMap.map(content.terms) { termsPageMaker.termsPageBytes($0) }
+        let termsPaths = content.terms.map { BundleLayout.termsPage($0.documentID, $0.fileVersion) }
+        let termsHashes = ParallelMap.map(termsPages) { memo.sha256($0) }
+        let pageHashes = Dictionary(zip(termsPaths, termsHashes), uniquingKeysWith: { first, _ in first })
+        Trace.mark("build: terms pages")
         var data: [String: [UInt8]] = [
             "service.json": Self.json(documents.service()),
-            "terms.json": memo.page(documents.termsIndexKey()) { Self.json(documents.terms()) },
+            "terms.json": memo.page(documents.termsIndexKey(pageHashes: termsHashes)) { Self.json(documents.terms(pageHashes: pageHashes)) },
             "limits.json": Self.json(documents.limits()),
             "phrases.json": Self.json(documents.phrases()),
         ]
@@ -118,11 +125,8 @@ public struct BundleBuilder {
         var files: [String: [UInt8]] = [:]
         files.reserveCapacity(data.count + content.terms.count + content.partners.count + 8)
         for (path, bytes) in data { files[folder + path] = bytes }
+        for (path, page) in zip(termsPaths, termsPages) { files[path] = page }
         let pages = StaticPages(documents: documents, bundleID: bundleID, cache: cache, memo: memo, productKeys: productKeys)
-        for (version, page) in zip(content.terms, ParallelMap.map(content.terms) { pages.termsPageBytes($0) }) {
-            files[BundleLayout.termsPage(version.documentID, version.fileVersion)] = page
-        }
-        Trace.mark("build: terms pages")
         files["rates.html"] = Array(pages.ratesIndex(items: Dictionary(grouping: shards.flatMap(\.items), by: \.partner)).utf8)
         Trace.mark("build: rates.html")
         for (path, page) in pages.partnerRatesPages() { files[path] = page }

@@ -13,6 +13,12 @@ public enum BundleLayout {
 
     public static func termsPage(_ document: String, _ version: String) -> String { "terms/\(document)/\(version).html" }
 
+    /// Whether a release's file was made by `build` (the data, the terms pages and the static
+    /// pages), not taken from the web build.
+    public static func isBundleFile(_ path: String) -> Bool {
+        path.hasPrefix("data/") || path.hasPrefix("terms/") || path.hasPrefix("rates/") || path == "rates.html" || path == "partners.html"
+    }
+
     /// Files that change in place between releases (served with `no-cache`); everything else
     /// is content-addressed or versioned.
     public static func isEntryDocument(_ path: String) -> Bool {

@@ -123,7 +123,7 @@ extension LiveBundle {
         // Reused files are carried on as they are: each must still be what the live manifest says.
         // In the object layout the store's put checks every object it is given without bytes
         // (and refuses a changed one), so only a live release of the folder layout is checked here.
-        if release.format < ObjectLayout.format {
+        if release.format < ObjectLayout.objectsSince {
             let sources = reused.keys.sorted()
             let expected = Dictionary(listed.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
             for path in sources {

@@ -119,6 +119,7 @@ public struct Publisher {
         Trace.mark("publish: version.json")
         let written: Int
         let entries: Int
+        var afterFlip: AfterFlipError?
         do {
             let store = target
             // The objects the live release names are in the store whole (objects are written once,
@@ -132,7 +133,11 @@ public struct Publisher {
             entries = try store.put([StoreItem(key: .release(id), sha256: seal, size: manifest.count, bytes: manifest, info: info)])
             Trace.mark("publish: release put")
             try lock.confirm()
-            try store.flip(expected: live, to: id)
+            do {
+                try store.flip(expected: live, to: id)
+            } catch let error as AfterFlipError {
+                afterFlip = error
+            }
             Trace.mark("publish: swapped")
             var fields = JournalFields.base(action: request.action)
             fields["release"] = .string(id)
@@ -159,6 +164,7 @@ public struct Publisher {
         // Live has moved: the lines apps of older bridge versions read follow under the same lock.
         try BridgeLines.updateAfterChange(root: target, live: id, known: request.bridge?["requires"]?.intValue.map { [id: $0] } ?? [:])
         CrashPoint.hit("lines-written")
+        if let afterFlip { throw OperationalError(afterFlip.description) }
         let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
         return .published(id: id, previous: live, plan: plan, bytesWritten: written + entries, filesLinked: linked)
     }
@@ -222,7 +228,7 @@ public struct Publisher {
     func readLive(_ live: String?, for request: Request, into staged: inout Staged) throws {
         guard let live else { return }
         staged.liveInfo = try request.knownLive.flatMap { $0.id == live ? $0 : nil } ?? target.info(of: live)
-        if let liveInfo = staged.liveInfo, liveInfo.format != ObjectLayout.format {
+        if let liveInfo = staged.liveInfo, liveInfo.format < ObjectLayout.objectsSince {
             for (path, source) in request.bundle.reused { staged.bytes[path] = try target.readFile(source, of: live, info: liveInfo) }
         }
     }

@@ -88,7 +88,12 @@ public struct ReleaseHistory {
         try root.journalLog.append(intent)
         CrashPoint.hit("intent")
         try lock.confirm()
-        try root.flip(expected: live, to: chosen)
+        var afterFlip: AfterFlipError?
+        do {
+            try root.flip(expected: live, to: chosen)
+        } catch let error as AfterFlipError {
+            afterFlip = error
+        }
         var fields = JournalFields.base(action: "rollback")
         fields["from"] = .string(live)
         fields["to"] = .string(chosen)
@@ -97,6 +102,7 @@ public struct ReleaseHistory {
         CrashPoint.hit("journaled")
         try BridgeLines.updateAfterChange(root: root, live: chosen)
         CrashPoint.hit("lines-written")
+        if let afterFlip { throw OperationalError(afterFlip.description) }
         return result
     }
 
@@ -139,7 +145,7 @@ public struct ReleaseHistory {
         if live == id { return (id, live, true) }
         let sourceInfo = try ReleaseInfo.parse(manifest, source: "\(source.displayName) release \(id) version.json")
         if try target.manifest(of: id) == nil {
-            if sourceInfo.format >= ObjectLayout.format {
+            if sourceInfo.format >= ObjectLayout.objectsSince {
                 let store = target
                 let present = Set(try store.list(.objects).map(\.name))
                 var seen: Set<String> = []
@@ -162,7 +168,12 @@ public struct ReleaseHistory {
         guard drifted.isEmpty else { throw OperationalError("the copy of \(id) does not verify: \(drifted.prefix(3).joined(separator: ", "))") }
         let seal = try target.versionHash(of: id)
         try lock.confirm()
-        try target.flip(expected: live, to: id)
+        var afterFlip: AfterFlipError?
+        do {
+            try target.flip(expected: live, to: id)
+        } catch let error as AfterFlipError {
+            afterFlip = error
+        }
         let info = try target.info(of: id)
         var fields = JournalFields.base(action: "promote")
         fields[ServeRoot.sealField] = .string(seal)
@@ -178,6 +189,7 @@ public struct ReleaseHistory {
         CrashPoint.hit("journaled")
         try BridgeLines.updateAfterChange(root: target, live: id)
         CrashPoint.hit("lines-written")
+        if let afterFlip { throw OperationalError(afterFlip.description) }
         return (id, live, false)
     }
 

@@ -76,7 +76,7 @@ public struct ReleaseInfo: Sendable, Equatable {
             commit = id
         }
         let format = json["format"]?.intValue ?? 1
-        guard format == 1 || format == ObjectLayout.format else {
+        guard (1...ObjectLayout.format).contains(format) else {
             throw OperationalError("\(source) has format \(format), which this ratecard does not know; use a newer ratecard")
         }
         return ReleaseInfo(
@@ -96,7 +96,7 @@ public struct ReleaseInfo: Sendable, Equatable {
 
     /// The objects a format-2 release names (every file's), without repeats; empty for format 1.
     public var objectNames: Set<String> {
-        guard format >= ObjectLayout.format else { return [] }
+        guard format >= ObjectLayout.objectsSince else { return [] }
         var names = Set<String>(minimumCapacity: files.count)
         for file in files { names.insert(ObjectLayout.objectName(file)) }
         return names

@@ -49,7 +49,7 @@ extension ReleaseStore {
     public func readFile(_ path: String, of release: String, info known: ReleaseInfo? = nil) throws -> [UInt8]? {
         let info = try known ?? self.info(of: release)
         guard let file = info.files.first(where: { $0.path == path }) else { return nil }
-        let key: StoreKey = info.format >= ObjectLayout.format ? .object(ObjectLayout.objectName(file)) : .entry(release: release, path: path)
+        let key: StoreKey = info.format >= ObjectLayout.objectsSince ? .object(ObjectLayout.objectName(file)) : .entry(release: release, path: path)
         guard let bytes = try read(key) else {
             throw OperationalError("\(location(of: key)) (\(path) of release \(release)) is missing; run 'ratecard verify'")
         }

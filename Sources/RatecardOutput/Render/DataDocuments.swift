@@ -254,7 +254,9 @@ struct DataDocuments {
         return (versionsByDocument[document] ?? []).last { terms[$0].effectiveFrom.value <= asOf }.map { terms[$0] }
     }
 
-    func terms() -> JSON {
+    /// The terms index; `pageHashes`: each version's page (`terms/<doc>/<version>.html`) by its
+    /// sha256, so that a reader finds the page as an object (a bucket serves it only so).
+    func terms(pageHashes: [String: String]) -> JSON {
         .object([
             "documents": .array(
                 content.documentIDs.map { document in
@@ -276,6 +278,7 @@ struct DataDocuments {
                                     "requires_reconsent": .bool(version.requiresReconsent.value),
                                     "summary": .string(version.summary.value),
                                     "url": .string(BundleLayout.termsPage(document, version.fileVersion)),
+                                    "sha256": pageHashes[BundleLayout.termsPage(document, version.fileVersion)].map(JSON.string) ?? .null,
                                 ])
                             }),
                     ])

@@ -211,9 +211,9 @@ extension DataDocuments {
     }
 
     /// What `terms.json` is made of: every version's fields it lists (not the bodies), the
-    /// as-of date (which decides the current versions) and the shared files. So an edit to a
-    /// version's text, or to anything but terms, reuses it.
-    func termsIndexKey() -> BuildCache.Key? {
+    /// sha256 of each version's page, the as-of date (which decides the current versions) and
+    /// the shared files. So an edit to anything but terms reuses it.
+    func termsIndexKey(pageHashes: [String]) -> BuildCache.Key? {
         guard var key = content.keyBuilder("terms-index") else { return nil }
         key.append(asOf.description)
         // By position, reading stored fields: a loop over the versions copies each whole.
@@ -227,6 +227,7 @@ extension DataDocuments {
             key.append(terms[index].requiresReconsent.value ? "1" : "0")
             key.append(terms[index].summary.value)
         }
+        for hash in pageHashes { key.append(hash) }
         return key.key
     }
 

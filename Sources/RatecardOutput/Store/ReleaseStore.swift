@@ -111,6 +111,14 @@ public protocol ReleaseStore {
     var usage: JSON? { get }
 }
 
+/// Thrown by `flip` when the pointer did flip but what the store keeps in step with it (a
+/// bucket's served `index.html`) could not be written: the release is live, and the next
+/// command that changes the store repairs the rest. The flows journal the flip, then fail.
+public struct AfterFlipError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// A held lock; `release()` gives it up (also done when it is freed).
 public protocol ReleaseLease: AnyObject {
     /// Throws a `ConflictError` when the lock is no longer held (object storage: it expired and
@@ -119,16 +127,27 @@ public protocol ReleaseLease: AnyObject {
     func release()
 }
 
-/// How a release of the object layout (version.json `"format": 2`) keeps its files.
+/// How a release of the object layout (version.json `"format": 2` or 3) keeps its files.
 ///
 /// Every file is an object, `objects/<sha256><.ext>` (served as `/o/<sha256><.ext>`). The data
 /// documents (`data/<bundle-id>/**.json`) are objects only; every other file (the web build,
 /// `data/manifest.json`, `data/entry.json`, the HTML pages, terms pages and logos) is also in
 /// the release's small entry folder, which `current` points at, as a hard link to its object.
+///
+/// Format 3 (what a publish writes now) names objects from a page by `../../o/`, which reaches
+/// the objects from a release served at the root (`/index.html`: a browser stops `..` at the
+/// root) and from one served in a release folder (`/r/<id>/index.html`, or `r/<id>/` below a
+/// bucket's prefix) alike, so no server needs a rule to map them; and a bucket keeps only the
+/// web build and `data/entry.json` in a release's folder (`S3Store`), every page being found by
+/// its hash. Format 2 named objects by `o/` (nginx maps `/r/<id>/o/` to the store).
 public enum ObjectLayout {
-    public static let format = 2
-    /// Where the app finds objects, relative to an entry document (`data/manifest.json`'s `objects`).
-    public static let urlPrefix = "o/"
+    /// What a publish writes.
+    public static let format = 3
+    /// The first format whose files are objects (format 1: each release a complete folder).
+    public static let objectsSince = 2
+    /// Where the app finds objects, relative to the page that reads an entry document
+    /// (`data/manifest.json`'s and `data/entry.json`'s `objects`).
+    public static let urlPrefix = "../../o/"
 
     /// `<sha256>.<ext>`: the extension gives the web server the Content-Type.
     public static func objectName(sha256: String, path: String) -> String {
@@ -155,6 +174,27 @@ public enum ObjectLayout {
     }
 
     public static func objectName(_ file: BundleManifest.File) -> String { objectName(sha256: file.sha256, path: file.path) }
+
+    /// Whether a file of a release is in its folder `r/<id>/` of a bucket (else it is an object
+    /// only). From format 3 only the web build and `data/entry.json` are: the app finds every
+    /// other file by its hash, so a release costs the few files of its web build, not a copy of
+    /// every page (format 2 copied every entry file, pages and logos included).
+    public static func inBucketEntryFolder(_ path: String, format: Int) -> Bool {
+        guard format >= 3 else { return inEntryFolder(path) }
+        return path == BundleLayout.entry || !BundleLayout.isBundleFile(path)
+    }
+
+    /// The entry document a bucket serves at its prefix (`index.html`): the live release's own
+    /// page with `<base href="r/<id>/">` first in its head (after `<head ...>`, else first of
+    /// all), so every relative URL of the page resolves into that release's folder.
+    public static func servedEntry(_ page: [UInt8], release: String) -> [UInt8] {
+        let base = Array("<base href=\"r/\(release)/\">".utf8)
+        let lower = page.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        if let start = Bytes.find(Array("<head".utf8), in: lower, from: 0), let end = lower[start...].firstIndex(of: UInt8(ascii: ">")) {
+            return Array(page[...end]) + base + Array(page[(end + 1)...])
+        }
+        return base + page
+    }
 
     /// Whether a file of a format-2 release is in its entry folder (else it is an object only).
     public static func inEntryFolder(_ path: String) -> Bool {

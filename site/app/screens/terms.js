@@ -114,6 +114,10 @@ export function renderTermsDoc(terms, docId, versionId) {
     viewer.setAttribute("aria-labelledby", vh.id);
     append(viewer, vh);
     var url = str(chosen.url) || ("terms/" + str(doc.id) + "/" + str(chosen.version) + ".html");
+    // A published release names each page by its hash: the page's object (a bucket keeps the
+    // pages only as objects); a preview reads the page at its path.
+    var objects = state.data && state.data.objects;
+    var source = objects && /^[0-9a-f]{64}$/.test(str(chosen.sha256)) ? objects + str(chosen.sha256) + ".html" : url;
     if (isSafeRelPath(url)) {
       // The text of the version's page, copied into this screen (its own navigation left out).
       var body = el("div", "terms-body card");
@@ -126,7 +130,7 @@ export function renderTermsDoc(terms, docId, versionId) {
       append(viewer, body);
       var view = state.view;
       var showBody = function () {
-        loadTermsBody(url).then(function (fragment) {
+        loadTermsBody(source).then(function (fragment) {
           if (view !== state.view) return;
           clear(body);
           body.removeAttribute("aria-busy");

@@ -388,7 +388,7 @@ struct LocalStore: Sendable {
     /// are recorded already; a later line stands for the same inode); the record is written
     /// whole again when it would hold more than twice the lines it needs.
     func recordPublished(_ info: ReleaseInfo) {
-        guard info.format >= ObjectLayout.format else { return }
+        guard info.format >= ObjectLayout.objectsSince else { return }
         let verified = verified
         if verified.lines > 0 {
             let touched = session.touched

@@ -247,7 +247,7 @@ public struct ServeRoot: ReleaseStore, Sendable {
         let info = try ReleaseInfo.read(from: folder)
         var problems: [String] = []
         var listed: Set<String> = [ReleaseInfo.fileName]
-        let objects = info.format >= ObjectLayout.format
+        let objects = info.format >= ObjectLayout.objectsSince
         // Reading and hashing every file is the cost; two threads share it, results in order.
         @Sendable func check(_ full: String, _ file: BundleManifest.File, missing: String, changed: String) -> Result<String?, any Error> {
             guard (try? FileSystem.kind(ofItemAt: full)) == .file else { return .success("\(missing): \(file.path)") }
@@ -279,7 +279,7 @@ public struct ServeRoot: ReleaseStore, Sendable {
 
     /// Where the bytes of `file` of a release are on disk.
     public func location(of file: BundleManifest.File, in info: ReleaseInfo) -> String {
-        if info.format == ObjectLayout.format && !ObjectLayout.inEntryFolder(file.path) {
+        if info.format >= ObjectLayout.objectsSince && !ObjectLayout.inEntryFolder(file.path) {
             return objectsFolder + "/" + ObjectLayout.objectName(file)
         }
         return folder(of: info.id) + "/" + file.path

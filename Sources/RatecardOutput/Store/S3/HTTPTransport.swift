@@ -39,7 +39,8 @@ final class HTTPTransport {
     deinit { curl_easy_cleanup(handle) }
 
     /// Sends `request` and returns the response of whatever status, or throws `Failure`.
-    func send(_ request: Request) throws(Failure) -> Response {
+    func send(_ request: Request, timeoutMilliseconds timeout: Int? = nil) throws(Failure) -> Response {
+        let timeoutMilliseconds = timeout ?? self.timeoutMilliseconds
         curl_easy_reset(handle)
         let sink = Sink()
         let box = Unmanaged.passRetained(sink)
@@ -55,7 +56,7 @@ final class HTTPTransport {
                     _ = ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method)
                     _ = ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
                     _ = ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-                    _ = ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
+                    _ = ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, min(connectTimeoutMilliseconds, timeoutMilliseconds))
                     _ = ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
                     _ = ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
                     _ = ccurl_setopt_callback(handle, CURLOPT_WRITEFUNCTION, Sink.body)

@@ -302,10 +302,11 @@ public final class S3Client: @unchecked Sendable {
             requests += 1
             bytesSent += request.body?.count ?? 0
             stats?.count(request)
+            let timeout = try stats?.timeLeft(upTo: transport.timeoutMilliseconds)
             do throws(HTTPTransport.Failure) {
                 let response: HTTPTransport.Response
                 do {
-                    response = try transport.send(request)
+                    response = try transport.send(request, timeoutMilliseconds: timeout)
                 } catch {
                     Trace.note("s3: \(request.method) \(request.url): \(error.message)")
                     throw error

@@ -10,8 +10,28 @@ public final class S3Stats: Sendable {
     private let requestCount = Atomic<Int>(0)
     private let byteCount = Atomic<Int>(0)
     private let pointerWriteCount = Atomic<Int>(0)
+    /// When the command must give up (the monotonic clock, in nanoseconds); nil: never.
+    private let deadline: Int?
+    private let deadlineSeconds: Int
 
-    public init() {}
+    /// `deadlineSeconds`: how long the command may take against the store, from now.
+    public init(deadlineSeconds: Int? = nil) {
+        self.deadlineSeconds = deadlineSeconds ?? 0
+        deadline = deadlineSeconds.map { Trace.now() + $0 * 1_000_000_000 }
+    }
+
+    /// The milliseconds a request may take: `limit`, or less when the deadline is nearer.
+    /// Throws once the deadline has passed: nothing more is sent.
+    func timeLeft(upTo limit: Int) throws -> Int {
+        guard let deadline else { return limit }
+        let left = (deadline - Trace.now()) / 1_000_000
+        guard left > 0 else {
+            throw OperationalError(
+                "the store did not finish within this command's deadline (\(deadlineSeconds) s, deadline_seconds in ratecard.yaml); nothing more was sent. Check that the storage answers, then run the command again"
+            )
+        }
+        return min(limit, Int(left))
+    }
 
     func count(_ request: HTTPTransport.Request) {
         requestCount.add(1, ordering: .relaxed)

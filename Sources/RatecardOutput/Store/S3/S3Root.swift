@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import RatecardCore
 import RatecardSupport
+import Synchronization
 
 /// A prefix of an S3-compatible bucket as a place to publish releases (an `s3:` environment).
 ///
@@ -19,20 +20,29 @@ import RatecardSupport
 /// to `<prefix>o/<name>` by one path rule, as nginx does for `/r/<id>/o/` (README, "Object storage").
 public final class S3Root: ReleaseStore {
     public let location: S3Location
-    public let stats = S3Stats()
+    public let stats: S3Stats
     let client: S3Client
     let store: S3Store
     let journal: S3Journal
     let lockTTL: Int
+    private let credentials: AWSCredentials
     private var manifests: [String: [UInt8]] = [:]
 
-    /// Seconds a lock lives after its last renewal when its holder is gone (15 minutes, as
-    /// Capistrano's deploy locks expire).
-    public static let defaultLockTTL = 900
+    /// Seconds a lock lives after its last renewal when its holder is gone. Its holder renews it
+    /// on a timer (a third of this) while the command runs, so a crashed holder on another
+    /// machine blocks the others for half a minute, not a quarter of an hour.
+    public static let defaultLockTTL = 30
+    /// Seconds any one command may take against the bucket (a frozen store ends in a failure).
+    public static let defaultDeadline = 900
 
-    public init(location: S3Location, credentials: AWSCredentials, lockTTL: Int = S3Root.defaultLockTTL, workers: Int = S3Pool.defaultWorkers, timeoutMilliseconds: Int = 60_000) {
+    public init(
+        location: S3Location, credentials: AWSCredentials, lockTTL: Int = S3Root.defaultLockTTL, deadlineSeconds: Int? = nil, workers: Int = S3Pool.defaultWorkers,
+        timeoutMilliseconds: Int = 60_000
+    ) {
         self.location = location
         self.lockTTL = lockTTL
+        stats = S3Stats(deadlineSeconds: deadlineSeconds)
+        self.credentials = credentials
         client = S3Client(location: location, credentials: credentials, timeoutMilliseconds: timeoutMilliseconds, stats: stats)
         let pool = S3Pool(location: location, credentials: credentials, stats: stats, workers: workers, timeoutMilliseconds: timeoutMilliseconds)
         store = S3Store(client: client, pool: pool, stats: stats)
@@ -48,7 +58,9 @@ public final class S3Root: ReleaseStore {
     public var usage: JSON? { stats.json }
 
     public func acquireLock(command: String, wait: Bool, onWait: (String) -> Void) throws -> any ReleaseLease {
-        try S3Lock.acquire(client: client, ttl: lockTTL, command: command, wait: wait, target: displayName, onWait: onWait)
+        try S3Lock.acquire(
+            client: client, renewer: S3Client(location: location, credentials: credentials, timeoutMilliseconds: 10_000, stats: stats), ttl: lockTTL, command: command, wait: wait, target: displayName,
+            onWait: onWait)
     }
 
     /// Nothing a crash leaves in a bucket is visible or in the way, but the entry files of a
@@ -58,7 +70,40 @@ public final class S3Root: ReleaseStore {
     public func recover() throws -> [String] {
         let swept = try store.sweepEntries(releases: Set(try releaseIDs()))
         try recoverJournal()
+        // A flip whose index.html was not written (a crash between the two).
+        if let live = try pointer(), try !servedEntryProblems(live: live).isEmpty { try writeServedEntry(live) }
         return swept.map { S3Store.entriesPrefix + $0 + "/" }
+    }
+
+    // MARK: The served entry document
+
+    /// `index.html` at the prefix: the live release's own `index.html` with
+    /// `<base href="r/<id>/">` as the first element of its head, so a plain static host (an
+    /// S3 website, a CDN without rules) serves the live release at one stable URL, and every
+    /// relative URL of the page (its scripts, `data/entry.json`, and through `../../o/` the
+    /// objects) resolves into that release: a page loaded before a flip keeps loading its own
+    /// release's files. Written after each flip; a crash in between leaves the previous one,
+    /// which `recover` rewrites and `drift` reports.
+    static let servedEntry = "index.html"
+
+    /// The served entry document of `release`, nil when its web build has no index.html.
+    func servedEntry(of release: String) throws -> [UInt8]? {
+        guard try manifest(of: release) != nil else { return nil }
+        let info = try self.info(of: release)
+        guard info.files.contains(where: { $0.path == Self.servedEntry }), let page = try readFile(Self.servedEntry, of: release, info: info) else { return nil }
+        return ObjectLayout.servedEntry(page, release: release)
+    }
+
+    func writeServedEntry(_ release: String) throws {
+        guard let page = try servedEntry(of: release) else { return }
+        _ = try client.put(Self.servedEntry, page, contentType: "text/html; charset=utf-8", cacheControl: "no-cache")
+    }
+
+    /// What is wrong with the served entry document for `live` (empty when it serves it).
+    func servedEntryProblems(live: String) throws -> [String] {
+        guard let expected = try servedEntry(of: live) else { return [] }
+        guard let served = try client.get(Self.servedEntry)?.bytes else { return ["stale: \(Self.servedEntry) is missing (the app's stable URL serves nothing)"] }
+        return served == expected ? [] : ["stale: \(Self.servedEntry) does not serve the live release \(live)"]
     }
 
     public func read(_ keys: [StoreKey]) throws -> [[UInt8]?] {
@@ -86,7 +131,17 @@ public final class S3Root: ReleaseStore {
         try store.delete(keys)
     }
 
-    public func flip(expected: String?, to release: String) throws { try store.flip(expected: expected, to: release) }
+    public func flip(expected: String?, to release: String) throws {
+        try store.flip(expected: expected, to: release)
+        do {
+            try writeServedEntry(release)
+        } catch {
+            throw AfterFlipError(
+                "release \(release) is live in \(displayName), but \(Self.servedEntry) could not be written (\(error)), so the stable URL still serves the release before; the next publish, rollback, promote or prune there rewrites it"
+            )
+        }
+        CrashPoint.hit("served")
+    }
 
     /// Every entry file and object of the release against its manifest: by the listing (present,
     /// and the size it lists), or read back and hashed when `deep`. A key under its entry folder
@@ -133,7 +188,11 @@ public final class S3Root: ReleaseStore {
             }
         }
         let listed = Set(entries.map(\.path))
-        return problems + listedEntries.keys.filter { !listed.contains($0) }.sorted().map { "unlisted: \($0)" }
+        problems += listedEntries.keys.filter { !listed.contains($0) }.sorted().map { "unlisted: \($0)" }
+        // A served index.html that is there but serves another release is reported with the
+        // other served state (`BridgeLines.servedStaleness`); one that is missing, here.
+        if try pointer() == release { problems += try servedEntryProblems(live: release).filter { $0.contains("missing") } }
+        return problems
     }
 
     public func write(state name: String, _ bytes: [UInt8]) throws {
@@ -259,22 +318,63 @@ final class S3Journal: JournalLog {
 /// dead (same host and boot, the process is gone) or it is older than its time to live by the
 /// storage's own clock (its Last-Modified against the Date of the answer, so no two machines'
 /// clocks are compared); of several takers exactly one wins.
-final class S3Lock: ReleaseLease {
+final class S3Lock: ReleaseLease, @unchecked Sendable {
     static let key = ".ratecard/lock"
 
     private let client: S3Client
     private let ttl: Int
     private let target: String
-    private var body: [UInt8]
-    private var etag: String
-    private var released = false
+    /// The holder's last body and ETag, and whether it was released or lost; the renewal
+    /// thread and the command's own `confirm` take turns through it.
+    private let state: Mutex<(body: [UInt8], etag: String, released: Bool, lost: Bool)>
+    /// Renews the lock every third of its lifetime while it is held, with a client of its own.
+    private var renewal: Thread?
 
-    private init(client: S3Client, ttl: Int, target: String, body: [UInt8], etag: String) {
+    private init(client: S3Client, renewer: S3Client?, ttl: Int, target: String, body: [UInt8], etag: String) {
         self.client = client
         self.ttl = ttl
         self.target = target
-        self.body = body
-        self.etag = etag
+        state = Mutex((body, etag, false, false))
+        if let renewer {
+            let thread = Thread { [weak self] in self?.renewEvery(third: ttl, with: renewer) }
+            renewal = thread
+            thread.start()
+        }
+    }
+
+    /// The renewal loop: every third of the lifetime (in steps of 100 ms, so a release ends it
+    /// at once) the lock is renewed; one that was taken over is marked lost, which the next
+    /// `confirm` reports. A failed renewal is tried again at the next step.
+    private func renewEvery(third ttl: Int, with renewer: S3Client) {
+        let interval = max(1, ttl * 1000 / 3)
+        var waited = 0
+        while true {
+            usleep(100_000)
+            waited += 100
+            let (released, lost) = state.withLock { ($0.released, $0.lost) }
+            if released || lost { return }
+            guard waited >= interval else { continue }
+            if (try? renew(with: renewer)) != nil { waited = 0 }
+        }
+    }
+
+    /// Writes the lock again over this holder's last ETag (under the state's lock, so the two
+    /// renewers never race each other): it must not have been taken over meanwhile.
+    private func renew(with client: S3Client) throws {
+        try state.withLock { held in
+            guard !held.released, !held.lost else { return }
+            var fields: [String: JSON] = [:]
+            if let own = try? JSONDecoder().decode([String: JSON].self, from: Data(held.body)) { fields = own }
+            fields["renewed"] = .string(Timestamp.now())
+            let renewed = Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8)
+            switch try client.put(Self.key, renewed, contentType: "application/json", cacheControl: "no-cache", condition: .matches(held.etag)) {
+            case .written(let next):
+                held.body = renewed
+                held.etag = next
+            case .preconditionFailed:
+                held.lost = true
+            }
+        }
     }
 
     deinit { release() }
@@ -311,17 +411,17 @@ final class S3Lock: ReleaseLease {
         }
     }
 
-    static func acquire(client: S3Client, ttl: Int, command: String, wait: Bool, target: String, onWait: (String) -> Void) throws -> S3Lock {
+    static func acquire(client: S3Client, renewer: S3Client?, ttl: Int, command: String, wait: Bool, target: String, onWait: (String) -> Void) throws -> S3Lock {
         let me = Holder.this(command: command, ttl: ttl)
         var waited = false
         var pause = 200_000
         while true {
             if case .written(let etag) = try client.put(key, me.bytes, contentType: "application/json", cacheControl: "no-cache", condition: .absent) {
-                return S3Lock(client: client, ttl: ttl, target: target, body: me.bytes, etag: etag)
+                return S3Lock(client: client, renewer: renewer, ttl: ttl, target: target, body: me.bytes, etag: etag)
             }
             guard let held = try client.fetch(key) else { continue }
             // A create whose answer was lost is retried and then finds the lock it made.
-            if held.bytes == me.bytes { return S3Lock(client: client, ttl: ttl, target: target, body: me.bytes, etag: held.etag) }
+            if held.bytes == me.bytes { return S3Lock(client: client, renewer: renewer, ttl: ttl, target: target, body: me.bytes, etag: held.etag) }
             let holder = (try? JSONDecoder().decode([String: JSON].self, from: Data(held.bytes))).map(Holder.init(fields:))
             let holderTTL = holder?.fields["ttl_seconds"]?.intValue ?? ttl
             let age: Int? = held.serverDate.flatMap { date in held.lastModified.map { date - $0 } }
@@ -331,7 +431,7 @@ final class S3Lock: ReleaseLease {
                 let why = dead ? "its process is gone" : "it was not renewed for \(age ?? 0) s (it expires after \(holderTTL) s)"
                 if case .written(let etag) = try client.put(key, me.bytes, contentType: "application/json", cacheControl: "no-cache", condition: .matches(held.etag)) {
                     onWait("took over the lock on \(target) from \(holder?.description ?? "an unreadable holder"): \(why)\n")
-                    return S3Lock(client: client, ttl: ttl, target: target, body: me.bytes, etag: etag)
+                    return S3Lock(client: client, renewer: renewer, ttl: ttl, target: target, body: me.bytes, etag: etag)
                 }
                 // Another taker won; it is alive, so the next round waits for it.
                 continue
@@ -352,26 +452,23 @@ final class S3Lock: ReleaseLease {
 
     /// Renews the lock: it must still carry this holder's last ETag (nobody took it over since).
     func confirm() throws {
-        guard !released else { throw ConflictError("the lock on \(target) was released before the command ended") }
-        var fields: [String: JSON] = [:]
-        if let own = try? JSONDecoder().decode([String: JSON].self, from: Data(body)) { fields = own }
-        fields["renewed"] = .string(Timestamp.now())
-        let renewed = Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8)
-        switch try client.put(Self.key, renewed, contentType: "application/json", cacheControl: "no-cache", condition: .matches(etag)) {
-        case .written(let next):
-            body = renewed
-            etag = next
-        case .preconditionFailed:
-            released = true
+        if state.withLock({ $0.released }) { throw ConflictError("the lock on \(target) was released before the command ended") }
+        try renew(with: client)
+        if state.withLock({ $0.lost }) {
+            release()
             throw ConflictError("the lock on \(target) expired and was taken over while this command ran (it was not renewed within \(ttl) s); nothing more was changed")
         }
     }
 
-    /// Deletes the lock if it is still this holder's (conditional delete).
+    /// Stops the renewals and deletes the lock if it is still this holder's (conditional delete).
     func release() {
-        guard !released else { return }
-        released = true
-        _ = try? client.delete(Self.key, ifMatch: etag)
+        let (wasReleased, lost, etag) = state.withLock { held -> (Bool, Bool, String) in
+            let was = held.released
+            held.released = true
+            return (was, held.lost, held.etag)
+        }
+        guard !wasReleased else { return }
+        if !lost { _ = try? client.delete(Self.key, ifMatch: etag) }
     }
 
     static func hostName() -> String {

@@ -35,11 +35,11 @@ struct S3Store: Sendable {
         }
     }
 
-    /// Whether a file of a release is in its entry folder `r/<id>/` (else it is an object only).
-    static func inEntryFolder(_ path: String, format: Int) -> Bool { ObjectLayout.inEntryFolder(path) }
-
     /// Where an entry file of a release is served from: `r/<id>/<path>`.
     static func entryKey(release: String, path: String) -> String { entriesPrefix + release + "/" + path }
+
+    /// Whether a file of a release is in its entry folder `r/<id>/` (`ObjectLayout`).
+    static func inEntryFolder(_ path: String, format: Int) -> Bool { ObjectLayout.inBucketEntryFolder(path, format: format) }
 
     static let immutable = "public, max-age=31536000, immutable"
 
