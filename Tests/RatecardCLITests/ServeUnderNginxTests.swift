@@ -381,7 +381,7 @@ import Testing
                 let response = try probe.get("/data/entry.json")
                 #expect(response.status == 200)
                 let entry = try JSONReader.parse(response.body)
-                #expect(entry["objects"]?.stringValue == "o/", "the release's entry document does not say where objects are")
+                #expect(entry["objects"]?.stringValue == ObjectLayout.urlPrefix, "the release's entry document does not say where objects are")
                 guard let bundle = entry["bundle_id"]?.stringValue else { throw OperationalError("no bundle id in the entry document") }
                 var requests: [(url: String, sha256: String)] = []
                 func fetch(_ reference: JSON?) throws -> JSON {
@@ -955,7 +955,9 @@ private struct PageChecker {
                 return
             }
             // The URL the web app fetches: the object when the entry document says where objects are.
-            let path = (object["objects"] as? String).map { $0 + listed + ".json" } ?? "data/\(bundle)/" + logical
+            let relative = (object["objects"] as? String).map { $0 + listed + ".json" } ?? "data/\(bundle)/" + logical
+            // Resolved against the page at the root, as a browser resolves it (`..` stops at the root).
+            let path = String((URL(string: relative, relativeTo: URL(string: "http://served/index.html"))?.absoluteURL.path ?? "/" + relative).dropFirst())
             guard let response = request("/" + path) else { return }
             switch response.status {
             case 200:

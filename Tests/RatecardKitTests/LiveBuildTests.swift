@@ -248,8 +248,8 @@ extension LiveBuildTests {
             try writeDraft(day: "2026-12-15", extra: "\n한 문장 더.\n")
             #expect(try live.update(changed: [draft]) == .document("broker-notice"))
             try expectSameAsCold(live, location: location, step: "draft's text edited")
-            // The draft's own page alone: terms.json lists no text.
-            #expect(live.memo.rendered == 1, "\(live.memo.rendered) rendered")
+            // The draft's own page, and terms.json (which names each page by its hash); no other page.
+            #expect(live.memo.rendered == 2, "\(live.memo.rendered) rendered")
         }
     }
 }

@@ -255,8 +255,10 @@ public struct ReleaseHistory {
             }
             try root.delete(unlisted)
         }
-        // And the entry files of releases without a manifest (a prune killed between the two).
+        // And the entry files of releases without a manifest (a prune killed between the two),
+        // and the bridge lines, computed from the releases that remain.
         try root.recover()
+        try BridgeLines.repair(root: root)
         CrashPoint.hit("prune-objects-removed")
         var fields = JournalFields.base(action: "prune")
         fields["removed"] = .array(going.map(JSON.string))
