@@ -26,6 +26,9 @@ public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
 
     public var description: String {
+        // The storage's own sentence, without its final period (a sentence of ours follows).
+        var message = message.trimmingCharacters(in: .whitespaces)
+        while message.hasSuffix(".") { message.removeLast() }
         switch code {
         case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken", "AccessDenied":
             return "object storage refused the credentials (\(code), HTTP \(status)): \(message). Check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) and the bucket's policy"
