@@ -79,7 +79,14 @@ public struct Publisher {
         let live = try target.live()
         var staged = try stage(request)
         try readLive(live, for: request, into: &staged)
-        return (ReleasePlan.between(live: Self.ownFiles(staged.liveInfo), next: staged.files), live)
+        return (Self.plan(staged, request), live)
+    }
+
+    /// The file changes from the live release to the staged one, data files compared by their
+    /// place in the data folder.
+    static func plan(_ staged: Staged, _ request: Request) -> ReleasePlan {
+        ReleasePlan.between(
+            live: ownFiles(staged.liveInfo), next: staged.files, liveBundle: staged.liveInfo?.bundleID, nextBundle: request.bundle.manifest.bundleID)
     }
 
     /// A release's own files (a release of the folder layout also lists the data of earlier
@@ -107,7 +114,7 @@ public struct Publisher {
         if let liveInfo = staged.liveInfo, let live, liveInfo.serves(staged.files) {
             return .alreadyLive(id: live)
         }
-        let plan = ReleasePlan.between(live: Self.ownFiles(staged.liveInfo), next: staged.files)
+        let plan = Self.plan(staged, request)
         let id = try target.nextReleaseID(bundleID: request.bundle.manifest.bundleID)
         let info = ReleaseInfo(
             id: id, bundleID: request.bundle.manifest.bundleID, sourceCommit: request.bundle.manifest.sourceCommit,
