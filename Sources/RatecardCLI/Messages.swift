@@ -291,6 +291,11 @@ public struct Messages: Sendable {
         ("build cache not used: {} cannot be made: {}", "빌드 캐시를 쓰지 않습니다 ({}): 만들 수 없습니다: {}"),
         ("build cache not used: {} cannot be read: {}", "빌드 캐시를 쓰지 않습니다 ({}): 읽을 수 없습니다: {}"),
         ("set RATECARD_CACHE_DIR to a folder only you can write, or remove this one", "RATECARD_CACHE_DIR에 본인만 쓸 수 있는 폴더를 지정하거나 이 경로를 지우세요"),
+        // Release history: rollbacks in either direction.
+        (
+            "'--mark-bad' goes with '--to <id>' (a bare rollback always marks the release it leaves bad)",
+            "'--mark-bad'는 '--to <id>'와 함께 씁니다 (--to 없는 롤백은 떠나는 릴리스를 언제나 불량으로 표시합니다)"
+        ),
     ]
 
     static func translate(_ part: String) -> String {

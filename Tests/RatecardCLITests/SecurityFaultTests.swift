@@ -200,10 +200,11 @@ import Testing
             #expect(refused.status == 4)
             #expect(refused.err.contains("release \(ids[2]) is marked bad"), "\(refused.err)")
             #expect(try serve.live() == ids[1])
-            let forced = try ratecard(["rollback", "--root", fixture.root, "--to", String(ids[2].prefix(9)), "--force", "-m", "it was fine"], in: fixture.repo)
+            let forced = try ratecard(
+                ["rollback", "--root", fixture.root, "--to", String(ids[2].prefix(9)), "--force", "--mark-bad", "-m", "it was fine"], in: fixture.repo)
             #expect(forced.status == 0, "\(forced.err)")
             #expect(try serve.live() == ids[2])
-            // The target of a rollback is never left bad; the release left is.
+            // The target of a rollback is never left bad; the release left is, when --mark-bad says so.
             #expect(try serve.badReleases() == [ids[1]])
             let cleared = try ratecard(["releases", "--root", fixture.root, "--clear-bad", ids[1], "-m", "re-checked"], in: fixture.repo)
             #expect(cleared.status == 0, "\(cleared.err)")

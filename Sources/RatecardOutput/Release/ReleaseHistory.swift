@@ -24,9 +24,14 @@ public struct ReleaseHistory {
         public var check: Check
         /// Whether the target had been marked bad (and `force` allowed it); it is bad no longer.
         public var targetWasBad: Bool
+        /// Whether the release left is marked bad.
+        public var markedBad: Bool
     }
 
-    /// Swaps back to `target` (or the newest good release before live), marks the left release bad.
+    /// Swaps back to `target` (or the newest good release before live). The release left is
+    /// marked bad by a bare rollback, or when `markBad` says so: a rollback to a named release
+    /// (rolling forward again, or back past several) is no verdict on the release it leaves.
+    /// `markBad` nil means: only when no target is named.
     ///
     /// The target is checked in constant time by default: its version.json must hash to the seal
     /// the journal recorded when the release was staged, and every file was verified from disk
@@ -37,7 +42,10 @@ public struct ReleaseHistory {
     /// between the swap and the final entry cannot lose it. A target marked bad needs `force`;
     /// the target of a rollback is never left marked bad. `dryRun` checks everything and
     /// changes nothing.
-    public func rollback(to target: String?, expectLive: String?, reason: String, wait: Bool, verify: Bool = false, force: Bool = false, dryRun: Bool = false) throws -> Rollback {
+    public func rollback(
+        to target: String?, expectLive: String?, reason: String, wait: Bool, verify: Bool = false, force: Bool = false, markBad: Bool? = nil, dryRun: Bool = false
+    ) throws -> Rollback {
+        let marksBad = markBad ?? (target == nil)
         let lock = try root.acquireLock(command: "rollback", wait: wait, onWait: { _ in })
         defer { lock.release() }
         if !dryRun {
@@ -79,12 +87,13 @@ public struct ReleaseHistory {
             }
             check = .rehashed(files: try root.info(of: chosen).files.count)
         }
-        let result = Rollback(from: live, to: chosen, check: check, targetWasBad: bad.contains(chosen))
+        let result = Rollback(from: live, to: chosen, check: check, targetWasBad: bad.contains(chosen), markedBad: marksBad)
         if dryRun { return result }
         var intent = JournalFields.base(action: "rollback-intent")
         intent["from"] = .string(live)
         intent["to"] = .string(chosen)
         intent["message"] = .string(reason)
+        intent["marks_bad"] = .bool(marksBad)
         try root.journalLog.append(intent)
         CrashPoint.hit("intent")
         try lock.confirm()
@@ -93,6 +102,7 @@ public struct ReleaseHistory {
         fields["from"] = .string(live)
         fields["to"] = .string(chosen)
         fields["message"] = .string(reason)
+        fields["marks_bad"] = .bool(marksBad)
         root.journalAfterSwap(fields)
         CrashPoint.hit("journaled")
         try BridgeLines.updateAfterChange(root: root, live: chosen)
