@@ -250,7 +250,7 @@ enum ServeRootCommands {
     static func runVerify(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
-        guard let live = try root.live() else { throw OperationalError("nothing is live in \(root.displayName)") }
+        guard let live = try root.live() else { throw ConflictError("nothing is live in \(root.displayName)") }
         let drift = try root.drift(of: live, deep: arguments.has("--deep")) + BridgeLines.staleness(root: root)
         let files = try root.info(of: live).files.count
         if json {

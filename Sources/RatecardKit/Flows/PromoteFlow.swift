@@ -93,7 +93,7 @@ public struct PromoteFlow {
             }
         }
         if options.dryRun {
-            guard let id = promoted else { throw OperationalError("\(options.sourceName) has nothing live to promote") }
+            guard let id = promoted else { throw ConflictError("\(options.sourceName) has nothing live to promote") }
             let next = try source.info(of: id)
             let live = try target.live()
             let liveInfo = try live.map { try target.info(of: $0) }

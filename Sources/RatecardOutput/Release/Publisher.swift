@@ -197,7 +197,7 @@ public struct Publisher {
         let hashes = Dictionary(request.bundle.manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         entries.reserveCapacity(request.bundle.manifest.files.count + entries.count + 2)
         for (path, bytes) in request.bundle.files {
-            if entries[path] != nil { throw OperationalError("the web build and the bundle both have \(path); rename it in the web build") }
+            if entries[path] != nil { throw RefusedError("the web build and the bundle both have \(path); rename it in the web build") }
             staged.bytes[path] = bytes
             entries[path] = hashes[path] ?? BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
         }
@@ -213,7 +213,7 @@ public struct Publisher {
         }
         // Files an incremental build reused: their objects are in the store (checked by the put).
         for path in request.bundle.reused.keys {
-            if entries[path] != nil { throw OperationalError("the web build and the bundle both have \(path); rename it in the web build") }
+            if entries[path] != nil { throw RefusedError("the web build and the bundle both have \(path); rename it in the web build") }
             guard let file = hashes[path] else { throw OperationalError("the bundle's manifest does not list \(path)") }
             entries[path] = file
         }

@@ -52,17 +52,17 @@ public struct ReleaseHistory {
             try root.recover()
             try BridgeLines.repair(root: root)
         }
-        guard let live = try root.pointer() else { throw OperationalError("\(root.displayName) has no live release to roll back") }
+        guard let live = try root.pointer() else { throw ConflictError("\(root.displayName) has no live release to roll back") }
         if let expectLive, expectLive != live {
             throw ConflictError("live is \(live), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
         }
         let bad = try root.badReleases()
         let chosen: String
         if let target {
-            guard try root.releaseIDs().contains(target) else { throw OperationalError("release \(target) does not exist in \(root.displayName)") }
-            guard target != live else { throw OperationalError("release \(target) is already live") }
+            guard try root.releaseIDs().contains(target) else { throw ConflictError("release \(target) does not exist in \(root.displayName)") }
+            guard target != live else { throw ConflictError("release \(target) is already live") }
             if bad.contains(target) && !force {
-                throw OperationalError(
+                throw ConflictError(
                     "release \(target) is marked bad (a rollback left it); roll back to it anyway with --force, or clear the mark with 'ratecard releases --clear-bad \(target) -m <reason>'")
             }
             chosen = target
@@ -70,20 +70,20 @@ public struct ReleaseHistory {
             let history = try root.activationHistory()
             let existing = Set(try root.releaseIDs())
             guard let candidate = history.first(where: { $0 != live && !bad.contains($0) && existing.contains($0) }) else {
-                throw OperationalError("no earlier good release to roll back to; name one with --to (see 'ratecard releases')")
+                throw ConflictError("no earlier good release to roll back to; name one with --to (see 'ratecard releases')")
             }
             chosen = candidate
         }
         let check: Check
         if !verify, let problems = try root.sealProblems(of: chosen) {
             guard problems.isEmpty else {
-                throw OperationalError("release \(chosen) no longer matches the version.json it was published with (\(problems.joined(separator: ", "))); refusing to make it live")
+                throw RefusedError("release \(chosen) no longer matches the version.json it was published with (\(problems.joined(separator: ", "))); refusing to make it live")
             }
             check = .sealed
         } else {
             let drift = try root.drift(of: chosen, deep: true)
             guard drift.isEmpty else {
-                throw OperationalError("release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live")
+                throw RefusedError("release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live")
             }
             check = .rehashed(files: try root.info(of: chosen).files.count)
         }
@@ -116,8 +116,8 @@ public struct ReleaseHistory {
         let lock = try root.acquireLock(command: "releases --clear-bad", wait: wait, onWait: { _ in })
         defer { lock.release() }
         try root.recover()
-        guard try root.releaseIDs().contains(release) else { throw OperationalError("release \(release) does not exist in \(root.displayName)") }
-        guard try root.badReleases().contains(release) else { throw OperationalError("release \(release) is not marked bad") }
+        guard try root.releaseIDs().contains(release) else { throw ConflictError("release \(release) does not exist in \(root.displayName)") }
+        guard try root.badReleases().contains(release) else { throw ConflictError("release \(release) is not marked bad") }
         var fields = JournalFields.base(action: "clear-bad")
         fields["release"] = .string(release)
         fields["message"] = .string(reason)
@@ -133,10 +133,10 @@ public struct ReleaseHistory {
     public static func promote(release: String?, from source: any ReleaseStore, to target: any ReleaseStore, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws
         -> (id: String, previous: String?, alreadyLive: Bool)
     {
-        guard let id = try release ?? source.live() else { throw OperationalError("\(source.displayName) has nothing live to promote") }
-        guard let manifest = try source.manifest(of: id) else { throw OperationalError("release \(id) does not exist in \(source.displayName)") }
+        guard let id = try release ?? source.live() else { throw ConflictError("\(source.displayName) has nothing live to promote") }
+        guard let manifest = try source.manifest(of: id) else { throw ConflictError("release \(id) does not exist in \(source.displayName)") }
         let drift = try source.drift(of: id, deep: true)
-        guard drift.isEmpty else { throw OperationalError("release \(id) in \(source.displayName) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))") }
+        guard drift.isEmpty else { throw RefusedError("release \(id) in \(source.displayName) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))") }
         let lock = try target.acquireLock(command: "promote", wait: wait, onWait: { _ in })
         defer { lock.release() }
         try target.recover()
@@ -164,7 +164,7 @@ public struct ReleaseHistory {
                 try lock.confirm()
                 try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest, info: sourceInfo)])
             } else {
-                throw OperationalError(
+                throw RefusedError(
                     "release \(id) predates the object store (each file in its own folder) and cannot be promoted; publish its commit to \(target.displayName) instead")
             }
         }
