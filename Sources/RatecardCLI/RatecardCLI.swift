@@ -23,6 +23,7 @@ public enum RatecardCLI {
         ServeRootCommands.verify,
         ServeRootCommands.prune,
         ServeRootCommands.nginxConf,
+        ServeCommand.command,
         BridgeCommand.command,
         GenerateCommand.command,
         VersionCommand.command,

@@ -40,7 +40,7 @@ import Testing
     /// The commands whose refusals the tests below run, to be checked against the command table.
     static let covered: Set<String> = [
         "init", "validate", "rules", "build", "preview", "diff", "save", "log", "hook", "publish", "promote", "rollback", "status", "releases", "verify",
-        "prune", "nginx-conf", "bridge", "generate", "version", "completion",
+        "prune", "nginx-conf", "serve", "bridge", "generate", "version", "completion",
     ]
 
     @Test func everyCommandsRefusalsAreTested() {
@@ -242,6 +242,22 @@ import Testing
                 Case(command: "prune", why: "no --keep", cause: .usage, says: "'--keep' needs a whole number") { try ratecard(["prune", "--root", root], in: repo) },
                 Case(command: "status", why: "an unknown environment", cause: .usage, says: "Unknown environment") { try ratecard(["status", "--env", "prod"], in: repo) },
                 Case(command: "nginx-conf", why: "no root named", cause: .usage, says: "Missing expected option '--env <name>' or '--root <dir>'") { try ratecard(["nginx-conf"], in: repo) },
+                Case(command: "serve", why: "nothing live there", cause: .target, says: "nothing is live in") { try ratecard(["serve", "--root", empty, "--port", "0"], in: repo) },
+                Case(command: "serve", why: "a bad port", cause: .usage, says: "'--port' must be a port number") { try ratecard(["serve", "--root", root, "--port", "http"], in: repo) },
+                Case(command: "serve", why: "an environment in a bucket", cause: .usage, says: "look at a bucket through its CDN or static website") {
+                    let config = repo + "/ratecard.yaml"
+                    let text = try FileSystem.readFile(config)
+                    try FileSystem.writeFile(config, text + Array("  cdn:\n    s3:\n      endpoint: https://s3.example.com\n      bucket: rates\n".utf8))
+                    defer { try? FileSystem.writeFile(config, text) }
+                    return try ratecard(["serve", "--env", "cdn"], in: repo)
+                },
+                Case(command: "serve", why: "an environment in a bucket, in Korean", cause: .usage, says: "오류: 'cdn' 환경은 오브젝트 스토리지에 있습니다 (s3://rates/); serve는 서빙 루트 폴더만") {
+                    let config = repo + "/ratecard.yaml"
+                    let text = try FileSystem.readFile(config)
+                    try FileSystem.writeFile(config, text + Array("  cdn:\n    s3:\n      endpoint: https://s3.example.com\n      bucket: rates\n".utf8))
+                    defer { try? FileSystem.writeFile(config, text) }
+                    return try ratecard(["serve", "--env", "cdn", "--lang", "ko"], in: repo)
+                },
                 // A changed release: verify finds drift, and a rollback to it is refused for it.
                 Case(command: "verify", why: "drift", cause: .input, says: "drift: 1 problem in release \(ids[0])") {
                     let page = serve.folder(of: ids[0]) + "/index.html"
