@@ -39,6 +39,8 @@ WEIGHTS = {
     "RatecardCLITests.S3ClientTests": 10,
     "RatecardCLITests.PreviewWatchTests": 8,
     "RatecardCLITests.IncrementalPublishTests": 7,
+    "RatecardCLITests.ServeCommandTests": 12,
+    "RatecardCLITests.ExitCodeContractTests": 8,
 }
 # Light suites are run several to a process, to save each its process start.
 BATCH_SECONDS = 6
