@@ -40,6 +40,8 @@ WEIGHTS = {
     "RatecardCLITests.PreviewWatchLimitsTests": 20,
     "RatecardCLITests.PreviewWatchTests": 8,
     "RatecardCLITests.IncrementalPublishTests": 7,
+    "RatecardCLITests.ServeCommandTests": 12,
+    "RatecardCLITests.ExitCodeContractTests": 8,
 }
 # Light suites are run several to a process, to save each its process start.
 BATCH_SECONDS = 6

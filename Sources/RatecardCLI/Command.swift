@@ -68,7 +68,7 @@ public struct Command: Sendable {
         if !examples.isEmpty {
             text += "\nEXAMPLES:\n" + examples.map { "  " + $0 + "\n" }.joined()
         }
-        return text
+        return text + "\n" + RatecardCLI.ExitCode.helpSection
     }
 }
 

@@ -37,6 +37,10 @@ enum CommandExamples {
         "verify": ["ratecard verify --env production     # exit 1 if a live file changed on disk"],
         "prune": ["ratecard prune --env staging --keep 10"],
         "nginx-conf": ["ratecard nginx-conf --env production --listen 127.0.0.1:8080 > /etc/nginx/conf.d/ratecard.conf"],
+        "serve": [
+            "ratecard serve --env staging         # what is live in staging, at http://127.0.0.1:8080/",
+            "ratecard serve --root /srv/ratecard/production --port 0   # any free port; the address is printed",
+        ],
         "bridge": [
             "ratecard bridge generate             # site/app/bridge.js, site/app/bridge.d.ts, native/RatecardBridge.swift",
             "ratecard bridge generate --swift ../ios/Sources/Bridge/RatecardBridge.swift   # straight into the app",

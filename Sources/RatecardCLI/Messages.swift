@@ -344,6 +344,19 @@ public struct Messages: Sendable {
         ("build cache not used: {} cannot be made: {}", "빌드 캐시를 쓰지 않습니다 ({}): 만들 수 없습니다: {}"),
         ("build cache not used: {} cannot be read: {}", "빌드 캐시를 쓰지 않습니다 ({}): 읽을 수 없습니다: {}"),
         ("set RATECARD_CACHE_DIR to a folder only you can write, or remove this one", "RATECARD_CACHE_DIR에 본인만 쓸 수 있는 폴더를 지정하거나 이 경로를 지우세요"),
+        // Release history: rollbacks in either direction.
+        (
+            "'--mark-bad' goes with '--to <id>' (a bare rollback always marks the release it leaves bad)",
+            "'--mark-bad'는 '--to <id>'와 함께 씁니다 (--to 없는 롤백은 떠나는 릴리스를 언제나 불량으로 표시합니다)"
+        ),
+        // ratecard serve (and preview --watch, which shares the port messages).
+        ("environment '{}' is in object storage ({})", "'{}' 환경은 오브젝트 스토리지에 있습니다 ({})"),
+        ("serve shows a serve root folder: look at a bucket through its CDN or static website", "serve는 서빙 루트 폴더만 보여 줍니다: 버킷은 CDN이나 정적 웹사이트에서 확인하세요"),
+        ("nothing is live in {} yet ({})", "'{}' 환경에는 아직 라이브 릴리스가 없습니다 ({})"),
+        ("publish to it first", "먼저 게시하세요"),
+        ("'--port' must be a port number (0-65535), not '{}'", "'--port'에는 포트 번호(0-65535)를 써야 합니다 (지금 값: '{}')"),
+        ("port {} on 127.0.0.1 is in use", "127.0.0.1의 {} 포트는 이미 쓰이고 있습니다"),
+        ("choose another with --port", "--port로 다른 포트를 고르세요"),
     ]
 
     static func translate(_ part: String) -> String {

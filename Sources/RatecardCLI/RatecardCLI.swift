@@ -23,19 +23,64 @@ public enum RatecardCLI {
         ServeRootCommands.verify,
         ServeRootCommands.prune,
         ServeRootCommands.nginxConf,
+        ServeCommand.command,
         BridgeCommand.command,
         GenerateCommand.command,
         VersionCommand.command,
         CompletionCommand.command,
     ]
 
-    /// Exit codes (DESIGN.md): the contract scripts rely on.
+    /// Exit codes (DESIGN.md): the contract scripts rely on, by cause. Errors carry their cause
+    /// in their type: `RefusedError` (and a gate's refusal) 1, `UsageError` 2, `ConflictError` 3,
+    /// `OperationalError` and anything else 4.
     public enum ExitCode {
         public static let ok: Int32 = 0
+        /// Refused for what the input is.
         public static let invalid: Int32 = 1
         public static let usage: Int32 = 2
+        /// Refused for the state of the target.
         public static let conflict: Int32 = 3
+        /// Operational failure.
         public static let failure: Int32 = 4
+
+        /// What each code means, in one place: every command's `--help` ends with it, and the
+        /// README holds it as a table (a test keeps them the same).
+        public static let table: [(code: Int32, meaning: String)] = [
+            (ok, "ok"),
+            (
+                invalid,
+                "refused for what the input is: content invalid, a gate refused it (approval, bridge, uncommitted changes, a date before the live release's), a release that no longer matches its version.json, or verify found drift"
+            ),
+            (usage, "usage error: an unknown command, option, environment, release or key, or a value missing or malformed"),
+            (
+                conflict,
+                "refused for the state of the target: the lock is held, live is not what --expect-live said, the rollback target is marked bad or already live, nothing to roll back to (or nothing live to verify, diff, promote or serve), a folder to write into is not empty"
+            ),
+            (
+                failure,
+                "operational failure: I/O (a file or folder missing or unreadable, disk full), permissions, git, object storage refused or unreachable, or a check that could not run (history rules in a shallow clone)"
+            ),
+        ]
+
+        /// Said under the table.
+        public static let note = "With 1, 3 and 4 the live release is unchanged."
+
+        /// The table as `--help` shows it: each meaning wrapped under its code.
+        public static var helpSection: String {
+            var text = "EXIT CODES:\n"
+            for (code, meaning) in table {
+                var line = "  \(code)  "
+                for word in meaning.split(separator: " ") {
+                    if line.count + word.count + 1 > 100, !line.hasSuffix("  ") {
+                        text += line + "\n"
+                        line = "     "
+                    }
+                    line += (line.hasSuffix(" ") ? "" : " ") + word
+                }
+                text += line + "\n"
+            }
+            return text + "  " + note + "\n"
+        }
     }
 
     /// Runs `ratecard` with `arguments` (without the program name) and returns the exit code.
@@ -115,6 +160,9 @@ public enum RatecardCLI {
         } catch let error as ApprovalGate.Refused {
             fail(error.description)
             return ExitCode.invalid
+        } catch let error as RefusedError {
+            fail(error.message)
+            return ExitCode.invalid
         } catch let error as ConflictError {
             fail(error.message)
             return ExitCode.conflict
@@ -162,7 +210,7 @@ public enum RatecardCLI {
         for command in commands {
             text += "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.abstract + "\n"
         }
-        text += "\n  See 'ratecard <command> --help' for a command's options.\n\nEXIT CODES:\n  0 ok, 1 content invalid, 2 usage error, 3 conflict (lock held or live changed), 4 operational failure\n"
+        text += "\n  See 'ratecard <command> --help' for a command's options.\n\n" + ExitCode.helpSection
         return text
     }
 

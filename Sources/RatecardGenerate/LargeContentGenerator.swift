@@ -72,7 +72,7 @@ public struct LargeContentGenerator {
             throw OperationalError("history commits change rate tables; generate at least one product and one rate table")
         }
         if FileSystem.exists(directory), try !FileSystem.listDirectory(directory).isEmpty {
-            throw OperationalError("\(directory) already exists and is not empty; choose a new folder")
+            throw ConflictError("\(directory) already exists and is not empty; choose a new folder")
         }
         var random = SplitMix64(seed: p.seed)
         var writer = TreeWriter(root: directory)

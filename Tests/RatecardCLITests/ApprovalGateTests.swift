@@ -41,7 +41,8 @@ import Testing
             try Repository.open(at: repo).commitAll(message: "Big move", author: Signature(name: "Kim Minji", email: "minji@example.com"))
         }
 
-        init(in directory: String) throws {
+        /// `publishing`: the environments published to (production with an approval).
+        init(in directory: String, publishing: [String] = ["staging", "production"]) throws {
             fixture = try PublishFixture(in: directory, commits: 1)
             try FileSystem.writeFile(
                 fixture.repo + "/ratecard.yaml",
@@ -62,8 +63,10 @@ import Testing
             try Repository.open(at: fixture.repo).commitAll(message: "Environments", author: Signature(name: "Kim Minji", email: "minji@example.com"))
             staging = ServeRoot(path: directory + "/staging")
             production = ServeRoot(path: directory + "/production")
-            for environment in ["staging", "production"] {
-                let first = try ratecard(publish(environment) + ["-m", "first"], in: fixture.repo)
+            for environment in publishing {
+                // A first release to a protected environment needs an approval too.
+                let approval = environment == "production" ? ["--approve", "First release"] : []
+                let first = try ratecard(publish(environment) + ["-m", "first"] + approval, in: fixture.repo)
                 try #require(first.status == 0, "\(first.out)\(first.err)")
             }
         }
@@ -95,6 +98,37 @@ import Testing
             #expect(entry.action == .publish)
             #expect(entry.approval?.reason == "Checked by hand")
             #expect(entry.approval?.risks?.first?.hasPrefix("the change could not be checked for risks") == true)
+        }
+    }
+
+    /// Nothing live to compare with: a first release makes everything live at once, unreviewed
+    /// against anything, so a protected environment asks for an approval, by publish or promote.
+    @Test func aFirstReleaseToAProtectedEnvironmentNeedsAnApproval() throws {
+        try withTemporaryDirectory { directory in
+            let setup = try Protected(in: directory, publishing: ["staging"])
+            let refused = try ratecard(setup.publish("production") + ["-m", "first"], in: setup.fixture.repo)
+            #expect(refused.status == 1, "\(refused.out)\(refused.err)")
+            #expect(refused.err.contains("production is protected and this change is risky:\n  - \(ApprovalGate.firstRelease)\n"), "\(refused.err)")
+            #expect(try setup.production.live() == nil)
+            let promote = ["promote", "--from", "staging", "--to", "production", "-m", "checked on staging"]
+            let refusedPromote = try ratecard(promote, in: setup.fixture.repo)
+            #expect(refusedPromote.status == 1, "\(refusedPromote.out)\(refusedPromote.err)")
+            #expect(refusedPromote.err.contains(ApprovalGate.firstRelease), "\(refusedPromote.err)")
+            #expect(try setup.production.live() == nil)
+            let approved = try ratecard(promote + ["--approve", "Launch sign-off"], in: setup.fixture.repo)
+            #expect(approved.status == 0, "\(approved.out)\(approved.err)")
+            let entry = try #require(try setup.production.journal.entries().last)
+            #expect(entry.action == .promote && entry.approval?.reason == "Launch sign-off" && entry.approval?.risks == [ApprovalGate.firstRelease])
+            // status and releases say who promoted it and why (the -m of the promote, not the publish's).
+            let status = try ratecard(["status", "--env", "production"], in: setup.fixture.repo)
+            #expect(status.out.contains(" (promote by \(ProcessUser.name): checked on staging)\n"), "\(status.out)")
+            #expect(status.out.contains("approved:  Launch sign-off"), "\(status.out)")
+            let releases = try ratecard(["releases", "--env", "production"], in: setup.fixture.repo)
+            #expect(releases.out.contains("\n    promoted "), "\(releases.out)")
+            #expect(releases.out.hasSuffix(" by \(ProcessUser.name): checked on staging\n"), "\(releases.out)")
+            // The next release is judged against what is live, as always.
+            try setup.commitSmallChange(in: setup.fixture.repo)
+            #expect(try ratecard(setup.publish("production") + ["-m", "small"], in: setup.fixture.repo).status == 0)
         }
     }
 
@@ -162,11 +196,11 @@ import Testing
             let refused = try ratecard(["publish", "--env", "staging", "--if-stale", "--web", setup.fixture.web, "--as-of", "2026-11-30", "-m", "timer"], in: setup.fixture.repo)
             #expect(refused.status == 0, "staging is untouched: \(refused.err)")
             let timer = try ratecard(["publish", "--env", "production", "--if-stale", "--web", setup.fixture.web, "--as-of", "2026-11-30", "-m", "timer"], in: setup.fixture.repo)
-            #expect(timer.status == 4, "\(timer.out)\(timer.err)")
+            #expect(timer.status == 1, "\(timer.out)\(timer.err)")
             #expect(timer.err.contains("the live release \(live)'s version.json does not match the seal journaled when it was published"), "\(timer.err)")
             #expect(try setup.production.live() == live)
             let korean = try ratecard(["publish", "--env", "production", "--if-stale", "--web", setup.fixture.web, "--as-of", "2026-11-30", "-m", "timer", "--lang", "ko"], in: setup.fixture.repo)
-            #expect(korean.status == 4)
+            #expect(korean.status == 1)
             #expect(
                 korean.err.contains("라이브 릴리스 \(live)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않습니다 (그 뒤에 바뀌었습니다); --if-stale은 그 파일이 가리키는 커밋을 다시 빌드하므로"),
                 "\(korean.err)")

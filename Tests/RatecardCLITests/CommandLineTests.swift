@@ -67,7 +67,7 @@ import Testing
             let validated = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-11-29"], in: directory + "/repo")
             #expect(validated.status == 0, "\(validated.out)")
             let again = try ratecard(["init", "repo"], in: directory)
-            #expect(again.status == 4)
+            #expect(again.status == 3)
             #expect(again.err.contains("already exists and is not empty"))
         }
     }

@@ -18,11 +18,11 @@ import Testing
         let root: String
         let scratch: String
 
-        init(in directory: String) throws {
+        init(in directory: String, parameters: LargeContentGenerator.Parameters = IncrementalPublishTests.parameters) throws {
             repo = directory + "/content"
             root = directory + "/serve"
             scratch = directory
-            _ = try LargeContentGenerator(IncrementalPublishTests.parameters).generate(into: repo)
+            _ = try LargeContentGenerator(parameters).generate(into: repo)
         }
 
         /// The newest rate table of the `index`-th product (by folder), content-relative.
@@ -181,6 +181,69 @@ import Testing
             #expect((1...2).contains(movedShards), "\(moved.sorted())")
             #expect(moved.count == 2 + 2 * movedShards + 1, "\(moved.sorted())")
             #expect(movedShards < shards)
+        }
+    }
+
+    /// The file summary of a one-table change names the few files that changed: the data files
+    /// whose bytes are the same keep their place in the new data folder (moved, unchanged), they
+    /// are not each an addition and a removal. Dry run (text and JSON), the publish itself and
+    /// promote's dry run say the same.
+    @Test func theSummaryOfAOneTablePublishListsOnlyWhatChanged() throws {
+        try withTemporaryDirectory { directory in
+            let small = LargeContentGenerator.Parameters(partners: 4, products: 12, rateTables: 24, termsVersions: 3, history: 0, seed: 11)
+            let fixture = try Fixture(in: directory, parameters: small)
+            #expect(try fixture.publish().status == 0)
+            let serve = ServeRoot(path: fixture.root)
+            let initial = try #require(try serve.live())
+            let before = try serve.info(of: initial)
+            let table = try fixture.newestTable(of: 3)
+            try fixture.edit(table, message: "End date", Self.endingFarAhead)
+            let key = table.split(separator: "/").dropFirst().prefix(2).joined(separator: "/")
+
+            // Promote's dry run is judged against a second environment where the first release is live.
+            let other = directory + "/other"
+            #expect(try ratecard(["promote", "--from", fixture.root, "--to", other, "-m", "first"], in: fixture.repo).status == 0)
+
+            let dry = try fixture.publish(["--dry-run"])
+            #expect(dry.status == 0, "\(dry.err)")
+            let json = try fixture.publish(["--dry-run", "--format", "json"])
+            #expect(json.status == 0, "\(json.err)")
+            let published = try fixture.publish(["--format", "json"])
+            #expect(published.status == 0, "\(published.err)")
+            let after = try serve.info(of: try #require(try serve.live()))
+            #expect(after.bundleID != before.bundleID)
+
+            // What changed, worked out from the two version.json files: data files by their place
+            // in the data folder, every other file by its path.
+            func files(_ info: ReleaseInfo) -> [String: String] {
+                let folder = BundleLayout.dataFolder(info.bundleID)
+                return Dictionary(uniqueKeysWithValues: info.files.map { ($0.path.hasPrefix(folder) ? "data/*/" + $0.path.dropFirst(folder.count) : $0.path, $0.sha256) })
+            }
+            let (old, new) = (files(before), files(after))
+            #expect(Set(old.keys) == Set(new.keys))
+            let changed = new.keys.filter { old[$0] != new[$0] }.map { $0.replacingOccurrences(of: "data/*/", with: BundleLayout.dataFolder(after.bundleID)) }.sorted()
+            let data = after.files.filter { $0.path.hasPrefix(BundleLayout.dataFolder(after.bundleID)) }.count
+            // The product's document, its shard's document list, the list of lists, the two entry
+            // documents and the partner list (which shows each partner's products): six files.
+            let folder = BundleLayout.dataFolder(after.bundleID)
+            #expect(changed.count == 6, "\(changed)")
+            #expect(Set(changed).isSuperset(of: [folder + "products/\(key).json", folder + "documents.json", BundleLayout.entry, BundleLayout.manifest]), "\(changed)")
+            #expect(changed.filter { $0.hasPrefix(folder + "documents/") }.count == 1, "\(changed)")
+            let counts: JSON = .object([
+                "added": .int(0), "changed": .int(6), "removed": .int(0), "unchanged": .int(after.files.count - 6), "moved": .int(data - 3),
+            ])
+
+            let summary = "0 added, 6 changed, 0 removed, \(after.files.count - 6) unchanged (\(data - 3) of them moved to the new data folder)"
+            #expect(dry.out.contains("would change: \(summary)\n"), "\(dry.out)")
+            let listed = dry.out.split(separator: "\n").filter { $0.hasPrefix("  ") }.map(String.init)
+            #expect(listed == changed.map { "  ~ " + $0 }, "\(dry.out)")
+            #expect(try JSONReader.parse(Array(json.out.utf8))["changes"] == counts, "\(json.out)")
+            #expect(try JSONReader.parse(Array(published.out.utf8))["changes"] == counts, "\(published.out)")
+            let promote = try ratecard(["promote", "--from", fixture.root, "--to", other, "--dry-run"], in: fixture.repo)
+            #expect(promote.status == 0, "\(promote.err)")
+            #expect(promote.out.contains("would change: \(summary)\n"), "\(promote.out)")
+            let promoteJSON = try ratecard(["promote", "--from", fixture.root, "--to", other, "--dry-run", "--format", "json"], in: fixture.repo)
+            #expect(try JSONReader.parse(Array(promoteJSON.out.utf8))["changes"] == counts, "\(promoteJSON.out)")
         }
     }
 

@@ -262,7 +262,7 @@ import Testing
                 settle: { arguments in
                     let result = try ratecard(arguments, in: fixture.repo)
                     let target = arguments[4]
-                    #expect(result.status == 0 || (result.status == 4 && result.err.contains("already live")), "\(result.err)")
+                    #expect(result.status == 0 || (result.status == 3 && result.err.contains("already live")), "\(result.err)")
                     #expect(try serve.live() == target)
                     let journal = try serve.journal.entries()
                     #expect(journal.last(where: { $0.activated != nil })?.activated == target)

@@ -208,7 +208,7 @@ import Testing
                     """.utf8))
             try repository.commitAll(message: "Protect production", author: author)
             let publish = ["publish", "--env", "production", "--web", fixture.web, "--as-of", "2026-11-29"]
-            let first = try ratecard(publish + ["-m", "first"], in: fixture.repo)
+            let first = try ratecard(publish + ["-m", "first", "--approve", "First release"], in: fixture.repo)
             #expect(first.status == 0, "\(first.err)")
             let live = try #require(try ServeRoot(path: directory + "/production").live())
             let table = fixture.repo + "/products/acme-bank/credit/rates/2026-01-15.yaml"
@@ -243,7 +243,7 @@ import Testing
             try FileSystem.writeFile(config, Array((environments + "environments:\n  production:\n    root: ../production\n    protected: true\n").utf8))
             try repository.commitAll(message: "Protect production", author: author)
             let publish = ["publish", "--env", "production", "--web", fixture.web, "--as-of", "2026-11-29"]
-            #expect(try ratecard(publish + ["-m", "first"], in: fixture.repo).status == 0)
+            #expect(try ratecard(publish + ["-m", "first", "--approve", "First release"], in: fixture.repo).status == 0)
             let live = try #require(try ServeRoot(path: directory + "/production").live())
 
             let limits = fixture.repo + "/regulatory/limits.yaml"

@@ -277,7 +277,7 @@ struct PublishFixture {
             #expect(try ServeRoot(path: fixture.root).live() == live)
             // The release left is bad: a bare rollback never returns to it.
             let again = try ratecard(["rollback", "--root", fixture.root, "-m", "again"], in: fixture.repo)
-            #expect(again.status == 4)
+            #expect(again.status == 3)
             #expect(again.err.contains("no earlier good release"))
             let missingReason = try ratecard(["rollback", "--root", fixture.root], in: fixture.repo)
             #expect(missingReason.status == 2)
@@ -305,7 +305,7 @@ struct PublishFixture {
             unlink(page)
             try FileSystem.writeFile(page, Array("tampered\n".utf8))
             let verified = try ratecard(["rollback", "--root", fixture.root, "--to", second, "--verify", "-m", "check all"], in: fixture.repo)
-            #expect(verified.status == 4)
+            #expect(verified.status == 1)
             #expect(verified.err.contains("changed: index.html"))
             #expect(try root.live() == third)
             // An object the release names, changed in the store: --verify sees that too.
@@ -316,7 +316,7 @@ struct PublishFixture {
             unlink(object)
             try FileSystem.writeFile(object, Array("{}\n".utf8))
             let objectChanged = try ratecard(["rollback", "--root", fixture.root, "--to", second, "--verify", "-m", "check all"], in: fixture.repo)
-            #expect(objectChanged.status == 4)
+            #expect(objectChanged.status == 1)
             #expect(objectChanged.err.contains("changed object: \(products.path)"), "\(objectChanged.err)")
             unlink(object)
             try FileSystem.writeFile(object, bytes)
@@ -326,7 +326,7 @@ struct PublishFixture {
             unlink(version)
             try FileSystem.writeFile(version, edited)
             let refused = try ratecard(["rollback", "--root", fixture.root, "--to", first, "-m", "bad rates"], in: fixture.repo)
-            #expect(refused.status == 4)
+            #expect(refused.status == 1)
             #expect(refused.err.contains("no longer matches the version.json it was published with (changed: version.json)"))
             #expect(try root.live() == third)
             // The intact case takes the seal path and says so.

@@ -565,7 +565,7 @@ final class S3Environments {
                 },
                 settle: { arguments in
                     let result = try s3.run(arguments)
-                    #expect(result.status == 0 || (result.status == 4 && result.err.contains("already live")), "\(result.err)")
+                    #expect(result.status == 0 || (result.status == 3 && result.err.contains("already live")), "\(result.err)")
                     #expect(try s3.liveIsComplete("rollback settled") == arguments[4])
                 })
             try settled(s3, "rollback")

@@ -315,6 +315,53 @@ import Testing
         }
     }
 
+    /// `ratecard serve` answers every path as the nginx block does: the same status, the same
+    /// Cache-Control and security headers, the same bytes, on the same serve root.
+    @Test func serveAnswersAsTheNginxBlockDoes() throws {
+        let nginx = try #require(NginxServer.executable, "nginx is not installed (apt-get install -y nginx)")
+        try withTemporaryDirectory { directory in
+            chmod(directory, 0o755)
+            let content = try TwoCommitContent(in: directory)
+            let root = directory + "/root"
+            let serve = ServeRoot(path: root)
+            for (revision, message) in [(content.commitA, "A"), (content.commitB, "B")] {
+                let published = try content.publish(root: root, revision: revision, message: message)
+                try #require(published.status == 0, "\(published.out)\(published.err)")
+            }
+            let (kept, live) = (try serve.releaseIDs()[0], try #require(try serve.live()))
+            let info = try ReleaseInfo.read(from: serve.folder(of: live))
+            let terms = try #require(info.files.first { $0.path.hasPrefix("terms/") }).path
+            let logo = try #require(info.files.first { $0.path.hasSuffix(".svg") }).path
+            let shard = ObjectLayout.objectName(try #require(info.files.first { $0.path.hasPrefix("data/\(info.bundleID)/compare/") }))
+            let absent = String(repeating: "ab", count: 32)
+            let paths = [
+                "/", "/index.html", "/rates.html", "/partners.html", "/" + terms, "/app/app.js", "/data/manifest.json", "/data/entry.json", "/" + logo, "/o/" + shard,
+                "/r/\(kept)/index.html", "/r/\(kept)/", "/r/\(kept)/o/\(shard)", "/r/\(kept)/" + terms, "/r/\(kept)/data/entry.json", "/bridge-lines.json",
+                "/.ratecard/journal.jsonl", "/data/.hidden", "/version.json", "/r/\(kept)/version.json", "/o/not-an-object", "/o/", "/o/\(absent).json",
+                "/r/\(kept)/o/\(absent).json", "/app/missing.js", "/no-such-page.html", "/data/missing.json", "/terms/missing.html", "/r/nope/index.html", "/app/",
+            ]
+            let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: root, repo: content.repo)
+            defer { server.stop() }
+            let ours = try ServeProcess(["--root", root], in: content.repo)
+            for path in paths {
+                let expected = try HTTP.get(port: server.port, path)
+                let answered = try ours.get(path)
+                #expect(answered.status == expected.status, "\(path): \(answered.status), nginx \(expected.status)")
+                for header in ["cache-control", "content-security-policy", "x-content-type-options", "referrer-policy"] {
+                    #expect(answered.headers[header] == expected.headers[header], "\(path) \(header): \(answered.headers[header] ?? "-"), nginx \(expected.headers[header] ?? "-")")
+                }
+                guard expected.status == 200 else { continue }
+                #expect(answered.body == expected.body, "\(path): other bytes than nginx's")
+                // nginx labels JavaScript application/javascript; ratecard text/javascript (RFC 9239).
+                let type = expected.headers["content-type"]?.replacingOccurrences(of: "application/javascript", with: "text/javascript")
+                #expect(answered.headers["content-type"] == type, "\(path): \(answered.headers["content-type"] ?? "-"), nginx \(type ?? "-")")
+            }
+            // A kept release named without its slash: both send the browser to the folder.
+            let redirect = try ours.get("/r/\(kept)")
+            #expect(try redirect.status == 301 && (try HTTP.get(port: server.port, "/r/\(kept)")).status == 301)
+        }
+    }
+
     /// A chunked HTTP/1.1 body's bytes.
     static func unchunked(_ body: [UInt8]) throws -> [UInt8] {
         var result: [UInt8] = []

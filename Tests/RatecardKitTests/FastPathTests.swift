@@ -430,6 +430,22 @@ import Testing
         #expect(ReleasePlan.between(live: [file("b", "a"), file("a", "a")], next: [file("a", "b")]) == ReleasePlan(added: [], changed: ["a"], removed: ["b"], unchanged: 0))
     }
 
+    /// Data files are compared by their place in the data folder: the same bytes in the new
+    /// folder are unchanged (moved), a file only in the old folder is removed under its old path.
+    @Test func aReleasePlanComparesDataFilesByTheirPlaceInTheDataFolder() {
+        func file(_ path: String, _ hash: Character) -> BundleManifest.File {
+            BundleManifest.File(path: path, sha256: String(repeating: hash, count: 64), size: 1)
+        }
+        // The old folder sorts after data/entry.json, the new one before it: the order changes.
+        let live = [file("data/entry.json", "a"), file("data/ff00/a.json", "a"), file("data/ff00/b.json", "b"), file("data/ff00/gone.json", "c"), file("index.html", "a")]
+        let next = [file("data/00aa/a.json", "a"), file("data/00aa/b.json", "x"), file("data/00aa/new.json", "d"), file("data/entry.json", "b"), file("index.html", "a")]
+        let plan = ReleasePlan.between(live: live, next: next, liveBundle: "ff00", nextBundle: "00aa")
+        #expect(plan == ReleasePlan(added: ["data/00aa/new.json"], changed: ["data/00aa/b.json", "data/entry.json"], removed: ["data/ff00/gone.json"], unchanged: 2, moved: 1))
+        #expect(plan.summary == "1 added, 2 changed, 1 removed, 2 unchanged (1 of them moved to the new data folder)")
+        // Without the bundle ids, paths are compared as they are.
+        #expect(ReleasePlan.between(live: live, next: next).added.count == 3)
+    }
+
     /// Partners are cut into runs of whole partners of about 64 products, the last taking the
     /// rest; a partner is found in the run named at or before it.
     @Test func partnersAreCutIntoShardsOfAboutSixtyFourProducts() {

@@ -37,7 +37,7 @@ import Testing
             other.seed = 8
             let third = try LargeContentGenerator(other).generate(into: directory + "/c")
             #expect(third.commits.last != first.commits.last)
-            #expect(throws: OperationalError.self) { try LargeContentGenerator(Self.small).generate(into: directory + "/a") }
+            #expect(throws: ConflictError.self) { try LargeContentGenerator(Self.small).generate(into: directory + "/a") }
         }
     }
 

@@ -16,8 +16,7 @@ enum BridgeCommand {
             Writes <web>/app/bridge.js (the runtime the web build calls the app through), <web>/app/bridge.d.ts
             (its types) and the Swift file the app compiles (message types, the RatecardBridgeHandler protocol and
             a dispatcher that replies to every message). The output depends on bridge.yaml only. 'validate' checks
-            that the web build ships what the schema generates and calls only what it declares.
-            Exit codes: 0 written, 1 the schema is invalid, 2 usage, 4 I/O failure.
+            that the web build ships what the schema generates and calls only what it declares. An invalid schema exits 1.
             """,
         actions: ["generate"],
         run: run)

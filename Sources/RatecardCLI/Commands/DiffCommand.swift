@@ -73,10 +73,10 @@ enum DiffCommand {
 
     /// The live release of an environment: its id, source commit and as-of date.
     static func liveSide(_ root: any ReleaseStore, name: String) throws -> (release: String, commit: String, asOf: Day?) {
-        guard let live = try root.live() else { throw OperationalError("nothing is live in \(name) yet") }
+        guard let live = try root.live() else { throw ConflictError("nothing is live in \(name) yet") }
         let info = try root.info(of: live)
         guard let commit = info.sourceCommit else {
-            throw OperationalError("live release \(live) was built from an uncommitted work tree; name revisions instead")
+            throw ConflictError("live release \(live) was built from an uncommitted work tree; name revisions instead")
         }
         return (live, commit.hex, Day(info.asOf))
     }

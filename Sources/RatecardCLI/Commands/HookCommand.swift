@@ -29,7 +29,7 @@ enum HookCommand {
         if FileSystem.exists(hook) {
             let existing = String(decoding: try FileSystem.readFile(hook), as: UTF8.self)
             guard existing.contains("ratecard hook install") else {
-                throw OperationalError("\(hook) already exists and was not written by ratecard; merge it by hand")
+                throw ConflictError("\(hook) already exists and was not written by ratecard; merge it by hand")
             }
         }
         let script = Self.script(contentPrefix: contentRoot.treePath, inRepository: try binaryInside(workdir))

@@ -14,7 +14,7 @@ enum InitCommand {
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let target = RatecardCLI.resolve(arguments.positionals[0], against: invocation.directory)
         if FileSystem.exists(target), try !FileSystem.listDirectory(target).isEmpty {
-            throw OperationalError("\(arguments.positionals[0]) already exists and is not empty; choose a new folder")
+            throw ConflictError("\(arguments.positionals[0]) already exists and is not empty; choose a new folder")
         }
         let example = try ExampleContent.folder(environment: ProcessEnvironment.current)
         try FileSystem.copyTree(from: example, to: target)

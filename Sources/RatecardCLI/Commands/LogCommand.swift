@@ -40,6 +40,7 @@ enum LogCommand {
                                 "time": .string(Timestamp.format(seconds: Int(event.commit.time))), "message": .string(event.commit.summary),
                                 "changes": .array(event.changes.map { .string(DiffFormatter.describe($0).1) }),
                                 "releases": .array(event.releases.map { .object($0.fields) }),
+                                "live_now": event.liveNow.map(JSON.bool) ?? .null,
                             ])
                         })
                 ]).serialized() + "\n")
@@ -50,17 +51,39 @@ enum LogCommand {
             text +=
                 "\(event.commit.id.short)  \(Timestamp.seoul(Timestamp.format(seconds: Int(event.commit.time))))  \(event.commit.authorName) <\(event.commit.authorEmail)>  \(event.commit.summary)\n"
             for change in event.changes { text += "    \(DiffFormatter.describe(change).1)\n" }
-            for entry in event.releases {
-                if entry.action == .rollback {
-                    text += "    rolled back from \(entry.from ?? "?") at \(Timestamp.seoul(entry.time)): \(entry.message ?? "")\n"
+            for (index, entry) in event.releases.enumerated() {
+                let when = Timestamp.seoul(entry.time)
+                if index % 2 == 1 {
+                    // The change left live.
+                    if entry.action == .rollback {
+                        text += "    rolled back from \(entry.from ?? "?") at \(when): \(entry.message ?? "")\n"
+                    } else {
+                        text += "    left live at \(when): release \(entry.activated ?? "?") made live (\(Self.how(entry))), without it\n"
+                    }
+                } else if index == 0 {
+                    text += "    live in release \(entry.activated ?? "?") since \(when) (\(Self.how(entry)))\n"
                 } else {
-                    text += "    live in release \(entry.activated ?? "?") since \(Timestamp.seoul(entry.time)) (\(entry.action.rawValue))\n"
+                    text += "    live again in release \(entry.activated ?? "?") since \(when) (\(Self.how(entry)))\n"
                 }
             }
-            if root != nil && event.releases.isEmpty { text += "    not live yet\n" }
+            switch (event.liveNow, event.releases.isEmpty) {
+            case (nil, _): break
+            case (false?, true): text += "    not live yet\n"
+            case (true?, _): text += "    live now (release \(event.live ?? "?"))\n"
+            case (false?, false): text += "    not live now (live: \(event.live ?? "none"))\n"
+            }
         }
         invocation.console.out(text.isEmpty ? "No commits changed it.\n" : text)
         return RatecardCLI.ExitCode.ok
+    }
+
+    /// How an entry made its release live: `publish`, `rollback by kim: wrong band`.
+    static func how(_ entry: Journal.Entry) -> String {
+        guard entry.action != .publish else { return entry.action.rawValue }
+        var text = entry.action.rawValue
+        if let user = entry.user { text += " by \(user)" }
+        if let message = entry.message, !message.isEmpty { text += ": \(message)" }
+        return text
     }
 
     /// A subject with no history must at least exist now; else it is a typo: a usage error

@@ -42,9 +42,11 @@ enum PromoteCommand {
             throw UsageError("'--from' and '--to' are the same environment (\(toName)); promote ships a release to another environment")
         }
         let json = try ServeRootCommands.format(arguments)
+        // A release named on the command line must be one of the source's (an id, a unique prefix or a sequence number).
+        let release = try arguments.value("--release").map { try RollbackCommand.resolve($0, in: source) }
         let options = PromoteFlow.Options(
             source: source, sourceName: fromName, target: target, targetName: toName, protected: protected, apps: ServeRootOptions.apps(of: toName, invocation),
-            release: arguments.value("--release"), expectLive: arguments.value("--expect-live"), message: arguments.value("-m") ?? "",
+            release: release, expectLive: arguments.value("--expect-live"), message: arguments.value("-m") ?? "",
             dryRun: arguments.has("--dry-run"), approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"), asOf: try invocation.asOf(arguments),
             caches: invocation.caches)
         let console = invocation.console

@@ -22,7 +22,7 @@ enum PublishCommand {
             ServeRootOptions.format,
         ],
         discussion:
-            "Exit codes: 0 published (or already live), 1 content invalid, uncommitted, or a risky change to a\nprotected environment without --approve, 2 usage, 3 lock held or live is not --expect-live, 4 I/O failure\nor history rules that could not run in a shallow clone (the live release is unchanged with 1, 3 and 4).",
+            "Publishing what is already live changes nothing and exits 0. A risky change to a protected environment (the first\nrelease there included) needs --approve; uncommitted content is refused (exit 1).",
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {

@@ -130,6 +130,7 @@ enum ServeRootCommands {
             "environment": .string(name), "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
             "activated_by": since.map { .string($0.action.rawValue) } ?? .null,
             "activated_by_user": since?.user.map(JSON.string) ?? .null, "activation_message": since?.message.map(JSON.string) ?? .null,
+            "activated_from": since?.from.map(JSON.string) ?? .null,
             "commit": info.sourceCommit.map { .string($0.hex) } ?? .null, "bundle_id": .string(info.bundleID),
             "as_of": .string(info.asOf), "published_at": .string(info.publishedAt), "author": .string(info.author),
             "message": .string(info.message), "approval": approval.map(JSON.string) ?? .null, "files": .int(info.files.count),
@@ -159,6 +160,38 @@ enum ServeRootCommands {
         if let from = activation.from { text += " from \(from)" }
         if let message = activation.message, !message.isEmpty { text += ": \(message)" }
         return text
+    }
+
+    /// What happened to a release after it was published, oldest first, as the journal's state
+    /// keeps it: each time a promote, rollback or recovery made it live (who, why), and each
+    /// rollback that left it (who, why, whether it marked it bad).
+    static func history(of release: String, _ journal: JournalState) -> [(text: String, json: JSON)] {
+        journal.activations.compactMap { activation -> (String, JSON)? in
+            let when = Timestamp.seoul(activation.time)
+            let by = activation.user.map { " by \($0)" } ?? ""
+            let why = activation.message.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? ""
+            var json: [String: JSON] = [
+                "time": .string(activation.time), "action": .string(activation.action.rawValue), "user": activation.user.map(JSON.string) ?? .null,
+                "message": activation.message.map(JSON.string) ?? .null,
+            ]
+            if activation.release == release, activation.action != .publish {
+                json["event"] = .string("made_live")
+                let how: String
+                switch activation.action {
+                case .promote: how = "promoted"
+                case .rollback: how = "made live by a rollback from \(activation.from ?? "?")"
+                default: how = "made live by \(activation.action.rawValue)"
+                }
+                if let from = activation.from { json["from"] = .string(from) }
+                return ("\(how) \(when)\(by)\(why)", .object(json))
+            }
+            if activation.action == .rollback, activation.from == release {
+                let marked = activation.marksBad ?? true
+                json.merge(["event": .string("rolled_back_from"), "to": .string(activation.release), "marks_bad": .bool(marked)]) { $1 }
+                return ("rolled back to \(activation.release) \(when)\(by)\(marked ? " (marked bad)" : "")\(why)", .object(json))
+            }
+            return nil
+        }
     }
 
     /// Before the first publish there is nothing to report, and nothing is wrong.
@@ -203,6 +236,12 @@ enum ServeRootCommands {
             let approved = approval.map { "  (approved: \($0))" } ?? ""
             text +=
                 "\(id)  \(commit)  \(Timestamp.seoul(info?.publishedAt ?? ""))  \(info?.author ?? "")  \(info?.message ?? "")\(approved)\(marks.isEmpty ? "" : "  [" + marks.joined(separator: ", ") + "]")\n"
+            let history = Self.history(of: id, journal)
+            for event in history { text += "    " + event.text + "\n" }
+            if case .object(var fields) = rows[rows.count - 1] {
+                fields["history"] = .array(history.map(\.json))
+                rows[rows.count - 1] = .object(fields)
+            }
         }
         invocation.console.out(json ? JSON.object(["releases": .array(rows)]).serialized() + "\n" : (text.isEmpty ? "No releases yet.\n" : text))
         return RatecardCLI.ExitCode.ok
@@ -211,7 +250,7 @@ enum ServeRootCommands {
     static func runVerify(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
-        guard let live = try root.live() else { throw OperationalError("nothing is live in \(root.displayName)") }
+        guard let live = try root.live() else { throw ConflictError("nothing is live in \(root.displayName)") }
         let drift = try root.drift(of: live, deep: arguments.has("--deep")) + BridgeLines.servedStaleness(root: root)
         let files = try root.info(of: live).files.count
         if json {

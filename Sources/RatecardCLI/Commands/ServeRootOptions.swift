@@ -59,7 +59,7 @@ enum ServeRootOptions {
     static func existing(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> any ReleaseStore {
         let root = try resolve(arguments, invocation).root
         if try root.pointer() == nil, try root.releaseIDs().isEmpty {
-            throw OperationalError("\(root.displayName) holds no releases yet; publish to it first")
+            throw ConflictError("\(root.displayName) holds no releases yet; publish to it first")
         }
         return root
     }

@@ -21,8 +21,7 @@ enum ValidateCommand {
             or skip them on purpose with --allow-shallow). --range reports each problem with the commit that
             introduced it; one a later commit of the range fixed is listed as history and does not count.
             On a terminal (and without NO_COLOR) each problem shows its source line with a caret, in colour.
-            Exit codes: 0 valid (warnings allowed), 1 invalid, 2 usage error, 4 rules could not run for lack
-            of history, or a git or I/O failure.
+            Warnings alone exit 0.
             """,
         run: run)
 

@@ -7,8 +7,15 @@ public struct ChangeHistory {
     public struct Event {
         public var commit: CommitInfo
         public var changes: [SemanticChange]
-        /// Journal entries of releases that made this change live, or left it (rollbacks).
+        /// The journal entries at which this change went live or stopped being live, oldest
+        /// first, alternately: the first release holding it made live (even positions), a
+        /// rollback (or publish) to a release without it (odd), a release with it made live
+        /// again, and so on.
         public var releases: [Journal.Entry]
+        /// Whether the release live now holds the change (nil without a target).
+        public var liveNow: Bool?
+        /// The release live now (nil without a target, or when nothing is live).
+        public var live: String?
     }
 
     public enum Subject {
@@ -40,6 +47,17 @@ public struct ChangeHistory {
         guard let head = try repository.headCommit() else { return [] }
         let loader = ContentLoader(caches: caches)
         let journal = try root?.journalLog.entries() ?? []
+        let live = try root?.live()
+        // The commit each release was built from: journaled at publish and promote, else read.
+        var commits: [String: ObjectID] = [:]
+        for entry in journal { if let release = entry.activated, let commit = entry.commit { commits[release] = commit } }
+        func commitOf(_ release: String) -> ObjectID? {
+            if let known = commits[release] { return known }
+            let read = (try? root?.info(of: release))??.sourceCommit
+            if let read { commits[release] = read }
+            return read
+        }
+        let activations = journal.filter { $0.activated != nil }
         var events: [Event] = []
         for commit in try repository.commits(from: nil, to: head).reversed() {
             let info = try repository.commitInfo(commit)
@@ -53,23 +71,26 @@ public struct ChangeHistory {
             let new = try loader.load(CommitSource(repository: repository, commit: commit, contentRoot: contentRoot))
             let old = try info.parents.first.map { try loader.load(CommitSource(repository: repository, commit: $0, contentRoot: contentRoot)) } ?? Content(root: new.root)
             let changes = SemanticDiff.between(old, new, asOf: asOf).changes.filter(subject.matches)
-            // The first activation whose commit contains this change, and rollbacks away from it.
-            var shipped: [Journal.Entry] = []
-            if let activation = journal.first(where: { entry in
-                guard entry.activated != nil, let shippedCommit = entry.commit ?? releaseCommit(entry, root) else { return false }
-                return (try? repository.contains(commit, in: shippedCommit)) ?? false
-            }) {
-                shipped.append(activation)
-                let release = activation.activated
-                shipped += journal.filter { $0.action == .rollback && $0.from == release }
+            // Walk the activations: each time live goes from a release without this change to one
+            // with it, or back, is a step of its history; the last says whether it is live now.
+            var holds: [String: Bool] = [:]
+            func holdsChange(_ release: String) -> Bool {
+                if let known = holds[release] { return known }
+                let answer = commitOf(release).map { (try? repository.contains(commit, in: $0)) ?? false } ?? false
+                holds[release] = answer
+                return answer
             }
-            events.append(Event(commit: info, changes: changes, releases: shipped))
+            var shipped: [Journal.Entry] = []
+            var isLive = false
+            for entry in activations {
+                guard let release = entry.activated else { continue }
+                let now = holdsChange(release)
+                if now != isLive { shipped.append(entry) }
+                isLive = now
+            }
+            let liveNow = root == nil ? nil : live.map(holdsChange) ?? false
+            events.append(Event(commit: info, changes: changes, releases: shipped, liveNow: liveNow, live: live))
         }
         return events
-    }
-
-    static func releaseCommit(_ entry: Journal.Entry, _ root: (any ReleaseStore)?) -> ObjectID? {
-        guard let root, let release = entry.activated else { return nil }
-        return (try? root.info(of: release))?.sourceCommit
     }
 }

@@ -70,6 +70,9 @@ public enum ApprovalGate {
         }
     }
 
+    /// The risk of a first release to a protected environment.
+    public static let firstRelease = "nothing is live yet: this first release makes all of its content live at once, with nothing to compare it with"
+
     /// A change a protected environment asks an approval for.
     public struct Risk: Sendable, Equatable {
         public var text: String
@@ -86,7 +89,10 @@ public enum ApprovalGate {
     public static func risks(_ diff: LiveDiff, next: Content?, asOf: Day, threshold: Percent) -> [Risk] {
         var risks: [Risk] = []
         switch diff {
-        case .nothingLive: break
+        case .nothingLive:
+            // A first release has nothing to be compared with: every partner, rate table and terms
+            // document goes live at once, unreviewed against anything. It needs an approval.
+            risks.append(Risk(text: Self.firstRelease, identity: nil, from: nil))
         case .diff(let semantic):
             for change in semantic.changes {
                 if let text = change.isRisky(threshold: threshold) { risks.append(Risk(text: text, identity: identity(of: change), from: nil)) }

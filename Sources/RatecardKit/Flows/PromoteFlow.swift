@@ -93,11 +93,13 @@ public struct PromoteFlow {
             }
         }
         if options.dryRun {
-            guard let id = promoted else { throw OperationalError("\(options.sourceName) has nothing live to promote") }
+            guard let id = promoted else { throw ConflictError("\(options.sourceName) has nothing live to promote") }
             let next = try source.info(of: id)
             let live = try target.live()
-            let liveFiles = try live.map { try target.info(of: $0).files } ?? []
-            return .dryRun(release: id, live: live, plan: ReleasePlan.between(live: liveFiles, next: next.files))
+            let liveInfo = try live.map { try target.info(of: $0) }
+            let liveFiles = liveInfo.map { info in info.files.filter { !info.isCarried($0.path) } } ?? []
+            let plan = ReleasePlan.between(live: liveFiles, next: next.files, liveBundle: liveInfo?.bundleID, nextBundle: next.bundleID)
+            return .dryRun(release: id, live: live, plan: plan)
         }
         let extra = (approval?.fields ?? [:]).merging(["from_env": .string(options.sourceName)]) { $1 }
         let result = try ReleaseHistory.promote(

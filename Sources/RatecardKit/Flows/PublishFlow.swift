@@ -126,7 +126,7 @@ public struct PublishFlow {
         if options.ifStale {
             // The commit rebuilt is the one the live record names: only while it matches its seal.
             if let live, case .broken = try root.sealedRecord(of: live) {
-                throw OperationalError(
+                throw RefusedError(
                     "the live release \(live)'s version.json does not match the seal journaled when it was published (it was changed since); --if-stale rebuilds the commit it names, so nothing was published; publish a reviewed commit with --rev, or roll back to a release that matches its seal"
                 )
             }
@@ -286,7 +286,7 @@ public struct PublishFlow {
     /// current, which is said with --as-of).
     static func checkClock(_ asOf: Day, explicit: Bool, live: String?, info: ReleaseInfo?, name: String) throws {
         guard !explicit, let live, let info, let liveDay = Day(info.asOf), asOf < liveDay else { return }
-        throw OperationalError(
+        throw RefusedError(
             "today in Asia/Seoul (\(asOf)) is before the as-of date of the release live on \(name) (\(live), as of \(liveDay)): is this machine's clock set back? Nothing was published. To publish as of an earlier date on purpose, say so with --as-of \(asOf)"
         )
     }
@@ -304,7 +304,7 @@ public struct PublishFlow {
             return .current("release \(live) has nothing scheduled after \(info.asOf)")
         }
         guard from <= asOf else { return .current("release \(live) is current until \(from.adding(days: -1)) (something scheduled takes effect on \(from))") }
-        guard let commit = info.sourceCommit else { throw OperationalError("release \(live) is stale since \(from) but names no commit to rebuild; publish with --rev") }
+        guard let commit = info.sourceCommit else { throw ConflictError("release \(live) is stale since \(from) but names no commit to rebuild; publish with --rev") }
         return .stale(commit: commit)
     }
 }

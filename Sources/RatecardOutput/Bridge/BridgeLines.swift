@@ -25,14 +25,17 @@ public enum BridgeLines {
     /// so a rollback does not re-read every release's version.json (hundreds of kilobytes each
     /// on a large site).
     static func computeWithRequirements(root: any ReleaseStore, known new: [String: Int] = [:]) throws -> (lines: [Int: String], requires: [String: Int]) {
-        // A pointer to a release that is gone (being mended by a rollback) names no line.
-        let live = try? root.live()
+        // A pointer naming a release that is gone (removed by hand) names no line: the rollback
+        // that mends it repairs the file first, and must not be refused for it.
+        let ids = try root.releaseIDs()
+        let pointer = try root.pointer()
+        let live = pointer.flatMap { ids.contains($0) ? $0 : nil }
         let journal = try root.journalLog.state()
         try journal.requireUndamaged()
-        let bad = journal.badReleases(live: try root.pointer())
+        let bad = journal.badReleases(live: pointer)
         let known = ((try? recordedRequirements(root: root)) ?? [:]).merging(new) { $1 }
         var requires: [String: Int] = [:]
-        for id in try root.releaseIDs() {
+        for id in ids {
             // What the journal recorded when the release was published (0: the web build needs
             // nothing of the app), else the file's own record, else the release's version.json.
             if let journaled = journal.publications[id]?.bridgeRequires {

@@ -15,11 +15,11 @@ public enum BundleWriter {
         let name = DurableFiles.name(of: destination)
         if FileSystem.exists(destination) {
             guard FileSystem.isDirectory(destination) else {
-                throw OperationalError("\(destination) exists and is not a folder; choose another --out")
+                throw ConflictError("\(destination) exists and is not a folder; choose another --out")
             }
             let entries = try FileSystem.listDirectory(destination)
             if !entries.isEmpty && !FileSystem.exists(destination + "/" + BundleLayout.manifest) {
-                throw OperationalError("\(destination) is not empty and holds no earlier build (no \(BundleLayout.manifest)); refusing to replace it")
+                throw ConflictError("\(destination) is not empty and holds no earlier build (no \(BundleLayout.manifest)); refusing to replace it")
             }
         }
         do {

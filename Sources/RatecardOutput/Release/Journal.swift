@@ -146,6 +146,12 @@ public struct Journal: JournalLog {
             }
         }
 
+        /// Whether a rollback (or its intent) marks the release it left bad. Only a bare rollback
+        /// or `--mark-bad` does: its entry says `"marks_bad": false` otherwise. An entry without
+        /// the field was written when every rollback marked the release it left, and keeps that
+        /// meaning.
+        public var marksBad: Bool { fields["marks_bad"]?.boolValue ?? true }
+
         /// The release this entry made live, if it activated one.
         public var activated: String? {
             switch action {

@@ -17,6 +17,17 @@ public struct JournalState: Sendable, Equatable {
         public var message: String?
         /// A rollback's release left.
         public var from: String?
+        /// Whether a rollback marked the release it left bad (nil for other actions).
+        public var marksBad: Bool? = nil
+    }
+
+    /// A rollback journaled before its swap: what its entry says.
+    struct Intent: Sendable, Equatable {
+        var from: String
+        var to: String
+        var marksBad: Bool
+        var user: String?
+        var message: String?
     }
 
     /// What a release's last publish or promote recorded.
@@ -37,7 +48,7 @@ public struct JournalState: Sendable, Equatable {
     public var through = 0
     var bad: Set<String> = []
     /// A rollback journaled before its swap and not yet known to have happened.
-    var pending: (from: String, to: String)?
+    var pending: Intent?
     /// The sha256 of each release's version.json as published or promoted (the seal).
     public var seals: [String: String] = [:]
     public var publications: [String: Publication] = [:]
@@ -61,7 +72,7 @@ public struct JournalState: Sendable, Equatable {
     public init() {}
 
     public static func == (lhs: JournalState, rhs: JournalState) -> Bool {
-        lhs.through == rhs.through && lhs.bad == rhs.bad && lhs.pending?.from == rhs.pending?.from && lhs.pending?.to == rhs.pending?.to
+        lhs.through == rhs.through && lhs.bad == rhs.bad && lhs.pending == rhs.pending
             && lhs.seals == rhs.seals && lhs.publications == rhs.publications && lhs.activations == rhs.activations
             && lhs.highestRelease == rhs.highestRelease && lhs.damage == rhs.damage && lhs.torn == rhs.torn
             && lhs.scheduledApprovals.map(\.release) == rhs.scheduledApprovals.map(\.release)
@@ -73,17 +84,28 @@ public struct JournalState: Sendable, Equatable {
         for name in [entry.release, entry.from, entry.to, entry.previous].compactMap({ $0 }) {
             highestRelease = max(highestRelease, Int(name.prefix { $0.isNumber }) ?? 0)
         }
+        // A recover entry records a swap whose own entry was lost: a rollback's, when it made its
+        // intent's target live; that activation is shown as the rollback it was.
+        var activation = entry.activated.map {
+            Activation(
+                release: $0, action: entry.action, time: entry.time, user: entry.user, message: entry.message, from: entry.from,
+                marksBad: entry.action == .rollback ? entry.marksBad : nil)
+        }
         switch entry.action {
         case .rollback:
-            if let from = entry.from { bad.insert(from) }
+            if let from = entry.from, entry.marksBad { bad.insert(from) }
             if let to = entry.to { bad.remove(to) }
             pending = nil
         case .rollbackIntent:
-            if let from = entry.from, let to = entry.to { pending = (from, to) }
+            if let from = entry.from, let to = entry.to {
+                pending = Intent(from: from, to: to, marksBad: entry.marksBad, user: entry.user, message: entry.message)
+            }
         case .recover:
             if let intent = pending, entry.release == intent.to {
-                bad.insert(intent.from)
+                if intent.marksBad { bad.insert(intent.from) }
                 bad.remove(intent.to)
+                activation = Activation(
+                    release: intent.to, action: .rollback, time: entry.time, user: intent.user, message: intent.message, from: intent.from, marksBad: intent.marksBad)
             }
             pending = nil
         case .clearBad:
@@ -109,8 +131,8 @@ public struct JournalState: Sendable, Equatable {
         if let approval = entry.approval, approval.scheduled?.isEmpty == false {
             scheduledApprovals.append((entry.release, approval))
         }
-        if let release = entry.activated {
-            activations.append(Activation(release: release, action: entry.action, time: entry.time, user: entry.user, message: entry.message, from: entry.from))
+        if let activation {
+            activations.append(activation)
             if activations.count > Self.keptActivations { activations.removeFirst(activations.count - Self.keptActivations) }
         }
     }
@@ -124,14 +146,14 @@ public struct JournalState: Sendable, Equatable {
         through = max(through, last)
     }
 
-    /// Releases marked bad: every release a rollback left, less those cleared since and the
-    /// target of any later rollback. A rollback's intent counts once its swap is known to have
+    /// Releases marked bad: every release a bare rollback (or `--mark-bad`) left, less those
+    /// cleared since and the target of any later rollback. A rollback's intent counts once its swap is known to have
     /// happened: its `rollback` entry, the `recover` entry of the next run, or `live` being its
     /// target now.
     public func badReleases(live: String?) -> Set<String> {
         guard let intent = pending, live == intent.to else { return bad }
         var marked = bad
-        marked.insert(intent.from)
+        if intent.marksBad { marked.insert(intent.from) }
         marked.remove(intent.to)
         return marked
     }
@@ -173,7 +195,9 @@ extension JournalState {
             "format": .int(1),
             "through": .int(through),
             "bad": .array(bad.sorted().map(JSON.string)),
-            "pending": pending.map { .object(["from": .string($0.from), "to": .string($0.to)]) } ?? .null,
+            "pending": pending.map {
+                .object(["from": .string($0.from), "to": .string($0.to), "marks_bad": .bool($0.marksBad), "user": optional($0.user), "message": optional($0.message)])
+            } ?? .null,
             "seals": .object(seals.mapValues(JSON.string)),
             "publications": .object(
                 publications.mapValues { p in
@@ -188,7 +212,7 @@ extension JournalState {
                 activations.map { a in
                     .object([
                         "release": .string(a.release), "action": .string(a.action.rawValue), "time": .string(a.time), "user": optional(a.user),
-                        "message": optional(a.message), "from": optional(a.from),
+                        "message": optional(a.message), "from": optional(a.from), "marks_bad": a.marksBad.map(JSON.bool) ?? .null,
                     ])
                 }),
             "highest_release": .int(highestRelease),
@@ -210,7 +234,12 @@ extension JournalState {
         }
         guard let bad = strings(json["bad"]) else { return nil }
         self.bad = Set(bad)
-        if let from = json["pending"]?["from"]?.stringValue, let to = json["pending"]?["to"]?.stringValue { pending = (from, to) }
+        if let from = json["pending"]?["from"]?.stringValue, let to = json["pending"]?["to"]?.stringValue {
+            // A checkpoint written before rollbacks could leave a release unmarked: every one marked it.
+            pending = Intent(
+                from: from, to: to, marksBad: json["pending"]?["marks_bad"]?.boolValue ?? true, user: json["pending"]?["user"]?.stringValue,
+                message: json["pending"]?["message"]?.stringValue)
+        }
         guard case .object(let seals)? = json["seals"], case .object(let publications)? = json["publications"],
             let activations = json["activations"]?.arrayValue
         else { return nil }
@@ -230,7 +259,9 @@ extension JournalState {
                 let time = value["time"]?.stringValue
             else { return nil }
             self.activations.append(
-                Activation(release: release, action: action, time: time, user: value["user"]?.stringValue, message: value["message"]?.stringValue, from: value["from"]?.stringValue))
+                Activation(
+                    release: release, action: action, time: time, user: value["user"]?.stringValue, message: value["message"]?.stringValue, from: value["from"]?.stringValue,
+                    marksBad: value["marks_bad"]?.boolValue ?? (action == .rollback ? true : nil)))
         }
         func problems(_ value: JSON?) -> [Journal.Problem]? {
             guard let items = value?.arrayValue else { return nil }

@@ -79,7 +79,14 @@ public struct Publisher {
         let live = try target.live()
         var staged = try stage(request)
         try readLive(live, for: request, into: &staged)
-        return (ReleasePlan.between(live: Self.ownFiles(staged.liveInfo), next: staged.files), live)
+        return (Self.plan(staged, request), live)
+    }
+
+    /// The file changes from the live release to the staged one, data files compared by their
+    /// place in the data folder.
+    static func plan(_ staged: Staged, _ request: Request) -> ReleasePlan {
+        ReleasePlan.between(
+            live: ownFiles(staged.liveInfo), next: staged.files, liveBundle: staged.liveInfo?.bundleID, nextBundle: request.bundle.manifest.bundleID)
     }
 
     /// A release's own files (a release of the folder layout also lists the data of earlier
@@ -107,7 +114,7 @@ public struct Publisher {
         if let liveInfo = staged.liveInfo, let live, liveInfo.serves(staged.files) {
             return .alreadyLive(id: live)
         }
-        let plan = ReleasePlan.between(live: Self.ownFiles(staged.liveInfo), next: staged.files)
+        let plan = Self.plan(staged, request)
         let id = try target.nextReleaseID(bundleID: request.bundle.manifest.bundleID)
         let info = ReleaseInfo(
             id: id, bundleID: request.bundle.manifest.bundleID, sourceCommit: request.bundle.manifest.sourceCommit,
@@ -196,7 +203,7 @@ public struct Publisher {
         let hashes = Dictionary(request.bundle.manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         entries.reserveCapacity(request.bundle.manifest.files.count + entries.count + 2)
         for (path, bytes) in request.bundle.files {
-            if entries[path] != nil { throw OperationalError("the web build and the bundle both have \(path); rename it in the web build") }
+            if entries[path] != nil { throw RefusedError("the web build and the bundle both have \(path); rename it in the web build") }
             staged.bytes[path] = bytes
             entries[path] = hashes[path] ?? BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
         }
@@ -212,7 +219,7 @@ public struct Publisher {
         }
         // Files an incremental build reused: their objects are in the store (checked by the put).
         for path in request.bundle.reused.keys {
-            if entries[path] != nil { throw OperationalError("the web build and the bundle both have \(path); rename it in the web build") }
+            if entries[path] != nil { throw RefusedError("the web build and the bundle both have \(path); rename it in the web build") }
             guard let file = hashes[path] else { throw OperationalError("the bundle's manifest does not list \(path)") }
             entries[path] = file
         }

@@ -24,9 +24,14 @@ public struct ReleaseHistory {
         public var check: Check
         /// Whether the target had been marked bad (and `force` allowed it); it is bad no longer.
         public var targetWasBad: Bool
+        /// Whether the release left is marked bad.
+        public var markedBad: Bool
     }
 
-    /// Swaps back to `target` (or the newest good release before live), marks the left release bad.
+    /// Swaps back to `target` (or the newest good release before live). The release left is
+    /// marked bad by a bare rollback, or when `markBad` says so: a rollback to a named release
+    /// (rolling forward again, or back past several) is no verdict on the release it leaves.
+    /// `markBad` nil means: only when no target is named.
     ///
     /// The target is checked in constant time by default: its version.json must hash to the seal
     /// the journal recorded when the release was staged, and every file was verified from disk
@@ -37,24 +42,27 @@ public struct ReleaseHistory {
     /// between the swap and the final entry cannot lose it. A target marked bad needs `force`;
     /// the target of a rollback is never left marked bad. `dryRun` checks everything and
     /// changes nothing.
-    public func rollback(to target: String?, expectLive: String?, reason: String, wait: Bool, verify: Bool = false, force: Bool = false, dryRun: Bool = false) throws -> Rollback {
+    public func rollback(
+        to target: String?, expectLive: String?, reason: String, wait: Bool, verify: Bool = false, force: Bool = false, markBad: Bool? = nil, dryRun: Bool = false
+    ) throws -> Rollback {
+        let marksBad = markBad ?? (target == nil)
         let lock = try root.acquireLock(command: "rollback", wait: wait, onWait: { _ in })
         defer { lock.release() }
         if !dryRun {
             try root.recover()
             try BridgeLines.repair(root: root)
         }
-        guard let live = try root.pointer() else { throw OperationalError("\(root.displayName) has no live release to roll back") }
+        guard let live = try root.pointer() else { throw ConflictError("\(root.displayName) has no live release to roll back") }
         if let expectLive, expectLive != live {
             throw ConflictError("live is \(live), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
         }
         let bad = try root.badReleases()
         let chosen: String
         if let target {
-            guard try root.releaseIDs().contains(target) else { throw OperationalError("release \(target) does not exist in \(root.displayName)") }
-            guard target != live else { throw OperationalError("release \(target) is already live") }
+            guard try root.releaseIDs().contains(target) else { throw ConflictError("release \(target) does not exist in \(root.displayName)") }
+            guard target != live else { throw ConflictError("release \(target) is already live") }
             if bad.contains(target) && !force {
-                throw OperationalError(
+                throw ConflictError(
                     "release \(target) is marked bad (a rollback left it); roll back to it anyway with --force, or clear the mark with 'ratecard releases --clear-bad \(target) -m <reason>'")
             }
             chosen = target
@@ -62,29 +70,30 @@ public struct ReleaseHistory {
             let history = try root.activationHistory()
             let existing = Set(try root.releaseIDs())
             guard let candidate = history.first(where: { $0 != live && !bad.contains($0) && existing.contains($0) }) else {
-                throw OperationalError("no earlier good release to roll back to; name one with --to (see 'ratecard releases')")
+                throw ConflictError("no earlier good release to roll back to; name one with --to (see 'ratecard releases')")
             }
             chosen = candidate
         }
         let check: Check
         if !verify, let problems = try root.sealProblems(of: chosen) {
             guard problems.isEmpty else {
-                throw OperationalError("release \(chosen) no longer matches the version.json it was published with (\(problems.joined(separator: ", "))); refusing to make it live")
+                throw RefusedError("release \(chosen) no longer matches the version.json it was published with (\(problems.joined(separator: ", "))); refusing to make it live")
             }
             check = .sealed
         } else {
             let drift = try root.drift(of: chosen, deep: true)
             guard drift.isEmpty else {
-                throw OperationalError("release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live")
+                throw RefusedError("release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live")
             }
             check = .rehashed(files: try root.info(of: chosen).files.count)
         }
-        let result = Rollback(from: live, to: chosen, check: check, targetWasBad: bad.contains(chosen))
+        let result = Rollback(from: live, to: chosen, check: check, targetWasBad: bad.contains(chosen), markedBad: marksBad)
         if dryRun { return result }
         var intent = JournalFields.base(action: "rollback-intent")
         intent["from"] = .string(live)
         intent["to"] = .string(chosen)
         intent["message"] = .string(reason)
+        intent["marks_bad"] = .bool(marksBad)
         try root.journalLog.append(intent)
         CrashPoint.hit("intent")
         try lock.confirm()
@@ -98,6 +107,7 @@ public struct ReleaseHistory {
         fields["from"] = .string(live)
         fields["to"] = .string(chosen)
         fields["message"] = .string(reason)
+        fields["marks_bad"] = .bool(marksBad)
         root.journalAfterSwap(fields)
         CrashPoint.hit("journaled")
         try BridgeLines.updateAfterChange(root: root, live: chosen)
@@ -112,8 +122,8 @@ public struct ReleaseHistory {
         let lock = try root.acquireLock(command: "releases --clear-bad", wait: wait, onWait: { _ in })
         defer { lock.release() }
         try root.recover()
-        guard try root.releaseIDs().contains(release) else { throw OperationalError("release \(release) does not exist in \(root.displayName)") }
-        guard try root.badReleases().contains(release) else { throw OperationalError("release \(release) is not marked bad") }
+        guard try root.releaseIDs().contains(release) else { throw ConflictError("release \(release) does not exist in \(root.displayName)") }
+        guard try root.badReleases().contains(release) else { throw ConflictError("release \(release) is not marked bad") }
         var fields = JournalFields.base(action: "clear-bad")
         fields["release"] = .string(release)
         fields["message"] = .string(reason)
@@ -129,10 +139,10 @@ public struct ReleaseHistory {
     public static func promote(release: String?, from source: any ReleaseStore, to target: any ReleaseStore, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws
         -> (id: String, previous: String?, alreadyLive: Bool)
     {
-        guard let id = try release ?? source.live() else { throw OperationalError("\(source.displayName) has nothing live to promote") }
-        guard let manifest = try source.manifest(of: id) else { throw OperationalError("release \(id) does not exist in \(source.displayName)") }
+        guard let id = try release ?? source.live() else { throw ConflictError("\(source.displayName) has nothing live to promote") }
+        guard let manifest = try source.manifest(of: id) else { throw ConflictError("release \(id) does not exist in \(source.displayName)") }
         let drift = try source.drift(of: id, deep: true)
-        guard drift.isEmpty else { throw OperationalError("release \(id) in \(source.displayName) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))") }
+        guard drift.isEmpty else { throw RefusedError("release \(id) in \(source.displayName) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))") }
         let lock = try target.acquireLock(command: "promote", wait: wait, onWait: { _ in })
         defer { lock.release() }
         try target.recover()
@@ -160,7 +170,7 @@ public struct ReleaseHistory {
                 try lock.confirm()
                 try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest, info: sourceInfo)])
             } else {
-                throw OperationalError(
+                throw RefusedError(
                     "release \(id) predates the object store (each file in its own folder) and cannot be promoted; publish its commit to \(target.displayName) instead")
             }
         }

@@ -1,14 +1,61 @@
 import RatecardSupport
 
 /// What a publish would change against the live release, file by file.
+///
+/// A bundle's data lives in a folder named by its id (`data/<bundle-id>/`), so every release
+/// with changed data moves every data file to a new folder. A file is compared by its path
+/// inside the data folder: one whose bytes did not change is `unchanged` (and counted as
+/// `moved` when its folder did), never an addition plus a removal, so the plan of a one-table
+/// change lists the few files that changed.
 public struct ReleasePlan: Sendable, Equatable {
+    /// Paths of the new release with no counterpart in the live one.
     public var added: [String]
+    /// Paths of the new release whose bytes differ from the live counterpart's.
     public var changed: [String]
+    /// Paths of the live release with no counterpart in the new one.
     public var removed: [String]
+    /// Files with the same bytes at the same place (moved ones included).
     public var unchanged: Int
+    /// Of the unchanged files, those whose URL changed with the data folder.
+    public var moved: Int
 
-    public static func between(live: [BundleManifest.File], next: [BundleManifest.File]) -> ReleasePlan {
-        if let merged = merging(live, next) { return merged }
+    public init(added: [String], changed: [String], removed: [String], unchanged: Int, moved: Int = 0) {
+        self.added = added
+        self.changed = changed
+        self.removed = removed
+        self.unchanged = unchanged
+        self.moved = moved
+    }
+
+    /// The plan from `live` to `next`; with both bundle ids, a data file is matched with the
+    /// file at the same place in the other release's data folder.
+    public static func between(live: [BundleManifest.File], next: [BundleManifest.File], liveBundle: String? = nil, nextBundle: String? = nil) -> ReleasePlan {
+        guard let liveBundle, let nextBundle, liveBundle != nextBundle else {
+            return merging(live, next) ?? lookingUp(live, next)
+        }
+        // The live data folder's files renamed into the new folder, to be compared in place.
+        let from = BundleLayout.dataFolder(liveBundle)
+        let to = BundleLayout.dataFolder(nextBundle)
+        var original: [String: String] = [:]
+        var renamed = live.map { file -> BundleManifest.File in
+            guard file.path.hasPrefix(from) else { return file }
+            var moved = file
+            moved.path = to + file.path.dropFirst(from.count)
+            original[moved.path] = file.path
+            return moved
+        }
+        // Unless both folders sort at the same place among the other files, the order changed.
+        if !zip(renamed, renamed.dropFirst()).allSatisfy({ $0.path < $1.path }) { renamed.sort { $0.path < $1.path } }
+        var plan = merging(renamed, next) ?? lookingUp(renamed, next)
+        plan.removed = plan.removed.map { original[$0] ?? $0 }.sorted()
+        let changed = Set(plan.changed)
+        let added = Set(plan.added)
+        plan.moved = next.filter { original[$0.path] != nil && !changed.contains($0.path) && !added.contains($0.path) }.count
+        return plan
+    }
+
+    /// The plan by lookups, for lists that are not sorted or hold a path twice.
+    static func lookingUp(_ live: [BundleManifest.File], _ next: [BundleManifest.File]) -> ReleasePlan {
         let old = Dictionary(live.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
         let new = Dictionary(next.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
         return ReleasePlan(
@@ -43,10 +90,12 @@ public struct ReleasePlan: Sendable, Equatable {
 
     /// The counts, for `--format json` summaries.
     public var counts: JSON {
-        .object(["added": .int(added.count), "changed": .int(changed.count), "removed": .int(removed.count), "unchanged": .int(unchanged)])
+        .object(["added": .int(added.count), "changed": .int(changed.count), "removed": .int(removed.count), "unchanged": .int(unchanged), "moved": .int(moved)])
     }
 
+    /// `0 added, 4 changed, 0 removed, 227 unchanged (86 of them moved to the new data folder)`.
     public var summary: String {
-        "\(added.count) added, \(changed.count) changed, \(removed.count) removed, \(unchanged) unchanged"
+        let moves = moved == 0 ? "" : " (\(moved) of them moved to the new data folder)"
+        return "\(added.count) added, \(changed.count) changed, \(removed.count) removed, \(unchanged) unchanged\(moves)"
     }
 }

@@ -1,0 +1,193 @@
+import Foundation
+import Glibc
+import RatecardOutput
+import RatecardSupport
+import Synchronization
+
+/// The HTTP server of `ratecard serve`: a serve root's live release, its kept releases under
+/// `/r/<id>/` and its objects under `/o/`, answered as the `nginx-conf` block answers them
+/// (`ServedRoute`: the same locations, Cache-Control and security headers, the same 404s), so
+/// staff can look at an environment on their laptop without nginx.
+///
+/// It is read-only: it listens on 127.0.0.1 only, answers GET and HEAD only (405 otherwise),
+/// answers only requests addressed to the loopback host (421 otherwise, so a page of another
+/// site cannot read it by DNS rebinding), and reads files by descriptor (`ServedFiles`: no
+/// symlink but a release's terms link is followed, `..` is refused). It sends no compression
+/// and no validators (every answer is the whole file).
+public final class ServeRootServer: Sendable {
+    public let port: Int
+    private let listener: Int32
+    private let files: ServedFiles
+    private let connections = Mutex<Set<Int32>>([])
+    private let stopping = Atomic<Bool>(false)
+
+    /// Listens on 127.0.0.1:`port` (0: any free port) for the serve root at `root`.
+    public init(root: String, port: Int) throws {
+        files = try ServedFiles(root: root)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw FileSystem.failure("socket", "127.0.0.1") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            let code = errno
+            close(fd)
+            if code == EADDRINUSE { throw OperationalError("port \(port) on 127.0.0.1 is in use; choose another with --port") }
+            throw FileSystem.failure("bind", "127.0.0.1:\(port)", code: code)
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.port = Int(UInt16(bigEndian: actual.sin_port))
+        listener = fd
+    }
+
+    /// The release live now (read from `current`, as every request does).
+    public var live: String? { files.live() }
+
+    /// Starts accepting connections on a thread of its own.
+    public func start() {
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "serve-accept"
+        thread.start()
+    }
+
+    /// Stops listening and closes every connection.
+    public func stop() {
+        guard !stopping.exchange(true, ordering: .relaxed) else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for fd in connections.withLock({ $0 }) { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    private func acceptLoop() {
+        while !stopping.load(ordering: .relaxed) {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            connections.withLock { _ = $0.insert(fd) }
+            let thread = Thread { [self] in
+                serve(fd)
+                connections.withLock { _ = $0.remove(fd) }
+                close(fd)
+            }
+            thread.name = "serve-connection"
+            thread.start()
+        }
+    }
+
+    // MARK: - HTTP
+
+    /// One request head.
+    struct Request {
+        var method: String
+        var target: String
+        var version: String
+        var headers: [String: String]
+    }
+
+    /// One response, before it is written.
+    struct Response {
+        var status: String
+        var headers: [(String, String)]
+        var body: [UInt8]
+    }
+
+    /// Answers requests on one connection until the client closes it (HTTP/1.1 keep-alive).
+    private func serve(_ fd: Int32) {
+        var idle = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
+        var buffer: [UInt8] = []
+        while !stopping.load(ordering: .relaxed) {
+            guard let request = Self.readRequest(fd, &buffer) else { return }
+            let closing = request.headers["connection"]?.lowercased() == "close" || request.version == "HTTP/1.0"
+            var response = answer(request)
+            if closing { response.headers.append(("Connection", "close")) }
+            guard Self.write(fd, response, head: request.method == "HEAD") else { return }
+            if closing || response.status.hasPrefix("400") || response.status.hasPrefix("405") { return }
+        }
+    }
+
+    /// The response to `request`.
+    func answer(_ request: Request) -> Response {
+        func plain(_ status: String, _ text: String, _ route: ServedRoute, extra: [(String, String)] = []) -> Response {
+            var headers: [(String, String)] = [("Content-Type", "text/plain; charset=utf-8")]
+            if route.cacheOnErrors, let cache = route.cacheControl { headers.append(("Cache-Control", cache)) }
+            return Response(status: status, headers: headers + route.securityHeaders + extra, body: Array(text.utf8))
+        }
+        guard !request.method.isEmpty else { return plain("400 Bad Request", "Bad request.\n", .serverLevel) }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return plain("405 Method Not Allowed", "Read-only: GET and HEAD only.\n", .serverLevel, extra: [("Allow", "GET, HEAD")])
+        }
+        guard let host = request.headers["host"], ["127.0.0.1:\(port)", "localhost:\(port)"].contains(host.lowercased()) else {
+            return plain("421 Misdirected Request", "This server answers http://127.0.0.1:\(port)/ only.\n", .serverLevel)
+        }
+        guard let route = ServedRoute.resolve(request.target) else { return plain("400 Bad Request", "Bad path.\n", .serverLevel) }
+        if case .redirect(let location) = route.source {
+            return plain("301 Moved Permanently", "Moved to \(location)\n", route, extra: [("Location", location)])
+        }
+        guard let (bytes, name) = files.read(route.source) else { return plain("404 Not Found", "Not found.\n", route) }
+        var headers: [(String, String)] = [("Content-Type", MediaType.of(name))]
+        if let cache = route.cacheControl { headers.append(("Cache-Control", cache)) }
+        return Response(status: "200 OK", headers: headers + route.securityHeaders, body: bytes)
+    }
+
+    /// Reads one request head (a GET or HEAD has no body; anything else is answered and closed).
+    static func readRequest(_ fd: Int32, _ buffer: inout [UInt8]) -> Request? {
+        let terminator: [UInt8] = [13, 10, 13, 10]
+        var chunk = [UInt8](repeating: 0, count: 8192)
+        while true {
+            if let end = buffer.firstRange(of: terminator) {
+                let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+                buffer.removeSubrange(..<end.upperBound)
+                var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
+                let requestLine = lines.removeFirst().split(separator: " ").map(String.init)
+                guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else { return Request(method: "", target: "", version: "", headers: [:]) }
+                var headers: [String: String] = [:]
+                for line in lines {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                return Request(method: requestLine[0], target: requestLine[1], version: requestLine[2], headers: headers)
+            }
+            guard buffer.count < 32 * 1024 else { return nil }
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Writes `response` (its head only for HEAD); false when the connection is gone.
+    static func write(_ fd: Int32, _ response: Response, head: Bool) -> Bool {
+        var text = "HTTP/1.1 \(response.status)\r\nServer: ratecard\r\nContent-Length: \(response.body.count)\r\n"
+        for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
+        text += "\r\n"
+        guard send(fd, Array(text.utf8)) else { return false }
+        return head || send(fd, response.body)
+    }
+
+    static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += sent
+        }
+        return true
+    }
+}

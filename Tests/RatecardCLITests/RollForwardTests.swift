@@ -1,0 +1,153 @@
+import Foundation
+import Glibc
+import RatecardKit
+import Testing
+
+/// What the history says after rollbacks in both directions: only a bare rollback (or
+/// `--mark-bad`) marks the release it leaves bad, `status` and `releases` say who made each
+/// release live and why, and `log` says whether a change is live now.
+@Suite struct RollForwardTests {
+    @Test func rollingForwardIsNoVerdictOnTheReleaseLeft() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory)
+            try fixture.publishEach()
+            let serve = ServeRoot(path: fixture.root)
+            let ids = try serve.releaseIDs()
+            try #require(ids.count == 2)
+            let user = ProcessUser.name
+
+            // A bare rollback marks the release it leaves bad.
+            let back = try ratecard(["rollback", "--root", fixture.root, "-m", "wrong band"], in: fixture.repo)
+            #expect(back.status == 0, "\(back.err)")
+            #expect(back.out.hasPrefix("Rolled back \(fixture.root) from \(ids[1]) to \(ids[0]) ("), "\(back.out)")
+            #expect(back.out.hasSuffix("; \(ids[1]) is marked bad.\n"), "\(back.out)")
+            #expect(try serve.badReleases() == [ids[1]])
+
+            // Rolling forward again (--to a newer release, --force for its mark) leaves the first good.
+            let dry = try ratecard(["rollback", "--root", fixture.root, "--to", "2", "--force", "--dry-run"], in: fixture.repo)
+            #expect(dry.out.hasPrefix("Would roll forward \(fixture.root) from \(ids[0]) to \(ids[1]) ("), "\(dry.out)")
+            #expect(dry.out.hasSuffix("; \(ids[0]) would not be marked bad (--to without --mark-bad). Nothing was changed.\n"), "\(dry.out)")
+            let forward = try ratecard(["rollback", "--root", fixture.root, "--to", "2", "--force", "-m", "it was fine", "--format", "json"], in: fixture.repo)
+            #expect(forward.status == 0, "\(forward.err)")
+            let done = try JSONReader.parse(Array(forward.out.utf8))
+            #expect(done["direction"] == .string("forward") && done["marked_bad"] == .bool(false) && done["target_was_bad"] == .bool(true), "\(forward.out)")
+            #expect(try serve.live() == ids[1])
+            #expect(try serve.badReleases().isEmpty, "rolling forward marked the release it left bad")
+            #expect(try serve.journal.entries().last?.fields["marks_bad"] == .bool(false))
+
+            // So the next bare rollback finds it.
+            let again = try ratecard(["rollback", "--root", fixture.root, "-m", "wrong band after all"], in: fixture.repo)
+            #expect(again.status == 0, "\(again.out)\(again.err)")
+            #expect(try serve.live() == ids[0])
+            #expect(try serve.badReleases() == [ids[1]])
+
+            // status says who made the live release live, and why.
+            let status = try ratecard(["status", "--root", fixture.root], in: fixture.repo)
+            #expect(status.out.contains(" (rollback by \(user) from \(ids[1]): wrong band after all)\n"), "\(status.out)")
+            let statusJSON = try JSONReader.parse(Array(try ratecard(["status", "--root", fixture.root, "--format", "json"], in: fixture.repo).out.utf8))
+            #expect(statusJSON["activated_by"] == .string("rollback") && statusJSON["activated_by_user"] == .string(user), "\(statusJSON)")
+            #expect(statusJSON["activation_message"] == .string("wrong band after all") && statusJSON["activated_from"] == .string(ids[1]))
+
+            // releases says it for every release: each rollback to it and from it, in order.
+            let releases = try ratecard(["releases", "--root", fixture.root], in: fixture.repo)
+            #expect(releases.status == 0, "\(releases.err)")
+            let lines = releases.out.split(separator: "\n").map(String.init)
+            let expected = [
+                "\(ids[1])", "    rolled back to \(ids[0]) * by \(user) (marked bad): wrong band", "    made live by a rollback from \(ids[0]) * by \(user): it was fine",
+                "    rolled back to \(ids[0]) * by \(user) (marked bad): wrong band after all",
+                "\(ids[0])", "    made live by a rollback from \(ids[1]) * by \(user): wrong band", "    rolled back to \(ids[1]) * by \(user): it was fine",
+                "    made live by a rollback from \(ids[1]) * by \(user): wrong band after all",
+            ]
+            #expect(lines.count == expected.count, "\(releases.out)")
+            for (line, pattern) in zip(lines, expected) {
+                let parts = pattern.components(separatedBy: " * ")
+                #expect(line.hasPrefix(parts[0]) && (parts.count == 1 || line.hasSuffix(parts[1])), "\(line) is not \(pattern)")
+            }
+            #expect(lines[0].hasSuffix("[bad]") && lines[4].hasSuffix("[live]"), "\(releases.out)")
+            let json = try JSONReader.parse(Array(try ratecard(["releases", "--root", fixture.root, "--format", "json"], in: fixture.repo).out.utf8))
+            let first = try #require(json["releases"]?.arrayValue?.last)
+            let history = try #require(first["history"]?.arrayValue)
+            #expect(history.map { $0["event"]?.stringValue } == ["made_live", "rolled_back_from", "made_live"])
+            #expect(history[1]["to"] == .string(ids[1]) && history[1]["marks_bad"] == .bool(false) && history[1]["message"] == .string("it was fine"))
+            #expect(history[2]["user"] == .string(user) && history[2]["from"] == .string(ids[1]))
+        }
+    }
+
+    @Test func markBadMarksTheReleaseLeftByANamedRollback() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 3)
+            try fixture.publishEach()
+            let serve = ServeRoot(path: fixture.root)
+            let ids = try serve.releaseIDs()
+            // Back past a release: not a verdict on the release left either.
+            let skip = try ratecard(["rollback", "--root", fixture.root, "--to", "1", "-m", "back to the start"], in: fixture.repo)
+            #expect(skip.status == 0, "\(skip.err)")
+            #expect(skip.out.hasSuffix("; \(ids[2]) is not marked bad (--to without --mark-bad).\n"), "\(skip.out)")
+            #expect(try serve.badReleases().isEmpty)
+            let marked = try ratecard(["rollback", "--root", fixture.root, "--to", "2", "--mark-bad", "-m", "the first is wrong"], in: fixture.repo)
+            #expect(marked.status == 0, "\(marked.err)")
+            #expect(marked.out.hasSuffix("; \(ids[0]) is marked bad.\n"), "\(marked.out)")
+            #expect(try serve.badReleases() == [ids[0]])
+            // --mark-bad names a release left by --to: a bare rollback marks it anyway.
+            let alone = try ratecard(["rollback", "--root", fixture.root, "--mark-bad", "-m", "x"], in: fixture.repo)
+            #expect(alone.status == 2)
+            #expect(alone.err.hasPrefix("Error: '--mark-bad' goes with '--to <id>'"), "\(alone.err)")
+        }
+    }
+
+    /// A rollback killed after its swap is recorded by the next run's recovery as the rollback
+    /// it was (who, why, whether it marked the release it left).
+    @Test func aRecoveredRollbackKeepsItsReasonAndItsMark() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory)
+            try fixture.publishEach()
+            let serve = ServeRoot(path: fixture.root)
+            let ids = try serve.releaseIDs()
+            let process = try fixture.start(["rollback", "--root", fixture.root, "--to", "1", "-m", "forward later"], environment: ["RATECARD_CRASH_AT": "swapped"])
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            #expect(try serve.live() == ids[0])
+            #expect(try serve.badReleases().isEmpty)
+            // The next command that takes the lock journals the swap.
+            #expect(try ratecard(["prune", "--root", fixture.root, "--keep", "10"], in: fixture.repo).status == 0)
+            #expect(try serve.journal.entries().contains { $0.action == .recover })
+            #expect(try serve.badReleases().isEmpty)
+            let status = try ratecard(["status", "--root", fixture.root], in: fixture.repo)
+            #expect(status.out.contains(" (rollback by \(ProcessUser.name) from \(ids[1]): forward later)\n"), "\(status.out)")
+        }
+    }
+
+    @Test func logSaysWhetherAChangeIsLiveNow() throws {
+        try withTemporaryDirectory { directory in
+            let history = try ScriptedHistory(in: directory)
+            let fixture = history.fixture
+            #expect(try ratecard(fixture.publishArguments(history.commits[0]), in: fixture.repo).status == 0)
+            #expect(try ratecard(fixture.publishArguments(history.commits[1]), in: fixture.repo).status == 0)
+            let second = try #require(try ServeRoot(path: fixture.root).live())
+            #expect(try ratecard(["rollback", "--root", fixture.root, "-m", "coral paused by mistake"], in: fixture.repo).status == 0)
+            let first = try #require(try ServeRoot(path: fixture.root).live())
+            let log = ["log", "--partner", "coral-card", "--root", fixture.root, "--as-of", "2026-11-29"]
+            let rolledBack = try ratecard(log, in: fixture.repo)
+            // The newest commit first: the pause, which is not live now.
+            let pause = rolledBack.out.split(separator: "\n").prefix(5).map(String.init)
+            #expect(pause.first?.hasSuffix("Pause Coral Card") == true && pause.last == "    not live now (live: \(first))", "\(rolledBack.out)")
+
+            // Rolled forward: the pause is live again, and the log ends so.
+            #expect(try ratecard(["rollback", "--root", fixture.root, "--to", second, "--force", "-m", "the pause was right"], in: fixture.repo).status == 0)
+            let forward = try ratecard(log, in: fixture.repo)
+            #expect(forward.status == 0, "\(forward.err)")
+            let lines = forward.out.split(separator: "\n").map(String.init)
+            #expect(lines.count >= 7 && !lines[6].hasPrefix(" "), "\(forward.out)")
+            guard lines.count >= 7 else { return }
+            #expect(lines[2].hasPrefix("    live in release \(second) since ") && lines[2].hasSuffix(" (publish)"), "\(lines[2])")
+            #expect(lines[3].hasPrefix("    rolled back from \(second) at ") && lines[3].hasSuffix(": coral paused by mistake"), "\(lines[3])")
+            #expect(lines[4].hasPrefix("    live again in release \(second) since "), "\(lines[4])")
+            #expect(lines[4].hasSuffix(" (rollback by \(ProcessUser.name): the pause was right)"), "\(lines[4])")
+            #expect(lines[5] == "    live now (release \(second))")
+            let json = try JSONReader.parse(Array(try ratecard(log + ["--format", "json"], in: fixture.repo).out.utf8))
+            let event = try #require(json["events"]?.arrayValue?.first)
+            #expect(event["live_now"] == .bool(true))
+            #expect(event["releases"]?.arrayValue?.map { $0["action"]?.stringValue } == ["publish", "rollback", "rollback"])
+        }
+    }
+}
