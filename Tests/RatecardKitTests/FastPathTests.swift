@@ -113,7 +113,7 @@ import Testing
         for text in texts.flatMap(Self.variants) {
             var parts: FrontMatter.Parts?
             var message: String?
-            do { parts = try FrontMatter.split(text) } catch { message = error.message }
+            do { parts = try FrontMatter.split(text) } catch { message = error.message.english }
             let reference = Self.referenceSplit(text)
             let shown = text.prefix(60).debugDescription
             #expect(message == reference.message, "\(shown)")

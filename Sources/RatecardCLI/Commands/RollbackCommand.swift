@@ -22,7 +22,9 @@ enum RollbackCommand {
         let json = try ServeRootCommands.format(arguments)
         let dryRun = arguments.has("--dry-run")
         let reason = arguments.value("-m") ?? ""
-        guard dryRun || !reason.isEmpty else { throw UsageError("Missing expected option '-m <reason>'") }
+        guard dryRun || !reason.isEmpty else {
+            throw UsageError("Missing expected option '-m <reason>': say why, for the journal", ko: "'-m <reason>' 옵션이 필요합니다: 저널에 남길 사유를 쓰세요")
+        }
         let root = try ServeRootOptions.existing(arguments, invocation)
         let target = try arguments.value("--to").map { try resolve($0, in: root) }
         let done = try ReleaseHistory(root: root).rollback(
@@ -45,14 +47,25 @@ enum RollbackCommand {
         }
         let checked =
             switch done.check {
-            case .sealed: "its version.json matches the hash journaled at publish"
-            case .rehashed(let files): "all \(files) files re-hashed against its version.json"
+            case .sealed: Message("its version.json matches the hash journaled at publish", ko: "version.json이 게시할 때 저널에 기록된 해시와 맞습니다")
+            case .rehashed(let files): Message("all \(files) files re-hashed against its version.json", ko: "파일 \(files)개를 모두 version.json과 대조해 다시 해시했습니다")
             }
+        let (place, from, to) = (root.displayName, done.from, done.to)
         if dryRun {
-            invocation.console.out("Would roll back \(root.displayName) from \(done.from) to \(done.to) (\(checked)); \(done.from) would be marked bad. Nothing was changed.\n")
+            invocation.out(
+                Message(
+                    "Would roll back \(place) from \(from) to \(to) (\(checked)); \(from) would be marked bad. Nothing was changed.\n",
+                    ko: "\(place)을(를) \(from)에서 \(to)(으)로 롤백하게 됩니다 (\(checked)); \(from)에는 bad 표시가 붙습니다. 아무것도 바꾸지 않았습니다.\n"))
+        } else if done.targetWasBad {
+            invocation.out(
+                Message(
+                    "Rolled back \(place) from \(from) to \(to) (\(checked)); \(from) is marked bad and \(to)'s bad mark is cleared.\n",
+                    ko: "\(place)을(를) \(from)에서 \(to)(으)로 롤백했습니다 (\(checked)); \(from)에는 bad 표시를 붙이고 \(to)의 bad 표시는 지웠습니다.\n"))
         } else {
-            invocation.console.out(
-                "Rolled back \(root.displayName) from \(done.from) to \(done.to) (\(checked)); \(done.from) is marked bad\(done.targetWasBad ? " and \(done.to)'s bad mark is cleared" : "").\n")
+            invocation.out(
+                Message(
+                    "Rolled back \(place) from \(from) to \(to) (\(checked)); \(from) is marked bad.\n",
+                    ko: "\(place)을(를) \(from)에서 \(to)(으)로 롤백했습니다 (\(checked)); \(from)에는 bad 표시를 붙였습니다.\n"))
         }
         return RatecardCLI.ExitCode.ok
     }
@@ -61,9 +74,14 @@ enum RollbackCommand {
     static func resolve(_ text: String, in root: any ReleaseStore) throws -> String {
         switch try root.release(named: text) {
         case .found(let id): return id
-        case .ambiguous(let ids): throw UsageError("'\(text)' names more than one release: \(ids.joined(separator: ", "))")
+        case .ambiguous(let ids):
+            let list = ids.joined(separator: ", ")
+            throw UsageError("'\(text)' names more than one release: \(list)", ko: "'\(text)'에 해당하는 릴리스가 여럿입니다: \(list)")
         case .none(let known):
-            throw UsageError("no release '\(text)' in \(root.displayName)" + (known.isEmpty ? "" : "; kept releases: \(known.suffix(10).joined(separator: ", "))"))
+            let list = known.suffix(10).joined(separator: ", ")
+            throw UsageError(
+                Message("no release '\(text)' in \(root.displayName)", ko: "\(root.displayName)에 릴리스 '\(text)'이(가) 없습니다")
+                    .then(known.isEmpty ? nil : Message("kept releases: \(list)", ko: "보관된 릴리스: \(list)")))
         }
     }
 }

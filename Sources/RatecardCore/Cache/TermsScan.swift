@@ -25,8 +25,7 @@ package enum TermsScan {
         record.append(hits.count)
         for hit in hits {
             record.append(hit.wording)
-            record.append(hit.claim)
-            record.append(hit.advice)
+            record.append(hit.kind)
             record.append(hit.mark.line)
             record.append(hit.mark.column)
         }
@@ -39,10 +38,10 @@ package enum TermsScan {
         guard let count = reader.int(), count >= 0, count <= bytes.count else { return nil }
         var hits: [AdWording.Hit] = []
         for _ in 0..<count {
-            guard let wording = reader.string(), let claim = reader.string(), let advice = reader.string(),
+            guard let wording = reader.string(), let kind = reader.int(), AdWording.prohibited.indices.contains(kind),
                 let line = reader.int(), let column = reader.int()
             else { return nil }
-            hits.append(AdWording.Hit(wording: wording, claim: claim, advice: advice, mark: SourceMark(line: line, column: column)))
+            hits.append(AdWording.Hit(wording: wording, kind: kind, mark: SourceMark(line: line, column: column)))
         }
         return reader.atEnd ? hits : nil
     }

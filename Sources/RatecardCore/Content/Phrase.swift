@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// A mandatory disclosure phrase from `regulatory/phrases.yaml`.
 public struct Phrase: Sendable, Equatable {
     public enum Page: String, CaseIterable, Sendable {
@@ -39,15 +41,15 @@ public struct Phrase: Sendable, Equatable {
     }
 
     package static func readAll(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> [Phrase]? {
-        guard let fields = MappingReader(node, path: path, what: "phrases.yaml", diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: .verbatim("phrases.yaml"), diagnostics: diagnostics) else { return nil }
         defer { fields.finish() }
         guard let items = fields.list("phrases") else { return nil }
         if items.value.isEmpty {
-            diagnostics.report(SchemaRules.empty, path, items.mark, "'phrases' is empty; the mandatory disclosure phrases belong here")
+            diagnostics.report(SchemaRules.empty, path, items.mark, Message("'phrases' is empty; the mandatory disclosure phrases belong here", ko: "'phrases'가 비어 있습니다; 필수 고지 문구를 여기에 씁니다"))
         }
         var phrases: [Phrase] = []
         for item in items.value {
-            guard let entry = MappingReader(item, path: path, what: "a phrase", diagnostics: diagnostics) else { continue }
+            guard let entry = MappingReader(item, path: path, what: Message("a phrase", ko: "문구 항목"), diagnostics: diagnostics) else { continue }
             let id = entry.string("id")
             let ko = entry.string("ko")
             var pages: [Located<Page>] = []
@@ -55,7 +57,8 @@ public struct Phrase: Sendable, Equatable {
                 if let value = Page(rawValue: page.value) {
                     pages.append(Located(value, at: page.mark))
                 } else {
-                    diagnostics.report(SchemaRules.notAllowed, path, page.mark, "page '\(page.value)' is not one of: product, rates")
+                    diagnostics.report(
+                        SchemaRules.notAllowed, path, page.mark, Message("page '\(page.value)' is not one of: product, rates", ko: "page '\(page.value)'은(는) 쓸 수 없습니다. 쓸 수 있는 값: product, rates"))
                 }
             }
             let documents = entry.strings("documents", required: false)?.value ?? []
@@ -63,7 +66,8 @@ public struct Phrase: Sendable, Equatable {
                 (entry.strings(key, required: false)?.value ?? []).compactMap { name in
                     if let value = Partner.Category(rawValue: name.value) { return Located(value, at: name.mark) }
                     let allowed = Partner.Category.allCases.map(\.rawValue).joined(separator: ", ")
-                    diagnostics.report(SchemaRules.notAllowed, path, name.mark, "partner category '\(name.value)' is not one of: \(allowed)")
+                    diagnostics.report(
+                        SchemaRules.notAllowed, path, name.mark, Message("partner category '\(name.value)' is not one of: \(allowed)", ko: "제휴사 분류 '\(name.value)'은(는) 쓸 수 없습니다. 쓸 수 있는 값: \(allowed)"))
                     return nil
                 }
             }
@@ -73,10 +77,13 @@ public struct Phrase: Sendable, Equatable {
             entry.finish()
             guard let id, let ko, let basis else { continue }
             if !SchemaRules.isValidID(id.value) {
-                diagnostics.report(SchemaRules.identifier, path, id.mark, "phrase id '\(id.value)' must match ^[a-z0-9][a-z0-9-]{0,62}$")
+                diagnostics.report(
+                    SchemaRules.identifier, path, id.mark, Message("phrase id '\(id.value)' must match ^[a-z0-9][a-z0-9-]{0,62}$", ko: "문구 id '\(id.value)'은(는) ^[a-z0-9][a-z0-9-]{0,62}$ 형식이어야 합니다"))
             }
             if let first = phrases.first(where: { $0.id.value == id.value }) {
-                diagnostics.report(SchemaRules.identifier, path, id.mark, "phrase id '\(id.value)' is already used at line \(first.id.mark.line)")
+                diagnostics.report(
+                    SchemaRules.identifier, path, id.mark,
+                    Message("phrase id '\(id.value)' is already used at line \(first.id.mark.line)", ko: "문구 id '\(id.value)'은(는) 이미 \(first.id.mark.line)번째 줄에서 쓰였습니다"))
             }
             phrases.append(Phrase(id: id, ko: ko, pages: pages, documents: documents, basis: basis.value, partnerCategories: only, notPartnerCategories: except))
         }

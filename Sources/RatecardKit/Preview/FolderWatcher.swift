@@ -58,7 +58,9 @@ public final class FolderWatcher {
         let wd = inotify_add_watch(descriptor, folder, Self.mask)
         guard wd >= 0 else {
             if errno == ENOSPC {
-                throw OperationalError("cannot watch \(folder): the limit of inotify watches is reached (fs.inotify.max_user_watches); raise it, e.g. 'sysctl fs.inotify.max_user_watches=524288'")
+                throw OperationalError(
+                    "cannot watch \(folder): the limit of inotify watches is reached (fs.inotify.max_user_watches); raise it, e.g. 'sysctl fs.inotify.max_user_watches=524288'",
+                    ko: "\(folder)을(를) 감시할 수 없습니다: inotify 감시 한도(fs.inotify.max_user_watches)에 이르렀습니다; 한도를 올리세요 (예: 'sysctl fs.inotify.max_user_watches=524288')")
             }
             if errno == ENOENT || errno == ENOTDIR { return }
             throw FileSystem.failure("inotify_add_watch", folder)

@@ -1,20 +1,27 @@
 import RatecardCore
 import RatecardOutput
+import RatecardSupport
 
 /// The page `preview --watch` serves for every HTML request while the content has errors: each
 /// problem as `validate` prints it (`path:line:column: error RULE: message`), instead of a page
 /// built from content that no longer exists.
 public enum ProblemsPage {
-    public static func render(_ findings: [Diagnostic], version: Int) -> [UInt8] {
+    public static func render(_ findings: [Diagnostic], version: Int, language: Language = .en) -> [UInt8] {
         let errors = findings.filter { $0.severity == .error }
         let warnings = findings.filter { $0.severity == .warning }
-        var body = HTML.element("h1", text: "\(errors.count) error\(errors.count == 1 ? "" : "s") in the content")
-        body += HTML.element("p", [("class", "meta")], text: "The preview is built again as soon as they are fixed; this page reloads by itself.")
-        body += list(errors, kind: "error")
+        let (e, w) = (errors.count, warnings.count)
+        var body = HTML.element("h1", text: Message("\(e) error\(e == 1 ? "" : "s") in the content", ko: "콘텐츠에 오류 \(e)개").text(language))
+        body += HTML.element(
+            "p", [("class", "meta")],
+            text: Message(
+                "The preview is built again as soon as they are fixed; this page reloads by itself.", ko: "오류를 고치면 미리보기를 곧바로 다시 빌드합니다; 이 페이지는 저절로 새로 고쳐집니다."
+            ).text(language))
+        body += list(errors, kind: "error", language: language)
         if !warnings.isEmpty {
-            body += HTML.element("h2", text: "\(warnings.count) warning\(warnings.count == 1 ? "" : "s")")
-            body += list(warnings, kind: "warning")
+            body += HTML.element("h2", text: Message("\(w) warning\(w == 1 ? "" : "s")", ko: "경고 \(w)개").text(language))
+            body += list(warnings, kind: "warning", language: language)
         }
+        let title = Message("ratecard preview: \(e) error\(e == 1 ? "" : "s")", ko: "ratecard 미리보기: 오류 \(e)개").text(language)
         let page = """
             <!DOCTYPE html>
             <html lang="ko">
@@ -22,7 +29,7 @@ public enum ProblemsPage {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'">
-            <title>\(HTML.escape("ratecard preview: \(errors.count) error\(errors.count == 1 ? "" : "s")"))</title>
+            <title>\(HTML.escape(title))</title>
             <style>\(style)</style>
             <script src="/__ratecard/live.js" data-version="\(version)"></script>
             </head>
@@ -37,12 +44,14 @@ public enum ProblemsPage {
         return Array(page.utf8)
     }
 
-    private static func list(_ findings: [Diagnostic], kind: String) -> HTML {
+    private static func list(_ findings: [Diagnostic], kind: String, language: Language) -> HTML {
         HTML.element(
             "ul", [("class", kind)],
             findings.map { finding in
                 let place = "\(finding.path):\(finding.mark.line):\(finding.mark.column)"
-                return HTML.element("li", [], HTML.element("code", text: place) + HTML(text: ": \(finding.severity == .error ? "error" : "warning") \(finding.rule): \(finding.message)"))
+                let severity = finding.severity == .error ? Message("error", ko: "오류") : Message("warning", ko: "경고")
+                return HTML.element(
+                    "li", [], HTML.element("code", text: place) + HTML(text: ": \(severity.text(language)) \(finding.rule): \(finding.message.text(language))"))
             }.joined())
     }
 

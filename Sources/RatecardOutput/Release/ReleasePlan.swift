@@ -46,7 +46,9 @@ public struct ReleasePlan: Sendable, Equatable {
         .object(["added": .int(added.count), "changed": .int(changed.count), "removed": .int(removed.count), "unchanged": .int(unchanged)])
     }
 
-    public var summary: String {
-        "\(added.count) added, \(changed.count) changed, \(removed.count) removed, \(unchanged) unchanged"
+    public var summary: Message {
+        Message(
+            "\(added.count) added, \(changed.count) changed, \(removed.count) removed, \(unchanged) unchanged",
+            ko: "추가 \(added.count)개, 변경 \(changed.count)개, 삭제 \(removed.count)개, 그대로 \(unchanged)개")
     }
 }
