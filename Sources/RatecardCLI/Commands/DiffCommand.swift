@@ -18,7 +18,7 @@ enum DiffCommand {
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let format = arguments.value("--format") ?? "text"
         guard ["text", "json", "markdown"].contains(format) else {
-            throw UsageError("Unknown format '\(format)'; use text, json or markdown", ko: "알 수 없는 형식 '\(format)'; text, json, markdown 중 하나를 쓰세요")
+            throw UsageError("Unknown format '\(format)'; use text, json or markdown", ko: "알 수 없는 형식 '\(format)'; 'text', 'json', 'markdown' 중 하나를 쓰세요")
         }
         var asOf = try invocation.asOf(arguments)
         let location = try ContentLocation.find(from: invocation.directory)

@@ -153,7 +153,7 @@ enum ServeRootCommands {
         let how = since.map(Self.activation) ?? Message("not in the journal", ko: "저널에 없음")
         var rows: [(Message, Message)] = [
             (Message("live", ko: "라이브"), .verbatim(live)),
-            (Message("since", ko: "시작"), Message("\(when ?? "unknown") (\(how))", ko: "\(when ?? "알 수 없음") (\(how))")),
+            (Message("since", ko: "시작"), (when.map { .verbatim($0) } ?? Message("unknown", ko: "알 수 없음")) + .verbatim(" (") + how + .verbatim(")")),
             (Message("commit", ko: "커밋"), info.sourceCommit.map { .verbatim($0.hex) } ?? Message("none", ko: "없음")),
             (
                 Message("bundle", ko: "번들"),
@@ -191,13 +191,12 @@ enum ServeRootCommands {
     /// One problem `verify` or `status` found with a release's files (`missing: path`,
     /// `changed object: path`, as the store words them), in words.
     static func driftText(_ problem: String) -> Message {
-        let kinds: [(String, Korean)] = [
-            ("missing object: ", "오브젝트 없음: "), ("changed object: ", "오브젝트 바뀜: "), ("missing: ", "없음: "), ("changed: ", "바뀜: "), ("unlisted: ", "목록에 없는 파일: "),
+        let kinds: [(String, (String) -> Message)] = [
+            ("missing object: ", { Message("missing object: \($0)", ko: "오브젝트 없음: \($0)") }), ("changed object: ", { Message("changed object: \($0)", ko: "오브젝트 바뀜: \($0)") }),
+            ("missing: ", { Message("missing: \($0)", ko: "없음: \($0)") }), ("changed: ", { Message("changed: \($0)", ko: "바뀜: \($0)") }),
+            ("unlisted: ", { Message("unlisted: \($0)", ko: "목록에 없는 파일: \($0)") }),
         ]
-        for (prefix, korean) in kinds where problem.hasPrefix(prefix) {
-            let path = String(problem.dropFirst(prefix.count))
-            return Message(problem, ko: "\(korean)\(path)")
-        }
+        for (prefix, text) in kinds where problem.hasPrefix(prefix) { return text(String(problem.dropFirst(prefix.count))) }
         return .verbatim(problem)
     }
 
@@ -206,7 +205,7 @@ enum ServeRootCommands {
         let action = activation.action.rawValue
         guard activation.action != .publish else { return .verbatim(action) }
         var text = Message.verbatim(action)
-        if let user = activation.user { text += Message(" by \(user)", ko: " (\(user))") }
+        if let user = activation.user { text += Message(" by \(user)", ko: " (실행: \(user))") }
         if let from = activation.from { text += Message(" from \(from)", ko: " \(from)에서") }
         if let message = activation.message, !message.isEmpty { text += .verbatim(": \(message)") }
         return text
@@ -247,7 +246,7 @@ enum ServeRootCommands {
             let approval = journal.publications[id]?.approval?.reason
             var marks: [Message] = []
             if id == live { marks.append(Message("live", ko: "라이브")) }
-            if bad.contains(id) { marks.append(Message("bad", ko: "bad")) }
+            if bad.contains(id) { marks.append(Message("bad", ko: "bad 표시")) }
             rows.append(
                 .object([
                     "id": .string(id), "commit": info?.sourceCommit.map { .string($0.hex) } ?? .null,

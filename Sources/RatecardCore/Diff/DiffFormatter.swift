@@ -113,7 +113,7 @@ public enum DiffFormatter {
                 parts.append(Message("limit \(limit)", ko: "한도 \(limit)"))
             }
             let range = band.scale.describe(band.min, band.max)
-            return ("~", Message("\(band.name) (\(band.key)) \(range): ", ko: "\(band.name)(\(band.key)) \(range): ") + parts.joined(separator: ", "))
+            return ("~", Message("\(band.name) (\(band.key)) \(range): ", ko: "\(band.name)(\(band.key)) \(range) 구간: ") + parts.joined(separator: ", "))
         case .tableScheduled(let key, let name, let day):
             return ("+", Message("\(name) (\(key)) new rate table scheduled from \(day)", ko: "\(name)(\(key)) 새 금리표 \(day)부터 시행 예정"))
         case .termsAdded(let document, let version, let title, let summary, let reconsent):

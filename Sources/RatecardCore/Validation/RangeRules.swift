@@ -4,10 +4,10 @@ import RatecardSupport
 public enum RangeRules {
     public static let aprOrder = Rule(
         "RNG-01", .error, "0 < apr_min_pct <= apr_max_pct", "A band's rate range must be a real range of positive rates.",
-        ko: "0 < apr_min_pct <= apr_max_pct", "구간의 금리 범위는 양수 금리로 된 실제 범위여야 합니다.")
+        ko: "금리 범위: 0 < apr_min_pct <= apr_max_pct", "구간의 금리 범위는 양수 금리로 된 실제 범위여야 합니다.")
     public static let limitOrder = Rule(
         "RNG-02", .error, "0 < limit.min_krw <= limit.max_krw", "The app shows the limit range as given; reversed bounds make no sense to a borrower.",
-        ko: "0 < limit.min_krw <= limit.max_krw", "앱은 한도 범위를 쓰인 그대로 보여 줍니다. 경계가 뒤바뀌면 차입자가 이해할 수 없습니다.")
+        ko: "한도 범위: 0 < limit.min_krw <= limit.max_krw", "앱은 한도 범위를 쓰인 그대로 보여 줍니다. 경계가 뒤바뀌면 차입자가 이해할 수 없습니다.")
     public static let bandLimit = Rule(
         "RNG-03", .error, "band limits within the product limit", "A band cannot promise more than the product lends.",
         ko: "구간 한도는 상품 한도 이내", "구간이 상품이 빌려주는 금액보다 많이 약속할 수는 없습니다.")

@@ -9,7 +9,8 @@ extension HistoryRules {
         let signed = Set(content.signoffs.map { "\($0.file.value)\u{0}\($0.change.value)" })
         func signedOff(_ file: String, _ change: String) -> Bool { signed.contains("\(file)\u{0}\(change)") }
         func report(_ rule: Rule, _ path: String, _ change: RegulatoryChange, file: String) {
-            let message = change.what + .verbatim(" (\(change.label))")
+            let label = change.label
+            let message = change.what + Message(" (\(label))", ko: " (변경 이름: `\(label)`)")
             let hint = Message(
                 "if compliance approved it, add this sign-off under signoffs: in regulatory/signoffs.yaml, with who approved it, when and on what: \(signoffSnippet(file: file, change: change.label, language: .en))",
                 ko: "준법감시 승인을 받았다면 regulatory/signoffs.yaml의 signoffs: 아래에 이 승인 기록을 추가하고 승인자, 승인일, 근거를 채우세요: \(signoffSnippet(file: file, change: change.label, language: .ko))")

@@ -101,7 +101,7 @@ public enum BridgeLines {
             throw OperationalError(
                 "release \(live) is live in \(root.displayName), but \(fileName) could not be written (\(why)), so older apps may still load another release; the next publish, rollback, promote or prune there rewrites it (a publish of what is live changes nothing else)",
                 ko:
-                    "\(root.displayName)에서 릴리스 \(live)이(가) 라이브가 되었지만 \(fileName)을(를) 쓰지 못해(\(why)) 옛 앱은 아직 다른 릴리스를 불러올 수 있습니다; 그곳에서 다음에 publish, rollback, promote, prune을 하면 다시 씁니다 (라이브인 것을 다시 게시해도 다른 것은 바뀌지 않습니다)"
+                    "\(root.displayName)에서 릴리스 \(live)이(가) 라이브가 되었지만 \(fileName)을(를) 쓰지 못해(\(why)) 옛 앱은 아직 다른 릴리스를 불러올 수 있습니다; 그곳에서 다음에 'publish', 'rollback', 'promote', 'prune' 중 하나를 하면 다시 씁니다 (라이브인 것을 다시 게시해도 다른 것은 바뀌지 않습니다)"
             )
         }
     }

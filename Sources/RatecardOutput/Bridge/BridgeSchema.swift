@@ -240,7 +240,7 @@ private struct SchemaReader {
             guard pairs.count == 1, let kind = pairs[0].key.scalarText else {
                 diagnostics.report(
                     BridgeRules.schema, path, node.mark,
-                    Message("a composite type is a mapping with exactly one of enum, optional, array, object", ko: "복합 타입은 enum, optional, array, object 중 정확히 하나를 가진 매핑입니다"))
+                    Message("a composite type is a mapping with exactly one of enum, optional, array, object", ko: "복합 타입은 'enum', 'optional', 'array', 'object' 중 정확히 하나를 키로 가진 매핑입니다"))
                 return nil
             }
             let inner = pairs[0].value
@@ -281,7 +281,7 @@ private struct SchemaReader {
                 let hint = Suggestion.didYouMean(kind, in: ["enum", "optional", "array", "object"])
                 diagnostics.report(
                     BridgeRules.schema, path, pairs[0].key.mark,
-                    Message("unknown type '\(kind)'; a composite type is one of enum, optional, array, object", ko: "알 수 없는 타입 '\(kind)'; 복합 타입은 enum, optional, array, object 중 하나입니다")
+                    Message("unknown type '\(kind)'; a composite type is one of enum, optional, array, object", ko: "알 수 없는 타입 '\(kind)'; 복합 타입은 'enum', 'optional', 'array', 'object' 중 하나입니다")
                         .then(hint))
                 return nil
             }
