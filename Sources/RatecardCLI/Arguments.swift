@@ -1,8 +1,12 @@
+import RatecardKit
+
 /// A usage error: a flag or argument the command does not accept. Exit code 2.
-public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+public struct UsageError: ErrorText, Equatable, Sendable, CustomStringConvertible {
+    public var message: Message
+    public init(_ message: Message) { self.message = message }
+    public init(_ english: String, ko korean: Korean) { self.message = Message(english, ko: korean) }
+    public var description: String { message.english }
+    public var text: Message { message }
 }
 
 /// One option a command accepts: `--name VALUE` (when `value` is set) or a `--name` flag.
@@ -53,7 +57,7 @@ public struct ParsedArguments: Sendable, Equatable {
                 inline = String(argument[argument.index(after: equals)...])
             }
             guard let spec = options.first(where: { $0.name == name || ($0.short != nil && $0.short == name) }) else {
-                throw UsageError("Unknown option '\(name)'")
+                throw UsageError("Unknown option '\(name)'", ko: "알 수 없는 옵션 '\(name)'")
             }
             if let placeholder = spec.value {
                 if let inline {
@@ -62,18 +66,19 @@ public struct ParsedArguments: Sendable, Equatable {
                     result.values[spec.name] = arguments[index]
                     index += 1
                 } else {
-                    throw UsageError("Missing value for '\(spec.name) <\(placeholder.lowercased())>'")
+                    throw UsageError("Missing value for '\(spec.name) <\(placeholder.lowercased())>'", ko: "'\(spec.name) <\(placeholder.lowercased())>'에 값이 없습니다")
                 }
             } else {
-                if inline != nil { throw UsageError("'\(spec.name)' takes no value") }
+                if inline != nil { throw UsageError("'\(spec.name)' takes no value", ko: "'\(spec.name)'에는 값을 줄 수 없습니다") }
                 result.flags.insert(spec.name)
             }
         }
         if result.positionals.count < range.lowerBound {
-            throw UsageError(range.lowerBound == 1 ? "Missing expected argument" : "Missing expected arguments")
+            throw range.lowerBound == 1
+                ? UsageError("Missing expected argument", ko: "필요한 인자가 없습니다") : UsageError("Missing expected arguments", ko: "필요한 인자가 없습니다")
         }
         if result.positionals.count > range.upperBound {
-            throw UsageError("Unexpected argument '\(result.positionals[range.upperBound])'")
+            throw UsageError("Unexpected argument '\(result.positionals[range.upperBound])'", ko: "예상하지 못한 인자 '\(result.positionals[range.upperBound])'")
         }
         return result
     }

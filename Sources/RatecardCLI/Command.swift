@@ -83,14 +83,34 @@ public struct Invocation {
     /// The run's caches (`RATECARD_CACHE`, `RATECARD_CACHE_DIR`, `RATECARD_CACHE_MAX_MB`),
     /// given to what loads, checks and renders.
     public var caches: Caches
+    /// The process environment (`PATH`, the locale), as the command line was given it.
+    public var environment: [String: String]
 
-    public init(console: Console, directory: String, now: Double, messages: Messages = .english, caches: Caches) {
+    public init(
+        console: Console, directory: String, now: Double, messages: Messages = .english, caches: Caches, environment: [String: String] = ProcessEnvironment.current
+    ) {
         self.console = console
         self.directory = directory
         self.now = now
         self.messages = messages
         self.caches = caches
+        self.environment = environment
     }
+
+    /// `message` on stdout, in the chosen language.
+    func out(_ message: Message) { console.out(messages(message)) }
+
+    /// `message` on stderr, in the chosen language.
+    func err(_ message: Message) { console.err(messages(message)) }
+
+    /// `Error: message` on stderr (the word in colour on a terminal).
+    func error(_ message: Message) {
+        let label = messages(Messages.error)
+        console.err((console.decoratesErr ? "\u{1B}[1;31m\(label)\u{1B}[0m" : label) + ": " + messages(message) + "\n")
+    }
+
+    /// `warning: message` on stderr.
+    func warning(_ message: Message) { console.err(messages.warning(message)) }
 
     /// How a validation report is printed to stdout here: in the chosen language, and
     /// decorated (source line, caret, colour) when stdout is a terminal.

@@ -111,7 +111,8 @@ public enum RatecardCLI {
             arguments.removeFirst(2)
         }
         guard let name = arguments.first else {
-            usageError(UsageError("Missing expected command"), usage: "ratecard <command> [options]", help: "ratecard", console: console, messages: messages)
+            usageError(
+                UsageError("Missing expected command", ko: "명령이 없습니다"), usage: "ratecard <command> [options]", help: "ratecard", console: console, messages: messages)
             return ExitCode.usage
         }
         if name == "--help" || name == "-h" || name == "help" {
@@ -127,8 +128,8 @@ public enum RatecardCLI {
             return ExitCode.ok
         }
         guard let command = commands.first(where: { $0.name == name }) else {
-            var error = UsageError("Unknown command '\(name)'")
-            if let hint = Suggestion.didYouMean(name, in: commands.map(\.name)) { error.message += "; " + hint }
+            var error = UsageError("Unknown command '\(name)'", ko: "알 수 없는 명령 '\(name)'")
+            error.message = error.message.then(Suggestion.didYouMean(name, in: commands.map(\.name)))
             usageError(error, usage: "ratecard <command> [options]", help: "ratecard", console: console, messages: messages)
             return ExitCode.usage
         }
@@ -137,15 +138,16 @@ public enum RatecardCLI {
             console.out(command.helpText)
             return ExitCode.ok
         }
-        let fail = { (text: String) in
-            console.err((console.decoratesErr ? "\u{1B}[1;31m\(messages.word("Error"))\u{1B}[0m" : messages.word("Error")) + ": " + messages.localize(text) + "\n")
+        let fail = { (text: Message) in
+            let label = messages(Messages.error)
+            console.err((console.decoratesErr ? "\u{1B}[1;31m\(label)\u{1B}[0m" : label) + ": " + messages(text) + "\n")
         }
         do {
             let parsed = try ParsedArguments.parse(rest, options: command.options, positionals: command.positionals)
             if let dir = parsed.value("-C") { directory = resolve(dir, against: directory) }
             // The run's caches, made once; new build cache entries are written when it ends.
             let caches = Caches(environment: environment) { message in
-                Console.standard().err("warning: \(messages.localize(message))\n")
+                Console.standard().err(messages.warning(message))
             }
             defer { caches.finish() }
             // Long work shows its progress on a terminal, never in a pipe or with JSON output.
@@ -153,12 +155,12 @@ public enum RatecardCLI {
                 Progress.begin("ratecard \(command.name)")
             }
             defer { Progress.end() }
-            return try command.run(parsed, Invocation(console: console, directory: directory, now: now, messages: messages, caches: caches))
+            return try command.run(parsed, Invocation(console: console, directory: directory, now: now, messages: messages, caches: caches, environment: environment))
         } catch let error as UsageError {
             usageError(error, usage: "ratecard \(command.name) \(command.usageLine)", help: "ratecard \(command.name)", console: console, messages: messages)
             return ExitCode.usage
         } catch let error as ApprovalGate.Refused {
-            fail(error.description)
+            fail(error.text)
             return ExitCode.invalid
         } catch let error as RefusedError {
             fail(error.message)
@@ -167,16 +169,16 @@ public enum RatecardCLI {
             fail(error.message)
             return ExitCode.conflict
         } catch {
-            fail("\(error)")
+            fail(Message.of(error))
             return ExitCode.failure
         }
     }
 
     /// `Error: ...`, the usage line and a pointer to `--help`, on stderr.
     static func usageError(_ error: UsageError, usage: String, help: String, console: Console, messages: Messages) {
-        let label = messages.word("Error")
+        let label = messages(Messages.error)
         let painted = console.decoratesErr ? "\u{1B}[1;31m\(label)\u{1B}[0m" : label
-        console.err("\(painted): \(messages.localize(error.message))\n\n\(messages.word("Usage")): \(usage)\n  \(messages.seeHelp(help))\n")
+        console.err("\(painted): \(messages(error.message))\n\n\(messages(Messages.usage)): \(usage)\n  \(messages.seeHelp(help))\n")
     }
 
     /// Takes `--lang VALUE` / `--lang=VALUE` out of `arguments` (before a `--`).
@@ -187,7 +189,7 @@ public enum RatecardCLI {
             if arguments[index] == "--lang" {
                 guard index + 1 < arguments.count else {
                     arguments.remove(at: index)
-                    return (value, UsageError("Missing value for '--lang <lang>'"))
+                    return (value, UsageError("Missing value for '--lang <lang>'", ko: "'--lang <lang>'에 값이 없습니다"))
                 }
                 value = arguments[index + 1]
                 arguments.removeSubrange(index...index + 1)
@@ -223,7 +225,7 @@ extension Invocation {
     /// `--as-of DATE`, or today in Asia/Seoul.
     func asOf(_ arguments: ParsedArguments) throws(UsageError) -> Day {
         guard let text = arguments.value("--as-of") else { return Day.todayInSeoul(now: now) }
-        guard let day = Day(text) else { throw UsageError("'--as-of' must be a date like 2026-01-31, not '\(text)'") }
+        guard let day = Day(text) else { throw UsageError("'--as-of' must be a date like 2026-01-31, not '\(text)'", ko: "'--as-of'에는 2026-01-31 같은 날짜를 써야 합니다 (지금 값: '\(text)')") }
         return day
     }
 }

@@ -66,13 +66,13 @@ public struct LargeContentGenerator {
     public func generate(into directory: String) throws -> Summary {
         let p = parameters
         guard p.partners >= 1, p.products >= 0, p.rateTables >= 0, p.termsVersions >= 0, p.history >= 0 else {
-            throw OperationalError("generator counts must not be negative, and at least one partner is needed")
+            throw OperationalError("generator counts must not be negative, and at least one partner is needed", ko: "생성할 개수는 음수일 수 없고, 제휴사가 하나 이상 필요합니다")
         }
         guard p.history == 0 || (p.rateTables > 0 && p.products > 0) else {
-            throw OperationalError("history commits change rate tables; generate at least one product and one rate table")
+            throw OperationalError("history commits change rate tables; generate at least one product and one rate table", ko: "이력 커밋은 금리표를 바꿉니다; 상품과 금리표를 하나 이상 생성하세요")
         }
         if FileSystem.exists(directory), try !FileSystem.listDirectory(directory).isEmpty {
-            throw ConflictError("\(directory) already exists and is not empty; choose a new folder")
+            throw ConflictError("\(directory) already exists and is not empty; choose a new folder", ko: "\(directory)이(가) 이미 있고 비어 있지 않습니다; 새 폴더를 고르세요")
         }
         var random = SplitMix64(seed: p.seed)
         var writer = TreeWriter(root: directory)

@@ -165,8 +165,20 @@ public enum FileSystem {
 
     /// An `OperationalError` naming the call, the path and errno's text.
     public static func failure(_ call: String, _ path: String, code: Int32 = errno) -> OperationalError {
-        OperationalError("\(call) \(path): \(String(cString: strerror(code)))")
+        let text = String(cString: strerror(code))
+        return OperationalError("\(call) \(path): \(text)", ko: "\(call) \(path) 실패: \(errnoKorean[code] ?? text)")
     }
+
+    /// What the errors a file operation meets most often mean, in Korean (glibc's own
+    /// translations are installed with a Korean locale only).
+    public static let errnoKorean: [Int32: String] = [
+        EPERM: "허용되지 않은 작업입니다", ENOENT: "그런 파일이나 폴더가 없습니다", EIO: "입출력 오류입니다", EACCES: "권한이 없습니다",
+        EEXIST: "이미 있습니다", ENOTDIR: "폴더가 아닙니다", EISDIR: "폴더입니다", EINVAL: "잘못된 인자입니다", EMFILE: "열린 파일이 너무 많습니다",
+        ENOSPC: "디스크 공간이 부족합니다", EROFS: "읽기 전용 파일 시스템입니다", EMLINK: "링크가 너무 많습니다", ENAMETOOLONG: "이름이 너무 깁니다",
+        ENOTEMPTY: "폴더가 비어 있지 않습니다", ELOOP: "심볼릭 링크가 너무 많이 이어집니다", EXDEV: "다른 파일 시스템 사이의 링크입니다",
+        EDQUOT: "디스크 할당량을 넘었습니다", EADDRINUSE: "주소가 이미 쓰이고 있습니다", ECONNREFUSED: "연결이 거부되었습니다", ETIMEDOUT: "시간이 초과되었습니다",
+        EAGAIN: "잠시 사용할 수 없습니다", EBUSY: "사용 중입니다", ETXTBSY: "실행 중인 파일입니다", EFBIG: "파일이 너무 큽니다",
+    ]
 }
 
 extension FileSystem {
@@ -180,7 +192,7 @@ extension FileSystem {
             switch try kind(ofItemAt: from) {
             case .directory: try copyTree(from: from, to: to)
             case .file: try writeFile(to, try readFile(from))
-            case .symlink: throw OperationalError("\(from) is a symlink; refusing to copy it")
+            case .symlink: throw OperationalError("\(from) is a symlink; refusing to copy it", ko: "\(from)은(는) 심볼릭 링크라서 복사하지 않습니다")
             case .other: break
             }
         }

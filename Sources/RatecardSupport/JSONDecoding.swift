@@ -9,26 +9,32 @@ public enum JSONDecoding {
         do {
             return try JSONDecoder().decode(type, from: Data(bytes))
         } catch let error as DecodingError {
-            throw OperationalError("\(source) is malformed: \(reason(error))")
+            let why = reason(error)
+            throw OperationalError("\(source) is malformed: \(why)", ko: "\(source)의 형식이 잘못되었습니다: \(why)")
         }
     }
 
     /// What a decoding error means for one of our files, in words: `it is not JSON`,
     /// `it has no "time"`, `"to" is not a string`.
-    public static func reason(_ error: DecodingError) -> String {
+    public static func reason(_ error: DecodingError) -> Message {
         func field(_ path: [any CodingKey]) -> String { path.map(\.stringValue).joined(separator: ".") }
         switch error {
         case .keyNotFound(let key, let context):
             let parent = field(context.codingPath)
-            return "it has no \"\(key.stringValue)\"" + (parent.isEmpty ? "" : " in \"\(parent)\"")
+            return parent.isEmpty
+                ? Message("it has no \"\(key.stringValue)\"", ko: "\"\(key.stringValue)\" 항목이 없습니다")
+                : Message("it has no \"\(key.stringValue)\" in \"\(parent)\"", ko: "\"\(parent)\" 안에 \"\(key.stringValue)\" 항목이 없습니다")
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            guard !context.codingPath.isEmpty else { return "it is not a JSON object" }
-            let name = type == String.self ? "a string" : type == Int.self ? "a whole number" : type == Bool.self ? "true or false" : "\(type)"
-            return "\"\(field(context.codingPath))\" is not \(name)"
+            guard !context.codingPath.isEmpty else { return Message("it is not a JSON object", ko: "JSON 객체가 아닙니다") }
+            let name: Message =
+                type == String.self
+                ? Message("a string", ko: "문자열") : type == Int.self ? Message("a whole number", ko: "정수") : type == Bool.self ? Message("true or false", ko: "true나 false") : .verbatim("\(type)")
+            return Message("\"\(field(context.codingPath))\" is not \(name)", ko: "\"\(field(context.codingPath))\" 값이 \(name)이(가) 아닙니다")
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "it is not JSON" : "\"\(field(context.codingPath))\" is unreadable"
+            return context.codingPath.isEmpty
+                ? Message("it is not JSON", ko: "JSON이 아닙니다") : Message("\"\(field(context.codingPath))\" is unreadable", ko: "\"\(field(context.codingPath))\" 값을 읽을 수 없습니다")
         @unknown default:
-            return "\(error)"
+            return .verbatim("\(error)")
         }
     }
 }

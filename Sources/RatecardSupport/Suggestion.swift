@@ -40,9 +40,10 @@ public enum Suggestion {
     }
 
     /// `did you mean 'a'?` / `did you mean 'a' or 'b'?`, or nil when nothing is close.
-    public static func didYouMean(_ word: String, in candidates: [String]) -> String? {
+    public static func didYouMean(_ word: String, in candidates: [String]) -> Message? {
         let found = nearest(word, in: candidates)
         guard !found.isEmpty else { return nil }
-        return "did you mean " + found.map { "'\($0)'" }.joined(separator: " or ") + "?"
+        let quoted = found.map { "'\($0)'" }
+        return Message("did you mean \(quoted.joined(separator: " or "))?", ko: "혹시 \(quoted.joined(separator: " 또는 "))을(를) 뜻했습니까?")
     }
 }

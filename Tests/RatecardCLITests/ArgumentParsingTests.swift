@@ -15,10 +15,10 @@ import Testing
     }
 
     @Test func rejectsWhatIsNotInTheTable() {
-        #expect(throws: UsageError("Unknown option '--frob'")) { try ParsedArguments.parse(["--frob"], options: options, positionals: 0...0) }
-        #expect(throws: UsageError("Missing value for '--rev <rev>'")) { try ParsedArguments.parse(["--rev"], options: options, positionals: 0...0) }
-        #expect(throws: UsageError("'--dry-run' takes no value")) { try ParsedArguments.parse(["--dry-run=yes"], options: options, positionals: 0...0) }
-        #expect(throws: UsageError("Missing expected argument")) { try ParsedArguments.parse([], options: options, positionals: 1...1) }
-        #expect(throws: UsageError("Unexpected argument 'b'")) { try ParsedArguments.parse(["a", "b"], options: options, positionals: 1...1) }
+        expectThrows(UsageError.self, "Unknown option '--frob'") { try ParsedArguments.parse(["--frob"], options: options, positionals: 0...0) }
+        expectThrows(UsageError.self, "Missing value for '--rev <rev>'") { try ParsedArguments.parse(["--rev"], options: options, positionals: 0...0) }
+        expectThrows(UsageError.self, "'--dry-run' takes no value") { try ParsedArguments.parse(["--dry-run=yes"], options: options, positionals: 0...0) }
+        expectThrows(UsageError.self, "Missing expected argument") { try ParsedArguments.parse([], options: options, positionals: 1...1) }
+        expectThrows(UsageError.self, "Unexpected argument 'b'") { try ParsedArguments.parse(["a", "b"], options: options, positionals: 1...1) }
     }
 }

@@ -257,7 +257,7 @@ struct BridgeGateCorpusTests {
             #expect(found.contains(expected), "expected \(expected); got \(check.diagnostics.map { "\($0.rule) \($0.path):\($0.mark) \($0.message)" })")
             let verdict = try BridgeGate.check(web: web, repositoryRoot: nil, apps: Self.apps, environment: "production", cache: nil)
             switch verdict {
-            case .refused(let problems): #expect(bypass.rule == "BRG-10" && problems.contains { $0.contains("'share'") }, "\(problems)")
+            case .refused(let problems): #expect(bypass.rule == "BRG-10" && problems.contains { $0.english.contains("'share'") }, "\(problems)")
             case .invalid(let errors): #expect(bypass.rule != "BRG-10", "\(errors)")
             case .allowed, .unused: Issue.record("the gate let \(bypass.name) through")
             }

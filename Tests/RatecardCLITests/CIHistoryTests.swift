@@ -97,7 +97,7 @@ struct HistoryFixture {
             #expect(korean.status == 4)
             #expect(korean.out.contains("\(head.short) 커밋의 이력 규칙(\(rules))은 실행하지 못했습니다: 부모 커밋(\(parent.short))이 이 클론에 없습니다 (얕은 클론)"), "\(korean.out)")
             #expect(korean.out.contains("검사 미완료: 오류 0개, 경고 0개"), "\(korean.out)")
-            #expect(korean.err.contains("오류: 규칙 \(Self.historyRules.count)개는 실행하지 못했습니다: 이 규칙들(\(rules))은 커밋을 부모 커밋과 비교하는데"), "\(korean.err)")
+            #expect(korean.err.contains("오류: 규칙 \(Self.historyRules.count)개를 실행하지 못했습니다: 이 규칙들(\(rules))은 커밋을 부모 커밋과 비교하는데"), "\(korean.err)")
             #expect(korean.err.contains("일부러 건너뛰려면 --allow-shallow 옵션을 주세요"), "\(korean.err)")
 
             let github = try ratecard(validate + ["--format", "github"], in: shallow)

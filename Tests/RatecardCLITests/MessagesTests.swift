@@ -215,7 +215,7 @@ import Testing
             let fixture = try HistoryFixture(in: directory)
             try fixture.edit("partners/coral-card.yaml", "category: card", "category: crad")
             let expected =
-                "partners/coral-card.yaml:4:11: 오류 SCH-04: 'category'의 값 'crad'은(는) 허용되지 않습니다. 허용되는 값: bank, internet_bank, savings_bank, card, capital, insurance, p2p; 혹시 'card'을(를) 뜻했나요?\n"
+                "partners/coral-card.yaml:4:11: 오류 SCH-04: 'category'의 값 'crad'는 쓸 수 없습니다. 쓸 수 있는 값: bank, internet_bank, savings_bank, card, capital, insurance, p2p; 혹시 'card'를 뜻했습니까?\n"
             let flag = try ratecard(["validate", "--lang", "ko"] + asOf, in: fixture.repo, environment: Self.english)
             #expect(flag.status == 1)
             #expect(flag.out.hasPrefix(expected), "\(flag.out)")
@@ -233,7 +233,7 @@ import Testing
             #expect(overridden.out.contains(" error SCH-04: "))
             // Rule ids and the machine formats' structure stay the same.
             let github = try ratecard(["validate", "--lang", "ko", "--format", "github"] + asOf, in: fixture.repo)
-            #expect(github.out.hasPrefix("::error file=partners/coral-card.yaml,line=4,col=11,title=SCH-04::'category'의 값 'crad'은(는) 허용되지 않습니다."), "\(github.out)")
+            #expect(github.out.hasPrefix("::error file=partners/coral-card.yaml,line=4,col=11,title=SCH-04::'category'의 값 'crad'는 쓸 수 없습니다."), "\(github.out)")
 
             let usage = try ratecard(["--lang", "ko", "validate", "--frobnicate"], in: fixture.repo)
             #expect(usage.status == 2)

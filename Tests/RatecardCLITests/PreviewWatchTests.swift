@@ -156,6 +156,46 @@ import Testing
         }
     }
 
+    /// `sed -i` writes a temporary `sedXXXXXX` beside the file and renames it over the file: the
+    /// log names the file, never the temporary. In Korean, the log lines and the problems page are
+    /// Korean too.
+    @Test func anEditorsTemporaryFileIsNotAChangeAndTheLogSpeaksKorean() throws {
+        try withTemporaryDirectory { directory in
+            let repo = try initRepository(in: directory)
+            let watch = try WatchProcess(in: repo, arguments: ["--as-of", Self.asOf, "--lang", "ko"])
+            #expect(watch.output().contains("의 미리보기를 http://127.0.0.1:"), "\(watch.output())")
+            let table = try someRateTable(in: repo)
+            let original = try String(contentsOfFile: repo + "/" + table, encoding: .utf8)
+            let before = original.split(separator: "\n", omittingEmptySubsequences: false)
+            let after = LargeContentGenerator.nudgedRate(original).split(separator: "\n", omittingEmptySubsequences: false)
+            let line = try #require(before.indices.first { before[$0] != after[$0] })
+            let (status, output) = try runTool("/bin/sed", ["-i", "\(line + 1)s/.*/\(after[line])/", repo + "/" + table])
+            #expect(status == 0, "\(output)")
+            var version = try watch.waitForVersion(after: 1)
+            let rebuilt = try #require(watch.output().split(separator: "\n").last { $0.contains("다시 빌드했습니다") }, "\(watch.output())")
+            #expect(rebuilt.contains(" \(table): "), "\(rebuilt)")
+            #expect(!rebuilt.contains("sed"), "\(rebuilt)")
+            // Wait out a second event batch: the temporary never shows up as a change of its own.
+            usleep(300_000)
+            #expect(!watch.output().contains("/sed"), "\(watch.output())")
+
+            let (broken, brokenOutput) = try runTool("/bin/sed", ["-i", "1s/^/effective_from: [/", repo + "/" + table])
+            #expect(broken == 0, "\(brokenOutput)")
+            version = try watch.waitForVersion(after: version)
+            let page = try HTTP.get(port: watch.port, "/rates.html").text
+            #expect(page.contains("<h1>콘텐츠에 오류 "), "\(page)")
+            #expect(!page.contains("sed"), "\(page)")
+            #expect(page.contains("<code>\(table):1:"), "\(page)")
+            #expect(page.contains(": 오류 YML-01: YAML 문법 오류: "), "\(page)")
+            #expect(watch.output().contains("  \(table):1:"), "\(watch.output())")
+            #expect(watch.output().contains(": 오류 YML-01: "), "\(watch.output())")
+            #expect(EnglishProse.runs(in: watch.output()).isEmpty, "\(EnglishProse.runs(in: watch.output()))")
+            #expect(watch.stop() == 0)
+            #expect(watch.output().hasSuffix("멈췄습니다.\n"), "\(watch.output())")
+            #expect(!watch.output().contains("sed"), "\(watch.output())")
+        }
+    }
+
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalStopsItCleanlyAndLeavesNothingBehind(signal: Int32) throws {
         try withTemporaryDirectory { directory in

@@ -120,7 +120,7 @@ final class S3Environments {
     func servedStateIsConsistent(_ label: String, staleAllowed: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let root = store()
         guard let live = try root.pointer() else { return }
-        var stale = try BridgeLines.staleness(root: root)
+        var stale = try BridgeLines.staleness(root: root).map(\.english)
         if let index = try client().get("index.html").map({ String(decoding: $0.bytes, as: UTF8.self) }), !index.contains("<base href=\"r/\(live)/\">") {
             stale.append("stale: index.html does not serve")
         }

@@ -36,7 +36,7 @@ final class WatchProcess {
         try handle.close()
         let deadline = Date(timeIntervalSinceNow: startup)
         while Date() < deadline {
-            if let range = output().range(of: "at http://127.0.0.1:") {
+            if let range = output().range(of: "http://127.0.0.1:") {
                 let digits = output()[range.upperBound...].prefix { $0.isNumber }
                 if let value = Int(digits), output()[range.upperBound...].dropFirst(digits.count).hasPrefix("/") {
                     port = value

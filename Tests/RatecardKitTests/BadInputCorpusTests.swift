@@ -3,6 +3,8 @@ import Glibc
 import RatecardKit
 import Testing
 
+@testable import RatecardSupport
+
 /// One bad input from `Fixtures/bad/*.case`: edits to the base content and the problem they must trip.
 ///
 /// Format:
@@ -167,6 +169,12 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
             let found = report.diagnostics.map { "\($0.rule) \($0.path):\($0.mark.line):\($0.mark.column)" }
             let expected = "\(badCase.rule) \(badCase.path):\(badCase.line):\(badCase.column)"
             #expect(found.contains(expected), "expected \(expected); got \(found)")
+            // Every message it gives reads in Korean too, values aside.
+            for diagnostic in report.diagnostics {
+                let korean = diagnostic.message.korean
+                #expect(korean.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) }, "\(diagnostic.rule): \(korean)")
+                #expect(EnglishProse.runs(in: korean).isEmpty, "\(diagnostic.rule): \(EnglishProse.runs(in: korean)) in \(korean)")
+            }
         }
     }
 }

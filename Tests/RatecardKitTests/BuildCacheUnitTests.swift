@@ -5,13 +5,13 @@ import Synchronization
 import Testing
 
 /// A warning no test expects: recorded as an issue.
-let unexpectedWarning: @Sendable (String) -> Void = { Issue.record("unexpected warning: \($0)") }
+let unexpectedWarning: @Sendable (Message) -> Void = { Issue.record("unexpected warning: \($0)") }
 
 /// The warnings a cache gave.
 final class Warnings: Sendable {
     private let list = Mutex<[String]>([])
     var all: [String] { list.withLock { $0 } }
-    var sink: @Sendable (String) -> Void { { message in self.list.withLock { $0.append(message) } } }
+    var sink: @Sendable (Message) -> Void { { message in self.list.withLock { $0.append(message.english) } } }
 }
 
 /// The build cache's store: what one process writes the next reads, whole packs only, damage

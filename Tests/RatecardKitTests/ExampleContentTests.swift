@@ -25,8 +25,8 @@ import Testing
     @Test func aRatecardFarFromAnyContentSaysToSetTheVariable() throws {
         try withTemporaryDirectory { directory in
             let binary = directory + "/bin/ratecard"
-            #expect(
-                throws: OperationalError("the example content is neither installed beside \(binary) (share/ratecard/content) nor in a checkout holding it; set RATECARD_EXAMPLE to a folder holding it")
+            expectThrows(
+                OperationalError.self, "the example content is neither installed beside \(binary) (share/ratecard/content) nor in a checkout holding it; set RATECARD_EXAMPLE to a folder holding it"
             ) {
                 try ExampleContent.folder(environment: [:], executable: binary)
             }

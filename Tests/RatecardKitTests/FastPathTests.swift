@@ -113,7 +113,7 @@ import Testing
         for text in texts.flatMap(Self.variants) {
             var parts: FrontMatter.Parts?
             var message: String?
-            do { parts = try FrontMatter.split(text) } catch { message = error.message }
+            do { parts = try FrontMatter.split(text) } catch { message = error.message.english }
             let reference = Self.referenceSplit(text)
             let shown = text.prefix(60).debugDescription
             #expect(message == reference.message, "\(shown)")
@@ -441,7 +441,7 @@ import Testing
         let next = [file("data/00aa/a.json", "a"), file("data/00aa/b.json", "x"), file("data/00aa/new.json", "d"), file("data/entry.json", "b"), file("index.html", "a")]
         let plan = ReleasePlan.between(live: live, next: next, liveBundle: "ff00", nextBundle: "00aa")
         #expect(plan == ReleasePlan(added: ["data/00aa/new.json"], changed: ["data/00aa/b.json", "data/entry.json"], removed: ["data/ff00/gone.json"], unchanged: 2, moved: 1))
-        #expect(plan.summary == "1 added, 2 changed, 1 removed, 2 unchanged (1 of them moved to the new data folder)")
+        #expect(plan.summary.english == "1 added, 2 changed, 1 removed, 2 unchanged (1 of them moved to the new data folder)")
         // Without the bundle ids, paths are compared as they are.
         #expect(ReleasePlan.between(live: live, next: next).added.count == 3)
     }

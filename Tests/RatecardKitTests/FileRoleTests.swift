@@ -6,10 +6,21 @@ import Testing
 /// What a content file is, from its path: every role, paths that nearly name one, and paths
 /// whose difference hides behind Unicode (a combining mark makes a new last Character).
 @Suite struct FileRoleTests {
-    static let unexpected = FileRole.unexpected(
-        "unexpected file: content files are ratecard.yaml, regulatory/{limits,phrases,signoffs}.yaml, partners/<id>.yaml, products/<partner>/<product>/product.yaml, products/<partner>/<product>/rates/<YYYY-MM-DD>.yaml, terms/<doc>/<version>.md and assets/*.svg|png"
-    )
-    static let yml = FileRole.unexpected("unexpected file: YAML files end in .yaml, not .yml; rename it")
+    @Test func anUnexpectedFileSaysWhatContentFilesAre() {
+        guard case .unexpected(let text) = Self.unexpected, case .unexpected(let yml) = Self.yml else {
+            Issue.record("not unexpected: \(Self.unexpected) \(Self.yml)")
+            return
+        }
+        #expect(
+            text.english
+                == "unexpected file: content files are ratecard.yaml, regulatory/{limits,phrases,signoffs}.yaml, partners/<id>.yaml, products/<partner>/<product>/product.yaml, products/<partner>/<product>/rates/<YYYY-MM-DD>.yaml, terms/<doc>/<version>.md and assets/*.svg|png"
+        )
+        #expect(yml.english == "unexpected file: YAML files end in .yaml, not .yml; rename it")
+        #expect(yml.korean.hasPrefix("예상하지 못한 파일입니다: YAML 파일 이름은 .yml이 아니라 .yaml로 끝나야 합니다"))
+    }
+
+    static let unexpected = FileRole("a/b/c")
+    static let yml = FileRole("a.yml")
 
     static let roles: [(String, FileRole)] = [
         ("ratecard.yaml", .config), ("/ratecard.yaml", .config), ("ratecard.yaml/", .config),

@@ -218,7 +218,7 @@ import Testing
         try withTemporaryDirectory { directory in
             try Fixtures.makeBaseRepository(at: directory)
             let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context, caches: Caches())
-            #expect(throws: OperationalError("revision 'no-such-branch' cannot be read: revspec 'no-such-branch' not found")) { try run.validate(revision: "no-such-branch") }
+            expectThrows(OperationalError.self, "revision 'no-such-branch' cannot be read: revspec 'no-such-branch' not found") { try run.validate(revision: "no-such-branch") }
         }
     }
 

@@ -64,14 +64,13 @@ import Testing
             #expect(contents.problems == [Journal.Problem(location: "\(path):2", number: 2, reason: reason, torn: torn)])
             #expect(contents.malformedLines == [2])
             if torn {
-                #expect(contents.warnings == ["\(path):2: an entry torn by a crash mid-append (\(reason)); it was skipped"])
+                #expect(contents.warnings.map(\.english) == ["\(path):2: an entry torn by a crash mid-append (\(reason)); it was skipped"])
                 try contents.requireUndamaged()
             } else {
-                #expect(contents.warnings == ["\(path):2: not a journal entry: \(reason)"])
-                #expect(
-                    throws: OperationalError(
-                        "\(path):2: not a journal entry: \(reason); it may have been a bad mark, so nothing was changed. Mend the line (or delete it, once you know what it was) and run the command again"
-                    )
+                #expect(contents.warnings.map(\.english) == ["\(path):2: not a journal entry: \(reason)"])
+                expectThrows(
+                    OperationalError.self,
+                    "\(path):2: not a journal entry: \(reason); it may have been a bad mark, so nothing was changed. Mend the line (or delete it, once you know what it was) and run the command again"
                 ) {
                     try contents.requireUndamaged()
                 }
@@ -117,7 +116,7 @@ import Testing
     func aMalformedFileIsAnErrorNamingIt(_ text: String, _ reason: String) throws {
         try withTemporaryDirectory { directory in
             let root = try root(text, in: directory)
-            #expect(throws: OperationalError("\(directory)/bridge-lines.json is malformed: \(reason)")) { try BridgeLines.read(root: root) }
+            expectThrows(OperationalError.self, "\(directory)/bridge-lines.json is malformed: \(reason)") { try BridgeLines.read(root: root) }
         }
     }
 }

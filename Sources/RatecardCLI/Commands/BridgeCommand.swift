@@ -22,17 +22,23 @@ enum BridgeCommand {
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
-        guard arguments.positionals[0] == "generate" else { throw UsageError("Unknown bridge action '\(arguments.positionals[0])'; use 'generate'") }
+        guard arguments.positionals[0] == "generate" else {
+            let action = arguments.positionals[0]
+            throw UsageError("Unknown bridge action '\(action)'; use 'generate'", ko: "알 수 없는 bridge 동작 '\(action)'; 'generate'를 쓰세요")
+        }
         let web = try webFolder(arguments, invocation)
         let location = try? ContentLocation.find(from: invocation.directory)
         let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: location?.repository?.workdir)
         let diagnostics = Diagnostics()
         guard let schema = try BridgeSchema.load(webFolder: web, displayPath: prefix + BridgeSchema.fileName, diagnostics: diagnostics) else {
-            if diagnostics.items.isEmpty { throw OperationalError("\(web)/\(BridgeSchema.fileName) is not there; the bridge schema lives in the web build") }
-            for item in diagnostics.items.sorted() {
-                invocation.console.out("\(item.path):\(item.mark): \(item.severity.rawValue) \(item.rule): \(item.message)\n")
+            if diagnostics.items.isEmpty {
+                throw OperationalError("\(web)/\(BridgeSchema.fileName) is not there; the bridge schema lives in the web build", ko: "\(web)/\(BridgeSchema.fileName)이(가) 없습니다; 브리지 스키마는 웹 빌드 안에 둡니다")
             }
-            invocation.console.err("Error: \(BridgeSchema.fileName) is invalid; nothing was generated\n")
+            for item in diagnostics.items.sorted() {
+                invocation.console.out(TextReport.line(item, style: ReportStyle(messages: invocation.messages)) + "\n")
+            }
+            invocation.error(
+                Message("\(BridgeSchema.fileName) is invalid; nothing was generated", ko: "\(BridgeSchema.fileName)에 오류가 있어 아무것도 생성하지 않았습니다"))
             return RatecardCLI.ExitCode.invalid
         }
         let swift =
@@ -46,16 +52,20 @@ enum BridgeCommand {
         for (path, text) in outputs {
             try FileSystem.makeDirectories(DurableFiles.parent(of: path))
             try DurableFiles.replace(path, Array(text.utf8))
-            invocation.console.out("wrote \(path)\n")
+            invocation.out(Message("wrote \(path)\n", ko: "\(path)을(를) 썼습니다\n"))
         }
-        invocation.console.err("Bridge '\(schema.name)' version \(schema.version) (schema \(schema.fingerprint)): \(schema.commands.count) commands, \(schema.events.count) events.\n")
+        let (name, version, fingerprint, commands, events) = (schema.name, schema.version, schema.fingerprint, schema.commands.count, schema.events.count)
+        invocation.err(
+            Message(
+                "Bridge '\(name)' version \(version) (schema \(fingerprint)): \(commands) commands, \(events) events.\n",
+                ko: "브리지 '\(name)' 버전 \(version) (스키마 \(fingerprint)): 명령 \(commands)개, 이벤트 \(events)개.\n"))
         return RatecardCLI.ExitCode.ok
     }
 
     static func webFolder(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> String {
         if let given = arguments.value("--web") {
             let path = RatecardCLI.resolve(given, against: invocation.directory)
-            guard FileSystem.isDirectory(path) else { throw OperationalError("--web \(path) is not a folder") }
+            guard FileSystem.isDirectory(path) else { throw OperationalError("--web \(path) is not a folder", ko: "--web \(path)은(는) 폴더가 아닙니다") }
             return path
         }
         let location = try ContentLocation.find(from: invocation.directory)

@@ -17,15 +17,15 @@ enum BuildCommand {
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
-        guard let out = arguments.value("--out") else { throw UsageError("Missing expected option '--out <dir>'") }
+        guard let out = arguments.value("--out") else { throw UsageError("Missing expected option '--out <dir>'", ko: "'--out <dir>' 옵션이 필요합니다") }
         let format = try ReportFormat.named(arguments.value("--format"))
         let run = BundleRun(
             location: try ContentLocation.find(from: invocation.directory), asOf: try invocation.asOf(arguments), caches: invocation.caches,
             allowShallow: arguments.has("--allow-shallow"))
         switch try run.render(revision: arguments.value("--rev")) {
         case .invalid(let report):
-            invocation.console.out(format.render(report, version: RatecardCLI.version))
-            invocation.console.err("Error: the content is invalid; nothing was written\n")
+            invocation.console.out(format.render(report, version: RatecardCLI.version, style: ReportStyle(messages: invocation.messages)))
+            invocation.error(Message("the content is invalid; nothing was written", ko: "콘텐츠에 오류가 있어 아무것도 쓰지 않았습니다"))
             return RatecardCLI.ExitCode.invalid
         case .built(let output, _):
             let destination = RatecardCLI.resolve(out, against: invocation.directory)
@@ -37,7 +37,9 @@ enum BuildCommand {
                         "bundle_id": .string(output.manifest.bundleID), "files": .int(output.files.count), "bytes": .int(bytes), "out": .string(destination),
                     ]).serialized() + "\n")
             } else {
-                invocation.console.out("Built bundle \(output.manifest.bundleID) (\(output.files.count) files, \(bytes) bytes) into \(out)\n")
+                let (id, files) = (output.manifest.bundleID, output.files.count)
+                invocation.out(
+                    Message("Built bundle \(id) (\(files) files, \(bytes) bytes) into \(out)\n", ko: "번들 \(id)을(를) \(out)에 빌드했습니다 (파일 \(files)개, \(bytes)바이트)\n"))
             }
             return RatecardCLI.ExitCode.ok
         }

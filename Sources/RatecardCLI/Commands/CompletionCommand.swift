@@ -16,7 +16,7 @@ enum CompletionCommand {
         switch arguments.positionals[0] {
         case "bash": invocation.console.out(bash(RatecardCLI.commands))
         case "zsh": invocation.console.out(zsh(RatecardCLI.commands))
-        case let other: throw UsageError("Unknown shell '\(other)'; use one of: bash, zsh")
+        case let other: throw UsageError("Unknown shell '\(other)'; use one of: bash, zsh", ko: "알 수 없는 셸 '\(other)'; bash나 zsh를 쓰세요")
         }
         return RatecardCLI.ExitCode.ok
     }

@@ -31,20 +31,24 @@ enum GenerateCommand {
         parameters.history = try count(arguments, "--history", parameters.history)
         parameters.seed = UInt64(try count(arguments, "--seed", Int(parameters.seed)))
         if parameters.history > 0 && (parameters.rateTables == 0 || parameters.products == 0) {
-            throw UsageError("'--history' needs rate tables to change; pass --products and --tables of 1 or more")
+            throw UsageError(
+                "'--history' needs rate tables to change; pass --products and --tables of 1 or more", ko: "'--history'에는 바꿀 금리표가 필요합니다; --products와 --tables를 1 이상으로 주세요")
         }
         let target = RatecardCLI.resolve(arguments.positionals[0], against: invocation.directory)
         let summary = try LargeContentGenerator(parameters).generate(into: target)
         let head = summary.commits.last.map(\.short) ?? "none"
-        invocation.console.out(
-            "Generated \(summary.files) files (\(summary.bytes) bytes, \(summary.markdownBytes) of terms Markdown) in \(arguments.positionals[0]): \(summary.commits.count) commits, HEAD \(head).\n")
+        let (files, bytes, markdown, commits, folder) = (summary.files, summary.bytes, summary.markdownBytes, summary.commits.count, arguments.positionals[0])
+        invocation.out(
+            Message(
+                "Generated \(files) files (\(bytes) bytes, \(markdown) of terms Markdown) in \(folder): \(commits) commits, HEAD \(head).\n",
+                ko: "\(folder)에 파일 \(files)개를 생성했습니다 (\(bytes)바이트, 그중 약관 Markdown \(markdown)바이트): 커밋 \(commits)개, HEAD \(head).\n"))
         return RatecardCLI.ExitCode.ok
     }
 
     private static func count(_ arguments: ParsedArguments, _ name: String, _ fallback: Int, minimum: Int = 0) throws(UsageError) -> Int {
         guard let text = arguments.value(name) else { return fallback }
         guard let value = Int(text), value >= minimum else {
-            throw UsageError("'\(name)' must be a whole number of at least \(minimum), not '\(text)'")
+            throw UsageError("'\(name)' must be a whole number of at least \(minimum), not '\(text)'", ko: "'\(name)'에는 \(minimum) 이상의 정수를 써야 합니다 (지금 값: '\(text)')")
         }
         return value
     }

@@ -19,23 +19,27 @@ enum HookCommand {
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
-        guard arguments.positionals[0] == "install" else { throw UsageError("Unknown hook action '\(arguments.positionals[0])'; use 'install'") }
+        guard arguments.positionals[0] == "install" else {
+            let action = arguments.positionals[0]
+            throw UsageError("Unknown hook action '\(action)'; use 'install'", ko: "알 수 없는 hook 동작 '\(action)'; 'install'을 쓰세요")
+        }
         let location = try ContentLocation.find(from: invocation.directory)
         let repository = try location.requireRepository()
-        guard let contentRoot = location.contentRoot, let workdir = repository.workdir else { throw OperationalError("hook install needs a work tree") }
+        guard let contentRoot = location.contentRoot, let workdir = repository.workdir else { throw OperationalError("hook install needs a work tree", ko: "hook install에는 작업 트리가 필요합니다") }
         let hooks = repository.gitDir + "/hooks"
         try FileSystem.makeDirectories(hooks)
         let hook = hooks + "/pre-commit"
         if FileSystem.exists(hook) {
             let existing = String(decoding: try FileSystem.readFile(hook), as: UTF8.self)
             guard existing.contains("ratecard hook install") else {
-                throw ConflictError("\(hook) already exists and was not written by ratecard; merge it by hand")
+                throw ConflictError("\(hook) already exists and was not written by ratecard; merge it by hand", ko: "\(hook)이(가) 이미 있고 ratecard가 쓴 것이 아닙니다; 손으로 합치세요")
             }
         }
         let script = Self.script(contentPrefix: contentRoot.treePath, inRepository: try binaryInside(workdir))
         try DurableFiles.replace(hook, Array(script.utf8))
         chmod(hook, 0o755)
-        invocation.console.out("Installed \(hook): commits now run 'ratecard validate --staged'.\n")
+        invocation.out(
+            Message("Installed \(hook): commits now run 'ratecard validate --staged'.\n", ko: "\(hook)을(를) 설치했습니다: 이제 커밋할 때마다 'ratecard validate --staged'를 실행합니다.\n"))
         return RatecardCLI.ExitCode.ok
     }
 
@@ -69,7 +73,10 @@ enum HookCommand {
         }
         find += """
             else
-                echo "pre-commit: ratecard was not found on PATH; install it, or set RATECARD to its path" >&2
+                case "${LC_ALL:-${LC_MESSAGES:-${LANG:-}}}" in
+                    ko*) echo "pre-commit: PATH에서 ratecard를 찾지 못했습니다; 설치하거나 RATECARD에 그 경로를 지정하세요" >&2 ;;
+                    *) echo "pre-commit: ratecard was not found on PATH; install it, or set RATECARD to its path" >&2 ;;
+                esac
                 exit 1
             fi
 

@@ -14,7 +14,7 @@ enum InitCommand {
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let target = RatecardCLI.resolve(arguments.positionals[0], against: invocation.directory)
         if FileSystem.exists(target), try !FileSystem.listDirectory(target).isEmpty {
-            throw ConflictError("\(arguments.positionals[0]) already exists and is not empty; choose a new folder")
+            throw ConflictError("\(arguments.positionals[0]) already exists and is not empty; choose a new folder", ko: "\(arguments.positionals[0])이(가) 이미 있고 비어 있지 않습니다; 새 폴더를 고르세요")
         }
         let example = try ExampleContent.folder(environment: ProcessEnvironment.current)
         try FileSystem.copyTree(from: example, to: target)
@@ -34,7 +34,15 @@ enum InitCommand {
         let repository = try Repository.create(at: target)
         let author = repository.configuredSignature() ?? Signature(name: "ratecard", email: "ratecard@localhost")
         let commit = try repository.commitAll(message: "Example content from ratecard init", author: author)
-        invocation.console.out("Created a content repository in \(arguments.positionals[0]) (commit \(commit.short)).\nNext: cd \(arguments.positionals[0]) && ratecard validate\n")
+        // The next step names ratecard as a shell can run it: by its path when it is not on PATH.
+        let folder = arguments.positionals[0]
+        let name = CommandName.current(environment: invocation.environment)
+        let next = "cd \(CommandName.shellWord(folder)) && \(name.typed) validate"
+        invocation.out(
+            Message(
+                "Created a content repository in \(folder) (commit \(commit.short)).\nNext: \(next)\n",
+                ko: "\(folder)에 콘텐츠 저장소를 만들었습니다 (커밋 \(commit.short)).\n다음 단계: \(next)\n"))
+        if let hint = name.pathHint { invocation.out(hint + .verbatim("\n")) }
         return RatecardCLI.ExitCode.ok
     }
 }

@@ -20,7 +20,9 @@ enum LogCommand {
             arguments.value("--partner").map { .partner($0) }, arguments.value("--product").map { .product($0) },
             arguments.value("--terms").map { .terms($0) },
         ].compactMap { $0 }
-        guard subjects.count == 1, let subject = subjects.first else { throw UsageError("Name exactly one of '--partner', '--product' or '--terms'") }
+        guard subjects.count == 1, let subject = subjects.first else {
+            throw UsageError("Name exactly one of '--partner', '--product' or '--terms'", ko: "'--partner', '--product', '--terms' 중 정확히 하나를 주세요")
+        }
         let json = try ServeRootCommands.format(arguments)
         var root: (any ReleaseStore)?
         if arguments.value("--env") != nil || arguments.value("--root") != nil {
@@ -38,7 +40,7 @@ enum LogCommand {
                             .object([
                                 "commit": .string(event.commit.id.hex), "author": .string("\(event.commit.authorName) <\(event.commit.authorEmail)>"),
                                 "time": .string(Timestamp.format(seconds: Int(event.commit.time))), "message": .string(event.commit.summary),
-                                "changes": .array(event.changes.map { .string(DiffFormatter.describe($0).1) }),
+                                "changes": .array(event.changes.map { .string(DiffFormatter.describe($0).1.english) }),
                                 "releases": .array(event.releases.map { .object($0.fields) }),
                                 "live_now": event.liveNow.map(JSON.bool) ?? .null,
                             ])
@@ -50,39 +52,47 @@ enum LogCommand {
         for event in events {
             text +=
                 "\(event.commit.id.short)  \(Timestamp.seoul(Timestamp.format(seconds: Int(event.commit.time))))  \(event.commit.authorName) <\(event.commit.authorEmail)>  \(event.commit.summary)\n"
-            for change in event.changes { text += "    \(DiffFormatter.describe(change).1)\n" }
+            for change in event.changes { text += "    \(invocation.messages(DiffFormatter.describe(change).1))\n" }
             for (index, entry) in event.releases.enumerated() {
-                let when = Timestamp.seoul(entry.time)
+                let (when, release, how) = (Timestamp.seoul(entry.time), entry.activated ?? "?", Self.how(entry))
                 if index % 2 == 1 {
                     // The change left live.
                     if entry.action == .rollback {
-                        text += "    rolled back from \(entry.from ?? "?") at \(when): \(entry.message ?? "")\n"
+                        let (from, message) = (entry.from ?? "?", entry.message ?? "")
+                        text += invocation.messages(Message("    rolled back from \(from) at \(when): \(message)\n", ko: "    \(when)에 \(from)에서 롤백됨: \(message)\n"))
                     } else {
-                        text += "    left live at \(when): release \(entry.activated ?? "?") made live (\(Self.how(entry))), without it\n"
+                        text += invocation.messages(
+                            Message(
+                                "    left live at \(when): release \(release) made live (\(how)), without it\n",
+                                ko: "    \(when)에 라이브에서 빠짐: 이 변경이 없는 릴리스 \(release)이(가) 라이브가 됨 (\(how))\n"))
                     }
                 } else if index == 0 {
-                    text += "    live in release \(entry.activated ?? "?") since \(when) (\(Self.how(entry)))\n"
+                    text += invocation.messages(Message("    live in release \(release) since \(when) (\(how))\n", ko: "    \(when)부터 릴리스 \(release)에서 라이브 (\(how))\n"))
                 } else {
-                    text += "    live again in release \(entry.activated ?? "?") since \(when) (\(Self.how(entry)))\n"
+                    text += invocation.messages(Message("    live again in release \(release) since \(when) (\(how))\n", ko: "    \(when)부터 릴리스 \(release)에서 다시 라이브 (\(how))\n"))
                 }
             }
+            let live = event.live ?? "?"
             switch (event.liveNow, event.releases.isEmpty) {
             case (nil, _): break
-            case (false?, true): text += "    not live yet\n"
-            case (true?, _): text += "    live now (release \(event.live ?? "?"))\n"
-            case (false?, false): text += "    not live now (live: \(event.live ?? "none"))\n"
+            case (false?, true): text += invocation.messages(Message("    not live yet\n", ko: "    아직 라이브가 아님\n"))
+            case (true?, _): text += invocation.messages(Message("    live now (release \(live))\n", ko: "    지금 라이브 (릴리스 \(live))\n"))
+            case (false?, false):
+                let now = event.live ?? "none"
+                text += invocation.messages(Message("    not live now (live: \(now))\n", ko: "    지금은 라이브가 아님 (라이브: \(now == "none" ? "없음" : now))\n"))
             }
         }
-        invocation.console.out(text.isEmpty ? "No commits changed it.\n" : text)
+        invocation.console.out(text.isEmpty ? invocation.messages(Message("No commits changed it.\n", ko: "이것을 바꾼 커밋이 없습니다.\n")) : text)
         return RatecardCLI.ExitCode.ok
     }
 
     /// How an entry made its release live: `publish`, `rollback by kim: wrong band`.
-    static func how(_ entry: Journal.Entry) -> String {
-        guard entry.action != .publish else { return entry.action.rawValue }
-        var text = entry.action.rawValue
-        if let user = entry.user { text += " by \(user)" }
-        if let message = entry.message, !message.isEmpty { text += ": \(message)" }
+    static func how(_ entry: Journal.Entry) -> Message {
+        let action = entry.action.rawValue
+        guard entry.action != .publish else { return .verbatim(action) }
+        var text = Message.verbatim(action)
+        if let user = entry.user { text += Message(" by \(user)", ko: ", 실행한 사람: \(user)") }
+        if let message = entry.message, !message.isEmpty { text += .verbatim(": \(message)") }
         return text
     }
 
@@ -91,19 +101,25 @@ enum LogCommand {
     static func requireKnown(_ subject: ChangeHistory.Subject, location: ContentLocation, asOf: Day, caches: Caches) throws {
         let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf), caches: caches)
         guard let content = try? run.content(at: location.contentDir == nil ? "HEAD" : nil) else { return }
-        let (name, what, known): (String, String, [String])
+        let (name, known): (String, [String])
+        var message: Message
         switch subject {
-        case .partner(let id): (name, what, known) = (id, "partner", content.partnerFiles.sorted())
-        case .product(let key): (name, what, known) = (key, "product", content.productFiles.sorted())
-        case .terms(let id): (name, what, known) = (id, "terms document", content.documentIDs)
+        case .partner(let id):
+            (name, known) = (id, content.partnerFiles.sorted())
+            message = Message("no partner '\(id)' in the content", ko: "콘텐츠에 제휴사 '\(id)'이(가) 없습니다")
+        case .product(let key):
+            (name, known) = (key, content.productFiles.sorted())
+            message = Message("no product '\(key)' in the content", ko: "콘텐츠에 상품 '\(key)'이(가) 없습니다")
+        case .terms(let id):
+            (name, known) = (id, content.documentIDs)
+            message = Message("no terms document '\(id)' in the content", ko: "콘텐츠에 약관 문서 '\(id)'이(가) 없습니다")
         }
         guard !known.contains(name) else { return }
-        var message = "no \(what) '\(name)' in the content"
         if let hint = Suggestion.didYouMean(name, in: known) {
-            message += "; " + hint
+            message = message.then(hint)
         } else {
-            let nearest = known.sorted { (Suggestion.distance(name, $0), $0) < (Suggestion.distance(name, $1), $1) }.prefix(3)
-            if !nearest.isEmpty { message += "; the nearest: " + nearest.joined(separator: ", ") }
+            let nearest = known.sorted { (Suggestion.distance(name, $0), $0) < (Suggestion.distance(name, $1), $1) }.prefix(3).joined(separator: ", ")
+            if !nearest.isEmpty { message = message.then(Message("the nearest: \(nearest)", ko: "가장 가까운 것: \(nearest)")) }
         }
         throw UsageError(message)
     }

@@ -29,11 +29,15 @@ enum PreviewCommand {
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         if arguments.has("--watch") {
-            if arguments.value("--rev") != nil { throw UsageError("'--watch' watches the work tree; it cannot be used with '--rev'") }
-            if arguments.value("--out") != nil { throw UsageError("'--watch' serves the preview from memory; it cannot be used with '--out'") }
+            if arguments.value("--rev") != nil {
+                throw UsageError("'--watch' watches the work tree; it cannot be used with '--rev'", ko: "'--watch'는 작업 트리를 감시하므로 '--rev'와 함께 쓸 수 없습니다")
+            }
+            if arguments.value("--out") != nil {
+                throw UsageError("'--watch' serves the preview from memory; it cannot be used with '--out'", ko: "'--watch'는 미리보기를 메모리에서 제공하므로 '--out'과 함께 쓸 수 없습니다")
+            }
             return try watch(arguments, invocation)
         }
-        if arguments.value("--port") != nil { throw UsageError("'--port' is for '--watch'") }
+        if arguments.value("--port") != nil { throw UsageError("'--port' is for '--watch'", ko: "'--port'는 '--watch'와 함께 씁니다") }
         let location = try ContentLocation.find(from: invocation.directory)
         // A preview is for a person to look at, not a gate: history rules that cannot run in a
         // shallow clone are skipped (an invalid report says so).
@@ -41,23 +45,35 @@ enum PreviewCommand {
         let web = try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
         switch try run.render(revision: arguments.value("--rev")) {
         case .invalid(let report):
-            invocation.console.out(ReportFormat.text.render(report, version: RatecardCLI.version))
-            invocation.console.err("Error: the content is invalid; nothing was written\n")
+            invocation.console.out(ReportFormat.text.render(report, version: RatecardCLI.version, style: ReportStyle(messages: invocation.messages)))
+            invocation.error(Message("the content is invalid; nothing was written", ko: "콘텐츠에 오류가 있어 아무것도 쓰지 않았습니다"))
             return RatecardCLI.ExitCode.invalid
         case .built(let output, _):
             let out =
                 arguments.value("--out").map { RatecardCLI.resolve($0, against: invocation.directory) }
                 ?? (location.contentDir ?? invocation.directory) + "/.preview"
             try BundleWriter.write(output.files, to: out, extraTrees: [web])
-            invocation.console.out(
-                """
-                Preview of bundle \(output.manifest.bundleID) is in \(out)
-                Serve it and open it in a browser:
-                  cd \(out) && python3 -m http.server 8000 --bind 127.0.0.1
-                  then open http://127.0.0.1:8000/index.html
-                Or let ratecard serve it and rebuild on every edit: ratecard preview --watch
+            let id = output.manifest.bundleID
+            let folder = CommandName.shellWord(out)
+            let name = CommandName.current(environment: invocation.environment).typed
+            invocation.out(
+                Message(
+                    """
+                    Preview of bundle \(id) is in \(out)
+                    Serve it and open it in a browser:
+                      cd \(folder) && python3 -m http.server 8000 --bind 127.0.0.1
+                      then open http://127.0.0.1:8000/index.html
+                    Or let ratecard serve it and rebuild on every edit: \(name) preview --watch
 
-                """)
+                    """,
+                    ko: """
+                        번들 \(id)의 미리보기를 \(out)에 만들었습니다
+                        웹 서버로 띄운 다음 브라우저에서 여세요:
+                          cd \(folder) && python3 -m http.server 8000 --bind 127.0.0.1
+                          그런 다음 http://127.0.0.1:8000/index.html 을 여세요
+                        ratecard가 직접 띄우고 고칠 때마다 다시 빌드하게 하려면: \(name) preview --watch
+
+                        """))
             return RatecardCLI.ExitCode.ok
         }
     }
@@ -66,20 +82,24 @@ enum PreviewCommand {
     static func watch(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let port: Int
         if let text = arguments.value("--port") {
-            guard let value = Int(text), (0...65535).contains(value) else { throw UsageError("'--port' must be a port number (0-65535), not '\(text)'") }
+            guard let value = Int(text), (0...65535).contains(value) else {
+                throw UsageError("'--port' must be a port number (0-65535), not '\(text)'", ko: "'--port'에는 포트 번호(0-65535)를 써야 합니다 (지금 값: '\(text)')")
+            }
             port = value
         } else {
             port = 8000
         }
         let asOf = try invocation.asOf(arguments)
         let location = try ContentLocation.find(from: invocation.directory)
-        guard location.contentDir != nil else { throw OperationalError("'--watch' needs a work tree; this is a bare repository") }
+        guard location.contentDir != nil else {
+            throw OperationalError("'--watch' needs a work tree; this is a bare repository", ko: "'--watch'에는 작업 트리가 필요합니다; 이 저장소는 bare 저장소입니다")
+        }
         let web = try BundleRun(location: location, asOf: asOf, caches: invocation.caches).webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
         // Ctrl-C and SIGTERM are read from a descriptor in the loop below, never handled
         // between two steps of a rebuild: blocked before any thread starts, so every thread
         // inherits the mask.
         let signals = cshims_stop_signals_fd()
-        guard signals >= 0 else { throw OperationalError("cannot set up signal handling: \(String(cString: strerror(errno)))") }
+        guard signals >= 0 else { throw FileSystem.failure("signalfd", "SIGINT/SIGTERM") }
         defer { close(signals) }
 
         let started = Clock.now()
@@ -90,16 +110,23 @@ enum PreviewCommand {
         }
         let watcher = try FolderWatcher(content: live.root, web: web, gitFolders: gitFolders)
         var version = 1
-        let server = try PreviewServer(port: port, webFolder: web, initial: published(live.snapshot, version: version))
+        let language = invocation.messages.language
+        let server = try PreviewServer(port: port, webFolder: web, initial: published(live.snapshot, version: version, language: language))
         server.start()
-        let console = invocation.console
-        console.out(
-            """
-            Serving the preview of \(live.root) at http://127.0.0.1:\(server.port)/ (loaded in \(Clock.milliseconds(since: started)) ms)
-            Watching the content and \(web) for edits; Ctrl-C stops.
+        let (root, address, loaded) = (live.root, "http://127.0.0.1:\(server.port)/", Clock.milliseconds(since: started))
+        invocation.out(
+            Message(
+                """
+                Serving the preview of \(root) at \(address) (loaded in \(loaded) ms)
+                Watching the content and \(web) for edits; Ctrl-C stops.
 
-            """)
-        report(live.snapshot, console: console)
+                """,
+                ko: """
+                    \(root)의 미리보기를 \(address)에서 제공합니다 (불러오는 데 \(loaded) ms)
+                    콘텐츠와 \(web)의 수정을 감시합니다; Ctrl-C로 멈춥니다.
+
+                    """))
+        report(live.snapshot, invocation)
         while true {
             // While a file or folder cannot be read, it is tried again twice a second even
             // without an event (descriptors freed elsewhere make no event).
@@ -120,47 +147,55 @@ enum PreviewCommand {
                     scope = try live.update(changed: changes.content, webChanged: changes.web, gitChanged: changes.git)
                 }
             } catch {
-                console.err("Error: \(error)\n")
+                invocation.error(Message.of(error))
                 continue
             }
             guard scope != .nothing || changes.web || live.isCurrent != wasCurrent || (live.hasUnreadable ? live.unreadable : []) != unreadable else { continue }
             version += 1
-            server.publish(published(live.snapshot, version: version))
-            var what = changes.content.sorted().prefix(3).joined(separator: ", ") + (changes.content.count > 3 ? ", ..." : "")
-            if what.isEmpty { what = changes.web ? "web build" : unreadable.map(\.path).prefix(3).joined(separator: ", ") }
-            console.out(
-                "\(Clock.stamp()) \(what): rebuilt in \(Clock.milliseconds(since: start)) ms (\(describe(scope)), \(live.rendered) rendered, version \(version))\n")
-            report(live.snapshot, console: console)
+            server.publish(published(live.snapshot, version: version, language: language))
+            let names = changes.content.sorted().prefix(3).joined(separator: ", ") + (changes.content.count > 3 ? ", ..." : "")
+            let unreadableNames = unreadable.map(\.path).prefix(3).joined(separator: ", ")
+            let what = !names.isEmpty ? .verbatim(names) : changes.web ? Message("web build", ko: "웹 빌드") : .verbatim(unreadableNames)
+            let (stamp, took, rendered, scopeText) = (Clock.stamp(), Clock.milliseconds(since: start), live.rendered, describe(scope))
+            invocation.out(
+                Message(
+                    "\(stamp) \(what): rebuilt in \(took) ms (\(scopeText), \(rendered) rendered, version \(version))\n",
+                    ko: "\(stamp) \(what): \(took) ms 만에 다시 빌드했습니다 (\(scopeText), \(rendered)개 렌더링, 버전 \(version))\n"))
+            report(live.snapshot, invocation)
         }
         server.stop()
-        console.out("Stopped.\n")
+        invocation.out(Message("Stopped.\n", ko: "멈췄습니다.\n"))
         return RatecardCLI.ExitCode.ok
     }
 
-    static func published(_ snapshot: LiveBuild.Snapshot, version: Int) -> PreviewServer.Published {
+    static func published(_ snapshot: LiveBuild.Snapshot, version: Int, language: Language) -> PreviewServer.Published {
         PreviewServer.Published(
             version: version, files: snapshot.output?.files ?? [:],
-            problemsPage: snapshot.current ? nil : ProblemsPage.render(snapshot.all, unreadable: snapshot.unreadable, version: version))
+            problemsPage: snapshot.current ? nil : ProblemsPage.render(snapshot.all, unreadable: snapshot.unreadable, version: version, language: language))
     }
 
-    static func describe(_ scope: LiveBuild.Scope) -> String {
+    static func describe(_ scope: LiveBuild.Scope) -> Message {
         switch scope {
-        case .nothing: return "nothing to check"
-        case .products(let keys): return "checked \(keys.count == 1 ? keys[0] : "\(keys.count) products") again"
-        case .document(let id): return "checked terms/\(id) again"
-        case .everything: return "checked everything again"
+        case .nothing: return Message("nothing to check", ko: "검사할 것 없음")
+        case .products(let keys) where keys.count == 1: return Message("checked \(keys[0]) again", ko: "\(keys[0]) 다시 검사")
+        case .products(let keys): return Message("checked \(keys.count) products again", ko: "상품 \(keys.count)개 다시 검사")
+        case .document(let id): return Message("checked terms/\(id) again", ko: "terms/\(id) 다시 검사")
+        case .everything: return Message("checked everything again", ko: "전체 다시 검사")
         }
     }
 
     /// The errors now, as validate prints them (the page shows them too).
-    static func report(_ snapshot: LiveBuild.Snapshot, console: Console) {
-        for failure in snapshot.unreadable { console.out("  \(failure.path): error: \(failure.message)\n") }
+    static func report(_ snapshot: LiveBuild.Snapshot, _ invocation: Invocation) {
+        let error = Message("error", ko: "오류")
+        for failure in snapshot.unreadable { invocation.out(Message.verbatim("  \(failure.path): ") + error + .verbatim(": \(failure.message)\n")) }
         let errors = snapshot.all.filter { $0.severity == .error }
         guard !errors.isEmpty else { return }
+        let style = ReportStyle(messages: invocation.messages)
         for finding in errors.prefix(20) {
-            console.out("  \(finding.path):\(finding.mark.line):\(finding.mark.column): error \(finding.rule): \(finding.message)\n")
+            invocation.console.out("  " + TextReport.line(finding, style: style) + "\n")
         }
-        if errors.count > 20 { console.out("  ... and \(errors.count - 20) more (every one is on the page)\n") }
+        let more = errors.count - 20
+        if more > 0 { invocation.out(Message("  ... and \(more) more (every one is on the page)\n", ko: "  ... 외 \(more)개 (모두 페이지에 있습니다)\n")) }
     }
 }
 

@@ -34,12 +34,14 @@ enum PromoteCommand {
     }
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
-        guard let fromName = arguments.value("--from") else { throw UsageError("Missing expected option '--from <env>'") }
-        guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'") }
+        guard let fromName = arguments.value("--from") else { throw UsageError("Missing expected option '--from <env>'", ko: "'--from <env>' 옵션이 필요합니다") }
+        guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'", ko: "'--to <env>' 옵션이 필요합니다") }
         let source = try root(fromName, invocation)
         let (target, protected) = try resolved(toName, invocation)
         if fromName == toName || source.displayName == target.displayName {
-            throw UsageError("'--from' and '--to' are the same environment (\(toName)); promote ships a release to another environment")
+            throw UsageError(
+                "'--from' and '--to' are the same environment (\(toName)); promote ships a release to another environment",
+                ko: "'--from'과 '--to'가 같은 환경입니다 (\(toName)); promote는 릴리스를 다른 환경으로 보냅니다")
         }
         let json = try ServeRootCommands.format(arguments)
         // A release named on the command line must be one of the source's (an id, a unique prefix or a sequence number).
@@ -50,37 +52,49 @@ enum PromoteCommand {
             dryRun: arguments.has("--dry-run"), approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"), asOf: try invocation.asOf(arguments),
             caches: invocation.caches)
         let console = invocation.console
+        let messages = invocation.messages
         let flow = PromoteFlow(location: Result { try ContentLocation.find(from: invocation.directory) }, options: options)
         let outcome = try flow.run { event in
             switch event {
-            case .waiting(let text): console.err(text)
-            case .liveDiff(.unknown(let reason)) where !protected: console.err("warning: no semantic diff: \(reason)\n")
+            case .waiting(let text): console.err(messages(text) + "\n")
+            case .liveDiff(.unknown(let reason)) where !protected:
+                console.err(messages.warning(Message("no semantic diff: \(reason)", ko: "변경 내용을 비교하지 못했습니다: \(reason)")))
             case .liveDiff(.diff(let diff)) where options.dryRun && !json:
-                console.out(DiffFormatter.text(diff, title: "\(toName): live -> promoted", colour: console.outIsTerminal))
+                let title = Message("\(toName): live -> promoted", ko: "\(toName): 라이브 -> 승격할 릴리스")
+                console.out(DiffFormatter.text(diff, title: title, colour: console.outIsTerminal, language: messages.language))
             case .liveDiff: break
-            case .approved(let approval): console.err("Approved risky change for \(toName): \(approval.summary)\n")
-            case .warning(let text): console.err("warning: \(text)\n")
+            case .approved(let approval):
+                console.err(messages(Message("Approved risky change for \(toName): \(approval.summary)", ko: "\(toName)의 위험한 변경을 승인했습니다: \(approval.summary)")) + "\n")
+            case .warning(let text): console.err(messages.warning(text))
             }
         }
         var fields: [String: JSON] = ["from": .string(fromName), "to": .string(toName)]
         switch outcome {
         case .bridge(let verdict):
-            ServeRootOptions.report(verdict, console)
+            ServeRootOptions.report(verdict, invocation)
             return RatecardCLI.ExitCode.invalid
         case .dryRun(let id, let live, let plan):
             if json {
                 console.out(
                     JSON.object(["outcome": .string("dry_run"), "release": .string(id), "live": live.map(JSON.string) ?? .null, "changes": plan.counts]).serialized() + "\n")
             } else {
-                console.out("Dry run: promoting \(id) from \(fromName) to \(toName) (live: \(live ?? "none")) would change: \(plan.summary)\nNothing was changed.\n")
+                invocation.out(
+                    Message(
+                        "Dry run: promoting \(id) from \(fromName) to \(toName) (live: \(live ?? "none")) would change: \(plan.summary)\nNothing was changed.\n",
+                        ko: "시험 실행: \(id)을(를) \(fromName)에서 \(toName)(으)로 승격하면 (라이브: \(live ?? "없음")) 바뀌는 것: \(plan.summary)\n아무것도 바꾸지 않았습니다.\n"))
             }
             return RatecardCLI.ExitCode.ok
         case .alreadyLive(let id):
             fields.merge(["outcome": .string("already_live"), "release": .string(id), "previous": .string(id)]) { $1 }
-            if !json { console.out("Release \(id) is already live in \(toName); nothing changed.\n") }
+            if !json { invocation.out(Message("Release \(id) is already live in \(toName); nothing changed.\n", ko: "릴리스 \(id)은(는) 이미 \(toName)에 라이브입니다; 아무것도 바꾸지 않았습니다.\n")) }
         case .promoted(let id, let previous):
             fields.merge(["outcome": .string("promoted"), "release": .string(id), "previous": previous.map(JSON.string) ?? .null]) { $1 }
-            if !json { console.out("Promoted release \(id) from \(fromName) to \(toName) (was \(previous ?? "none")).\n") }
+            if !json {
+                invocation.out(
+                    Message(
+                        "Promoted release \(id) from \(fromName) to \(toName) (was \(previous ?? "none")).\n",
+                        ko: "릴리스 \(id)을(를) \(fromName)에서 \(toName)(으)로 승격했습니다 (이전: \(previous ?? "없음")).\n"))
+            }
         }
         if json {
             if let usage = target.usage { fields["storage"] = usage }

@@ -37,18 +37,24 @@ enum PublishCommand {
             expectLive: arguments.value("--expect-live"), message: arguments.value("-m") ?? "", dryRun: arguments.has("--dry-run"),
             approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"), caches: invocation.caches, allowShallow: arguments.has("--allow-shallow"))
         let console = invocation.console
+        let messages = invocation.messages
         let result = try PublishFlow(location: location, options: options).run { event in
             switch event {
-            case .waiting(let text): console.err(text)
+            case .waiting(let text): console.err(messages(text) + "\n")
             case .liveDiff(let diff):
                 guard options.dryRun, !json else { return }
                 switch diff {
-                case .diff(let semantic): console.out(DiffFormatter.text(semantic, title: "\(name): live -> \(options.revision ?? "HEAD")", colour: console.outIsTerminal))
-                case .unknown(let reason): console.err("warning: no semantic diff: \(reason)\n")
+                case .diff(let semantic):
+                    let revision = options.revision ?? "HEAD"
+                    console.out(
+                        DiffFormatter.text(
+                            semantic, title: Message("\(name): live -> \(revision)", ko: "\(name): 라이브 -> \(revision)"), colour: console.outIsTerminal, language: messages.language))
+                case .unknown(let reason): console.err(messages.warning(Message("no semantic diff: \(reason)", ko: "변경 내용을 비교하지 못했습니다: \(reason)")))
                 case .nothingLive: break
                 }
-            case .approved(let approval): console.err("Approved risky change for \(name): \(approval.summary)\n")
-            case .warning(let text): console.err("warning: \(text)\n")
+            case .approved(let approval):
+                console.err(messages(Message("Approved risky change for \(name): \(approval.summary)", ko: "\(name)의 위험한 변경을 승인했습니다: \(approval.summary)")) + "\n")
+            case .warning(let text): console.err(messages.warning(text))
             }
         }
         var summary: [String: JSON] = [
@@ -57,33 +63,58 @@ enum PublishCommand {
         ]
         switch result.outcome {
         case .current(let text):
-            console.out(json ? JSON.object(["environment": .string(name), "outcome": .string("current")]).serialized() + "\n" : "\(name): \(text); nothing to do.\n")
+            if json {
+                console.out(JSON.object(["environment": .string(name), "outcome": .string("current")]).serialized() + "\n")
+            } else {
+                invocation.out(Message("\(name): \(text); nothing to do.\n", ko: "\(name): \(text); 할 일이 없습니다.\n"))
+            }
             return RatecardCLI.ExitCode.ok
         case .uncommitted(let files):
-            let named = files.prefix(3).joined(separator: ", ") + (files.count > 3 ? " and \(files.count - 3) more" : "")
-            console.err("Error: the content has uncommitted changes (\(named)); commit them first (or pass --rev to publish a commit as it is)\n")
+            // Publish ships commits; `ratecard save` is how a content editor makes one.
+            let named = files.prefix(3).joined(separator: ", ")
+            let more = files.count > 3 ? files.count - 3 : 0
+            invocation.error(
+                Message(
+                    "the content has uncommitted changes (\(named)\(more > 0 ? " and \(more) more" : "")); save them with 'ratecard save -m \"why\"' (it validates them and commits the content), then publish again, or pass --rev to publish a commit as it is",
+                    ko: "콘텐츠에 커밋하지 않은 변경이 있습니다 (\(named)\(more > 0 ? " 외 \(more)개" : "")); 'ratecard save -m \"변경 이유\"'로 저장한 다음(검사하고 콘텐츠만 커밋합니다) 다시 게시하세요. 이미 있는 커밋을 그대로 게시하려면 --rev를 주세요"))
             return RatecardCLI.ExitCode.invalid
         case .bridge(let verdict):
-            ServeRootOptions.report(verdict, console)
+            ServeRootOptions.report(verdict, invocation)
             return RatecardCLI.ExitCode.invalid
         case .invalid(let report):
-            console.out((json ? ReportFormat.json : ReportFormat.text).render(report, version: RatecardCLI.version))
-            console.err("Error: the content is invalid; nothing was published\n")
+            console.out((json ? ReportFormat.json : ReportFormat.text).render(report, version: RatecardCLI.version, style: ReportStyle(messages: messages)))
+            invocation.error(Message("the content is invalid; nothing was published", ko: "콘텐츠에 오류가 있어 아무것도 게시하지 않았습니다"))
             return RatecardCLI.ExitCode.invalid
         case .dryRun(let plan, let live):
             summary.merge(["outcome": .string("dry_run"), "live": live.map(JSON.string) ?? .null, "changes": plan.counts]) { $1 }
-            console.out(json ? JSON.object(summary).serialized() + "\n" : describe(plan, live: live, target: name, bundle: result.bundleID ?? ""))
+            if json {
+                console.out(JSON.object(summary).serialized() + "\n")
+            } else {
+                invocation.out(describe(plan, live: live, target: name, bundle: result.bundleID ?? ""))
+            }
         case .published(.alreadyLive(let id)):
             summary.merge(["outcome": .string("already_live"), "release": .string(id)]) { $1 }
-            if !json { console.out("Already live on \(name): release \(id) serves this commit; nothing changed.\n") }
+            if !json {
+                invocation.out(
+                    Message("Already live on \(name): release \(id) serves this commit; nothing changed.\n", ko: "이미 \(name)에 라이브입니다: 릴리스 \(id)이(가) 이 커밋을 제공하고 있어 아무것도 바꾸지 않았습니다.\n"))
+            }
         case .published(.published(let id, let previous, let plan, let bytes, let linked)):
             summary.merge([
                 "outcome": .string("published"), "release": .string(id), "previous": previous.map(JSON.string) ?? .null,
                 "changes": plan.counts, "bytes_written": .int(bytes), "files_linked": .int(linked),
             ]) { $1 }
             if !json {
-                let how = result.builtOntoLive.map { "; built onto the live bundle: \($0.count) changed product(s) re-rendered, the rest reused" } ?? ""
-                console.out("Published release \(id) to \(name) (was \(previous ?? "none")): \(plan.summary); wrote \(bytes) bytes of new objects, \(linked) entry files\(how).\n")
+                let how =
+                    result.builtOntoLive.map {
+                        Message(
+                            "; built onto the live bundle: \($0.count) changed product(s) re-rendered, the rest reused",
+                            ko: "; 라이브 번들 위에 빌드했습니다: 바뀐 상품 \($0.count)개만 다시 렌더링하고 나머지는 그대로 썼습니다")
+                    } ?? .verbatim("")
+                let was = previous ?? "none"
+                invocation.out(
+                    Message(
+                        "Published release \(id) to \(name) (was \(was)): \(plan.summary); wrote \(bytes) bytes of new objects, \(linked) entry files\(how).\n",
+                        ko: "릴리스 \(id)을(를) \(name)에 게시했습니다 (이전: \(previous ?? "없음")): \(plan.summary); 새 오브젝트 \(bytes)바이트, 엔트리 파일 \(linked)개를 썼습니다\(how).\n"))
             }
         }
         if json, case .published = result.outcome {
@@ -93,12 +124,15 @@ enum PublishCommand {
         return RatecardCLI.ExitCode.ok
     }
 
-    static func describe(_ plan: ReleasePlan, live: String?, target: String, bundle: String) -> String {
-        var text = "Dry run: publishing bundle \(bundle) to \(target) (live: \(live ?? "none")) would change: \(plan.summary)\n"
-        for path in plan.added { text += "  + \(path)\n" }
-        for path in plan.changed { text += "  ~ \(path)\n" }
-        for path in plan.removed { text += "  - \(path)\n" }
-        text += "Nothing was changed.\n"
+    static func describe(_ plan: ReleasePlan, live: String?, target: String, bundle: String) -> Message {
+        var text = Message(
+            "Dry run: publishing bundle \(bundle) to \(target) (live: \(live ?? "none")) would change: \(plan.summary)\n",
+            ko: "시험 실행: 번들 \(bundle)을(를) \(target)에 게시하면 (라이브: \(live ?? "없음")) 바뀌는 것: \(plan.summary)\n")
+        var files = ""
+        for path in plan.added { files += "  + \(path)\n" }
+        for path in plan.changed { files += "  ~ \(path)\n" }
+        for path in plan.removed { files += "  - \(path)\n" }
+        text += .verbatim(files) + Message("Nothing was changed.\n", ko: "아무것도 바꾸지 않았습니다.\n")
         return text
     }
 }

@@ -31,10 +31,14 @@ enum RollbackCommand {
         let json = try ServeRootCommands.format(arguments)
         let dryRun = arguments.has("--dry-run")
         let reason = arguments.value("-m") ?? ""
-        guard dryRun || !reason.isEmpty else { throw UsageError("Missing expected option '-m <reason>'") }
+        guard dryRun || !reason.isEmpty else {
+            throw UsageError("Missing expected option '-m <reason>': say why, for the journal", ko: "'-m <reason>' 옵션이 필요합니다: 저널에 남길 사유를 쓰세요")
+        }
         let root = try ServeRootOptions.existing(arguments, invocation)
         if arguments.has("--mark-bad") && arguments.value("--to") == nil {
-            throw UsageError("'--mark-bad' goes with '--to <id>' (a bare rollback always marks the release it leaves bad)")
+            throw UsageError(
+                "'--mark-bad' goes with '--to <id>' (a bare rollback always marks the release it leaves bad)",
+                ko: "'--mark-bad'는 '--to <id>'와 함께 씁니다 (--to 없는 롤백은 떠나는 릴리스에 언제나 bad 표시를 붙입니다)")
         }
         let target = try arguments.value("--to").map { try resolve($0, in: root) }
         let done = try ReleaseHistory(root: root).rollback(
@@ -59,16 +63,32 @@ enum RollbackCommand {
         }
         let checked =
             switch done.check {
-            case .sealed: "its version.json matches the hash journaled at publish"
-            case .rehashed(let files): "all \(files) files re-hashed against its version.json"
+            case .sealed: Message("its version.json matches the hash journaled at publish", ko: "version.json이 게시할 때 저널에 기록된 해시와 맞습니다")
+            case .rehashed(let files): Message("all \(files) files re-hashed against its version.json", ko: "파일 \(files)개를 모두 version.json과 대조해 다시 해시했습니다")
             }
-        let cleared = done.targetWasBad ? "; \(done.to)'s bad mark is cleared" : ""
+        let (place, from, to) = (root.displayName, done.from, done.to)
+        let cleared = done.targetWasBad ? Message("; \(to)'s bad mark is cleared", ko: "; \(to)의 bad 표시는 지웠습니다") : .verbatim("")
         if dryRun {
-            let mark = done.markedBad ? "\(done.from) would be marked bad" : "\(done.from) would not be marked bad (--to without --mark-bad)"
-            invocation.console.out("Would roll \(forward ? "forward" : "back") \(root.displayName) from \(done.from) to \(done.to) (\(checked)); \(mark). Nothing was changed.\n")
+            let (rolled, rolledKo) = forward ? ("forward", "앞으로 되돌립니다") : ("back", "롤백합니다")
+            let mark =
+                done.markedBad
+                ? Message("\(from) would be marked bad", ko: "\(from)에는 bad 표시가 붙습니다")
+                : Message("\(from) would not be marked bad (--to without --mark-bad)", ko: "\(from)에는 bad 표시가 붙지 않습니다 (--mark-bad 없는 --to)")
+            invocation.out(
+                Message(
+                    "Would roll \(rolled) \(place) from \(from) to \(to) (\(checked)); \(mark). Nothing was changed.\n",
+                    ko: "\(place)을(를) \(from)에서 \(to)(으)로 \(rolledKo) (\(checked)); \(mark). 아무것도 바꾸지 않았습니다.\n"))
         } else {
-            let mark = done.markedBad ? "\(done.from) is marked bad" : "\(done.from) is not marked bad (--to without --mark-bad)"
-            invocation.console.out("Rolled \(forward ? "forward" : "back") \(root.displayName) from \(done.from) to \(done.to) (\(checked)); \(mark)\(cleared).\n")
+            let mark =
+                done.markedBad
+                ? Message("\(from) is marked bad", ko: "\(from)에는 bad 표시를 붙였습니다")
+                : Message("\(from) is not marked bad (--to without --mark-bad)", ko: "\(from)에는 bad 표시를 붙이지 않았습니다 (--mark-bad 없는 --to)")
+            let (rolledDone, rolledDoneKo) = forward ? ("forward", "앞으로 되돌렸습니다") : ("back", "롤백했습니다")
+
+            invocation.out(
+                Message(
+                    "Rolled \(rolledDone) \(place) from \(from) to \(to) (\(checked)); \(mark)\(cleared).\n",
+                    ko: "\(place)을(를) \(from)에서 \(to)(으)로 \(rolledDoneKo) (\(checked)); \(mark)\(cleared).\n"))
         }
         return RatecardCLI.ExitCode.ok
     }
@@ -80,9 +100,14 @@ enum RollbackCommand {
     static func resolve(_ text: String, in root: any ReleaseStore) throws -> String {
         switch try root.release(named: text) {
         case .found(let id): return id
-        case .ambiguous(let ids): throw UsageError("'\(text)' names more than one release: \(ids.joined(separator: ", "))")
+        case .ambiguous(let ids):
+            let list = ids.joined(separator: ", ")
+            throw UsageError("'\(text)' names more than one release: \(list)", ko: "'\(text)'에 해당하는 릴리스가 여럿입니다: \(list)")
         case .none(let known):
-            throw UsageError("no release '\(text)' in \(root.displayName)" + (known.isEmpty ? "" : "; kept releases: \(known.suffix(10).joined(separator: ", "))"))
+            let list = known.suffix(10).joined(separator: ", ")
+            throw UsageError(
+                Message("no release '\(text)' in \(root.displayName)", ko: "\(root.displayName)에 릴리스 '\(text)'이(가) 없습니다")
+                    .then(known.isEmpty ? nil : Message("kept releases: \(list)", ko: "보관된 릴리스: \(list)")))
         }
     }
 }

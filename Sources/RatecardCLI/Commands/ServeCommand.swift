@@ -22,36 +22,50 @@ enum ServeCommand {
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let port: Int
         if let text = arguments.value("--port") {
-            guard let value = Int(text), (0...65535).contains(value) else { throw UsageError("'--port' must be a port number (0-65535), not '\(text)'") }
+            guard let value = Int(text), (0...65535).contains(value) else {
+                throw UsageError("'--port' must be a port number (0-65535), not '\(text)'", ko: "'--port'에는 포트 번호(0-65535)를 써야 합니다 (지금 값: '\(text)')")
+            }
             port = value
         } else {
             port = 8080
         }
         if let name = arguments.value("--env"), let s3 = try ServeRootOptions.environment(name, invocation).s3 {
+            let place = "s3://\(s3.bucket)/\(s3.prefix)"
             throw UsageError(
-                "environment '\(name)' is in object storage (s3://\(s3.bucket)/\(s3.prefix)); serve shows a serve root folder: look at a bucket through its CDN or static website")
+                "environment '\(name)' is in object storage (\(place)); serve shows a serve root folder: look at a bucket through its CDN or static website",
+                ko: "'\(name)' 환경은 오브젝트 스토리지에 있습니다 (\(place)); serve는 서빙 루트 폴더만 보여 줍니다: 버킷은 CDN이나 정적 웹사이트에서 확인하세요")
         }
         let (root, name) = try ServeRootOptions.folder(arguments, invocation)
         guard let live = try root.live() else {
-            throw ConflictError("nothing is live in \(name) yet (\(root.path)); publish to it first")
+            throw ConflictError("nothing is live in \(name) yet (\(root.path)); publish to it first", ko: "'\(name)' 환경에는 아직 라이브 릴리스가 없습니다 (\(root.path)); 먼저 게시하세요")
         }
         // Ctrl-C and SIGTERM are read from a descriptor, blocked before the server's threads start.
         let signals = cshims_stop_signals_fd()
-        guard signals >= 0 else { throw OperationalError("cannot set up signal handling: \(String(cString: strerror(errno)))") }
+        guard signals >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw OperationalError("cannot set up signal handling: \(reason)", ko: "시그널 처리를 준비할 수 없습니다: \(reason)")
+        }
         defer { close(signals) }
         let server = try ServeRootServer(root: root.path, port: port)
         server.start()
-        invocation.console.out(
-            """
-            Serving \(name) (live: \(live)) read-only at http://127.0.0.1:\(server.port)/ as its nginx block serves it
-            Kept releases are at /r/<id>/; a publish or rollback shows on the next request. Ctrl-C stops.
+        let address = "http://127.0.0.1:\(server.port)/"
+        invocation.out(
+            Message(
+                """
+                Serving \(name) (live: \(live)) read-only at \(address) as its nginx block serves it
+                Kept releases are at /r/<id>/; a publish or rollback shows on the next request. Ctrl-C stops.
 
-            """)
+                """,
+                ko: """
+                    \(name)(라이브: \(live))을(를) \(address)에서 nginx 설정 블록과 같은 방식으로 읽기 전용으로 보여 줍니다
+                    보관된 릴리스는 /r/<id>/에 있고, publish나 rollback은 다음 요청부터 보입니다. Ctrl-C로 멈춥니다.
+
+                    """))
         // One signalfd_siginfo (128 bytes) arrives when Ctrl-C or SIGTERM does.
         var info = [UInt8](repeating: 0, count: 128)
         while read(signals, &info, info.count) < 0 && errno == EINTR {}
         server.stop()
-        invocation.console.out("Stopped.\n")
+        invocation.out(Message("Stopped.\n", ko: "멈췄습니다.\n"))
         return RatecardCLI.ExitCode.ok
     }
 }

@@ -56,7 +56,7 @@ enum ServeRootCommands {
         switch arguments.value("--format") ?? "text" {
         case "text": return false
         case "json": return true
-        case let other: throw UsageError("Unknown format '\(other)'; use text or json")
+        case let other: throw UsageError("Unknown format '\(other)'; use text or json", ko: "알 수 없는 형식 '\(other)'; text나 json을 쓰세요")
         }
     }
 
@@ -66,7 +66,9 @@ enum ServeRootCommands {
         if arguments.value("--env") == nil && arguments.value("--root") == nil {
             // Bare status: every environment ratecard.yaml names.
             let environments = try Environments.all(from: invocation.directory)
-            guard !environments.isEmpty else { throw UsageError("ratecard.yaml names no environments; pass --root <dir>") }
+            guard !environments.isEmpty else {
+                throw UsageError("ratecard.yaml names no environments; pass --root <dir>", ko: "ratecard.yaml에 환경이 하나도 없습니다; --root <dir>을 주세요")
+            }
             for environment in environments {
                 targets.append(({ try environment.target() }, environment.name, "--env \(environment.name)"))
             }
@@ -85,7 +87,7 @@ enum ServeRootCommands {
                 if let (apps, appsText) = BridgeGate.status(root: root, apps: ServeRootOptions.apps(of: name, invocation)), case .object(var fields) = object {
                     fields["apps"] = apps
                     object = .object(fields)
-                    text += appsText
+                    text += invocation.messages(appsText)
                 }
                 objects[name] = object
                 texts.append(targets.count > 1 ? "== \(name) ==\n" + text : text)
@@ -93,9 +95,10 @@ enum ServeRootCommands {
                 // One broken environment does not hide the others: each says what it can.
                 guard targets.count > 1 else { throw error }
                 failed = true
-                invocation.console.err("Error: \(name): \(error)\n")
+                let why = Message.of(error)
+                invocation.error(.verbatim("\(name): ") + why)
                 objects[name] = .object(["environment": .string(name), "error": .string("\(error)")])
-                texts.append("== \(name) ==\nerror:     \(error)\n")
+                texts.append("== \(name) ==\n" + invocation.messages(Message("error:     \(why)\n", ko: "오류:      \(why)\n")))
             }
         }
         if json {
@@ -113,18 +116,28 @@ enum ServeRootCommands {
         guard let live = try root.live() else { return nothingPublished(name, invocation) }
         let info = try root.info(of: live)
         let journal = try root.journalLog.state()
-        for warning in journal.warnings { invocation.console.err("warning: \(name): \(warning)\n") }
+        for warning in journal.warnings { invocation.warning(.verbatim("\(name): ") + warning) }
         let since = journal.activations(of: live).last
         let approval = journal.publications[live]?.approval?.reason
         // A constant number of reads: the live version.json against the seal journaled when every
         // file was verified (`ratecard verify` checks the files themselves).
-        let drift = try (root.sealProblems(of: live) ?? ["no seal in the journal (published before seals); run 'ratecard verify'"]) + BridgeLines.servedStaleness(root: root)
+        let sealProblems = try root.sealProblems(of: live)
+        let drift: [Message] =
+            (sealProblems?.map(Self.driftText)
+                ?? [Message("no seal in the journal (published before seals); run 'ratecard verify'", ko: "저널에 봉인이 없습니다 (봉인 도입 전에 게시됨); 'ratecard verify'를 실행하세요")])
+            + (try BridgeLines.servedStaleness(root: root))
         let staleFrom = info.staleFrom.flatMap(Day.init)
-        let freshness: String
+        let freshness: Message
         switch staleFrom {
-        case nil: freshness = "nothing scheduled after \(info.asOf)"
-        case let day? where day <= asOf: freshness = "STALE since \(day) (something scheduled took effect); run 'ratecard publish \(selector) --if-stale'"
-        case let day?: freshness = "until \(day.adding(days: -1)) (something scheduled takes effect on \(day); 'ratecard publish \(selector) --if-stale' that day)"
+        case nil: freshness = Message("nothing scheduled after \(info.asOf)", ko: "\(info.asOf) 이후에 시행 예정인 것 없음")
+        case let day? where day <= asOf:
+            freshness = Message(
+                "STALE since \(day) (something scheduled took effect); run 'ratecard publish \(selector) --if-stale'",
+                ko: "\(day)부터 오래됨 (시행 예정이던 것이 시행되었습니다); 'ratecard publish \(selector) --if-stale'을 실행하세요")
+        case let day?:
+            freshness = Message(
+                "until \(day.adding(days: -1)) (something scheduled takes effect on \(day); 'ratecard publish \(selector) --if-stale' that day)",
+                ko: "\(day.adding(days: -1))까지 (\(day)에 시행 예정인 것이 있습니다; 그날 'ratecard publish \(selector) --if-stale'을 실행하세요)")
         }
         let object = JSON.object([
             "environment": .string(name), "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
@@ -135,60 +148,103 @@ enum ServeRootCommands {
             "as_of": .string(info.asOf), "published_at": .string(info.publishedAt), "author": .string(info.author),
             "message": .string(info.message), "approval": approval.map(JSON.string) ?? .null, "files": .int(info.files.count),
             "stale_from": staleFrom.map { .string($0.description) } ?? .null, "stale": .bool(staleFrom.map { $0 <= asOf } ?? false),
-            "verified": .bool(drift.isEmpty), "drift": .array(drift.map(JSON.string)),
+            "verified": .bool(drift.isEmpty), "drift": .array(drift.map { JSON.string($0.english) }),
         ])
-        var text = """
-            live:      \(live)
-            since:     \(since.map { Timestamp.seoul($0.time) } ?? "unknown") (\(since.map(Self.activation) ?? "not in the journal"))
-            commit:    \(info.sourceCommit?.hex ?? "none")
-            bundle:    \(info.bundleID) (as of \(info.asOf), \(info.files.count) files)
-            current:   \(freshness)
-            author:    \(info.author)
-            message:   \(info.message)
-
-            """
-        if let approval { text += "approved:  \(approval)\n" }
-        text += "verified:  \(drift.isEmpty ? "yes (version.json is as published; 'ratecard verify' checks every file)" : "NO: " + drift.prefix(5).joined(separator: "; "))\n"
+        let when = since.map { Timestamp.seoul($0.time) }
+        let how = since.map(Self.activation) ?? Message("not in the journal", ko: "저널에 없음")
+        var rows: [(Message, Message)] = [
+            (Message("live", ko: "라이브"), .verbatim(live)),
+            (Message("since", ko: "시작"), (when.map { .verbatim($0) } ?? Message("unknown", ko: "알 수 없음")) + .verbatim(" (") + how + .verbatim(")")),
+            (Message("commit", ko: "커밋"), info.sourceCommit.map { .verbatim($0.hex) } ?? Message("none", ko: "없음")),
+            (
+                Message("bundle", ko: "번들"),
+                Message(
+                    "\(info.bundleID) (as of \(info.asOf), \(info.files.count) files)", ko: "\(info.bundleID) (기준일 \(info.asOf), 파일 \(info.files.count)개)")
+            ),
+            (Message("current", ko: "최신 여부"), freshness),
+            (Message("author", ko: "작성자"), .verbatim(info.author)),
+            (Message("message", ko: "메시지"), .verbatim(info.message)),
+        ]
+        if let approval { rows.append((Message("approved", ko: "승인"), .verbatim(approval))) }
+        let problems = drift.prefix(5).joined(separator: "; ")
+        rows.append(
+            (
+                Message("verified", ko: "검증"),
+                drift.isEmpty
+                    ? Message("yes (version.json is as published; 'ratecard verify' checks every file)", ko: "예 (version.json이 게시한 그대로입니다; 'ratecard verify'는 모든 파일을 확인합니다)")
+                    : Message("NO: \(problems)", ko: "아니요: \(problems)")
+            ))
+        // Labels padded to one column, counting a Hangul syllable as two cells.
+        let labels = rows.map { invocation.messages($0.0) + ":" }
+        let width = labels.map(Self.cells).max() ?? 0
+        var text = ""
+        for (label, row) in zip(labels, rows) {
+            text += label + String(repeating: " ", count: width - Self.cells(label) + 2) + invocation.messages(row.1) + "\n"
+        }
         return (object, text)
     }
 
+    /// How many terminal cells `text` takes: a wide character (Hangul) two, the rest one.
+    static func cells(_ text: String) -> Int {
+        text.unicodeScalars.reduce(0) { $0 + (ReportStyle.isWide($1) ? 2 : 1) }
+    }
+
+    /// One problem `verify` or `status` found with a release's files (`missing: path`,
+    /// `changed object: path`, as the store words them), in words.
+    static func driftText(_ problem: String) -> Message {
+        let kinds: [(String, (String) -> Message)] = [
+            ("missing object: ", { Message("missing object: \($0)", ko: "오브젝트 없음: \($0)") }), ("changed object: ", { Message("changed object: \($0)", ko: "오브젝트 바뀜: \($0)") }),
+            ("missing: ", { Message("missing: \($0)", ko: "없음: \($0)") }), ("changed: ", { Message("changed: \($0)", ko: "바뀜: \($0)") }),
+            ("unlisted: ", { Message("unlisted: \($0)", ko: "목록에 없는 파일: \($0)") }),
+        ]
+        for (prefix, text) in kinds where problem.hasPrefix(prefix) { return text(String(problem.dropFirst(prefix.count))) }
+        return .verbatim(problem)
+    }
+
     /// How a release was made live, as `status` says it: `publish`, `rollback by kim: wrong band`.
-    static func activation(_ activation: JournalState.Activation) -> String {
-        guard activation.action != .publish else { return activation.action.rawValue }
-        var text = activation.action.rawValue
-        if let user = activation.user { text += " by \(user)" }
-        if let from = activation.from { text += " from \(from)" }
-        if let message = activation.message, !message.isEmpty { text += ": \(message)" }
+    static func activation(_ activation: JournalState.Activation) -> Message {
+        let action = activation.action.rawValue
+        guard activation.action != .publish else { return .verbatim(action) }
+        var text = Message.verbatim(action)
+        if let user = activation.user { text += Message(" by \(user)", ko: " (실행: \(user))") }
+        if let from = activation.from { text += Message(" from \(from)", ko: " \(from)에서") }
+        if let message = activation.message, !message.isEmpty { text += .verbatim(": \(message)") }
         return text
     }
 
     /// What happened to a release after it was published, oldest first, as the journal's state
     /// keeps it: each time a promote, rollback or recovery made it live (who, why), and each
     /// rollback that left it (who, why, whether it marked it bad).
-    static func history(of release: String, _ journal: JournalState) -> [(text: String, json: JSON)] {
-        journal.activations.compactMap { activation -> (String, JSON)? in
+    static func history(of release: String, _ journal: JournalState) -> [(text: Message, json: JSON)] {
+        journal.activations.compactMap { activation -> (Message, JSON)? in
             let when = Timestamp.seoul(activation.time)
-            let by = activation.user.map { " by \($0)" } ?? ""
-            let why = activation.message.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? ""
+            let by = activation.user.map { Message(" by \($0)", ko: " (실행한 사람: \($0))") } ?? .verbatim("")
+            let why = Message.verbatim(activation.message.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? "")
             var json: [String: JSON] = [
                 "time": .string(activation.time), "action": .string(activation.action.rawValue), "user": activation.user.map(JSON.string) ?? .null,
                 "message": activation.message.map(JSON.string) ?? .null,
             ]
             if activation.release == release, activation.action != .publish {
                 json["event"] = .string("made_live")
-                let how: String
+                let how: Message
                 switch activation.action {
-                case .promote: how = "promoted"
-                case .rollback: how = "made live by a rollback from \(activation.from ?? "?")"
-                default: how = "made live by \(activation.action.rawValue)"
+                case .promote: how = Message("promoted", ko: "승격됨")
+                case .rollback:
+                    let from = activation.from ?? "?"
+                    how = Message("made live by a rollback from \(from)", ko: "\(from)에서 롤백해 라이브가 됨")
+                default:
+                    let action = activation.action.rawValue
+                    how = Message("made live by \(action)", ko: "\(action)(으)로 라이브가 됨")
                 }
                 if let from = activation.from { json["from"] = .string(from) }
-                return ("\(how) \(when)\(by)\(why)", .object(json))
+                return (how + .verbatim(" \(when)") + by + why, .object(json))
             }
             if activation.action == .rollback, activation.from == release {
                 let marked = activation.marksBad ?? true
                 json.merge(["event": .string("rolled_back_from"), "to": .string(activation.release), "marks_bad": .bool(marked)]) { $1 }
-                return ("rolled back to \(activation.release) \(when)\(by)\(marked ? " (marked bad)" : "")\(why)", .object(json))
+                let to = activation.release
+                let mark = marked ? Message(" (marked bad)", ko: " (bad 표시)") : .verbatim("")
+                return (Message("rolled back to \(to)", ko: "\(to)(으)로 롤백됨") + .verbatim(" \(when)") + by + mark + why, .object(json))
             }
             return nil
         }
@@ -196,7 +252,7 @@ enum ServeRootCommands {
 
     /// Before the first publish there is nothing to report, and nothing is wrong.
     static func nothingPublished(_ name: String, _ invocation: Invocation) -> (JSON, String) {
-        let text = invocation.messages.localize("Nothing has been published to \(name) yet") + ".\n"
+        let text = invocation.messages(Message("Nothing has been published to \(name) yet.\n", ko: "\(name)에는 아직 게시된 것이 없습니다.\n"))
         return (JSON.object(["environment": .string(name), "live": .null, "published": .bool(false)]), text)
     }
 
@@ -204,16 +260,22 @@ enum ServeRootCommands {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
         if let name = arguments.value("--clear-bad") {
-            guard let reason = arguments.value("-m"), !reason.isEmpty else { throw UsageError("'--clear-bad' needs '-m <reason>'") }
+            guard let reason = arguments.value("-m"), !reason.isEmpty else {
+                throw UsageError("'--clear-bad' needs '-m <reason>': say why, for the journal", ko: "'--clear-bad'에는 '-m <reason>'이 필요합니다: 저널에 남길 사유를 쓰세요")
+            }
             let id = try RollbackCommand.resolve(name, in: root)
             try ReleaseHistory(root: root).clearBad(id, reason: reason, wait: !arguments.has("--no-wait"))
-            invocation.console.out(json ? JSON.object(["cleared": .string(id)]).serialized() + "\n" : "Cleared the bad mark of \(id).\n")
+            if json {
+                invocation.console.out(JSON.object(["cleared": .string(id)]).serialized() + "\n")
+            } else {
+                invocation.out(Message("Cleared the bad mark of \(id).\n", ko: "\(id)의 bad 표시를 지웠습니다.\n"))
+            }
             return RatecardCLI.ExitCode.ok
         }
         let live = try root.pointer()
         // Only shown: a damaged line is reported and the rest listed (a rollback or prune refuses it).
         let journal = try root.journalLog.state()
-        for warning in journal.warnings { invocation.console.err("warning: \(warning)\n") }
+        for warning in journal.warnings { invocation.warning(warning) }
         let bad = journal.badReleases(live: live)
         var rows: [JSON] = []
         var text = ""
@@ -221,9 +283,9 @@ enum ServeRootCommands {
             let info = try? root.info(of: id)
             let activated = journal.activations(of: id).map(\.time)
             let approval = journal.publications[id]?.approval?.reason
-            var marks: [String] = []
-            if id == live { marks.append("live") }
-            if bad.contains(id) { marks.append("bad") }
+            var marks: [Message] = []
+            if id == live { marks.append(Message("live", ko: "라이브")) }
+            if bad.contains(id) { marks.append(Message("bad", ko: "bad 표시")) }
             rows.append(
                 .object([
                     "id": .string(id), "commit": info?.sourceCommit.map { .string($0.hex) } ?? .null,
@@ -233,51 +295,69 @@ enum ServeRootCommands {
                     "live": .bool(id == live), "bad": .bool(bad.contains(id)), "approval": approval.map(JSON.string) ?? .null,
                 ]))
             let commit = String((info?.sourceCommit?.hex ?? "none").prefix(7))
-            let approved = approval.map { "  (approved: \($0))" } ?? ""
-            text +=
-                "\(id)  \(commit)  \(Timestamp.seoul(info?.publishedAt ?? ""))  \(info?.author ?? "")  \(info?.message ?? "")\(approved)\(marks.isEmpty ? "" : "  [" + marks.joined(separator: ", ") + "]")\n"
+            let approved = approval.map { invocation.messages(Message("  (approved: \($0))", ko: "  (승인: \($0))")) } ?? ""
+            let marked = marks.isEmpty ? "" : "  [" + invocation.messages(marks.joined(separator: ", ")) + "]"
+            text += "\(id)  \(commit)  \(Timestamp.seoul(info?.publishedAt ?? ""))  \(info?.author ?? "")  \(info?.message ?? "")\(approved)\(marked)\n"
             let history = Self.history(of: id, journal)
-            for event in history { text += "    " + event.text + "\n" }
+            for event in history { text += "    " + invocation.messages(event.text) + "\n" }
             if case .object(var fields) = rows[rows.count - 1] {
                 fields["history"] = .array(history.map(\.json))
                 rows[rows.count - 1] = .object(fields)
             }
         }
-        invocation.console.out(json ? JSON.object(["releases": .array(rows)]).serialized() + "\n" : (text.isEmpty ? "No releases yet.\n" : text))
+        if json {
+            invocation.console.out(JSON.object(["releases": .array(rows)]).serialized() + "\n")
+        } else {
+            invocation.console.out(text.isEmpty ? invocation.messages(Message("No releases yet.\n", ko: "아직 릴리스가 없습니다.\n")) : text)
+        }
         return RatecardCLI.ExitCode.ok
     }
 
     static func runVerify(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
-        guard let live = try root.live() else { throw ConflictError("nothing is live in \(root.displayName)") }
-        let drift = try root.drift(of: live, deep: arguments.has("--deep")) + BridgeLines.servedStaleness(root: root)
+        guard let live = try root.live() else { throw ConflictError("nothing is live in \(root.displayName)", ko: "\(root.displayName)에는 라이브인 것이 없습니다") }
+        let drift = try root.drift(of: live, deep: arguments.has("--deep")).map(Self.driftText) + BridgeLines.servedStaleness(root: root)
         let files = try root.info(of: live).files.count
         if json {
             invocation.console.out(
                 JSON.object([
                     "release": .string(live), "ok": .bool(drift.isEmpty),
                     "files": .int(files),
-                    "problems": .array(drift.map(JSON.string)),
+                    "problems": .array(drift.map { JSON.string($0.english) }),
                 ]).serialized() + "\n")
             return drift.isEmpty ? RatecardCLI.ExitCode.ok : RatecardCLI.ExitCode.invalid
         }
         if drift.isEmpty {
-            invocation.console.out("ok: release \(live) matches its \(files) listed files\n")
+            invocation.out(Message("ok: release \(live) matches its \(files) listed files\n", ko: "정상: 릴리스 \(live)이(가) 목록의 파일 \(files)개와 모두 맞습니다\n"))
             return RatecardCLI.ExitCode.ok
         }
-        invocation.console.out(drift.map { "\(live): \($0)\n" }.joined() + "drift: \(drift.count) problem\(drift.count == 1 ? "" : "s") in release \(live)\n")
+        let count = drift.count
+        invocation.out(
+            drift.map { Message.verbatim("\(live): ") + $0 + .verbatim("\n") }.joined(separator: "")
+                + Message("drift: \(count) problem\(count == 1 ? "" : "s") in release \(live)\n", ko: "불일치: 릴리스 \(live)에서 문제 \(count)개\n"))
         return RatecardCLI.ExitCode.invalid
     }
 
     static func runPrune(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
-        guard let text = arguments.value("--keep"), let keep = Int(text), keep >= 0 else { throw UsageError("'--keep' needs a whole number of releases") }
+        guard let text = arguments.value("--keep") else {
+            throw UsageError(
+                "Missing expected option '--keep <n>': how many of the newest releases to keep (the live one and the newest good one before it are always kept)",
+                ko: "'--keep <n>' 옵션이 필요합니다: 남겨 둘 최신 릴리스의 수입니다 (라이브 릴리스와 그 전의 가장 최근 정상 릴리스는 언제나 남깁니다)")
+        }
+        guard let keep = Int(text), keep >= 0 else {
+            throw UsageError(
+                "'--keep' is how many of the newest releases to keep, a whole number (0 or more), not '\(text)'",
+                ko: "'--keep'은 남겨 둘 최신 릴리스의 수로, 0 이상의 정수여야 합니다 (지금 값: '\(text)')")
+        }
         let json = try format(arguments)
         let dryRun = arguments.has("--dry-run")
         let root = try ServeRootOptions.existing(arguments, invocation)
         var grace = 0
         if let text = arguments.value("--grace") {
-            guard let minutes = Int(text), minutes >= 0 else { throw UsageError("'--grace' needs a whole number of minutes") }
+            guard let minutes = Int(text), minutes >= 0 else {
+                throw UsageError("'--grace' needs a whole number of minutes, not '\(text)'", ko: "'--grace'에는 분 단위 정수를 써야 합니다 (지금 값: '\(text)')")
+            }
             grace = minutes
         }
         let pruned = try ReleaseHistory(root: root).prune(keep: keep, graceMinutes: grace, wait: !arguments.has("--no-wait"), dryRun: dryRun)
@@ -292,15 +372,22 @@ enum ServeRootCommands {
             return RatecardCLI.ExitCode.ok
         }
         let plural = removed.count == 1 ? "" : "s"
-        let objects = "\(pruned.objects) object\(pruned.objects == 1 ? "" : "s") no kept release names (\(pruned.bytes) bytes)"
+        let list = removed.joined(separator: ", ")
+        let (count, objectCount, bytes) = (removed.count, pruned.objects, pruned.bytes)
+        let objects = Message(
+            "\(objectCount) object\(objectCount == 1 ? "" : "s") no kept release names (\(bytes) bytes)", ko: "남긴 어느 릴리스도 쓰지 않는 오브젝트 \(objectCount)개 (\(bytes)바이트)")
         if removed.isEmpty && pruned.objects == 0 {
-            invocation.console.out("Nothing to prune.\n")
+            invocation.out(Message("Nothing to prune.\n", ko: "정리할 것이 없습니다.\n"))
         } else if dryRun {
-            let releases = removed.isEmpty ? "" : "Would remove \(removed.count) release\(plural): \(removed.joined(separator: ", ")). "
-            invocation.console.out(releases + (pruned.objects == 0 ? "" : "Would delete \(objects). ") + "Nothing was changed.\n")
+            var text = Message.verbatim("")
+            if !removed.isEmpty { text += Message("Would remove \(count) release\(plural): \(list). ", ko: "릴리스 \(count)개를 지우게 됩니다: \(list). ") }
+            if pruned.objects > 0 { text += Message("Would delete \(objects). ", ko: "\(objects)을(를) 지우게 됩니다. ") }
+            invocation.out(text + Message("Nothing was changed.\n", ko: "아무것도 바꾸지 않았습니다.\n"))
         } else {
-            let releases = removed.isEmpty ? "" : "Removed \(removed.count) release\(plural): \(removed.joined(separator: ", "))\n"
-            invocation.console.out(releases + (pruned.objects == 0 ? "" : "Deleted \(objects)\n"))
+            var text = Message.verbatim("")
+            if !removed.isEmpty { text += Message("Removed \(count) release\(plural): \(list)\n", ko: "릴리스 \(count)개를 지웠습니다: \(list)\n") }
+            if pruned.objects > 0 { text += Message("Deleted \(objects)\n", ko: "\(objects)을(를) 지웠습니다\n") }
+            invocation.out(text)
         }
         return RatecardCLI.ExitCode.ok
     }

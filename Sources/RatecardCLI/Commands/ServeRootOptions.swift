@@ -21,9 +21,9 @@ enum ServeRootOptions {
         case (nil, let root?):
             return byPath(RatecardCLI.resolve(root, against: invocation.directory), shown: root, invocation)
         case (.some, .some):
-            throw UsageError("'--env' and '--root' cannot be used together")
+            throw UsageError("'--env' and '--root' cannot be used together", ko: "'--env'와 '--root'는 함께 쓸 수 없습니다")
         case (nil, nil):
-            throw UsageError("Missing expected option '--env <name>' or '--root <dir>'")
+            throw UsageError("Missing expected option '--env <name>' or '--root <dir>'", ko: "'--env <name>'이나 '--root <dir>' 옵션이 필요합니다")
         }
     }
 
@@ -33,9 +33,14 @@ enum ServeRootOptions {
         let environments = try Environments.all(from: invocation.directory)
         let known = environments.map(\.name)
         guard let environment = environments.first(where: { $0.name == name }) else {
-            var message = "Unknown environment '\(name)'; "
-            message += known.isEmpty ? "ratecard.yaml names no environments" : "ratecard.yaml names these environments: \(known.joined(separator: ", "))"
-            if let hint = Suggestion.didYouMean(name, in: known) { message += "; " + hint }
+            let list = known.joined(separator: ", ")
+            let message = Message("Unknown environment '\(name)'", ko: "알 수 없는 환경 '\(name)'")
+                .then(
+                    known.isEmpty
+                        ? Message("ratecard.yaml names no environments", ko: "ratecard.yaml에 환경이 하나도 없습니다")
+                        : Message("ratecard.yaml names these environments: \(list)", ko: "ratecard.yaml에 있는 환경: \(list)")
+                )
+                .then(Suggestion.didYouMean(name, in: known))
             throw UsageError(message)
         }
         return environment
@@ -59,7 +64,7 @@ enum ServeRootOptions {
     static func existing(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> any ReleaseStore {
         let root = try resolve(arguments, invocation).root
         if try root.pointer() == nil, try root.releaseIDs().isEmpty {
-            throw ConflictError("\(root.displayName) holds no releases yet; publish to it first")
+            throw ConflictError("\(root.displayName) holds no releases yet; publish to it first", ko: "\(root.displayName)에는 아직 릴리스가 없습니다; 먼저 게시하세요")
         }
         return root
     }
@@ -70,7 +75,9 @@ enum ServeRootOptions {
         if let name = arguments.value("--env") {
             let environment = try environment(name, invocation)
             if let s3 = environment.s3 {
-                throw UsageError("environment '\(name)' is in object storage (s3://\(s3.bucket)/\(s3.prefix)); this command works on a serve root folder")
+                throw UsageError(
+                    "environment '\(name)' is in object storage (s3://\(s3.bucket)/\(s3.prefix)); this command works on a serve root folder",
+                    ko: "환경 '\(name)'은(는) 오브젝트 스토리지(s3://\(s3.bucket)/\(s3.prefix))에 있습니다; 이 명령은 서빙 루트 폴더에만 씁니다")
             }
             return (ServeRoot(path: environment.path), name)
         }
@@ -84,14 +91,15 @@ enum ServeRootOptions {
     }
 
     /// Why the bridge gate refused a web build, on stderr.
-    static func report(_ verdict: BridgeGate.Verdict, _ console: Console) {
+    static func report(_ verdict: BridgeGate.Verdict, _ invocation: Invocation) {
         switch verdict {
         case .invalid(let errors):
-            for item in errors { console.err("\(item.path):\(item.mark): error \(item.rule): \(item.message)\n") }
-            console.err("Error: the web build's use of the native bridge is invalid; nothing was published\n")
+            for item in errors { invocation.console.err(TextReport.line(item, style: ReportStyle(messages: invocation.messages)) + "\n") }
+            invocation.error(
+                Message("the web build's use of the native bridge is invalid; nothing was published", ko: "웹 빌드가 네이티브 브리지를 잘못 쓰고 있어 아무것도 게시하지 않았습니다"))
         case .refused(let problems):
-            for problem in problems { console.err("Error: \(problem)\n") }
-            console.err("Error: installed apps cannot run this web build; nothing was changed\n")
+            for problem in problems { invocation.error(problem) }
+            invocation.error(Message("installed apps cannot run this web build; nothing was changed", ko: "설치된 앱이 이 웹 빌드를 실행할 수 없어 아무것도 바꾸지 않았습니다"))
         case .unused, .allowed: break
         }
     }

@@ -28,7 +28,7 @@ enum ValidateCommand {
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let format = try ReportFormat.named(arguments.value("--format"))
         if arguments.value("--rev") != nil && arguments.value("--range") != nil {
-            throw UsageError("'--rev' and '--range' cannot be used together")
+            throw UsageError("'--rev' and '--range' cannot be used together", ko: "'--rev'와 '--range'는 함께 쓸 수 없습니다")
         }
         let context = ValidationContext(asOf: try invocation.asOf(arguments))
         let location = try ContentLocation.find(from: invocation.directory)

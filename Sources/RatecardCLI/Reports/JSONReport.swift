@@ -2,7 +2,7 @@ import RatecardKit
 
 /// The report as one JSON object: summary counts and every diagnostic.
 enum JSONReport {
-    static func render(_ report: ValidationReport, version: String) -> String {
+    static func render(_ report: ValidationReport, version: String, messages: Messages = .english) -> String {
         let diagnostics = report.diagnostics.map { diagnostic -> JSON in
             var fields: [String: JSON] = [
                 "path": .string(diagnostic.path),
@@ -10,7 +10,7 @@ enum JSONReport {
                 "column": .int(diagnostic.mark.column),
                 "rule": .string(diagnostic.rule),
                 "severity": .string(diagnostic.severity.rawValue),
-                "message": .string(diagnostic.message),
+                "message": .string(messages(diagnostic.message)),
             ]
             if let commit = diagnostic.commit {
                 fields["commit"] = .object(["id": .string(commit.id.hex), "summary": .string(commit.summary)])
@@ -38,7 +38,7 @@ enum JSONReport {
             "files_parsed": .int(report.filesParsed),
             "commits": .array(report.commits.map { .object(["id": .string($0.id.hex), "summary": .string($0.summary)]) }),
             "diagnostics": .array(diagnostics),
-            "notes": .array(report.notes.map(JSON.string)),
+            "notes": .array(report.notes.map { JSON.string(messages($0)) }),
         ])
         return object.serialized() + "\n"
     }

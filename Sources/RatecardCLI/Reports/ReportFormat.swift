@@ -11,7 +11,8 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     static func named(_ name: String?) throws(UsageError) -> ReportFormat {
         guard let name else { return .text }
         guard let format = ReportFormat(rawValue: name) else {
-            throw UsageError("Unknown format '\(name)'; use one of: \(allCases.map(\.rawValue).joined(separator: ", "))")
+            let known = allCases.map(\.rawValue).joined(separator: ", ")
+            throw UsageError("Unknown format '\(name)'; use one of: \(known)", ko: "알 수 없는 형식 '\(name)'; 다음 중 하나를 쓰세요: \(known)")
         }
         return format
     }
@@ -19,13 +20,13 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     /// The whole report as it goes to stdout. Messages are in `style`'s language in every
     /// format; the text format alone is decorated on a terminal.
     func render(_ report: ValidationReport, version: String, style: ReportStyle = .plain) -> String {
-        let report = report.localized(style.messages)
+        let messages = style.messages
         switch self {
         case .text: return TextReport.render(report, style: style)
-        case .json: return JSONReport.render(report, version: version)
-        case .github: return GitHubReport.render(report)
-        case .sarif: return SARIFReport.render(report, version: version)
-        case .junit: return JUnitReport.render(report)
+        case .json: return JSONReport.render(report, version: version, messages: messages)
+        case .github: return GitHubReport.render(report, messages: messages)
+        case .sarif: return SARIFReport.render(report, version: version, messages: messages)
+        case .junit: return JUnitReport.render(report, messages: messages)
         }
     }
 }
@@ -41,5 +42,7 @@ extension ValidationReport {
     }
 
     /// The word before the summary: an incomplete run is neither valid nor invalid.
-    var verdict: String { incomplete ? "incomplete" : hasErrors ? "invalid" : "ok" }
+    var verdict: Message {
+        incomplete ? Message("incomplete", ko: "검사 미완료") : hasErrors ? Message("invalid", ko: "유효하지 않음") : Message("ok", ko: "정상")
+    }
 }

@@ -17,7 +17,7 @@ struct ReportStyle {
     }
 
     func severity(_ severity: Rule.Severity) -> String {
-        let word = messages.word(severity.rawValue)
+        let word = messages(severity == .error ? Message("error", ko: "오류") : Message("warning", ko: "경고"))
         return paint(word, severity == .error ? "1;31" : "1;33")
     }
 
@@ -52,20 +52,5 @@ struct ReportStyle {
         default:
             return false
         }
-    }
-}
-
-extension ValidationReport {
-    /// The same report with every message in `messages`' language (rule ids unchanged).
-    func localized(_ messages: Messages) -> ValidationReport {
-        guard messages.language != .en else { return self }
-        var copy = self
-        copy.diagnostics = diagnostics.map { diagnostic in
-            var translated = diagnostic
-            translated.message = messages.localize(diagnostic.message)
-            return translated
-        }
-        copy.notes = notes.map(messages.localize)
-        return copy
     }
 }

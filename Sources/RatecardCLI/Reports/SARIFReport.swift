@@ -5,14 +5,14 @@ import RatecardKit
 /// (SARIF's `associatedRule`), an error unless skipping was asked for, and such a run is not
 /// `executionSuccessful`: no result is not a pass.
 enum SARIFReport {
-    static func render(_ report: ValidationReport, version: String) -> String {
+    static func render(_ report: ValidationReport, version: String, messages: Messages = .english) -> String {
         let rules = Rule.all
         let ruleIndex = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1.id, $0) })
         let results = report.present.map { diagnostic -> JSON in
             var result: [String: JSON] = [
                 "ruleId": .string(diagnostic.rule),
                 "level": .string(diagnostic.severity == .error ? "error" : "warning"),
-                "message": .object(["text": .string(diagnostic.message)]),
+                "message": .object(["text": .string(messages(diagnostic.message))]),
                 "locations": .array([
                     .object([
                         "physicalLocation": .object([
@@ -31,9 +31,9 @@ enum SARIFReport {
         let driverRules = rules.map { rule -> JSON in
             .object([
                 "id": .string(rule.id),
-                "name": .string(rule.title),
-                "shortDescription": .object(["text": .string(rule.title)]),
-                "fullDescription": .object(["text": .string(rule.rationale)]),
+                "name": .string(rule.title.english),
+                "shortDescription": .object(["text": .string(messages(rule.title))]),
+                "fullDescription": .object(["text": .string(messages(rule.rationale))]),
                 "defaultConfiguration": .object(["level": .string(rule.severity == .error ? "error" : "warning")]),
             ])
         }
@@ -53,7 +53,7 @@ enum SARIFReport {
                     "invocations": .array([
                         .object([
                             "executionSuccessful": .bool(!report.incomplete),
-                            "toolExecutionNotifications": .array(notifications(report, ruleIndex: ruleIndex)),
+                            "toolExecutionNotifications": .array(notifications(report, ruleIndex: ruleIndex, messages: messages)),
                         ])
                     ]),
                 ])
@@ -63,27 +63,35 @@ enum SARIFReport {
     }
 
     /// One notification per rule not run on a commit, naming the rule; then the notes.
-    static func notifications(_ report: ValidationReport, ruleIndex: [String: Int]) -> [JSON] {
+    static func notifications(_ report: ValidationReport, ruleIndex: [String: Int], messages: Messages = .english) -> [JSON] {
         let level = report.incomplete ? "error" : "warning"
         var notifications: [JSON] = []
         for unrun in report.unrun {
             for rule in unrun.rules {
                 var reference: [String: JSON] = ["id": .string(rule)]
                 if let index = ruleIndex[rule] { reference["index"] = .int(index) }
-                let what = report.skipAllowed ? "was skipped (--allow-shallow)" : "could not run"
+                let (commit, parent) = (unrun.commit.short, unrun.parent.short)
+                let text =
+                    report.skipAllowed
+                    ? Message(
+                        "\(rule) was skipped (--allow-shallow) for \(commit): its parent \(parent) is not in this clone (a shallow clone)",
+                        ko: "\(commit) 커밋의 \(rule) 규칙은 요청대로 건너뛰었습니다 (--allow-shallow): 부모 커밋 \(parent)이(가) 이 클론에 없습니다 (얕은 클론)")
+                    : Message(
+                        "\(rule) could not run for \(commit): its parent \(parent) is not in this clone (a shallow clone)",
+                        ko: "\(commit) 커밋의 \(rule) 규칙을 실행하지 못했습니다: 부모 커밋 \(parent)이(가) 이 클론에 없습니다 (얕은 클론)")
                 notifications.append(
                     .object([
                         "level": .string(level),
                         "associatedRule": .object(reference),
                         "message": .object([
-                            "text": .string("\(rule) \(what) for \(unrun.commit.short): its parent \(unrun.parent.short) is not in this clone (a shallow clone)")
+                            "text": .string(messages(text))
                         ]),
                         "properties": .object(["commit": .string(unrun.commit.hex), "missingParent": .string(unrun.parent.hex)]),
                     ]))
             }
         }
         for note in report.notes {
-            notifications.append(.object(["level": .string(report.unrun.isEmpty ? "note" : level), "message": .object(["text": .string(note)])]))
+            notifications.append(.object(["level": .string(report.unrun.isEmpty ? "note" : level), "message": .object(["text": .string(messages(note))])]))
         }
         return notifications
     }

@@ -15,25 +15,26 @@ enum TextReport {
         }
         let fixed = report.fixed
         if !fixed.isEmpty {
-            text += style.messages.word("Fixed later in the range (history, not problems at its end):") + "\n"
+            text += style.messages(Message("Fixed later in the range (history, not problems at its end):", ko: "범위 안에서 나중에 고쳐진 문제 (기록일 뿐, 범위 끝에서는 문제가 아님):")) + "\n"
             for diagnostic in fixed { text += "  " + line(diagnostic, style: style) + "\n" }
         }
         // Rules that could not run make the run fail (exit 4) unless skipping was asked for.
-        let label = report.incomplete ? style.paint(style.messages.word("error"), "1;31") : style.paint(style.messages.word("note"), "1;36")
+        let label =
+            report.incomplete ? style.paint(style.messages(Message("error", ko: "오류")), "1;31") : style.paint(style.messages(Message("note", ko: "참고")), "1;36")
         for note in report.notes {
-            text += label + ": " + note + "\n"
+            text += label + ": " + style.messages(note) + "\n"
         }
-        text += style.messages.word(report.verdict) + ": " + report.summary(style.messages) + "\n"
+        text += style.messages(report.verdict) + ": " + report.summary(style.messages) + "\n"
         return text
     }
 
     static func line(_ diagnostic: Diagnostic, style: ReportStyle = .plain) -> String {
         let place = "\(diagnostic.path):\(diagnostic.mark.line):\(diagnostic.mark.column):"
-        var text = "\(style.paint(place, "1")) \(style.severity(diagnostic.severity)) \(diagnostic.rule): \(diagnostic.message)"
+        var text = "\(style.paint(place, "1")) \(style.severity(diagnostic.severity)) \(diagnostic.rule): \(style.messages(diagnostic.message))"
         if let commit = diagnostic.commit {
-            text += " [\(style.messages.word("introduced in")) \(commit.id.short) \"\(commit.summary)\""
+            text += " [\(style.messages(Message("introduced in", ko: "도입한 커밋"))) \(commit.id.short) \"\(commit.summary)\""
             if let fixer = diagnostic.fixedBy {
-                text += "; \(style.messages.word("fixed later in the range by")) \(fixer.id.short) \"\(fixer.summary)\""
+                text += "; \(style.messages(Message("fixed later in the range by", ko: "범위 안의 나중 커밋에서 고쳐짐:"))) \(fixer.id.short) \"\(fixer.summary)\""
             }
             text += "]"
         }

@@ -46,7 +46,7 @@ public final class BuildCache: Sendable {
     /// The size above which the least recently used packs are removed.
     public let limit: Int
     /// Told once why the cache is not used, when it is not.
-    private let warn: @Sendable (String) -> Void
+    private let warn: @Sendable (Message) -> Void
 
     private struct State {
         /// The folders once opened: nil before, `.some(nil)` when unusable.
@@ -66,14 +66,14 @@ public final class BuildCache: Sendable {
 
     /// A cache in `root` (opened, and created when missing, on first use); `warn` is told once
     /// why it is not used when it is not.
-    public init(folder root: String, limit: Int, warn: @escaping @Sendable (String) -> Void) {
+    public init(folder root: String, limit: Int, warn: @escaping @Sendable (Message) -> Void) {
         folder = root + "/" + Self.format
         self.root = root
         self.limit = limit
         self.warn = warn
     }
 
-    package convenience init?(environment: [String: String], warn: @escaping @Sendable (String) -> Void) {
+    package convenience init?(environment: [String: String], warn: @escaping @Sendable (Message) -> Void) {
         if let setting = environment["RATECARD_CACHE"], ["off", "0", "no", "false"].contains(setting.lowercased()) { return nil }
         var root: String
         if let dir = environment["RATECARD_CACHE_DIR"], !dir.isEmpty {

@@ -32,10 +32,12 @@ final class CacheFolder: Sendable {
     /// Why a cache folder is not used: the path and what is wrong with it.
     struct Unusable: Error, Equatable {
         var path: String
-        var reason: String
+        var reason: Message
 
-        var message: String {
-            "build cache not used: \(path) \(reason); set RATECARD_CACHE_DIR to a folder only you can write, or remove this one"
+        var message: Message {
+            Message(
+                "build cache not used: \(path) \(reason); set RATECARD_CACHE_DIR to a folder only you can write, or remove this one",
+                ko: "빌드 캐시를 쓰지 않습니다 (\(path)): \(reason); RATECARD_CACHE_DIR에 본인만 쓸 수 있는 폴더를 지정하거나 이 경로를 지우세요")
         }
     }
 
@@ -49,7 +51,9 @@ final class CacheFolder: Sendable {
         let name = DurableFiles.name(of: root)
         try? FileSystem.makeDirectories(parent, mode: 0o700)
         let above = Glibc.open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard above >= 0 else { throw Unusable(path: parent, reason: "cannot be opened: \(String(cString: strerror(errno)))") }
+        guard above >= 0 else {
+            throw Unusable(path: parent, reason: Message("cannot be opened: \(String(cString: strerror(errno)))", ko: "열 수 없습니다: \(FileSystem.errnoKorean[errno] ?? String(cString: strerror(errno)))"))
+        }
         defer { close(above) }
         let top = try folder(name, in: above, shown: root)
         defer { close(top) }
@@ -77,26 +81,28 @@ final class CacheFolder: Sendable {
     /// checked: this user's, writable by no one else.
     private static func folder(_ name: String, in parent: Int32, shown: String) throws(Unusable) -> Int32 {
         if mkdirat(parent, name, 0o700) != 0 && errno != EEXIST {
-            throw Unusable(path: shown, reason: "cannot be created: \(String(cString: strerror(errno)))")
+            throw Unusable(
+                path: shown, reason: Message("cannot be created: \(String(cString: strerror(errno)))", ko: "만들 수 없습니다: \(FileSystem.errnoKorean[errno] ?? String(cString: strerror(errno)))"))
         }
         let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let failure = errno
             var info = stat()
             if fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 {
-                if info.st_mode & S_IFMT == S_IFLNK { throw Unusable(path: shown, reason: "is a symbolic link") }
-                if info.st_mode & S_IFMT != S_IFDIR { throw Unusable(path: shown, reason: "is not a folder") }
+                if info.st_mode & S_IFMT == S_IFLNK { throw Unusable(path: shown, reason: Message("is a symbolic link", ko: "심볼릭 링크입니다")) }
+                if info.st_mode & S_IFMT != S_IFDIR { throw Unusable(path: shown, reason: Message("is not a folder", ko: "폴더가 아닙니다")) }
             }
-            throw Unusable(path: shown, reason: "cannot be opened: \(String(cString: strerror(failure)))")
+            throw Unusable(
+                path: shown, reason: Message("cannot be opened: \(String(cString: strerror(failure)))", ko: "열 수 없습니다: \(FileSystem.errnoKorean[failure] ?? String(cString: strerror(failure)))"))
         }
         var info = stat()
-        let problem: String? =
+        let problem: Message? =
             if fstat(fd, &info) != 0 {
-                "cannot be opened: \(String(cString: strerror(errno)))"
+                Message("cannot be opened: \(String(cString: strerror(errno)))", ko: "열 수 없습니다: \(FileSystem.errnoKorean[errno] ?? String(cString: strerror(errno)))")
             } else if info.st_uid != geteuid() {
-                "is owned by another user (uid \(info.st_uid))"
+                Message("is owned by another user (uid \(info.st_uid))", ko: "다른 사용자(uid \(info.st_uid))의 소유입니다")
             } else if info.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-                "is writable by group or others (mode \(String(info.st_mode & 0o7777, radix: 8)))"
+                Message("is writable by group or others (mode \(String(info.st_mode & 0o7777, radix: 8)))", ko: "그룹이나 다른 사용자도 쓸 수 있습니다 (모드 \(String(info.st_mode & 0o7777, radix: 8)))")
             } else {
                 nil
             }
@@ -117,14 +123,20 @@ final class CacheFolder: Sendable {
                 defer { close(fd) }
                 return try read(key: fd, shown: shown)
             }
-            if errno == ELOOP { throw Unusable(path: shown, reason: "is a symbolic link") }
-            guard errno == ENOENT else { throw Unusable(path: shown, reason: "cannot be opened: \(String(cString: strerror(errno)))") }
+            if errno == ELOOP { throw Unusable(path: shown, reason: Message("is a symbolic link", ko: "심볼릭 링크입니다")) }
+            guard errno == ENOENT else {
+                throw Unusable(
+                    path: shown, reason: Message("cannot be opened: \(String(cString: strerror(errno)))", ko: "열 수 없습니다: \(FileSystem.errnoKorean[errno] ?? String(cString: strerror(errno)))"))
+            }
             guard let secret = SHA256.randomBytes(32), let tag = SHA256.randomBytes(4) else {
-                throw Unusable(path: shown, reason: "cannot be made: no random bytes")
+                throw Unusable(path: shown, reason: Message("cannot be made: no random bytes", ko: "만들 수 없습니다: 난수를 얻지 못했습니다"))
             }
             let name = "key-\(getpid())-\(SHA256.hex(digest: tag))"
             let new = openat(tmp, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard new >= 0 else { throw Unusable(path: shown, reason: "cannot be made: \(String(cString: strerror(errno)))") }
+            guard new >= 0 else {
+                throw Unusable(
+                    path: shown, reason: Message("cannot be made: \(String(cString: strerror(errno)))", ko: "만들 수 없습니다: \(FileSystem.errnoKorean[errno] ?? String(cString: strerror(errno)))"))
+            }
             var failure: Int32 = 0
             if (try? FileSystem.writeAll(new, secret, path: name)) == nil || fchmod(new, 0o600) != 0 || fsync(new) != 0 { failure = errno }
             close(new)
@@ -134,23 +146,30 @@ final class CacheFolder: Sendable {
             }
             unlinkat(tmp, name, 0)
             // EEXIST: another process made the key first; it is read on the next turn.
-            guard failure == EEXIST else { throw Unusable(path: shown, reason: "cannot be made: \(String(cString: strerror(failure)))") }
+            guard failure == EEXIST else {
+                throw Unusable(
+                    path: shown, reason: Message("cannot be made: \(String(cString: strerror(failure)))", ko: "만들 수 없습니다: \(FileSystem.errnoKorean[failure] ?? String(cString: strerror(failure)))"))
+            }
         }
-        throw Unusable(path: shown, reason: "cannot be opened: it keeps changing")
+        throw Unusable(path: shown, reason: Message("cannot be opened: it keeps changing", ko: "열 수 없습니다: 계속 바뀝니다"))
     }
 
     /// The key in open file `fd`, when it is one only this user could have written.
     private static func read(key fd: Int32, shown: String) throws(Unusable) -> [UInt8] {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Unusable(path: shown, reason: "cannot be read: \(String(cString: strerror(errno)))") }
-        if info.st_mode & S_IFMT != S_IFREG { throw Unusable(path: shown, reason: "is not a regular file") }
-        if info.st_uid != geteuid() { throw Unusable(path: shown, reason: "is owned by another user (uid \(info.st_uid))") }
-        if info.st_mode & 0o7777 != 0o600 { throw Unusable(path: shown, reason: "has mode \(String(info.st_mode & 0o7777, radix: 8)), not 600") }
-        if info.st_nlink != 1 { throw Unusable(path: shown, reason: "has \(info.st_nlink) links, not 1") }
-        if info.st_size != 32 { throw Unusable(path: shown, reason: "is not 32 bytes long") }
+        guard fstat(fd, &info) == 0 else {
+            throw Unusable(path: shown, reason: Message("cannot be read: \(String(cString: strerror(errno)))", ko: "읽을 수 없습니다: \(FileSystem.errnoKorean[errno] ?? String(cString: strerror(errno)))"))
+        }
+        if info.st_mode & S_IFMT != S_IFREG { throw Unusable(path: shown, reason: Message("is not a regular file", ko: "일반 파일이 아닙니다")) }
+        if info.st_uid != geteuid() { throw Unusable(path: shown, reason: Message("is owned by another user (uid \(info.st_uid))", ko: "다른 사용자(uid \(info.st_uid))의 소유입니다")) }
+        if info.st_mode & 0o7777 != 0o600 {
+            throw Unusable(path: shown, reason: Message("has mode \(String(info.st_mode & 0o7777, radix: 8)), not 600", ko: "모드가 600이 아니라 \(String(info.st_mode & 0o7777, radix: 8))입니다"))
+        }
+        if info.st_nlink != 1 { throw Unusable(path: shown, reason: Message("has \(info.st_nlink) links, not 1", ko: "링크가 1개가 아니라 \(info.st_nlink)개입니다")) }
+        if info.st_size != 32 { throw Unusable(path: shown, reason: Message("is not 32 bytes long", ko: "길이가 32바이트가 아닙니다")) }
         var secret = [UInt8](repeating: 0, count: 32)
         let count = secret.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 32, 0) }
-        guard count == 32 else { throw Unusable(path: shown, reason: "is not 32 bytes long") }
+        guard count == 32 else { throw Unusable(path: shown, reason: Message("is not 32 bytes long", ko: "길이가 32바이트가 아닙니다")) }
         return secret
     }
 

@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// The caches of one run, made once where the run starts (the command line makes them from
 /// `RATECARD_CACHE`, `RATECARD_CACHE_DIR` and `RATECARD_CACHE_MAX_MB`) and given to what loads,
 /// checks and renders. Nothing reaches for a process-wide cache: a library caller or a test
@@ -17,7 +19,7 @@ public struct Caches: Sendable {
 
     /// The build cache the environment asks for (none when `RATECARD_CACHE=off` or no folder
     /// can be named); `warn` is told once why it is not used when its folder is unsafe.
-    public init(environment: [String: String], warn: @escaping @Sendable (String) -> Void) {
+    public init(environment: [String: String], warn: @escaping @Sendable (Message) -> Void) {
         self.init(build: BuildCache(environment: environment, warn: warn))
     }
 

@@ -13,8 +13,8 @@ package enum TermsScan {
     /// The scan's hits, from `cache` when this blob was scanned before by this build.
     package static func prohibitedWording(body: String, firstLine: Int, blob: ObjectID?, cache: BuildCache?) -> [AdWording.Hit] {
         guard let blob, let cache else { return scan(body: body, firstLine: firstLine) }
-        // "-2": hits carry their quotation since quotations must be followed by a warning word.
-        let key = BuildCache.Key("terms-scan-2", [blob.hex])
+        // "-3": hits carry their kind and their quotation (which must be followed by a warning word).
+        let key = BuildCache.Key("terms-scan-3", [blob.hex])
         if let bytes = cache.read(key), let hits = decode(bytes) { return hits }
         let hits = scan(body: body, firstLine: firstLine)
         cache.write(key, encode(hits))
@@ -26,8 +26,7 @@ package enum TermsScan {
         record.append(hits.count)
         for hit in hits {
             record.append(hit.wording)
-            record.append(hit.claim)
-            record.append(hit.advice)
+            record.append(hit.kind)
             record.append(hit.mark.line)
             record.append(hit.mark.column)
             record.append(hit.quotation == nil ? 0 : 1)
@@ -42,11 +41,11 @@ package enum TermsScan {
         guard let count = reader.int(), count >= 0, count <= bytes.count else { return nil }
         var hits: [AdWording.Hit] = []
         for _ in 0..<count {
-            guard let wording = reader.string(), let claim = reader.string(), let advice = reader.string(),
+            guard let wording = reader.string(), let kind = reader.int(), AdWording.prohibited.indices.contains(kind),
                 let line = reader.int(), let column = reader.int(), let quoted = reader.int(), let quotation = reader.string()
             else { return nil }
             hits.append(
-                AdWording.Hit(wording: wording, claim: claim, advice: advice, mark: SourceMark(line: line, column: column), quotation: quoted == 1 ? quotation : nil))
+                AdWording.Hit(wording: wording, kind: kind, mark: SourceMark(line: line, column: column), quotation: quoted == 1 ? quotation : nil))
         }
         return reader.atEnd ? hits : nil
     }

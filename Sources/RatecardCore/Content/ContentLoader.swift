@@ -56,13 +56,14 @@ public final class ContentLoader {
                 content.fileDiagnostics.append(
                     Diagnostic(
                         path: root.path(entries[index].path), mark: .start, rule: FileRules.symlink,
-                        message: "symlinks are not allowed in the content tree; replace it with the file itself"))
+                        message: Message(
+                            "symlinks are not allowed in the content tree; replace it with the file itself", ko: "콘텐츠 안에는 심볼릭 링크를 둘 수 없습니다; 링크 대신 실제 파일을 두세요")))
                 continue
             case .submodule:
                 content.fileDiagnostics.append(
                     Diagnostic(
                         path: root.path(entries[index].path), mark: .start, rule: FileRules.submodule,
-                        message: "submodules are not allowed in the content tree; copy the files in"))
+                        message: Message("submodules are not allowed in the content tree; copy the files in", ko: "콘텐츠 안에는 서브모듈을 둘 수 없습니다; 파일을 직접 복사해 넣으세요")))
                 continue
             case .file:
                 break
@@ -76,7 +77,7 @@ public final class ContentLoader {
             content.fileDiagnostics.append(
                 Diagnostic(
                     path: root.path(required), mark: .start, rule: SchemaRules.missingFile,
-                    message: "required file \(required) is missing"))
+                    message: Message("required file \(required) is missing", ko: "필수 파일 \(required)이(가) 없습니다")))
         }
         content.identified = true
     }
@@ -231,7 +232,9 @@ public final class ContentLoader {
     package static func tooLarge(_ path: String, size: Int) -> Diagnostic {
         Diagnostic(
             path: path, mark: .start, rule: FileRules.size,
-            message: "file is \(size) bytes, over the 1 MiB limit (\(SourceText.maxBytes) bytes); split it up")
+            message: Message(
+                "file is \(size) bytes, over the 1 MiB limit (\(SourceText.maxBytes) bytes); split it up",
+                ko: "파일 크기가 \(size)바이트로 한도 1 MiB(\(SourceText.maxBytes)바이트)를 넘습니다; 여러 파일로 나누세요"))
     }
 
     private static func parseModel(_ role: FileRole, bytes: [UInt8], path: String, id: ObjectID?, cache: BuildCache?, diagnostics: Diagnostics) throws -> ParsedFile.Model {
@@ -239,7 +242,11 @@ public final class ContentLoader {
             let text = try SourceText.decode(bytes)
             let parts = try FrontMatter.split(text)
             guard let node = try YAMLParser.parse(Array(parts.yaml.utf8), lineOffset: 1) else {
-                throw YAMLError(rule: FileRules.frontMatter.id, mark: .start, message: "the front matter is empty; it needs title, version, effective_from, consent, requires_reconsent and summary")
+                throw YAMLError(
+                    rule: FileRules.frontMatter.id, mark: .start,
+                    message: Message(
+                        "the front matter is empty; it needs title, version, effective_from, consent, requires_reconsent and summary",
+                        ko: "머리말이 비어 있습니다; title, version, effective_from, consent, requires_reconsent, summary를 써야 합니다"))
             }
             let terms = TermsVersion.read(
                 node, path: path, documentID: document, fileVersion: version, body: parts.body, bodyLine: parts.bodyLine, diagnostics: diagnostics,
@@ -248,7 +255,7 @@ public final class ContentLoader {
         }
         try SourceText.check(bytes)
         guard let node = try YAMLParser.parse(bytes) else {
-            diagnostics.report(SchemaRules.empty, path, .start, "the file is empty")
+            diagnostics.report(SchemaRules.empty, path, .start, Message("the file is empty", ko: "파일이 비어 있습니다"))
             return .none
         }
         switch role {
@@ -318,7 +325,7 @@ package enum FileRole: Sendable, Equatable {
     case rateTable(partner: String, product: String, date: String)
     case terms(document: String, version: String)
     case asset
-    case unexpected(String)
+    case unexpected(Message)
 
     package init(_ path: String) {
         let parts = path.split(separator: "/").map(String.init)
@@ -338,9 +345,13 @@ package enum FileRole: Sendable, Equatable {
         case (_, "assets") where parts.count >= 2 && (path.hasSuffix(".svg") || path.hasSuffix(".png")):
             self = .asset
         default:
-            var hint =
-                "unexpected file: content files are ratecard.yaml, regulatory/{limits,phrases,signoffs}.yaml, partners/<id>.yaml, products/<partner>/<product>/product.yaml, products/<partner>/<product>/rates/<YYYY-MM-DD>.yaml, terms/<doc>/<version>.md and assets/*.svg|png"
-            if path.hasSuffix(".yml") { hint = "unexpected file: YAML files end in .yaml, not .yml; rename it" }
+            let files =
+                "ratecard.yaml, regulatory/{limits,phrases,signoffs}.yaml, partners/<id>.yaml, products/<partner>/<product>/product.yaml, products/<partner>/<product>/rates/<YYYY-MM-DD>.yaml, terms/<doc>/<version>.md"
+            var hint = Message(
+                "unexpected file: content files are \(files) and assets/*.svg|png", ko: "예상하지 못한 파일입니다: 콘텐츠 파일은 \(files), assets/*.svg|png뿐입니다")
+            if path.hasSuffix(".yml") {
+                hint = Message("unexpected file: YAML files end in .yaml, not .yml; rename it", ko: "예상하지 못한 파일입니다: YAML 파일 이름은 .yml이 아니라 .yaml로 끝나야 합니다; 이름을 바꾸세요")
+            }
             self = .unexpected(hint)
         }
     }

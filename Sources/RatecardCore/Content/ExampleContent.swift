@@ -12,7 +12,9 @@ public enum ExampleContent {
             return configured
         }
         guard let executable else {
-            throw OperationalError("this ratecard cannot tell where its executable is, so not where the example content is; set RATECARD_EXAMPLE to a folder holding it")
+            throw OperationalError(
+                "this ratecard cannot tell where its executable is, so not where the example content is; set RATECARD_EXAMPLE to a folder holding it",
+                ko: "이 ratecard는 실행 파일의 위치를 알 수 없어 예제 콘텐츠도 찾을 수 없습니다; RATECARD_EXAMPLE에 예제 콘텐츠가 있는 폴더를 지정하세요")
         }
         let binFolder = DurableFiles.parent(of: executable)
         var candidates = [DurableFiles.parent(of: binFolder) + "/share/ratecard/content"]
@@ -22,7 +24,9 @@ public enum ExampleContent {
             folder = DurableFiles.parent(of: folder)
         }
         guard let found = candidates.first(where: { FileSystem.exists($0 + "/ratecard.yaml") }) else {
-            throw OperationalError("the example content is neither installed beside \(executable) (share/ratecard/content) nor in a checkout holding it; set RATECARD_EXAMPLE to a folder holding it")
+            throw OperationalError(
+                "the example content is neither installed beside \(executable) (share/ratecard/content) nor in a checkout holding it; set RATECARD_EXAMPLE to a folder holding it",
+                ko: "예제 콘텐츠가 \(executable) 옆(share/ratecard/content)에도, 이 실행 파일이 있는 체크아웃에도 없습니다; RATECARD_EXAMPLE에 예제 콘텐츠가 있는 폴더를 지정하세요")
         }
         return found
     }
@@ -39,7 +43,7 @@ public enum ExampleContent {
     public static func webBuild(besides content: String) throws -> String {
         let folder = DurableFiles.parent(of: content) + "/site"
         guard FileSystem.exists(folder + "/index.html") else {
-            throw OperationalError("the example web build is not at \(folder) (beside the example content)")
+            throw OperationalError("the example web build is not at \(folder) (beside the example content)", ko: "예제 웹 빌드가 \(folder)(예제 콘텐츠 옆)에 없습니다")
         }
         return folder
     }

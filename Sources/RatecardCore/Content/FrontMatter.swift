@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// Splits a Markdown file into its `---` fenced YAML front matter and its body.
 ///
 /// Lines are what `split(separator: "\n")` over Characters gives, found over the UTF-8 bytes
@@ -55,11 +57,12 @@ package enum FrontMatter {
         case .unopened:
             throw YAMLError(
                 rule: FileRules.frontMatter.id, mark: .start,
-                message: "a terms document starts with '---', its YAML front matter, and another '---'")
+                message: Message(
+                    "a terms document starts with '---', its YAML front matter, and another '---'", ko: "약관 문서는 '---' 줄, YAML 머리말, 다시 '---' 줄로 시작해야 합니다"))
         case .unclosed:
             throw YAMLError(
                 rule: FileRules.frontMatter.id, mark: .start,
-                message: "the front matter opened on line 1 is never closed with '---'")
+                message: Message("the front matter opened on line 1 is never closed with '---'", ko: "1번째 줄에서 연 머리말을 닫는 '---' 줄이 없습니다"))
         case .split(let yaml, let body, let closingLine):
             // Slices at ASCII boundaries of the original string: copied, not decoded again.
             let utf8 = text.utf8

@@ -74,12 +74,12 @@ public struct LegalLimits: Sendable, Equatable {
     }
 
     package static func read(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> LegalLimits? {
-        guard let fields = MappingReader(node, path: path, what: "limits.yaml", diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: .verbatim("limits.yaml"), diagnostics: diagnostics) else { return nil }
         defer { fields.finish() }
         guard let items = fields.list("limits") else { return nil }
         var entries: [Entry] = []
         for item in items.value {
-            guard let entry = MappingReader(item, path: path, what: "a limit", diagnostics: diagnostics) else { continue }
+            guard let entry = MappingReader(item, path: path, what: Message("a limit", ko: "한도 항목"), diagnostics: diagnostics) else { continue }
             let kind: Located<Kind>? = entry.choice("id")
             let value = entry.percent("value")
             let from = entry.day("effective_from")
@@ -88,22 +88,31 @@ public struct LegalLimits: Sendable, Equatable {
             entry.finish()
             if let program {
                 if !SchemaRules.isValidID(program.value) {
-                    diagnostics.report(SchemaRules.identifier, path, program.mark, "program '\(program.value)' must match ^[a-z0-9][a-z0-9-]{0,62}$")
+                    diagnostics.report(
+                        SchemaRules.identifier, path, program.mark,
+                        Message("program '\(program.value)' must match ^[a-z0-9][a-z0-9-]{0,62}$", ko: "program '\(program.value)'은(는) ^[a-z0-9][a-z0-9-]{0,62}$ 형식이어야 합니다"))
                 }
                 if let kind, !Kind.programKinds.contains(kind.value) {
                     let allowed = Kind.programKinds.map(\.rawValue).sorted().joined(separator: ", ")
-                    diagnostics.report(SchemaRules.notAllowed, path, program.mark, "a policy programme can only set its own \(allowed), not '\(kind.value.rawValue)'")
+                    diagnostics.report(
+                        SchemaRules.notAllowed, path, program.mark,
+                        Message("a policy programme can only set its own \(allowed), not '\(kind.value.rawValue)'", ko: "정책 프로그램이 따로 정할 수 있는 한도는 \(allowed)뿐이며, '\(kind.value.rawValue)'은(는) 정할 수 없습니다")
+                    )
                 }
             }
             if let kind, let value, let from, let citation {
                 if entries.contains(where: { $0.kind == kind.value && $0.program == program?.value && $0.effectiveFrom == from.value }) {
-                    diagnostics.report(DateRules.overlap, path, from.mark, "two '\(kind.value.rawValue)' limits take effect on \(from.value); keep one")
+                    diagnostics.report(
+                        DateRules.overlap, path, from.mark,
+                        Message("two '\(kind.value.rawValue)' limits take effect on \(from.value); keep one", ko: "'\(kind.value.rawValue)' 한도 두 개가 같은 날(\(from.value)) 시행됩니다; 하나만 남기세요"))
                 }
                 entries.append(Entry(kind: kind.value, value: value.value, effectiveFrom: from.value, citation: citation.value, mark: item.mark, valueMark: value.mark, program: program?.value))
             }
         }
         for kind in Kind.allCases where !entries.contains(where: { $0.kind == kind && $0.program == nil }) {
-            diagnostics.report(SchemaRules.missingField, path, items.mark, "no '\(kind.rawValue)' limit is defined; every known limit needs at least one dated entry")
+            diagnostics.report(
+                SchemaRules.missingField, path, items.mark,
+                Message("no '\(kind.rawValue)' limit is defined; every known limit needs at least one dated entry", ko: "'\(kind.rawValue)' 한도가 정의되어 있지 않습니다; 알려진 한도마다 시행일이 있는 항목이 하나 이상 있어야 합니다"))
         }
         return LegalLimits(path: path, entries: entries)
     }

@@ -19,9 +19,11 @@ package final class MappingReader {
     private var absent: [String] = []
 
     /// Returns nil (after reporting SCH-03) when `node` is not a mapping.
-    package init?(_ node: YAMLNode, path: String, what: String, diagnostics: Diagnostics) {
+    package init?(_ node: YAMLNode, path: String, what: Message, diagnostics: Diagnostics) {
         guard case .mapping(let pairs) = node.kind else {
-            diagnostics.report(SchemaRules.wrongType, path, node.mark, "expected a mapping of fields for \(what), found a \(node.kindName)")
+            diagnostics.report(
+                SchemaRules.wrongType, path, node.mark,
+                Message("expected a mapping of fields for \(what), found a \(node.kindName)", ko: "\(what)은(는) '키: 값' 형태의 매핑이어야 합니다 (지금은 \(node.kindNameKorean))"))
             return nil
         }
         self.node = node
@@ -42,7 +44,7 @@ package final class MappingReader {
             absent.append(key)
         }
         if required {
-            diagnostics.report(SchemaRules.missingField, path, node.mark, "missing required field '\(key)'")
+            diagnostics.report(SchemaRules.missingField, path, node.mark, Message("missing required field '\(key)'", ko: "필수 필드 '\(key)'이(가) 없습니다"))
         }
         return nil
     }
@@ -51,7 +53,7 @@ package final class MappingReader {
         guard let value = value(key, required: required) else { return nil }
         guard let text = Scalar.string(value, key: key, reader: self) else { return nil }
         if required && Self.isBlank(text.value) {
-            diagnostics.report(SchemaRules.missingField, path, text.mark, "required field '\(key)' is empty")
+            diagnostics.report(SchemaRules.missingField, path, text.mark, Message("required field '\(key)' is empty", ko: "필수 필드 '\(key)'이(가) 비어 있습니다"))
             return nil
         }
         return text
@@ -95,7 +97,8 @@ package final class MappingReader {
     package func bool(_ key: String, required: Bool = true) -> Located<Bool>? {
         guard let value = value(key, required: required) else { return nil }
         guard case .scalar(let text, let plain) = value.kind, plain, text == "true" || text == "false" else {
-            report(SchemaRules.wrongType, value, "'\(key)' must be true or false, found \(Scalar.describe(value))")
+            let found = Scalar.describe(value)
+            report(SchemaRules.wrongType, value, Message("'\(key)' must be true or false, found \(found)", ko: "'\(key)'에는 true 또는 false를 써야 합니다 (지금 값: \(found))"))
             return nil
         }
         return Located(text == "true", at: value.mark)
@@ -105,8 +108,9 @@ package final class MappingReader {
         guard let text = string(key, required: required) else { return nil }
         guard let value = E(rawValue: text.value) else {
             let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
-            let hint = Suggestion.didYouMean(text.value, in: E.allCases.map(\.rawValue)).map { "; " + $0 } ?? ""
-            diagnostics.report(SchemaRules.notAllowed, path, text.mark, "'\(key)' is '\(text.value)', which is not one of: \(allowed)\(hint)")
+            let message = Message(
+                "'\(key)' is '\(text.value)', which is not one of: \(allowed)", ko: "'\(key)'의 값 '\(text.value)'은(는) 쓸 수 없습니다. 쓸 수 있는 값: \(allowed)")
+            diagnostics.report(SchemaRules.notAllowed, path, text.mark, message.then(Suggestion.didYouMean(text.value, in: E.allCases.map(\.rawValue))))
             return nil
         }
         return Located(value, at: text.mark)
@@ -116,7 +120,8 @@ package final class MappingReader {
     package func list(_ key: String, required: Bool = true) -> Located<[YAMLNode]>? {
         guard let value = value(key, required: required) else { return nil }
         guard case .sequence(let items) = value.kind else {
-            report(SchemaRules.wrongType, value, "'\(key)' must be a list, found \(Scalar.describe(value))")
+            let found = Scalar.describe(value)
+            report(SchemaRules.wrongType, value, Message("'\(key)' must be a list, found \(found)", ko: "'\(key)'에는 목록을 써야 합니다 (지금 값: \(found))"))
             return nil
         }
         return Located(items, at: value.mark)
@@ -131,7 +136,7 @@ package final class MappingReader {
     /// A nested mapping.
     package func mapping(_ key: String, required: Bool = true) -> MappingReader? {
         guard let value = value(key, required: required) else { return nil }
-        return MappingReader(value, path: path, what: "'\(key)'", diagnostics: diagnostics)
+        return MappingReader(value, path: path, what: .verbatim("'\(key)'"), diagnostics: diagnostics)
     }
 
     /// Reports every key that no accessor asked for (SCH-02).
@@ -142,8 +147,8 @@ package final class MappingReader {
             guard !wasAsked(index), let key = pair.key.scalarText else { continue }
             let list = expected ?? knownKeys().sorted().joined(separator: ", ")
             expected = list
-            let hint = Suggestion.didYouMean(key, in: knownKeys()).map { "; " + $0 } ?? ""
-            diagnostics.report(SchemaRules.unknownField, path, pair.key.mark, "unknown field '\(key)'; expected one of: \(list)\(hint)")
+            let message = Message("unknown field '\(key)'; expected one of: \(list)", ko: "알 수 없는 필드 '\(key)'; 쓸 수 있는 필드: \(list)")
+            diagnostics.report(SchemaRules.unknownField, path, pair.key.mark, message.then(Suggestion.didYouMean(key, in: knownKeys())))
         }
     }
 
@@ -160,32 +165,36 @@ package final class MappingReader {
         pairs.indices.filter(wasAsked).compactMap { pairs[$0].key.scalarText } + absent
     }
 
-    package func report(_ rule: Rule, _ node: YAMLNode, _ message: String) {
+    package func report(_ rule: Rule, _ node: YAMLNode, _ message: Message) {
         diagnostics.report(rule, path, node.mark, message)
     }
 }
 
 /// Typing policy for scalars, shared by mappings and lists.
 package enum Scalar {
-    package static func describe(_ node: YAMLNode) -> String {
+    package static func describe(_ node: YAMLNode) -> Message {
         switch node.kind {
         case .scalar(let text, let plain):
-            if !plain { return "text \"\(text)\"" }
-            if text == "true" || text == "false" { return "boolean \(text)" }
-            if Percent.parse(text) != nil { return "number \(text)" }
-            return "'\(text)'"
-        case .mapping: return "a mapping"
-        case .sequence: return "a list"
+            if !plain { return Message("text \"\(text)\"", ko: "텍스트 \"\(text)\"") }
+            if text == "true" || text == "false" { return Message("boolean \(text)", ko: "참거짓 값 \(text)") }
+            if Percent.parse(text) != nil { return Message("number \(text)", ko: "숫자 \(text)") }
+            return .verbatim("'\(text)'")
+        case .mapping: return Message("a mapping", ko: "매핑")
+        case .sequence: return Message("a list", ko: "목록")
         }
     }
 
     package static func string(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<String>? {
         guard case .scalar(let text, let plain) = node.kind else {
-            reader.report(SchemaRules.wrongType, node, "'\(key)' must be text, found \(describe(node))")
+            let found = describe(node)
+            reader.report(SchemaRules.wrongType, node, Message("'\(key)' must be text, found \(found)", ko: "'\(key)'에는 텍스트를 써야 합니다 (지금 값: \(found))"))
             return nil
         }
         if plain && (text == "true" || text == "false" || Percent.parse(text) != nil) {
-            reader.report(SchemaRules.wrongType, node, "'\(key)' must be text, found \(describe(node)); put it in quotes")
+            let found = describe(node)
+            reader.report(
+                SchemaRules.wrongType, node,
+                Message("'\(key)' must be text, found \(found); put it in quotes", ko: "'\(key)'에는 텍스트를 써야 합니다 (지금 값: \(found)); 따옴표로 감싸세요"))
             return nil
         }
         return Located(text, at: node.mark)
@@ -193,7 +202,8 @@ package enum Scalar {
 
     package static func integer(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<Int>? {
         guard case .scalar(let text, true) = node.kind, let value = Int(text), text.first != "+" else {
-            reader.report(SchemaRules.wrongType, node, "'\(key)' must be a whole number, found \(describe(node))")
+            let found = describe(node)
+            reader.report(SchemaRules.wrongType, node, Message("'\(key)' must be a whole number, found \(found)", ko: "'\(key)'에는 정수를 써야 합니다 (지금 값: \(found))"))
             return nil
         }
         return Located(value, at: node.mark)
@@ -201,11 +211,14 @@ package enum Scalar {
 
     package static func krw(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<Int>? {
         guard case .scalar(let text, true) = node.kind, Int(text) != nil || isDecimal(text) else {
-            reader.report(SchemaRules.wrongType, node, "'\(key)' must be a whole number of won, found \(describe(node))")
+            let found = describe(node)
+            reader.report(SchemaRules.wrongType, node, Message("'\(key)' must be a whole number of won, found \(found)", ko: "'\(key)'에는 원 단위 정수를 써야 합니다 (지금 값: \(found))"))
             return nil
         }
         guard let value = Int(text), text.first != "+" else {
-            reader.report(RangeRules.wholeWon, node, "'\(key)' is \(text); amounts in won are whole numbers (no decimals, no separators)")
+            reader.report(
+                RangeRules.wholeWon, node,
+                Message("'\(key)' is \(text); amounts in won are whole numbers (no decimals, no separators)", ko: "'\(key)' 값 \(text): 원 금액은 정수로 씁니다 (소수점과 자릿수 구분 기호 없이)"))
             return nil
         }
         return Located(value, at: node.mark)
@@ -219,22 +232,26 @@ package enum Scalar {
 
     package static func percent(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<Percent>? {
         guard case .scalar(let text, true) = node.kind, let (value, decimals) = Percent.parse(text) else {
-            reader.report(SchemaRules.wrongType, node, "'\(key)' must be a number, found \(describe(node))")
+            let found = describe(node)
+            reader.report(SchemaRules.wrongType, node, Message("'\(key)' must be a number, found \(found)", ko: "'\(key)'에는 숫자를 써야 합니다 (지금 값: \(found))"))
             return nil
         }
         if decimals > 3 {
-            reader.report(RangeRules.precision, node, "'\(key)' is \(text) with \(decimals) decimals; rates have at most 3")
+            reader.report(
+                RangeRules.precision, node, Message("'\(key)' is \(text) with \(decimals) decimals; rates have at most 3", ko: "'\(key)' 값 \(text)은(는) 소수점 아래 \(decimals)자리입니다; 금리는 소수점 아래 3자리까지 씁니다"))
         }
         return Located(value, at: node.mark)
     }
 
     package static func day(_ node: YAMLNode, key: String, reader: MappingReader) -> Located<Day>? {
         guard case .scalar(let text, _) = node.kind else {
-            reader.report(SchemaRules.wrongType, node, "'\(key)' must be a date (YYYY-MM-DD), found \(describe(node))")
+            let found = describe(node)
+            reader.report(SchemaRules.wrongType, node, Message("'\(key)' must be a date (YYYY-MM-DD), found \(found)", ko: "'\(key)'에는 날짜(YYYY-MM-DD)를 써야 합니다 (지금 값: \(found))"))
             return nil
         }
         guard let day = Day(text) else {
-            reader.report(SchemaRules.date, node, "'\(key)' is '\(text)', which is not a real date in YYYY-MM-DD form")
+            reader.report(
+                SchemaRules.date, node, Message("'\(key)' is '\(text)', which is not a real date in YYYY-MM-DD form", ko: "'\(key)'의 값 '\(text)'은(는) YYYY-MM-DD 형식의 실제 날짜가 아닙니다"))
             return nil
         }
         return Located(day, at: node.mark)

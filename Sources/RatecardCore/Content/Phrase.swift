@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// A mandatory disclosure phrase from `regulatory/phrases.yaml`.
 public struct Phrase: Sendable, Equatable {
     public enum Page: String, CaseIterable, Sendable {
@@ -41,11 +43,15 @@ public struct Phrase: Sendable, Equatable {
     /// The phrases of `phrases.yaml`, and its `quotation_warnings`: the words that, after
     /// wording quoted in a terms body, say it is quoted to warn against it (DSC-06).
     package static func readAll(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> (phrases: [Phrase]?, quotationWarnings: [Located<String>]) {
-        guard let fields = MappingReader(node, path: path, what: "phrases.yaml", diagnostics: diagnostics) else { return (nil, []) }
+        guard let fields = MappingReader(node, path: path, what: .verbatim("phrases.yaml"), diagnostics: diagnostics) else { return (nil, []) }
         defer { fields.finish() }
         let warnings = fields.strings("quotation_warnings", required: false)?.value ?? []
         for word in warnings where CopyText(plain: word.value, at: word.mark).text.count < 2 {
-            diagnostics.report(SchemaRules.notAllowed, path, word.mark, "quotation warning '\(word.value)' is shorter than two characters; a warning word says what is wrong (불법, 사기, 주의)")
+            diagnostics.report(
+                SchemaRules.notAllowed, path, word.mark,
+                Message(
+                    "quotation warning '\(word.value)' is shorter than two characters; a warning word says what is wrong (불법, 사기, 주의)",
+                    ko: "인용 경고어 '\(word.value)'이(가) 두 글자보다 짧습니다; 경고어는 무엇이 잘못인지 말해야 합니다 (불법, 사기, 주의)"))
         }
         return (readPhrases(fields, path: path, diagnostics: diagnostics), warnings)
     }
@@ -53,11 +59,11 @@ public struct Phrase: Sendable, Equatable {
     private static func readPhrases(_ fields: MappingReader, path: String, diagnostics: Diagnostics) -> [Phrase]? {
         guard let items = fields.list("phrases") else { return nil }
         if items.value.isEmpty {
-            diagnostics.report(SchemaRules.empty, path, items.mark, "'phrases' is empty; the mandatory disclosure phrases belong here")
+            diagnostics.report(SchemaRules.empty, path, items.mark, Message("'phrases' is empty; the mandatory disclosure phrases belong here", ko: "'phrases'가 비어 있습니다; 필수 고지 문구를 여기에 씁니다"))
         }
         var phrases: [Phrase] = []
         for item in items.value {
-            guard let entry = MappingReader(item, path: path, what: "a phrase", diagnostics: diagnostics) else { continue }
+            guard let entry = MappingReader(item, path: path, what: Message("a phrase", ko: "문구 항목"), diagnostics: diagnostics) else { continue }
             let id = entry.string("id")
             let ko = entry.string("ko")
             var pages: [Located<Page>] = []
@@ -65,7 +71,8 @@ public struct Phrase: Sendable, Equatable {
                 if let value = Page(rawValue: page.value) {
                     pages.append(Located(value, at: page.mark))
                 } else {
-                    diagnostics.report(SchemaRules.notAllowed, path, page.mark, "page '\(page.value)' is not one of: product, rates")
+                    diagnostics.report(
+                        SchemaRules.notAllowed, path, page.mark, Message("page '\(page.value)' is not one of: product, rates", ko: "page '\(page.value)'은(는) 쓸 수 없습니다. 쓸 수 있는 값: product, rates"))
                 }
             }
             let documents = entry.strings("documents", required: false)?.value ?? []
@@ -73,7 +80,8 @@ public struct Phrase: Sendable, Equatable {
                 (entry.strings(key, required: false)?.value ?? []).compactMap { name in
                     if let value = Partner.Category(rawValue: name.value) { return Located(value, at: name.mark) }
                     let allowed = Partner.Category.allCases.map(\.rawValue).joined(separator: ", ")
-                    diagnostics.report(SchemaRules.notAllowed, path, name.mark, "partner category '\(name.value)' is not one of: \(allowed)")
+                    diagnostics.report(
+                        SchemaRules.notAllowed, path, name.mark, Message("partner category '\(name.value)' is not one of: \(allowed)", ko: "제휴사 분류 '\(name.value)'은(는) 쓸 수 없습니다. 쓸 수 있는 값: \(allowed)"))
                     return nil
                 }
             }
@@ -83,10 +91,13 @@ public struct Phrase: Sendable, Equatable {
             entry.finish()
             guard let id, let ko, let basis else { continue }
             if !SchemaRules.isValidID(id.value) {
-                diagnostics.report(SchemaRules.identifier, path, id.mark, "phrase id '\(id.value)' must match ^[a-z0-9][a-z0-9-]{0,62}$")
+                diagnostics.report(
+                    SchemaRules.identifier, path, id.mark, Message("phrase id '\(id.value)' must match ^[a-z0-9][a-z0-9-]{0,62}$", ko: "문구 id '\(id.value)'은(는) ^[a-z0-9][a-z0-9-]{0,62}$ 형식이어야 합니다"))
             }
             if let first = phrases.first(where: { $0.id.value == id.value }) {
-                diagnostics.report(SchemaRules.identifier, path, id.mark, "phrase id '\(id.value)' is already used at line \(first.id.mark.line)")
+                diagnostics.report(
+                    SchemaRules.identifier, path, id.mark,
+                    Message("phrase id '\(id.value)' is already used at line \(first.id.mark.line)", ko: "문구 id '\(id.value)'은(는) 이미 \(first.id.mark.line)번째 줄에서 쓰였습니다"))
             }
             phrases.append(Phrase(id: id, ko: ko, pages: pages, documents: documents, basis: basis.value, partnerCategories: only, notPartnerCategories: except))
         }

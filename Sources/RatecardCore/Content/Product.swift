@@ -141,7 +141,7 @@ public struct Product: Sendable, Equatable {
     @inlinable public var key: String { "\(folderPartner)/\(folderID)" }
 
     package static func read(_ node: YAMLNode, path: String, folderPartner: String, folderID: String, diagnostics: Diagnostics) -> Product? {
-        guard let fields = MappingReader(node, path: path, what: "a product", diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: Message("a product", ko: "상품"), diagnostics: diagnostics) else { return nil }
         defer { fields.finish() }
         let id = fields.string("id")
         let partner = fields.string("partner")
@@ -156,7 +156,9 @@ public struct Product: Sendable, Equatable {
                 repayment.append(Located(value, at: method.mark))
             } else {
                 let allowed = Repayment.allCases.map(\.rawValue).joined(separator: ", ")
-                diagnostics.report(SchemaRules.notAllowed, path, method.mark, "repayment method '\(method.value)' is not one of: \(allowed)")
+                diagnostics.report(
+                    SchemaRules.notAllowed, path, method.mark, Message("repayment method '\(method.value)' is not one of: \(allowed)", ko: "상환 방식 '\(method.value)'은(는) 쓸 수 없습니다. 쓸 수 있는 값: \(allowed)")
+                )
             }
         }
         var terms: Located<[Located<Int>]>?

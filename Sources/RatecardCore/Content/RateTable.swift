@@ -17,8 +17,10 @@ public struct RateTable: Sendable, Equatable {
         /// The field names of a band's bounds on this scale.
         public var minKey: String { self == .score ? "score_min" : "grade_min" }
         public var maxKey: String { self == .score ? "score_max" : "grade_max" }
-        /// "scores 801-900", "grades 1-2": how a message names a range.
-        public func describe(_ min: Int, _ max: Int) -> String { "\(self == .score ? "scores" : "grades") \(min)-\(max)" }
+        /// "scores 801-900" (801-900점), "grades 1-2" (1-2등급): how a message names a range.
+        public func describe(_ min: Int, _ max: Int) -> Message {
+            self == .score ? Message("scores \(min)-\(max)", ko: "\(min)-\(max)점") : Message("grades \(min)-\(max)", ko: "\(min)-\(max)등급")
+        }
         /// Whether a band starting at `a` is for better borrowers than one starting at `b`
         /// (higher scores, lower grade numbers).
         public func isBetter(_ a: Int, than b: Int) -> Bool { self == .score ? a > b : a < b }
@@ -60,7 +62,7 @@ public struct RateTable: Sendable, Equatable {
     }
 
     package static func read(_ node: YAMLNode, path: String, productKey: String, fileDate: String, diagnostics: Diagnostics) -> RateTable? {
-        guard let fields = MappingReader(node, path: path, what: "a rate table", diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: Message("a rate table", ko: "금리표"), diagnostics: diagnostics) else { return nil }
         defer { fields.finish() }
         let from = fields.day("effective_from")
         let to = fields.day("effective_to", required: false)
@@ -72,7 +74,7 @@ public struct RateTable: Sendable, Equatable {
         // reported where it is.
         var scale: Scale?
         for item in list?.value ?? [] {
-            guard let band = MappingReader(item, path: path, what: "a credit band", diagnostics: diagnostics) else {
+            guard let band = MappingReader(item, path: path, what: Message("a credit band", ko: "신용 구간"), diagnostics: diagnostics) else {
                 incomplete = true
                 continue
             }
@@ -85,14 +87,18 @@ public struct RateTable: Sendable, Equatable {
                 fits = false
                 diagnostics.report(
                     BandRules.scale, path, band.keyMark("grade_min") ?? band.keyMark("grade_max") ?? item.mark,
-                    "a band has both score and grade bounds; use score_min/score_max (from 2021-01-01) or grade_min/grade_max (before), not both")
+                    Message(
+                        "a band has both score and grade bounds; use score_min/score_max (from 2021-01-01) or grade_min/grade_max (before), not both",
+                        ko: "한 구간에 점수 경계와 등급 경계가 함께 있습니다; score_min/score_max(2021-01-01부터)나 grade_min/grade_max(그 전) 중 하나만 쓰세요"))
                 _ = band.integer(Scale.grade.minKey, required: false)
                 _ = band.integer(Scale.grade.maxKey, required: false)
             } else if let scale, own != scale {
                 fits = false
                 diagnostics.report(
                     BandRules.scale, path, band.keyMark(own.minKey) ?? band.keyMark(own.maxKey) ?? item.mark,
-                    "this band has \(own.minKey)/\(own.maxKey) but the table's first band has \(scale.minKey)/\(scale.maxKey); a table uses one scale")
+                    Message(
+                        "this band has \(own.minKey)/\(own.maxKey) but the table's first band has \(scale.minKey)/\(scale.maxKey); a table uses one scale",
+                        ko: "이 구간은 \(own.minKey)/\(own.maxKey)를 쓰는데 표의 첫 구간은 \(scale.minKey)/\(scale.maxKey)를 씁니다; 한 표에는 한 가지 척도만 씁니다"))
             }
             let min = band.integer(own.minKey)
             let max = band.integer(own.maxKey)
@@ -107,7 +113,7 @@ public struct RateTable: Sendable, Equatable {
             }
         }
         if let list, list.value.isEmpty {
-            diagnostics.report(SchemaRules.empty, path, list.mark, "'bands' is empty; a rate table needs at least one credit band")
+            diagnostics.report(SchemaRules.empty, path, list.mark, Message("'bands' is empty; a rate table needs at least one credit band", ko: "'bands'가 비어 있습니다; 금리표에는 신용 구간이 하나 이상 있어야 합니다"))
         }
         guard let from, let bureau, let list else { return nil }
         return RateTable(

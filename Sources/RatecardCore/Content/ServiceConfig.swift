@@ -55,38 +55,52 @@ public struct ServiceConfig: Sendable, Equatable {
     /// that does not read is an error listing every problem as `file:line:column: error RULE:
     /// message`; `path` names the file in it.
     public static func load(_ bytes: [UInt8], path: String) throws -> ServiceConfig {
-        func failure(_ problems: [String]) -> OperationalError {
-            OperationalError("\(path) is invalid:\n" + problems.map { "  \($0)\n" }.joined() + "Fix it ('ratecard validate' checks it) and run the command again")
+        func failure(_ problems: [Message]) -> OperationalError {
+            let lines = problems.map { Message.verbatim("  ") + $0 + .verbatim("\n") }.joined(separator: "")
+            return OperationalError(
+                Message("\(path) is invalid:\n", ko: "\(path)에 문제가 있습니다:\n") + lines
+                    + Message("Fix it ('ratecard validate' checks it) and run the command again", ko: "고친 다음('ratecard validate'로 확인할 수 있습니다) 명령을 다시 실행하세요"))
+        }
+        func line(_ mark: SourceMark, _ rule: String, _ message: Message) -> Message {
+            Message("\(path):\(mark): error \(rule): \(message)", ko: "\(path):\(mark): 오류 \(rule): \(message)")
         }
         let diagnostics = Diagnostics()
         let config: ServiceConfig?
         do {
             let text = try SourceText.decode(bytes)
-            guard let node = try YAMLParser.parse(Array(text.utf8)) else { throw failure(["\(path):1:1: the file is empty"]) }
+            guard let node = try YAMLParser.parse(Array(text.utf8)) else {
+                throw failure([Message("\(path):1:1: the file is empty", ko: "\(path):1:1: 파일이 비어 있습니다")])
+            }
             config = read(node, path: path, diagnostics: diagnostics)
         } catch let error as YAMLError {
-            throw failure(["\(path):\(error.mark): error \(FileRules.rule(for: error).id): \(FileRules.message(for: error, in: bytes))"])
+            throw failure([line(error.mark, FileRules.rule(for: error).id, FileRules.message(for: error, in: bytes))])
         }
         let errors = diagnostics.items.filter { $0.severity == .error }.sorted()
         if let config, !config.credentialKeys.isEmpty {
             throw OperationalError(
-                "\(path) holds credentials (\(config.credentialKeys.joined(separator: ", "))); remove them from the file and from its git history, rotate the key, and give ratecard credentials through AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE. Nothing was done"
+                "\(path) holds credentials (\(config.credentialKeys.joined(separator: ", "))); remove them from the file and from its git history, rotate the key, and give ratecard credentials through AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE. Nothing was done",
+                ko:
+                    "\(path)에 자격 증명이 들어 있습니다 (\(config.credentialKeys.joined(separator: ", "))); 파일과 git 기록에서 지우고 키를 교체한 다음, ratecard에는 AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY 또는 AWS_PROFILE로 자격 증명을 주세요. 아무것도 하지 않았습니다"
             )
         }
         guard let config, errors.isEmpty else {
-            throw failure(errors.isEmpty ? ["\(path): required settings are missing"] : errors.map { "\($0.path):\($0.mark): error \($0.rule): \($0.message)" })
+            throw failure(
+                errors.isEmpty
+                    ? [Message("\(path): required settings are missing", ko: "\(path): 필수 설정이 빠져 있습니다")] : errors.map { line($0.mark, $0.rule, $0.message) })
         }
         return config
     }
 
     package static func read(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> ServiceConfig? {
-        guard let fields = MappingReader(node, path: path, what: "ratecard.yaml", diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: .verbatim("ratecard.yaml"), diagnostics: diagnostics) else { return nil }
         defer { fields.finish() }
         let name = fields.string("service_name")
         let registration = fields.string("broker_registration_no")
         let timezone = fields.string("timezone")
         if let timezone, timezone.value != "Asia/Seoul" {
-            diagnostics.report(SchemaRules.notAllowed, path, timezone.mark, "'timezone' is '\(timezone.value)'; content dates are in Asia/Seoul")
+            diagnostics.report(
+                SchemaRules.notAllowed, path, timezone.mark,
+                Message("'timezone' is '\(timezone.value)'; content dates are in Asia/Seoul", ko: "'timezone' 값이 '\(timezone.value)'입니다; 콘텐츠의 날짜는 Asia/Seoul 기준입니다"))
         }
         let web = fields.string("web", required: false)?.value
         let threshold = fields.percent("rate_move_warn_pp", required: false)?.value ?? defaultRateMoveWarn
@@ -96,14 +110,20 @@ public struct ServiceConfig: Sendable, Equatable {
             for name in envs.keys {
                 guard let entry = envs.mapping(name) else { continue }
                 if !SchemaRules.isValidID(name) {
-                    diagnostics.report(SchemaRules.identifier, path, envs.keyMark(name) ?? entry.node.mark, "environment name '\(name)' must match ^[a-z0-9][a-z0-9-]{0,62}$")
+                    diagnostics.report(
+                        SchemaRules.identifier, path, envs.keyMark(name) ?? entry.node.mark,
+                        Message("environment name '\(name)' must match ^[a-z0-9][a-z0-9-]{0,62}$", ko: "환경 이름 '\(name)'은(는) ^[a-z0-9][a-z0-9-]{0,62}$ 형식이어야 합니다"))
                 }
                 credentials += refuseCredentials(entry, path: path, diagnostics: diagnostics)
                 let storage = entry.mapping("s3", required: false).flatMap { objectStorage($0, path: path, diagnostics: diagnostics, credentials: &credentials) }
                 let hasS3 = entry.keys.contains("s3")
                 let root = entry.string("root", required: !hasS3)
                 if hasS3, let root {
-                    diagnostics.report(SchemaRules.notAllowed, path, root.mark, "environment '\(name)' has both 'root' and 's3'; it is either a serve root folder or a place in object storage")
+                    diagnostics.report(
+                        SchemaRules.notAllowed, path, root.mark,
+                        Message(
+                            "environment '\(name)' has both 'root' and 's3'; it is either a serve root folder or a place in object storage",
+                            ko: "환경 '\(name)'에 'root'와 's3'가 모두 있습니다; 환경은 서빙 루트 폴더이거나 오브젝트 스토리지의 위치, 둘 중 하나입니다"))
                 }
                 let protected = entry.bool("protected", required: false)?.value ?? false
                 let apps = appVersions(entry.mapping("apps", required: false), path: path, diagnostics: diagnostics)
@@ -137,7 +157,9 @@ public struct ServiceConfig: Sendable, Equatable {
             let mark = reader.keyMark(key) ?? reader.node.mark
             diagnostics.report(
                 SchemaRules.notAllowed, path, mark,
-                "'\(key)': credentials never go in ratecard.yaml (it is committed); set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or AWS_PROFILE and the shared credentials file, where ratecard runs"
+                Message(
+                    "'\(key)': credentials never go in ratecard.yaml (it is committed); set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or AWS_PROFILE and the shared credentials file, where ratecard runs",
+                    ko: "'\(key)': 자격 증명은 ratecard.yaml에 두지 않습니다 (커밋되는 파일입니다); ratecard를 실행하는 곳에서 AWS_ACCESS_KEY_ID와 AWS_SECRET_ACCESS_KEY(필요하면 AWS_SESSION_TOKEN), 또는 AWS_PROFILE과 공유 자격 증명 파일을 설정하세요")
             )
             found.append("'\(key)' at line \(mark.line)")
         }
@@ -162,33 +184,53 @@ public struct ServiceConfig: Sendable, Equatable {
             let host = scheme.map { String(text.dropFirst($0.count).prefix { $0 != "/" && $0 != ":" }) } ?? ""
             let rest = scheme.map { String(text.dropFirst($0.count).drop { $0 != "/" }) } ?? ""
             if scheme == nil || host.isEmpty || !(rest.isEmpty || rest == "/") {
-                diagnostics.report(SchemaRules.notAllowed, path, endpoint.mark, "'endpoint' is '\(text)'; expected https://host[:port] (the bucket and prefix are fields of their own)")
+                diagnostics.report(
+                    SchemaRules.notAllowed, path, endpoint.mark,
+                    Message(
+                        "'endpoint' is '\(text)'; expected https://host[:port] (the bucket and prefix are fields of their own)",
+                        ko: "'endpoint' 값이 '\(text)'입니다; https://host[:port] 형식이어야 합니다 (버킷과 접두사는 따로 쓰는 필드입니다)"))
                 valid = false
             } else if scheme == "http://" && !["127.0.0.1", "localhost", "[::1]"].contains(host) {
-                diagnostics.report(SchemaRules.notAllowed, path, endpoint.mark, "'endpoint' is '\(text)'; object storage is reached over https:// (http:// only for a server on this machine)")
+                diagnostics.report(
+                    SchemaRules.notAllowed, path, endpoint.mark,
+                    Message(
+                        "'endpoint' is '\(text)'; object storage is reached over https:// (http:// only for a server on this machine)",
+                        ko: "'endpoint' 값이 '\(text)'입니다; 오브젝트 스토리지는 https://로 접속합니다 (http://는 이 컴퓨터의 서버에만 씁니다)"))
                 valid = false
             }
         }
         if let bucket, !isBucketName(bucket.value) {
             diagnostics.report(
                 SchemaRules.notAllowed, path, bucket.mark,
-                "'bucket' is '\(bucket.value)'; an S3 bucket name is 3-63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit")
+                Message(
+                    "'bucket' is '\(bucket.value)'; an S3 bucket name is 3-63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit",
+                    ko: "'bucket' 값이 '\(bucket.value)'입니다; S3 버킷 이름은 영문 소문자, 숫자, '.', '-'로 된 3-63자이고 영문자나 숫자로 시작하고 끝나야 합니다"))
             valid = false
         }
         if let prefix, !isKeyPrefix(prefix.value) {
-            diagnostics.report(SchemaRules.notAllowed, path, prefix.mark, "'prefix' is '\(prefix.value)'; a prefix is empty or folders of a-z, 0-9, '.', '_' and '-' each ending in '/' (like app/)")
+            diagnostics.report(
+                SchemaRules.notAllowed, path, prefix.mark,
+                Message(
+                    "'prefix' is '\(prefix.value)'; a prefix is empty or folders of a-z, 0-9, '.', '_' and '-' each ending in '/' (like app/)",
+                    ko: "'prefix' 값이 '\(prefix.value)'입니다; 접두사는 비워 두거나, a-z, 0-9, '.', '_', '-'로 된 폴더 이름을 '/'로 끝맺어 씁니다 (예: app/)"))
             valid = false
         }
         if let region, !(region.value.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) || region.value.isEmpty {
-            diagnostics.report(SchemaRules.notAllowed, path, region.mark, "'region' is '\(region.value)'; expected a region name such as us-east-1")
+            diagnostics.report(
+                SchemaRules.notAllowed, path, region.mark,
+                Message("'region' is '\(region.value)'; expected a region name such as us-east-1", ko: "'region' 값이 '\(region.value)'입니다; us-east-1 같은 리전 이름이어야 합니다"))
             valid = false
         }
         if let ttl, !(1...86_400).contains(ttl.value) {
-            diagnostics.report(SchemaRules.notAllowed, path, ttl.mark, "'lock_ttl_seconds' is \(ttl.value); a lock lives 1 to 86400 seconds after its last renewal")
+            diagnostics.report(
+                SchemaRules.notAllowed, path, ttl.mark,
+                Message("'lock_ttl_seconds' is \(ttl.value); a lock lives 1 to 86400 seconds after its last renewal", ko: "'lock_ttl_seconds' 값이 \(ttl.value)입니다; 잠금은 마지막 갱신 뒤 1초에서 86400초까지 유지됩니다"))
             valid = false
         }
         if let deadline, !(1...86_400).contains(deadline.value) {
-            diagnostics.report(SchemaRules.notAllowed, path, deadline.mark, "'deadline_seconds' is \(deadline.value); a command's deadline is 1 to 86400 seconds")
+            diagnostics.report(
+                SchemaRules.notAllowed, path, deadline.mark,
+                Message("'deadline_seconds' is \(deadline.value); a command's deadline is 1 to 86400 seconds", ko: "'deadline_seconds' 값이 \(deadline.value)입니다; 명령의 제한 시간은 1초에서 86400초까지입니다"))
             valid = false
         }
         guard valid, let endpoint, let bucket else { return nil }
@@ -221,7 +263,9 @@ public struct ServiceConfig: Sendable, Equatable {
         for name in reader.keys {
             guard let bridge = reader.integer(name) else { continue }
             if bridge.value < 1 {
-                diagnostics.report(SchemaRules.notAllowed, path, bridge.mark, "app '\(name)' has bridge \(bridge.value); bridge versions start at 1")
+                diagnostics.report(
+                    SchemaRules.notAllowed, path, bridge.mark,
+                    Message("app '\(name)' has bridge \(bridge.value); bridge versions start at 1", ko: "앱 '\(name)'의 bridge 값이 \(bridge.value)입니다; 브리지 버전은 1부터 시작합니다"))
                 continue
             }
             apps.append(AppVersion(name: name, bridge: bridge.value))

@@ -21,12 +21,12 @@ public struct Signoff: Sendable, Equatable {
     package static let files = ["regulatory/limits.yaml", "regulatory/phrases.yaml"]
 
     package static func readAll(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> [Signoff]? {
-        guard let fields = MappingReader(node, path: path, what: "signoffs.yaml", diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: .verbatim("signoffs.yaml"), diagnostics: diagnostics) else { return nil }
         defer { fields.finish() }
         guard let items = fields.list("signoffs") else { return nil }
         var signoffs: [Signoff] = []
         for item in items.value {
-            guard let entry = MappingReader(item, path: path, what: "a sign-off", diagnostics: diagnostics) else { continue }
+            guard let entry = MappingReader(item, path: path, what: Message("a sign-off", ko: "승인 기록"), diagnostics: diagnostics) else { continue }
             let file = entry.string("file")
             let change = entry.string("change")
             let approvedBy = entry.string("approved_by")
@@ -35,7 +35,11 @@ public struct Signoff: Sendable, Equatable {
             entry.finish()
             guard let file, let change, let approvedBy, let approvedOn, let reference else { continue }
             if !files.contains(file.value) {
-                diagnostics.report(SchemaRules.notAllowed, path, file.mark, "file '\(file.value)' is not one of: \(files.joined(separator: ", ")); only regulatory data needs a sign-off")
+                diagnostics.report(
+                    SchemaRules.notAllowed, path, file.mark,
+                    Message(
+                        "file '\(file.value)' is not one of: \(files.joined(separator: ", ")); only regulatory data needs a sign-off",
+                        ko: "file '\(file.value)'은(는) 쓸 수 없습니다. 쓸 수 있는 값: \(files.joined(separator: ", ")); 승인 기록은 규제 데이터에만 필요합니다"))
             }
             signoffs.append(Signoff(mark: item.mark, file: file, change: change, approvedBy: approvedBy, approvedOn: approvedOn, reference: reference))
         }

@@ -55,7 +55,7 @@ public struct TermsVersion: Sendable, Equatable {
         _ node: YAMLNode, path: String, documentID: String, fileVersion: String, body: String, bodyLine: Int, diagnostics: Diagnostics,
         scan: (String, Int) -> [AdWording.Hit] = { TermsScan.scan(body: $0, firstLine: $1) }
     ) -> TermsVersion? {
-        guard let fields = MappingReader(node, path: path, what: "terms front matter", diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: Message("terms front matter", ko: "약관 머리말"), diagnostics: diagnostics) else { return nil }
         defer { fields.finish() }
         let title = fields.string("title")
         let version = fields.string("version")
@@ -69,7 +69,9 @@ public struct TermsVersion: Sendable, Equatable {
             if recipients.value == "partners" {
                 namesPartners = Located(true, at: recipients.mark)
             } else {
-                diagnostics.report(SchemaRules.notAllowed, path, recipients.mark, "recipients '\(recipients.value)' is not one of: partners")
+                diagnostics.report(
+                    SchemaRules.notAllowed, path, recipients.mark,
+                    Message("recipients '\(recipients.value)' is not one of: partners", ko: "recipients '\(recipients.value)'은(는) 쓸 수 없습니다. 쓸 수 있는 값: partners"))
             }
         }
         guard let title, let version, let from, let consent, let reconsent, let summary else { return nil }

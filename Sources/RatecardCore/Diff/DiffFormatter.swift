@@ -2,21 +2,25 @@ import RatecardSupport
 
 /// Renders a semantic diff as text (optionally coloured), Markdown or JSON.
 public enum DiffFormatter {
-    public static func text(_ diff: SemanticDiff, title: String, colour: Bool) -> String {
+    public static func text(_ diff: SemanticDiff, title: Message, colour: Bool, language: Language = .en) -> String {
         func paint(_ text: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
-        guard !diff.changes.isEmpty else { return "\(title): no changes\n" }
-        var out = "\(title): \(diff.changes.count) change\(diff.changes.count == 1 ? "" : "s")\n"
+        guard !diff.changes.isEmpty else { return Message("\(title): no changes", ko: "\(title): 변경 없음").text(language) + "\n" }
+        let count = diff.changes.count
+        var out = Message("\(title): \(count) change\(count == 1 ? "" : "s")", ko: "\(title): 변경 \(count)건").text(language) + "\n"
         for change in diff.changes {
             let (sign, line) = describe(change)
             let code = sign == "+" ? "32" : sign == "-" ? "31" : "33"
-            out += paint("  \(sign) ", code) + line + "\n"
+            out += paint("  \(sign) ", code) + line.text(language) + "\n"
         }
         return out
     }
 
-    public static func markdown(_ diff: SemanticDiff, title: String) -> String {
-        guard !diff.changes.isEmpty else { return "### \(title)\n\nNo changes.\n" }
-        var sections: [(String, [String])] = [("Partners", []), ("Products", []), ("Rates", []), ("Terms", []), ("Regulatory", [])]
+    public static func markdown(_ diff: SemanticDiff, title: Message, language: Language = .en) -> String {
+        guard !diff.changes.isEmpty else { return "### \(title.text(language))\n\n" + Message("No changes.", ko: "변경 없음.").text(language) + "\n" }
+        var sections: [(Message, [Message])] = [
+            (Message("Partners", ko: "제휴사"), []), (Message("Products", ko: "상품"), []), (Message("Rates", ko: "금리"), []), (Message("Terms", ko: "약관"), []),
+            (Message("Regulatory", ko: "규제"), []),
+        ]
         for change in diff.changes {
             let (_, line) = describe(change)
             let index: Int
@@ -29,9 +33,9 @@ public enum DiffFormatter {
             }
             sections[index].1.append(line)
         }
-        var out = "### \(title)\n"
+        var out = "### \(title.text(language))\n"
         for (heading, lines) in sections where !lines.isEmpty {
-            out += "\n**\(heading)**\n\n" + lines.map { "- \(escapeMarkdown($0))\n" }.joined()
+            out += "\n**\(heading.text(language))**\n\n" + lines.map { "- \(escapeMarkdown($0.text(language)))\n" }.joined()
         }
         return out
     }
@@ -76,35 +80,63 @@ public enum DiffFormatter {
     }
 
     /// `(sign, sentence)`: + added, - removed, ~ changed.
-    public static func describe(_ change: SemanticChange) -> (String, String) {
+    public static func describe(_ change: SemanticChange) -> (String, Message) {
         func move(_ pair: (old: Percent, new: Percent)) -> String {
             let delta = pair.new - pair.old
             let sign = delta.thousandths > 0 ? "+" : ""
-            return "\(pair.old.displayed)% -> \(pair.new.displayed)% (\(sign)\(delta)pp)"
+            return "\(pair.old.displayed)% -> \(pair.new.displayed)% (\(sign)\(delta)"
         }
         switch change {
-        case .partnerAdded(let id, let name): return ("+", "partner \(name) (\(id)) added")
-        case .partnerRemoved(let id, let name): return ("-", "partner \(name) (\(id)) removed")
+        case .partnerAdded(let id, let name): return ("+", Message("partner \(name) (\(id)) added", ko: "제휴사 \(name)(\(id)) 추가"))
+        case .partnerRemoved(let id, let name): return ("-", Message("partner \(name) (\(id)) removed", ko: "제휴사 \(name)(\(id)) 삭제"))
         case .partnerStatus(let id, let name, let from, let to, let reason):
-            let verb = to == "paused" ? "paused" : from == "paused" && to == "active" ? "resumed" : "\(from) -> \(to)"
-            return ("~", "partner \(name) (\(id)) \(verb)\(reason.map { ": \($0)" } ?? "")")
-        case .productAdded(let key, let name): return ("+", "product \(name) (\(key)) added")
-        case .productRemoved(let key, let name): return ("-", "product \(name) (\(key)) removed")
+            let verb =
+                to == "paused"
+                ? Message("paused", ko: "일시 중지") : from == "paused" && to == "active" ? Message("resumed", ko: "재개") : Message("\(from) -> \(to)", ko: "상태 \(from) -> \(to)")
+            let why = reason.map { ": \($0)" } ?? ""
+            return ("~", Message("partner \(name) (\(id)) \(verb)\(why)", ko: "제휴사 \(name)(\(id)) \(verb)\(why)"))
+        case .productAdded(let key, let name): return ("+", Message("product \(name) (\(key)) added", ko: "상품 \(name)(\(key)) 추가"))
+        case .productRemoved(let key, let name): return ("-", Message("product \(name) (\(key)) removed", ko: "상품 \(name)(\(key)) 삭제"))
         case .productStatus(let key, let name, let from, let to):
-            return ("~", "product \(name) (\(key)) \(to == "withdrawn" ? "withdrawn" : "\(from) -> \(to)")")
+            return (
+                "~",
+                to == "withdrawn"
+                    ? Message("product \(name) (\(key)) withdrawn", ko: "상품 \(name)(\(key)) 판매 중단")
+                    : Message("product \(name) (\(key)) \(from) -> \(to)", ko: "상품 \(name)(\(key)) 상태 \(from) -> \(to)")
+            )
         case .bandChanged(let band):
-            var parts: [String] = []
-            if band.aprMin.old != band.aprMin.new { parts.append("APR min \(move(band.aprMin))") }
-            if band.aprMax.old != band.aprMax.new { parts.append("APR max \(move(band.aprMax))") }
-            if band.limit.old != band.limit.new { parts.append("limit \(KoreanLabels.won(band.limit.old)) -> \(KoreanLabels.won(band.limit.new))") }
-            return ("~", "\(band.name) (\(band.key)) \(band.scale.describe(band.min, band.max)): " + parts.joined(separator: ", "))
-        case .tableScheduled(let key, let name, let day): return ("+", "\(name) (\(key)) new rate table scheduled from \(day)")
+            var parts: [Message] = []
+            if band.aprMin.old != band.aprMin.new { parts.append(Message("APR min \(move(band.aprMin))pp)", ko: "최저 금리 \(move(band.aprMin))%p)")) }
+            if band.aprMax.old != band.aprMax.new { parts.append(Message("APR max \(move(band.aprMax))pp)", ko: "최고 금리 \(move(band.aprMax))%p)")) }
+            if band.limit.old != band.limit.new {
+                let limit = "\(KoreanLabels.won(band.limit.old)) -> \(KoreanLabels.won(band.limit.new))"
+                parts.append(Message("limit \(limit)", ko: "한도 \(limit)"))
+            }
+            let range = band.scale.describe(band.min, band.max)
+            return ("~", Message("\(band.name) (\(band.key)) \(range): ", ko: "\(band.name)(\(band.key)) \(range) 구간: ") + parts.joined(separator: ", "))
+        case .tableScheduled(let key, let name, let day):
+            return ("+", Message("\(name) (\(key)) new rate table scheduled from \(day)", ko: "\(name)(\(key)) 새 금리표 \(day)부터 시행 예정"))
         case .termsAdded(let document, let version, let title, let summary, let reconsent):
-            return ("+", "terms \(title) (\(document)) version \(version): \(summary)\(reconsent ? " — needs re-consent" : "")")
+            return (
+                "+",
+                Message(
+                    "terms \(title) (\(document)) version \(version): \(summary)\(reconsent ? " — needs re-consent" : "")",
+                    ko: "약관 \(title)(\(document)) 버전 \(version): \(summary)\(reconsent ? " — 재동의 필요" : "")")
+            )
         case .limitChanged(let id, let day, let old, let new):
-            return ("~", "legal limit \(id) from \(day): \(old ?? "none") -> \(new ?? "none")")
+            return (
+                "~",
+                Message(
+                    "legal limit \(id) from \(day): \(old ?? "none") -> \(new ?? "none")", ko: "법정 한도 \(id) (\(day)부터): \(old ?? "없음") -> \(new ?? "없음")")
+            )
         case .phraseChanged(let id, let old, let new):
-            return (old == nil ? "+" : new == nil ? "-" : "~", "mandatory phrase \(id) \(old == nil ? "added" : new == nil ? "removed" : "reworded")")
+            let sign = old == nil ? "+" : new == nil ? "-" : "~"
+            return (
+                sign,
+                old == nil
+                    ? Message("mandatory phrase \(id) added", ko: "필수 문구 \(id) 추가")
+                    : new == nil ? Message("mandatory phrase \(id) removed", ko: "필수 문구 \(id) 삭제") : Message("mandatory phrase \(id) reworded", ko: "필수 문구 \(id) 문구 변경")
+            )
         }
     }
 

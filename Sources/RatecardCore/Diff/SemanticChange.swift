@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// One change people care about between two snapshots of the content.
 public enum SemanticChange: Sendable, Equatable {
     case partnerAdded(id: String, name: String)
@@ -36,23 +38,27 @@ public enum SemanticChange: Sendable, Equatable {
     }
 
     /// Whether a protected environment needs `--approve` for this change.
-    public func isRisky(threshold: Percent) -> String? {
+    public func isRisky(threshold: Percent) -> Message? {
         switch self {
         case .bandChanged(let band) where band.largestMove > threshold:
-            return "\(band.key) \(band.scale.describe(band.min, band.max)): APR moves \(band.largestMove)pp, over the \(threshold)pp threshold"
+            let range = band.scale.describe(band.min, band.max)
+            return Message(
+                "\(band.key) \(range): APR moves \(band.largestMove)pp, over the \(threshold)pp threshold", ko: "\(band.key) \(range): 금리가 \(band.largestMove)%p 움직여 기준 \(threshold)%p를 넘습니다")
         case .partnerRemoved(let id, _):
-            return "partner \(id) is removed"
+            return Message("partner \(id) is removed", ko: "제휴사 \(id) 삭제")
         case .partnerStatus(let id, _, _, "terminated", _):
-            return "partner \(id) is terminated"
+            return Message("partner \(id) is terminated", ko: "제휴사 \(id) 계약 종료")
         case .termsAdded(let document, let version, _, _, true):
-            return "terms \(document) \(version) needs re-consent"
+            return Message("terms \(document) \(version) needs re-consent", ko: "약관 \(document) \(version) 재동의 필요")
         // The regulatory data is compliance's, not content: a change to it (signed off in
         // regulatory/signoffs.yaml when it loosens, HIS-05/06) ships to a protected environment
         // only with its own recorded approval.
         case .limitChanged(let id, let day, let old, let new):
-            return "regulatory limit \(id) from \(day): \(old ?? "none") -> \(new ?? "removed")"
+            return Message("regulatory limit \(id) from \(day): \(old ?? "none") -> \(new ?? "removed")", ko: "규제 한도 \(id) (\(day)부터): \(old ?? "없음") -> \(new ?? "삭제")")
         case .phraseChanged(let id, let old, let new):
-            return "mandatory phrase \(id) \(old == nil ? "added" : new == nil ? "removed" : "reworded")"
+            return old == nil
+                ? Message("mandatory phrase \(id) added", ko: "필수 문구 \(id) 추가")
+                : new == nil ? Message("mandatory phrase \(id) removed", ko: "필수 문구 \(id) 삭제") : Message("mandatory phrase \(id) reworded", ko: "필수 문구 \(id) 문구 변경")
         default:
             return nil
         }

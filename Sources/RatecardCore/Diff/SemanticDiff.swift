@@ -1,3 +1,5 @@
+import RatecardSupport
+
 /// The changes between two snapshots, as product staff and release managers think of them.
 public struct SemanticDiff: Sendable {
     public var changes: [SemanticChange]
@@ -121,7 +123,7 @@ public struct SemanticDiff: Sendable {
     }
 
     /// The changes a protected environment refuses without `--approve`.
-    public func risks(threshold: Percent) -> [String] { changes.compactMap { $0.isRisky(threshold: threshold) } }
+    public func risks(threshold: Percent) -> [Message] { changes.compactMap { $0.isRisky(threshold: threshold) } }
 }
 
 private func < (lhs: (String, [Int]), rhs: (String, [Int])) -> Bool {

@@ -14,7 +14,7 @@ public struct CommitSource: RepositoryBlobSource {
 
     public func entries() throws -> [TreeEntry] {
         guard let entries = try repository.treeEntries(commit: commit, under: contentRoot.treePath) else {
-            throw OperationalError("commit \(commit.short) has no folder '\(contentRoot.treePath)' holding the content")
+            throw OperationalError("commit \(commit.short) has no folder '\(contentRoot.treePath)' holding the content", ko: "커밋 \(commit.short)에 콘텐츠가 있는 폴더 '\(contentRoot.treePath)'이(가) 없습니다")
         }
         return filtered(entries)
     }
@@ -23,7 +23,7 @@ public struct CommitSource: RepositoryBlobSource {
     /// the rate tables of products that did not change.
     package func entries(descending: (String) -> Bool) throws -> [TreeEntry] {
         guard let entries = try repository.treeEntries(commit: commit, under: contentRoot.treePath, descending: descending) else {
-            throw OperationalError("commit \(commit.short) has no folder '\(contentRoot.treePath)' holding the content")
+            throw OperationalError("commit \(commit.short) has no folder '\(contentRoot.treePath)' holding the content", ko: "커밋 \(commit.short)에 콘텐츠가 있는 폴더 '\(contentRoot.treePath)'이(가) 없습니다")
         }
         return filtered(entries)
     }

@@ -23,9 +23,13 @@ public struct ContentLocation {
                     if repository.workdir == nil {
                         return ContentLocation(contentDir: nil, repository: repository, contentRoot: nil)
                     }
-                    throw OperationalError("no ratecard.yaml in \(start) or any folder above it; run inside the content folder or pass -C DIR")
+                    throw OperationalError(
+                        "no ratecard.yaml in \(start) or any folder above it; run inside the content folder or pass -C DIR",
+                        ko: "\(start)와(과) 그 위의 어느 폴더에도 ratecard.yaml이 없습니다; 콘텐츠 폴더 안에서 실행하거나 -C DIR을 주세요")
                 }
-                throw OperationalError("no ratecard.yaml in \(start) or any folder above it, and no git repository; run inside a content repo or pass -C DIR")
+                throw OperationalError(
+                    "no ratecard.yaml in \(start) or any folder above it, and no git repository; run inside a content repo or pass -C DIR",
+                    ko: "\(start)와(과) 그 위의 어느 폴더에도 ratecard.yaml이 없고 git 저장소도 없습니다; 콘텐츠 저장소 안에서 실행하거나 -C DIR을 주세요")
             }
             folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
         }
@@ -43,7 +47,9 @@ public struct ContentLocation {
     /// The repository, or an error saying that this needs one.
     public func requireRepository() throws -> Repository {
         guard let repository else {
-            throw OperationalError("\(contentDir ?? "this folder") is not inside a git repository; run 'ratecard init' or 'git init' first")
+            throw OperationalError(
+                "\(contentDir ?? "this folder") is not inside a git repository; run 'ratecard init' or 'git init' first",
+                ko: "\(contentDir ?? "이 폴더")은(는) git 저장소 안에 있지 않습니다; 먼저 'ratecard init'이나 'git init'을 실행하세요")
         }
         return repository
     }
@@ -57,7 +63,7 @@ public struct ContentLocation {
             .map { String($0.path.dropLast("ratecard.yaml".count).dropLast()) }
             .sorted { ($0.split(separator: "/").count, $0) < ($1.split(separator: "/").count, $1) }
         guard let best = candidates.first else {
-            throw OperationalError("commit \(commit.short) holds no ratecard.yaml")
+            throw OperationalError("commit \(commit.short) holds no ratecard.yaml", ko: "커밋 \(commit.short)에 ratecard.yaml이 없습니다")
         }
         return ContentRoot(treePath: best)
     }
@@ -94,7 +100,7 @@ public struct ContentLocation {
     /// A source reading the content folder on disk.
     public func workingTree() throws -> WorkingTreeSource {
         guard let contentDir else {
-            throw OperationalError("this is a bare repository with no work tree; pass --rev REV to read a commit")
+            throw OperationalError("this is a bare repository with no work tree; pass --rev REV to read a commit", ko: "작업 트리가 없는 bare 저장소입니다; 커밋을 읽으려면 --rev REV를 주세요")
         }
         return WorkingTreeSource(root: contentDir, contentRoot: contentRoot ?? .repositoryRoot)
     }

@@ -33,12 +33,12 @@ public protocol RepositoryBlobSource: ContentSource {
 
 extension RepositoryBlobSource {
     public func read(_ entry: TreeEntry) throws -> [UInt8] {
-        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
+        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id", ko: "\(entry.path)에 blob id가 없습니다") }
         return try repository.blob(id)
     }
 
     public func size(_ entry: TreeEntry) throws -> Int {
-        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id") }
+        guard let id = entry.id else { throw OperationalError("\(entry.path) has no blob id", ko: "\(entry.path)에 blob id가 없습니다") }
         return try repository.blobSize(id)
     }
 }

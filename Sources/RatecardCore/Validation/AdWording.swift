@@ -5,29 +5,34 @@ import RatecardSupport
 /// whitespace, no invisible characters), so patterns are written without spaces.
 package struct AdWording: Sendable {
     /// What the wording claims, as the message names it.
-    package var claim: String
+    package var claim: Message
     /// The legal basis and what to write instead.
-    package var advice: String
+    package var advice: Message
     /// An ICU regular expression over the normalized text.
     package var pattern: String
 
     /// The prohibited list, documented in docs/content-format.md.
     package static let prohibited: [AdWording] = [
         AdWording(
-            claim: "approval regardless of credit",
-            advice: "금소법 제22조④, 시행령 제20조①: every loan is subject to the lender's review; say who may apply instead",
+            claim: Message("approval regardless of credit", ko: "신용과 무관한 승인"),
+            advice: Message(
+                "금소법 제22조④, 시행령 제20조①: every loan is subject to the lender's review; say who may apply instead",
+                ko: "금소법 제22조④, 시행령 제20조①: 모든 대출은 금융사의 심사를 거칩니다; 대신 누가 신청할 수 있는지 쓰세요"),
             pattern: "누구나(대출|승인)|무조건(승인|대출|가능)|100%(승인|대출)|전원승인|무심사|심사없이|(신용|신용등급|신용점수|신용평점|등급|연체|연체자|저신용자?)(와|과)?(상관없이|무관)|신용불량자(환영|가능|대출)|연체자(환영|가능)"),
         AdWording(
-            claim: "a guaranteed lowest rate",
-            advice: "금소법 제22조④4가, 시행령 제20조①: state the rate range as the rate table gives it, not a superlative",
+            claim: Message("a guaranteed lowest rate", ko: "최저금리 보장"),
+            advice: Message(
+                "금소법 제22조④4가, 시행령 제20조①: state the rate range as the rate table gives it, not a superlative",
+                ko: "금소법 제22조④4가, 시행령 제20조①: 최상급 표현 대신 금리표에 있는 금리 범위를 쓰세요"),
             pattern: "(업계|국내|시중|역대|대한민국)최저|최저(금리|이자|이율)?(를|을|로)?(보장|약속|확정)"),
         AdWording(
-            claim: "an interest quote per day",
-            advice: "금소법 제22조④, 대부업법 제9조③: quote interest as a yearly rate (연 x%)",
+            claim: Message("an interest quote per day", ko: "일 단위 이자 표시"),
+            advice: Message("금소법 제22조④, 대부업법 제9조③: quote interest as a yearly rate (연 x%)", ko: "금소법 제22조④, 대부업법 제9조③: 이자는 연이율(연 x%)로 쓰세요"),
             pattern: "하루(에)?[0-9][0-9,]*(원|%)|하루이자|일(이자|[0-9][0-9.]*%)|일일이자"),
         AdWording(
-            claim: "a brokerage fee paid by the borrower",
-            advice: "대부업법 제11조의2②: a broker takes no fee from the borrower under any name",
+            claim: Message("a brokerage fee paid by the borrower", ko: "차입자가 내는 중개수수료"),
+            advice: Message(
+                "대부업법 제11조의2②: a broker takes no fee from the borrower under any name", ko: "대부업법 제11조의2②: 대출모집인은 어떤 명목으로도 차입자에게서 수수료를 받지 않습니다"),
             pattern: "(중개|대행|작업|수속)(수수료|비용|비)(는|은|:)?[1-9]|(중개|대행|작업|수속)(수수료|비용|비)(를|을)?(청구|입금|선입금|부과|납부|받(?!지|을수없|는것은))|수수료(를|을)?선입금|선수수료|작업대출"),
     ]
 
@@ -41,13 +46,16 @@ package struct AdWording: Sendable {
 
     package struct Hit: Sendable, Equatable {
         package var wording: String
-        package var claim: String
-        package var advice: String
+        /// Which of `prohibited` it is.
+        package var kind: Int
         package var mark: SourceMark
         /// When the wording is quoted (a terms body's block quote or quotation marks), the
         /// normalized text that must warn against it (`CopyText.quotation(at:)`): the wording
         /// is then not the document's own words if it holds a quotation warning word.
         package var quotation: String? = nil
+
+        package var claim: Message { prohibited[kind].claim }
+        package var advice: Message { prohibited[kind].advice }
     }
 
     /// Whether a quotation's context holds one of `warnings` (normalized as copy is).
@@ -144,8 +152,7 @@ package struct AdWording: Sendable {
             let quotation = copy.quotation(at: offset)
             let mark = copy.mark(at: offset)
             guard seen.insert("\(mark.line) \(number) \(quotation ?? "-")").inserted else { continue }
-            let wording = prohibited[number]
-            hits.append(Hit(wording: text.substring(with: match.range), claim: wording.claim, advice: wording.advice, mark: mark, quotation: quotation))
+            hits.append(Hit(wording: text.substring(with: match.range), kind: number, mark: mark, quotation: quotation))
         }
         return hits
     }

@@ -7,14 +7,15 @@ public struct Diagnostic: Sendable, Equatable, Hashable {
     public var mark: SourceMark
     public var rule: String
     public var severity: Rule.Severity
-    public var message: String
+    /// What is wrong and what to do, in English and Korean.
+    public var message: Message
     /// The commit that introduced the problem (`validate --range`), if known.
     public var commit: CommitStamp?
     /// The later commit of the range that fixed it (`validate --range`): history, not a
     /// problem at the range's end.
     public var fixedBy: CommitStamp?
 
-    public init(path: String, mark: SourceMark, rule: Rule, message: String) {
+    public init(path: String, mark: SourceMark, rule: Rule, message: Message) {
         self.path = path
         self.mark = mark
         self.rule = rule.id
@@ -23,7 +24,7 @@ public struct Diagnostic: Sendable, Equatable, Hashable {
     }
 
     /// The identity of a problem across commits: the same rule at the same place with the same text.
-    package var key: String { "\(path)\u{0}\(rule)\u{0}\(message)" }
+    package var key: String { "\(path)\u{0}\(rule)\u{0}\(message.english)" }
 }
 
 /// A commit a problem is attributed to.
@@ -39,7 +40,7 @@ public struct CommitStamp: Sendable, Equatable, Hashable {
 
 extension Diagnostic: Comparable {
     public static func < (lhs: Diagnostic, rhs: Diagnostic) -> Bool {
-        (lhs.path, lhs.mark, lhs.rule, lhs.message) < (rhs.path, rhs.mark, rhs.rule, rhs.message)
+        (lhs.path, lhs.mark, lhs.rule, lhs.message.english) < (rhs.path, rhs.mark, rhs.rule, rhs.message.english)
     }
 }
 

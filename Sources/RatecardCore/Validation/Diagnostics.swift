@@ -9,7 +9,7 @@ public final class Diagnostics {
     public init() {}
 
     /// Records a problem in `path` (repository-relative) at `mark`.
-    public func report(_ rule: Rule, _ path: String, _ mark: SourceMark, _ message: String) {
+    public func report(_ rule: Rule, _ path: String, _ mark: SourceMark, _ message: Message) {
         items.append(Diagnostic(path: path, mark: mark, rule: rule, message: message))
     }
 

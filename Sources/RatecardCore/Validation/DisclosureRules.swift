@@ -3,44 +3,64 @@ import RatecardSupport
 
 /// Mandatory disclosures, partner status reasons, consent flags and banned advertising wording.
 public enum DisclosureRules {
-    public static let productPhrases = Rule("DSC-01", .error, "products list every mandatory phrase", "금소법 제22조③, 시행령 제18조: every loan page carries the standard warnings.")
+    public static let productPhrases = Rule(
+        "DSC-01", .error, "products list every mandatory phrase", "금소법 제22조③, 시행령 제18조: every loan page carries the standard warnings.",
+        ko: "상품은 필수 문구를 모두 나열함", "금소법 제22조③, 시행령 제18조: 모든 대출 페이지에는 표준 경고 문구가 들어갑니다.")
     public static let documentPhrases = Rule(
-        "DSC-02", .error, "documents contain their mandatory phrases verbatim", "금소법 제26조①: the broker notice must say whom we act for, that we cannot sign contracts and take no fee.")
-    public static let statusReason = Rule("DSC-03", .error, "paused or terminated partners give a reason", "Staff and auditors must see why a lender disappeared from results.")
-    public static let reconsent = Rule("DSC-04", .error, "re-consent only for consent documents", "개인정보보호법 제15조②·제17조②: re-consent applies to documents that are consented to.")
-    public static let emptyBody = Rule("DSC-05", .error, "terms have a body", "An empty terms page is shown to a user who must agree to it.")
+        "DSC-02", .error, "documents contain their mandatory phrases verbatim", "금소법 제26조①: the broker notice must say whom we act for, that we cannot sign contracts and take no fee.",
+        ko: "문서에 필수 문구가 글자 그대로 있음", "금소법 제26조①: 대출모집인 고지에는 누구를 대리하는지, 계약을 체결할 수 없다는 것, 수수료를 받지 않는다는 것이 있어야 합니다.")
+    public static let statusReason = Rule(
+        "DSC-03", .error, "paused or terminated partners give a reason", "Staff and auditors must see why a lender disappeared from results.",
+        ko: "일시 중지·계약 종료된 제휴사에는 사유가 있음", "직원과 감사인은 금융사가 검색 결과에서 사라진 이유를 알 수 있어야 합니다.")
+    public static let reconsent = Rule(
+        "DSC-04", .error, "re-consent only for consent documents", "개인정보보호법 제15조②·제17조②: re-consent applies to documents that are consented to.",
+        ko: "재동의는 동의 문서에만", "개인정보보호법 제15조②·제17조②: 재동의는 동의를 받는 문서에만 해당합니다.")
+    public static let emptyBody = Rule(
+        "DSC-05", .error, "terms have a body", "An empty terms page is shown to a user who must agree to it.",
+        ko: "약관에 본문이 있음", "본문 없는 약관 페이지가 동의해야 하는 사용자에게 그대로 보입니다.")
     public static let prohibited = Rule(
         "DSC-06", .error, "no prohibited advertising wording",
-        "금소법 제22조④, 시행령 제20조, 대부업법 제11조의2②: no approval regardless of credit, no guaranteed lowest rate, no interest quoted per day, no fee from the borrower, in any text a user sees (checked after rendering and Unicode normalization); a terms body may quote such wording only to warn against it, with a quotation warning word."
+        "금소법 제22조④, 시행령 제20조, 대부업법 제11조의2②: no approval regardless of credit, no guaranteed lowest rate, no interest quoted per day, no fee from the borrower, in any text a user sees (checked after rendering and Unicode normalization); a terms body may quote such wording only to warn against it, with a quotation warning word.",
+        ko: "금지된 광고 문구 없음",
+        "금소법 제22조④, 시행령 제20조, 대부업법 제11조의2②: 사용자가 보는 어떤 글에도 신용과 무관한 승인, 최저금리 보장, 일 단위 이자 표시, 차입자에게서 받는 수수료가 없어야 합니다 (렌더링과 유니코드 정규화 뒤에 검사). 약관 본문은 이런 문구를 경고하려고 인용할 때만, 인용 경고어와 함께 쓸 수 있습니다."
     )
     public static let advertisedRate = Rule(
         "DSC-07", .error, "an advertised minimum rate is the table's",
-        "금소법 제22조④4가: a rate in the product's copy ('최저 연 x%', '연 x%부터') is the lowest rate of its table in force; anything lower misleads.")
+        "금소법 제22조④4가: a rate in the product's copy ('최저 연 x%', '연 x%부터') is the lowest rate of its table in force; anything lower misleads.",
+        ko: "광고하는 최저금리는 금리표의 최저금리", "금소법 제22조④4가: 상품 문구의 금리('최저 연 x%', '연 x%부터')는 시행 중인 금리표의 최저금리여야 합니다. 그보다 낮으면 오해를 낳습니다.")
     public static let securedAsUnsecured = Rule(
         "DSC-08", .error, "a secured loan is not advertised as unsecured",
-        "금소법 제22조④, 시행령 제20조①: a loan against collateral called a 신용대출 or 무담보 hides what the borrower puts at risk (FSS 2025 loan-ad review).")
+        "금소법 제22조④, 시행령 제20조①: a loan against collateral called a 신용대출 or 무담보 hides what the borrower puts at risk (FSS 2025 loan-ad review).",
+        ko: "담보대출을 무담보로 광고하지 않음", "금소법 제22조④, 시행령 제20조①: 담보가 있는 대출을 신용대출이나 무담보라고 부르면 차입자가 무엇을 걸었는지 감춥니다 (금융감독원 2025 대출 광고 점검).")
 
     public static let phraseForOthers = Rule(
         "DSC-09", .error, "products carry only the notices that apply to them",
-        "금소법 제46조①, 시행령 제37조①3: a P2P-linked loan has no 14-day withdrawal right and others do; telling a borrower the wrong one misleads about a right they rely on.")
+        "금소법 제46조①, 시행령 제37조①3: a P2P-linked loan has no 14-day withdrawal right and others do; telling a borrower the wrong one misleads about a right they rely on.",
+        ko: "상품에는 해당하는 고지만 붙임", "금소법 제46조①, 시행령 제37조①3: 온라인투자연계(P2P) 대출에는 14일 청약철회권이 없고 다른 대출에는 있습니다. 잘못된 고지는 차입자가 믿는 권리를 오해하게 합니다.")
 
     public static let optionalStaysOptional = Rule(
         "DSC-13", .error, "an optional consent is never made required",
-        "개인정보보호법 제22조①⑤, 신용정보법 제32조④: what a user may refuse cannot become a condition of the service; ask for a new, separate required consent instead.")
+        "개인정보보호법 제22조①⑤, 신용정보법 제32조④: what a user may refuse cannot become a condition of the service; ask for a new, separate required consent instead.",
+        ko: "선택 동의를 필수로 바꾸지 않음", "개인정보보호법 제22조①⑤, 신용정보법 제32조④: 사용자가 거부할 수 있던 것을 서비스 조건으로 바꿀 수 없습니다. 대신 별도의 새 필수 동의를 받으세요.")
     public static let majorNeedsReconsent = Rule(
-        "DSC-14", .error, "a new major version of a consent asks again", "개인정보보호법 제15조②·제17조②: a material change to what a user consented to (a major version) needs their consent again.")
+        "DSC-14", .error, "a new major version of a consent asks again", "개인정보보호법 제15조②·제17조②: a material change to what a user consented to (a major version) needs their consent again.",
+        ko: "동의 문서의 새 주 버전은 다시 동의받음", "개인정보보호법 제15조②·제17조②: 사용자가 동의한 내용이 중요하게 바뀌면(주 버전) 다시 동의를 받아야 합니다.")
     public static let noticePeriod = Rule(
         "DSC-15", .error, "terms changes are announced ahead",
-        "전자금융거래법 제24조③: a change to the terms is posted at least one month before it takes effect (terms_notice_days in regulatory/limits.yaml, 30).")
+        "전자금융거래법 제24조③: a change to the terms is posted at least one month before it takes effect (terms_notice_days in regulatory/limits.yaml, 30).",
+        ko: "약관 변경은 미리 공지", "전자금융거래법 제24조③: 약관 변경은 시행 1개월 전까지 게시해야 합니다 (regulatory/limits.yaml의 terms_notice_days, 30).")
 
     public static let recipients = Rule(
         "DSC-16", .error, "the provision consent names every lender",
-        "개인정보보호법 제17조②1, 신용정보법 제32조①: the consent to provide data names who receives it; a new lender is added in a new major version that asks users again, in force by the lender's go_live day.")
+        "개인정보보호법 제17조②1, 신용정보법 제32조①: the consent to provide data names who receives it; a new lender is added in a new major version that asks users again, in force by the lender's go_live day.",
+        ko: "제공 동의서에 모든 금융사를 밝힘",
+        "개인정보보호법 제17조②1, 신용정보법 제32조①: 정보 제공 동의서에는 받는 곳을 밝혀야 합니다. 새 금융사는 다시 동의를 받는 새 주 버전에서, 그 금융사의 go_live 날까지 시행되도록 추가합니다.")
 
     public static let withdrawalPeriod = Rule(
         "DSC-19", .error, "a stated withdrawal period is the law's",
-        "금소법 제46조①3: a borrower may withdraw a loan application for 14 days (withdrawal_period_days in regulatory/limits.yaml); a notice stating fewer days tells them they have lost a right they still have."
-    )
+        "금소법 제46조①3: a borrower may withdraw a loan application for 14 days (withdrawal_period_days in regulatory/limits.yaml); a notice stating fewer days tells them they have lost a right they still have.",
+        ko: "안내한 청약철회 기간은 법이 정한 기간",
+        "금소법 제46조①3: 차입자는 대출 신청을 14일 동안 철회할 수 있습니다 (regulatory/limits.yaml의 withdrawal_period_days). 그보다 짧게 안내하면 아직 있는 권리를 잃었다고 알리는 셈입니다.")
 
     public static let all = [
         productPhrases, documentPhrases, statusReason, reconsent, emptyBody, prohibited, advertisedRate, securedAsUnsecured, phraseForOthers, optionalStaysOptional, majorNeedsReconsent, noticePeriod,
@@ -62,15 +82,25 @@ public enum DisclosureRules {
                 // A partner that did not parse has no category: only unconditional phrases then.
                 && category.map(phrase.applies(to:)) ?? (phrase.partnerCategories.isEmpty && phrase.notPartnerCategories.isEmpty)
             {
-                let whose = phrase.partnerCategories.isEmpty && phrase.notPartnerCategories.isEmpty ? "every product page" : "the page of every \(category?.rawValue ?? "") partner's product"
-                diagnostics.report(Self.productPhrases, product.path, product.requiredPhrases.mark, "required_phrases lacks '\(phrase.id.value)', which \(whose) must show")
+                let message =
+                    phrase.partnerCategories.isEmpty && phrase.notPartnerCategories.isEmpty
+                    ? Message(
+                        "required_phrases lacks '\(phrase.id.value)', which every product page must show", ko: "required_phrases에 '\(phrase.id.value)'이(가) 없습니다; 모든 상품 페이지에 나와야 하는 문구입니다")
+                    : Message(
+                        "required_phrases lacks '\(phrase.id.value)', which the page of every \(category?.rawValue ?? "") partner's product must show",
+                        ko: "required_phrases에 '\(phrase.id.value)'이(가) 없습니다; \(category?.rawValue ?? "") 분류 제휴사의 모든 상품 페이지에 나와야 하는 문구입니다")
+                diagnostics.report(Self.productPhrases, product.path, product.requiredPhrases.mark, message)
             }
             if let category {
                 for id in product.requiredPhrases.value {
                     guard let phrase = phrasesByID[id.value], !phrase.applies(to: category) else { continue }
                     diagnostics.report(
                         phraseForOthers, product.path, id.mark,
-                        "'\(id.value)' is not for the products of a \(category.rawValue) partner (regulatory/phrases.yaml line \(phrase.id.mark.line)); remove it\(category == .p2p ? " and list the P2P notice instead" : "")"
+                        Message(
+                            "'\(id.value)' is not for the products of a \(category.rawValue) partner (regulatory/phrases.yaml line \(phrase.id.mark.line)); remove it\(category == .p2p ? " and list the P2P notice instead" : "")",
+                            ko:
+                                "'\(id.value)'은(는) \(category.rawValue) 분류 제휴사의 상품에 붙이는 문구가 아닙니다 (regulatory/phrases.yaml \(phrase.id.mark.line)번째 줄); \(category == .p2p ? "지우고 대신 P2P 고지를 넣으세요" : "지우세요")"
+                        )
                     )
                 }
             }
@@ -82,7 +112,9 @@ public enum DisclosureRules {
                 if product.kind.value == .autoSecured, let match = firstMatch(unsecuredWording, in: copy.text) {
                     diagnostics.report(
                         securedAsUnsecured, product.path, value.mark,
-                        "\(field) calls this \(product.kind.value.rawValue) loan '\(match)', but it is lent against collateral; describe it as a secured loan (담보대출)")
+                        Message(
+                            "\(field) calls this \(product.kind.value.rawValue) loan '\(match)', but it is lent against collateral; describe it as a secured loan (담보대출)",
+                            ko: "\(field)에서 이 \(product.kind.value.rawValue) 대출을 '\(match)'(이)라고 부르지만 담보를 잡는 대출입니다; 담보대출로 설명하세요"))
                 }
             }
         }
@@ -104,12 +136,25 @@ public enum DisclosureRules {
                     // sentence inside an HTML comment (which is never shown) is missing.
                     let shown = CommonMark.renderedText(terms.body).string
                     guard !normalized(shown).contains(normalized(text)) else { continue }
+                    let id = phrase.id.value
                     if normalized(terms.body).contains(normalized(text)), let line = sourceLine(of: text, in: terms.body) {
                         diagnostics.report(
                             documentPhrases, terms.path, SourceMark(line: terms.bodyLine + line, column: 1),
-                            "the mandatory phrase '\(phrase.id.value)' is written here but not shown: it is inside an HTML comment or raw HTML, which pages drop; write it as plain text")
+                            Message(
+                                "the mandatory phrase '\(id)' is written here but not shown: it is inside an HTML comment or raw HTML, which pages drop; write it as plain text",
+                                ko: "필수 문구 '\(id)'이(가) 여기 쓰여 있지만 화면에는 나오지 않습니다: 페이지에서 빠지는 HTML 주석이나 HTML 태그 안에 있습니다; 일반 텍스트로 쓰세요"))
+                    } else if let nearest = NearestPhrase.find(text, in: terms.body, firstLine: terms.bodyLine) {
+                        // A typo in the phrase: point at the line that comes nearest, and say how it differs.
+                        diagnostics.report(
+                            documentPhrases, terms.path, nearest.mark,
+                            Message(
+                                "the mandatory phrase '\(id)' is not written exactly: this line comes nearest, and differs in \(nearest.shown); write it as regulatory/phrases.yaml has it: \"\(text)\"",
+                                ko: "필수 문구 '\(id)'이(가) 글자 그대로 쓰여 있지 않습니다: 가장 비슷한 이 줄과 다른 곳은 \(nearest.shown)입니다; regulatory/phrases.yaml에 있는 그대로 쓰세요: \"\(text)\""))
                     } else {
-                        diagnostics.report(documentPhrases, terms.path, SourceMark(line: terms.bodyLine, column: 1), "the body lacks the mandatory phrase '\(phrase.id.value)': \"\(text)\"")
+                        diagnostics.report(
+                            documentPhrases, terms.path, SourceMark(line: terms.bodyLine, column: 1),
+                            Message(
+                                "the body lacks the mandatory phrase '\(id)': \"\(text)\"; add it as plain text", ko: "본문에 필수 문구 '\(id)'이(가) 없습니다: \"\(text)\"; 일반 텍스트로 추가하세요"))
                     }
                 }
             }
@@ -120,7 +165,10 @@ public enum DisclosureRules {
             && (partner.statusReason.map { CopyText(plain: $0.value, at: $0.mark).text.isEmpty } ?? true)
         {
             diagnostics.report(
-                statusReason, partner.path, partner.statusReason?.mark ?? partner.status.mark, "a \(partner.status.value.rawValue) partner needs status_reason saying why, in words a user can read")
+                statusReason, partner.path, partner.statusReason?.mark ?? partner.status.mark,
+                Message(
+                    "a \(partner.status.value.rawValue) partner needs status_reason saying why, in words a user can read",
+                    ko: "status가 \(partner.status.value.rawValue)인 제휴사에는 그 이유를 사용자가 읽을 수 있는 말로 적은 status_reason이 있어야 합니다"))
         }
         checkVersions(content, context, into: diagnostics)
         checkWithdrawalPeriods(content, context, into: diagnostics)
@@ -129,10 +177,12 @@ public enum DisclosureRules {
         let warningList = warnings.isEmpty ? "none listed" : warnings.joined(separator: ", ")
         for terms in content.terms {
             if terms.requiresReconsent.value && terms.consent.value == .none {
-                diagnostics.report(reconsent, terms.path, terms.requiresReconsent.mark, "requires_reconsent is true but consent is none; only consented documents can need re-consent")
+                diagnostics.report(
+                    reconsent, terms.path, terms.requiresReconsent.mark,
+                    Message("requires_reconsent is true but consent is none; only consented documents can need re-consent", ko: "requires_reconsent가 true인데 consent가 none입니다; 재동의는 동의를 받는 문서에만 필요합니다"))
             }
             if terms.body.allSatisfy(\.isWhitespace) {
-                diagnostics.report(emptyBody, terms.path, SourceMark(line: terms.bodyLine, column: 1), "the document has no body below its front matter")
+                diagnostics.report(emptyBody, terms.path, SourceMark(line: terms.bodyLine, column: 1), Message("the document has no body below its front matter", ko: "머리말 아래에 본문이 없습니다"))
             }
             for (field, value) in [("title", terms.title), ("summary", terms.summary)] {
                 reportProhibited(in: CopyText(plain: value.value, at: value.mark), field: field, path: terms.path, into: diagnostics)
@@ -142,13 +192,19 @@ public enum DisclosureRules {
                     guard !AdWording.warns(quotation, warnings) else { continue }
                     diagnostics.report(
                         prohibited, terms.path, hit.mark,
-                        "the text quotes \(hit.claim) ('\(hit.wording)') without warning against it; \(hit.advice). A quotation is a warning only when a word of quotation_warnings in regulatory/phrases.yaml (\(warningList)) follows it in its sentence, or for a block quote, stands in it or in the line before it"
-                    )
+                        Message(
+                            "the text quotes \(hit.claim) ('\(hit.wording)') without warning against it; \(hit.advice). A quotation is a warning only when a word of quotation_warnings in regulatory/phrases.yaml (\(warningList)) follows it in its sentence, or for a block quote, stands in it or in the line before it",
+                            ko:
+                                "본문이 \(hit.claim) 표현('\(hit.wording)')을 경고 없이 인용합니다; \(hit.advice). 인용은 regulatory/phrases.yaml의 quotation_warnings에 있는 경고어(\(warningList))가 같은 문장에서 뒤따를 때만 경고로 봅니다. 인용 블록이면 블록 안이나 바로 앞 줄에 있어야 합니다"
+                        ))
                 } else {
                     diagnostics.report(
                         prohibited, terms.path, hit.mark,
-                        "the text claims \(hit.claim) ('\(hit.wording)'); \(hit.advice). Quoting such wording to warn against it is allowed: in quotation marks followed by a warning word (quotation_warnings in regulatory/phrases.yaml), or in a block quote ('> ...') with one"
-                    )
+                        Message(
+                            "the text claims \(hit.claim) ('\(hit.wording)'); \(hit.advice). Quoting such wording to warn against it is allowed: in quotation marks followed by a warning word (quotation_warnings in regulatory/phrases.yaml), or in a block quote ('> ...') with one",
+                            ko:
+                                "본문에 \(hit.claim)을(를) 내세우는 표현이 있습니다 ('\(hit.wording)'); \(hit.advice). 이런 문구를 경고하려고 인용하는 것은 따옴표 뒤에 경고어(regulatory/phrases.yaml의 quotation_warnings)가 오거나, 경고어가 있는 인용 블록('> ...') 안에서만 허용됩니다"
+                        ))
                 }
             }
         }
@@ -156,7 +212,8 @@ public enum DisclosureRules {
 
     package static func reportProhibited(in copy: CopyText, field: String, path: String, into diagnostics: Diagnostics) {
         for hit in AdWording.hits(in: copy) {
-            diagnostics.report(prohibited, path, hit.mark, "\(field) claims \(hit.claim) ('\(hit.wording)'); \(hit.advice)")
+            diagnostics.report(
+                prohibited, path, hit.mark, Message("\(field) claims \(hit.claim) ('\(hit.wording)'); \(hit.advice)", ko: "\(field)에 \(hit.claim)을(를) 내세우는 표현이 있습니다 ('\(hit.wording)'); \(hit.advice)"))
         }
     }
 
@@ -179,7 +236,9 @@ public enum DisclosureRules {
             if advertised != lowest {
                 diagnostics.report(
                     advertisedRate, product.path, copy.mark(at: 0),
-                    "\(field) advertises a lowest rate of \(advertised)% but the lowest apr_min_pct of \(table.path.split(separator: "/").last ?? "") is \(lowest)%; quote the table's rate or remove the figure"
+                    Message(
+                        "\(field) advertises a lowest rate of \(advertised)% but the lowest apr_min_pct of \(table.path.split(separator: "/").last ?? "") is \(lowest)%; quote the table's rate or remove the figure",
+                        ko: "\(field)은(는) 최저금리를 \(advertised)%로 광고하지만 \(table.path.split(separator: "/").last ?? "")의 가장 낮은 apr_min_pct는 \(lowest)%입니다; 금리표의 금리를 쓰거나 숫자를 빼세요")
                 )
             }
         }
@@ -213,10 +272,12 @@ public enum DisclosureRules {
                 let group = match.range(at: 1).location != NSNotFound ? 1 : 9
                 guard let days = Int(string.substring(with: match.range(at: group))), days < minimum else { continue }
                 let offset = string.substring(to: match.range.location).unicodeScalars.count
+                let quoted = string.substring(with: match.range)
                 diagnostics.report(
                     withdrawalPeriod, path, copy.mark(at: offset),
-                    "\(what) states a withdrawal period of \(days) days ('\(string.substring(with: match.range))'); a borrower may withdraw for \(minimum) days (withdrawal_period_days in regulatory/limits.yaml: \(law.citation)), so write \(minimum)일"
-                )
+                    Message(
+                        "\(what) states a withdrawal period of \(days) days ('\(quoted)'); a borrower may withdraw for \(minimum) days (withdrawal_period_days in regulatory/limits.yaml: \(law.citation)), so write \(minimum)일",
+                        ko: "\(what)에 청약철회 기간이 \(days)일로 쓰여 있습니다 ('\(quoted)'); 청약철회 기간은 \(minimum)일이니 \(minimum)일로 쓰세요 (regulatory/limits.yaml의 withdrawal_period_days: \(law.citation))"))
             }
         }
         for phrase in content.phrases ?? [] {
@@ -257,12 +318,17 @@ public enum DisclosureRules {
                             guard replaced.map({ goLive < $0 }) ?? true else { continue }
                             diagnostics.report(
                                 recipients, version.path, SourceMark(line: version.bodyLine, column: 1),
-                                "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which goes live on \(goLive) while this version is in force; name it in a new major version with requires_reconsent: true that takes effect on \(goLive) or before, or move go_live"
-                            )
+                                Message(
+                                    "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which goes live on \(goLive) while this version is in force; name it in a new major version with requires_reconsent: true that takes effect on \(goLive) or before, or move go_live",
+                                    ko:
+                                        "동의서에 제휴사 '\(partner.nameKo.value)'(\(partner.path))이(가) 없는데, 이 버전이 시행 중인 \(goLive)에 서비스를 시작합니다; \(goLive)까지 시행되는 requires_reconsent: true인 새 주 버전에서 추가하거나 go_live를 옮기세요"
+                                ))
                         } else {
                             diagnostics.report(
                                 recipients, version.path, SourceMark(line: version.bodyLine, column: 1),
-                                "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which receives the data; add it in a new major version with requires_reconsent: true")
+                                Message(
+                                    "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which receives the data; add it in a new major version with requires_reconsent: true",
+                                    ko: "동의서에 정보를 받는 제휴사 '\(partner.nameKo.value)'(\(partner.path))이(가) 없습니다; requires_reconsent: true인 새 주 버전에서 추가하세요"))
                         }
                     }
                 }
@@ -272,7 +338,9 @@ public enum DisclosureRules {
                 if !added.isEmpty && !(isMajor && version.requiresReconsent.value) {
                     diagnostics.report(
                         recipients, version.path, version.version.mark,
-                        "version \(version.fileVersion) adds recipients (\(added.joined(separator: ", "))) that users did not consent to; make it a major version with requires_reconsent: true")
+                        Message(
+                            "version \(version.fileVersion) adds recipients (\(added.joined(separator: ", "))) that users did not consent to; make it a major version with requires_reconsent: true",
+                            ko: "버전 \(version.fileVersion)은(는) 사용자가 동의하지 않은 제공 대상(\(added.joined(separator: ", ")))을 추가합니다; requires_reconsent: true인 주 버전으로 만드세요"))
                 }
             }
         }
@@ -286,7 +354,9 @@ public enum DisclosureRules {
                 if wasOptional && version.consent.value == .required {
                     diagnostics.report(
                         optionalStaysOptional, version.path, version.consent.mark,
-                        "an earlier version of this document was an optional consent; a user who refused it cannot be made to accept it, so keep consent: optional (a required consent is a separate document)"
+                        Message(
+                            "an earlier version of this document was an optional consent; a user who refused it cannot be made to accept it, so keep consent: optional (a required consent is a separate document)",
+                            ko: "이 문서의 이전 버전은 선택 동의였습니다; 거부한 사용자에게 동의를 강제할 수 없으니 consent: optional을 유지하세요 (필수 동의는 별도 문서로 만듭니다)")
                     )
                 }
                 if version.consent.value == .optional { wasOptional = true }
@@ -294,7 +364,9 @@ public enum DisclosureRules {
                 if now[0] > before[0] && version.consent.value != .none && !version.requiresReconsent.value {
                     diagnostics.report(
                         majorNeedsReconsent, version.path, version.requiresReconsent.mark,
-                        "version \(version.fileVersion) is a major change to a consent (from \(versions[index - 1].fileVersion)); set requires_reconsent: true, or make it a minor version if nothing material changed"
+                        Message(
+                            "version \(version.fileVersion) is a major change to a consent (from \(versions[index - 1].fileVersion)); set requires_reconsent: true, or make it a minor version if nothing material changed",
+                            ko: "버전 \(version.fileVersion)은(는) 동의 문서의 주 버전 변경입니다 (\(versions[index - 1].fileVersion)에서); requires_reconsent: true로 바꾸거나, 중요한 변경이 없다면 부 버전으로 만드세요")
                     )
                 }
                 // A change to terms users accepted, not yet in force: announced a month ahead
@@ -308,13 +380,19 @@ public enum DisclosureRules {
                     if announced.value > latest {
                         diagnostics.report(
                             noticePeriod, version.path, announced.mark,
-                            "announced_on \(announced.value) is less than \(noticeDays) days before effective_from \(version.effectiveFrom.value); move effective_from to \(announced.value.adding(days: noticeDays)) or later"
+                            Message(
+                                "announced_on \(announced.value) is less than \(noticeDays) days before effective_from \(version.effectiveFrom.value); move effective_from to \(announced.value.adding(days: noticeDays)) or later",
+                                ko:
+                                    "announced_on \(announced.value)이(가) effective_from \(version.effectiveFrom.value)보다 \(noticeDays)일 이상 앞서지 않습니다; effective_from을 \(announced.value.adding(days: noticeDays)) 이후로 옮기세요"
+                            )
                         )
                     }
                 } else {
                     diagnostics.report(
                         noticePeriod, version.path, version.effectiveFrom.mark,
-                        "a change to terms users accepted takes effect on \(version.effectiveFrom.value) and must be announced \(noticeDays) days before; add announced_on (\(latest) at the latest)")
+                        Message(
+                            "a change to terms users accepted takes effect on \(version.effectiveFrom.value) and must be announced \(noticeDays) days before; add announced_on (\(latest) at the latest)",
+                            ko: "사용자가 동의한 약관의 변경이 \(version.effectiveFrom.value)에 시행되므로 \(noticeDays)일 전에 공지해야 합니다; announced_on을 추가하세요 (늦어도 \(latest))"))
                 }
             }
         }

@@ -5,21 +5,28 @@ import RatecardSupport
 /// compliance review, how the rate is set and a worked repayment example.
 public enum ProductDisclosureRules {
     public static let review = Rule(
-        "DSC-10", .error, "advertising has a compliance review in force", "금소법 제22조, 시행령 제19조②: an advertised product carries its 준법감시인 심의 number, and is advertised only while the review is valid.")
+        "DSC-10", .error, "advertising has a compliance review in force", "금소법 제22조, 시행령 제19조②: an advertised product carries its 준법감시인 심의 number, and is advertised only while the review is valid.",
+        ko: "광고에는 유효한 준법감시인 심의가 있음", "금소법 제22조, 시행령 제19조②: 광고하는 상품에는 준법감시인 심의 번호가 있어야 하고, 심의가 유효한 동안에만 광고합니다.")
     public static let rateComposition = Rule(
-        "DSC-11", .error, "the rate type and what it follows agree", "금소법 제19조①1라, 시행령 제13조: the borrower is told whether the rate is fixed or variable and, if variable, the base rate it follows.")
+        "DSC-11", .error, "the rate type and what it follows agree", "금소법 제19조①1라, 시행령 제13조: the borrower is told whether the rate is fixed or variable and, if variable, the base rate it follows.",
+        ko: "금리 유형과 기준금리가 맞음", "금소법 제19조①1라, 시행령 제13조: 금리가 고정인지 변동인지, 변동이면 어느 기준금리를 따르는지 차입자에게 알려야 합니다.")
     public static let repaymentExample = Rule(
         "DSC-12", .error, "the repayment example is computed right",
-        "금소법 제22조④, 시행령 제18조①: a total-cost example must be what the loan costs: the total for its amount, rate, term and method, on terms the product offers and at a rate no lower than it charges.")
+        "금소법 제22조④, 시행령 제18조①: a total-cost example must be what the loan costs: the total for its amount, rate, term and method, on terms the product offers and at a rate no lower than it charges.",
+        ko: "상환 예시의 계산이 맞음",
+        "금소법 제22조④, 시행령 제18조①: 총비용 예시는 실제 대출 비용이어야 합니다. 상품이 제공하는 조건과 실제 받는 금리 이상으로, 금액·금리·기간·방식에 맞는 총액을 씁니다.")
 
     public static let requiredCredit = Rule(
         "DSC-17", .error, "the required credit level is the table's",
-        "금소법 제19조①, 시행령 제13조: the borrower is told the credit needed to borrow; a stated floor ('KCB 개인신용평점 601점 이상', '6등급 이내', '전 구간') must be where the table in force stops lending, on its bureau.")
+        "금소법 제19조①, 시행령 제13조: the borrower is told the credit needed to borrow; a stated floor ('KCB 개인신용평점 601점 이상', '6등급 이내', '전 구간') must be where the table in force stops lending, on its bureau.",
+        ko: "안내하는 신용 조건은 금리표의 조건",
+        "금소법 제19조①, 시행령 제13조: 대출에 필요한 신용 수준을 차입자에게 알려야 합니다. 안내한 하한('KCB 개인신용평점 601점 이상', '6등급 이내', '전 구간')은 시행 중인 금리표가 그 신용평가사 기준으로 대출하는 한계와 같아야 합니다.")
 
     public static let gradesInCopy = Rule(
         "DSC-18", .error, "a product priced on scores does not speak of credit grades",
-        "Credit grades (신용등급, 1-10등급) were replaced by 0-1000 scores on 2021-01-01 (FSC, https://fsc.go.kr/eng/pr010101/22329); copy that tells a borrower a grade for a product priced on scores misleads about who can borrow (금소법 제22조④)."
-    )
+        "Credit grades (신용등급, 1-10등급) were replaced by 0-1000 scores on 2021-01-01 (FSC, https://fsc.go.kr/eng/pr010101/22329); copy that tells a borrower a grade for a product priced on scores misleads about who can borrow (금소법 제22조④).",
+        ko: "신용점수로 금리를 정하는 상품은 신용등급을 말하지 않음",
+        "신용등급(1-10등급)은 2021-01-01부터 0-1000점의 신용점수로 바뀌었습니다(금융위원회, https://fsc.go.kr/eng/pr010101/22329). 점수로 금리를 정하는 상품에 등급을 안내하면 누가 대출받을 수 있는지 오해하게 합니다 (금소법 제22조④).")
 
     public static let all = [review, rateComposition, repaymentExample, requiredCredit, gradesInCopy]
 
@@ -38,24 +45,40 @@ public enum ProductDisclosureRules {
             let disclosure = product.disclosure
             let number = disclosure.reviewNumber
             if DisclosureRules.firstMatch(reviewNumber, in: number.value) == nil {
-                diagnostics.report(review, product.path, number.mark, "review_no '\(number.value)' is not a compliance review number ('준법감시인 심의필 제2026-0412호'); copy it from the review record")
+                diagnostics.report(
+                    review, product.path, number.mark,
+                    Message(
+                        "review_no '\(number.value)' is not a compliance review number ('준법감시인 심의필 제2026-0412호'); copy it from the review record",
+                        ko: "review_no '\(number.value)'은(는) 준법감시인 심의 번호('준법감시인 심의필 제2026-0412호')가 아닙니다; 심의 기록에서 복사하세요"))
             }
             let from = disclosure.reviewValidFrom
             let until = disclosure.reviewValidUntil
             if until.value < from.value {
-                diagnostics.report(review, product.path, until.mark, "review_valid_until \(until.value) is before review_valid_from \(from.value)")
-            } else if product.status.value == .active && !(from.value...until.value).contains(day) {
-                let when = day < from.value ? "starts on \(from.value)" : "ended on \(until.value)"
                 diagnostics.report(
-                    review, product.path, day < from.value ? from.mark : until.mark,
-                    "the compliance review \(when), so the product cannot be advertised on \(day); renew the review or set status: withdrawn")
+                    review, product.path, until.mark,
+                    Message("review_valid_until \(until.value) is before review_valid_from \(from.value)", ko: "review_valid_until \(until.value)이(가) review_valid_from \(from.value)보다 앞섭니다"))
+            } else if product.status.value == .active && !(from.value...until.value).contains(day) {
+                let message =
+                    day < from.value
+                    ? Message(
+                        "the compliance review starts on \(from.value), so the product cannot be advertised on \(day); renew the review or set status: withdrawn",
+                        ko: "준법감시인 심의가 \(from.value)에 시작되므로 \(day)에는 상품을 광고할 수 없습니다; 심의를 갱신하거나 status: withdrawn으로 바꾸세요")
+                    : Message(
+                        "the compliance review ended on \(until.value), so the product cannot be advertised on \(day); renew the review or set status: withdrawn",
+                        ko: "준법감시인 심의가 \(until.value)에 끝났으므로 \(day)에는 상품을 광고할 수 없습니다; 심의를 갱신하거나 status: withdrawn으로 바꾸세요")
+                diagnostics.report(review, product.path, day < from.value ? from.mark : until.mark, message)
             }
             switch (disclosure.rateType.value, disclosure.baseRate) {
             case (.fixed, let base?):
-                diagnostics.report(rateComposition, product.path, base.mark, "a fixed rate follows no base rate; remove base_rate_ko or set rate_type: variable")
+                diagnostics.report(
+                    rateComposition, product.path, base.mark,
+                    Message("a fixed rate follows no base rate; remove base_rate_ko or set rate_type: variable", ko: "고정금리는 기준금리를 따르지 않습니다; base_rate_ko를 지우거나 rate_type: variable로 바꾸세요"))
             case (.variable, nil), (.mixed, nil):
                 diagnostics.report(
-                    rateComposition, product.path, disclosure.rateType.mark, "a \(disclosure.rateType.value.rawValue) rate needs base_rate_ko naming the base rate it follows (COFIX, 금융채 6개월, ...)")
+                    rateComposition, product.path, disclosure.rateType.mark,
+                    Message(
+                        "a \(disclosure.rateType.value.rawValue) rate needs base_rate_ko naming the base rate it follows (COFIX, 금융채 6개월, ...)",
+                        ko: "\(disclosure.rateType.value.rawValue) 금리에는 따르는 기준금리를 밝힌 base_rate_ko가 있어야 합니다 (COFIX, 금융채 6개월 등)"))
             default: break
             }
             checkExample(disclosure.repaymentExample, product: product, tables: tablesByProduct[product.key] ?? [], limits: content.limits, on: day, into: diagnostics)
@@ -80,10 +103,12 @@ public enum ProductDisclosureRules {
                 continue
             }
             guard let match = DisclosureRules.firstMatch(gradeWording, in: CopyText(plain: value.value, at: value.mark).text) else { continue }
+            let tableName = DurableFiles.name(of: table.path)
             diagnostics.report(
                 gradesInCopy, product.path, value.mark,
-                "\(field) speaks of credit grades ('\(match)'), but the product is priced on credit scores (\(DurableFiles.name(of: table.path))); grades were replaced by 0-1000 scores on 2021-01-01, so state the score (신용평점) instead"
-            )
+                Message(
+                    "\(field) speaks of credit grades ('\(match)'), but the product is priced on credit scores (\(tableName)); grades were replaced by 0-1000 scores on 2021-01-01, so state the score (신용평점) instead",
+                    ko: "\(field)에 신용등급 표현('\(match)')이 있지만 이 상품은 신용점수로 금리를 정합니다 (\(tableName)); 신용등급은 2021-01-01부터 0-1000점의 신용점수로 바뀌었으니 신용평점으로 쓰세요"))
         }
     }
 
@@ -113,26 +138,35 @@ public enum ProductDisclosureRules {
         } else {
             return
         }
-        let inForce = "the table in force (\(DurableFiles.name(of: table.path)))"
+        let inForce = Message("the table in force (\(DurableFiles.name(of: table.path)))", ko: "시행 중인 금리표(\(DurableFiles.name(of: table.path)))")
         if let bureau = stated.bureau, bureau != table.bureau.value.rawValue {
             diagnostics.report(
-                requiredCredit, product.path, text.mark, "required_credit_ko names \(bureau), but \(inForce) is priced on \(table.bureau.value.rawValue) \(table.scale == .score ? "scores" : "grades")"
+                requiredCredit, product.path, text.mark,
+                Message(
+                    "required_credit_ko names \(bureau), but \(inForce) is priced on \(table.bureau.value.rawValue) \(table.scale == .score ? "scores" : "grades")",
+                    ko: "required_credit_ko는 \(bureau) 기준인데 \(inForce)은(는) \(table.bureau.value.rawValue) \(table.scale == .score ? "점수" : "등급")로 가격을 정합니다")
             )
         } else if stated.scale != table.scale {
             diagnostics.report(
                 requiredCredit, product.path, text.mark,
-                "required_credit_ko states a credit \(stated.scale == .score ? "score" : "grade"), but \(inForce) is priced by \(table.scale == .score ? "score" : "grade")")
+                Message(
+                    "required_credit_ko states a credit \(stated.scale == .score ? "score" : "grade"), but \(inForce) is priced by \(table.scale == .score ? "score" : "grade")",
+                    ko: "required_credit_ko는 신용\(stated.scale == .score ? "점수" : "등급")로 안내하는데 \(inForce)은(는) \(table.scale == .score ? "점수" : "등급")로 가격을 정합니다"))
         } else if let floor = stated.floor, floor != worst {
             let actual = table.scale == .score ? "\(worst)점 이상" : "\(worst)등급 이내"
             diagnostics.report(
                 requiredCredit, product.path, text.mark,
-                "required_credit_ko says '\(table.scale == .score ? "\(floor)점 이상" : "\(floor)등급 이내")', but \(inForce) lends to \(actual); state the table's floor")
+                Message(
+                    "required_credit_ko says '\(table.scale == .score ? "\(floor)점 이상" : "\(floor)등급 이내")', but \(inForce) lends to \(actual); state the table's floor",
+                    ko: "required_credit_ko는 '\(table.scale == .score ? "\(floor)점 이상" : "\(floor)등급 이내")'(이)라고 하지만 \(inForce)은(는) \(actual)에 대출합니다; 금리표의 하한을 쓰세요"))
         } else if stated.floor == nil {
             let bottom = table.scale == .score ? lowestScore : BandRules.grades.upperBound
             if worst != bottom {
                 diagnostics.report(
                     requiredCredit, product.path, text.mark,
-                    "required_credit_ko says every credit level (전 구간), but \(inForce) lends only to \(table.scale == .score ? "\(worst)점 이상" : "\(worst)등급 이내")")
+                    Message(
+                        "required_credit_ko says every credit level (전 구간), but \(inForce) lends only to \(table.scale == .score ? "\(worst)점 이상" : "\(worst)등급 이내")",
+                        ko: "required_credit_ko는 모든 신용 수준(전 구간)이라고 하지만 \(inForce)은(는) \(table.scale == .score ? "\(worst)점 이상" : "\(worst)등급 이내")에만 대출합니다; 금리표의 하한을 쓰세요"))
             }
         }
     }
@@ -141,14 +175,22 @@ public enum ProductDisclosureRules {
         let offered = Set(product.repayment.map(\.value))
         if !offered.contains(example.method.value) {
             diagnostics.report(
-                repaymentExample, product.path, example.method.mark, "the example repays by \(example.method.value.rawValue), which the product does not offer; use one of repayment_methods")
+                repaymentExample, product.path, example.method.mark,
+                Message(
+                    "the example repays by \(example.method.value.rawValue), which the product does not offer; use one of repayment_methods",
+                    ko: "예시의 상환 방식 \(example.method.value.rawValue)은(는) 이 상품이 제공하지 않습니다; repayment_methods에 있는 방식을 쓰세요"))
         }
         if !product.termsMonths.value.contains(where: { $0.value == example.months.value }) {
-            diagnostics.report(repaymentExample, product.path, example.months.mark, "the example runs \(example.months.value) months, which is not in terms_months")
+            diagnostics.report(
+                repaymentExample, product.path, example.months.mark,
+                Message("the example runs \(example.months.value) months, which is not in terms_months", ko: "예시의 기간 \(example.months.value)개월이 terms_months에 없습니다"))
         }
         if example.amount.value < product.limitMin.value || example.amount.value > product.limitMax.value {
             diagnostics.report(
-                repaymentExample, product.path, example.amount.mark, "the example lends \(example.amount.value) won, outside the product's limit \(product.limitMin.value)-\(product.limitMax.value)")
+                repaymentExample, product.path, example.amount.mark,
+                Message(
+                    "the example lends \(example.amount.value) won, outside the product's limit \(product.limitMin.value)-\(product.limitMax.value)",
+                    ko: "예시의 대출액 \(example.amount.value)원이 상품 한도 \(product.limitMin.value)-\(product.limitMax.value)원을 벗어납니다"))
         }
         // Below the lowest rate in force, the example understates what the loan costs; above
         // the highest it overstates it, which misleads no one (and a rate cut must not make
@@ -156,12 +198,16 @@ public enum ProductDisclosureRules {
         if let table = tables.last(where: { $0.isInForce(on: day) }), let low = table.bands.map(\.aprMin.value).min(), example.apr.value < low {
             diagnostics.report(
                 repaymentExample, product.path, example.apr.mark,
-                "the example's rate \(example.apr.value)% is below the lowest rate of the table in force (\(low)%), so it understates the cost; use a rate the product offers")
+                Message(
+                    "the example's rate \(example.apr.value)% is below the lowest rate of the table in force (\(low)%), so it understates the cost; use a rate the product offers",
+                    ko: "예시의 금리 \(example.apr.value)%가 시행 중인 금리표의 최저금리(\(low)%)보다 낮아 비용을 적게 보이게 합니다; 상품이 실제 제공하는 금리를 쓰세요"))
         }
         if let cap = limits?.inForce(.maxAPR, on: day), example.apr.value > cap.value {
             diagnostics.report(
                 repaymentExample, product.path, example.apr.mark,
-                "the example's rate \(example.apr.value)% is above the legal cap \(cap.value) in force since \(cap.effectiveFrom); use a rate the product offers")
+                Message(
+                    "the example's rate \(example.apr.value)% is above the legal cap \(cap.value) in force since \(cap.effectiveFrom); use a rate the product offers",
+                    ko: "예시의 금리 \(example.apr.value)%가 \(cap.effectiveFrom)부터 시행 중인 법정 최고금리 \(cap.value)을(를) 넘습니다; 상품이 실제 제공하는 금리를 쓰세요"))
         }
         guard example.months.value > 0, example.amount.value > 0 else { return }
         let expected = total(example)
@@ -169,7 +215,11 @@ public enum ProductDisclosureRules {
         if abs(example.total.value - expected) > tolerance {
             diagnostics.report(
                 repaymentExample, product.path, example.total.mark,
-                "total_krw \(example.total.value) is not what \(example.amount.value) won at \(example.apr.value)% over \(example.months.value) months by \(example.method.value.rawValue) costs: \(expected) won; correct it"
+                Message(
+                    "total_krw \(example.total.value) is not what \(example.amount.value) won at \(example.apr.value)% over \(example.months.value) months by \(example.method.value.rawValue) costs: \(expected) won; correct it",
+                    ko:
+                        "total_krw \(example.total.value)은(는) \(example.amount.value)원을 연 \(example.apr.value)%로 \(example.months.value)개월 동안 \(example.method.value.rawValue) 방식으로 갚을 때의 총액이 아닙니다: 총액은 \(expected)원입니다; 고치세요"
+                )
             )
         }
     }

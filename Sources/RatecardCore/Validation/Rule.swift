@@ -1,4 +1,7 @@
-/// A validation rule: a stable id, a severity and why it exists.
+import RatecardSupport
+
+/// A validation rule: a stable id, a severity, what it checks and why it exists, in English and
+/// Korean.
 public struct Rule: Sendable, Hashable {
     public enum Severity: String, Sendable, Hashable, Comparable {
         case error
@@ -10,15 +13,16 @@ public struct Rule: Sendable, Hashable {
     public var id: String
     public var severity: Severity
     /// What the rule checks, in a few words.
-    public var title: String
+    public var title: Message
     /// Why it exists, in one line (with the legal basis where there is one).
-    public var rationale: String
+    public var rationale: Message
 
-    public init(_ id: String, _ severity: Severity, _ title: String, _ rationale: String) {
+    /// A rule with its title and rationale in English, then (`ko:`) in Korean.
+    public init(_ id: String, _ severity: Severity, _ title: String, _ rationale: String, ko koreanTitle: Korean, _ koreanRationale: Korean) {
         self.id = id
         self.severity = severity
-        self.title = title
-        self.rationale = rationale
+        self.title = Message(title, ko: koreanTitle)
+        self.rationale = Message(rationale, ko: koreanRationale)
     }
 }
 

@@ -12,7 +12,7 @@ public enum SVGSafety {
     /// A problem with its 1-based position in the file.
     public struct Problem: Sendable, Equatable {
         public var mark: SourceMark
-        public var message: String
+        public var message: Message
     }
 
     package static let svgNamespace = "http://www.w3.org/2000/svg"
@@ -38,7 +38,7 @@ public enum SVGSafety {
     /// The problems of an SVG file; empty when it is safe to serve.
     public static func problems(in bytes: [UInt8], name: String) -> [Problem] {
         _ = initialized
-        guard let context = xmlNewParserCtxt() else { return [Problem(mark: .start, message: "the XML parser could not be started")] }
+        guard let context = xmlNewParserCtxt() else { return [Problem(mark: .start, message: Message("the XML parser could not be started", ko: "XML 파서를 시작하지 못했습니다"))] }
         defer { xmlFreeParserCtxt(context) }
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
         let document = bytes.withUnsafeBufferPointer { buffer in
@@ -49,14 +49,18 @@ public enum SVGSafety {
         guard let document else {
             if let error = xmlCtxtGetLastError(context) {
                 let message = error.pointee.message.map { String(cString: $0) }?.trimmingCharacters(in: "\n ") ?? "malformed XML"
-                return [Problem(mark: SourceMark(line: max(1, Int(error.pointee.line)), column: max(1, Int(error.pointee.int2))), message: "the SVG is not well-formed XML: \(message)")]
+                return [
+                    Problem(
+                        mark: SourceMark(line: max(1, Int(error.pointee.line)), column: max(1, Int(error.pointee.int2))),
+                        message: Message("the SVG is not well-formed XML: \(message)", ko: "SVG가 올바른 XML이 아닙니다 (libxml2: \(message))"))
+                ]
             }
-            return [Problem(mark: .start, message: "the SVG is not well-formed XML")]
+            return [Problem(mark: .start, message: Message("the SVG is not well-formed XML", ko: "SVG가 올바른 XML이 아닙니다"))]
         }
         defer { xmlFreeDoc(document) }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         var found: [Problem] = []
-        func report(_ node: UnsafeMutablePointer<xmlNode>?, _ needle: String, _ message: String) {
+        func report(_ node: UnsafeMutablePointer<xmlNode>?, _ needle: String, _ message: Message) {
             let line = node.map { Int(xmlGetLineNo($0)) } ?? 1
             var column = 1
             if line >= 1, line <= lines.count, let range = lines[line - 1].range(of: needle) {
@@ -65,22 +69,24 @@ public enum SVGSafety {
             found.append(Problem(mark: SourceMark(line: max(line, 1), column: column), message: message))
         }
         if document.pointee.intSubset != nil || document.pointee.extSubset != nil {
-            report(nil, "<!DOCTYPE", "a DOCTYPE is not allowed in an SVG logo (entities and external DTDs are an attack surface); remove it")
+            report(
+                nil, "<!DOCTYPE",
+                Message("a DOCTYPE is not allowed in an SVG logo (entities and external DTDs are an attack surface); remove it", ko: "SVG 로고에는 DOCTYPE을 둘 수 없습니다 (엔터티와 외부 DTD는 공격 경로가 됩니다); 지우세요"))
         }
-        guard let root = xmlDocGetRootElement(document) else { return found + [Problem(mark: .start, message: "the SVG has no root element")] }
+        guard let root = xmlDocGetRootElement(document) else { return found + [Problem(mark: .start, message: Message("the SVG has no root element", ko: "SVG에 루트 요소가 없습니다"))] }
         // Beside the root element only comments (and the DOCTYPE, reported above) may stand: a
         // processing instruction before or after it (xml-stylesheet) is applied by browsers.
         var top = document.pointee.children
         while let node = top {
             switch node.pointee.type {
             case XML_ELEMENT_NODE, XML_COMMENT_NODE, XML_DTD_NODE: break
-            case XML_PI_NODE: report(node, "<?", "processing instructions (<?...?>) are not allowed in an SVG logo")
-            default: report(node, "<", "this kind of XML node is not allowed in an SVG logo")
+            case XML_PI_NODE: report(node, "<?", Message("processing instructions (<?...?>) are not allowed in an SVG logo", ko: "SVG 로고에는 처리 명령(<?...?>)을 둘 수 없습니다"))
+            default: report(node, "<", Message("this kind of XML node is not allowed in an SVG logo", ko: "SVG 로고에는 이런 종류의 XML 노드를 둘 수 없습니다"))
             }
             top = node.pointee.next
         }
         if text(root.pointee.name) != "svg" || namespace(of: root) != svgNamespace {
-            report(root, "<", "the root element must be <svg xmlns=\"\(svgNamespace)\">")
+            report(root, "<", Message("the root element must be <svg xmlns=\"\(svgNamespace)\">", ko: "루트 요소는 <svg xmlns=\"\(svgNamespace)\">여야 합니다"))
         }
         // Depth-first over the tree with an explicit stack (a hostile file may nest deeply).
         var stack: [UnsafeMutablePointer<xmlNode>] = [root]
@@ -90,7 +96,11 @@ public enum SVGSafety {
                 let name = text(node.pointee.name)
                 if namespace(of: node) != svgNamespace || !elements.contains(name) {
                     let shown = node.pointee.ns?.pointee.prefix.map { text($0) + ":" + name } ?? name
-                    report(node, "<" + shown, "element <\(shown)> is not allowed in an SVG logo (only drawing elements: \(elements.sorted().joined(separator: ", ")))")
+                    report(
+                        node, "<" + shown,
+                        Message(
+                            "element <\(shown)> is not allowed in an SVG logo (only drawing elements: \(elements.sorted().joined(separator: ", ")))",
+                            ko: "SVG 로고에는 <\(shown)> 요소를 둘 수 없습니다 (쓸 수 있는 그리기 요소: \(elements.sorted().joined(separator: ", ")))"))
                     continue
                 }
                 var attribute = node.pointee.properties
@@ -101,13 +111,13 @@ public enum SVGSafety {
             case XML_TEXT_NODE, XML_COMMENT_NODE:
                 break
             case XML_CDATA_SECTION_NODE:
-                report(node, "<![CDATA[", "CDATA sections are not allowed in an SVG logo; write plain text")
+                report(node, "<![CDATA[", Message("CDATA sections are not allowed in an SVG logo; write plain text", ko: "SVG 로고에는 CDATA 구역을 둘 수 없습니다; 일반 텍스트로 쓰세요"))
             case XML_ENTITY_REF_NODE, XML_ENTITY_NODE:
-                report(node, "&", "entity references are not allowed in an SVG logo")
+                report(node, "&", Message("entity references are not allowed in an SVG logo", ko: "SVG 로고에는 엔터티 참조를 쓸 수 없습니다"))
             case XML_PI_NODE:
-                report(node, "<?", "processing instructions (<?...?>) are not allowed in an SVG logo")
+                report(node, "<?", Message("processing instructions (<?...?>) are not allowed in an SVG logo", ko: "SVG 로고에는 처리 명령(<?...?>)을 둘 수 없습니다"))
             default:
-                report(node, "<", "this kind of XML node is not allowed in an SVG logo")
+                report(node, "<", Message("this kind of XML node is not allowed in an SVG logo", ko: "SVG 로고에는 이런 종류의 XML 노드를 둘 수 없습니다"))
             }
             var child = node.pointee.children
             var children: [UnsafeMutablePointer<xmlNode>] = []
@@ -122,7 +132,7 @@ public enum SVGSafety {
 
     private static func check(
         attribute: UnsafeMutablePointer<xmlAttr>, of node: UnsafeMutablePointer<xmlNode>, name element: String,
-        report: (UnsafeMutablePointer<xmlNode>?, String, String) -> Void
+        report: (UnsafeMutablePointer<xmlNode>?, String, Message) -> Void
     ) {
         let local = text(attribute.pointee.name)
         let prefix = attribute.pointee.ns.flatMap { $0.pointee.prefix.map { text($0) } }
@@ -138,20 +148,24 @@ public enum SVGSafety {
         let isXLinkHref = namespaceURI == "http://www.w3.org/1999/xlink" && local == "href"
         let isXMLSpace = namespaceURI == "http://www.w3.org/XML/1998/namespace" && local == "space"
         if local.lowercased().hasPrefix("on") {
-            report(node, shown + "=", "event handler attribute '\(shown)' on <\(element)> runs script; remove it")
+            report(node, shown + "=", Message("event handler attribute '\(shown)' on <\(element)> runs script; remove it", ko: "<\(element)>의 이벤트 핸들러 속성 '\(shown)'은(는) 스크립트를 실행합니다; 지우세요"))
             return
         }
         guard isXLinkHref || isXMLSpace || (namespaceURI == nil && attributes.contains(local)) else {
-            report(node, shown + "=", "attribute '\(shown)' on <\(element)> is not allowed in an SVG logo")
+            report(node, shown + "=", Message("attribute '\(shown)' on <\(element)> is not allowed in an SVG logo", ko: "SVG 로고의 <\(element)>에는 '\(shown)' 속성을 쓸 수 없습니다"))
             return
         }
         if local == "href" && !(value.hasPrefix("#") && element == "use") {
-            report(node, shown + "=", "'\(shown)=\"\(value)\"' points outside the file; a logo may only reference its own elements (<use href=\"#id\">)")
+            report(
+                node, shown + "=",
+                Message(
+                    "'\(shown)=\"\(value)\"' points outside the file; a logo may only reference its own elements (<use href=\"#id\">)",
+                    ko: "'\(shown)=\"\(value)\"'은(는) 파일 밖을 가리킵니다; 로고는 자기 안의 요소만 가리킬 수 있습니다 (<use href=\"#id\">)"))
             return
         }
         // CSS escapes (`u\72l(`) would hide a url() from the scan below; a logo needs none.
         if value.contains("\\") {
-            report(node, shown + "=", "'\(shown)' holds a backslash (a CSS escape); write the value plainly")
+            report(node, shown + "=", Message("'\(shown)' holds a backslash (a CSS escape); write the value plainly", ko: "'\(shown)'에 백슬래시(CSS 이스케이프)가 있습니다; 값을 그대로 쓰세요"))
             return
         }
         let folded = value.lowercased().filter { !$0.isWhitespace }
@@ -159,7 +173,9 @@ public enum SVGSafety {
         while let range = rest.range(of: "url(") {
             let target = rest[range.upperBound...]
             if !(target.hasPrefix("#") || target.hasPrefix("'#") || target.hasPrefix("\"#")) {
-                report(node, shown + "=", "'\(shown)' references something outside the file (\(value)); only url(#id) is allowed")
+                report(
+                    node, shown + "=",
+                    Message("'\(shown)' references something outside the file (\(value)); only url(#id) is allowed", ko: "'\(shown)'이(가) 파일 밖의 대상을 가리킵니다 (\(value)); url(#id)만 쓸 수 있습니다"))
                 return
             }
             rest = target

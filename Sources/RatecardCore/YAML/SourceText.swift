@@ -29,7 +29,9 @@ public enum SourceText {
         if bytes.count > maxBytes {
             throw YAMLError(
                 rule: "YML-06", mark: .start,
-                message: "file is \(bytes.count) bytes, over the 1 MiB limit (\(maxBytes) bytes); split it up")
+                message: Message(
+                    "file is \(bytes.count) bytes, over the 1 MiB limit (\(maxBytes) bytes); split it up",
+                    ko: "파일 크기가 \(bytes.count)바이트로 한도 1 MiB(\(maxBytes)바이트)를 넘습니다; 여러 파일로 나누세요"))
         }
     }
 
@@ -39,7 +41,8 @@ public enum SourceText {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             throw YAMLError(
                 rule: "YML-05", mark: .start,
-                message: "file starts with a byte-order mark (BOM); save it as UTF-8 without BOM")
+                message: Message(
+                    "file starts with a byte-order mark (BOM); save it as UTF-8 without BOM", ko: "파일이 바이트 순서 표시(BOM)로 시작합니다; BOM 없는 UTF-8로 저장하세요"))
         }
         guard let carriageReturn = bytes.firstIndex(of: 0x0D) else { return }
         var index = carriageReturn
@@ -47,7 +50,9 @@ public enum SourceText {
             if bytes[index] == 0x0D && (index + 1 == bytes.count || bytes[index + 1] != 0x0A) {
                 throw YAMLError(
                     rule: "YML-05", mark: markOf(byteOffset: index, in: bytes),
-                    message: "line ends with a bare carriage return (CR, old Mac line endings); save the file with LF line endings")
+                    message: Message(
+                        "line ends with a bare carriage return (CR, old Mac line endings); save the file with LF line endings",
+                        ko: "줄이 CR 문자 하나로 끝납니다 (옛 Mac 줄바꿈); 줄바꿈을 LF로 바꿔 저장하세요"))
             }
             index += 1
         }
@@ -76,7 +81,7 @@ public enum SourceText {
         let byte = String(bytes[offset], radix: 16, uppercase: true)
         return YAMLError(
             rule: "YML-05", mark: mark,
-            message: "file is not valid UTF-8 (byte 0x\(byte)); save it as UTF-8")
+            message: Message("file is not valid UTF-8 (byte 0x\(byte)); save it as UTF-8", ko: "파일이 올바른 UTF-8이 아닙니다 (바이트 0x\(byte)); UTF-8로 저장하세요"))
     }
 
     /// The 1-based line and character column of a byte offset in (possibly invalid) UTF-8.

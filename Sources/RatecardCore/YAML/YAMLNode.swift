@@ -46,4 +46,14 @@ public struct YAMLNode: Sendable, Equatable {
         case .sequence: return "list"
         }
     }
+
+    /// `kindName` in Korean.
+    public var kindNameKorean: String {
+        switch kindName {
+        case "null": return "빈 값(null)"
+        case "scalar": return "단일 값"
+        case "mapping": return "매핑"
+        default: return "목록"
+        }
+    }
 }

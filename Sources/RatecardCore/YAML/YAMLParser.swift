@@ -33,7 +33,7 @@ public enum YAMLParser {
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
         defer { parser.deallocate() }
         guard yaml_parser_initialize(parser) == 1 else {
-            throw YAMLError(rule: "YML-01", mark: .start, message: "the YAML parser could not be initialised")
+            throw YAMLError(rule: "YML-01", mark: .start, message: Message("the YAML parser could not be initialised", ko: "YAML 파서를 준비하지 못했습니다"))
         }
         defer { yaml_parser_delete(parser) }
         yaml_parser_set_input_string(parser, input, count)
@@ -84,11 +84,10 @@ private struct TreeBuilder {
 
     func syntaxError(_ parser: yaml_parser_t) -> YAMLError {
         let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
-        var message = problem
-        if let context = parser.context.map({ String(cString: $0) }) {
-            message = "\(problem) \(context)"
-        }
-        return YAMLError(rule: "YML-01", mark: mark(parser.problem_mark), message: "YAML syntax error: \(message)")
+        let context = parser.context.map { String(cString: $0) }
+        let english = context.map { "\(problem) \($0)" } ?? problem
+        let korean = [context.map(LibYAMLText.korean), LibYAMLText.korean(problem)].compactMap { $0 }.joined(separator: ", ")
+        return YAMLError(rule: "YML-01", mark: mark(parser.problem_mark), message: Message("YAML syntax error: \(english)", ko: "YAML 문법 오류: \(korean)"))
     }
 
     mutating func consume(_ event: yaml_event_t) throws(YAMLError) {
@@ -97,13 +96,15 @@ private struct TreeBuilder {
         case YAML_DOCUMENT_START_EVENT:
             documents += 1
             if documents > 1 {
-                throw YAMLError(rule: "YML-01", mark: at, message: "a file holds exactly one YAML document; remove the extra '---'")
+                throw YAMLError(
+                    rule: "YML-01", mark: at,
+                    message: Message("a file holds exactly one YAML document; remove the extra '---'", ko: "파일 하나에는 YAML 문서가 하나만 있어야 합니다; 덧붙은 '---' 줄을 지우세요"))
             }
             if event.data.document_start.tag_directives.start != nil {
-                throw YAMLError(rule: "YML-04", mark: at, message: "%TAG directives are not allowed; write plain values")
+                throw YAMLError(rule: "YML-04", mark: at, message: Message("%TAG directives are not allowed; write plain values", ko: "%TAG 지시자는 쓸 수 없습니다; 값을 그대로 쓰세요"))
             }
         case YAML_ALIAS_EVENT:
-            throw YAMLError(rule: "YML-03", mark: at, message: "aliases (*name) are not allowed; write the value out in full")
+            throw YAMLError(rule: "YML-03", mark: at, message: Message("aliases (*name) are not allowed; write the value out in full", ko: "별칭(*name)은 쓸 수 없습니다; 값을 빠짐없이 직접 쓰세요"))
         case YAML_SCALAR_EVENT:
             let scalar = event.data.scalar
             try check(anchor: scalar.anchor, tag: scalar.tag, at: at)
@@ -135,18 +136,21 @@ private struct TreeBuilder {
         if stack.count >= YAMLParser.maxDepth {
             throw YAMLError(
                 rule: "YML-08", mark: at,
-                message: "nesting deeper than \(YAMLParser.maxDepth) levels of mappings and sequences; content never needs that, flatten it")
+                message: Message(
+                    "nesting deeper than \(YAMLParser.maxDepth) levels of mappings and sequences; content never needs that, flatten it",
+                    ko: "매핑과 목록이 \(YAMLParser.maxDepth)단계보다 깊게 중첩되어 있습니다; 콘텐츠에는 그렇게 깊은 구조가 필요 없으니 평평하게 펴세요"))
         }
     }
 
     func check(anchor: UnsafeMutablePointer<yaml_char_t>?, tag: UnsafeMutablePointer<yaml_char_t>?, at: SourceMark) throws(YAMLError) {
         if let anchor {
             let name = String(cString: anchor)
-            throw YAMLError(rule: "YML-03", mark: at, message: "anchors (&\(name)) are not allowed; write each value out in full")
+            throw YAMLError(
+                rule: "YML-03", mark: at, message: Message("anchors (&\(name)) are not allowed; write each value out in full", ko: "앵커(&\(name))는 쓸 수 없습니다; 값마다 빠짐없이 직접 쓰세요"))
         }
         if let tag {
             let name = String(cString: tag)
-            throw YAMLError(rule: "YML-04", mark: at, message: "tags (\(name)) are not allowed; write a plain value")
+            throw YAMLError(rule: "YML-04", mark: at, message: Message("tags (\(name)) are not allowed; write a plain value", ko: "태그(\(name))는 쓸 수 없습니다; 값을 그대로 쓰세요"))
         }
     }
 
@@ -165,12 +169,16 @@ private struct TreeBuilder {
                 stack[top].pendingKey = nil
             } else {
                 guard case .scalar(let name, _) = node.kind else {
-                    throw YAMLError(rule: "YML-01", mark: node.mark, message: "mapping keys must be plain text, not a \(node.kindName)")
+                    throw YAMLError(
+                        rule: "YML-01", mark: node.mark,
+                        message: Message("mapping keys must be plain text, not a \(node.kindName)", ko: "매핑의 키는 일반 텍스트여야 합니다 (지금은 \(node.kindNameKorean))"))
                 }
                 if let first = stack[top].pairs.first(where: { $0.key.scalarText == name }) {
                     throw YAMLError(
                         rule: "YML-02", mark: node.mark,
-                        message: "duplicate key '\(name)' (first defined at line \(first.key.mark.line)); keep one")
+                        message: Message(
+                            "duplicate key '\(name)' (first defined at line \(first.key.mark.line)); keep one",
+                            ko: "키 '\(name)'이(가) 두 번 나옵니다 (처음 나온 곳: \(first.key.mark.line)번째 줄); 하나만 남기세요"))
                 }
                 stack[top].pendingKey = node
             }

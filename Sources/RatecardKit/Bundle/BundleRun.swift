@@ -53,19 +53,26 @@ public struct BundleRun {
     /// how to mend it: a publish without the web app would leave the app's screens blank.
     public func webFolder(override: String?) throws -> String {
         if let override {
-            guard FileSystem.isDirectory(override) else { throw OperationalError("--web \(override) is not a folder") }
+            guard FileSystem.isDirectory(override) else { throw OperationalError("--web \(override) is not a folder", ko: "--web \(override)은(는) 폴더가 아닙니다") }
             return override
         }
         guard let contentDir = location.contentDir else {
-            throw OperationalError("a commit read without a content folder has no web build beside it; pass --web DIR")
+            throw OperationalError("a commit read without a content folder has no web build beside it; pass --web DIR", ko: "콘텐츠 폴더 없이 읽은 커밋에는 옆에 웹 빌드가 없습니다; --web DIR을 주세요")
         }
         let setting = try loadConfig()?.web
         let configured = setting ?? "../site"
         let path = Environments.lexicallyNormalized(configured.hasPrefix("/") ? configured : contentDir + "/" + configured)
         guard FileSystem.isDirectory(path), FileSystem.exists(path + "/index.html") else {
-            let named = setting == nil ? "the default web build folder ../site" : "the web build folder 'web: \(configured)' in ratecard.yaml"
+            let named =
+                setting == nil
+                ? Message("the default web build folder ../site", ko: "기본 웹 빌드 폴더 ../site")
+                : Message("the web build folder 'web: \(configured)' in ratecard.yaml", ko: "ratecard.yaml의 웹 빌드 폴더 'web: \(configured)'")
+            let fix = Message(
+                "put the web app's build there, set web: in ratecard.yaml, or pass --web DIR", ko: "그곳에 웹 앱의 빌드를 두거나, ratecard.yaml에 web:을 쓰거나, --web DIR을 주세요")
             throw OperationalError(
-                "\(named) is \(FileSystem.isDirectory(path) ? "missing its index.html" : "not there") (\(path)); put the web app's build there, set web: in ratecard.yaml, or pass --web DIR")
+                FileSystem.isDirectory(path)
+                    ? Message("\(named) is missing its index.html (\(path))", ko: "\(named)에 index.html이 없습니다 (\(path))").then(fix)
+                    : Message("\(named) is not there (\(path))", ko: "\(named)이(가) 없습니다 (\(path))").then(fix))
         }
         return path
     }

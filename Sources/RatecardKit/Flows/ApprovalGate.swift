@@ -16,8 +16,9 @@ import RatecardSupport
 /// refuses it like a risky change, and an approval records that it went unchecked.
 public enum ApprovalGate {
     /// A refusal: the risky changes were listed; exit 1, nothing changed.
-    public struct Refused: Error, CustomStringConvertible {
-        public var description: String
+    public struct Refused: ErrorText, CustomStringConvertible {
+        public var text: Message
+        public var description: String { text.english }
     }
 
     /// What is known of the change from what is live to what is next.
@@ -26,7 +27,7 @@ public enum ApprovalGate {
         case nothingLive
         case diff(SemanticDiff)
         /// The diff could not be computed, and why.
-        case unknown(String)
+        case unknown(Message)
 
         public var semantic: SemanticDiff? {
             if case .diff(let diff) = self { return diff }
@@ -46,36 +47,52 @@ public enum ApprovalGate {
             switch try root.sealedRecord(of: live) {
             case .sealed(let record): info = record
             case .unsealed:
-                return .unknown("the journal holds no seal for the live release \(live), so its version.json, which names the live commit, cannot be checked")
+                return .unknown(
+                    Message(
+                        "the journal holds no seal for the live release \(live), so its version.json, which names the live commit, cannot be checked",
+                        ko: "저널에 라이브 릴리스 \(live)의 봉인이 없어, 라이브 커밋을 가리키는 version.json을 확인할 수 없습니다"))
             case .broken:
                 return .unknown(
-                    "the live release \(live)'s version.json does not match the seal journaled when it was published (it was changed since), so the commit it names is not trusted")
+                    Message(
+                        "the live release \(live)'s version.json does not match the seal journaled when it was published (it was changed since), so the commit it names is not trusted",
+                        ko: "라이브 릴리스 \(live)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않아 (그 뒤에 바뀌었습니다), 그 파일이 가리키는 커밋을 믿을 수 없습니다"))
             }
             guard let named = info.sourceCommit else {
-                return .unknown("the live release \(live) names no source commit")
+                return .unknown(Message("the live release \(live) names no source commit", ko: "라이브 릴리스 \(live)에는 원본 커밋이 없습니다"))
             }
             commit = named
             liveAsOf = Day(info.asOf)
         } catch {
-            return .unknown("the live release cannot be read (\(error))")
+            let why = Message.of(error)
+            return .unknown(Message("the live release cannot be read (\(why))", ko: "라이브 릴리스를 읽을 수 없습니다 (\(why))"))
         }
-        guard let location, location.repository != nil else { return .unknown("there is no git repository here to read the live commit \(commit.short) from") }
+        guard let location, location.repository != nil else {
+            return .unknown(Message("there is no git repository here to read the live commit \(commit.short) from", ko: "라이브 커밋 \(commit.short)을(를) 읽을 git 저장소가 여기에 없습니다"))
+        }
         let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf), caches: caches)
         do {
             let before = try run.content(of: commit)
             return .diff(SemanticDiff.between(before, next, asOf: asOf, oldAsOf: liveAsOf))
         } catch {
+            let why = Message.of(error)
             return .unknown(
-                "the live commit \(commit.short) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow' (CI: a checkout with full history)")
+                Message(
+                    "the live commit \(commit.short) cannot be read from this clone (\(why)); in a shallow clone fetch it with 'git fetch --unshallow' (CI: a checkout with full history)",
+                    ko: "라이브 커밋 \(commit.short)을(를) 이 클론에서 읽을 수 없습니다 (\(why)); 얕은 클론이라면 'git fetch --unshallow'로 가져오세요 (CI: 전체 이력을 체크아웃)"))
         }
     }
 
     /// The risk of a first release to a protected environment.
-    public static let firstRelease = "nothing is live yet: this first release makes all of its content live at once, with nothing to compare it with"
+    public static let firstRelease = Message(
+        "nothing is live yet: this first release makes all of its content live at once, with nothing to compare it with",
+        ko: "아직 라이브인 것이 없습니다: 이 첫 릴리스는 비교할 대상 없이 모든 콘텐츠를 한꺼번에 라이브로 만듭니다")
 
     /// A change a protected environment asks an approval for.
     public struct Risk: Sendable, Equatable {
-        public var text: String
+        /// What the change is, for a person.
+        public var message: Message
+        /// The English text, as the journal records it.
+        public var text: String { message.english }
         /// The change value for value (`identity(of:)`), when it can be matched with an approval
         /// given before; nil for what no earlier approval can cover.
         public var identity: String?
@@ -92,17 +109,19 @@ public enum ApprovalGate {
         case .nothingLive:
             // A first release has nothing to be compared with: every partner, rate table and terms
             // document goes live at once, unreviewed against anything. It needs an approval.
-            risks.append(Risk(text: Self.firstRelease, identity: nil, from: nil))
+            risks.append(Risk(message: Self.firstRelease, identity: nil, from: nil))
         case .diff(let semantic):
             for change in semantic.changes {
-                if let text = change.isRisky(threshold: threshold) { risks.append(Risk(text: text, identity: identity(of: change), from: nil)) }
+                if let text = change.isRisky(threshold: threshold) { risks.append(Risk(message: text, identity: identity(of: change), from: nil)) }
             }
-        case .unknown(let reason): risks.append(Risk(text: "the change could not be checked for risks: \(reason)", identity: nil, from: nil))
+        case .unknown(let reason):
+            risks.append(
+                Risk(message: Message("the change could not be checked for risks: \(reason)", ko: "변경의 위험을 확인하지 못했습니다: \(reason)"), identity: nil, from: nil))
         }
         if let next {
             for (day, change) in SemanticDiff.scheduled(next, after: asOf) {
                 guard let text = change.isRisky(threshold: threshold) else { continue }
-                risks.append(Risk(text: "scheduled from \(day): \(text)", identity: identity(of: change), from: day))
+                risks.append(Risk(message: Message("scheduled from \(day): \(text)", ko: "\(day)부터 시행 예정: \(text)"), identity: identity(of: change), from: day))
             }
         }
         return risks
@@ -113,7 +132,7 @@ public enum ApprovalGate {
     public static func identity(of change: SemanticChange) -> String? {
         guard case .bandChanged(let band) = change else { return nil }
         return
-            "\(band.key) \(band.scale.describe(band.min, band.max)): apr_min_pct \(band.aprMin.old) to \(band.aprMin.new), apr_max_pct \(band.aprMax.old) to \(band.aprMax.new), limit_max_krw \(band.limit.old) to \(band.limit.new)"
+            "\(band.key) \(band.scale.describe(band.min, band.max).english): apr_min_pct \(band.aprMin.old) to \(band.aprMin.new), apr_max_pct \(band.aprMax.old) to \(band.aprMax.new), limit_max_krw \(band.limit.old) to \(band.limit.new)"
     }
 
     /// An approval for a risky change: what the journal records, and the risks it covered.
@@ -141,8 +160,10 @@ public enum ApprovalGate {
         }
 
         /// For a person: the reason, and where it was given when it was carried from earlier.
-        public var summary: String {
-            approvedIn.isEmpty ? reason : "\(reason) (approved with release \(approvedIn.joined(separator: ", ")))"
+        public var summary: Message {
+            let releases = approvedIn.joined(separator: ", ")
+            return approvedIn.isEmpty
+                ? .verbatim(reason) : Message("\(reason) (approved with release \(releases))", ko: "\(reason) (릴리스 \(releases)과(와) 함께 승인됨)")
         }
     }
 
@@ -168,12 +189,19 @@ public enum ApprovalGate {
             return Approval(reason: latest.approval.reason, by: latest.approval.by ?? "", risks: risks.map(\.text), scheduled: scheduled, approvedIn: approvedIn)
         }
         guard let approval, !approval.isEmpty else {
-            var text = "\(environment) is protected and this change is risky:\n" + uncovered.map { "  - \($0.text)\n" }.joined()
-            text += "Re-run with --approve \"reason\" to ship it anyway; the approval is recorded in the journal"
+            var text =
+                Message("\(environment) is protected and this change is risky:\n", ko: "\(environment)은(는) 보호된 환경이고 이 변경에는 위험이 있습니다:\n")
+                + uncovered.map { Message.verbatim("  - ") + $0.message + .verbatim("\n") }.joined(separator: "")
             if uncovered.contains(where: { $0.from != nil }) {
-                text += ", with the scheduled changes, which 'publish --if-stale' then makes live on their day"
+                text += Message(
+                    "Re-run with --approve \"reason\" to ship it anyway; the approval is recorded in the journal, with the scheduled changes, which 'publish --if-stale' then makes live on their day.",
+                    ko: "그래도 내보내려면 --approve \"사유\"를 붙여 다시 실행하세요; 승인은 시행 예정 변경과 함께 저널에 기록되고, 'publish --if-stale'이 그날 라이브로 만듭니다.")
+            } else {
+                text += Message(
+                    "Re-run with --approve \"reason\" to ship it anyway; the approval is recorded in the journal.",
+                    ko: "그래도 내보내려면 --approve \"사유\"를 붙여 다시 실행하세요; 승인은 저널에 기록됩니다.")
             }
-            throw Refused(description: text + ".")
+            throw Refused(text: text)
         }
         return Approval(reason: approval, by: ProcessUser.name, risks: risks.map(\.text), scheduled: scheduled, approvedIn: approvedIn)
     }

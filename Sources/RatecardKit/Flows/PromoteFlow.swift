@@ -93,7 +93,7 @@ public struct PromoteFlow {
             }
         }
         if options.dryRun {
-            guard let id = promoted else { throw ConflictError("\(options.sourceName) has nothing live to promote") }
+            guard let id = promoted else { throw ConflictError("\(options.sourceName) has nothing live to promote", ko: "\(options.sourceName)에는 승격할 라이브 릴리스가 없습니다") }
             let next = try source.info(of: id)
             let live = try target.live()
             let liveInfo = try live.map { try target.info(of: $0) }
@@ -112,28 +112,34 @@ public struct PromoteFlow {
     /// that release's content (nil when it cannot be read, which makes the diff unknown).
     private func liveDiff() -> (ApprovalGate.LiveDiff, Content?) {
         do {
-            guard let id = try options.release ?? options.source.live() else { throw OperationalError("the source has nothing live to promote") }
+            guard let id = try options.release ?? options.source.live() else { throw OperationalError("the source has nothing live to promote", ko: "원본 환경에 승격할 라이브 릴리스가 없습니다") }
             // The commit the promoted release names, from its record only while that matches its seal.
             let info: ReleaseInfo
             switch try options.source.sealedRecord(of: id) {
             case .sealed(let record): info = record
-            case .unsealed: throw OperationalError("the journal of \(options.sourceName) holds no seal for release \(id), so its version.json, which names its commit, cannot be checked")
+            case .unsealed:
+                throw OperationalError(
+                    "the journal of \(options.sourceName) holds no seal for release \(id), so its version.json, which names its commit, cannot be checked",
+                    ko: "\(options.sourceName)의 저널에 릴리스 \(id)의 봉인이 없어, 커밋을 가리키는 version.json을 확인할 수 없습니다")
             case .broken:
                 throw OperationalError(
-                    "release \(id)'s version.json in \(options.sourceName) does not match the seal journaled when it was published (it was changed since), so the commit it names is not trusted")
+                    "release \(id)'s version.json in \(options.sourceName) does not match the seal journaled when it was published (it was changed since), so the commit it names is not trusted",
+                    ko: "\(options.sourceName)의 릴리스 \(id)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않아 (그 뒤에 바뀌었습니다), 그 파일이 가리키는 커밋을 믿을 수 없습니다")
             }
-            guard let commit = info.sourceCommit else { throw OperationalError("release \(id) names no source commit") }
+            guard let commit = info.sourceCommit else { throw OperationalError("release \(id) names no source commit", ko: "릴리스 \(id)에는 원본 커밋이 없습니다") }
             let location = try location.get()
-            guard location.repository != nil else { throw OperationalError("there is no git repository here to read commit \(commit.short) from") }
+            guard location.repository != nil else { throw OperationalError("there is no git repository here to read commit \(commit.short) from", ko: "커밋 \(commit.short)을(를) 읽을 git 저장소가 여기에 없습니다") }
             let next: Content
             do {
                 next = try ValidationRun(location: location, context: ValidationContext(asOf: options.asOf), caches: options.caches).content(of: commit)
             } catch {
-                throw OperationalError("the promoted commit \(commit.short) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow'")
+                throw OperationalError(
+                    "the promoted commit \(commit.short) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow'",
+                    ko: "승격하는 커밋 \(commit.short)을(를) 이 클론에서 읽을 수 없습니다 (\(Message.of(error))); 얕은 클론이라면 'git fetch --unshallow'로 가져오세요")
             }
             return (ApprovalGate.liveDiff(root: options.target, location: location, next: next, asOf: options.asOf, caches: options.caches), next)
         } catch {
-            return (.unknown("\(error)"), nil)
+            return (.unknown(Message.of(error)), nil)
         }
     }
 }

@@ -71,7 +71,7 @@ public struct PublishFlow {
     /// How a publish ended. Every case but `published` changed nothing.
     public enum Outcome {
         /// `ifStale`, and the live release is current (or nothing is live): why.
-        case current(String)
+        case current(Message)
         /// HEAD was to be published but these content files are not committed.
         case uncommitted([String])
         /// The web build's use of the native bridge is invalid, or an app version cannot run it.
@@ -110,7 +110,7 @@ public struct PublishFlow {
         let root = options.root
         let run = BundleRun(location: location, asOf: options.asOf, caches: options.caches, allowShallow: options.allowShallow)
         var revision = options.revision ?? "HEAD"
-        var result = Result(outcome: .current(""), revision: revision)
+        var result = Result(outcome: .current(.verbatim("")), revision: revision)
         // "Is the work tree committed?" walks the whole work tree: it starts first, runs beside
         // the rest, and is answered before anything is reported or written. (`ifStale` rebuilds
         // the live release's commit, never the work tree.)
@@ -127,7 +127,8 @@ public struct PublishFlow {
             // The commit rebuilt is the one the live record names: only while it matches its seal.
             if let live, case .broken = try root.sealedRecord(of: live) {
                 throw RefusedError(
-                    "the live release \(live)'s version.json does not match the seal journaled when it was published (it was changed since); --if-stale rebuilds the commit it names, so nothing was published; publish a reviewed commit with --rev, or roll back to a release that matches its seal"
+                    "the live release \(live)'s version.json does not match the seal journaled when it was published (it was changed since); --if-stale rebuilds the commit it names, so nothing was published; publish a reviewed commit with --rev, or roll back to a release that matches its seal",
+                    ko: "라이브 릴리스 \(live)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않습니다 (그 뒤에 바뀌었습니다); --if-stale은 그 파일이 가리키는 커밋을 다시 빌드하므로 아무것도 게시하지 않았습니다; 검토한 커밋을 --rev로 게시하거나, 봉인과 맞는 릴리스로 롤백하세요"
                 )
             }
             switch try Self.staleness(live: live, info: liveInfo, asOf: options.asOf) {
@@ -231,7 +232,7 @@ public struct PublishFlow {
                 built = (output, snapshot.commit, snapshot.content)
             }
         }
-        guard let built else { throw OperationalError("nothing was built") }
+        guard let built else { throw OperationalError("nothing was built", ko: "아무것도 빌드하지 않았습니다") }
         result.bundleID = built.output.manifest.bundleID
         result.commit = built.commit
         var author = ProcessUser.name
@@ -287,24 +288,34 @@ public struct PublishFlow {
     static func checkClock(_ asOf: Day, explicit: Bool, live: String?, info: ReleaseInfo?, name: String) throws {
         guard !explicit, let live, let info, let liveDay = Day(info.asOf), asOf < liveDay else { return }
         throw RefusedError(
-            "today in Asia/Seoul (\(asOf)) is before the as-of date of the release live on \(name) (\(live), as of \(liveDay)): is this machine's clock set back? Nothing was published. To publish as of an earlier date on purpose, say so with --as-of \(asOf)"
+            "today in Asia/Seoul (\(asOf)) is before the as-of date of the release live on \(name) (\(live), as of \(liveDay)): is this machine's clock set back? Nothing was published. To publish as of an earlier date on purpose, say so with --as-of \(asOf)",
+            ko: "오늘(Asia/Seoul 기준 \(asOf))이 \(name)의 라이브 릴리스(\(live), 기준일 \(liveDay))의 기준일보다 앞섭니다: 이 컴퓨터의 시계가 뒤로 맞춰져 있지 않나요? 아무것도 게시하지 않았습니다. 일부러 이전 날짜 기준으로 게시하려면 --as-of \(asOf)로 밝히세요"
         )
     }
 
     enum Staleness {
-        case current(String)
+        case current(Message)
         case stale(commit: ObjectID)
     }
 
     /// Whether the live release has gone stale by `asOf` (`ifStale`).
     static func staleness(live: String?, info: ReleaseInfo?, asOf: Day) throws -> Staleness {
-        guard let live else { return .current("nothing is live yet (--if-stale only refreshes what is live)") }
-        guard let info else { throw OperationalError("the live release \(live)'s version.json cannot be read; run 'ratecard verify'") }
-        guard let from = info.staleFrom.flatMap(Day.init) else {
-            return .current("release \(live) has nothing scheduled after \(info.asOf)")
+        guard let live else { return .current(Message("nothing is live yet (--if-stale only refreshes what is live)", ko: "아직 라이브인 것이 없습니다 (--if-stale은 라이브인 것만 새로 빌드합니다)")) }
+        guard let info else {
+            throw OperationalError("the live release \(live)'s version.json cannot be read; run 'ratecard verify'", ko: "라이브 릴리스 \(live)의 version.json을 읽을 수 없습니다; 'ratecard verify'를 실행하세요")
         }
-        guard from <= asOf else { return .current("release \(live) is current until \(from.adding(days: -1)) (something scheduled takes effect on \(from))") }
-        guard let commit = info.sourceCommit else { throw ConflictError("release \(live) is stale since \(from) but names no commit to rebuild; publish with --rev") }
+        guard let from = info.staleFrom.flatMap(Day.init) else {
+            return .current(Message("release \(live) has nothing scheduled after \(info.asOf)", ko: "릴리스 \(live)에는 \(info.asOf) 이후에 시행 예정인 것이 없습니다"))
+        }
+        guard from <= asOf else {
+            return .current(
+                Message(
+                    "release \(live) is current until \(from.adding(days: -1)) (something scheduled takes effect on \(from))",
+                    ko: "릴리스 \(live)은(는) \(from.adding(days: -1))까지 최신입니다 (\(from)에 시행 예정인 것이 있습니다)"))
+        }
+        guard let commit = info.sourceCommit else {
+            throw ConflictError("release \(live) is stale since \(from) but names no commit to rebuild; publish with --rev", ko: "릴리스 \(live)은(는) \(from)부터 오래된 상태인데 다시 빌드할 커밋이 없습니다; --rev로 게시하세요")
+        }
         return .stale(commit: commit)
     }
 }

@@ -92,7 +92,9 @@ public final class FolderWatcher {
         guard wd >= 0 else {
             switch errno {
             case ENOSPC:
-                throw OperationalError("cannot watch \(folder): the limit of inotify watches is reached (fs.inotify.max_user_watches); raise it, e.g. 'sysctl fs.inotify.max_user_watches=524288'")
+                throw OperationalError(
+                    "cannot watch \(folder): the limit of inotify watches is reached (fs.inotify.max_user_watches); raise it, e.g. 'sysctl fs.inotify.max_user_watches=524288'",
+                    ko: "\(folder)을(를) 감시할 수 없습니다: inotify 감시 한도(fs.inotify.max_user_watches)에 이르렀습니다; 한도를 올리세요 (예: 'sysctl fs.inotify.max_user_watches=524288')")
             case ENOENT, ENOTDIR: return .gone
             default: return .failed
             }
@@ -152,16 +154,28 @@ public final class FolderWatcher {
     /// Reads what is queued, then keeps reading while events keep coming (an editor's save is
     /// several events: a file written, renamed, its backup removed), until `quiet`
     /// milliseconds pass without one or `longest` milliseconds in all.
+    ///
+    /// An editor's temporary file that is gone by then (sed -i's `sedXXXXXX`, vim's `4913`, a
+    /// `name~` or `#name#` written and renamed over the file) is no change: only the file it
+    /// became is. One that stays is a file like any other.
     public func collect(quiet: Int32 = 4, longest: Int = 60, also: Int32? = nil) -> Changes {
         var changes = Changes()
+        var temporaries: Set<String> = []
         let start = Trace.now()
         while true {
-            drain(into: &changes)
+            drain(into: &changes, temporaries: &temporaries)
             let elapsed = (Trace.now() - start) / 1_000_000
-            guard elapsed < longest else { break }
+            // A temporary file still there is about to be renamed over its file: wait for that
+            // (a little longer than `longest`) rather than build from it.
+            let renameDue = elapsed < longest + 250 && hasTemporary(changes, temporaries)
+            guard elapsed < longest || renameDue else { break }
             let (events, other) = wait(timeout: quiet, also: also)
-            if other || !events { break }
+            if other || (!events && !renameDue) { break }
         }
+        changes.content = changes.content.filter { path in
+            !Self.isEditorTemporary(DurableFiles.name(of: path)) || FileSystem.exists(contentRoot + "/" + path)
+        }
+        if temporaries.contains(where: FileSystem.exists) { changes.web = true }
         return changes
     }
 
@@ -185,7 +199,25 @@ public final class FolderWatcher {
         return changes
     }
 
-    private func drain(into changes: inout Changes) {
+    /// Whether an editor's temporary file among the changes is still there.
+    private func hasTemporary(_ changes: Changes, _ temporaries: Set<String>) -> Bool {
+        changes.content.contains { Self.isEditorTemporary(DurableFiles.name(of: $0)) && FileSystem.exists(contentRoot + "/" + $0) }
+            || temporaries.contains(where: FileSystem.exists)
+    }
+
+    /// A name editors and tools give a file only while they write another: GNU sed -i's
+    /// `sedXXXXXX`, vim's `4913` probe and swap files, emacs' `#name#` and `name~`, JetBrains'
+    /// `name___jb_tmp___` and `name___jb_old___`, and `.tmp`, `.swp` endings.
+    public static func isEditorTemporary(_ name: String) -> Bool {
+        let scalars = Array(name.unicodeScalars)
+        if scalars.count == 9, name.hasPrefix("sed"), scalars.dropFirst(3).allSatisfy({ $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) }) {
+            return true
+        }
+        if name == "4913" || name.hasSuffix("~") || (name.hasPrefix("#") && name.hasSuffix("#")) { return true }
+        return [".swp", ".swo", ".swx", ".tmp", "___jb_tmp___", "___jb_old___"].contains { name.hasSuffix($0) }
+    }
+
+    private func drain(into changes: inout Changes, temporaries: inout Set<String>) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -200,12 +232,12 @@ public final class FolderWatcher {
                 let nameStart = offset + MemoryLayout<inotify_event>.size
                 let name = String(decoding: buffer[nameStart..<nameStart + nameLength].prefix { $0 != 0 }, as: UTF8.self)
                 offset = nameStart + nameLength
-                handle(wd: wd, mask: mask, name: name, into: &changes)
+                handle(wd: wd, mask: mask, name: name, into: &changes, temporaries: &temporaries)
             }
         }
     }
 
-    private func handle(wd: Int32, mask: UInt32, name: String, into changes: inout Changes) {
+    private func handle(wd: Int32, mask: UInt32, name: String, into changes: inout Changes, temporaries: inout Set<String>) {
         if mask & UInt32(IN_Q_OVERFLOW) != 0 {
             changes.overflow = true
             return
@@ -226,7 +258,12 @@ public final class FolderWatcher {
             if !name.hasSuffix(".lock") { changes.git = true }
         case .web(let folder, let inContent):
             guard !name.hasPrefix(".") else { return }
-            changes.web = true
+            // An editor's temporary file counts only if it is still there when the events end.
+            if Self.isEditorTemporary(name) && !newFolder {
+                temporaries.insert(folder + "/" + name)
+            } else {
+                changes.web = true
+            }
             // Inside the content folder the web build is also part of the tree git compares.
             if let inContent { changes.content.insert(inContent + "/" + name) }
             if newFolder { try? addTree(folder + "/" + name, place: Self.child(place, name: name, path: folder + "/" + name)) }

@@ -545,7 +545,7 @@ public final class LiveBuild {
         builder.memo = memo
         let assets = assets
         output = try builder.build(content) { asset in
-            guard let bytes = assets[asset] else { throw OperationalError("\(asset) is not in the work tree") }
+            guard let bytes = assets[asset] else { throw OperationalError("\(asset) is not in the work tree", ko: "\(asset)이(가) 작업 트리에 없습니다") }
             return bytes
         }
         built = true

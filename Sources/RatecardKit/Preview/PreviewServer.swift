@@ -66,7 +66,7 @@ public final class PreviewServer: Sendable {
         guard bound == 0, listen(fd, 64) == 0 else {
             let code = errno
             close(fd)
-            if code == EADDRINUSE { throw OperationalError("port \(port) on 127.0.0.1 is in use; choose another with --port") }
+            if code == EADDRINUSE { throw OperationalError("port \(port) on 127.0.0.1 is in use; choose another with --port", ko: "127.0.0.1의 포트 \(port)은(는) 이미 쓰이고 있습니다; --port로 다른 포트를 고르세요") }
             throw FileSystem.failure("bind", "127.0.0.1:\(port)", code: code)
         }
         var actual = sockaddr_in()

@@ -13,7 +13,7 @@ public struct ValidationReport: Sendable {
     public var files: Int
     /// What the run could not check, and why (a parent missing from a shallow clone): shown
     /// beside the findings, never as one of them.
-    public var notes: [String] = []
+    public var notes: [Message] = []
     /// The rules that could not run on a commit (`UnrunRules`): a check that did not run is
     /// never a pass, so such a report is incomplete unless skipping was asked for.
     public var unrun: [UnrunRules] = []
@@ -39,12 +39,15 @@ public struct ValidationReport: Sendable {
     public var incomplete: Bool { !unrun.isEmpty && !skipAllowed }
 
     /// The refusal of an incomplete report: every rule not run, why, and the fixes; nil when complete.
-    public var refusal: String? {
+    public var refusal: Message? {
         guard incomplete else { return nil }
         let rules = unrunRules
         let commits = unrun.map(\.commit.short).joined(separator: ", ")
-        return
-            "\(rules.count) rules could not run: \(rules.joined(separator: ", ")) compare a commit with its parent, and the parent of \(commits) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range); or pass --allow-shallow to skip them"
+        return Message(
+            "\(rules.count) rules could not run: \(rules.joined(separator: ", ")) compare a commit with its parent, and the parent of \(commits) is not in this clone (a shallow clone); fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range); or pass --allow-shallow to skip them",
+            ko:
+                "규칙 \(rules.count)개를 실행하지 못했습니다: 이 규칙들(\(rules.joined(separator: ", ")))은 커밋을 부모 커밋과 비교하는데, 커밋 \(commits)의 부모 커밋이 이 클론에 없습니다 (얕은 클론); 'git fetch --deepen=1'로 가져오세요 (GitHub Actions에서는 actions/checkout에 fetch-depth: 2, --range에는 0); 일부러 건너뛰려면 --allow-shallow 옵션을 주세요"
+        )
     }
 }
 
@@ -179,9 +182,12 @@ public final class ValidationRun {
         switch result {
         case .success(let id): return id
         case .failure(let error):
-            var message = "revision '\(revision)' cannot be read: \(error.message)"
+            var message = Message("revision '\(revision)' cannot be read: \(error.message)", ko: "리비전 '\(revision)'을(를) 읽을 수 없습니다: \(error.message)")
             if repository.isShallow {
-                message += "; this is a shallow clone, so older commits may not have been fetched: run 'git fetch --unshallow' (in GitHub Actions: actions/checkout with fetch-depth: 0)"
+                message = message.then(
+                    Message(
+                        "this is a shallow clone, so older commits may not have been fetched: run 'git fetch --unshallow' (in GitHub Actions: actions/checkout with fetch-depth: 0)",
+                        ko: "얕은 클론이라 오래된 커밋을 가져오지 않았을 수 있습니다: 'git fetch --unshallow'를 실행하세요 (GitHub Actions에서는 actions/checkout에 fetch-depth: 0)"))
             }
             throw OperationalError(message)
         }
@@ -189,18 +195,25 @@ public final class ValidationRun {
 
     /// What to say when a commit's parent is missing (a shallow clone's edge): every rule not
     /// run, why, and the fixes (or that they were skipped on request).
-    package func missingParentNote(_ unrun: UnrunRules) -> String {
+    package func missingParentNote(_ unrun: UnrunRules) -> Message {
         let rules = unrun.rules.joined(separator: ", ")
-        let why = "its parent \(unrun.parent.short) is not in this clone (a shallow clone)"
+        let (commit, parent) = (unrun.commit.short, unrun.parent.short)
         let fetch = "fetch it with 'git fetch --deepen=1' (in GitHub Actions: actions/checkout with fetch-depth: 2, or 0 for --range)"
-        if allowShallow { return "history rules (\(rules)) were skipped for \(unrun.commit.short) (--allow-shallow): \(why); \(fetch)" }
-        return "history rules (\(rules)) could not run for \(unrun.commit.short): \(why); \(fetch); or pass --allow-shallow to skip them"
+        let fetchKorean = "'git fetch --deepen=1'로 가져오세요 (GitHub Actions에서는 actions/checkout에 fetch-depth: 2, --range에는 0)"
+        if allowShallow {
+            return Message(
+                "history rules (\(rules)) were skipped for \(commit) (--allow-shallow): its parent \(parent) is not in this clone (a shallow clone); \(fetch)",
+                ko: "\(commit) 커밋의 이력 규칙(\(rules))은 요청대로 건너뛰었습니다 (--allow-shallow): 부모 커밋(\(parent))이 이 클론에 없습니다 (얕은 클론); \(fetchKorean)")
+        }
+        return Message(
+            "history rules (\(rules)) could not run for \(commit): its parent \(parent) is not in this clone (a shallow clone); \(fetch); or pass --allow-shallow to skip them",
+            ko: "\(commit) 커밋의 이력 규칙(\(rules))은 실행하지 못했습니다: 부모 커밋(\(parent))이 이 클론에 없습니다 (얕은 클론); \(fetchKorean); 일부러 건너뛰려면 --allow-shallow 옵션을 주세요")
     }
 
     /// What is staged in the index, with history rules against HEAD (the pre-commit hook).
     public func validateStaged() throws -> ValidationReport {
         let repository = try location.requireRepository()
-        guard let root = location.contentRoot else { throw OperationalError("--staged needs a work tree") }
+        guard let root = location.contentRoot else { throw OperationalError("--staged needs a work tree", ko: "--staged에는 작업 트리가 필요합니다") }
         let content = try loader.load(IndexSource(repository: repository, contentRoot: root))
         var base: Content?
         if let head = try repository.headCommit(), try repository.treeEntries(commit: head, under: root.treePath) != nil {
@@ -248,7 +261,8 @@ public final class ValidationRun {
         case .success(let list): commits = list
         case .failure(let error) where repository.isShallow:
             throw OperationalError(
-                "the commits of \(range) cannot all be read: this is a shallow clone and part of the range was not fetched (\(error.message)); run 'git fetch --unshallow' (in GitHub Actions: actions/checkout with fetch-depth: 0)"
+                "the commits of \(range) cannot all be read: this is a shallow clone and part of the range was not fetched (\(error.message)); run 'git fetch --unshallow' (in GitHub Actions: actions/checkout with fetch-depth: 0)",
+                ko: "\(range)의 커밋을 모두 읽을 수 없습니다: 얕은 클론이라 범위의 일부를 가져오지 않았습니다 (\(error.message)); 'git fetch --unshallow'를 실행하세요 (GitHub Actions에서는 actions/checkout에 fetch-depth: 0)"
             )
         case .failure(let error): throw error
         }
@@ -323,7 +337,7 @@ public final class ValidationRun {
     /// `A..B`, `A..` (to HEAD) or `..B` (from the root).
     package static func split(range: String) throws -> (String?, String) {
         guard let dots = range.range(of: "..") else {
-            throw OperationalError("range '\(range)' must look like A..B")
+            throw OperationalError("range '\(range)' must look like A..B", ko: "범위 '\(range)'은(는) A..B 형식이어야 합니다")
         }
         let base = String(range[..<dots.lowerBound])
         let tip = String(range[dots.upperBound...])

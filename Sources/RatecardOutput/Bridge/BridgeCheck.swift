@@ -26,8 +26,13 @@ public struct BridgeCheck {
             let file = webFolder + "/" + path
             let actual = FileSystem.exists(file) ? try FileSystem.readFile(file) : nil
             if actual != Array(expected.utf8) {
-                let what = actual == nil ? "is missing" : "is not what \(BridgeSchema.fileName) generates (edited by hand, or the schema changed)"
-                diagnostics.append(Diagnostic(path: displayPrefix + path, mark: .start, rule: BridgeRules.stale, message: "\(path) \(what); run 'ratecard bridge generate'"))
+                let message =
+                    actual == nil
+                    ? Message("\(path) is missing; run 'ratecard bridge generate'", ko: "\(path)이(가) 없습니다; 'ratecard bridge generate'를 실행하세요")
+                    : Message(
+                        "\(path) is not what \(BridgeSchema.fileName) generates (edited by hand, or the schema changed); run 'ratecard bridge generate'",
+                        ko: "\(path)이(가) \(BridgeSchema.fileName)에서 생성한 내용과 다릅니다 (손으로 고쳤거나 스키마가 바뀌었습니다); 'ratecard bridge generate'를 실행하세요")
+                diagnostics.append(Diagnostic(path: displayPrefix + path, mark: .start, rule: BridgeRules.stale, message: message))
             }
         }
         let scan = try BridgeUsageScanner.scan(webFolder: webFolder, displayPrefix: displayPrefix)
@@ -42,9 +47,11 @@ public struct BridgeCheck {
                 diagnostics.append(
                     Diagnostic(
                         path: use.path, mark: use.mark, rule: BridgeRules.unsupported,
-                        message:
-                            "'\(use.name)' needs bridge \(since); app versions supported in \(environment) lack it: \(names); guard the call with if (RatecardBridge.has(\"\(use.name)\")) { ... }, or stop listing those versions under apps: in ratecard.yaml"
-                    ))
+                        message: Message(
+                            "'\(use.name)' needs bridge \(since); app versions supported in \(environment) lack it: \(names); guard the call with if (RatecardBridge.has(\"\(use.name)\")) { ... }, or stop listing those versions under apps: in ratecard.yaml",
+                            ko:
+                                "'\(use.name)' 명령에는 브리지 \(since) 이상이 필요합니다; \(environment) 환경이 지원하는 앱 버전 중 이 명령이 없는 버전: \(names); if (RatecardBridge.has(\"\(use.name)\")) { ... }로 호출을 감싸거나, ratecard.yaml의 apps:에서 그 버전들을 빼세요"
+                        )))
             }
         }
         return BridgeCheck(schema: schema, requirement: requirement, diagnostics: diagnostics.sorted())

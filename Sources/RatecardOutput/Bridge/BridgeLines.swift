@@ -74,14 +74,18 @@ public enum BridgeLines {
 
     /// How the file differs from what it must say now (after a crash between a flip and the
     /// file's rewrite): one problem per line, empty when it is current.
-    public static func staleness(root: any ReleaseStore) throws -> [String] {
+    public static func staleness(root: any ReleaseStore) throws -> [Message] {
         let (expected, _) = try computeWithRequirements(root: root)
         let written = try read(root: root)
         guard try !expected.isEmpty || root.readState(fileName) != nil else { return [] }
-        var problems: [String] = []
+        var problems: [Message] = []
+        func release(_ id: String?) -> Message { id.map { Message("release \($0)", ko: "릴리스 \($0)") } ?? Message("nothing", ko: "아무것도 없음") }
         for line in Set(expected.keys).union(written.keys).sorted() where expected[line] != written[line] {
+            let (now, due) = (release(written[line]), release(expected[line]))
             problems.append(
-                "stale: \(fileName) gives apps of bridge \(line) \(written[line].map { "release \($0)" } ?? "nothing"), not \(expected[line].map { "release \($0)" } ?? "nothing")")
+                Message(
+                    "stale: \(fileName) gives apps of bridge \(line) \(now), not \(due)",
+                    ko: "오래됨: \(fileName)이(가) 브리지 \(line) 앱에 \(due)이(가) 아니라 \(now)을(를) 줍니다"))
         }
         return problems
     }
@@ -89,12 +93,12 @@ public enum BridgeLines {
     /// What is served beside the pointer and must follow it, and is not current: the bridge
     /// lines, and a served `index.html` (a bucket's) that does not serve the live release. A
     /// constant number of reads, for `status` and `verify`.
-    public static func servedStaleness(root: any ReleaseStore) throws -> [String] {
+    public static func servedStaleness(root: any ReleaseStore) throws -> [Message] {
         var problems = try staleness(root: root)
         if let served = try root.readState("index.html"), let live = try? root.live(),
             let page = try? root.readFile("index.html", of: live), ObjectLayout.servedEntry(page, release: live) != served
         {
-            problems.append("stale: index.html does not serve the live release \(live)")
+            problems.append(Message("stale: index.html does not serve the live release \(live)", ko: "오래됨: index.html이 라이브 릴리스 \(live)을(를) 보여 주지 않습니다"))
         }
         return problems
     }
@@ -110,8 +114,11 @@ public enum BridgeLines {
         do {
             try update(root: root, known: known)
         } catch {
+            let why = Message.of(error)
             throw OperationalError(
-                "release \(live) is live in \(root.displayName), but \(fileName) could not be written (\(error)), so older apps may still load another release; the next publish, rollback, promote or prune there rewrites it (a publish of what is live changes nothing else)"
+                "release \(live) is live in \(root.displayName), but \(fileName) could not be written (\(why)), so older apps may still load another release; the next publish, rollback, promote or prune there rewrites it (a publish of what is live changes nothing else)",
+                ko:
+                    "\(root.displayName)에서 릴리스 \(live)이(가) 라이브가 되었지만 \(fileName)을(를) 쓰지 못해(\(why)) 옛 앱은 아직 다른 릴리스를 불러올 수 있습니다; 그곳에서 다음에 'publish', 'rollback', 'promote', 'prune' 중 하나를 하면 다시 씁니다 (라이브인 것을 다시 게시해도 다른 것은 바뀌지 않습니다)"
             )
         }
     }
@@ -130,7 +137,7 @@ public enum BridgeLines {
         let source = root.location(of: .state(fileName))
         let record = try JSONDecoding.decode(Record.self, from: bytes, source: source)
         if let bad = record.lines.keys.first(where: { Int($0) == nil }) {
-            throw OperationalError("\(source) is malformed: line \"\(bad)\" is not a whole number")
+            throw OperationalError("\(source) is malformed: line \"\(bad)\" is not a whole number", ko: "\(source)의 형식이 잘못되었습니다: 줄 \"\(bad)\"이(가) 정수가 아닙니다")
         }
         return record
     }

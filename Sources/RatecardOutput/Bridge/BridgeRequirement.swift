@@ -29,17 +29,24 @@ public struct BridgeRequirement: Sendable, Equatable {
             let declared = use.kind == .on ? schema.event(use.name) : schema.command(use.name)
             guard let message = declared else {
                 let names = (use.kind == .on ? schema.events : schema.commands).map(\.name)
-                let hint = Suggestion.didYouMean(use.name, in: names).map { "; " + $0 } ?? ""
-                diagnostics.append(
-                    Diagnostic(
-                        path: use.path, mark: use.mark, rule: BridgeRules.undeclared,
-                        message:
-                            "'\(use.name)' is not \(use.kind == .on ? "an event" : "a command") in \(schema.path) (bridge \(schema.version)); declare it there or use one of: \(names.joined(separator: ", "))\(hint)"
-                    ))
+                let hint = Suggestion.didYouMean(use.name, in: names)
+                let list = names.joined(separator: ", ")
+                let message =
+                    use.kind == .on
+                    ? Message(
+                        "'\(use.name)' is not an event in \(schema.path) (bridge \(schema.version)); declare it there or use one of: \(list)",
+                        ko: "'\(use.name)'은(는) \(schema.path)(브리지 \(schema.version))의 이벤트가 아닙니다; 거기에 선언하거나 다음 중 하나를 쓰세요: \(list)")
+                    : Message(
+                        "'\(use.name)' is not a command in \(schema.path) (bridge \(schema.version)); declare it there or use one of: \(list)",
+                        ko: "'\(use.name)'은(는) \(schema.path)(브리지 \(schema.version))의 명령이 아닙니다; 거기에 선언하거나 다음 중 하나를 쓰세요: \(list)")
+                diagnostics.append(Diagnostic(path: use.path, mark: use.mark, rule: BridgeRules.undeclared, message: message.then(hint)))
                 continue
             }
             if let deprecated = message.deprecated, use.kind != .has {
-                diagnostics.append(Diagnostic(path: use.path, mark: use.mark, rule: BridgeRules.deprecated, message: "'\(use.name)' is deprecated: \(deprecated)"))
+                diagnostics.append(
+                    Diagnostic(
+                        path: use.path, mark: use.mark, rule: BridgeRules.deprecated, message: Message("'\(use.name)' is deprecated: \(deprecated)", ko: "'\(use.name)'은(는) 사용 중단되었습니다: \(deprecated)"))
+                )
             }
             guard use.kind == .call else { continue }
             if use.guarded {
@@ -56,16 +63,20 @@ public struct BridgeRequirement: Sendable, Equatable {
     }
 
     /// One sentence per unguarded command that some supported app version lacks.
-    public func problems(apps: [ServiceConfig.AppVersion], environment: String) -> [String] {
-        var problems: [String] = []
+    public func problems(apps: [ServiceConfig.AppVersion], environment: String) -> [Message] {
+        var problems: [Message] = []
         for (name, since) in calls.sorted(by: { $0.key < $1.key }) {
             let lacking = apps.filter { $0.bridge < since }
             guard !lacking.isEmpty else { continue }
             let names = lacking.map { "\($0.name) (bridge \($0.bridge))" }.joined(separator: ", ")
             let at = firstUse[name].map { " at \($0)" } ?? ""
+            let atKorean = firstUse[name].map { " (\($0))" } ?? ""
             problems.append(
-                "the web build calls '\(name)'\(at), which needs bridge \(since); app versions supported in \(environment) lack it: \(names). Guard the call with RatecardBridge.has(\"\(name)\"), or stop listing those versions under apps: in ratecard.yaml"
-            )
+                Message(
+                    "the web build calls '\(name)'\(at), which needs bridge \(since); app versions supported in \(environment) lack it: \(names). Guard the call with RatecardBridge.has(\"\(name)\"), or stop listing those versions under apps: in ratecard.yaml",
+                    ko:
+                        "웹 빌드가 '\(name)'을(를) 호출하는데\(atKorean), 이 명령에는 브리지 \(since) 이상이 필요합니다; \(environment) 환경이 지원하는 앱 버전 중 이 명령이 없는 버전: \(names). RatecardBridge.has(\"\(name)\")로 호출을 감싸거나, ratecard.yaml의 apps:에서 그 버전들을 빼세요"
+                ))
         }
         return problems
     }

@@ -38,7 +38,9 @@ public struct BridgeSchema: Sendable, Equatable {
         do {
             try SourceText.check(bytes)
             guard let node = try YAMLParser.parse(bytes) else {
-                diagnostics.report(BridgeRules.schema, path, .start, "the bridge schema is empty; it needs 'bridge', 'commands' and 'events'")
+                diagnostics.report(
+                    BridgeRules.schema, path, .start, Message("the bridge schema is empty; it needs 'bridge', 'commands' and 'events'", ko: "브리지 스키마가 비어 있습니다; 'bridge', 'commands', 'events'가 있어야 합니다")
+                )
                 return nil
             }
             root = node
@@ -47,18 +49,21 @@ public struct BridgeSchema: Sendable, Equatable {
             return nil
         }
         let before = diagnostics.items.count
-        guard let top = MappingReader(root, path: path, what: "the bridge schema", diagnostics: diagnostics) else { return nil }
+        guard let top = MappingReader(root, path: path, what: Message("the bridge schema", ko: "브리지 스키마"), diagnostics: diagnostics) else { return nil }
         var reader = SchemaReader(path: path, diagnostics: diagnostics)
         var name = ""
         var version = 0
         if let header = top.mapping("bridge") {
             if let text = header.string("name") {
                 name = text.value
-                reader.checkName(text.value, at: text.mark, what: "bridge name")
+                reader.checkName(text.value, at: text.mark, what: Message("bridge name", ko: "브리지 이름"))
             }
             if let number = header.integer("version") {
                 version = number.value
-                if number.value < 1 { diagnostics.report(BridgeRules.version, path, number.mark, "'version' is \(number.value); bridge versions start at 1") }
+                if number.value < 1 {
+                    diagnostics.report(
+                        BridgeRules.version, path, number.mark, Message("'version' is \(number.value); bridge versions start at 1", ko: "'version' 값이 \(number.value)입니다; 브리지 버전은 1부터 시작합니다"))
+                }
             }
             header.finish()
         }
@@ -145,12 +150,12 @@ private struct SchemaReader {
     let path: String
     let diagnostics: Diagnostics
 
-    func checkName(_ name: String, at mark: SourceMark, what: String) {
+    func checkName(_ name: String, at mark: SourceMark, what: Message) {
         let valid =
             !name.isEmpty && name.count <= 63 && name.first!.isASCII && name.first!.isLowercase
             && name.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "_" }
         if !valid {
-            diagnostics.report(BridgeRules.schema, path, mark, "\(what) '\(name)' must match ^[a-z][a-z0-9_]{0,62}$")
+            diagnostics.report(BridgeRules.schema, path, mark, Message("\(what) '\(name)' must match ^[a-z][a-z0-9_]{0,62}$", ko: "\(what) '\(name)'은(는) ^[a-z][a-z0-9_]{0,62}$ 형식이어야 합니다"))
         }
     }
 
@@ -160,17 +165,20 @@ private struct SchemaReader {
         var result: [BridgeMessage] = []
         for name in reader.keys {
             let mark = reader.keyMark(name) ?? reader.node.mark
-            checkName(name, at: mark, what: direction == .command ? "command name" : "event name")
+            checkName(name, at: mark, what: direction == .command ? Message("command name", ko: "명령 이름") : Message("event name", ko: "이벤트 이름"))
             guard let entry = reader.mapping(name) else { continue }
             defer { entry.finish() }
             var since = 0
             if let value = entry.integer("since") {
                 since = value.value
                 if value.value < 1 {
-                    diagnostics.report(BridgeRules.version, path, value.mark, "'since' is \(value.value); bridge versions start at 1")
+                    diagnostics.report(BridgeRules.version, path, value.mark, Message("'since' is \(value.value); bridge versions start at 1", ko: "'since' 값이 \(value.value)입니다; 브리지 버전은 1부터 시작합니다"))
                 } else if schemaVersion > 0 && value.value > schemaVersion {
                     diagnostics.report(
-                        BridgeRules.version, path, value.mark, "'\(name)' is since bridge \(value.value), after the schema's own version \(schemaVersion); raise 'bridge.version' to \(value.value)")
+                        BridgeRules.version, path, value.mark,
+                        Message(
+                            "'\(name)' is since bridge \(value.value), after the schema's own version \(schemaVersion); raise 'bridge.version' to \(value.value)",
+                            ko: "'\(name)'은(는) 브리지 \(value.value)부터인데, 스키마 자체 버전 \(schemaVersion)보다 나중입니다; 'bridge.version'을 \(value.value)(으)로 올리세요"))
                 }
             }
             let summary = entry.string("summary", required: false)?.value
@@ -191,13 +199,15 @@ private struct SchemaReader {
     func objectFields(_ node: YAMLNode?, typeName: String) -> [BridgeField] {
         guard let node else { return [] }
         guard case .mapping(let pairs) = node.kind else {
-            diagnostics.report(BridgeRules.schema, path, node.mark, "expected a mapping of field names to types, found \(Scalar.describe(node))")
+            let found = Scalar.describe(node)
+            diagnostics.report(
+                BridgeRules.schema, path, node.mark, Message("expected a mapping of field names to types, found \(found)", ko: "필드 이름과 타입의 매핑이 와야 합니다 (지금 값: \(found))"))
             return []
         }
         var fields: [BridgeField] = []
         for pair in pairs {
             guard let name = pair.key.scalarText else { continue }
-            checkName(name, at: pair.key.mark, what: "field name")
+            checkName(name, at: pair.key.mark, what: Message("field name", ko: "필드 이름"))
             if let type = type(pair.value, typeName: typeName + Self.pascal(name)) {
                 fields.append(BridgeField(name: name, type: type))
             }
@@ -216,17 +226,21 @@ private struct SchemaReader {
             case "number": return .number
             case "boolean": return .boolean
             default:
-                let hint = Suggestion.didYouMean(text, in: BridgeType.primitives + ["enum", "optional", "array", "object"]).map { "; " + $0 } ?? ""
+                let hint = Suggestion.didYouMean(text, in: BridgeType.primitives + ["enum", "optional", "array", "object"])
+                let kinds = "string, integer, number, boolean, {enum: [...]}, {optional: T}, {array: T}, {object: {...}}"
                 diagnostics.report(
-                    BridgeRules.schema, path, node.mark, "unknown type '\(text)'; a type is string, integer, number, boolean, or {enum: [...]}, {optional: T}, {array: T}, {object: {...}}\(hint)")
+                    BridgeRules.schema, path, node.mark,
+                    Message("unknown type '\(text)'; a type is one of \(kinds)", ko: "알 수 없는 타입 '\(text)'; 타입은 다음 중 하나입니다: \(kinds)").then(hint))
                 return nil
             }
         case .sequence:
-            diagnostics.report(BridgeRules.schema, path, node.mark, "a type cannot be a list; for a list of values write {array: T}")
+            diagnostics.report(BridgeRules.schema, path, node.mark, Message("a type cannot be a list; for a list of values write {array: T}", ko: "타입은 목록일 수 없습니다; 값의 목록은 {array: T}로 쓰세요"))
             return nil
         case .mapping(let pairs):
             guard pairs.count == 1, let kind = pairs[0].key.scalarText else {
-                diagnostics.report(BridgeRules.schema, path, node.mark, "a composite type is a mapping with exactly one of enum, optional, array, object")
+                diagnostics.report(
+                    BridgeRules.schema, path, node.mark,
+                    Message("a composite type is a mapping with exactly one of enum, optional, array, object", ko: "복합 타입은 'enum', 'optional', 'array', 'object' 중 정확히 하나를 키로 가진 매핑입니다"))
                 return nil
             }
             let inner = pairs[0].value
@@ -234,7 +248,9 @@ private struct SchemaReader {
             case "optional":
                 guard let wrapped = type(inner, typeName: typeName) else { return nil }
                 if case .optional = wrapped {
-                    diagnostics.report(BridgeRules.schema, path, inner.mark, "an optional of an optional says nothing more; write {optional: T} once")
+                    diagnostics.report(
+                        BridgeRules.schema, path, inner.mark,
+                        Message("an optional of an optional says nothing more; write {optional: T} once", ko: "optional을 두 번 겹쳐도 뜻이 달라지지 않습니다; {optional: T}는 한 번만 쓰세요"))
                     return nil
                 }
                 return .optional(wrapped)
@@ -244,25 +260,29 @@ private struct SchemaReader {
                 return .object(name: typeName, fields: objectFields(inner, typeName: typeName))
             case "enum":
                 guard case .sequence(let items) = inner.kind, !items.isEmpty else {
-                    diagnostics.report(BridgeRules.schema, path, inner.mark, "'enum' needs a non-empty list of values")
+                    diagnostics.report(BridgeRules.schema, path, inner.mark, Message("'enum' needs a non-empty list of values", ko: "'enum'에는 비어 있지 않은 값 목록이 필요합니다"))
                     return nil
                 }
                 var cases: [String] = []
                 for item in items {
                     guard let value = item.scalarText else {
-                        diagnostics.report(BridgeRules.schema, path, item.mark, "an enum value must be text, found \(Scalar.describe(item))")
+                        let found = Scalar.describe(item)
+                        diagnostics.report(BridgeRules.schema, path, item.mark, Message("an enum value must be text, found \(found)", ko: "enum 값은 텍스트여야 합니다 (지금 값: \(found))"))
                         continue
                     }
-                    checkName(value, at: item.mark, what: "enum value")
+                    checkName(value, at: item.mark, what: Message("enum value", ko: "enum 값"))
                     if cases.contains(value) {
-                        diagnostics.report(BridgeRules.schema, path, item.mark, "enum value '\(value)' is listed twice")
+                        diagnostics.report(BridgeRules.schema, path, item.mark, Message("enum value '\(value)' is listed twice", ko: "enum 값 '\(value)'이(가) 두 번 나옵니다"))
                     }
                     cases.append(value)
                 }
                 return .enumeration(name: typeName, cases: cases)
             default:
-                let hint = Suggestion.didYouMean(kind, in: ["enum", "optional", "array", "object"]).map { "; " + $0 } ?? ""
-                diagnostics.report(BridgeRules.schema, path, pairs[0].key.mark, "unknown type '\(kind)'; a composite type is one of enum, optional, array, object\(hint)")
+                let hint = Suggestion.didYouMean(kind, in: ["enum", "optional", "array", "object"])
+                diagnostics.report(
+                    BridgeRules.schema, path, pairs[0].key.mark,
+                    Message("unknown type '\(kind)'; a composite type is one of enum, optional, array, object", ko: "알 수 없는 타입 '\(kind)'; 복합 타입은 'enum', 'optional', 'array', 'object' 중 하나입니다")
+                        .then(hint))
                 return nil
             }
         }

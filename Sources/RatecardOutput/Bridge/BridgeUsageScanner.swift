@@ -72,7 +72,9 @@ public enum BridgeUsageScanner {
                         result.findings.append(
                             Diagnostic(
                                 path: shown, mark: source.mark, rule: BridgeRules.unreadable,
-                                message: "<script src=\"\(source.value)\"> loads a script from outside the web build, which the check cannot read; serve it from the web build"))
+                                message: Message(
+                                    "<script src=\"\(source.value)\"> loads a script from outside the web build, which the check cannot read; serve it from the web build",
+                                    ko: "<script src=\"\(source.value)\">는 웹 빌드 밖의 스크립트를 불러오므로 검사기가 읽을 수 없습니다; 웹 빌드 안에서 제공하세요")))
                         continue
                     }
                     guard !target.isEmpty else { continue }
@@ -80,7 +82,10 @@ public enum BridgeUsageScanner {
                         scripts.insert(target)
                     } else {
                         result.findings.append(
-                            Diagnostic(path: shown, mark: source.mark, rule: BridgeRules.unreadable, message: "<script src=\"\(source.value)\"> names no file of the web build (\(target))"))
+                            Diagnostic(
+                                path: shown, mark: source.mark, rule: BridgeRules.unreadable,
+                                message: Message("<script src=\"\(source.value)\"> names no file of the web build (\(target))", ko: "<script src=\"\(source.value)\">는 웹 빌드에 없는 파일을 가리킵니다 (\(target))"))
+                        )
                     }
                 }
             }
@@ -104,7 +109,9 @@ public enum BridgeUsageScanner {
             result.findings.append(
                 Diagnostic(
                     path: shown, mark: .start, rule: BridgeRules.unreadable,
-                    message: "the file starts with a UTF-16 byte order mark, so a browser reads it as UTF-16 and the check cannot; save it as UTF-8"))
+                    message: Message(
+                        "the file starts with a UTF-16 byte order mark, so a browser reads it as UTF-16 and the check cannot; save it as UTF-8",
+                        ko: "파일이 UTF-16 바이트 순서 표시로 시작해 브라우저는 UTF-16으로 읽지만 검사기는 읽을 수 없습니다; UTF-8로 저장하세요")))
             return nil
         }
         return String(decoding: bytes, as: UTF8.self)

@@ -30,7 +30,7 @@ struct JavaScriptLexer {
 
     struct Problem {
         var mark: SourceMark
-        var message: String
+        var message: Message
     }
 
     private(set) var tokens: [Token] = []
@@ -118,7 +118,7 @@ struct JavaScriptLexer {
         return true
     }
 
-    private mutating func problem(_ message: String, at position: Int) {
+    private mutating func problem(_ message: Message, at position: Int) {
         problems.append(Problem(mark: marks[min(position, marks.count - 1)], message: message))
     }
 
@@ -155,7 +155,7 @@ struct JavaScriptLexer {
                     index += 1
                 }
                 guard peek() != nil else {
-                    problem("a comment is not closed (no */)", at: start)
+                    problem(Message("a comment is not closed (no */)", ko: "주석이 닫히지 않았습니다 (*/ 없음)"), at: start)
                     break
                 }
                 index += 2
@@ -164,7 +164,7 @@ struct JavaScriptLexer {
             // HTML-like comments (<!-- anywhere, --> at the start of a line): browsers skip
             // the rest of the line in a classic script; modules refuse them.
             if starts(with: "<!--") || (starts(with: "-->") && (newline || tokens.isEmpty)) {
-                problem("an HTML-like comment (<!-- or -->) in a script; use // instead", at: index)
+                problem(Message("an HTML-like comment (<!-- or -->) in a script; use // instead", ko: "스크립트 안에 HTML식 주석(<!-- 또는 -->)이 있습니다; 대신 // 주석을 쓰세요"), at: index)
                 skipLine()
                 continue
             }
@@ -189,7 +189,7 @@ struct JavaScriptLexer {
         }
         for opener in open.reversed() {
             let text = tokens[opener].kind == .punctuator ? tokens[opener].text : "${"
-            problems.append(Problem(mark: tokens[opener].mark, message: "'\(text)' is never closed"))
+            problems.append(Problem(mark: tokens[opener].mark, message: Message("'\(text)' is never closed", ko: "열린 '\(text)' 기호가 닫히지 않습니다")))
         }
         partner += Array(repeating: -1, count: tokens.count - partner.count)
     }
@@ -207,7 +207,8 @@ struct JavaScriptLexer {
         guard let opener = open.last,
             expected == "${" ? tokens[opener].kind != .punctuator : tokens[opener].kind == .punctuator && tokens[opener].text == expected
         else {
-            problems.append(Problem(mark: tokens[closing].mark, message: "'\(tokens[closing].text.isEmpty ? "}" : tokens[closing].text)' closes nothing that is open"))
+            let shown = tokens[closing].text.isEmpty ? "}" : tokens[closing].text
+            problems.append(Problem(mark: tokens[closing].mark, message: Message("'\(shown)' closes nothing that is open", ko: "닫을 대상이 없는 '\(shown)' 기호입니다")))
             return
         }
         open.removeLast()
@@ -223,12 +224,12 @@ struct JavaScriptLexer {
         while let c = peek() {
             if c == "\\" {
                 guard peek(1) == "u", let (scalar, length) = unicodeEscape(at: index + 2) else {
-                    problem("a name holds a '\\' that is not a \\u escape", at: index)
+                    problem(Message("a name holds a '\\' that is not a \\u escape", ko: "이름 안에 \\u 이스케이프가 아닌 '\\' 문자가 있습니다"), at: index)
                     index += 1
                     break
                 }
                 let valid = name.isEmpty ? Self.isNameStart(scalar) : Self.isNamePart(scalar)
-                if !valid { problem("a \\u escape in a name stands for a character no name may hold", at: index) }
+                if !valid { problem(Message("a \\u escape in a name stands for a character no name may hold", ko: "이름 안의 \\u 이스케이프가 이름에 쓸 수 없는 문자를 나타냅니다"), at: index) }
                 name.unicodeScalars.append(scalar)
                 escaped = true
                 index += 2 + length
@@ -282,14 +283,14 @@ struct JavaScriptLexer {
                 text.unicodeScalars.append(scalar)
                 index += 2
             } else if !template {
-                problem("a \\x escape needs two hex digits", at: index - 2)
+                problem(Message("a \\x escape needs two hex digits", ko: "\\x 이스케이프에는 16진수 두 자리가 필요합니다"), at: index - 2)
             }
         case "u":
             if let (scalar, length) = unicodeEscape(at: index) {
                 text.unicodeScalars.append(scalar)
                 index += length
             } else if !template {
-                problem("a \\u escape needs four hex digits or {hex}", at: index - 2)
+                problem(Message("a \\u escape needs four hex digits or {hex}", ko: "\\u 이스케이프에는 16진수 네 자리 또는 {hex} 형식이 필요합니다"), at: index - 2)
             }
         case "0"..."7" where !template:
             // Legacy octal: up to three digits, no more than \377.
@@ -311,7 +312,7 @@ struct JavaScriptLexer {
         var text = ""
         while true {
             guard let c = peek(), c != "\n", c != "\r" else {
-                problem("a string is not closed on its line", at: start)
+                problem(Message("a string is not closed on its line", ko: "문자열이 그 줄에서 닫히지 않았습니다"), at: start)
                 break
             }
             index += 1
@@ -330,7 +331,7 @@ struct JavaScriptLexer {
         var text = ""
         while true {
             guard let c = peek() else {
-                problem("a template literal is not closed (no `)", at: start)
+                problem(Message("a template literal is not closed (no `)", ko: "템플릿 리터럴이 닫히지 않았습니다 (` 없음)"), at: start)
                 append(.template(continuing ? .tail : .whole), text, from: start)
                 if continuing { close("${") }
                 return
@@ -389,7 +390,7 @@ struct JavaScriptLexer {
         var inClass = false
         while true {
             guard let c = peek(), !Self.isLineTerminator(c) else {
-                problem("a regular expression is not closed on its line", at: start)
+                problem(Message("a regular expression is not closed on its line", ko: "정규 표현식이 그 줄에서 닫히지 않았습니다"), at: start)
                 break
             }
             index += 1
@@ -465,7 +466,10 @@ struct JavaScriptLexer {
         case .name:
             if previous.escaped || isProperty(previousIndex) { return false }
             if ["of", "await", "yield"].contains(previous.text) {
-                problem("a '/' after '\(previous.text)' may divide or start a regular expression; the check cannot tell which: use parentheses", at: position)
+                problem(
+                    Message(
+                        "a '/' after '\(previous.text)' may divide or start a regular expression; the check cannot tell which: use parentheses",
+                        ko: "'\(previous.text)' 뒤의 '/' 기호는 나눗셈일 수도, 정규 표현식의 시작일 수도 있습니다; 검사기는 어느 쪽인지 알 수 없습니다: 괄호로 감싸세요"), at: position)
                 return false
             }
             return ["return", "typeof", "instanceof", "in", "new", "delete", "void", "throw", "case", "do", "else", "extends"].contains(previous.text)
@@ -474,7 +478,10 @@ struct JavaScriptLexer {
             case ")": return headerCloses.contains(previousIndex)
             case "]", "++", "--": return false
             case "}":
-                problem("a '/' after '}' may divide or start a regular expression; the check cannot tell which: use parentheses or a ';'", at: position)
+                problem(
+                    Message(
+                        "a '/' after '}' may divide or start a regular expression; the check cannot tell which: use parentheses or a ';'",
+                        ko: "'}' 뒤의 '/' 기호는 나눗셈일 수도, 정규 표현식의 시작일 수도 있습니다; 검사기는 어느 쪽인지 알 수 없습니다: 괄호로 감싸거나 세미콜론(;)을 넣으세요"), at: position)
                 return false
             default: return true
             }

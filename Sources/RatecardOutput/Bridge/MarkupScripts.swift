@@ -74,7 +74,7 @@ struct MarkupScripts {
         return nil
     }
 
-    private mutating func problem(_ message: String, at position: Int) {
+    private mutating func problem(_ message: Message, at position: Int) {
         problems.append(JavaScriptLexer.Problem(mark: marks[min(position, marks.count - 1)], message: message))
     }
 
@@ -183,7 +183,10 @@ struct MarkupScripts {
             let position = attribute.raw.first ?? tag.start
             if attribute.name.hasPrefix("on") {
                 guard scriptsAllowed else {
-                    problem("an event-handler attribute (\(attribute.name)) in a file whose scripts the check does not read; put the code in a .js file", at: position)
+                    problem(
+                        Message(
+                            "an event-handler attribute (\(attribute.name)) in a file whose scripts the check does not read; put the code in a .js file",
+                            ko: "검사기가 스크립트를 읽지 않는 파일에 이벤트 핸들러 속성(\(attribute.name))이 있습니다; 코드는 .js 파일에 두세요"), at: position)
                     continue
                 }
                 if let script = decoded(attribute, strict: true) { scripts.append(script) }
@@ -191,20 +194,30 @@ struct MarkupScripts {
             let value = decoded(attribute, strict: false).map { String(String.UnicodeScalarView($0.source)) } ?? ""
             let compact = String(String.UnicodeScalarView(value.unicodeScalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" })).lowercased()
             if compact.contains("javascript:") {
-                problem("a javascript: URL (\(attribute.name)) runs code the check does not read; put the code in a .js file", at: position)
+                problem(
+                    Message(
+                        "a javascript: URL (\(attribute.name)) runs code the check does not read; put the code in a .js file",
+                        ko: "javascript: URL(\(attribute.name))은 검사기가 읽지 않는 코드를 실행합니다; 코드는 .js 파일에 두세요"), at: position)
             }
             if attribute.name == "srcdoc" {
-                problem("an srcdoc document's scripts are not checked; give the frame a page of the web build as its src", at: position)
+                problem(
+                    Message("an srcdoc document's scripts are not checked; give the frame a page of the web build as its src", ko: "srcdoc 문서의 스크립트는 검사되지 않습니다; 프레임의 src에 웹 빌드의 페이지를 지정하세요"),
+                    at: position)
             }
         }
         // An XML file's elements all hold markup: a script there is refused, and read past.
         guard scriptsAllowed else {
-            if tag.name == "script" { problem("a <script> in a file whose scripts the check does not read; put the code in a .js file", at: tag.start) }
+            if tag.name == "script" {
+                problem(Message("a <script> in a file whose scripts the check does not read; put the code in a .js file", ko: "검사기가 스크립트를 읽지 않는 파일에 <script>가 있습니다; 코드는 .js 파일에 두세요"), at: tag.start)
+            }
             return
         }
         switch tag.name {
         case "svg", "math":
-            problem("inline <\(tag.name)> is parsed by other rules, which can hide scripts from the check; use it as an image file (<img src>)", at: tag.start)
+            problem(
+                Message(
+                    "inline <\(tag.name)> is parsed by other rules, which can hide scripts from the check; use it as an image file (<img src>)",
+                    ko: "인라인 <\(tag.name)> 요소는 다른 규칙으로 파싱되어 검사기에게서 스크립트를 숨길 수 있습니다; 이미지 파일로 쓰세요 (<img src>)"), at: tag.start)
         case "script":
             scriptElement(tag)
         case "plaintext":
@@ -241,7 +254,10 @@ struct MarkupScripts {
             sources.append(Source(value: String(String.UnicodeScalarView(decoded.source)), mark: marks[attribute.raw.first ?? tag.start]))
         }
         if find("<!--", from: contentStart).map({ $0 < contentEnd }) == true {
-            problem("an inline script holding '<!--' (where such a script ends depends on what follows it); move it to a .js file", at: contentStart)
+            problem(
+                Message(
+                    "an inline script holding '<!--' (where such a script ends depends on what follows it); move it to a .js file",
+                    ko: "'<!--' 기호가 든 인라인 스크립트가 있습니다 (끝나는 위치가 뒤에 오는 내용에 따라 달라집니다); 코드를 .js 파일로 옮기세요"), at: contentStart)
             return
         }
         scripts.append(Script(source: Array(text[contentStart..<contentEnd]), marks: Array(marks[contentStart...contentEnd])))
@@ -317,7 +333,10 @@ struct MarkupScripts {
                 continue
             }
             if strict {
-                problem("a character reference the check does not decode (&\(name)\(semicolon ? ";" : "")) in the \(attribute.name) handler; write the character itself", at: raw[at])
+                problem(
+                    Message(
+                        "a character reference the check does not decode (&\(name)\(semicolon ? ";" : "")) in the \(attribute.name) handler; write the character itself",
+                        ko: "\(attribute.name) 핸들러 안에 검사기가 해석하지 않는 문자 참조(&\(name)\(semicolon ? ";" : ""))가 있습니다; 문자를 그대로 쓰세요"), at: raw[at])
                 return nil
             }
             source.append(c)

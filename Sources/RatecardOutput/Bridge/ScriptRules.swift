@@ -103,7 +103,7 @@ struct ScriptRules {
         return at + 1
     }
 
-    private mutating func find(_ rule: Rule, _ message: String, at index: Int) {
+    private mutating func find(_ rule: Rule, _ message: Message, at index: Int) {
         findings.append(Diagnostic(path: path, mark: tokens[index].mark, rule: rule, message: message))
     }
 
@@ -130,7 +130,7 @@ struct ScriptRules {
         let token = tokens[index]
         let text = token.text
         if token.escaped {
-            find(BridgeRules.unreadable, "the name '\(text)' is written with a \\u escape; write names out plainly", at: index)
+            find(BridgeRules.unreadable, Message("the name '\(text)' is written with a \\u escape; write names out plainly", ko: "이름 '\(text)'에 \\u 이스케이프가 쓰였습니다; 이름은 이스케이프 없이 그대로 쓰세요"), at: index)
             return
         }
         if text == "RatecardBridge" {
@@ -138,28 +138,46 @@ struct ScriptRules {
         } else if Self.native.contains(text) {
             find(BridgeRules.rawAccess, Self.nativeMessage(text), at: index)
         } else if text == "eval" || text == "Function" || (text == "constructor" && !(!isProperty(index) && punctuator(index + 1, "("))) {
-            find(BridgeRules.unreadable, "'\(text)' runs text as code, which the check cannot read; write the code out", at: index)
+            find(
+                BridgeRules.unreadable, Message("'\(text)' runs text as code, which the check cannot read; write the code out", ko: "'\(text)'은(는) 텍스트를 코드로 실행하므로 검사기가 읽을 수 없습니다; 코드를 직접 쓰세요"),
+                at: index)
         } else if text == "Reflect" {
-            find(BridgeRules.unreadable, "'Reflect' reaches properties by computed name, which the check cannot follow; use plain property access", at: index)
+            find(
+                BridgeRules.unreadable,
+                Message(
+                    "'Reflect' reaches properties by computed name, which the check cannot follow; use plain property access",
+                    ko: "'Reflect'는 계산된 이름으로 속성에 접근하므로 검사기가 따라갈 수 없습니다; 일반 속성 접근(object.name)을 쓰세요"), at: index)
         } else if text == "setTimeout" || text == "setInterval" {
             if !takesFunction(at: index) {
-                find(BridgeRules.unreadable, "'\(text)' must be given a function written in place (function () {...} or an arrow): given text, it runs it as code", at: index)
+                find(
+                    BridgeRules.unreadable,
+                    Message(
+                        "'\(text)' must be given a function written in place (function () {...} or an arrow): given text, it runs it as code",
+                        ko: "'\(text)'에는 그 자리에 쓴 함수(function () {...} 또는 화살표 함수)를 넘겨야 합니다: 텍스트를 넘기면 코드로 실행합니다"), at: index)
             }
         } else if !isProperty(index) && (text == "import" || text == "with") && punctuator(index + 1, "(") && !isKey(index) {
             let message =
                 text == "import"
-                ? "import() loads code the check cannot follow; load scripts with <script src> or a static import"
-                : "a with statement hides which object a name is read from; write the object out"
+                ? Message(
+                    "import() loads code the check cannot follow; load scripts with <script src> or a static import",
+                    ko: "import()는 검사기가 따라갈 수 없는 코드를 불러옵니다; 스크립트는 <script src> 또는 정적 import로 불러오세요")
+                : Message("a with statement hides which object a name is read from; write the object out", ko: "with 문은 이름을 어느 객체에서 읽는지 감춥니다; 객체를 직접 쓰세요")
             find(BridgeRules.unreadable, message, at: index)
         } else if text == "open" && ((!isProperty(index) && punctuator(index + 1, "(")) || windowChain.contains(index)) {
-            find(BridgeRules.unreadable, "'open' makes a window the check cannot follow; open a page outside the app with RatecardBridge.call(\"open_external_url\", ...)", at: index)
+            find(
+                BridgeRules.unreadable,
+                Message(
+                    "'open' makes a window the check cannot follow; open a page outside the app with RatecardBridge.call(\"open_external_url\", ...)",
+                    ko: "'open'은 검사기가 따라갈 수 없는 창을 만듭니다; 앱 밖의 페이지는 RatecardBridge.call(\"open_external_url\", ...)로 여세요"), at: index)
         } else if holdsWindow(at: index) {
             checkWindow(at: index)
         }
     }
 
-    static func nativeMessage(_ name: String) -> String {
-        "'\(name)' is the app's native interface, used directly; call the app through RatecardBridge.call(\"command\", params) (\(BridgeWebGenerator.runtimePath)), which checks, times out and replies"
+    static func nativeMessage(_ name: String) -> Message {
+        Message(
+            "'\(name)' is the app's native interface, used directly; call the app through RatecardBridge.call(\"command\", params) (\(BridgeWebGenerator.runtimePath)), which checks, times out and replies",
+            ko: "앱의 네이티브 인터페이스 '\(name)'을(를) 직접 씁니다; 앱 호출은 확인, 시간 제한, 응답을 처리하는 RatecardBridge.call(\"command\", params) (\(BridgeWebGenerator.runtimePath))로 하세요")
     }
 
     /// `RatecardBridge.call|has|on("name"` followed by `,` or `)`: a use; anything else a finding.
@@ -170,14 +188,18 @@ struct ScriptRules {
         else {
             find(
                 BridgeRules.otherReference,
-                "RatecardBridge may be used only as RatecardBridge.call(\"name\", ...), RatecardBridge.has(\"name\") or RatecardBridge.on(\"name\", ...), written out; the check cannot tell what other code calls",
+                Message(
+                    "RatecardBridge may be used only as RatecardBridge.call(\"name\", ...), RatecardBridge.has(\"name\") or RatecardBridge.on(\"name\", ...), written out; the check cannot tell what other code calls",
+                    ko: "RatecardBridge는 RatecardBridge.call(\"name\", ...), RatecardBridge.has(\"name\"), RatecardBridge.on(\"name\", ...) 형태로 그대로 써야만 합니다; 다른 형태로는 무엇을 호출하는지 검사기가 알 수 없습니다"),
                 at: index)
             return
         }
         guard tokens.indices.contains(index + 5), tokens[index + 4].kind == .string, punctuator(index + 5, ",") || punctuator(index + 5, ")") else {
             find(
                 BridgeRules.dynamicName,
-                "RatecardBridge.\(kind.rawValue) needs the message name as a string literal, so it can be checked against \(BridgeSchema.fileName) and the installed apps",
+                Message(
+                    "RatecardBridge.\(kind.rawValue) needs the message name as a string literal, so it can be checked against \(BridgeSchema.fileName) and the installed apps",
+                    ko: "RatecardBridge.\(kind.rawValue)에는 메시지 이름을 문자열 리터럴로 써야 \(BridgeSchema.fileName)과(와) 설치된 앱에 맞춰 검사할 수 있습니다"),
                 at: index)
             return
         }
@@ -216,7 +238,9 @@ struct ScriptRules {
         if !isProperty(index) && name(index - 1, "typeof") { return }
         find(
             BridgeRules.unreadable,
-            "'\(text)' can hold the page's window, so the check accepts it only as \(text).name: stored, passed, indexed or called, it reaches the app's bridge unseen (use another name for a variable of your own)",
+            Message(
+                "'\(text)' can hold the page's window, so the check accepts it only as \(text).name: stored, passed, indexed or called, it reaches the app's bridge unseen (use another name for a variable of your own)",
+                ko: "'\(text)'에는 페이지의 window가 들어 있을 수 있어 \(text).name 형태로만 허용됩니다: 저장하거나 넘기거나 인덱싱하거나 호출하면 검사기 모르게 앱 브리지에 닿습니다 (직접 만든 변수에는 다른 이름을 쓰세요)"),
             at: index)
     }
 
@@ -226,15 +250,25 @@ struct ScriptRules {
         if Self.namingStrings.contains(value) {
             switch value {
             case "RatecardBridge":
-                find(BridgeRules.otherReference, "the string 'RatecardBridge' reaches the runtime by name; use RatecardBridge.call(\"name\", ...), .has(\"name\") or .on(\"name\", ...)", at: index)
+                find(
+                    BridgeRules.otherReference,
+                    Message(
+                        "the string 'RatecardBridge' reaches the runtime by name; use RatecardBridge.call(\"name\", ...), .has(\"name\") or .on(\"name\", ...)",
+                        ko: "문자열 'RatecardBridge'는 이름으로 런타임에 접근합니다; RatecardBridge.call(\"name\", ...), .has(\"name\"), .on(\"name\", ...) 형태를 쓰세요"), at: index)
             case let native where Self.native.contains(native):
                 find(BridgeRules.rawAccess, Self.nativeMessage(value), at: index)
             default:
-                find(BridgeRules.unreadable, "the string '\(value)' names what the check refuses to see reached; write the code out without it", at: index)
+                find(
+                    BridgeRules.unreadable,
+                    Message(
+                        "the string '\(value)' names what the check refuses to see reached; write the code out without it", ko: "문자열 '\(value)'은(는) 검사기가 허용하지 않는 대상을 이름으로 가리킵니다; 그 문자열 없이 코드를 직접 쓰세요"),
+                    at: index)
             }
         }
         if value.lowercased().contains("javascript:") {
-            find(BridgeRules.unreadable, "a javascript: URL runs code the check does not read; put the code in a .js file", at: index)
+            find(
+                BridgeRules.unreadable, Message("a javascript: URL runs code the check does not read; put the code in a .js file", ko: "javascript: URL은 검사기가 읽지 않는 코드를 실행합니다; 코드는 .js 파일에 두세요"),
+                at: index)
         }
     }
 
@@ -252,7 +286,11 @@ struct ScriptRules {
             }
         }
         if pieces {
-            find(BridgeRules.unreadable, "a member name computed from string pieces can name anything, the app's bridge included; write the name out (object.name)", at: index)
+            find(
+                BridgeRules.unreadable,
+                Message(
+                    "a member name computed from string pieces can name anything, the app's bridge included; write the name out (object.name)",
+                    ko: "문자열 조각으로 만든 멤버 이름은 앱 브리지를 포함해 무엇이든 가리킬 수 있습니다; 이름을 직접 쓰세요 (object.name)"), at: index)
         }
     }
 

@@ -50,11 +50,11 @@ public struct BundleManifest: Sendable, Equatable {
     /// Reads a manifest back (for publish, verify and status).
     public static func parse(_ bytes: [UInt8]) throws -> BundleManifest {
         let text = try SourceText.decode(bytes)
-        guard let node = try YAMLParser.parse(Array(text.utf8)) else { throw OperationalError("manifest is empty") }
+        guard let node = try YAMLParser.parse(Array(text.utf8)) else { throw OperationalError("manifest is empty", ko: "매니페스트가 비어 있습니다") }
         // JSON is YAML: read it with the strict reader and check the fields we need.
         let diagnostics = Diagnostics()
-        guard let fields = MappingReader(node, path: BundleLayout.manifest, what: "a manifest", diagnostics: diagnostics) else {
-            throw OperationalError("manifest is not an object")
+        guard let fields = MappingReader(node, path: BundleLayout.manifest, what: Message("a manifest", ko: "매니페스트"), diagnostics: diagnostics) else {
+            throw OperationalError("manifest is not an object", ko: "매니페스트가 객체가 아닙니다")
         }
         let id = fields.string("bundle_id")
         let commit = fields.string("source_commit", required: false)
@@ -68,7 +68,7 @@ public struct BundleManifest: Sendable, Equatable {
         _ = fields.string("data")
         var files: [File] = []
         for item in fields.list("files")?.value ?? [] {
-            guard let entry = MappingReader(item, path: BundleLayout.manifest, what: "a file", diagnostics: diagnostics) else { continue }
+            guard let entry = MappingReader(item, path: BundleLayout.manifest, what: Message("a file", ko: "파일 항목"), diagnostics: diagnostics) else { continue }
             if let path = entry.string("path"), let sha = entry.string("sha256"), let size = entry.integer("size") {
                 files.append(File(path: path.value, sha256: sha.value, size: size.value))
             }
@@ -76,8 +76,8 @@ public struct BundleManifest: Sendable, Equatable {
         }
         fields.finish()
         guard let id, let dirty, let asOf, let generator, !diagnostics.hasErrors else {
-            let first = diagnostics.items.first.map { "\($0.mark): \($0.message)" } ?? "missing fields"
-            throw OperationalError("manifest is malformed: \(first)")
+            let first = diagnostics.items.first.map { Message.verbatim("\($0.mark): ") + $0.message } ?? Message("missing fields", ko: "필드가 빠져 있습니다")
+            throw OperationalError("manifest is malformed: \(first)", ko: "매니페스트 형식이 잘못되었습니다: \(first)")
         }
         return BundleManifest(
             bundleID: id.value, sourceCommit: commit.map { ObjectID(hex: $0.value) }, sourceDirty: dirty.value,

@@ -15,17 +15,20 @@ public enum BundleWriter {
         let name = DurableFiles.name(of: destination)
         if FileSystem.exists(destination) {
             guard FileSystem.isDirectory(destination) else {
-                throw ConflictError("\(destination) exists and is not a folder; choose another --out")
+                throw ConflictError("\(destination) exists and is not a folder; choose another --out", ko: "\(destination)은(는) 이미 있고 폴더가 아닙니다; 다른 --out을 고르세요")
             }
             let entries = try FileSystem.listDirectory(destination)
             if !entries.isEmpty && !FileSystem.exists(destination + "/" + BundleLayout.manifest) {
-                throw ConflictError("\(destination) is not empty and holds no earlier build (no \(BundleLayout.manifest)); refusing to replace it")
+                throw ConflictError(
+                    "\(destination) is not empty and holds no earlier build (no \(BundleLayout.manifest)); refusing to replace it",
+                    ko: "\(destination)은(는) 비어 있지 않고 이전 빌드도 아닙니다 (\(BundleLayout.manifest) 없음); 바꾸지 않습니다")
             }
         }
         do {
             try FileSystem.makeDirectories(parent)
         } catch {
-            throw OperationalError("cannot create the output folder: \(error)")
+            let why = Message.of(error)
+            throw OperationalError("cannot create the output folder: \(why)", ko: "출력 폴더를 만들 수 없습니다: \(why)")
         }
         let staging = "\(parent)/.\(name).staging-\(getpid())"
         try? FileSystem.removeTree(staging)

@@ -24,13 +24,13 @@ package struct LiveBundle {
         guard let listed = release.files.first(where: { $0.path == BundleLayout.manifest }),
             let bytes = try store.readFile(BundleLayout.manifest, of: id, info: release), bytes.count == listed.size, SHA256.hex(bytes) == listed.sha256
         else {
-            throw OperationalError("\(BundleLayout.manifest) of release \(id) is missing or does not match its version.json")
+            throw OperationalError("\(BundleLayout.manifest) of release \(id) is missing or does not match its version.json", ko: "릴리스 \(id)의 \(BundleLayout.manifest)이(가) 없거나 version.json과 맞지 않습니다")
         }
         let (json, files) = try JSONReader.parseListingFiles(bytes)
         guard let bundle = json["bundle_id"]?.stringValue, let asOf = json["as_of"]?.stringValue,
             let generator = json["generator"]?.stringValue, case .bool(let dirty)? = json["source_dirty"]
         else {
-            throw OperationalError("\(BundleLayout.manifest) of release \(id) in \(store.displayName) is malformed")
+            throw OperationalError("\(BundleLayout.manifest) of release \(id) in \(store.displayName) is malformed", ko: "\(store.displayName)의 릴리스 \(id)의 \(BundleLayout.manifest) 형식이 잘못되었습니다")
         }
         bundleID = bundle
         dataFolder = BundleLayout.dataFolder(bundle)
@@ -48,10 +48,10 @@ package struct LiveBundle {
     func read(_ path: String, inData: Bool = false) throws -> [UInt8] {
         let relative = (inData ? dataFolder : "") + path
         guard let file = files.first(where: { $0.path == relative }) else {
-            throw OperationalError("the live manifest does not list \(relative)")
+            throw OperationalError("the live manifest does not list \(relative)", ko: "라이브 매니페스트에 \(relative)이(가) 없습니다")
         }
         guard let bytes = try store.readFile(relative, of: release.id, info: release), file.size == bytes.count, file.sha256 == SHA256.hex(bytes) else {
-            throw OperationalError("\(relative) of release \(release.id) does not match the live manifest")
+            throw OperationalError("\(relative) of release \(release.id) does not match the live manifest", ko: "릴리스 \(release.id)의 \(relative)이(가) 라이브 매니페스트와 맞지 않습니다")
         }
         return bytes
     }

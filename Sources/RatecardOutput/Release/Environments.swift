@@ -6,7 +6,9 @@ public enum Environments {
     /// The environments of the content found from `directory`.
     public static func configured(from directory: String) throws -> (config: ServiceConfig, contentDir: String) {
         let location = try ContentLocation.find(from: directory)
-        guard let contentDir = location.contentDir else { throw OperationalError("--env needs a content folder with ratecard.yaml; pass --root DIR instead") }
+        guard let contentDir = location.contentDir else {
+            throw OperationalError("--env needs a content folder with ratecard.yaml; pass --root DIR instead", ko: "--env에는 ratecard.yaml이 있는 콘텐츠 폴더가 필요합니다; 대신 --root DIR을 주세요")
+        }
         let path = contentDir + "/ratecard.yaml"
         return (try ServiceConfig.load(try FileSystem.readFile(path), path: path), contentDir)
     }
@@ -27,7 +29,9 @@ public enum Environments {
             do {
                 credentials = try AWSCredentials.load(environment: environment)
             } catch let error as OperationalError {
-                throw OperationalError("environment '\(name)' is in object storage (s3://\(s3.bucket)/\(s3.prefix)): \(error.message)")
+                throw OperationalError(
+                    "environment '\(name)' is in object storage (s3://\(s3.bucket)/\(s3.prefix)): \(error.message)",
+                    ko: "환경 '\(name)'은(는) 오브젝트 스토리지(s3://\(s3.bucket)/\(s3.prefix))에 있습니다: \(error.message)")
             }
             return S3Root(
                 location: S3Location(endpoint: s3.endpoint, bucket: s3.bucket, prefix: s3.prefix, region: s3.region),

@@ -181,7 +181,7 @@ public struct Journal: JournalLog {
 
         init(_ description: String) { self.description = description }
 
-        init(_ error: DecodingError) { description = JSONDecoding.reason(error) }
+        init(_ error: DecodingError) { description = JSONDecoding.reason(error).english }
     }
 
     /// A line (or S3 entry) that is not a journal entry.
@@ -203,10 +203,15 @@ public struct Journal: JournalLog {
             self.torn = torn
         }
 
-        public var description: String {
+        public var description: String { text.english }
+
+        /// What is wrong with the line; `reason` stays as the reader wrote it (a detail of the
+        /// file, kept in the journal state).
+        public var text: Message {
             torn
-                ? "\(location): an entry torn by a crash mid-append (\(reason)); it was skipped"
-                : "\(location): not a journal entry: \(reason)"
+                ? Message(
+                    "\(location): an entry torn by a crash mid-append (\(reason)); it was skipped", ko: "\(location): 기록하던 중 중단되어 끊긴 항목입니다 (\(reason)); 건너뛰었습니다")
+                : Message("\(location): not a journal entry: \(reason)", ko: "\(location): 저널 항목이 아닙니다: \(reason)")
         }
     }
 
@@ -231,7 +236,7 @@ public struct Journal: JournalLog {
         public var malformedLines: [Int] { problems.map(\.number) }
 
         /// One warning per problem, for the commands that only show history.
-        public var warnings: [String] { problems.map(\.description) }
+        public var warnings: [Message] { problems.map(\.text) }
 
         /// The entries folded (`JournalState`).
         public var state: JournalState {

@@ -95,7 +95,7 @@ public struct Publisher {
         info.map { info in info.files.filter { !info.isCarried($0.path) } } ?? []
     }
 
-    public func publish(_ request: Request, onWait: (String) -> Void = { _ in }) throws -> Outcome {
+    public func publish(_ request: Request, onWait: (Message) -> Void = { _ in }) throws -> Outcome {
         var staged = try stage(request)
         Trace.mark("publish: staged \(staged.files.count) files")
         try request.beforeWriting?()
@@ -107,7 +107,9 @@ public struct Publisher {
         CrashPoint.hit("recovered")
         let live = try target.live()
         if let expected = request.expectLive, expected != (live ?? "none") {
-            throw ConflictError("live is \(live ?? "none"), not \(expected) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
+            throw ConflictError(
+                "live is \(live ?? "none"), not \(expected) as expected (--expect-live, or the release the approval gate compared with); nothing was changed",
+                ko: "라이브 릴리스가 예상한 \(expected)이(가) 아니라 \(live ?? "없음")입니다 (--expect-live, 또는 승인 관문이 비교한 릴리스); 아무것도 바꾸지 않았습니다")
         }
         try readLive(live, for: request, into: &staged)
         Trace.mark("publish: locked and recovered")
@@ -171,7 +173,7 @@ public struct Publisher {
         // Live has moved: the lines apps of older bridge versions read follow under the same lock.
         try BridgeLines.updateAfterChange(root: target, live: id, known: request.bridge?["requires"]?.intValue.map { [id: $0] } ?? [:])
         CrashPoint.hit("lines-written")
-        if let afterFlip { throw OperationalError(afterFlip.description) }
+        if let afterFlip { throw OperationalError(afterFlip.text) }
         let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
         return .published(id: id, previous: live, plan: plan, bytesWritten: written + entries, filesLinked: linked)
     }
@@ -203,7 +205,7 @@ public struct Publisher {
         let hashes = Dictionary(request.bundle.manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         entries.reserveCapacity(request.bundle.manifest.files.count + entries.count + 2)
         for (path, bytes) in request.bundle.files {
-            if entries[path] != nil { throw RefusedError("the web build and the bundle both have \(path); rename it in the web build") }
+            if entries[path] != nil { throw RefusedError("the web build and the bundle both have \(path); rename it in the web build", ko: "웹 빌드와 번들에 모두 \(path)이(가) 있습니다; 웹 빌드 쪽의 이름을 바꾸세요") }
             staged.bytes[path] = bytes
             entries[path] = hashes[path] ?? BundleManifest.File(path: path, sha256: SHA256.hex(bytes), size: bytes.count)
         }
@@ -219,8 +221,8 @@ public struct Publisher {
         }
         // Files an incremental build reused: their objects are in the store (checked by the put).
         for path in request.bundle.reused.keys {
-            if entries[path] != nil { throw RefusedError("the web build and the bundle both have \(path); rename it in the web build") }
-            guard let file = hashes[path] else { throw OperationalError("the bundle's manifest does not list \(path)") }
+            if entries[path] != nil { throw RefusedError("the web build and the bundle both have \(path); rename it in the web build", ko: "웹 빌드와 번들에 모두 \(path)이(가) 있습니다; 웹 빌드 쪽의 이름을 바꾸세요") }
+            guard let file = hashes[path] else { throw OperationalError("the bundle's manifest does not list \(path)", ko: "번들 매니페스트에 \(path)이(가) 없습니다") }
             entries[path] = file
         }
         // In the manifest's order, then the rest: sorting an almost sorted list is one pass.

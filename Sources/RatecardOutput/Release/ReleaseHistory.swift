@@ -52,38 +52,45 @@ public struct ReleaseHistory {
             try root.recover()
             try BridgeLines.repair(root: root)
         }
-        guard let live = try root.pointer() else { throw ConflictError("\(root.displayName) has no live release to roll back") }
+        guard let live = try root.pointer() else { throw ConflictError("\(root.displayName) has no live release to roll back", ko: "\(root.displayName)에는 롤백할 라이브 릴리스가 없습니다") }
         if let expectLive, expectLive != live {
-            throw ConflictError("live is \(live), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
+            throw ConflictError(
+                "live is \(live), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed",
+                ko: "라이브 릴리스가 예상한 \(expectLive)이(가) 아니라 \(live)입니다 (--expect-live, 또는 승인 관문이 비교한 릴리스); 아무것도 바꾸지 않았습니다")
         }
         let bad = try root.badReleases()
         let chosen: String
         if let target {
-            guard try root.releaseIDs().contains(target) else { throw ConflictError("release \(target) does not exist in \(root.displayName)") }
-            guard target != live else { throw ConflictError("release \(target) is already live") }
+            guard try root.releaseIDs().contains(target) else { throw ConflictError("release \(target) does not exist in \(root.displayName)", ko: "\(root.displayName)에 릴리스 \(target)이(가) 없습니다") }
+            guard target != live else { throw ConflictError("release \(target) is already live", ko: "릴리스 \(target)은(는) 이미 라이브입니다") }
             if bad.contains(target) && !force {
                 throw ConflictError(
-                    "release \(target) is marked bad (a rollback left it); roll back to it anyway with --force, or clear the mark with 'ratecard releases --clear-bad \(target) -m <reason>'")
+                    "release \(target) is marked bad (a rollback left it); roll back to it anyway with --force, or clear the mark with 'ratecard releases --clear-bad \(target) -m <reason>'",
+                    ko: "릴리스 \(target)에는 bad 표시가 있습니다 (롤백으로 떠난 릴리스); 그래도 돌아가려면 --force를 주거나, 'ratecard releases --clear-bad \(target) -m <사유>'로 표시를 지우세요")
             }
             chosen = target
         } else {
             let history = try root.activationHistory()
             let existing = Set(try root.releaseIDs())
             guard let candidate = history.first(where: { $0 != live && !bad.contains($0) && existing.contains($0) }) else {
-                throw ConflictError("no earlier good release to roll back to; name one with --to (see 'ratecard releases')")
+                throw ConflictError("no earlier good release to roll back to; name one with --to (see 'ratecard releases')", ko: "롤백할 이전의 정상 릴리스가 없습니다; --to로 릴리스를 지정하세요 ('ratecard releases' 참고)")
             }
             chosen = candidate
         }
         let check: Check
         if !verify, let problems = try root.sealProblems(of: chosen) {
             guard problems.isEmpty else {
-                throw RefusedError("release \(chosen) no longer matches the version.json it was published with (\(problems.joined(separator: ", "))); refusing to make it live")
+                throw RefusedError(
+                    "release \(chosen) no longer matches the version.json it was published with (\(problems.joined(separator: ", "))); refusing to make it live",
+                    ko: "릴리스 \(chosen)이(가) 게시할 때의 version.json과 더는 맞지 않습니다 (\(problems.joined(separator: ", "))); 라이브로 만들지 않습니다")
             }
             check = .sealed
         } else {
             let drift = try root.drift(of: chosen, deep: true)
             guard drift.isEmpty else {
-                throw RefusedError("release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live")
+                throw RefusedError(
+                    "release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live",
+                    ko: "릴리스 \(chosen)이(가) 자기 version.json과 더는 맞지 않습니다 (\(drift.prefix(3).joined(separator: ", "))); 라이브로 만들지 않습니다")
             }
             check = .rehashed(files: try root.info(of: chosen).files.count)
         }
@@ -112,7 +119,7 @@ public struct ReleaseHistory {
         CrashPoint.hit("journaled")
         try BridgeLines.updateAfterChange(root: root, live: chosen)
         CrashPoint.hit("lines-written")
-        if let afterFlip { throw OperationalError(afterFlip.description) }
+        if let afterFlip { throw OperationalError(afterFlip.text) }
         return result
     }
 
@@ -122,8 +129,8 @@ public struct ReleaseHistory {
         let lock = try root.acquireLock(command: "releases --clear-bad", wait: wait, onWait: { _ in })
         defer { lock.release() }
         try root.recover()
-        guard try root.releaseIDs().contains(release) else { throw ConflictError("release \(release) does not exist in \(root.displayName)") }
-        guard try root.badReleases().contains(release) else { throw ConflictError("release \(release) is not marked bad") }
+        guard try root.releaseIDs().contains(release) else { throw ConflictError("release \(release) does not exist in \(root.displayName)", ko: "\(root.displayName)에 릴리스 \(release)이(가) 없습니다") }
+        guard try root.badReleases().contains(release) else { throw ConflictError("release \(release) is not marked bad", ko: "릴리스 \(release)에는 bad 표시가 없습니다") }
         var fields = JournalFields.base(action: "clear-bad")
         fields["release"] = .string(release)
         fields["message"] = .string(reason)
@@ -139,10 +146,14 @@ public struct ReleaseHistory {
     public static func promote(release: String?, from source: any ReleaseStore, to target: any ReleaseStore, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws
         -> (id: String, previous: String?, alreadyLive: Bool)
     {
-        guard let id = try release ?? source.live() else { throw ConflictError("\(source.displayName) has nothing live to promote") }
-        guard let manifest = try source.manifest(of: id) else { throw ConflictError("release \(id) does not exist in \(source.displayName)") }
+        guard let id = try release ?? source.live() else { throw ConflictError("\(source.displayName) has nothing live to promote", ko: "\(source.displayName)에는 승격할 라이브 릴리스가 없습니다") }
+        guard let manifest = try source.manifest(of: id) else { throw ConflictError("release \(id) does not exist in \(source.displayName)", ko: "\(source.displayName)에 릴리스 \(id)이(가) 없습니다") }
         let drift = try source.drift(of: id, deep: true)
-        guard drift.isEmpty else { throw RefusedError("release \(id) in \(source.displayName) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))") }
+        guard drift.isEmpty else {
+            throw RefusedError(
+                "release \(id) in \(source.displayName) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))",
+                ko: "\(source.displayName)의 릴리스 \(id)이(가) 자기 version.json과 맞지 않습니다: \(drift.prefix(3).joined(separator: ", "))")
+        }
         let lock = try target.acquireLock(command: "promote", wait: wait, onWait: { _ in })
         defer { lock.release() }
         try target.recover()
@@ -150,7 +161,9 @@ public struct ReleaseHistory {
         CrashPoint.hit("promote-recovered")
         let live = try target.live()
         if let expectLive, expectLive != (live ?? "none") {
-            throw ConflictError("live is \(live ?? "none"), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed")
+            throw ConflictError(
+                "live is \(live ?? "none"), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed",
+                ko: "라이브 릴리스가 예상한 \(expectLive)이(가) 아니라 \(live ?? "없음")입니다 (--expect-live, 또는 승인 관문이 비교한 릴리스); 아무것도 바꾸지 않았습니다")
         }
         if live == id { return (id, live, true) }
         let sourceInfo = try ReleaseInfo.parse(manifest, source: "\(source.displayName) release \(id) version.json")
@@ -171,11 +184,14 @@ public struct ReleaseHistory {
                 try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest, info: sourceInfo)])
             } else {
                 throw RefusedError(
-                    "release \(id) predates the object store (each file in its own folder) and cannot be promoted; publish its commit to \(target.displayName) instead")
+                    "release \(id) predates the object store (each file in its own folder) and cannot be promoted; publish its commit to \(target.displayName) instead",
+                    ko: "릴리스 \(id)은(는) 오브젝트 저장 방식 이전(파일마다 자기 폴더에 있던 때)의 것이라 승격할 수 없습니다; 대신 그 커밋을 \(target.displayName)에 게시하세요")
             }
         }
         let drifted = try target.drift(of: id, deep: true)
-        guard drifted.isEmpty else { throw OperationalError("the copy of \(id) does not verify: \(drifted.prefix(3).joined(separator: ", "))") }
+        guard drifted.isEmpty else {
+            throw OperationalError("the copy of \(id) does not verify: \(drifted.prefix(3).joined(separator: ", "))", ko: "\(id)의 사본이 검증되지 않습니다: \(drifted.prefix(3).joined(separator: ", "))")
+        }
         let seal = try target.versionHash(of: id)
         try lock.confirm()
         var afterFlip: AfterFlipError?
@@ -199,7 +215,7 @@ public struct ReleaseHistory {
         CrashPoint.hit("journaled")
         try BridgeLines.updateAfterChange(root: target, live: id)
         CrashPoint.hit("lines-written")
-        if let afterFlip { throw OperationalError(afterFlip.description) }
+        if let afterFlip { throw OperationalError(afterFlip.text) }
         return (id, live, false)
     }
 
@@ -286,7 +302,9 @@ public struct ReleaseHistory {
         var referenced: Set<String> = []
         for id in remaining {
             guard let bytes = try root.manifest(of: id) else {
-                throw OperationalError("release \(id) has no \(ReleaseInfo.fileName); no object was deleted. Restore it, or remove the release by hand")
+                throw OperationalError(
+                    "release \(id) has no \(ReleaseInfo.fileName); no object was deleted. Restore it, or remove the release by hand",
+                    ko: "릴리스 \(id)에 \(ReleaseInfo.fileName)이(가) 없습니다; 오브젝트는 하나도 지우지 않았습니다. 되살리거나, 그 릴리스를 손으로 지우세요")
             }
             referenced.formUnion(try ReleaseInfo.parse(bytes, source: root.location(of: .release(id))).objectNames)
         }

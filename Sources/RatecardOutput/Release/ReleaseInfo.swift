@@ -65,19 +65,22 @@ public struct ReleaseInfo: Sendable, Equatable {
         do {
             (json, files) = try JSONReader.parseListingFiles(bytes)
         } catch let error as OperationalError {
-            throw OperationalError("\(source) is malformed: \(error.description)")
+            throw OperationalError("\(source) is malformed: \(error.description)", ko: "\(source)의 형식이 잘못되었습니다: \(error.message)")
         }
         guard let id = json["id"]?.stringValue, let bundle = json["bundle_id"]?.stringValue else {
-            throw OperationalError("\(source) is malformed")
+            throw OperationalError("\(source) is malformed", ko: "\(source)의 형식이 잘못되었습니다")
         }
         var commit: ObjectID?
         if let text = json["source_commit"]?.stringValue {
-            guard let id = ObjectID(validating: text) else { throw OperationalError("\(source) is malformed: source_commit '\(text)' is not a commit id") }
+            guard let id = ObjectID(validating: text) else {
+                throw OperationalError("\(source) is malformed: source_commit '\(text)' is not a commit id", ko: "\(source)의 형식이 잘못되었습니다: source_commit '\(text)'은(는) 커밋 id가 아닙니다")
+            }
             commit = id
         }
         let format = json["format"]?.intValue ?? 1
         guard (1...ObjectLayout.format).contains(format) else {
-            throw OperationalError("\(source) has format \(format), which this ratecard does not know; use a newer ratecard")
+            throw OperationalError(
+                "\(source) has format \(format), which this ratecard does not know; use a newer ratecard", ko: "\(source)의 형식 \(format)은(는) 이 ratecard가 모르는 형식입니다; 더 새로운 ratecard를 쓰세요")
         }
         return ReleaseInfo(
             id: id, bundleID: bundle, sourceCommit: commit,

@@ -94,8 +94,10 @@ public struct ReleasePlan: Sendable, Equatable {
     }
 
     /// `0 added, 4 changed, 0 removed, 227 unchanged (86 of them moved to the new data folder)`.
-    public var summary: String {
-        let moves = moved == 0 ? "" : " (\(moved) of them moved to the new data folder)"
-        return "\(added.count) added, \(changed.count) changed, \(removed.count) removed, \(unchanged) unchanged\(moves)"
+    public var summary: Message {
+        let moves = moved == 0 ? Message.verbatim("") : Message(" (\(moved) of them moved to the new data folder)", ko: " (그중 \(moved)개는 새 데이터 폴더로 옮김)")
+        return Message(
+            "\(added.count) added, \(changed.count) changed, \(removed.count) removed, \(unchanged) unchanged\(moves)",
+            ko: "추가 \(added.count)개, 변경 \(changed.count)개, 삭제 \(removed.count)개, 그대로 \(unchanged)개\(moves)")
     }
 }

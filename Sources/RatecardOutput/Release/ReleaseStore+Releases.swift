@@ -13,7 +13,8 @@ extension ReleaseStore {
         let id = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \n\r\t")
         guard Self.isReleaseID(id) else {
             throw OperationalError(
-                "\(location(of: .pointer)) holds '\(id.prefix(80))', not a release id; ratecard did not write it. Make a kept release live with 'ratecard rollback --to <id>'")
+                "\(location(of: .pointer)) holds '\(id.prefix(80))', not a release id; ratecard did not write it. Make a kept release live with 'ratecard rollback --to <id>'",
+                ko: "\(location(of: .pointer))에 릴리스 id가 아닌 '\(id.prefix(80))'이(가) 들어 있습니다; ratecard가 쓴 것이 아닙니다. 보관된 릴리스를 'ratecard rollback --to <id>'로 라이브로 만드세요")
         }
         return id
     }
@@ -24,7 +25,9 @@ extension ReleaseStore {
         guard let id = try pointer() else { return nil }
         guard try manifest(of: id) != nil else {
             throw OperationalError(
-                "\(location(of: .pointer)) points at release \(id), which does not exist (\(location(of: .release(id))) is missing: removed by hand?); the app has nothing to load. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')"
+                "\(location(of: .pointer)) points at release \(id), which does not exist (\(location(of: .release(id))) is missing: removed by hand?); the app has nothing to load. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')",
+                ko:
+                    "\(location(of: .pointer))이(가) 가리키는 릴리스 \(id)이(가) 없습니다 (\(location(of: .release(id)))이(가) 없습니다: 손으로 지웠나요?); 앱이 불러올 것이 없습니다. 보관된 릴리스를 'ratecard rollback --to <id>'로 라이브로 만드세요 ('ratecard releases' 참고)"
             )
         }
         return id
@@ -39,7 +42,7 @@ extension ReleaseStore {
     /// A release's version.json.
     public func info(of release: String) throws -> ReleaseInfo {
         guard let bytes = try manifest(of: release) else {
-            throw OperationalError("release \(release) does not exist in \(displayName)")
+            throw OperationalError("release \(release) does not exist in \(displayName)", ko: "\(displayName)에 릴리스 \(release)이(가) 없습니다")
         }
         return try ReleaseInfo.parse(bytes, source: location(of: .release(release)))
     }
@@ -51,7 +54,8 @@ extension ReleaseStore {
         guard let file = info.files.first(where: { $0.path == path }) else { return nil }
         let key: StoreKey = info.format >= ObjectLayout.objectsSince ? .object(ObjectLayout.objectName(file)) : .entry(release: release, path: path)
         guard let bytes = try read(key) else {
-            throw OperationalError("\(location(of: key)) (\(path) of release \(release)) is missing; run 'ratecard verify'")
+            throw OperationalError(
+                "\(location(of: key)) (\(path) of release \(release)) is missing; run 'ratecard verify'", ko: "\(location(of: key))(릴리스 \(release)의 \(path))이(가) 없습니다; 'ratecard verify'를 실행하세요")
         }
         return bytes
     }
@@ -61,7 +65,7 @@ extension ReleaseStore {
         let found = try read(names.map(StoreKey.object))
         var objects: [String: [UInt8]] = [:]
         for (name, bytes) in zip(names, found) {
-            guard let bytes else { throw OperationalError("\(location(of: .object(name))) is missing; run 'ratecard verify'") }
+            guard let bytes else { throw OperationalError("\(location(of: .object(name))) is missing; run 'ratecard verify'", ko: "\(location(of: .object(name)))이(가) 없습니다; 'ratecard verify'를 실행하세요") }
             objects[name] = bytes
         }
         return objects
@@ -105,7 +109,7 @@ extension ReleaseStore {
 
     /// The sha256 of a release's version.json as it is stored.
     public func versionHash(of release: String) throws -> String {
-        guard let bytes = try manifest(of: release) else { throw OperationalError("release \(release) does not exist in \(displayName)") }
+        guard let bytes = try manifest(of: release) else { throw OperationalError("release \(release) does not exist in \(displayName)", ko: "\(displayName)에 릴리스 \(release)이(가) 없습니다") }
         return SHA256.hex(bytes)
     }
 
@@ -124,7 +128,7 @@ extension ReleaseStore {
     /// changed since (by hand, or by anyone who can write the target) and is not to be trusted.
     /// Throws when it is missing or cannot be read.
     public func sealedRecord(of release: String) throws -> SealedRecord {
-        guard let bytes = try manifest(of: release) else { throw OperationalError("release \(release) does not exist in \(displayName)") }
+        guard let bytes = try manifest(of: release) else { throw OperationalError("release \(release) does not exist in \(displayName)", ko: "\(displayName)에 릴리스 \(release)이(가) 없습니다") }
         let info = try ReleaseInfo.parse(bytes, source: location(of: .release(release)))
         guard let seal = try journalLog.state().seals[release] else { return .unsealed(info) }
         return SHA256.hex(bytes) == seal ? .sealed(info) : .broken

@@ -250,7 +250,7 @@ struct CompareIndex {
         }
 
         private static func failure(_ what: String) -> OperationalError {
-            OperationalError("a comparison shard is malformed: \(what)")
+            OperationalError("a comparison shard is malformed: \(what)", ko: "비교 샤드의 형식이 잘못되었습니다: \(what)")
         }
 
         private static func ints(_ value: JSON?) throws -> [Int] {
@@ -325,19 +325,19 @@ enum DocumentLists {
 
     /// A list read back: key -> sha256.
     static func read(_ bytes: [UInt8]) throws -> [String: String] {
-        guard case .object(let products)? = try JSONReader.parse(bytes)["products"] else { throw OperationalError("a document list is malformed") }
+        guard case .object(let products)? = try JSONReader.parse(bytes)["products"] else { throw OperationalError("a document list is malformed", ko: "문서 목록의 형식이 잘못되었습니다") }
         return try products.mapValues { reference in
-            guard let hash = reference["sha256"]?.stringValue else { throw OperationalError("a document list is malformed") }
+            guard let hash = reference["sha256"]?.stringValue else { throw OperationalError("a document list is malformed", ko: "문서 목록의 형식이 잘못되었습니다") }
             return hash
         }
     }
 
     /// The index read back: first partner -> sha256 of its list.
     static func readIndex(_ bytes: [UInt8]) throws -> [String: String] {
-        guard let lists = try JSONReader.parse(bytes)["lists"]?.arrayValue else { throw OperationalError("documents.json is malformed") }
+        guard let lists = try JSONReader.parse(bytes)["lists"]?.arrayValue else { throw OperationalError("documents.json is malformed", ko: "documents.json의 형식이 잘못되었습니다") }
         var hashes: [String: String] = [:]
         for list in lists {
-            guard let from = list["from"]?.stringValue, let hash = list["sha256"]?.stringValue else { throw OperationalError("documents.json is malformed") }
+            guard let from = list["from"]?.stringValue, let hash = list["sha256"]?.stringValue else { throw OperationalError("documents.json is malformed", ko: "documents.json의 형식이 잘못되었습니다") }
             hashes[from] = hash
         }
         return hashes

@@ -56,8 +56,8 @@ public struct StoreItem: Sendable {
             switch item.key {
             case .object: objects.append(item)
             case .release: releases.append(item)
-            case .pointer: throw OperationalError("the pointer is changed with flip, not put")
-            case .entry, .state: throw OperationalError("a store makes a release's entry files and its state itself")
+            case .pointer: throw OperationalError("the pointer is changed with flip, not put", ko: "포인터는 put이 아니라 flip으로 바꿉니다")
+            case .entry, .state: throw OperationalError("a store makes a release's entry files and its state itself", ko: "릴리스의 엔트리 파일과 상태는 저장소가 직접 만듭니다")
             }
         }
         return (objects, releases)
@@ -88,7 +88,7 @@ public protocol ReleaseStore {
     /// Takes the one lock for changes here (making the place first if it is missing), waiting
     /// for the holder unless `wait` is false (then a held lock is a `ConflictError`). A holder
     /// that died is never waited on forever.
-    func acquireLock(command: String, wait: Bool, onWait: (String) -> Void) throws -> any ReleaseLease
+    func acquireLock(command: String, wait: Bool, onWait: (Message) -> Void) throws -> any ReleaseLease
     /// Under the lock: removes what a crash or a prune left (unfinished releases, entry files of
     /// releases that are gone) and records a flip the journal missed.
     @discardableResult
@@ -114,9 +114,10 @@ public protocol ReleaseStore {
 /// Thrown by `flip` when the pointer did flip but what the store keeps in step with it (a
 /// bucket's served `index.html`) could not be written: the release is live, and the next
 /// command that changes the store repairs the rest. The flows journal the flip, then fail.
-public struct AfterFlipError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+public struct AfterFlipError: ErrorText, Sendable, CustomStringConvertible {
+    public var text: Message
+    public init(_ english: String, ko korean: Korean) { self.text = Message(english, ko: korean) }
+    public var description: String { text.english }
 }
 
 /// A held lock; `release()` gives it up (also done when it is freed).

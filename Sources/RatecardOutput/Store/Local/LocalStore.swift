@@ -123,7 +123,7 @@ struct LocalStore: Sendable {
             if case .object(let name) = item.key { return name }
             return ""
         }
-        for name in names where !ObjectLayout.isObjectName(name) { throw OperationalError("'\(name)' is not an object name") }
+        for name in names where !ObjectLayout.isObjectName(name) { throw OperationalError("'\(name)' is not an object name", ko: "'\(name)'은(는) 오브젝트 이름이 아닙니다") }
         // One lstat per object says whether it is present; a present one is checked (stat data
         // recorded at its last check, else its hash). A changed one is an error, never overwritten.
         let folder = objectsFolder
@@ -142,7 +142,9 @@ struct LocalStore: Sendable {
         session.add(touched: zip(unique, checks).filter { $0.1.state == .intact && $0.1.stamp == nil }.map(\.0))
         for (item, state) in zip(unique, states) where state == .changed {
             guard case .object(let name) = item.key else { continue }
-            throw OperationalError("object \(name) in \(objectsFolder) does not match its hash (changed on disk?); run 'ratecard verify', then move it aside and publish again")
+            throw OperationalError(
+                "object \(name) in \(objectsFolder) does not match its hash (changed on disk?); run 'ratecard verify', then move it aside and publish again",
+                ko: "\(objectsFolder)의 오브젝트 \(name)이(가) 자기 해시와 맞지 않습니다 (디스크에서 바뀌었나요?); 'ratecard verify'를 실행한 다음 그 파일을 옮겨 두고 다시 게시하세요")
         }
         let present = states.map { $0 != .absent }
         Trace.mark("store: \(unique.count) objects looked up, \(present.filter { $0 }.count) present and checked")
@@ -150,7 +152,7 @@ struct LocalStore: Sendable {
         guard !absent.isEmpty else { return 0 }
         for item in absent where item.bytes == nil {
             guard case .object(let name) = item.key else { continue }
-            throw OperationalError("object \(name) is missing from \(objectsFolder) and no copy of it was given")
+            throw OperationalError("object \(name) is missing from \(objectsFolder) and no copy of it was given", ko: "\(objectsFolder)에 오브젝트 \(name)이(가) 없고 사본도 주어지지 않았습니다")
         }
         try checkSpace(needed: absent.reduce(0) { $0 + $1.size })
         let incoming = objectsFolder + "/.incoming-\(getpid())"
@@ -180,7 +182,7 @@ struct LocalStore: Sendable {
                 return bytes.count == item.size && SHA256.hex(bytes) == item.sha256
             }
             if let bad = zip(absentNames, readBack).first(where: { !$0.1 }) {
-                throw OperationalError("object \(bad.0) reads back different from what was written; the disk may be failing")
+                throw OperationalError("object \(bad.0) reads back different from what was written; the disk may be failing", ko: "오브젝트 \(bad.0)을(를) 다시 읽으니 쓴 것과 다릅니다; 디스크가 고장 나고 있을 수 있습니다")
             }
             CrashPoint.hit("objects-verified")
             Trace.mark("store: read back")
@@ -205,14 +207,14 @@ struct LocalStore: Sendable {
     /// Materialises a release's entry folder from its manifest: the entry files as hard links to
     /// their objects (all present: objects come first), version.json last, flushed, renamed complete.
     private func putRelease(_ item: StoreItem) throws -> Int {
-        guard case .release(let id) = item.key, let manifest = item.bytes else { throw OperationalError("a release is put with its manifest") }
+        guard case .release(let id) = item.key, let manifest = item.bytes else { throw OperationalError("a release is put with its manifest", ko: "릴리스는 매니페스트와 함께 올립니다") }
         // (What is written is read back and checked against `item.sha256` before it is renamed
         // complete: a manifest that does not match its hash never becomes a release.)
         let final = root.folder(of: id)
         if FileSystem.isDirectory(final) {
             let existing = try? FileSystem.readFile(final + "/" + ReleaseInfo.fileName)
             guard let existing, SHA256.hex(existing) == item.sha256 else {
-                throw OperationalError("release \(id) already exists in \(root.releasesFolder) with another version.json")
+                throw OperationalError("release \(id) already exists in \(root.releasesFolder) with another version.json", ko: "릴리스 \(id)이(가) 이미 \(root.releasesFolder)에 다른 version.json으로 있습니다")
             }
             return 0
         }
@@ -250,7 +252,9 @@ struct LocalStore: Sendable {
             }
             CrashPoint.hit("synced")
             guard SHA256.hex(try FileSystem.readFile(partial + "/" + ReleaseInfo.fileName)) == item.sha256 else {
-                throw OperationalError("\(ReleaseInfo.fileName) of \(id) reads back different from what was written; the disk may be failing")
+                throw OperationalError(
+                    "\(ReleaseInfo.fileName) of \(id) reads back different from what was written; the disk may be failing",
+                    ko: "\(id)의 \(ReleaseInfo.fileName)을(를) 다시 읽으니 쓴 것과 다릅니다; 디스크가 고장 나고 있을 수 있습니다")
             }
             CrashPoint.hit("verified")
             guard rename(partial, final) == 0 else { throw FileSystem.failure("rename", partial) }
@@ -287,7 +291,8 @@ struct LocalStore: Sendable {
         }
         if let bad = zip(unchecked, intact).first(where: { !$0.1 })?.0 {
             throw OperationalError(
-                "object \(ObjectLayout.objectName(bad)) in \(objectsFolder) is missing or does not match its hash (changed on disk?); run 'ratecard verify', then publish again")
+                "object \(ObjectLayout.objectName(bad)) in \(objectsFolder) is missing or does not match its hash (changed on disk?); run 'ratecard verify', then publish again",
+                ko: "\(objectsFolder)의 오브젝트 \(ObjectLayout.objectName(bad))이(가) 없거나 자기 해시와 맞지 않습니다 (디스크에서 바뀌었나요?); 'ratecard verify'를 실행한 다음 다시 게시하세요")
         }
     }
 
@@ -306,7 +311,8 @@ struct LocalStore: Sendable {
             // No hard link (another filesystem, or the link limit): a copy, checked.
             let bytes = try FileSystem.readFile(source)
             guard bytes.count == file.size, SHA256.hex(bytes) == file.sha256 else {
-                throw OperationalError("object \(ObjectLayout.objectName(file)) does not match its hash; run 'ratecard verify'")
+                throw OperationalError(
+                    "object \(ObjectLayout.objectName(file)) does not match its hash; run 'ratecard verify'", ko: "오브젝트 \(ObjectLayout.objectName(file))이(가) 자기 해시와 맞지 않습니다; 'ratecard verify'를 실행하세요")
             }
             try DurableFiles.create(folder + "/" + path, bytes, sync: false)
             copied.add(bytes.count)
@@ -340,7 +346,9 @@ struct LocalStore: Sendable {
                 return Publisher.matches(final + "/" + file.path, file)
             }
             guard intact.allSatisfy({ $0 }) else {
-                throw OperationalError("the terms pages in \(final) are not all the objects they should be (changed on disk?); run 'ratecard verify', then move that folder aside and publish again")
+                throw OperationalError(
+                    "the terms pages in \(final) are not all the objects they should be (changed on disk?); run 'ratecard verify', then move that folder aside and publish again",
+                    ko: "\(final)의 약관 페이지 중 일부가 있어야 할 오브젝트와 다릅니다 (디스크에서 바뀌었나요?); 'ratecard verify'를 실행한 다음 그 폴더를 옮겨 두고 다시 게시하세요")
             }
             Trace.mark("store: page set \(set) reused (\(files.count) pages checked)")
             return set
@@ -411,7 +419,9 @@ struct LocalStore: Sendable {
         guard statvfs(objectsFolder, &info) == 0 else { throw FileSystem.failure("statvfs", objectsFolder) }
         let free = Int(info.f_bavail) * Int(info.f_frsize)
         if free < needed * 2 + 65536 {
-            throw OperationalError("not enough space in \(root.path): the release needs \(needed) bytes (twice that free to be safe), \(free) are free")
+            throw OperationalError(
+                "not enough space in \(root.path): the release needs \(needed) bytes (twice that free to be safe), \(free) are free",
+                ko: "\(root.path)에 공간이 부족합니다: 릴리스에 \(needed)바이트가 필요하고(안전하려면 그 두 배의 여유 공간), 남은 공간은 \(free)바이트입니다")
         }
     }
 }

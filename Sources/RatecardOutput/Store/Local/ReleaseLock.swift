@@ -30,7 +30,7 @@ public final class ReleaseLock: ReleaseLease {
     }
 
     /// Takes the lock, waiting for the holder unless `wait` is false (then a held lock is a `ConflictError`).
-    public static func acquire(root: String, command: String, wait: Bool, onWait: (String) -> Void = { _ in }) throws -> ReleaseLock {
+    public static func acquire(root: String, command: String, wait: Bool, onWait: (Message) -> Void = { _ in }) throws -> ReleaseLock {
         let folder = root + "/.ratecard"
         try FileSystem.makeDirectories(root)
         let path = folder + "/lock"
@@ -44,9 +44,10 @@ public final class ReleaseLock: ReleaseLease {
             let holder = describeHolder(path)
             guard wait else {
                 close(fd)
-                throw ConflictError("\(root) is locked by \(holder); try again when it finishes (or wait without --no-wait)")
+                throw ConflictError(
+                    "\(root) is locked by \(holder); try again when it finishes (or wait without --no-wait)", ko: "\(root)은(는) \(holder)이(가) 잠가 두었습니다; 끝나면 다시 시도하세요 (또는 --no-wait 없이 기다리세요)")
             }
-            onWait("waiting for the lock on \(root), held by \(holder)\n")
+            onWait(Message("waiting for the lock on \(root), held by \(holder)", ko: "\(root)의 잠금을 기다립니다 (잠근 쪽: \(holder))"))
             while cshims_flock_exclusive(fd, 0) != 0 {
                 guard errno == EINTR else {
                     let failure = FileSystem.failure("flock", path)
@@ -64,10 +65,10 @@ public final class ReleaseLock: ReleaseLease {
         return ReleaseLock(fd: fd, path: path)
     }
 
-    static func describeHolder(_ path: String) -> String {
+    static func describeHolder(_ path: String) -> Message {
         let text = (try? StateFiles.read(DurableFiles.parent(of: path), DurableFiles.name(of: path))).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let trimmed = text.trimmingCharacters(in: "\n ")
-        return trimmed.isEmpty ? "another ratecard process" : trimmed
+        return trimmed.isEmpty ? Message("another ratecard process", ko: "다른 ratecard 프로세스") : .verbatim(trimmed)
     }
 }
 

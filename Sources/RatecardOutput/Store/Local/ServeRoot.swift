@@ -34,7 +34,8 @@ public struct ServeRoot: ReleaseStore, Sendable {
         guard let id = try currentTarget() else { return nil }
         guard FileSystem.isDirectory(folder(of: id)) else {
             throw OperationalError(
-                "\(currentLink) points at releases/\(id), which does not exist (removed by hand?); the server has nothing to serve. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')"
+                "\(currentLink) points at releases/\(id), which does not exist (removed by hand?); the server has nothing to serve. Make a kept release live with 'ratecard rollback --to <id>' (see 'ratecard releases')",
+                ko: "\(currentLink)이(가) 가리키는 releases/\(id)이(가) 없습니다 (손으로 지웠나요?); 서버가 제공할 것이 없습니다. 보관된 릴리스를 'ratecard rollback --to <id>'로 라이브로 만드세요 ('ratecard releases' 참고)"
             )
         }
         return id
@@ -50,13 +51,14 @@ public struct ServeRoot: ReleaseStore, Sendable {
             if code == EINVAL {
                 let kind = (try? FileSystem.kind(ofItemAt: currentLink)) == .directory ? "a folder" : "a file"
                 throw OperationalError(
-                    "\(currentLink) is \(kind), not the symlink ratecard swaps; ratecard did not make it. Move it out of the serve root, then publish or 'ratecard rollback --to <id>'")
+                    "\(currentLink) is \(kind), not the symlink ratecard swaps; ratecard did not make it. Move it out of the serve root, then publish or 'ratecard rollback --to <id>'",
+                    ko: "\(currentLink)은(는) ratecard가 바꾸는 심볼릭 링크가 아니라 \(kind)입니다; ratecard가 만든 것이 아닙니다. 서빙 루트 밖으로 옮긴 다음 게시하거나 'ratecard rollback --to <id>'를 실행하세요")
             }
             throw FileSystem.failure("readlink", currentLink, code: code)
         }
         let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard target.hasPrefix("releases/"), !target.dropFirst(9).contains("/"), !target.contains("..") else {
-            throw OperationalError("\(currentLink) points at '\(target)', not at releases/<id>; fix it by hand")
+            throw OperationalError("\(currentLink) points at '\(target)', not at releases/<id>; fix it by hand", ko: "\(currentLink)이(가) releases/<id>가 아니라 '\(target)'을(를) 가리킵니다; 손으로 고치세요")
         }
         return String(target.dropFirst(9))
     }
@@ -133,7 +135,7 @@ public struct ServeRoot: ReleaseStore, Sendable {
     public var usage: JSON? { nil }
 
     /// The lock, in the root (made first when it is missing).
-    public func acquireLock(command: String, wait: Bool, onWait: (String) -> Void) throws -> any ReleaseLease {
+    public func acquireLock(command: String, wait: Bool, onWait: (Message) -> Void) throws -> any ReleaseLease {
         try FileSystem.makeDirectories(path)
         return try ReleaseLock.acquire(root: path, command: command, wait: wait, onWait: onWait)
     }
@@ -176,7 +178,7 @@ public struct ServeRoot: ReleaseStore, Sendable {
         for key in keys {
             switch key {
             case .object(let name):
-                guard ObjectLayout.isObjectName(name) else { throw OperationalError("'\(name)' is not an object name") }
+                guard ObjectLayout.isObjectName(name) else { throw OperationalError("'\(name)' is not an object name", ko: "'\(name)'은(는) 오브젝트 이름이 아닙니다") }
                 if unlink(objectsFolder + "/" + name) != 0 && errno != ENOENT { throw FileSystem.failure("unlink", objectsFolder + "/" + name) }
                 objects = true
                 CrashPoint.hit("prune-object-removed")
@@ -187,8 +189,8 @@ public struct ServeRoot: ReleaseStore, Sendable {
                 try FileSystem.removeTree(trash)
             case .entry:
                 if unlink(location(of: key)) != 0 && errno != ENOENT { throw FileSystem.failure("unlink", location(of: key)) }
-            case .pointer: throw OperationalError("the pointer is never deleted")
-            case .state: throw OperationalError("\(location(of: key)) is not deleted on its own")
+            case .pointer: throw OperationalError("the pointer is never deleted", ko: "포인터는 지우지 않습니다")
+            case .state: throw OperationalError("\(location(of: key)) is not deleted on its own", ko: "\(location(of: key))은(는) 따로 지우지 않습니다")
             }
         }
         if objects { try DurableFiles.syncDirectory(objectsFolder) }
@@ -199,7 +201,8 @@ public struct ServeRoot: ReleaseStore, Sendable {
     public func flip(expected: String?, to release: String) throws {
         let live = try currentTarget()
         guard live == expected else {
-            throw ConflictError("live is \(live ?? "none"), not \(expected ?? "none") as expected; nothing was changed")
+            throw ConflictError(
+                "live is \(live ?? "none"), not \(expected ?? "none") as expected; nothing was changed", ko: "라이브 릴리스가 예상한 \(expected ?? "없음")이(가) 아니라 \(live ?? "없음")입니다; 아무것도 바꾸지 않았습니다")
         }
         try swap(to: release)
         if let info = session.putRelease(release) { store.recordPublished(info) }
@@ -231,7 +234,7 @@ public struct ServeRoot: ReleaseStore, Sendable {
         }
         try DurableFiles.syncDirectory(path)
         CrashPoint.hit("swapped")
-        guard try live() == release else { throw OperationalError("current does not point at \(release) after the swap") }
+        guard try live() == release else { throw OperationalError("current does not point at \(release) after the swap", ko: "교체 뒤에 current가 \(release)을(를) 가리키지 않습니다") }
     }
 
     /// The journal field that seals a release: the sha256 of its version.json, recorded when the
@@ -325,9 +328,9 @@ public enum ReleaseFiles {
                 if pageSet, path == PageSets.link, PageSets.set(linkedFrom: root) != nil {
                     try walk(root, path, &result, pageSet: false)
                 } else {
-                    throw OperationalError("\(root)/\(path) is a symlink; releases hold regular files only")
+                    throw OperationalError("\(root)/\(path) is a symlink; releases hold regular files only", ko: "\(root)/\(path)은(는) 심볼릭 링크입니다; 릴리스에는 일반 파일만 둡니다")
                 }
-            case .other: throw OperationalError("\(root)/\(path) is not a regular file")
+            case .other: throw OperationalError("\(root)/\(path) is not a regular file", ko: "\(root)/\(path)은(는) 일반 파일이 아닙니다")
             }
         }
     }

@@ -21,7 +21,9 @@ public enum StateFiles {
             let code = errno
             if code == ENOENT && flags & O_CREAT == 0 { return -1 }
             if code == ELOOP || code == ENOTDIR {
-                throw OperationalError("\(folder) is not a folder (a symlink or a file is in its place); ratecard never writes through one. Remove it and run again")
+                throw OperationalError(
+                    "\(folder) is not a folder (a symlink or a file is in its place); ratecard never writes through one. Remove it and run again",
+                    ko: "\(folder)은(는) 폴더가 아닙니다 (그 자리에 심볼릭 링크나 파일이 있습니다); ratecard는 그런 것을 거쳐 쓰지 않습니다. 지우고 다시 실행하세요")
             }
             throw FileSystem.failure("open", folder, code: code)
         }
@@ -34,20 +36,24 @@ public enum StateFiles {
                 return -1
             }
             if code == ELOOP {
-                throw OperationalError("\(folder)/\(name) is a symlink; ratecard never writes through one (it could overwrite any file). Remove it and run again")
+                throw OperationalError(
+                    "\(folder)/\(name) is a symlink; ratecard never writes through one (it could overwrite any file). Remove it and run again",
+                    ko: "\(folder)/\(name)은(는) 심볼릭 링크입니다; ratecard는 링크를 거쳐 쓰지 않습니다 (아무 파일이나 덮어쓸 수 있기 때문입니다). 지우고 다시 실행하세요")
             }
             throw FileSystem.failure("open", folder + "/" + name, code: code)
         }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw OperationalError("\(folder)/\(name) is not a regular file; remove it and run again")
+            throw OperationalError("\(folder)/\(name) is not a regular file; remove it and run again", ko: "\(folder)/\(name)은(는) 일반 파일이 아닙니다; 지우고 다시 실행하세요")
         }
         guard info.st_nlink <= 1 else {
             close(fd)
             let path = "\(folder)/\(name)"
             throw OperationalError(
-                "\(path) has \(info.st_nlink) hard links (another name is the same file); ratecard never writes through one (it could overwrite or append to that file); copy it and move the copy over it (cp -p \(path) \(path).own && mv \(path).own \(path)), or remove the other name, and run again"
+                "\(path) has \(info.st_nlink) hard links (another name is the same file); ratecard never writes through one (it could overwrite or append to that file); copy it and move the copy over it (cp -p \(path) \(path).own && mv \(path).own \(path)), or remove the other name, and run again",
+                ko:
+                    "\(path)에 하드 링크가 \(info.st_nlink)개 있습니다 (다른 이름도 같은 파일입니다); ratecard는 하드 링크를 거쳐 쓰지 않습니다 (그 다른 파일을 덮어쓰거나 뒤에 덧붙일 수 있기 때문입니다); 파일을 복사해 원래 이름으로 옮기거나(cp -p \(path) \(path).own && mv \(path).own \(path)) 다른 이름을 지운 다음 다시 실행하세요"
             )
         }
         return fd
@@ -70,7 +76,9 @@ public enum StateFiles {
         guard directory >= 0 else {
             let code = errno
             if code == ELOOP || code == ENOTDIR {
-                throw OperationalError("\(folder) is not a folder (a symlink or a file is in its place); ratecard never writes through one. Remove it and run again")
+                throw OperationalError(
+                    "\(folder) is not a folder (a symlink or a file is in its place); ratecard never writes through one. Remove it and run again",
+                    ko: "\(folder)은(는) 폴더가 아닙니다 (그 자리에 심볼릭 링크나 파일이 있습니다); ratecard는 그런 것을 거쳐 쓰지 않습니다. 지우고 다시 실행하세요")
             }
             throw FileSystem.failure("open", folder, code: code)
         }
@@ -100,8 +108,14 @@ public enum StateFiles {
         guard FileSystem.exists(path) else { return }
         switch try FileSystem.kind(ofItemAt: path) {
         case .directory: return
-        case .symlink: throw OperationalError("\(path) is a symlink; \(what) must be a real folder inside the serve root. Remove the link and run again")
-        default: throw OperationalError("\(path) is not a folder; \(what) must be a real folder inside the serve root. Move it aside and run again")
+        case .symlink:
+            throw OperationalError(
+                "\(path) is a symlink; \(what) must be a real folder inside the serve root. Remove the link and run again",
+                ko: "\(path)은(는) 심볼릭 링크입니다; \(what)은(는) 서빙 루트 안의 실제 폴더여야 합니다. 링크를 지우고 다시 실행하세요")
+        default:
+            throw OperationalError(
+                "\(path) is not a folder; \(what) must be a real folder inside the serve root. Move it aside and run again",
+                ko: "\(path)은(는) 폴더가 아닙니다; \(what)은(는) 서빙 루트 안의 실제 폴더여야 합니다. 옮겨 두고 다시 실행하세요")
         }
     }
 }

@@ -1,4 +1,5 @@
 internal import CCurl
+import RatecardSupport
 
 /// One HTTP exchange through libcurl (the caller signs: see `SigV4`). TLS peers are verified
 /// (libcurl's default, never turned off); connect and total timeouts are set.
@@ -18,11 +19,13 @@ final class HTTPTransport {
 
     /// A failure to exchange at all (connect, send, receive, timeout), with whether the request
     /// may have reached the server (then a write may have happened).
-    struct Failure: Error, CustomStringConvertible {
+    struct Failure: ErrorText, CustomStringConvertible {
         var code: Int
         var message: String
         var maybeSent: Bool
         var description: String { message }
+        /// libcurl's words kept as they are, after what failed.
+        var text: Message { Message("\(message)", ko: "오브젝트 스토리지와 통신하지 못했습니다: \(message)") }
     }
 
     private let handle: UnsafeMutableRawPointer

@@ -20,24 +20,32 @@ public struct S3Location: Sendable, Equatable {
 }
 
 /// A problem the storage reported, in words a release manager can act on.
-public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
+public struct S3Error: ErrorText, Sendable, Equatable, CustomStringConvertible {
     public var status: Int
     public var code: String
     public var message: String
 
-    public var description: String {
+    public var description: String { text.english }
+
+    public var text: Message {
         // The storage's own sentence, without its final period (a sentence of ours follows).
         var message = message.trimmingCharacters(in: .whitespaces)
         while message.hasSuffix(".") { message.removeLast() }
         switch code {
         case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken", "AccessDenied":
-            return "object storage refused the credentials (\(code), HTTP \(status)): \(message). Check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) and the bucket's policy"
+            return Message(
+                "object storage refused the credentials (\(code), HTTP \(status)): \(message). Check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) and the bucket's policy",
+                ko: "오브젝트 스토리지가 자격 증명을 거부했습니다 (\(code), HTTP \(status)): \(message). AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY(또는 AWS_PROFILE)와 버킷 정책을 확인하세요")
         case "NoSuchBucket":
-            return "the bucket does not exist (\(code)): \(message). Create it, or fix 'bucket' in ratecard.yaml"
+            return Message(
+                "the bucket does not exist (\(code)): \(message). Create it, or fix 'bucket' in ratecard.yaml",
+                ko: "버킷이 없습니다 (\(code)): \(message). 버킷을 만들거나 ratecard.yaml의 'bucket'을 고치세요")
         case "RequestTimeTooSkewed":
-            return "this machine's clock is too far from the storage's (\(code)): \(message). Set the clock right (NTP) and try again"
+            return Message(
+                "this machine's clock is too far from the storage's (\(code)): \(message). Set the clock right (NTP) and try again",
+                ko: "이 컴퓨터의 시계가 스토리지의 시계와 너무 다릅니다 (\(code)): \(message). 시계를 맞추고(NTP) 다시 시도하세요")
         default:
-            return "object storage answered HTTP \(status) \(code): \(message)"
+            return Message("object storage answered HTTP \(status) \(code): \(message)", ko: "오브젝트 스토리지의 응답: HTTP \(status) \(code): \(message)")
         }
     }
 }
@@ -140,7 +148,11 @@ public final class S3Client: @unchecked Sendable {
                 guard let current = try get(key) else { return .preconditionFailed }
                 if current.bytes == bytes { return .written(etag: current.etag) }
                 guard Self.sameETag(current.etag, expected) else { return .preconditionFailed }
-                guard attempt < retries else { throw OperationalError("\(failure.message); the write to \(key) did not land (tried \(attempt + 1) times): nothing was changed") }
+                guard attempt < retries else {
+                    throw OperationalError(
+                        "\(failure.message); the write to \(key) did not land (tried \(attempt + 1) times): nothing was changed",
+                        ko: "\(failure.message); \(key)에 쓰지 못했습니다 (\(attempt + 1)번 시도): 아무것도 바꾸지 않았습니다")
+                }
                 attempt += 1
                 Self.backOff(attempt)
                 continue

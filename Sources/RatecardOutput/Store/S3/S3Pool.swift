@@ -27,8 +27,8 @@ public final class S3Stats: Sendable {
         let left = (deadline - Trace.now()) / 1_000_000
         guard left > 0 else {
             throw OperationalError(
-                "the store did not finish within this command's deadline (\(deadlineSeconds) s, deadline_seconds in ratecard.yaml); nothing more was sent. Check that the storage answers, then run the command again"
-            )
+                "the store did not finish within this command's deadline (\(deadlineSeconds) s, deadline_seconds in ratecard.yaml); nothing more was sent. Check that the storage answers, then run the command again",
+                ko: "이 명령의 제한 시간(\(deadlineSeconds)초, ratecard.yaml의 deadline_seconds) 안에 스토리지 작업이 끝나지 않아 더는 아무것도 보내지 않았습니다. 스토리지가 응답하는지 확인한 뒤 명령을 다시 실행하세요")
         }
         return min(limit, Int(left))
     }

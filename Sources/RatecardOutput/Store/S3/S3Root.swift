@@ -57,7 +57,7 @@ public final class S3Root: ReleaseStore {
     public var journalLog: any JournalLog { journal }
     public var usage: JSON? { stats.json }
 
-    public func acquireLock(command: String, wait: Bool, onWait: (String) -> Void) throws -> any ReleaseLease {
+    public func acquireLock(command: String, wait: Bool, onWait: (Message) -> Void) throws -> any ReleaseLease {
         try S3Lock.acquire(
             client: client, renewer: S3Client(location: location, credentials: credentials, timeoutMilliseconds: 10_000, stats: stats), ttl: lockTTL, command: command, wait: wait, target: displayName,
             onWait: onWait)
@@ -137,8 +137,8 @@ public final class S3Root: ReleaseStore {
             try writeServedEntry(release)
         } catch {
             throw AfterFlipError(
-                "release \(release) is live in \(displayName), but \(Self.servedEntry) could not be written (\(error)), so the stable URL still serves the release before; the next publish, rollback, promote or prune there rewrites it"
-            )
+                "release \(release) is live in \(displayName), but \(Self.servedEntry) could not be written (\(error)), so the stable URL still serves the release before; the next publish, rollback, promote or prune there rewrites it",
+                ko: "릴리스 \(release)은(는) \(displayName)에서 라이브가 되었지만 \(Self.servedEntry)을(를) 쓰지 못해(\(Message.of(error))) 고정 URL은 아직 이전 릴리스를 보여 줍니다; 그곳의 다음 publish, rollback, promote, prune이 다시 씁니다")
         }
         CrashPoint.hit("served")
     }
@@ -293,7 +293,9 @@ final class S3Journal: JournalLog {
             // Someone appended meanwhile: after the newest entry, whatever its number.
             number = max(number, try entries(after: number).last?.number ?? number) + 1
         }
-        throw ConflictError("the journal in \(client.location.bucket)/\(client.location.prefix)\(Self.prefix) kept changing while an entry was appended; try again")
+        throw ConflictError(
+            "the journal in \(client.location.bucket)/\(client.location.prefix)\(Self.prefix) kept changing while an entry was appended; try again",
+            ko: "항목을 덧붙이는 동안 \(client.location.bucket)/\(client.location.prefix)\(Self.prefix)의 저널이 계속 바뀌었습니다; 다시 시도하세요")
     }
 
     /// Rewrites the checkpoint through entry `number` (whose bytes were just written). Best
@@ -396,10 +398,12 @@ final class S3Lock: ReleaseLease, @unchecked Sendable {
 
         var bytes: [UInt8] { Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8) }
 
-        var description: String {
+        var description: Message {
             let pid = fields["pid"]?.intValue.map { "pid \($0) " } ?? ""
             let who = "\(fields["user"]?.stringValue ?? "?")@\(fields["host"]?.stringValue ?? "?")"
-            return "\(pid)(\(who), '\(fields["command"]?.stringValue ?? "ratecard")', since \(fields["since"]?.stringValue ?? "?"))"
+            let command = fields["command"]?.stringValue ?? "ratecard"
+            let since = fields["since"]?.stringValue ?? "?"
+            return Message("\(pid)(\(who), '\(command)', since \(since))", ko: "\(pid)(\(who), '\(command)', \(since)부터)")
         }
 
         /// Dead for sure: it ran on this machine since its last boot and that process is gone.
@@ -411,7 +415,7 @@ final class S3Lock: ReleaseLease, @unchecked Sendable {
         }
     }
 
-    static func acquire(client: S3Client, renewer: S3Client?, ttl: Int, command: String, wait: Bool, target: String, onWait: (String) -> Void) throws -> S3Lock {
+    static func acquire(client: S3Client, renewer: S3Client?, ttl: Int, command: String, wait: Bool, target: String, onWait: (Message) -> Void) throws -> S3Lock {
         let me = Holder.this(command: command, ttl: ttl)
         var waited = false
         var pause = 200_000
@@ -428,21 +432,26 @@ final class S3Lock: ReleaseLease, @unchecked Sendable {
             let dead = holder?.isDeadHere ?? false
             let expired = age.map { $0 > holderTTL } ?? false
             if dead || expired {
-                let why = dead ? "its process is gone" : "it was not renewed for \(age ?? 0) s (it expires after \(holderTTL) s)"
+                let why =
+                    dead
+                    ? Message("its process is gone", ko: "그 프로세스가 없습니다")
+                    : Message("it was not renewed for \(age ?? 0) s (it expires after \(holderTTL) s)", ko: "\(age ?? 0)초 동안 갱신되지 않았습니다 (\(holderTTL)초 뒤에 만료됩니다)")
                 if case .written(let etag) = try client.put(key, me.bytes, contentType: "application/json", cacheControl: "no-cache", condition: .matches(held.etag)) {
-                    onWait("took over the lock on \(target) from \(holder?.description ?? "an unreadable holder"): \(why)\n")
+                    let previous = holder?.description ?? Message("an unreadable holder", ko: "읽을 수 없는 잠금")
+                    onWait(Message("took over the lock on \(target) from \(previous): \(why)", ko: "\(target)의 잠금을 \(previous)에게서 넘겨받았습니다: \(why)"))
                     return S3Lock(client: client, renewer: renewer, ttl: ttl, target: target, body: me.bytes, etag: etag)
                 }
                 // Another taker won; it is alive, so the next round waits for it.
                 continue
             }
-            let described = holder?.description ?? "another ratecard process"
+            let described = holder?.description ?? Message("another ratecard process", ko: "다른 ratecard 프로세스")
             guard wait else {
                 throw ConflictError(
-                    "\(target) is locked by \(described); try again when it finishes (or wait without --no-wait). A lock whose holder died is taken over after \(holderTTL) s without renewal")
+                    "\(target) is locked by \(described); try again when it finishes (or wait without --no-wait). A lock whose holder died is taken over after \(holderTTL) s without renewal",
+                    ko: "\(target)은(는) \(described)이(가) 잠가 두었습니다; 끝나면 다시 시도하세요 (또는 --no-wait 없이 기다리세요). 잠근 쪽이 죽은 잠금은 \(holderTTL)초 동안 갱신이 없으면 넘겨받습니다")
             }
             if !waited {
-                onWait("waiting for the lock on \(target), held by \(described)\n")
+                onWait(Message("waiting for the lock on \(target), held by \(described)", ko: "\(target)의 잠금을 기다립니다 (잠근 쪽: \(described))"))
                 waited = true
             }
             usleep(UInt32(pause + Int.random(in: 0...(pause / 2))))
@@ -452,11 +461,13 @@ final class S3Lock: ReleaseLease, @unchecked Sendable {
 
     /// Renews the lock: it must still carry this holder's last ETag (nobody took it over since).
     func confirm() throws {
-        if state.withLock({ $0.released }) { throw ConflictError("the lock on \(target) was released before the command ended") }
+        if state.withLock({ $0.released }) { throw ConflictError("the lock on \(target) was released before the command ended", ko: "명령이 끝나기 전에 \(target)의 잠금이 풀렸습니다") }
         try renew(with: client)
         if state.withLock({ $0.lost }) {
             release()
-            throw ConflictError("the lock on \(target) expired and was taken over while this command ran (it was not renewed within \(ttl) s); nothing more was changed")
+            throw ConflictError(
+                "the lock on \(target) expired and was taken over while this command ran (it was not renewed within \(ttl) s); nothing more was changed",
+                ko: "이 명령이 실행되는 동안 \(target)의 잠금이 만료되어 다른 쪽으로 넘어갔습니다 (\(ttl)초 안에 갱신되지 않았습니다); 더는 아무것도 바꾸지 않았습니다")
         }
     }
 

@@ -67,9 +67,12 @@ struct S3Store: Sendable {
             return false
         }
         for item in unique {
-            guard case .object(let name) = item.key, ObjectLayout.isObjectName(name) else { throw OperationalError("'\(Self.key(item.key))' is not an object name") }
+            guard case .object(let name) = item.key, ObjectLayout.isObjectName(name) else {
+                throw OperationalError("'\(Self.key(item.key))' is not an object name", ko: "'\(Self.key(item.key))'은(는) 오브젝트 이름이 아닙니다")
+            }
             if let bytes = item.bytes, bytes.count != item.size || SHA256.hex(bytes) != item.sha256 {
-                throw OperationalError("the bytes given for \(Self.key(item.key)) do not hash to \(item.sha256); nothing was written")
+                throw OperationalError(
+                    "the bytes given for \(Self.key(item.key)) do not hash to \(item.sha256); nothing was written", ko: "\(Self.key(item.key))에 주어진 바이트의 해시가 \(item.sha256)이(가) 아닙니다; 아무것도 쓰지 않았습니다")
             }
         }
         // A few objects (the everyday publish: the live release's objects are not asked for) are
@@ -103,7 +106,7 @@ struct S3Store: Sendable {
         let absent = zip(unique, presence).filter { $0.1 == .absent }.map(\.0)
         Trace.mark("s3: \(unique.count) objects listed, \(unique.count - absent.count) present and checked")
         for item in absent where item.bytes == nil {
-            throw OperationalError("\(Self.key(item.key)) is missing from the bucket and no copy of it was given")
+            throw OperationalError("\(Self.key(item.key)) is missing from the bucket and no copy of it was given", ko: "버킷에 \(Self.key(item.key))이(가) 없고 사본도 주어지지 않았습니다")
         }
         let sizes = try pool.map(absent) { client, item -> Int in
             let key = Self.key(item.key)
@@ -123,20 +126,24 @@ struct S3Store: Sendable {
     /// Reads a present item and checks it hashes to its name.
     private static func check(_ client: S3Client, _ item: StoreItem) throws {
         let key = Self.key(item.key)
-        guard let present = try client.get(key) else { throw OperationalError("\(key) was there and then was not; try again") }
+        guard let present = try client.get(key) else { throw OperationalError("\(key) was there and then was not; try again", ko: "\(key)이(가) 방금 있었는데 그 뒤에 사라졌습니다; 다시 시도하세요") }
         guard present.bytes.count == item.size, SHA256.hex(present.bytes) == item.sha256 else {
-            throw OperationalError("\(key) in the bucket does not match its hash (changed?); run 'ratecard verify', then remove it and publish again")
+            throw OperationalError(
+                "\(key) in the bucket does not match its hash (changed?); run 'ratecard verify', then remove it and publish again",
+                ko: "버킷의 \(key)이(가) 자기 해시와 맞지 않습니다 (바뀌었나요?); 'ratecard verify'를 실행한 다음 그 파일을 지우고 다시 게시하세요")
         }
     }
 
     /// A release: its entry files copied from its objects inside the bucket (no bytes sent),
     /// then its manifest, created once. A manifest already there must be these bytes.
     private func putRelease(_ item: StoreItem) throws -> Int {
-        guard case .release(let id) = item.key, let manifest = item.bytes else { throw OperationalError("a release is put with its manifest") }
-        guard manifest.count == item.size, SHA256.hex(manifest) == item.sha256 else { throw OperationalError("the manifest of \(id) does not match its hash") }
+        guard case .release(let id) = item.key, let manifest = item.bytes else { throw OperationalError("a release is put with its manifest", ko: "릴리스는 매니페스트와 함께 올립니다") }
+        guard manifest.count == item.size, SHA256.hex(manifest) == item.sha256 else { throw OperationalError("the manifest of \(id) does not match its hash", ko: "\(id)의 매니페스트가 자기 해시와 맞지 않습니다") }
         let key = Self.key(item.key)
         if let existing = try client.get(key) {
-            guard SHA256.hex(existing.bytes) == item.sha256 else { throw OperationalError("release \(id) already exists in the bucket (\(key)) with another version.json") }
+            guard SHA256.hex(existing.bytes) == item.sha256 else {
+                throw OperationalError("release \(id) already exists in the bucket (\(key)) with another version.json", ko: "릴리스 \(id)이(가) 이미 버킷(\(key))에 다른 version.json으로 있습니다")
+            }
             return 0
         }
         let info = try item.info ?? ReleaseInfo.parse(manifest, source: key)
@@ -158,7 +165,7 @@ struct S3Store: Sendable {
         case .written: break
         case .preconditionFailed:
             guard let existing = try client.get(key), SHA256.hex(existing.bytes) == item.sha256 else {
-                throw OperationalError("release \(id) was created in the bucket by someone else meanwhile, with another version.json")
+                throw OperationalError("release \(id) was created in the bucket by someone else meanwhile, with another version.json", ko: "그 사이에 다른 누군가가 버킷에 릴리스 \(id)을(를) 다른 version.json으로 만들었습니다")
             }
         }
         CrashPoint.hit("version-written")
@@ -189,7 +196,7 @@ struct S3Store: Sendable {
         var objects: [String] = []
         for key in keys {
             switch key {
-            case .pointer: throw OperationalError("the pointer is never deleted")
+            case .pointer: throw OperationalError("the pointer is never deleted", ko: "포인터는 지우지 않습니다")
             case .object: objects.append(Self.key(key))
             case .entry, .state: try client.delete(Self.key(key))
             case .release(let id):
@@ -230,7 +237,8 @@ struct S3Store: Sendable {
         let current = try client.get(Self.pointerKey)
         let live = current.map { String(decoding: $0.bytes, as: UTF8.self) }
         guard live == expected else {
-            throw ConflictError("live is \(live ?? "none"), not \(expected ?? "none") as expected; nothing was changed")
+            throw ConflictError(
+                "live is \(live ?? "none"), not \(expected ?? "none") as expected; nothing was changed", ko: "라이브 릴리스가 예상한 \(expected ?? "없음")이(가) 아니라 \(live ?? "없음")입니다; 아무것도 바꾸지 않았습니다")
         }
         let condition: S3Client.Condition = current.map { .matches($0.etag) } ?? .absent
         stats?.countPointerWrite()
@@ -242,7 +250,7 @@ struct S3Store: Sendable {
                 CrashPoint.hit("swapped")
                 return
             }
-            throw ConflictError("the pointer changed while this flip was in flight (another publisher won); nothing was changed")
+            throw ConflictError("the pointer changed while this flip was in flight (another publisher won); nothing was changed", ko: "포인터를 바꾸는 도중에 포인터가 바뀌었습니다 (다른 게시가 먼저 끝났습니다); 아무것도 바꾸지 않았습니다")
         }
     }
 }

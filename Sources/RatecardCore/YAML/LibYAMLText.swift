@@ -1,0 +1,93 @@
+/// libyaml's problem and context texts in Korean.
+///
+/// libyaml reports a syntax error as two fixed English phrases, the problem ("did not find
+/// expected ',' or '}'") and what it was reading ("while parsing a flow mapping"); this is
+/// every phrase its scanner, parser and reader can give (libyaml 0.2). One it does not know
+/// (a later libyaml) is shown as libyaml wrote it.
+enum LibYAMLText {
+    static func korean(_ english: String) -> String {
+        table[english] ?? english
+    }
+
+    static let table: [String: String] = [
+        // Problems.
+        "block sequence entries are not allowed in this context": "이 자리에는 목록 항목('- ')을 쓸 수 없습니다",
+        "control characters are not allowed": "제어 문자는 쓸 수 없습니다",
+        "could not find expected ':'": "있어야 할 ':' 기호가 없습니다",
+        "could not find expected directive name": "있어야 할 지시자 이름이 없습니다",
+        "did not find URI escaped octet": "있어야 할 URI 이스케이프 바이트가 없습니다",
+        "did not find expected '!'": "있어야 할 '!' 기호가 없습니다",
+        "did not find expected ',' or ']'": "있어야 할 ',' 또는 ']' 기호가 없습니다",
+        "did not find expected ',' or '}'": "있어야 할 ',' 또는 '}' 기호가 없습니다",
+        "did not find expected '-' indicator": "있어야 할 '-' 표시가 없습니다",
+        "did not find expected <document start>": "있어야 할 문서 시작 표시('---')가 없습니다",
+        "did not find expected <stream-start>": "있어야 할 스트림 시작이 없습니다",
+        "did not find expected alphabetic or numeric character": "있어야 할 영문자나 숫자가 없습니다",
+        "did not find expected comment or line break": "주석이나 줄바꿈이 와야 할 자리에 다른 문자가 있습니다",
+        "did not find expected digit or '.' character": "있어야 할 숫자나 '.' 문자가 없습니다",
+        "did not find expected hexdecimal number": "있어야 할 16진수가 없습니다",
+        "did not find expected key": "있어야 할 키가 없습니다 (들여쓰기를 확인하세요)",
+        "did not find expected node content": "있어야 할 값이 없습니다",
+        "did not find expected tag URI": "있어야 할 태그 URI가 없습니다",
+        "did not find expected version number": "있어야 할 버전 번호가 없습니다",
+        "did not find expected whitespace": "있어야 할 공백이 없습니다",
+        "did not find expected whitespace or line break": "있어야 할 공백이나 줄바꿈이 없습니다",
+        "did not find the expected '>'": "있어야 할 '>' 기호가 없습니다",
+        "found a tab character that violates indentation": "들여쓰기에 맞지 않는 탭 문자가 있습니다",
+        "found a tab character where an indentation space is expected": "들여쓰기 공백 자리에 탭 문자가 있습니다",
+        "found an incorrect leading UTF-8 octet": "잘못된 UTF-8 첫 바이트가 있습니다",
+        "found an incorrect trailing UTF-8 octet": "잘못된 UTF-8 후속 바이트가 있습니다",
+        "found an indentation indicator equal to 0": "들여쓰기 표시가 0입니다",
+        "found character that cannot start any token": "여기에 올 수 없는 문자가 있습니다",
+        "found duplicate %TAG directive": "%TAG 지시자가 두 번 나옵니다",
+        "found duplicate %YAML directive": "%YAML 지시자가 두 번 나옵니다",
+        "found extremely long version number": "버전 번호가 너무 깁니다",
+        "found incompatible YAML document": "호환되지 않는 YAML 문서입니다",
+        "found invalid Unicode character escape code": "잘못된 유니코드 이스케이프 코드가 있습니다",
+        "found undefined tag handle": "정의되지 않은 태그 핸들이 있습니다",
+        "found unexpected ':'": "예상하지 못한 ':' 기호가 있습니다",
+        "found unexpected document indicator": "예상하지 못한 문서 구분 표시('---' 또는 '...')가 있습니다",
+        "found unexpected end of stream": "파일이 도중에 끝났습니다 (닫는 따옴표나 괄호가 빠졌는지 확인하세요)",
+        "found unexpected non-alphabetical character": "예상하지 못한 문자가 있습니다 (영문자만 올 수 있습니다)",
+        "found unknown directive name": "알 수 없는 지시자 이름이 있습니다",
+        "found unknown escape character": "알 수 없는 이스케이프 문자가 있습니다",
+        "incomplete UTF-16 character": "UTF-16 문자가 완성되지 않았습니다",
+        "incomplete UTF-16 surrogate pair": "UTF-16 서로게이트 쌍이 완성되지 않았습니다",
+        "incomplete UTF-8 octet sequence": "UTF-8 바이트 열이 완성되지 않았습니다",
+        "input error": "입력 오류",
+        "input is too long": "입력이 너무 깁니다",
+        "invalid Unicode character": "잘못된 유니코드 문자가 있습니다",
+        "invalid leading UTF-8 octet": "잘못된 UTF-8 첫 바이트가 있습니다",
+        "invalid length of a UTF-8 sequence": "UTF-8 바이트 열의 길이가 잘못되었습니다",
+        "invalid trailing UTF-8 octet": "잘못된 UTF-8 후속 바이트가 있습니다",
+        "mapping keys are not allowed in this context": "이 자리에는 매핑 키를 쓸 수 없습니다",
+        "mapping values are not allowed in this context":
+            "이 자리에는 매핑 값을 쓸 수 없습니다 (값 안에 ': '이 있으면 값을 따옴표로 감싸세요)",
+        "unexpected low surrogate area": "예상하지 못한 하위 서로게이트 문자가 있습니다",
+        "invalid YAML": "올바른 YAML이 아닙니다",
+        // Contexts: what libyaml was reading.
+        "while parsing a %TAG directive": "%TAG 지시자를 읽는 중",
+        "while parsing a block collection": "블록 컬렉션을 읽는 중",
+        "while parsing a block mapping": "블록 매핑을 읽는 중",
+        "while parsing a block node": "블록 값을 읽는 중",
+        "while parsing a flow mapping": "{ } 매핑을 읽는 중",
+        "while parsing a flow node": "흐름 값을 읽는 중",
+        "while parsing a flow sequence": "[ ] 목록을 읽는 중",
+        "while parsing a node": "값을 읽는 중",
+        "while parsing a quoted scalar": "따옴표로 감싼 값을 읽는 중",
+        "while parsing a tag": "태그를 읽는 중",
+        "while parsing a tag directive": "태그 지시자를 읽는 중",
+        "while scanning a %TAG directive": "%TAG 지시자를 읽는 중",
+        "while scanning a %YAML directive": "%YAML 지시자를 읽는 중",
+        "while scanning a block scalar": "블록 문자열을 읽는 중",
+        "while scanning a directive": "지시자를 읽는 중",
+        "while scanning a plain scalar": "따옴표 없는 값을 읽는 중",
+        "while scanning a quoted scalar": "따옴표로 감싼 값을 읽는 중",
+        "while scanning a simple key": "키를 읽는 중",
+        "while scanning a tag": "태그를 읽는 중",
+        "while scanning a tag directive": "태그 지시자를 읽는 중",
+        "while scanning an alias": "별칭을 읽는 중",
+        "while scanning an anchor": "앵커를 읽는 중",
+        "while scanning for the next token": "다음 토큰을 찾는 중",
+    ]
+}
