@@ -239,7 +239,7 @@ import Testing
                     defer { lock.release() }
                     return try ratecard(["prune", "--root", root, "--keep", "1", "--no-wait"], in: repo)
                 },
-                Case(command: "prune", why: "no --keep", cause: .usage, says: "'--keep' needs a whole number") { try ratecard(["prune", "--root", root], in: repo) },
+                Case(command: "prune", why: "no --keep", cause: .usage, says: "Missing expected option '--keep <n>'") { try ratecard(["prune", "--root", root], in: repo) },
                 Case(command: "status", why: "an unknown environment", cause: .usage, says: "Unknown environment") { try ratecard(["status", "--env", "prod"], in: repo) },
                 Case(command: "nginx-conf", why: "no root named", cause: .usage, says: "Missing expected option '--env <name>' or '--root <dir>'") { try ratecard(["nginx-conf"], in: repo) },
                 Case(command: "serve", why: "nothing live there", cause: .target, says: "nothing is live in") { try ratecard(["serve", "--root", empty, "--port", "0"], in: repo) },

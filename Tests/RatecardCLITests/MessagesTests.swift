@@ -153,7 +153,7 @@ import Testing
                 "오류 DSC-19: 본문에 청약철회 기간이 7일로 쓰여 있습니다 ('7일이내에청약을철회'); 청약철회 기간은 14일이니 14일로 쓰세요 (regulatory/limits.yaml의 withdrawal_period_days: ",
                 "오류 DSC-06: 본문에 인용한 문구('누구나대출')는 경고 없이 쓰였습니다; ",
                 "인용은 regulatory/phrases.yaml의 quotation_warnings 단어(불법, 사기, 주의, 유의, 속지, 피해, 신고, 조심, 안내)가 같은 문장에서 인용 뒤에 오거나",
-                "오류 HIS-06: 인용 경고 단어가 추가되어(안내) 그 앞에 인용한 문구는 더 이상 광고 문구로 검사하지 않습니다 (quotation warnings added: 안내)",
+                "오류 HIS-06: 인용 경고 단어가 추가되어(안내) 그 앞에 인용한 문구는 더 이상 광고 문구로 검사하지 않습니다 (변경 이름: `quotation warnings added: 안내`)",
                 "오류 HIS-11: 새 버전의 시행일(2026-11-20)이 소급되어 있습니다 (2026-11-29 이전): 이용자가 이전 버전을 본 날에도 시행 중이었다고 말하게 됩니다; effective_from을 2026-11-29 이후로 하세요",
                 "오류 DSC-16: 이 버전이 시행 중인 2026-12-20에 제휴를 시작하는 '델타캐피탈'(partners/delta-capital.yaml)의 이름이 동의서에 없습니다; 2026-12-20 또는 그 전에 시행하는 새 주 버전(requires_reconsent: true)에 이름을 넣거나 go_live를 옮기세요",
                 "오류 REF-02: 판매 중인 상품에 제휴 시작일인 2026-12-20에 적용되는 금리표가 없습니다; rates/<date>.yaml을 추가하거나 status: withdrawn으로 바꾸세요",

@@ -70,6 +70,15 @@ import Testing
             #expect(history.map { $0["event"]?.stringValue } == ["made_live", "rolled_back_from", "made_live"])
             #expect(history[1]["to"] == .string(ids[1]) && history[1]["marks_bad"] == .bool(false) && history[1]["message"] == .string("it was fine"))
             #expect(history[2]["user"] == .string(user) && history[2]["from"] == .string(ids[1]))
+
+            // --limit shows the newest releases and says how many more there are.
+            let newest = try ratecard(["releases", "--root", fixture.root, "--limit", "1"], in: fixture.repo)
+            #expect(newest.status == 0, "\(newest.err)")
+            #expect(newest.out.hasPrefix("\(ids[1])") && !newest.out.contains("\n\(ids[0])") && newest.out.hasSuffix("... 1 older (--limit 2 shows all)\n"), "\(newest.out)")
+            let page = try JSONReader.parse(Array(try ratecard(["releases", "--root", fixture.root, "--limit", "1", "--format", "json"], in: fixture.repo).out.utf8))
+            #expect(page["releases"]?.arrayValue?.count == 1 && page["total"] == .int(2), "\(page)")
+            let bad = try ratecard(["releases", "--root", fixture.root, "--limit", "-1"], in: fixture.repo)
+            #expect(bad.status == 2 && bad.err.contains("'--limit' is how many of the newest releases to show"), "\(bad.err)")
         }
     }
 

@@ -46,11 +46,10 @@ enum PromoteCommand {
         let json = try ServeRootCommands.format(arguments)
         // A release named on the command line must be one of the source's (an id, a unique prefix or a sequence number).
         let release = try arguments.value("--release").map { try RollbackCommand.resolve($0, in: source) }
+        let destination = Destination(name: toName, store: target, protected: protected, apps: ServeRootOptions.apps(of: toName, invocation))
         let options = PromoteFlow.Options(
-            source: source, sourceName: fromName, target: target, targetName: toName, protected: protected, apps: ServeRootOptions.apps(of: toName, invocation),
-            release: release, expectLive: arguments.value("--expect-live"), message: arguments.value("-m") ?? "",
-            dryRun: arguments.has("--dry-run"), approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"), asOf: try invocation.asOf(arguments),
-            caches: invocation.caches)
+            source: (fromName, source), destination: destination, change: ServeRootOptions.change(arguments), release: release,
+            asOf: try invocation.asOf(arguments), caches: invocation.caches)
         let console = invocation.console
         let messages = invocation.messages
         let flow = PromoteFlow(location: Result { try ContentLocation.find(from: invocation.directory) }, options: options)
@@ -59,7 +58,7 @@ enum PromoteCommand {
             case .waiting(let text): console.err(messages(text) + "\n")
             case .liveDiff(.unknown(let reason)) where !protected:
                 console.err(messages.warning(Message("no semantic diff: \(reason)", ko: "변경 내용을 비교하지 못했습니다: \(reason)")))
-            case .liveDiff(.diff(let diff)) where options.dryRun && !json:
+            case .liveDiff(.diff(let diff)) where options.change.dryRun && !json:
                 let title = Message("\(toName): live -> promoted", ko: "\(toName): 라이브 -> 승격할 릴리스")
                 console.out(DiffFormatter.text(diff, title: title, colour: console.outIsTerminal, language: messages.language))
             case .liveDiff: break

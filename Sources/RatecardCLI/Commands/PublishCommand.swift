@@ -31,18 +31,20 @@ enum PublishCommand {
         let location = try ContentLocation.find(from: invocation.directory)
         let web: PublishFlow.Web =
             arguments.has("--no-web") ? .none : arguments.value("--web").map { .folder(RatecardCLI.resolve($0, against: invocation.directory)) } ?? .configured
-        let options = PublishFlow.Options(
-            environment: name, root: root, protected: protected, apps: ServeRootOptions.apps(of: name, invocation), revision: arguments.value("--rev"),
-            ifStale: arguments.has("--if-stale"), web: web, asOf: try invocation.asOf(arguments), asOfExplicit: arguments.value("--as-of") != nil,
-            expectLive: arguments.value("--expect-live"), message: arguments.value("-m") ?? "", dryRun: arguments.has("--dry-run"),
-            approval: arguments.value("--approve"), wait: !arguments.has("--no-wait"), caches: invocation.caches, allowShallow: arguments.has("--allow-shallow"))
+        let destination = Destination(name: name, store: root, protected: protected, apps: ServeRootOptions.apps(of: name, invocation))
+        var options = PublishFlow.Options(
+            destination: destination, change: ServeRootOptions.change(arguments), asOf: try invocation.asOf(arguments), caches: invocation.caches,
+            revision: arguments.value("--rev"), web: web)
+        options.ifStale = arguments.has("--if-stale")
+        options.asOfExplicit = arguments.value("--as-of") != nil
+        options.allowShallow = arguments.has("--allow-shallow")
         let console = invocation.console
         let messages = invocation.messages
         let result = try PublishFlow(location: location, options: options).run { event in
             switch event {
             case .waiting(let text): console.err(messages(text) + "\n")
             case .liveDiff(let diff):
-                guard options.dryRun, !json else { return }
+                guard options.change.dryRun, !json else { return }
                 switch diff {
                 case .diff(let semantic):
                     let revision = options.revision ?? "HEAD"

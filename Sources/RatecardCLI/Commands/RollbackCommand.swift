@@ -41,10 +41,14 @@ enum RollbackCommand {
                 ko: "'--mark-bad'는 '--to <id>'와 함께 씁니다 (--to 없는 롤백은 떠나는 릴리스에 언제나 bad 표시를 붙입니다)")
         }
         let target = try arguments.value("--to").map { try resolve($0, in: root) }
-        let done = try ReleaseHistory(root: root).rollback(
-            to: target, expectLive: arguments.value("--expect-live"), reason: reason,
-            wait: !arguments.has("--no-wait"), verify: arguments.has("--verify"), force: arguments.has("--force"),
-            markBad: target == nil || arguments.has("--mark-bad"), dryRun: dryRun)
+        var request = ReleaseHistory.RollbackRequest(to: target, reason: reason)
+        request.expectLive = arguments.value("--expect-live")
+        request.wait = !arguments.has("--no-wait")
+        request.verify = arguments.has("--verify")
+        request.force = arguments.has("--force")
+        request.markBad = target == nil || arguments.has("--mark-bad")
+        request.dryRun = dryRun
+        let done = try ReleaseHistory(root: root).rollback(request)
         let forward = sequence(done.to) > sequence(done.from)
         // The release each app version loads may have changed (the one left is bad now).
         if json {

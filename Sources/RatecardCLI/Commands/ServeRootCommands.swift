@@ -13,8 +13,9 @@ enum ServeRootCommands {
     static let releases = Command(
         name: "releases",
         abstract: "The release history: id, commit, who, when, message, live and bad marks.",
-        usage: "(--env <name> | --root <dir>) [--format <format>] [--clear-bad <id> -m <reason>] [--no-wait]",
+        usage: "(--env <name> | --root <dir>) [--limit <n>] [--format <format>] [--clear-bad <id> -m <reason>] [--no-wait]",
         options: ServeRootOptions.options + [
+            OptionSpec("--limit", value: "N", "Show the newest N releases (default 50; 0: all)"),
             ServeRootOptions.format,
             OptionSpec("--clear-bad", value: "ID", "Clear a release's bad mark (journaled), so a bare rollback may choose it again"),
             OptionSpec("-m", value: "REASON", "Why the mark is cleared (required with --clear-bad)"),
@@ -272,6 +273,12 @@ enum ServeRootCommands {
             }
             return RatecardCLI.ExitCode.ok
         }
+        let limitText = arguments.value("--limit") ?? "50"
+        guard let limit = Int(limitText), limit >= 0 else {
+            throw UsageError(
+                "'--limit' is how many of the newest releases to show, a whole number (0: all), not '\(limitText)'",
+                ko: "'--limit'은 보여 줄 최신 릴리스의 수로, 정수여야 합니다 (0: 모두; 지금 값: '\(limitText)')")
+        }
         let live = try root.pointer()
         // Only shown: a damaged line is reported and the rest listed (a rollback or prune refuses it).
         let journal = try root.journalLog.state()
@@ -279,7 +286,9 @@ enum ServeRootCommands {
         let bad = journal.badReleases(live: live)
         var rows: [JSON] = []
         var text = ""
-        for id in try root.releaseIDs().reversed() {
+        let ids = try root.releaseIDs()
+        let shown = limit == 0 ? ids.reversed() : Array(ids.reversed().prefix(limit))
+        for id in shown {
             let info = try? root.info(of: id)
             let activated = journal.activations(of: id).map(\.time)
             let approval = journal.publications[id]?.approval?.reason
@@ -306,8 +315,10 @@ enum ServeRootCommands {
             }
         }
         if json {
-            invocation.console.out(JSON.object(["releases": .array(rows)]).serialized() + "\n")
+            invocation.console.out(JSON.object(["releases": .array(rows), "total": .int(ids.count)]).serialized() + "\n")
         } else {
+            let more = ids.count - shown.count
+            if more > 0 { text += invocation.messages(Message("... \(more) older (--limit \(ids.count) shows all)\n", ko: "... 이전 릴리스 \(more)개 더 있음 (--limit \(ids.count)로 모두 볼 수 있습니다)\n")) }
             invocation.console.out(text.isEmpty ? invocation.messages(Message("No releases yet.\n", ko: "아직 릴리스가 없습니다.\n")) : text)
         }
         return RatecardCLI.ExitCode.ok

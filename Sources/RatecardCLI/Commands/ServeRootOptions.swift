@@ -86,6 +86,14 @@ enum ServeRootOptions {
     }
 
     /// The app versions an environment supports (`apps:` in ratecard.yaml).
+    /// How a publish or promote is to make its change live: -m, --expect-live, --approve,
+    /// --dry-run, --no-wait.
+    static func change(_ arguments: ParsedArguments) -> ChangeRequest {
+        ChangeRequest(
+            message: arguments.value("-m") ?? "", expectLive: arguments.value("--expect-live"), approval: arguments.value("--approve"),
+            dryRun: arguments.has("--dry-run"), wait: !arguments.has("--no-wait"))
+    }
+
     static func apps(of environment: String, _ invocation: Invocation) -> [ServiceConfig.AppVersion] {
         BridgeGate.apps(of: environment, from: invocation.directory)
     }

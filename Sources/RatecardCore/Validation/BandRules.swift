@@ -100,14 +100,14 @@ public enum BandRules {
                         inverted, table.path, best.aprMin.mark,
                         Message(
                             "the best band \(bestMin)-\(bestMax) starts at \(best.aprMin.value)%, above the worst band \(worstMin)-\(worstMax) (\(worst.aprMin.value)%); \(runs)",
-                            ko: "가장 좋은 구간 \(bestMin)-\(bestMax)의 최저 금리(\(best.aprMin.value)%)가 가장 나쁜 구간 \(worstMin)-\(worstMax)의 최저 금리(\(worst.aprMin.value)%)보다 높습니다; \(runs)"))
+                            ko: "가장 좋은 구간 \(bestMin)-\(bestMax)의 최저 금리(\(best.aprMin.value)%)가 가장 낮은 구간 \(worstMin)-\(worstMax)의 최저 금리(\(worst.aprMin.value)%)보다 높습니다; \(runs)"))
                 } else if best.aprMin.value == worst.aprMin.value && best.aprMax.value > worst.aprMax.value {
                     upsideDown = true
                     diagnostics.report(
                         inverted, table.path, best.aprMax.mark,
                         Message(
                             "the best band \(bestMin)-\(bestMax) goes up to \(best.aprMax.value)%, above the worst band \(worstMin)-\(worstMax) (\(worst.aprMax.value)%); \(runs)",
-                            ko: "가장 좋은 구간 \(bestMin)-\(bestMax)의 최고 금리(\(best.aprMax.value)%)가 가장 나쁜 구간 \(worstMin)-\(worstMax)의 최고 금리(\(worst.aprMax.value)%)보다 높습니다; \(runs)"))
+                            ko: "가장 좋은 구간 \(bestMin)-\(bestMax)의 최고 금리(\(best.aprMax.value)%)가 가장 낮은 구간 \(worstMin)-\(worstMax)의 최고 금리(\(worst.aprMax.value)%)보다 높습니다; \(runs)"))
                 }
             }
             for (lower, higher) in zip(ordered, ordered.dropFirst()) {

@@ -195,7 +195,7 @@ public enum DisclosureRules {
                         Message(
                             "the text quotes \(hit.claim) ('\(hit.wording)') without warning against it; \(hit.advice). A quotation is a warning only when a word of quotation_warnings in regulatory/phrases.yaml (\(warningList)) follows it in its sentence, or for a block quote, stands in it or in the line before it",
                             ko:
-                                "본문이 \(hit.claim) 표현('\(hit.wording)')을 경고 없이 인용합니다; \(hit.advice). 인용은 regulatory/phrases.yaml의 quotation_warnings에 있는 경고어(\(warningList))가 같은 문장에서 뒤따를 때만 경고로 봅니다. 인용 블록이면 블록 안이나 바로 앞 줄에 있어야 합니다"
+                                "본문에 인용한 문구('\(hit.wording)')는 경고 없이 쓰였습니다; \(hit.advice). 인용은 regulatory/phrases.yaml의 quotation_warnings 단어(\(warningList))가 같은 문장에서 인용 뒤에 오거나, 인용 블록이면 그 블록이나 바로 앞 줄에 있을 때만 경고로 봅니다"
                         ))
                 } else {
                     diagnostics.report(
@@ -262,7 +262,7 @@ public enum DisclosureRules {
     /// in force or scheduled, products' copy) is at least the period in force.
     package static func checkWithdrawalPeriods(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         guard let limits = content.limits else { return }
-        func check(_ copy: CopyText, on day: Day, path: String, what: String) {
+        func check(_ copy: CopyText, on day: Day, path: String, what: Message) {
             guard let law = limits.inForce(.withdrawalPeriodDays, on: day) else { return }
             let minimum = law.value.thousandths / 1000
             let text = copy.text
@@ -281,16 +281,18 @@ public enum DisclosureRules {
             }
         }
         for phrase in content.phrases ?? [] {
-            check(CopyText(plain: phrase.text(config: content.config), at: phrase.ko.mark), on: context.asOf, path: content.root.path("regulatory/phrases.yaml"), what: "phrase '\(phrase.id.value)'")
+            check(
+                CopyText(plain: phrase.text(config: content.config), at: phrase.ko.mark), on: context.asOf, path: content.root.path("regulatory/phrases.yaml"),
+                what: Message("phrase '\(phrase.id.value)'", ko: "문구 '\(phrase.id.value)'"))
         }
         for product in content.products {
             for (field, value) in product.copyFields {
-                check(CopyText(plain: value.value, at: value.mark), on: context.asOf, path: product.path, what: field)
+                check(CopyText(plain: value.value, at: value.mark), on: context.asOf, path: product.path, what: .verbatim(field))
             }
         }
         for document in content.documentIDs {
             for terms in currentVersions(of: document, in: content, on: context.asOf) where terms.body.contains("철회") {
-                check(CopyText(markdown: terms.body, firstLine: terms.bodyLine), on: max(context.asOf, terms.effectiveFrom.value), path: terms.path, what: "the body")
+                check(CopyText(markdown: terms.body, firstLine: terms.bodyLine), on: max(context.asOf, terms.effectiveFrom.value), path: terms.path, what: Message("the body", ko: "본문"))
             }
         }
     }
@@ -321,7 +323,7 @@ public enum DisclosureRules {
                                 Message(
                                     "the consent does not name partner '\(partner.nameKo.value)' (\(partner.path)), which goes live on \(goLive) while this version is in force; name it in a new major version with requires_reconsent: true that takes effect on \(goLive) or before, or move go_live",
                                     ko:
-                                        "동의서에 제휴사 '\(partner.nameKo.value)'(\(partner.path))이(가) 없는데, 이 버전이 시행 중인 \(goLive)에 서비스를 시작합니다; \(goLive)까지 시행되는 requires_reconsent: true인 새 주 버전에서 추가하거나 go_live를 옮기세요"
+                                        "이 버전이 시행 중인 \(goLive)에 제휴를 시작하는 '\(partner.nameKo.value)'(\(partner.path))의 이름이 동의서에 없습니다; \(goLive) 또는 그 전에 시행하는 새 주 버전(requires_reconsent: true)에 이름을 넣거나 go_live를 옮기세요"
                                 ))
                         } else {
                             diagnostics.report(

@@ -192,7 +192,7 @@ extension HistoryRules {
                 label: "quotation warnings added: \(words)",
                 what: Message(
                     "quotation warnings were added (\(words)), so wording quoted before them is no longer checked as advertising",
-                    ko: "인용 경고어가 추가되어(\(words)) 그 앞에 인용한 문구는 더 이상 광고 문구로 검사하지 않습니다"),
+                    ko: "인용 경고 단어가 추가되어(\(words)) 그 앞에 인용한 문구는 더 이상 광고 문구로 검사하지 않습니다"),
                 mark: first.mark)
         ]
     }

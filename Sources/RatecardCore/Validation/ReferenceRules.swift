@@ -70,12 +70,12 @@ public enum ReferenceRules {
                         ko: "상품이 제휴사 '\(product.partner.value)'을(를) 가리키는데 products/\(product.folderPartner)/ 폴더에 있습니다; 파일을 옮기거나 id를 고치세요"))
             }
             if product.status.value == .active && !(tablesByProduct[product.key] ?? []).contains(where: { $0.isInForce(on: day) }) {
-                let when = day == context.asOf ? Message.verbatim("\(day)") : Message("\(day), the day its partner goes live", ko: "제휴사가 서비스를 시작하는 \(day)")
+                let when = day == context.asOf ? Message.verbatim("\(day)") : Message("\(day), the day its partner goes live", ko: "제휴 시작일인 \(day)")
                 diagnostics.report(
                     currentTable, product.path, product.status.mark,
                     Message(
                         "active product has no rate table in force on \(when); add rates/<date>.yaml or set status: withdrawn",
-                        ko: "판매 중인 상품에 \(when)에 시행 중인 금리표가 없습니다; rates/<날짜>.yaml을 추가하거나 status: withdrawn으로 바꾸세요"))
+                        ko: "판매 중인 상품에 \(when)에 적용되는 금리표가 없습니다; rates/<date>.yaml을 추가하거나 status: withdrawn으로 바꾸세요"))
             }
             if content.phrases != nil {
                 for phrase in product.requiredPhrases.value where !phraseIDs.contains(phrase.value) {
@@ -177,13 +177,13 @@ public enum ReferenceRules {
         let fullWidth = text.unicodeScalars.contains { (0xFF10...0xFF19).contains($0.value) }
         let what =
             fullWidth
-            ? Message("is written in full-width digits (an IME paste)", ko: "전각 숫자로 쓰여 있습니다 (입력기로 붙여 넣은 값)")
+            ? Message("is written in full-width digits (an IME paste)", ko: "전각 숫자로 쓰여 있습니다 (입력기에서 붙여 넣은 값)")
             : Message("has characters other than ASCII digits and '-'", ko: "ASCII 숫자와 '-' 말고 다른 문자가 있습니다")
         let fix =
             ascii.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-") }
             ? Message("write it in ASCII digits: '\(ascii)'", ko: "ASCII 숫자로 쓰세요: '\(ascii)'")
             : Message("write it in ASCII digits (0-9) and '-'", ko: "ASCII 숫자(0-9)와 '-'로 쓰세요")
-        return Message("사업자등록번호 '\(text)' \(what); \(fix)", ko: "사업자등록번호 '\(text)'이(가) \(what); \(fix)")
+        return Message("사업자등록번호 '\(text)' \(what); \(fix)", ko: "사업자등록번호 '\(text)': \(what); \(fix)")
     }
 
     /// A number that passes the checksum but was never issued: one digit repeated, the

@@ -25,6 +25,56 @@ public struct BundleRun {
         case invalid(ValidationReport)
     }
 
+    /// The live release a publish may build onto.
+    public struct Base {
+        public var store: any ReleaseStore
+        public var release: String
+        /// Its version.json, when already read.
+        public var info: ReleaseInfo?
+
+        public init(store: any ReleaseStore, release: String, info: ReleaseInfo?) {
+            self.store = store
+            self.release = release
+            self.info = info
+        }
+    }
+
+    /// A bundle `build` made, and what it was made from.
+    public struct Built {
+        public var output: BundleBuilder.Output
+        public var commit: ObjectID?
+        /// The content checked; nil when the bundle was built onto the live one (which reads only
+        /// the changed part of it).
+        public var content: Content?
+        /// The products re-rendered when it was built onto the live bundle; nil for a full build.
+        public var builtOntoLive: [String]?
+        /// Built onto the live bundle: the first day after the as-of date on which something in
+        /// the re-read part takes effect (the rest is the live release's).
+        public var scheduledInChanged: Day?
+    }
+
+    /// The bundle of `revision`, in one call: onto `base`'s bundle when the change allows it (the
+    /// everyday rate update: `IncrementalBundle`, byte for byte what a full build gives), else in
+    /// full, which checks everything and returns the report when the content has errors.
+    public func build(revision: String, onto base: Base?) throws -> BuildResult {
+        if let base, let repository = location.repository, let commit = try? repository.resolveCommit(revision),
+            case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: asOf, caches: caches).build(
+                commit: commit, root: base.store, live: base.release, known: base.info)
+        {
+            return .built(Built(output: output, commit: commit, content: nil, builtOntoLive: products, scheduledInChanged: scheduled))
+        }
+        switch try render(revision: revision) {
+        case .invalid(let report): return .invalid(report)
+        case .built(let output, let snapshot): return .built(Built(output: output, commit: snapshot.commit, content: snapshot.content))
+        }
+    }
+
+    /// What `build` gave: a bundle, or the report of the content's errors.
+    public enum BuildResult {
+        case built(Built)
+        case invalid(ValidationReport)
+    }
+
     /// Throws an `OperationalError` (exit 4) when rules could not run for lack of history and
     /// skipping them was not asked for (`allowShallow`).
     public func render(revision: String?) throws -> Outcome {

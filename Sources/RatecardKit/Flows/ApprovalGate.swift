@@ -172,9 +172,9 @@ public enum ApprovalGate {
     /// change approved with an earlier release (the same product, band and values, the same day)
     /// needs no second approval, and on or after its day neither does the change itself (what
     /// `publish --if-stale` makes live), so the approval is carried into this release's entry.
-    public static func check(
-        _ diff: LiveDiff, next: Content?, asOf: Day, threshold: Percent, environment: String, approval: String?, journal: JournalState
-    ) throws(Refused) -> Approval? {
+    /// A rate move is risky from `rate_move_warn_pp` in ratecard.yaml (3 points when unset).
+    public static func check(_ diff: LiveDiff, next: Content?, asOf: Day, environment: String, approval: String?, journal: JournalState) throws(Refused) -> Approval? {
+        let threshold = next?.config?.rateMoveWarn ?? Percent(thousandths: 3000)
         let risks = risks(diff, next: next, asOf: asOf, threshold: threshold)
         guard !risks.isEmpty else { return nil }
         var uncovered: [Risk] = []

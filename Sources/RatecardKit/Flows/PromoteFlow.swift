@@ -8,41 +8,22 @@ import RatecardSupport
 /// gates it against what is live there now, failing closed when that cannot be computed.
 public struct PromoteFlow {
     public struct Options {
-        public var source: any ReleaseStore
-        public var sourceName: String
-        public var target: any ReleaseStore
-        public var targetName: String
-        public var protected: Bool
-        /// The app versions the target supports (the bridge gate).
-        public var apps: [ServiceConfig.AppVersion]
+        /// Where the release is promoted from.
+        public var source: (name: String, store: any ReleaseStore)
+        public var destination: Destination
+        public var change: ChangeRequest
         /// The release to promote; nil for what is live in the source.
         public var release: String?
-        public var expectLive: String?
-        public var message: String
-        public var dryRun: Bool
-        public var approval: String?
-        public var wait: Bool
         /// The date the semantic diff compares on.
         public var asOf: Day
         /// The run's caches (the promoted and the live commit are read through them).
         public var caches: Caches
 
-        public init(
-            source: any ReleaseStore, sourceName: String, target: any ReleaseStore, targetName: String, protected: Bool, apps: [ServiceConfig.AppVersion],
-            release: String?, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool, asOf: Day, caches: Caches
-        ) {
+        public init(source: (name: String, store: any ReleaseStore), destination: Destination, change: ChangeRequest, release: String?, asOf: Day, caches: Caches) {
             self.source = source
-            self.sourceName = sourceName
-            self.target = target
-            self.targetName = targetName
-            self.protected = protected
-            self.apps = apps
+            self.destination = destination
+            self.change = change
             self.release = release
-            self.expectLive = expectLive
-            self.message = message
-            self.dryRun = dryRun
-            self.approval = approval
-            self.wait = wait
             self.asOf = asOf
             self.caches = caches
         }
@@ -70,61 +51,61 @@ public struct PromoteFlow {
     /// Runs the promote. Throws `ApprovalGate.Refused` for an unapproved risky change to a
     /// protected target, `ConflictError` when its lock is held or `expectLive` is not live.
     public func run(events: (FlowEvent) -> Void = { _ in }) throws -> Outcome {
-        let (source, target) = (options.source, options.target)
-        // The native bridge: the release's web build must run on every app version the target supports.
+        let (source, destination) = (options.source.store, options.destination)
+        // The bridge gate: the release's web build must run on every app version the target supports.
         let promoted = try options.release ?? source.live()
         if let promoted, let manifest = try source.manifest(of: promoted), let requirement = try BridgeRequirement.recorded(manifest: manifest) {
-            let verdict = BridgeGate.check(requirement, apps: options.apps, environment: options.targetName)
+            let verdict = BridgeGate.check(requirement, apps: destination.apps, environment: destination.name)
             if case .refused = verdict { return .bridge(verdict) }
         }
-        // A protected target is gated against what is live there now: the swap must still find it live.
-        let expectLive = options.protected && options.expectLive == nil ? try target.live() ?? "none" : options.expectLive
-        // The semantic diff reads both commits' content: only when it is shown or gates.
+        let expectLive = try destination.expectedLive(options.change)
+        // The approval gate: the semantic diff reads both commits' content, only when it is shown or gates.
         var approval: ApprovalGate.Approval?
-        if options.dryRun || options.protected {
+        if options.change.dryRun || destination.protected {
             let (diff, next) = liveDiff()
-            events(.liveDiff(diff))
-            if options.protected {
-                let threshold = next?.config?.rateMoveWarn ?? Percent(thousandths: 3000)
-                approval = try ApprovalGate.check(
-                    diff, next: next, asOf: options.asOf, threshold: threshold, environment: options.targetName, approval: options.approval,
-                    journal: try target.journalLog.state())
-                if let approval { events(.approved(approval)) }
-            }
+            approval = try destination.gate(diff, next: next, asOf: options.asOf, change: options.change, events: events)
         }
-        if options.dryRun {
-            guard let id = promoted else { throw ConflictError("\(options.sourceName) has nothing live to promote", ko: "\(options.sourceName)에는 승격할 라이브 릴리스가 없습니다") }
-            let next = try source.info(of: id)
-            let live = try target.live()
-            let liveInfo = try live.map { try target.info(of: $0) }
-            let liveFiles = liveInfo.map { info in info.files.filter { !info.isCarried($0.path) } } ?? []
-            let plan = ReleasePlan.between(live: liveFiles, next: next.files, liveBundle: liveInfo?.bundleID, nextBundle: next.bundleID)
-            return .dryRun(release: id, live: live, plan: plan)
+        if options.change.dryRun {
+            guard let id = promoted else { throw ConflictError("\(options.source.name) has nothing live to promote", ko: "\(options.source.name)에는 승격할 라이브 릴리스가 없습니다") }
+            return try plan(id)
         }
-        let extra = (approval?.fields ?? [:]).merging(["from_env": .string(options.sourceName)]) { $1 }
-        let result = try ReleaseHistory.promote(
-            release: options.release, from: source, to: target, expectLive: expectLive, message: options.message, wait: options.wait, extra: extra)
+        var request = ReleaseHistory.Promotion(release: options.release, message: options.change.message)
+        request.expectLive = expectLive
+        request.wait = options.change.wait
+        request.extra = (approval?.fields ?? [:]).merging(["from_env": .string(options.source.name)]) { $1 }
+        let result = try ReleaseHistory.promote(request, from: source, to: destination.store)
         if result.alreadyLive { return .alreadyLive(release: result.id) }
         return .promoted(release: result.id, previous: result.previous)
+    }
+
+    /// What a promote of release `id` would change in the target (a dry run).
+    private func plan(_ id: String) throws -> Outcome {
+        let target = options.destination.store
+        let next = try options.source.store.info(of: id)
+        let live = try target.live()
+        let liveInfo = try live.map { try target.info(of: $0) }
+        let liveFiles = liveInfo.map { info in info.files.filter { !info.isCarried($0.path) } } ?? []
+        let plan = ReleasePlan.between(live: liveFiles, next: next.files, liveBundle: liveInfo?.bundleID, nextBundle: next.bundleID)
+        return .dryRun(release: id, live: live, plan: plan)
     }
 
     /// The semantic diff from what is live in the target to the release being promoted, and
     /// that release's content (nil when it cannot be read, which makes the diff unknown).
     private func liveDiff() -> (ApprovalGate.LiveDiff, Content?) {
         do {
-            guard let id = try options.release ?? options.source.live() else { throw OperationalError("the source has nothing live to promote", ko: "원본 환경에 승격할 라이브 릴리스가 없습니다") }
+            guard let id = try options.release ?? options.source.store.live() else { throw OperationalError("the source has nothing live to promote", ko: "원본 환경에 승격할 라이브 릴리스가 없습니다") }
             // The commit the promoted release names, from its record only while that matches its seal.
             let info: ReleaseInfo
-            switch try options.source.sealedRecord(of: id) {
+            switch try options.source.store.sealedRecord(of: id) {
             case .sealed(let record): info = record
             case .unsealed:
                 throw OperationalError(
-                    "the journal of \(options.sourceName) holds no seal for release \(id), so its version.json, which names its commit, cannot be checked",
-                    ko: "\(options.sourceName)의 저널에 릴리스 \(id)의 봉인이 없어, 커밋을 가리키는 version.json을 확인할 수 없습니다")
+                    "the journal of \(options.source.name) holds no seal for release \(id), so its version.json, which names its commit, cannot be checked",
+                    ko: "\(options.source.name)의 저널에 릴리스 \(id)의 봉인이 없어, 커밋을 가리키는 version.json을 확인할 수 없습니다")
             case .broken:
                 throw OperationalError(
-                    "release \(id)'s version.json in \(options.sourceName) does not match the seal journaled when it was published (it was changed since), so the commit it names is not trusted",
-                    ko: "\(options.sourceName)의 릴리스 \(id)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않아 (그 뒤에 바뀌었습니다), 그 파일이 가리키는 커밋을 믿을 수 없습니다")
+                    "release \(id)'s version.json in \(options.source.name) does not match the seal journaled when it was published (it was changed since), so the commit it names is not trusted",
+                    ko: "\(options.source.name)의 릴리스 \(id)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않아 (그 뒤에 바뀌었습니다), 그 파일이 가리키는 커밋을 믿을 수 없습니다")
             }
             guard let commit = info.sourceCommit else { throw OperationalError("release \(id) names no source commit", ko: "릴리스 \(id)에는 원본 커밋이 없습니다") }
             let location = try location.get()
@@ -137,7 +118,7 @@ public struct PromoteFlow {
                     "the promoted commit \(commit.short) cannot be read from this clone (\(error)); in a shallow clone fetch it with 'git fetch --unshallow'",
                     ko: "승격하는 커밋 \(commit.short)을(를) 이 클론에서 읽을 수 없습니다 (\(Message.of(error))); 얕은 클론이라면 'git fetch --unshallow'로 가져오세요")
             }
-            return (ApprovalGate.liveDiff(root: options.target, location: location, next: next, asOf: options.asOf, caches: options.caches), next)
+            return (ApprovalGate.liveDiff(root: options.destination.store, location: location, next: next, asOf: options.asOf, caches: options.caches), next)
         } catch {
             return (.unknown(Message.of(error)), nil)
         }

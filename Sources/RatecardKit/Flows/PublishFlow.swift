@@ -4,10 +4,12 @@ import RatecardSupport
 
 /// `publish`: validate, build and stage a release, then swap it live atomically.
 ///
-/// The steps, in the order a refusal is reported: is the work tree committed, is the clock
-/// sane, is anything stale (`ifStale`), is the web build's use of the native bridge valid and
-/// runnable by every supported app version, is the content valid, is a risky change to a
-/// protected environment approved. Only then is anything written; a refusal changes nothing.
+/// A straight line of named steps (`run`), in the order a refusal is reported: is the work tree
+/// committed (answered first, though it runs beside the rest), is the clock sane, is anything
+/// stale (`ifStale`), build, is the web build's use of the native bridge valid and runnable by
+/// every supported app version, is the content valid, is a risky change to a protected
+/// environment approved, stage; only then is anything written (`Publisher`: lock, put objects,
+/// flip the pointer, journal). A refusal changes nothing.
 public struct PublishFlow {
     /// Which web build ships with the bundle.
     public enum Web {
@@ -19,52 +21,30 @@ public struct PublishFlow {
     }
 
     public struct Options {
-        /// The environment's name (or the root as given), for messages and the journal.
-        public var environment: String
-        public var root: any ReleaseStore
-        public var protected: Bool
-        /// The app versions the environment supports (the bridge gate).
-        public var apps: [ServiceConfig.AppVersion]
-        /// The commit to publish; nil for HEAD, whose content must be committed.
-        public var revision: String?
-        /// Only when something scheduled has taken effect since the live release was built:
-        /// then the live release's own commit is rebuilt as of `asOf`.
-        public var ifStale: Bool
-        public var web: Web
+        public var destination: Destination
+        public var change: ChangeRequest
         public var asOf: Day
-        /// Whether `asOf` was given (`--as-of`), not read from the clock.
-        public var asOfExplicit: Bool
-        public var expectLive: String?
-        public var message: String
-        public var dryRun: Bool
-        public var approval: String?
-        public var wait: Bool
         /// The run's caches.
         public var caches: Caches
+        /// The commit to publish; nil for HEAD, whose content must be committed.
+        public var revision: String?
+        public var web: Web
+        /// Only when something scheduled has taken effect since the live release was built:
+        /// then the live release's own commit is rebuilt as of `asOf`.
+        public var ifStale = false
+        /// Whether `asOf` was given (`--as-of`), not read from the clock.
+        public var asOfExplicit = false
         /// Publish a commit whose parent is not in this shallow clone, its history rules skipped
         /// (`--allow-shallow`); without it such a publish is refused (exit 4).
         public var allowShallow = false
 
-        public init(
-            environment: String, root: any ReleaseStore, protected: Bool, apps: [ServiceConfig.AppVersion], revision: String?, ifStale: Bool, web: Web, asOf: Day,
-            asOfExplicit: Bool, expectLive: String?, message: String, dryRun: Bool, approval: String?, wait: Bool, caches: Caches, allowShallow: Bool = false
-        ) {
-            self.environment = environment
-            self.root = root
-            self.protected = protected
-            self.apps = apps
-            self.revision = revision
-            self.ifStale = ifStale
-            self.web = web
+        public init(destination: Destination, change: ChangeRequest, asOf: Day, caches: Caches, revision: String? = nil, web: Web = .configured) {
+            self.destination = destination
+            self.change = change
             self.asOf = asOf
-            self.asOfExplicit = asOfExplicit
-            self.expectLive = expectLive
-            self.message = message
-            self.dryRun = dryRun
-            self.approval = approval
-            self.wait = wait
-            self.allowShallow = allowShallow
             self.caches = caches
+            self.revision = revision
+            self.web = web
         }
     }
 
@@ -104,182 +84,128 @@ public struct PublishFlow {
 
     /// Runs the publish. Throws `ApprovalGate.Refused` for an unapproved risky change,
     /// `ConflictError` when the lock is held or `expectLive` is not live, and other errors for
-    /// I/O failures; in each case the live release is unchanged.
+    /// I/O failures; in each case the live release is unchanged. Content that is not committed is
+    /// reported before any other refusal or error: it is the first thing to fix.
     public func run(events: (FlowEvent) -> Void = { _ in }) throws -> Result {
         Trace.mark("publish: started")
-        let root = options.root
-        let run = BundleRun(location: location, asOf: options.asOf, caches: options.caches, allowShallow: options.allowShallow)
-        var revision = options.revision ?? "HEAD"
-        var result = Result(outcome: .current(.verbatim("")), revision: revision)
-        // "Is the work tree committed?" walks the whole work tree: it starts first, runs beside
-        // the rest, and is answered before anything is reported or written. (`ifStale` rebuilds
-        // the live release's commit, never the work tree.)
-        var dirtyCheck: Background<[String]>?
-        if options.revision == nil, !options.ifStale, location.contentDir != nil {
-            dirtyCheck = try location.uncommittedContentFilesInBackground()
-        }
-        // What is live, read once for the checks before the lock (the publisher reads it again
-        // under the lock): a large site's version.json lists every file.
-        let live = try root.live()
-        let liveInfo = live.flatMap { try? root.info(of: $0) }
-        try Self.checkClock(options.asOf, explicit: options.asOfExplicit, live: live, info: liveInfo, name: options.environment)
-        if options.ifStale {
-            // The commit rebuilt is the one the live record names: only while it matches its seal.
-            if let live, case .broken = try root.sealedRecord(of: live) {
-                throw RefusedError(
-                    "the live release \(live)'s version.json does not match the seal journaled when it was published (it was changed since); --if-stale rebuilds the commit it names, so nothing was published; publish a reviewed commit with --rev, or roll back to a release that matches its seal",
-                    ko: "라이브 릴리스 \(live)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않습니다 (그 뒤에 바뀌었습니다); --if-stale은 그 파일이 가리키는 커밋을 다시 빌드하므로 아무것도 게시하지 않았습니다; 검토한 커밋을 --rev로 게시하거나, 봉인과 맞는 릴리스로 롤백하세요"
-                )
-            }
-            switch try Self.staleness(live: live, info: liveInfo, asOf: options.asOf) {
-            case .current(let text):
-                result.outcome = .current(text)
-                return result
-            case .stale(let commit):
-                // The live release's own commit, as of today: a timer never ships unreviewed HEAD.
-                if options.revision == nil { revision = commit.hex }
-            }
-        }
-        result.revision = revision
-        Trace.mark("publish: content found")
-        // The everyday rate update builds onto the live bundle (only the changed products are
-        // read, checked and rendered); the semantic diff of a dry run and protected roots, and
-        // every other change, take the full build. Its outcome is reported after the checks
-        // below, in their order.
-        var built: (output: BundleBuilder.Output, commit: ObjectID?, content: Content?)?
-        var scheduledInChanged: Day?
-        var rendered: Swift.Result<BundleRun.Outcome, any Error>?
-        // The live bundle is read from the store, a folder or a bucket alike: only the files the
-        // build splices are read.
-        if !options.dryRun, !options.protected, let live, let repository = location.repository,
-            let commit = try? repository.resolveCommit(revision),
-            case .built(let output, let products, let scheduled)? = IncrementalBundle(location: location, asOf: options.asOf, caches: options.caches).build(
-                commit: commit, root: root, live: live, known: liveInfo)
-        {
-            built = (output, commit, nil)
-            result.builtOntoLive = products
-            scheduledInChanged = scheduled
-        } else {
-            rendered = Swift.Result { try run.render(revision: revision) }
-        }
-        // "Is the work tree committed?" is answered when its answer is due: just before the staged
-        // release is written (the web build, the bridge, the validation and the staging run beside
-        // it), or before any other outcome or error is reported, which it comes first of.
-        guard let dirtyCheck else {
-            return try proceed(result: result, built: built, rendered: rendered, run: run, liveInfo: liveInfo, scheduledInChanged: scheduledInChanged, beforeWriting: nil, events: events)
-        }
-        var answer: [String]?
-        func uncommitted() throws -> [String] {
-            if let answer { return answer }
-            let paths = try dirtyCheck.join()
-            Trace.mark("publish: git status joined")
-            answer = paths
-            return paths
-        }
-        struct Uncommitted: Error { var paths: [String] }
-        var refused = result
+        let cleanTree = try CleanTree(location, needed: options.revision == nil && !options.ifStale)
+        let revision = options.revision ?? "HEAD"
         do {
-            let proceeded = try proceed(
-                result: result, built: built, rendered: rendered, run: run, liveInfo: liveInfo, scheduledInChanged: scheduledInChanged,
-                beforeWriting: {
-                    let paths = try uncommitted()
-                    if !paths.isEmpty { throw Uncommitted(paths: paths) }
-                }, events: events)
-            if case .published = proceeded.outcome { return proceeded }
-            let paths = try uncommitted()
-            if paths.isEmpty { return proceeded }
-            refused.outcome = .uncommitted(paths)
-        } catch let error as Uncommitted {
-            refused.outcome = .uncommitted(error.paths)
+            let result = try steps(cleanTree, events: events)
+            if case .published = result.outcome { return result }
+            let paths = try cleanTree.uncommitted()
+            return paths.isEmpty ? result : Result(outcome: .uncommitted(paths), revision: revision)
         } catch {
-            let paths = try uncommitted()
+            let paths = try cleanTree.uncommitted()
             if paths.isEmpty { throw error }
-            refused.outcome = .uncommitted(paths)
+            return Result(outcome: .uncommitted(paths), revision: revision)
         }
-        return refused
     }
 
-    /// The rest of `run` once the build is under way: every step after the dirty check's start.
-    private func proceed(
-        result: Result, built: (output: BundleBuilder.Output, commit: ObjectID?, content: Content?)?, rendered: Swift.Result<BundleRun.Outcome, any Error>?,
-        run: BundleRun, liveInfo: ReleaseInfo?, scheduledInChanged: Day?, beforeWriting: (() throws -> Void)?, events: (FlowEvent) -> Void
-    ) throws -> Result {
-        var result = result
-        var built = built
-        let root = options.root
-        // A release without the web app leaves the app's screens blank: only on request.
-        let web: String?
-        switch options.web {
-        case .none: web = nil
-        case .configured: web = try run.webFolder(override: nil)
-        case .folder(let path): web = try run.webFolder(override: path)
-        }
-        // The native bridge: refused when an app version this environment supports lacks a call.
-        let bridge = try BridgeGate.check(web: web, repositoryRoot: location.repository?.workdir, apps: options.apps, environment: options.environment, cache: options.caches.build)
-        switch bridge {
-        case .invalid, .refused:
-            result.outcome = .bridge(bridge)
-            return result
-        case .unused, .allowed: break
-        }
-        Trace.mark("publish: web folder and bridge checked")
-        if let rendered {
-            switch try rendered.get() {
-            case .invalid(let report):
-                result.outcome = .invalid(report)
+    /// The steps after the clean-tree check has started, each a call.
+    private func steps(_ cleanTree: CleanTree, events: (FlowEvent) -> Void) throws -> Result {
+        let store = options.destination.store
+        // What is live, read once for the checks before the lock (the publisher reads it again
+        // under the lock): a large site's version.json lists every file.
+        let live = try store.live()
+        let liveInfo = live.flatMap { try? store.info(of: $0) }
+        try Self.checkClock(options.asOf, explicit: options.asOfExplicit, live: live, info: liveInfo, name: options.destination.name)
+        var result = Result(outcome: .current(.verbatim("")), revision: options.revision ?? "HEAD")
+        if options.ifStale {
+            switch try refresh(live: live, info: liveInfo) {
+            case .current(let why):
+                result.outcome = .current(why)
                 return result
-            case .built(let output, let snapshot):
-                built = (output, snapshot.commit, snapshot.content)
+            case .stale(let commit): result.revision = options.revision ?? commit.hex
             }
         }
-        guard let built else { throw OperationalError("nothing was built", ko: "아무것도 빌드하지 않았습니다") }
-        result.bundleID = built.output.manifest.bundleID
-        result.commit = built.commit
+        Trace.mark("publish: content found")
+        let built = Swift.Result { try build(result.revision, live: live, info: liveInfo) }
+        let web = try webFolder()
+        let bridge = try BridgeGate.check(
+            web: web, repositoryRoot: location.repository?.workdir, apps: options.destination.apps, environment: options.destination.name, cache: options.caches.build)
+        if case .invalid = bridge { return result.ending(.bridge(bridge)) }
+        if case .refused = bridge { return result.ending(.bridge(bridge)) }
+        Trace.mark("publish: web folder and bridge checked")
+        guard case .built(let bundle) = try built.get() else {
+            if case .invalid(let report) = try built.get() { return result.ending(.invalid(report)) }
+            throw OperationalError("nothing was built", ko: "아무것도 빌드하지 않았습니다")
+        }
+        (result.bundleID, result.commit, result.builtOntoLive) = (bundle.output.manifest.bundleID, bundle.commit, bundle.builtOntoLive)
+        let expectLive = try options.destination.expectedLive(options.change)
+        result.approval = try approvalGate(bundle, events: events)
+        var request = makeRequest(bundle, web: web, expectLive: expectLive, approval: result.approval, liveInfo: liveInfo)
+        request.bridge = bridge.requirement?.json
+        let publisher = Publisher(root: store)
+        let staged = try publisher.stage(request)
+        if options.change.dryRun {
+            let (plan, live) = try publisher.plan(staged, request)
+            return result.ending(.dryRun(plan: plan, live: live))
+        }
+        let uncommitted = try cleanTree.uncommitted()
+        guard uncommitted.isEmpty else { return result.ending(.uncommitted(uncommitted)) }
+        return result.ending(.published(try publisher.publish(staged, request, onWait: { events(.waiting($0)) })))
+    }
+
+    /// The build step: onto the live bundle for the everyday rate update (only the changed
+    /// products are read, checked and rendered), in full for a dry run and a protected
+    /// destination (whose semantic diff reads all of the content) and every other change.
+    private func build(_ revision: String, live: String?, info: ReleaseInfo?) throws -> BundleRun.BuildResult {
+        let run = BundleRun(location: location, asOf: options.asOf, caches: options.caches, allowShallow: options.allowShallow)
+        let onto = options.change.dryRun || options.destination.protected ? nil : live.map { BundleRun.Base(store: options.destination.store, release: $0, info: info) }
+        return try run.build(revision: revision, onto: onto)
+    }
+
+    /// The web build to ship: a release without it leaves the app's screens blank, so only on request.
+    private func webFolder() throws -> String? {
+        let run = BundleRun(location: location, asOf: options.asOf, caches: options.caches)
+        switch options.web {
+        case .none: return nil
+        case .configured: return try run.webFolder(override: nil)
+        case .folder(let path): return try run.webFolder(override: path)
+        }
+    }
+
+    /// The approval gate step: the semantic diff against live reads the live commit's content,
+    /// so only when it is shown (a dry run) or gates (a protected destination).
+    private func approvalGate(_ bundle: BundleRun.Built, events: (FlowEvent) -> Void) throws -> ApprovalGate.Approval? {
+        guard let next = bundle.content, options.change.dryRun || options.destination.protected else { return nil }
+        let diff = ApprovalGate.liveDiff(root: options.destination.store, location: location, next: next, asOf: options.asOf, caches: options.caches)
+        return try options.destination.gate(diff, next: next, asOf: options.asOf, change: options.change, events: events)
+    }
+
+    /// The release to stage: the bundle and the web build, who made it and why, and the first
+    /// day it is no longer current: from the content; for a build onto the live bundle, the
+    /// earlier of the live release's record and the dates in the tables re-read (an edit that
+    /// drops a date can only make that early, a republish that changes nothing, never late).
+    private func makeRequest(_ bundle: BundleRun.Built, web: String?, expectLive: String?, approval: ApprovalGate.Approval?, liveInfo: ReleaseInfo?) -> Publisher.Request {
         var author = ProcessUser.name
-        if let commit = built.commit, let repository = location.repository, let info = try? repository.commitInfo(commit) {
+        if let commit = bundle.commit, let repository = location.repository, let info = try? repository.commitInfo(commit) {
             author = "\(info.authorName) <\(info.authorEmail)>"
         }
-        // A protected environment is gated against the release live now; the swap must still find
-        // that release live (another publish in between was never gated against this change).
-        var expectLive = options.expectLive
-        if options.protected, expectLive == nil { expectLive = try root.live() ?? "none" }
-        // The semantic diff against live reads the live commit's content: only when it is shown or gates.
-        if let next = built.content, options.dryRun || options.protected {
-            let diff = ApprovalGate.liveDiff(root: root, location: location, next: next, asOf: options.asOf, caches: options.caches)
-            events(.liveDiff(diff))
-            if options.protected {
-                let threshold = next.config?.rateMoveWarn ?? Percent(thousandths: 3000)
-                result.approval = try ApprovalGate.check(
-                    diff, next: next, asOf: options.asOf, threshold: threshold, environment: options.environment, approval: options.approval,
-                    journal: try root.journalLog.state())
-                if let approval = result.approval { events(.approved(approval)) }
-            }
-        }
-        // What is scheduled next: from the content; for a build onto the live bundle, the earlier
-        // of the live release's record and the dates in the tables re-read. An edit that drops a
-        // date can only make that early (a republish that changes nothing), never late.
-        let staleFrom: Day?
-        if let content = built.content {
-            staleFrom = content.nextScheduledChange(after: options.asOf)
+        var request = Publisher.Request(bundle: bundle.output, webFolder: web, author: author, message: options.change.message)
+        request.expectLive = expectLive
+        request.wait = options.change.wait
+        request.extra = approval?.fields ?? [:]
+        if let content = bundle.content {
+            request.staleFrom = content.nextScheduledChange(after: options.asOf)
         } else {
-            let recorded = liveInfo?.staleFrom.flatMap(Day.init)
-            staleFrom = [recorded, scheduledInChanged].compactMap { $0 }.min()
+            request.staleFrom = [liveInfo?.staleFrom.flatMap(Day.init), bundle.scheduledInChanged].compactMap { $0 }.min()
         }
-        var request = Publisher.Request(
-            bundle: built.output, webFolder: web, author: author, message: options.message,
-            expectLive: expectLive, wait: options.wait, extra: result.approval?.fields ?? [:], staleFrom: staleFrom)
-        request.bridge = bridge.requirement?.json
         request.knownLive = liveInfo
-        request.beforeWriting = beforeWriting
-        let publisher = Publisher(root: root)
-        if options.dryRun {
-            let (plan, live) = try publisher.plan(request)
-            result.outcome = .dryRun(plan: plan, live: live)
-            return result
+        return request
+    }
+
+    /// The staleness step (`ifStale`): the commit rebuilt is the one the live record names, only
+    /// while that record matches its seal.
+    private func refresh(live: String?, info: ReleaseInfo?) throws -> Staleness {
+        if let live, case .broken = try options.destination.store.sealedRecord(of: live) {
+            throw RefusedError(
+                "the live release \(live)'s version.json does not match the seal journaled when it was published (it was changed since); --if-stale rebuilds the commit it names, so nothing was published; publish a reviewed commit with --rev, or roll back to a release that matches its seal",
+                ko: "라이브 릴리스 \(live)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않습니다 (그 뒤에 바뀌었습니다); --if-stale은 그 파일이 가리키는 커밋을 다시 빌드하므로 아무것도 게시하지 않았습니다; 검토한 커밋을 --rev로 게시하거나, 봉인과 맞는 릴리스로 롤백하세요"
+            )
         }
-        let outcome = try publisher.publish(request, onWait: { events(.waiting($0)) })
-        result.outcome = .published(outcome)
-        return result
+        return try Self.staleness(live: live, info: info, asOf: options.asOf)
     }
 
     /// A publish dated by the clock must not go back in time: a date before the live release's
@@ -317,5 +243,37 @@ public struct PublishFlow {
             throw ConflictError("release \(live) is stale since \(from) but names no commit to rebuild; publish with --rev", ko: "릴리스 \(live)은(는) \(from)부터 오래된 상태인데 다시 빌드할 커밋이 없습니다; --rev로 게시하세요")
         }
         return .stale(commit: commit)
+    }
+}
+
+extension PublishFlow.Result {
+    /// The result with `outcome`.
+    func ending(_ outcome: PublishFlow.Outcome) -> Self {
+        var result = self
+        result.outcome = outcome
+        return result
+    }
+}
+
+/// "Is the work tree committed?": it walks the whole work tree, so it starts first and runs
+/// beside the other steps; it is answered before anything is written, and before any other
+/// refusal or error is reported.
+final class CleanTree {
+    private let check: Background<[String]>?
+    private var answer: [String]?
+
+    /// `needed`: HEAD is published from a work tree (a named revision, or `--if-stale`, which
+    /// rebuilds the live release's commit, never reads the work tree).
+    init(_ location: ContentLocation, needed: Bool) throws {
+        check = needed && location.contentDir != nil ? try location.uncommittedContentFilesInBackground() : nil
+    }
+
+    /// The content files not committed (empty when none, or when not needed).
+    func uncommitted() throws -> [String] {
+        if let answer { return answer }
+        let paths = try check?.join() ?? []
+        Trace.mark("publish: git status joined")
+        answer = paths
+        return paths
     }
 }

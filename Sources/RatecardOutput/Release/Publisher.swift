@@ -5,8 +5,8 @@ import Synchronization
 
 /// Publishes a release into a target's object store and flips its pointer to it, crash-safely.
 ///
-/// Protocol (reliability.md §4, against `ReleaseStore` and `ReleaseStore`): stage in memory,
-/// answer the checks that ran beside the build (`Request.beforeWriting`), lock, recover, put
+/// Protocol (reliability.md §4, against `ReleaseStore`): stage in memory (`stage`; the flow
+/// answers the checks that ran beside the build before it goes on), lock, recover, put
 /// every object the release names that the store lacks and the live release does not name
 /// (locally: written, flushed, read back, renamed into place; in a bucket: created with
 /// If-None-Match; present ones are checked, never overwritten), put the release manifest
@@ -28,35 +28,24 @@ public struct Publisher {
         public var webFolder: String?
         public var author: String
         public var message: String
-        public var expectLive: String?
-        public var wait: Bool
-        public var action: String
-        public var extra: [String: JSON]
+        public var expectLive: String? = nil
+        public var wait = true
+        public var action = "publish"
+        /// More journal fields (the approval given).
+        public var extra: [String: JSON] = [:]
         /// The first day the release is no longer current (`Content.nextScheduledChange`).
-        public var staleFrom: Day?
+        public var staleFrom: Day? = nil
         /// What the web build needs from the app (`BridgeRequirement.json`), for version.json.
         public var bridge: JSON? = nil
         /// The live release's version.json as read before the lock: used when that release is
         /// still live under the lock (a release's version.json never changes).
         public var knownLive: ReleaseInfo? = nil
-        /// Called once the release is staged in memory, before anything is written or locked: a
-        /// check that ran beside the build (the dirty check) answers here, and a throw refuses
-        /// the publish with nothing changed.
-        public var beforeWriting: (() throws -> Void)? = nil
 
-        public init(
-            bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String, expectLive: String?, wait: Bool, action: String = "publish", extra: [String: JSON] = [:],
-            staleFrom: Day? = nil
-        ) {
+        public init(bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String) {
             self.bundle = bundle
             self.webFolder = webFolder
             self.author = author
             self.message = message
-            self.expectLive = expectLive
-            self.wait = wait
-            self.action = action
-            self.extra = extra
-            self.staleFrom = staleFrom
         }
     }
 
@@ -67,7 +56,7 @@ public struct Publisher {
 
     /// Files of the new release and their bytes (none for a file an incremental build reused:
     /// its object is in the store already).
-    struct Staged {
+    public struct Staged {
         var files: [BundleManifest.File] = []
         var bytes: [String: [UInt8]] = [:]
         /// The live release's version.json, read while staging.
@@ -75,9 +64,9 @@ public struct Publisher {
     }
 
     /// What would change, without touching the root.
-    public func plan(_ request: Request) throws -> (plan: ReleasePlan, live: String?) {
+    public func plan(_ staged: Staged, _ request: Request) throws -> (plan: ReleasePlan, live: String?) {
         let live = try target.live()
-        var staged = try stage(request)
+        var staged = staged
         try readLive(live, for: request, into: &staged)
         return (Self.plan(staged, request), live)
     }
@@ -95,87 +84,81 @@ public struct Publisher {
         info.map { info in info.files.filter { !info.isCarried($0.path) } } ?? []
     }
 
+    /// Publishes `request`: stages it in memory, then `publish(_:_:onWait:)`.
     public func publish(_ request: Request, onWait: (Message) -> Void = { _ in }) throws -> Outcome {
-        var staged = try stage(request)
+        try publish(try stage(request), request, onWait: onWait)
+    }
+
+    /// The protocol's steps, in order, for a release already staged: lock and recover, read the
+    /// live release, write version.json's content, put the objects and the release, flip, journal.
+    public func publish(_ staged: Staged, _ request: Request, onWait: (Message) -> Void = { _ in }) throws -> Outcome {
         Trace.mark("publish: staged \(staged.files.count) files")
-        try request.beforeWriting?()
-        let lock = try target.acquireLock(command: request.action, wait: request.wait, onWait: onWait)
-        defer { lock.release() }
-        CrashPoint.hit("locked")
-        try target.recover()
-        try BridgeLines.repair(root: target)
-        CrashPoint.hit("recovered")
-        let live = try target.live()
-        if let expected = request.expectLive, expected != (live ?? "none") {
-            throw ConflictError(
-                "live is \(live ?? "none"), not \(expected) as expected (--expect-live, or the release the approval gate compared with); nothing was changed",
-                ko: "라이브 릴리스가 예상한 \(expected)이(가) 아니라 \(live ?? "없음")입니다 (--expect-live, 또는 승인 관문이 비교한 릴리스); 아무것도 바꾸지 않았습니다")
-        }
-        try readLive(live, for: request, into: &staged)
+        let change = try LiveChange.begin(
+            target, command: request.action, wait: request.wait, onWait: onWait, expectLive: request.expectLive, crashPoints: ("locked", "recovered"))
+        defer { change.end() }
+        var staged = staged
+        try readLive(change.live, for: request, into: &staged)
         Trace.mark("publish: locked and recovered")
-        if let liveInfo = staged.liveInfo, let live, liveInfo.serves(staged.files) {
+        if let liveInfo = staged.liveInfo, let live = change.live, liveInfo.serves(staged.files) {
             return .alreadyLive(id: live)
         }
-        let plan = Self.plan(staged, request)
-        let id = try target.nextReleaseID(bundleID: request.bundle.manifest.bundleID)
         let info = ReleaseInfo(
-            id: id, bundleID: request.bundle.manifest.bundleID, sourceCommit: request.bundle.manifest.sourceCommit,
-            asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(), author: request.author,
-            user: ProcessUser.name, message: request.message, carried: [], staleFrom: request.staleFrom?.description,
+            id: try target.nextReleaseID(bundleID: request.bundle.manifest.bundleID), bundleID: request.bundle.manifest.bundleID,
+            sourceCommit: request.bundle.manifest.sourceCommit, asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(),
+            author: request.author, user: ProcessUser.name, message: request.message, carried: [], staleFrom: request.staleFrom?.description,
             bridge: request.bridge, files: staged.files, format: ObjectLayout.format)
         let manifest = info.bytes()
-        let seal = SHA256.hex(manifest)
-        Trace.mark("publish: version.json")
+        let failed = { (error: any Error) in journalFailure(error, release: info.id, request) }
         let written: Int
-        let entries: Int
-        var afterFlip: AfterFlipError?
         do {
-            let store = target
-            // The objects the live release names are in the store whole (objects are written once,
-            // verified, never changed, and nothing deletes what a kept release names): they are
-            // not looked up again, as git trusts the objects it has and Nix its valid paths.
-            // `ratecard verify` re-hashes them.
-            written = try store.put(Self.objects(of: staged, skipping: staged.liveInfo?.objectNames ?? []))
-            Trace.mark("publish: objects put (\(written) bytes written)")
-            // Uploading can take long: the lock is renewed (and must still be ours) before the release goes in.
-            try lock.confirm()
-            entries = try store.put([StoreItem(key: .release(id), sha256: seal, size: manifest.count, bytes: manifest, info: info)])
-            Trace.mark("publish: release put")
-            try lock.confirm()
-            do {
-                try store.flip(expected: live, to: id)
-            } catch let error as AfterFlipError {
-                afterFlip = error
-            }
-            Trace.mark("publish: swapped")
-            var fields = JournalFields.base(action: request.action)
-            fields["release"] = .string(id)
-            fields["previous"] = live.map(JSON.string) ?? .null
-            fields["bundle_id"] = .string(info.bundleID)
-            fields["commit"] = info.sourceCommit.map { .string($0.hex) } ?? .null
-            fields["author"] = .string(request.author)
-            fields["message"] = .string(request.message)
-            fields[ServeRoot.sealField] = .string(seal)
-            fields["bridge_requires"] = .int(request.bridge?["requires"]?.intValue ?? 0)
-            for (key, value) in request.extra { fields[key] = value }
-            // The release is live now: a journal that cannot be written must not turn that into a
-            // failure (exit 4 promises live is unchanged). The next run's recovery records the swap.
-            target.journalAfterSwap(fields)
-            CrashPoint.hit("journaled")
+            written = try put(staged, manifest: manifest, info: info, change: change)
         } catch {
-            var fields = JournalFields.base(action: "failure")
-            fields["attempted"] = .string(request.action)
-            fields["release"] = .string(id)
-            fields["error"] = .string("\(error)")
-            try? target.journalLog.append(fields)
+            failed(error)
             throw error
         }
-        // Live has moved: the lines apps of older bridge versions read follow under the same lock.
-        try BridgeLines.updateAfterChange(root: target, live: id, known: request.bridge?["requires"]?.intValue.map { [id: $0] } ?? [:])
-        CrashPoint.hit("lines-written")
-        if let afterFlip { throw OperationalError(afterFlip.text) }
+        let requires = request.bridge?["requires"]?.intValue ?? 0
+        try change.makeLive(info.id, journal: Self.journalFields(info, seal: SHA256.hex(manifest), previous: change.live, request), bridgeRequires: requires, failed: failed)
         let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
-        return .published(id: id, previous: live, plan: plan, bytesWritten: written + entries, filesLinked: linked)
+        return .published(id: info.id, previous: change.live, plan: Self.plan(staged, request), bytesWritten: written, filesLinked: linked)
+    }
+
+    /// Puts the objects the release names that the store lacks, then the release itself; the
+    /// lock is confirmed after each (uploading can take long). Returns the bytes written.
+    func put(_ staged: Staged, manifest: [UInt8], info: ReleaseInfo, change: LiveChange) throws -> Int {
+        // The objects the live release names are in the store whole (objects are written once,
+        // verified, never changed, and nothing deletes what a kept release names): they are
+        // not looked up again, as git trusts the objects it has and Nix its valid paths.
+        // `ratecard verify` re-hashes them.
+        let objects = try target.put(Self.objects(of: staged, skipping: staged.liveInfo?.objectNames ?? []))
+        Trace.mark("publish: objects put (\(objects) bytes written)")
+        try change.confirm()
+        let release = try target.put([StoreItem(key: .release(info.id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest, info: info)])
+        Trace.mark("publish: release put")
+        return objects + release
+    }
+
+    /// The journal entry of a publish: what went live, from what, and the seal of its version.json.
+    static func journalFields(_ info: ReleaseInfo, seal: String, previous: String?, _ request: Request) -> [String: JSON] {
+        var fields = JournalFields.base(action: request.action)
+        fields["release"] = .string(info.id)
+        fields["previous"] = previous.map(JSON.string) ?? .null
+        fields["bundle_id"] = .string(info.bundleID)
+        fields["commit"] = info.sourceCommit.map { .string($0.hex) } ?? .null
+        fields["author"] = .string(request.author)
+        fields["message"] = .string(request.message)
+        fields[ServeRoot.sealField] = .string(seal)
+        fields["bridge_requires"] = .int(request.bridge?["requires"]?.intValue ?? 0)
+        for (key, value) in request.extra { fields[key] = value }
+        return fields
+    }
+
+    /// Journals a publish that failed before its release went live (nothing was made live).
+    func journalFailure(_ error: any Error, release: String, _ request: Request) {
+        var fields = JournalFields.base(action: "failure")
+        fields["attempted"] = .string(request.action)
+        fields["release"] = .string(release)
+        fields["error"] = .string("\(error)")
+        try? target.journalLog.append(fields)
     }
 
     /// One store item per object the staged release names, but those in `present`.
@@ -192,7 +175,7 @@ public struct Publisher {
 
     /// Collects the new release's files: the web build and the bundle, with the release's copies
     /// of `data/manifest.json` and `data/entry.json` saying where the objects are served.
-    func stage(_ request: Request) throws -> Staged {
+    public func stage(_ request: Request) throws -> Staged {
         var staged = Staged()
         var entries: [String: BundleManifest.File] = [:]
         if let web = request.webFolder {

@@ -28,6 +28,27 @@ public struct ReleaseHistory {
         public var markedBad: Bool
     }
 
+    /// A rollback: to which release (nil: the newest good one before live), why, and how.
+    public struct RollbackRequest {
+        public var target: String?
+        /// Why (the journal records it).
+        public var reason: String
+        public var expectLive: String? = nil
+        public var wait = true
+        /// Re-hash every file of the target first.
+        public var verify = false
+        /// Allow a target marked bad (its mark is cleared).
+        public var force = false
+        /// Mark the release left bad; nil: only when no target is named.
+        public var markBad: Bool? = nil
+        public var dryRun = false
+
+        public init(to target: String?, reason: String) {
+            self.target = target
+            self.reason = reason
+        }
+    }
+
     /// Swaps back to `target` (or the newest good release before live). The release left is
     /// marked bad by a bare rollback, or when `markBad` says so: a rollback to a named release
     /// (rolling forward again, or back past several) is no verdict on the release it leaves.
@@ -42,85 +63,68 @@ public struct ReleaseHistory {
     /// between the swap and the final entry cannot lose it. A target marked bad needs `force`;
     /// the target of a rollback is never left marked bad. `dryRun` checks everything and
     /// changes nothing.
-    public func rollback(
-        to target: String?, expectLive: String?, reason: String, wait: Bool, verify: Bool = false, force: Bool = false, markBad: Bool? = nil, dryRun: Bool = false
-    ) throws -> Rollback {
-        let marksBad = markBad ?? (target == nil)
-        let lock = try root.acquireLock(command: "rollback", wait: wait, onWait: { _ in })
-        defer { lock.release() }
-        if !dryRun {
-            try root.recover()
-            try BridgeLines.repair(root: root)
-        }
-        guard let live = try root.pointer() else { throw ConflictError("\(root.displayName) has no live release to roll back", ko: "\(root.displayName)에는 롤백할 라이브 릴리스가 없습니다") }
-        if let expectLive, expectLive != live {
-            throw ConflictError(
-                "live is \(live), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed",
-                ko: "라이브 릴리스가 예상한 \(expectLive)이(가) 아니라 \(live)입니다 (--expect-live, 또는 승인 관문이 비교한 릴리스); 아무것도 바꾸지 않았습니다")
-        }
+    public func rollback(_ request: RollbackRequest) throws -> Rollback {
+        let marksBad = request.markBad ?? (request.target == nil)
+        let change = try LiveChange.begin(root, command: "rollback", wait: request.wait, expectLive: nil, recover: !request.dryRun, pointerOnly: true)
+        defer { change.end() }
+        guard let live = change.live else { throw ConflictError("\(root.displayName) has no live release to roll back", ko: "\(root.displayName)에는 롤백할 라이브 릴리스가 없습니다") }
+        try change.expect(request.expectLive)
         let bad = try root.badReleases()
-        let chosen: String
-        if let target {
-            guard try root.releaseIDs().contains(target) else { throw ConflictError("release \(target) does not exist in \(root.displayName)", ko: "\(root.displayName)에 릴리스 \(target)이(가) 없습니다") }
-            guard target != live else { throw ConflictError("release \(target) is already live", ko: "릴리스 \(target)은(는) 이미 라이브입니다") }
-            if bad.contains(target) && !force {
-                throw ConflictError(
-                    "release \(target) is marked bad (a rollback left it); roll back to it anyway with --force, or clear the mark with 'ratecard releases --clear-bad \(target) -m <reason>'",
-                    ko: "릴리스 \(target)에는 bad 표시가 있습니다 (롤백으로 떠난 릴리스); 그래도 돌아가려면 --force를 주거나, 'ratecard releases --clear-bad \(target) -m <사유>'로 표시를 지우세요")
-            }
-            chosen = target
-        } else {
-            let history = try root.activationHistory()
-            let existing = Set(try root.releaseIDs())
-            guard let candidate = history.first(where: { $0 != live && !bad.contains($0) && existing.contains($0) }) else {
-                throw ConflictError("no earlier good release to roll back to; name one with --to (see 'ratecard releases')", ko: "롤백할 이전의 정상 릴리스가 없습니다; --to로 릴리스를 지정하세요 ('ratecard releases' 참고)")
-            }
-            chosen = candidate
+        let chosen = try request.target.map { try checkTarget($0, live: live, bad: bad, force: request.force) } ?? newestGood(before: live, bad: bad)
+        let result = Rollback(from: live, to: chosen, check: try check(chosen, verify: request.verify), targetWasBad: bad.contains(chosen), markedBad: marksBad)
+        if request.dryRun { return result }
+        var fields = JournalFields.base(action: "rollback-intent")
+        fields["from"] = .string(live)
+        fields["to"] = .string(chosen)
+        fields["message"] = .string(request.reason)
+        fields["marks_bad"] = .bool(marksBad)
+        try root.journalLog.append(fields)
+        CrashPoint.hit("intent")
+        fields.merge(JournalFields.base(action: "rollback")) { $1 }
+        try change.makeLive(chosen, journal: fields)
+        return result
+    }
+
+    /// `target` when a rollback may make it live: it exists, is not live, and is not marked bad
+    /// (unless `force`).
+    private func checkTarget(_ target: String, live: String, bad: Set<String>, force: Bool) throws -> String {
+        guard try root.releaseIDs().contains(target) else { throw ConflictError("release \(target) does not exist in \(root.displayName)", ko: "\(root.displayName)에 릴리스 \(target)이(가) 없습니다") }
+        guard target != live else { throw ConflictError("release \(target) is already live", ko: "릴리스 \(target)은(는) 이미 라이브입니다") }
+        if bad.contains(target) && !force {
+            throw ConflictError(
+                "release \(target) is marked bad (a rollback left it); roll back to it anyway with --force, or clear the mark with 'ratecard releases --clear-bad \(target) -m <reason>'",
+                ko: "릴리스 \(target)에는 bad 표시가 있습니다 (롤백으로 떠난 릴리스); 그래도 돌아가려면 --force를 주거나, 'ratecard releases --clear-bad \(target) -m <사유>'로 표시를 지우세요")
         }
-        let check: Check
+        return target
+    }
+
+    /// The newest release that was live before `live`, is kept, and is not marked bad.
+    private func newestGood(before live: String, bad: Set<String>) throws -> String {
+        let existing = Set(try root.releaseIDs())
+        guard let candidate = try root.activationHistory().first(where: { $0 != live && !bad.contains($0) && existing.contains($0) }) else {
+            throw ConflictError("no earlier good release to roll back to; name one with --to (see 'ratecard releases')", ko: "롤백할 이전의 정상 릴리스가 없습니다; --to로 릴리스를 지정하세요 ('ratecard releases' 참고)")
+        }
+        return candidate
+    }
+
+    /// Checks the release about to be made live: its version.json against the seal journaled at
+    /// publish, or every file re-hashed (`verify`, or no seal).
+    private func check(_ chosen: String, verify: Bool) throws -> Check {
         if !verify, let problems = try root.sealProblems(of: chosen) {
             guard problems.isEmpty else {
                 throw RefusedError(
                     "release \(chosen) no longer matches the version.json it was published with (\(problems.joined(separator: ", "))); refusing to make it live",
                     ko: "릴리스 \(chosen)이(가) 게시할 때의 version.json과 더는 맞지 않습니다 (\(problems.joined(separator: ", "))); 라이브로 만들지 않습니다")
             }
-            check = .sealed
-        } else {
-            let drift = try root.drift(of: chosen, deep: true)
-            guard drift.isEmpty else {
-                throw RefusedError(
-                    "release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live",
-                    ko: "릴리스 \(chosen)이(가) 자기 version.json과 더는 맞지 않습니다 (\(drift.prefix(3).joined(separator: ", "))); 라이브로 만들지 않습니다")
-            }
-            check = .rehashed(files: try root.info(of: chosen).files.count)
+            return .sealed
         }
-        let result = Rollback(from: live, to: chosen, check: check, targetWasBad: bad.contains(chosen), markedBad: marksBad)
-        if dryRun { return result }
-        var intent = JournalFields.base(action: "rollback-intent")
-        intent["from"] = .string(live)
-        intent["to"] = .string(chosen)
-        intent["message"] = .string(reason)
-        intent["marks_bad"] = .bool(marksBad)
-        try root.journalLog.append(intent)
-        CrashPoint.hit("intent")
-        try lock.confirm()
-        var afterFlip: AfterFlipError?
-        do {
-            try root.flip(expected: live, to: chosen)
-        } catch let error as AfterFlipError {
-            afterFlip = error
+        let drift = try root.drift(of: chosen, deep: true)
+        guard drift.isEmpty else {
+            throw RefusedError(
+                "release \(chosen) no longer matches its version.json (\(drift.prefix(3).joined(separator: ", "))); refusing to make it live",
+                ko: "릴리스 \(chosen)이(가) 자기 version.json과 더는 맞지 않습니다 (\(drift.prefix(3).joined(separator: ", "))); 라이브로 만들지 않습니다")
         }
-        var fields = JournalFields.base(action: "rollback")
-        fields["from"] = .string(live)
-        fields["to"] = .string(chosen)
-        fields["message"] = .string(reason)
-        fields["marks_bad"] = .bool(marksBad)
-        root.journalAfterSwap(fields)
-        CrashPoint.hit("journaled")
-        try BridgeLines.updateAfterChange(root: root, live: chosen)
-        CrashPoint.hit("lines-written")
-        if let afterFlip { throw OperationalError(afterFlip.text) }
-        return result
+        return .rehashed(files: try root.info(of: chosen).files.count)
     }
 
     /// Clears the bad mark of `release` (journaled with who, when and why), so a bare rollback
@@ -139,13 +143,28 @@ public struct ReleaseHistory {
         try BridgeLines.repair(root: root)
     }
 
+    /// A promote: which release (nil: the source's live one), why, and what must still be live in
+    /// the target.
+    public struct Promotion {
+        public var release: String?
+        public var message: String
+        public var expectLive: String? = nil
+        public var wait = true
+        /// More journal fields (the approval given, the source environment).
+        public var extra: [String: JSON] = [:]
+
+        public init(release: String?, message: String) {
+            self.release = release
+            self.message = message
+        }
+    }
+
     /// Makes the identical release of another target live here (same id, same bytes): its
     /// objects the target lacks are copied (never hard-linked: two environments never share an
     /// inode), then its manifest, the copy is re-hashed, then the pointer is flipped. Between a
     /// serve root and a bucket either way, or two buckets or prefixes.
-    public static func promote(release: String?, from source: any ReleaseStore, to target: any ReleaseStore, expectLive: String?, message: String, wait: Bool, extra: [String: JSON] = [:]) throws
-        -> (id: String, previous: String?, alreadyLive: Bool)
-    {
+    public static func promote(_ request: Promotion, from source: any ReleaseStore, to target: any ReleaseStore) throws -> (id: String, previous: String?, alreadyLive: Bool) {
+        let (release, message, extra) = (request.release, request.message, request.extra)
         guard let id = try release ?? source.live() else { throw ConflictError("\(source.displayName) has nothing live to promote", ko: "\(source.displayName)에는 승격할 라이브 릴리스가 없습니다") }
         guard let manifest = try source.manifest(of: id) else { throw ConflictError("release \(id) does not exist in \(source.displayName)", ko: "\(source.displayName)에 릴리스 \(id)이(가) 없습니다") }
         let drift = try source.drift(of: id, deep: true)
@@ -154,69 +173,52 @@ public struct ReleaseHistory {
                 "release \(id) in \(source.displayName) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))",
                 ko: "\(source.displayName)의 릴리스 \(id)이(가) 자기 version.json과 맞지 않습니다: \(drift.prefix(3).joined(separator: ", "))")
         }
-        let lock = try target.acquireLock(command: "promote", wait: wait, onWait: { _ in })
-        defer { lock.release() }
-        try target.recover()
-        try BridgeLines.repair(root: target)
-        CrashPoint.hit("promote-recovered")
-        let live = try target.live()
-        if let expectLive, expectLive != (live ?? "none") {
-            throw ConflictError(
-                "live is \(live ?? "none"), not \(expectLive) as expected (--expect-live, or the release the approval gate compared with); nothing was changed",
-                ko: "라이브 릴리스가 예상한 \(expectLive)이(가) 아니라 \(live ?? "없음")입니다 (--expect-live, 또는 승인 관문이 비교한 릴리스); 아무것도 바꾸지 않았습니다")
-        }
-        if live == id { return (id, live, true) }
-        let sourceInfo = try ReleaseInfo.parse(manifest, source: "\(source.displayName) release \(id) version.json")
+        let change = try LiveChange.begin(target, command: "promote", wait: request.wait, expectLive: request.expectLive, crashPoints: (nil, "promote-recovered"))
+        defer { change.end() }
+        if change.live == id { return (id, change.live, true) }
         if try target.manifest(of: id) == nil {
-            if sourceInfo.format >= ObjectLayout.objectsSince {
-                let store = target
-                let present = Set(try store.list(.objects).map(\.name))
-                var seen: Set<String> = []
-                let unique = sourceInfo.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
-                let copied = try source.objects(unique.map(ObjectLayout.objectName).filter { !present.contains($0) })
-                let items = unique.map { file in
-                    let name = ObjectLayout.objectName(file)
-                    return StoreItem(key: .object(name), sha256: file.sha256, size: file.size, bytes: copied[name])
-                }
-                try store.put(items)
-                CrashPoint.hit("promote-objects")
-                try lock.confirm()
-                try store.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest, info: sourceInfo)])
-            } else {
-                throw RefusedError(
-                    "release \(id) predates the object store (each file in its own folder) and cannot be promoted; publish its commit to \(target.displayName) instead",
-                    ko: "릴리스 \(id)은(는) 오브젝트 저장 방식 이전(파일마다 자기 폴더에 있던 때)의 것이라 승격할 수 없습니다; 대신 그 커밋을 \(target.displayName)에 게시하세요")
-            }
+            try copy(id, manifest: manifest, from: source, to: target, change: change)
         }
         let drifted = try target.drift(of: id, deep: true)
         guard drifted.isEmpty else {
             throw OperationalError("the copy of \(id) does not verify: \(drifted.prefix(3).joined(separator: ", "))", ko: "\(id)의 사본이 검증되지 않습니다: \(drifted.prefix(3).joined(separator: ", "))")
         }
-        let seal = try target.versionHash(of: id)
-        try lock.confirm()
-        var afterFlip: AfterFlipError?
-        do {
-            try target.flip(expected: live, to: id)
-        } catch let error as AfterFlipError {
-            afterFlip = error
-        }
         let info = try target.info(of: id)
         var fields = JournalFields.base(action: "promote")
-        fields[ServeRoot.sealField] = .string(seal)
+        fields[ServeRoot.sealField] = .string(try target.versionHash(of: id))
         fields["release"] = .string(id)
-        fields["previous"] = live.map(JSON.string) ?? .null
+        fields["previous"] = change.live.map(JSON.string) ?? .null
         fields["bundle_id"] = .string(info.bundleID)
         fields["commit"] = info.sourceCommit.map { .string($0.hex) } ?? .null
         fields["source_root"] = .string(source.displayName)
         fields["message"] = .string(message)
         fields["bridge_requires"] = .int(info.bridge?["requires"]?.intValue ?? 0)
         for (key, value) in extra { fields[key] = value }
-        target.journalAfterSwap(fields)
-        CrashPoint.hit("journaled")
-        try BridgeLines.updateAfterChange(root: target, live: id)
-        CrashPoint.hit("lines-written")
-        if let afterFlip { throw OperationalError(afterFlip.text) }
-        return (id, live, false)
+        try change.makeLive(id, journal: fields)
+        return (id, change.live, false)
+    }
+
+    /// Puts release `id` of `source` into `target`: the objects it names that the target lacks
+    /// (copied, never linked), then its version.json.
+    private static func copy(_ id: String, manifest: [UInt8], from source: any ReleaseStore, to target: any ReleaseStore, change: LiveChange) throws {
+        let sourceInfo = try ReleaseInfo.parse(manifest, source: "\(source.displayName) release \(id) version.json")
+        guard sourceInfo.format >= ObjectLayout.objectsSince else {
+            throw RefusedError(
+                "release \(id) predates the object store (each file in its own folder) and cannot be promoted; publish its commit to \(target.displayName) instead",
+                ko: "릴리스 \(id)은(는) 오브젝트 저장 방식 이전(파일마다 자기 폴더에 있던 때)의 것이라 승격할 수 없습니다; 대신 그 커밋을 \(target.displayName)에 게시하세요")
+        }
+        let present = Set(try target.list(.objects).map(\.name))
+        var seen: Set<String> = []
+        let unique = sourceInfo.files.filter { seen.insert(ObjectLayout.objectName($0)).inserted }
+        let copied = try source.objects(unique.map(ObjectLayout.objectName).filter { !present.contains($0) })
+        let items = unique.map { file in
+            let name = ObjectLayout.objectName(file)
+            return StoreItem(key: .object(name), sha256: file.sha256, size: file.size, bytes: copied[name])
+        }
+        try target.put(items)
+        CrashPoint.hit("promote-objects")
+        try change.confirm()
+        try target.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest, info: sourceInfo)])
     }
 
     /// What a prune removed (or, for a dry run, would remove).
@@ -243,21 +245,8 @@ public struct ReleaseHistory {
             try BridgeLines.repair(root: root)
         }
         CrashPoint.hit("prune-locked")
-        let live = try root.live()
-        let bad = try root.badReleases()
-        let history = try root.activationHistory()
         let ids = try root.releaseIDs()
-        var protected: Set<String> = []
-        if let live {
-            protected.insert(live)
-            if let previous = history.first(where: { $0 != live && !bad.contains($0) && ids.contains($0) }) {
-                protected.insert(previous)
-            }
-        }
-        // A release an app version loads (bridge-lines.json) stays.
-        protected.formUnion(try BridgeLines.read(root: root).values)
-        protected.formUnion(try recentlyLive(minutes: graceMinutes))
-        let keepers = Set(ids.suffix(max(0, keep))).union(protected)
+        let keepers = Set(ids.suffix(max(0, keep))).union(try protected(ids, graceMinutes: graceMinutes))
         let going = ids.filter { !keepers.contains($0) }
         if dryRun {
             let remaining = ids.filter { keepers.contains($0) }
@@ -295,6 +284,23 @@ public struct ReleaseHistory {
         try root.journalLog.append(fields)
         CrashPoint.hit("prune-journaled")
         return Pruned(releases: going, objects: objects.count, bytes: bytes)
+    }
+
+    /// The releases a prune keeps whatever `--keep` says: the live one, the newest good one
+    /// before it, every release an app version loads (bridge-lines.json), and every release
+    /// live in the last `graceMinutes`.
+    private func protected(_ ids: [String], graceMinutes: Int) throws -> Set<String> {
+        var protected: Set<String> = []
+        if let live = try root.live() {
+            protected.insert(live)
+            let bad = try root.badReleases()
+            if let previous = try root.activationHistory().first(where: { $0 != live && !bad.contains($0) && ids.contains($0) }) {
+                protected.insert(previous)
+            }
+        }
+        protected.formUnion(try BridgeLines.read(root: root).values)
+        protected.formUnion(try recentlyLive(minutes: graceMinutes))
+        return protected
     }
 
     /// The objects that none of `remaining` names, and their bytes.

@@ -1,0 +1,60 @@
+import RatecardCore
+import RatecardOutput
+import RatecardSupport
+
+/// Where a flow makes a release live, and what guards it there: shared by publish and promote.
+public struct Destination {
+    /// The environment's name (or the root as given), for messages and the journal.
+    public var name: String
+    public var store: any ReleaseStore
+    /// A risky change needs an approval here (`ApprovalGate`).
+    public var protected: Bool
+    /// The app versions it supports (the bridge gate).
+    public var apps: [ServiceConfig.AppVersion]
+
+    public init(name: String, store: any ReleaseStore, protected: Bool, apps: [ServiceConfig.AppVersion]) {
+        self.name = name
+        self.store = store
+        self.protected = protected
+        self.apps = apps
+    }
+
+    /// The release the swap must still find live: `--expect-live` as given, else for a protected
+    /// destination the release live now (a change made live in between was never gated against
+    /// this one; `"none"`: nothing is live).
+    func expectedLive(_ change: ChangeRequest) throws -> String? {
+        guard protected, change.expectLive == nil else { return change.expectLive }
+        return try store.live() ?? "none"
+    }
+
+    /// The approval gate step: reports the semantic diff from what is live, and for a protected
+    /// destination returns the approval the change needs and was given (nil: it needs none), or
+    /// throws `ApprovalGate.Refused`.
+    func gate(_ diff: ApprovalGate.LiveDiff, next: Content?, asOf: Day, change: ChangeRequest, events: (FlowEvent) -> Void) throws -> ApprovalGate.Approval? {
+        events(.liveDiff(diff))
+        guard protected else { return nil }
+        let approval = try ApprovalGate.check(diff, next: next, asOf: asOf, environment: name, approval: change.approval, journal: try store.journalLog.state())
+        if let approval { events(.approved(approval)) }
+        return approval
+    }
+}
+
+/// How a change is to be made live: why (for the journal), what must still be live, the
+/// approval given for a risky change, and whether to only say what would happen.
+public struct ChangeRequest {
+    public var message: String
+    public var expectLive: String?
+    /// `--approve`: the reason a risky change to a protected destination ships anyway.
+    public var approval: String?
+    public var dryRun: Bool
+    /// Wait for the lock when another command holds it.
+    public var wait: Bool
+
+    public init(message: String, expectLive: String? = nil, approval: String? = nil, dryRun: Bool = false, wait: Bool = true) {
+        self.message = message
+        self.expectLive = expectLive
+        self.approval = approval
+        self.dryRun = dryRun
+        self.wait = wait
+    }
+}
