@@ -44,7 +44,7 @@ test-full: test-deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	python3 Tests/run.py --tier full
 
-# ratecard on 11,600 generated files against git archive, cmark, hugo and cp (see README, "Benchmark").
+# ratecard on 11,600 generated files against git archive, cmark, hugo and cp (results in docs/benchmarks.md).
 bench: deps
 	bash bench/run.sh
 

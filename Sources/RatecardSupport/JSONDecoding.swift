@@ -2,7 +2,7 @@ import Foundation
 
 /// Reading our own small JSON files (journal entries, bridge-lines.json, the S3 lock) through
 /// Codable. The two listings (a bundle's `data/manifest.json` and a release's version.json,
-/// thousands of files each) keep `JSONReader.parseListingFiles`: see docs/NOTES.md for why.
+/// thousands of files each) keep `JSONReader.parseListingFiles`: see docs/decisions/0002 for why.
 public enum JSONDecoding {
     /// Decodes `bytes`; a failure names `source` and says what is wrong, in words.
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], source: String) throws -> T {

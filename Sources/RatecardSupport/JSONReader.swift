@@ -1,6 +1,6 @@
 /// Reads JSON that ratecard itself wrote into `JSON`: the listings (manifests, version files),
-/// where `JSONDecoder` measured five to seven times slower (docs/NOTES.md, "Reading our own
-/// JSON"), and the data documents an incremental build reads back.
+/// where `JSONDecoder` measured five to seven times slower (docs/decisions/0002), and the data
+/// documents an incremental build reads back.
 ///
 /// A strict RFC 8259 reader over the bytes: strings are strings, numbers that fit an `Int` are
 /// `.int` and other numbers keep their text, duplicate keys are an error. It used to go through

@@ -131,7 +131,7 @@ package struct AdWording: Sendable {
 
     /// The prohibited wording in `copy`, the first hit of each kind per line and quotation.
     /// The expression runs only on text that `mayMatch`: without that check it was a fifth of
-    /// `validate --rev` CPU on the 3,000-product repository (docs/NOTES.md).
+    /// `validate --rev` CPU on the 3,000-product repository (docs/decisions/0010).
     package static func hits(in copy: CopyText) -> [Hit] {
         guard !copy.scalars.isEmpty, mayMatch(copy.scalars) else { return [] }
         return matches(in: copy)

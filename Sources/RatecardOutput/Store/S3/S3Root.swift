@@ -7,17 +7,19 @@ import Synchronization
 /// A prefix of an S3-compatible bucket as a place to publish releases (an `s3:` environment).
 ///
 /// ```
+/// <prefix>index.html                    the live release's index.html with <base href="r/<id>/"> (no-cache)
 /// <prefix>current                       the pointer: the live release id (no-cache)
 /// <prefix>o/<sha256>.<ext>              objects, shared by every release (a year, immutable)
-/// <prefix>r/<id>/<path>                 each release's entry files: index.html, data/manifest.json, pages
+/// <prefix>r/<id>/<path>                 each release's web build and data/entry.json (format 3)
 /// <prefix>bridge-lines.json             the release each app bridge version loads (no-cache)
 /// <prefix>releases/<id>.json            version.json of each release (ratecard's, not served)
 /// <prefix>.ratecard/lock                the lock: who holds it, renewed while held, expires
 /// <prefix>.ratecard/journal/<n>.json    the journal, one object per entry, numbered in order
+/// <prefix>.ratecard/journal-state.json  a checkpoint of the journal's state (derived)
 /// ```
-/// A CDN serves `current`, `o/`, `r/` and `bridge-lines.json` and nothing else; the app reads
-/// `current` and loads `r/<id>/index.html`, whose object URLs (`o/<name>`, relative) are mapped
-/// to `<prefix>o/<name>` by one path rule, as nginx does for `/r/<id>/o/` (README, "Object storage").
+/// A static host or CDN serves `index.html`, `o/`, `r/` and `bridge-lines.json` and nothing else,
+/// with no rule: a page names objects by `../../o/<name>`, which reaches `<prefix>o/` from
+/// `index.html` (through its base) and from `r/<id>/index.html` alike (docs/operations.md).
 public final class S3Root: ReleaseStore {
     public let location: S3Location
     public let stats: S3Stats
