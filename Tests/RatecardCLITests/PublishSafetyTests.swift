@@ -184,7 +184,7 @@ struct PublishFixture {
             var landedBeforeSwap = 0
             var landedAfterSwap = 0
             let kills = TestTier.count(full: 200, sampled: CrashCampaign.sampledKills)
-            for (index, instant) in TestTier.stratified(kills, over: 0...(1.5 * cycle)).enumerated() {
+            func killAt(_ index: Int, after instant: Double) throws {
                 try fixture.stampWeb()
                 let before = try ServeRoot(path: fixture.root).live()
                 let process = try fixture.start(fixture.publishArguments(fixture.commits[target]))
@@ -194,6 +194,21 @@ struct PublishFixture {
                 let after = try fixture.liveIsComplete()
                 if after == before { landedBeforeSwap += 1 } else { landedAfterSwap += 1 }
                 try recoverAndCheck("random kill \(index)")
+            }
+            for (index, instant) in TestTier.stratified(kills, over: 0...(1.5 * cycle)).enumerated() {
+                try killAt(index, after: instant)
+            }
+            // Other tests share the cores, so the killed runs can be slower or faster than the timed
+            // ones: kills are added late (up to 4×) until one lands after the swap, and early until
+            // one lands before it.
+            var extra = 0
+            while landedAfterSwap == 0, extra < 10 {
+                try killAt(kills + extra, after: TestTier.random(in: (1.5 * cycle)...(4 * cycle)))
+                extra += 1
+            }
+            while landedBeforeSwap == 0, extra < 20 {
+                try killAt(kills + extra, after: TestTier.random(in: 0...(0.3 * cycle)))
+                extra += 1
             }
             print(
                 "crash safety: \(CrashPoint.publishSteps.count) named steps; \(kills) random kills in [0, 1.5×] a \(Int(cycle * 1000)) ms publish: \(landedBeforeSwap) before the swap, \(landedAfterSwap) after"

@@ -80,15 +80,7 @@ enum PreviewCommand {
 
     /// `--watch`: serve, watch, rebuild, until SIGINT or SIGTERM.
     static func watch(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
-        let port: Int
-        if let text = arguments.value("--port") {
-            guard let value = Int(text), (0...65535).contains(value) else {
-                throw UsageError("'--port' must be a port number (0-65535), not '\(text)'", ko: "'--port'에는 포트 번호(0-65535)를 써야 합니다 (지금 값: '\(text)')")
-            }
-            port = value
-        } else {
-            port = 8000
-        }
+        let port = try ServeRootOptions.port(arguments, default: 8000)
         let asOf = try invocation.asOf(arguments)
         let location = try ContentLocation.find(from: invocation.directory)
         guard location.contentDir != nil else {

@@ -20,15 +20,7 @@ enum ServeCommand {
         run: run)
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
-        let port: Int
-        if let text = arguments.value("--port") {
-            guard let value = Int(text), (0...65535).contains(value) else {
-                throw UsageError("'--port' must be a port number (0-65535), not '\(text)'", ko: "'--port'에는 포트 번호(0-65535)를 써야 합니다 (지금 값: '\(text)')")
-            }
-            port = value
-        } else {
-            port = 8080
-        }
+        let port = try ServeRootOptions.port(arguments, default: 8080)
         if let name = arguments.value("--env"), let s3 = try ServeRootOptions.environment(name, invocation).s3 {
             let place = "s3://\(s3.bucket)/\(s3.prefix)"
             throw UsageError(

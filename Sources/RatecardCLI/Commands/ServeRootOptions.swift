@@ -86,6 +86,15 @@ enum ServeRootOptions {
     }
 
     /// The app versions an environment supports (`apps:` in ratecard.yaml).
+    /// `--port` (0-65535; 0: any free port), or `fallback`.
+    static func port(_ arguments: ParsedArguments, default fallback: Int) throws -> Int {
+        guard let text = arguments.value("--port") else { return fallback }
+        guard let value = Int(text), (0...65535).contains(value) else {
+            throw UsageError("'--port' must be a port number (0-65535), not '\(text)'", ko: "'--port'에는 포트 번호(0-65535)를 써야 합니다 (지금 값: '\(text)')")
+        }
+        return value
+    }
+
     /// How a publish or promote is to make its change live: -m, --expect-live, --approve,
     /// --dry-run, --no-wait.
     static func change(_ arguments: ParsedArguments) -> ChangeRequest {

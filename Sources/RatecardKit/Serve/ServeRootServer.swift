@@ -24,31 +24,8 @@ public final class ServeRootServer: Sendable {
     /// Listens on 127.0.0.1:`port` (0: any free port) for the serve root at `root`.
     public init(root: String, port: Int) throws {
         files = try ServedFiles(root: root)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw FileSystem.failure("socket", "127.0.0.1") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            let code = errno
-            close(fd)
-            if code == EADDRINUSE {
-                throw OperationalError("port \(port) on 127.0.0.1 is in use; choose another with --port", ko: "127.0.0.1의 \(port) 포트는 이미 쓰이고 있습니다; --port로 다른 포트를 고르세요")
-            }
-            throw FileSystem.failure("bind", "127.0.0.1:\(port)", code: code)
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        self.port = Int(UInt16(bigEndian: actual.sin_port))
+        let (fd, bound) = try LoopbackListener.open(port: port)
+        self.port = bound
         listener = fd
     }
 
