@@ -76,9 +76,10 @@ final class SeaweedServer: S3TestServer {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: weed)
             process.arguments = [
-                "server", "-dir=\(folder)/data", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.port=\(base)", "-master.volumeSizeLimitMB=64",
+                "-logdir=\(folder)", "server", "-dir=\(folder)/data", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.port=\(base)", "-master.volumeSizeLimitMB=64",
                 "-master.telemetry=false", "-volume.port=\(base + 1)", "-volume.max=20", "-filer.port=\(base + 2)", "-s3", "-s3.port=\(base + 3)",
-                "-s3.config=\(folder)/s3.json", "-s3.port.iceberg=0", "-s3.port.lance=0",
+                "-s3.config=\(folder)/s3.json", "-s3.port.iceberg=0", "-s3.port.lance=0", "-filer.localSocket=\(folder)/filer.sock",
+                "-s3.localSocket=\(folder)/s3.sock",
             ]
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
@@ -111,6 +112,7 @@ final class SeaweedServer: S3TestServer {
                 self.process = process
                 return
             }
+            Self.removeSockets(base: base)
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
             lastError += " " + String(decoding: (try? FileSystem.readFile(log))?.suffix(2000) ?? [], as: UTF8.self)
@@ -126,6 +128,16 @@ final class SeaweedServer: S3TestServer {
             process.waitUntilExit()
         }
         try? FileSystem.removeTree(folder)
+        Self.removeSockets(base: port - 3)
+    }
+
+    /// The gRPC sockets weed makes in /tmp for its ports (no flag moves them).
+    private static func removeSockets(base: Int) {
+        let ports = Set((0..<4).flatMap { [base + $0, base + 10_000 + $0] }.map(String.init))
+        for name in (try? FileSystem.listDirectory("/tmp")) ?? [] where name.hasPrefix("seaweedfs-") && name.hasSuffix(".sock") {
+            let port = name.dropLast(".sock".count).split(separator: "-").last.map(String.init) ?? ""
+            if ports.contains(port) { unlink("/tmp/" + name) }
+        }
     }
 
     deinit { stop() }
