@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RatecardKit
 
 /// Headless Chromium (Debian's `chromium`), for tests that load real pages.
 enum Browser {
@@ -26,7 +27,7 @@ enum Browser {
         defer { try? FileManager.default.removeItem(atPath: profile) }
         // Output goes to a file, not a pipe: Chromium's crash handler outlives it and would hold a pipe open.
         let outputPath = profile + ".dom"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        try FileSystem.writeFile(outputPath, [])
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         let process = Process()
@@ -139,7 +140,7 @@ final class RecordingServer {
         }
         port = chosen
         log = NSTemporaryDirectory() + "ratecard-requests-\(UUID().uuidString)"
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        try FileSystem.writeFile(log, [])
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", Self.script, root, objects ?? "", log, String(port)]
         process.standardOutput = FileHandle.nullDevice
@@ -160,7 +161,7 @@ final class RecordingServer {
     /// The paths answered with 200 since the last call, and forgets them.
     func takeRequests() throws -> [String] {
         let lines = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self).split(separator: "\n")
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        try FileSystem.writeFile(log, [])
         return lines.compactMap { line in line.hasPrefix("200 ") ? String(line.dropFirst(4)) : nil }
     }
 }

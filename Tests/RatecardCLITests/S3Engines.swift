@@ -84,7 +84,7 @@ final class SeaweedServer: S3TestServer {
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             let log = folder + "/weed-\(base).log"
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            try FileSystem.writeFile(log, [])
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             try process.run()
             // Ready when a signed listing is answered (the filer answers 5xx for its first seconds).

@@ -11,7 +11,7 @@ final class ServeProcess {
 
     init(_ arguments: [String], in directory: String) throws {
         log = NSTemporaryDirectory() + "ratecard-serve-\(UUID().uuidString)"
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        try FileSystem.writeFile(log, [])
         process.executableURL = Bundle.main.bundleURL.appendingPathComponent("ratecard")
         process.arguments = ["serve", "--port", "0"] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
