@@ -36,7 +36,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let repo = try initialized(directory)
             let table = repo + "/products/busan-bank/one-credit/rates/2026-06-15.yaml"
-            let allowed = ["Example content from ratecard init"]
+            let allowed = ["Example content from ratecard init", "ratecard bridge generate"]
             var checked: [String] = []
             func run(_ arguments: [String], status: Int32 = 0, in folder: String? = nil) throws -> Execution {
                 let result = try ratecard(arguments + ["--lang", "ko"], in: folder ?? repo, environment: environmentWithRatecardOnPath)
@@ -79,7 +79,11 @@ import Testing
             _ = try run(["prune", "--env", "staging", "--keep", "1"])
             _ = try run(["prune", "--env", "staging"], status: 2)
             _ = try run(["status", "--env", "nope"], status: 2)
-            _ = try run(["bridge", "generate"])
+            // The web build is inside the content folder: the app's Swift needs a place outside it.
+            let refused = try run(["bridge", "generate"], status: 2)
+            #expect(refused.err.contains("SCH-07") && refused.err.contains("--swift"), "\(refused.err)")
+            _ = try run(["bridge", "generate", "--swift", directory + "/app/RatecardBridge.swift"])
+            #expect(FileSystem.exists(directory + "/app/RatecardBridge.swift") && !FileSystem.exists(repo + "/native"))
             _ = try run(["generate", directory + "/generated", "--partners", "2", "--products", "2", "--tables", "2", "--terms", "1", "--history", "1"])
             // An invalid content: each problem, the summary and the refusals.
             try edit(table, "score_min: 801", "score_min: 811")

@@ -41,9 +41,7 @@ enum BridgeCommand {
                 Message("\(BridgeSchema.fileName) is invalid; nothing was generated", ko: "\(BridgeSchema.fileName)에 오류가 있어 아무것도 생성하지 않았습니다"))
             return RatecardCLI.ExitCode.invalid
         }
-        let swift =
-            arguments.value("--swift").map { RatecardCLI.resolve($0, against: invocation.directory) }
-            ?? DurableFiles.parent(of: web) + "/native/RatecardBridge.swift"
+        let swift = try arguments.value("--swift").map { RatecardCLI.resolve($0, against: invocation.directory) } ?? defaultSwift(web: web, content: location?.contentDir)
         let outputs = [
             (web + "/" + BridgeWebGenerator.runtimePath, BridgeWebGenerator.runtime(schema)),
             (web + "/" + BridgeWebGenerator.typesPath, BridgeWebGenerator.typeScript(schema)),
@@ -71,4 +69,20 @@ enum BridgeCommand {
         let location = try ContentLocation.find(from: invocation.directory)
         return try BundleRun(location: location, asOf: Day.todayInSeoul(now: invocation.now), caches: invocation.caches).webFolder(override: nil)
     }
+
+    /// `native/RatecardBridge.swift` beside the web build, unless that is inside the content
+    /// folder (a web build kept in the content repository, as `ratecard init` makes it), where
+    /// validate would refuse it (SCH-07): then the app's path must be given.
+    static func defaultSwift(web: String, content: String?) throws -> String {
+        let path = DurableFiles.parent(of: web) + "/native/RatecardBridge.swift"
+        if let content, let root = try? FileSystem.realPath(content), let parent = try? FileSystem.realPath(DurableFiles.parent(of: web)),
+            parent == root || parent.hasPrefix(root + "/")
+        {
+            throw UsageError(
+                "the app's Swift would be written to \(path), inside the content folder, where validate refuses it (SCH-07); pass --swift <file in the app's repository>",
+                ko: "앱의 Swift 파일이 콘텐츠 폴더 안인 \(path)에 쓰이게 되는데, validate는 그곳의 파일을 거부합니다 (SCH-07); --swift <앱 저장소 안의 파일>을 주세요")
+        }
+        return path
+    }
+
 }
