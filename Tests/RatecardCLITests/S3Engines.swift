@@ -12,6 +12,16 @@ enum S3Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
+    /// The engines a kill campaign runs against: both in the full tier; in the sampled tier one,
+    /// chosen by the run's seed and the campaign's name, so that across runs each campaign kills
+    /// on both and one run kills on both (for different campaigns).
+    static func forCampaign(_ name: String) -> [S3Engine] {
+        guard !TestTier.isFull else { return allCases }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ TestTier.seed
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return [allCases[Int(hash % UInt64(allCases.count))]]
+    }
+
     /// A server of this engine. `signatures` and `oneRequestAtATime` are moto's options (see
     /// `MotoServer`); SeaweedFS always checks signatures and decides conditional writes atomically.
     /// `publicRead` (SeaweedFS only): anyone may GET, as a CDN or a phone reads a bucket website.

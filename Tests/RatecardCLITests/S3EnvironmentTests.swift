@@ -443,7 +443,9 @@ final class S3Environments {
 
     // MARK: A failing server
 
-    @Test(arguments: S3Engine.allCases) func serverErrorsAndDroppedConnectionsLeaveThePointerOnACompleteRelease(_ engine: S3Engine) throws {
+    @Test(arguments: S3Engine.forCampaign("serverErrorsAndDroppedConnectionsLeaveThePointerOnACompleteRelease")) func serverErrorsAndDroppedConnectionsLeaveThePointerOnACompleteRelease(
+        _ engine: S3Engine
+    ) throws {
         try withTemporaryDirectory { directory in
             let s3 = try S3Environments(in: directory, engine: engine, commits: 2)
             defer { s3.stop() }
@@ -528,7 +530,7 @@ final class S3Environments {
         #expect(try client.get(".ratecard/lock") == nil)
     }
 
-    @Test(arguments: S3Engine.allCases) func aKilledPublishLeavesTheLivePointerOnACompleteRelease(_ engine: S3Engine) throws {
+    @Test(arguments: S3Engine.forCampaign("aKilledPublishLeavesTheLivePointerOnACompleteRelease")) func aKilledPublishLeavesTheLivePointerOnACompleteRelease(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
             let s3 = try S3Environments(in: directory, engine: engine, commits: 2, bridge: true)
             defer { s3.stop() }
@@ -545,7 +547,7 @@ final class S3Environments {
         }
     }
 
-    @Test(arguments: S3Engine.allCases) func aKilledRollbackLeavesTheLivePointerOnACompleteRelease(_ engine: S3Engine) throws {
+    @Test(arguments: S3Engine.forCampaign("aKilledRollbackLeavesTheLivePointerOnACompleteRelease")) func aKilledRollbackLeavesTheLivePointerOnACompleteRelease(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
             let s3 = try S3Environments(in: directory, engine: engine, commits: 2, bridge: true)
             defer { s3.stop() }
@@ -572,7 +574,7 @@ final class S3Environments {
         }
     }
 
-    @Test(arguments: S3Engine.allCases) func aKilledPruneLeavesTheLivePointerOnACompleteRelease(_ engine: S3Engine) throws {
+    @Test(arguments: S3Engine.forCampaign("aKilledPruneLeavesTheLivePointerOnACompleteRelease")) func aKilledPruneLeavesTheLivePointerOnACompleteRelease(_ engine: S3Engine) throws {
         try withTemporaryDirectory { directory in
             let s3 = try S3Environments(in: directory, engine: engine, commits: 2)
             defer { s3.stop() }
