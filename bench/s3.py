@@ -194,6 +194,40 @@ def main():
             subprocess.run(["git", "-C", repo, "commit", "-q", "-am", f"Bench: a rate of {os.path.relpath(table, repo)}"], check=True)
 
         publish = lambda env_name, message: ["publish", "--env", env_name, "--web", options.site, "--as-of", options.as_of, "-m", message, "--format", "json"]
+        # History: in run 1's prefix, right after its rollback (before another run changes the
+        # repository), the same round of commands with a few journal entries and with 500. Each
+        # round changes run 1's table again (to a value it never had), publishes it onto the
+        # release live before (the full one, which differs from HEAD by that table alone), rolls
+        # back to that release and asks for the status, so every round sends the same requests
+        # but for the journal's length.
+        def history():
+            table = table_of(1)
+            cents, step = table_cents(table), (1 if table_cents(table) % 2 else -1)  # nudge_table moved it the other way
+
+            def entries():
+                listed = client.list_objects_v2(Bucket="rc-bench", Prefix="run1/.ratecard/journal/")
+                return sorted(int(o["Key"].rsplit("/", 1)[1].split(".")[0]) for o in listed.get("Contents", []))
+
+            def history_round(index):
+                set_table_cents(table, cents + step * (index + 1))
+                commit(table)
+                before = len(entries())
+                counts = {"publish": ratecard(publish("s3-1", "bench history"), trace=f"history-{index}-publish")[2]}
+                counts["rollback"] = ratecard(["rollback", "--env", "s3-1", "-m", "bench history"], trace=f"history-{index}-rollback")[2]
+                counts["status"] = ratecard(["status", "--env", "s3-1"], trace=f"history-{index}-status")[2]
+                return before, counts
+
+            few_entries, few = history_round(1)
+            # The journal filled up to 500 entries before the measured round, as another ratecard
+            # would have appended them (failures), then one round that reads them once.
+            numbers = entries()
+            filler = b'{"action":"failure","attempted":"publish","error":"filler","time":"2026-11-29T00:00:00Z","user":"bench"}\n'
+            for number in range(numbers[-1] + 1, numbers[-1] + 1 + 500 - 3 - len(numbers)):
+                client.put_object(Bucket="rc-bench", Key="run1/.ratecard/journal/%010d.json" % number, Body=filler, ContentType="application/json")
+            history_round(2)
+            many_entries, many = history_round(3)
+            return few_entries, few, many_entries, many
+
         rows = {"full": [], "one": [], "rollback": []}
         pointer_puts = []
         for run in range(1, options.runs + 1):
@@ -209,36 +243,8 @@ def main():
             rows["rollback"].append((seconds, out["storage"]["requests"], out["storage"]["bytes_sent"], len([r for r in sent if r[0] == "PUT"])))
             # The pointer's writes as the server was sent them (and as ratecard counts them).
             pointer_puts.append((len([r for r in sent if r == ("PUT", f"run{run}/current")]), out["storage"]["pointer_writes"]))
-
-        # History: in run 1's prefix, the same round of commands with a few journal entries and
-        # with 500. Each round changes the same table again (to a value it never had), publishes
-        # it onto the release live before (the full one), rolls back to that release and asks
-        # for the status, so every round sends the same requests but for the journal's length.
-        table = table_of(1)
-        cents, step = table_cents(table), (1 if table_cents(table) % 2 else -1)  # nudge_table moved it the other way
-
-        def entries():
-            listed = client.list_objects_v2(Bucket="rc-bench", Prefix="run1/.ratecard/journal/")
-            return sorted(int(o["Key"].rsplit("/", 1)[1].split(".")[0]) for o in listed.get("Contents", []))
-
-        def history_round(index):
-            set_table_cents(table, cents + step * (index + 1))
-            commit(table)
-            before = len(entries())
-            counts = {"publish": ratecard(publish("s3-1", "bench history"), trace=f"history-{index}-publish")[2]}
-            counts["rollback"] = ratecard(["rollback", "--env", "s3-1", "-m", "bench history"], trace=f"history-{index}-rollback")[2]
-            counts["status"] = ratecard(["status", "--env", "s3-1"], trace=f"history-{index}-status")[2]
-            return before, counts
-
-        few_entries, few = history_round(1)
-        # The journal filled up to 500 entries before the measured round, as another ratecard
-        # would have appended them (failures), then one round that reads them once.
-        numbers = entries()
-        filler = b'{"action":"failure","attempted":"publish","error":"filler","time":"2026-11-29T00:00:00Z","user":"bench"}\n'
-        for number in range(numbers[-1] + 1, numbers[-1] + 1 + 500 - 3 - len(numbers)):
-            client.put_object(Bucket="rc-bench", Key="run1/.ratecard/journal/%010d.json" % number, Body=filler, ContentType="application/json")
-        history_round(2)
-        many_entries, many = history_round(3)
+            if run == 1:
+                few_entries, few, many_entries, many = history()
 
         def med(kind, i):
             return statistics.median(r[i] for r in rows[kind])
@@ -250,17 +256,26 @@ def main():
         print(f"{'measurement':<52} {'wall':>10} {'requests':>9} {'bytes sent':>13} {'target':>16}  result")
         print("-" * 112)
         print(f"{'publish (full) to an empty prefix':<52} {full:>8.3f} s {med('full', 1):>9.0f} {med('full', 2):>11.0f} B {'-':>16}  -")
-        ok = ratio <= 0.10 and one_requests <= 60
+        fails = 0
+        # The requests' target holds for every run, not only for the median.
+        each = [r[1] for r in rows["one"]]
+        ok = ratio <= 0.10 and max(each) <= 60
+        fails += not ok
         print(f"{'publish after one changed table (' + format(ratio, '.3f') + 'x full)':<52} {one:>8.3f} s {one_requests:>9.0f} {med('one', 2):>11.0f} B "
               f"{'<=0.10x, <=60':>16}  {'PASS' if ok else 'FAIL'}")
+        if len(each) > 1:
+            print(f"{'  (requests of each run)':<52} {'':>10} {' '.join(map(str, each)):>9} {'':>13} {'-':>16}  -")
         writes = sorted({w for pair in pointer_puts for w in pair})
+        fails += writes != [1]
         label = f"rollback (PUTs: {med('rollback', 3):.0f}, of the pointer: {' '.join(map(str, writes))})"
         print(f"{label:<52} {med('rollback', 0):>8.3f} s {med('rollback', 1):>9.0f} "
               f"{med('rollback', 2):>11.0f} B {'1 pointer PUT':>16}  {'PASS' if writes == [1] else 'FAIL'}")
         for command in ("publish", "rollback", "status"):
             label = f"requests of {command}: {few_entries} journal entries vs {many_entries}"
             a, b = len(few[command]), len(many[command])
+            fails += a != b
             print(f"{label:<52} {'':>10} {a:>4} {b:>4} {'':>13} {'equal':>16}  {'PASS' if a == b else 'FAIL'}")
+        print(f"\n{fails} of the object storage targets failed on {version.split()[0]}.")
     finally:
         process.kill()
         process.wait()
