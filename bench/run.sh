@@ -7,7 +7,9 @@
 # Environment: BENCH_SCRATCH  SwiftPM scratch path (default .build); the generated repositories
 #                             are cached under it in bench/ (keyed by the generator's source)
 #              BENCH_RUNS     runs per measurement (default 5)
+#              BENCH_S3_RUNS  runs of the object storage block (default: BENCH_RUNS, at most 3)
 #              BENCH_KEEP=1   keep the work folder (printed at the end)
+# The table is printed and written to $BENCH_SCRATCH/bench/last-table.txt.
 set -euo pipefail
 # Every row above the staff edit loop's is a cold process, as they were before the build cache;
 # that block turns the cache on (in the work folder, never the user's) where it says so.
@@ -328,7 +330,8 @@ git clone -q --no-local "$CACHE/big-$KEY" "$EDIT"
 mkdir -p "$WORK/site" && cp -r "$ROOT/site/." "$WORK/site/"   # ../site: the web app preview finds
 NOTICE=$(cd "$EDIT" && ls terms/broker-notice/*.md | sort -V | tail -1)
 DRAFT="terms/broker-notice/$(basename "$NOTICE" | cut -d. -f1).99.0.md"
-sed -e "s/^version: .*/version: $(basename "$DRAFT" .md)/" -e 's/^effective_from: .*/effective_from: 2026-11-01/' "$EDIT/$NOTICE" > "$EDIT/$DRAFT"
+# In force from the build's date: a new version dated before it is refused (HIS-11, backdated).
+sed -e "s/^version: .*/version: $(basename "$DRAFT" .md)/" -e "s/^effective_from: .*/effective_from: $AS_OF/" "$EDIT/$NOTICE" > "$EDIT/$DRAFT"
 EDIT_TABLE=$(cd "$EDIT" && ls -d products/*/*/ | sed -n 37p)
 EDIT_TABLE=$EDIT_TABLE$(cd "$EDIT/$EDIT_TABLE" && ls rates | tail -1 | sed 's#^#rates/#')
 flip_table() { nudge_table "$EDIT/$EDIT_TABLE"; }
@@ -387,9 +390,11 @@ awk '$1 == "terms" { print $2 * 1000 }' "$WORK/t/latency.out" > "$WORK/t/latency
 awk '$1 == "rates" { print $2 * 1000 }' "$WORK/t/latency.out" > "$WORK/t/latency_rates"
 
 # --- the table -------------------------------------------------------------------------------
-ELAPSED=$(( $(date +%s) - START ))
 {
-printf '\nratecard bench: %s files in git, packed clone (ratecard generate: 300 partners, 3000 products, 6000 rate tables,\n2000 terms versions = %s bytes of Markdown, 200 one-table commits); median of %s runs; %s cores\n\n' \
+printf '\nratecard bench, %s; commit %s; %s, %s cores, %s MB of memory\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+    "$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- Sources Package.swift bench || echo ' with uncommitted changes')" \
+    "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" "$(nproc)" "$(awk '/^MemTotal/ { printf "%d", $2 / 1024 }' /proc/meminfo)"
+printf 'ratecard bench: %s files in git, packed clone (ratecard generate: 300 partners, 3000 products, 6000 rate tables,\n2000 terms versions = %s bytes of Markdown, 200 one-table commits); median of %s runs; %s cores\n\n' \
     "$FILES" "$MD_BYTES" "$RUNS" "$(nproc)"
 awk -v runs="$RUNS" '
 function s(us) { return sprintf("%.3f s", us / 1e6) }
@@ -456,7 +461,6 @@ END {
     echo "incremental $(awk '{ s += $1 } END { print s + 0 }' "$WORK/t/incremental")"
 )
 cat "$WORK/s3-table.txt"
-printf 'make bench took %d s (wall, including the release build and any generation)\n' "$ELAPSED"
 } | tee "$WORK/table.txt"
 # The staff edit loop's rows, from the same run.
 {
@@ -493,5 +497,8 @@ END {
     printf "\n%d of the staff edit loop targets failed.\n", fails
 }' <(for m in staff_cold staff_hugo terms_cold terms_hugo cli_table cli_terms watch_table watch_terms latency_terms latency_rates watch_start; do echo "$m $(median $m)"; done)
 } | tee -a "$WORK/table.txt"
+printf '\nmake bench took %d s (wall, including the release build and any generation)\n' "$(( $(date +%s) - START ))" | tee -a "$WORK/table.txt"
+# The table is kept (docs/benchmarks.md holds the last one as printed).
 cp "$WORK/table.txt" "$CACHE/last-table.txt"
+say "table written to $CACHE/last-table.txt"
 if [ "${BENCH_KEEP:-0}" = 1 ]; then say "kept $WORK"; fi

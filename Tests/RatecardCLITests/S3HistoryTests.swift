@@ -15,6 +15,44 @@ import Testing
         return (lines.count, result.out)
     }
 
+    /// Under the lock a command reads each thing that changes once: the pointer, the releases'
+    /// listing, the journal's new entries, the served state files; its steps (recover, repair
+    /// the served state, publish or roll back, journal, rewrite the bridge lines) ask again and
+    /// are answered from what was read, and the flip is made over the pointer's ETag as read.
+    @Test func aCommandReadsWhatChangesOnceWhileItHoldsTheLock() throws {
+        try withTemporaryDirectory { directory in
+            let s3 = try S3Environments(in: directory)
+            defer { s3.stop() }
+            for commit in s3.fixture.commits { try #require(try s3.run(s3.publish(commit)).status == 0) }
+            try s3.fixture.stampWeb()
+            let publish = try s3.run(s3.publish(s3.fixture.commits[1]), environment: ["RATECARD_TRACE": "1"])
+            let rollback = try s3.run(["rollback", "--env", "production", "-m", "measured"], environment: ["RATECARD_TRACE": "1"])
+            for (command, result) in [("publish", publish), ("rollback", rollback)] {
+                try #require(result.status == 0, "\(command): \(result.err.suffix(2000))")
+                // The requests sent between taking the lock and giving it up, as "METHOD key".
+                let sent = result.err.split(separator: "\n").compactMap { line -> String? in
+                    guard line.hasPrefix("trace: s3: "), let colon = line.range(of: ": ", options: .backwards) else { return nil }
+                    return String(line[line.index(line.startIndex, offsetBy: "trace: s3: ".count)..<colon.lowerBound])
+                        .replacingOccurrences(of: s3.server.endpoint + "/rc-production/", with: "").replacingOccurrences(of: s3.server.endpoint + "/rc-production", with: "")
+                }
+                let start = try #require(sent.firstIndex(of: "PUT app/.ratecard/lock"), "\(command): \(sent)")
+                let end = try #require(sent.lastIndex(of: "DELETE app/.ratecard/lock"), "\(command): \(sent)")
+                let locked = sent[start...end]
+                func count(_ request: String) -> Int { locked.filter { $0 == request || $0.hasPrefix(request + "&") }.count }
+                #expect(count("GET app/current") == 1, "\(command): \(locked)")
+                #expect(count("PUT app/current") == 1, "\(command): \(locked)")
+                #expect(count("GET app/bridge-lines.json") == 1, "\(command): \(locked)")
+                #expect(count("GET app/index.html") == 1, "\(command): \(locked)")
+                #expect(count("GET ?list-type=2&max-keys=1000&prefix=app%2Freleases%2F") == 1, "\(command): \(locked)")
+                #expect(count("GET ?list-type=2&max-keys=1000&prefix=app%2F.ratecard%2Fjournal%2F") == 1, "\(command): \(locked)")
+            }
+            // What was read under the lock followed the command's own writes.
+            #expect(try s3.liveIsComplete("after the rollback") != nil)
+            try s3.servedStateIsConsistent("after the rollback", staleAllowed: false)
+            #expect(try s3.run(["status", "--env", "production"]).status == 0)
+        }
+    }
+
     @Test func publishRollbackStatusAndVerifyCostTheSameAfter5And500JournalEntries() throws {
         try withTemporaryDirectory { directory in
             let s3 = try S3Environments(in: directory)

@@ -29,6 +29,27 @@ public final class S3Root: ReleaseStore {
     let lockTTL: Int
     private let credentials: AWSCredentials
     private var manifests: [String: [UInt8]] = [:]
+    /// What this process read of the keys that change, while it holds the lock (nil otherwise).
+    private var held: Held?
+
+    /// A key's bytes as read (nil: absent) and, for the pointer, the ETag a flip is made over.
+    private struct Read {
+        var bytes: [UInt8]?
+        var etag: String?
+    }
+
+    /// The pointer, the releases' listing and the served state files (`bridge-lines.json`,
+    /// `index.html`) as read or written while the lock is held. Nobody else changes them then
+    /// (every writer takes the lock first), so each is read once per lock and follows this
+    /// process's own writes: the steps of a command (recover, repair, publish, journal, bridge
+    /// lines) ask for them several times, and a request is sent only for the first. Emptied when
+    /// the lock is taken, given up or found lost; the pointer is still flipped by
+    /// compare-and-swap over the ETag it was read with, so a flip by anyone else since fails.
+    private struct Held {
+        var pointer: Read?
+        var releases: [StoreListing]?
+        var states: [String: Read] = [:]
+    }
 
     /// Seconds a lock lives after its last renewal when its holder is gone. Its holder renews it
     /// on a timer (a third of this) while the command runs, so a crashed holder on another
@@ -60,9 +81,18 @@ public final class S3Root: ReleaseStore {
     public var usage: JSON? { stats.json }
 
     public func acquireLock(command: String, wait: Bool, onWait: (Message) -> Void) throws -> any ReleaseLease {
-        try S3Lock.acquire(
+        let lock = try S3Lock.acquire(
             client: client, renewer: S3Client(location: location, credentials: credentials, timeoutMilliseconds: 10_000, stats: stats), ttl: lockTTL, command: command, wait: wait, target: displayName,
             onWait: onWait)
+        held = Held()
+        journal.lockTaken()
+        return S3HeldLock(lock, root: self)
+    }
+
+    /// The lock was given up or lost: what was read under it is no longer known.
+    fileprivate func forgetHeld() {
+        held = nil
+        journal.lockGivenUp()
     }
 
     /// Nothing a crash leaves in a bucket is visible or in the way, but the entry files of a
@@ -98,43 +128,87 @@ public final class S3Root: ReleaseStore {
 
     func writeServedEntry(_ release: String) throws {
         guard let page = try servedEntry(of: release) else { return }
+        held?.states[Self.servedEntry] = nil
         _ = try client.put(Self.servedEntry, page, contentType: "text/html; charset=utf-8", cacheControl: "no-cache")
+        held?.states[Self.servedEntry] = Read(bytes: page)
     }
 
     /// What is wrong with the served entry document for `live` (empty when it serves it).
     func servedEntryProblems(live: String) throws -> [String] {
         guard let expected = try servedEntry(of: live) else { return [] }
-        guard let served = try client.get(Self.servedEntry)?.bytes else { return ["stale: \(Self.servedEntry) is missing (the app's stable URL serves nothing)"] }
+        guard let served = try read(.state(Self.servedEntry)) else { return ["stale: \(Self.servedEntry) is missing (the app's stable URL serves nothing)"] }
         return served == expected ? [] : ["stale: \(Self.servedEntry) does not serve the live release \(live)"]
     }
 
     public func read(_ keys: [StoreKey]) throws -> [[UInt8]?] {
-        let missing = keys.filter { key in
-            if case .release(let id) = key { return manifests[id] == nil }
-            return true
+        let missing = Array(Set(keys.filter { known($0) == nil }))
+        let fetched = try store.pool.map(missing) { client, key -> Read in
+            let got = try client.get(S3Store.key(key))
+            return Read(bytes: got?.bytes, etag: got?.etag)
         }
-        let fetched = try store.pool.map(missing) { client, key in try client.get(S3Store.key(key))?.bytes }
-        var found = Dictionary(zip(missing, fetched).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
-        for (key, bytes) in found {
+        for (key, read) in zip(missing, fetched) {
+            switch key {
             // A release's manifest never changes: read once per command.
-            if case .release(let id) = key, let bytes { manifests[id] = bytes }
+            case .release(let id): if let bytes = read.bytes { manifests[id] = bytes }
+            case .pointer: held?.pointer = read
+            case .state(let name): held?.states[name] = read
+            case .object, .entry: break
+            }
         }
-        for key in keys { if case .release(let id) = key, let known = manifests[id] { found[key] = known } }
-        return keys.map { found[$0] ?? nil }
+        let found = Dictionary(zip(missing, fetched.map(\.bytes)), uniquingKeysWith: { first, _ in first })
+        return keys.map { key in known(key).map(\.bytes) ?? found[key] ?? nil }
     }
 
-    public func list(_ kind: StoreKind) throws -> [StoreListing] { try store.list(kind) }
+    /// What is known of a key without asking the store: a release's manifest, and under the
+    /// lock the pointer and the served state files.
+    private func known(_ key: StoreKey) -> Read? {
+        switch key {
+        case .release(let id): return manifests[id].map { Read(bytes: $0) }
+        case .pointer: return held?.pointer
+        case .state(let name): return held?.states[name]
+        case .object, .entry: return nil
+        }
+    }
+
+    public func list(_ kind: StoreKind) throws -> [StoreListing] {
+        guard case .releases = kind, held != nil else { return try store.list(kind) }
+        if let releases = held?.releases { return releases }
+        let releases = try store.list(kind)
+        held?.releases = releases
+        return releases
+    }
 
     @discardableResult
-    public func put(_ items: [StoreItem]) throws -> Int { try store.put(items) }
+    public func put(_ items: [StoreItem]) throws -> Int {
+        let written = try store.put(items)
+        for item in items {
+            guard case .release(let id) = item.key, let bytes = item.bytes else { continue }
+            manifests[id] = bytes
+            if let releases = held?.releases, !releases.contains(where: { $0.name == id }) {
+                held?.releases = (releases + [StoreListing(name: id, size: -1)]).sorted { $0.name < $1.name }
+            }
+        }
+        return written
+    }
 
     public func delete(_ keys: [StoreKey]) throws {
-        for key in keys { if case .release(let id) = key { manifests[id] = nil } }
+        for key in keys {
+            switch key {
+            case .release(let id):
+                manifests[id] = nil
+                held?.releases = nil
+            case .state(let name): held?.states[name] = nil
+            case .object, .entry, .pointer: break
+            }
+        }
         try store.delete(keys)
     }
 
     public func flip(expected: String?, to release: String) throws {
-        try store.flip(expected: expected, to: release)
+        let known = held?.pointer
+        held?.pointer = nil
+        try store.flip(expected: expected, to: release, read: known.flatMap { read in read.bytes.flatMap { bytes in read.etag.map { (bytes, $0) } } })
+        if held != nil { held?.pointer = Read(bytes: Array(release.utf8)) }
         do {
             try writeServedEntry(release)
         } catch {
@@ -198,8 +272,43 @@ public final class S3Root: ReleaseStore {
     }
 
     public func write(state name: String, _ bytes: [UInt8]) throws {
+        held?.states[name] = nil
         _ = try client.put(name, bytes, contentType: MediaType.of(name), cacheControl: "no-cache")
+        held?.states[name] = Read(bytes: bytes)
     }
+}
+
+/// The lock as `S3Root` hands it out: when it is given up or found lost, the root forgets what
+/// it read under it.
+final class S3HeldLock: ReleaseLease {
+    private let lock: S3Lock
+    private let root: S3Root
+    private var released = false
+
+    fileprivate init(_ lock: S3Lock, root: S3Root) {
+        self.lock = lock
+        self.root = root
+    }
+
+    /// A lock that cannot be confirmed (lost, or the store did not answer) may have been taken:
+    /// what was read under it is read again.
+    func confirm() throws {
+        do {
+            try lock.confirm()
+        } catch {
+            root.forgetHeld()
+            throw error
+        }
+    }
+
+    func release() {
+        guard !released else { return }
+        released = true
+        root.forgetHeld()
+        lock.release()
+    }
+
+    deinit { release() }
 }
 
 /// The journal of an S3 target: one object per entry, `.ratecard/journal/<10 digits>.json`,
@@ -219,11 +328,25 @@ final class S3Journal: JournalLog {
     /// The state as last folded by this process (entries never change once written).
     private var known: JournalState?
     private var lastNumber: Int?
+    /// Whether this process holds the target's lock, and has listed the journal since it took
+    /// it: then nobody else appends (but a racer the append finds), and `known` is current.
+    private var lockHeld = false
+    private var listedUnderLock = false
 
     init(client: S3Client, pool: S3Pool, name: String) {
         self.client = client
         self.pool = pool
         self.name = name
+    }
+
+    func lockTaken() {
+        lockHeld = true
+        listedUnderLock = false
+    }
+
+    func lockGivenUp() {
+        lockHeld = false
+        listedUnderLock = false
     }
 
     static func key(_ number: Int) -> String {
@@ -264,6 +387,7 @@ final class S3Journal: JournalLog {
     }
 
     func state() throws -> JournalState {
+        if let known, lockHeld, listedUnderLock { return known }
         var state: JournalState
         if let known {
             state = known
@@ -277,6 +401,7 @@ final class S3Journal: JournalLog {
         add(newer, to: &contents)
         state.apply(contents, through: newer.last?.number ?? state.through)
         known = state
+        listedUnderLock = lockHeld
         return state
     }
 
@@ -293,6 +418,7 @@ final class S3Journal: JournalLog {
                 return
             }
             // Someone appended meanwhile: after the newest entry, whatever its number.
+            listedUnderLock = false
             number = max(number, try entries(after: number).last?.number ?? number) + 1
         }
         throw ConflictError(

@@ -233,8 +233,9 @@ struct S3Store: Sendable {
 
     /// Compare-and-swap on the pointer: it must name `expected` now, and the write is
     /// conditional on the ETag read, so a flip by anyone in between makes this one fail.
-    func flip(expected: String?, to release: String) throws {
-        let current = try client.get(Self.pointerKey)
+    /// `read`: the pointer's bytes and ETag as read under the lock (not read again).
+    func flip(expected: String?, to release: String, read: (bytes: [UInt8], etag: String)? = nil) throws {
+        let current = try read ?? client.get(Self.pointerKey)
         let live = current.map { String(decoding: $0.bytes, as: UTF8.self) }
         guard live == expected else {
             throw ConflictError(
