@@ -43,3 +43,27 @@ package enum Bytes {
         }
     }
 }
+
+extension String {
+    /// Whether `needle` occurs in the text, compared byte for byte in UTF-8. Foundation's
+    /// `contains` folds character clusters through CFString, many times slower on the long
+    /// Korean texts the rules scan; byte equality is what they need (their patterns are NFC, as
+    /// the content is read).
+    public func containsBytes(_ needle: String) -> Bool {
+        var haystack = self
+        var needle = needle
+        return haystack.withUTF8 { text in
+            needle.withUTF8 { part in
+                guard let first = part.first, let base = text.baseAddress else { return part.isEmpty }
+                // memchr to each candidate first byte, memcmp for the rest.
+                var position = 0
+                while text.count - position >= part.count, let hit = memchr(base + position, Int32(first), text.count - position - part.count + 1) {
+                    let index = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+                    if memcmp(base + index, part.baseAddress!, part.count) == 0 { return true }
+                    position = index + 1
+                }
+                return false
+            }
+        }
+    }
+}

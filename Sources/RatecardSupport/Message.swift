@@ -124,7 +124,7 @@ public struct Korean: Sendable, Hashable, ExpressibleByStringInterpolation {
 
     /// `literal` with each particle pair replaced by the form that fits what comes before it.
     static func resolvingParticles(in literal: String, after preceding: String) -> String {
-        guard literal.contains("(") else { return literal }
+        guard literal.utf8.contains(UInt8(ascii: "(")) else { return literal }
         var out = ""
         var rest = Substring(literal)
         while let open = rest.firstIndex(of: "(") {

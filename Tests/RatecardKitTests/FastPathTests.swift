@@ -29,6 +29,19 @@ import Testing
         "무\u{200B}조건 승\u{00AD}인 １００％ 승인\u{3000}ｕｐ 가\u{11A8} \u{FEFF}끝 \u{3164}",
     ]
 
+    /// `containsBytes` finds what a byte-for-byte search finds, at the start, the middle and the
+    /// end, and nothing across a partial match; the rules that use it look for NFC words in NFC
+    /// text, where that is what `contains` finds too.
+    @Test(arguments: texts) func containsBytesFindsWhatASearchOfTheBytesFinds(text: String) {
+        for needle in ["업계 최저", "무조건 승인", "\n", "끝", "최저업계", "100%", "철회", "a", "업계 최저\u{0301}"] {
+            let bytes = Array(text.utf8)
+            let expected = Bytes.find(Array(needle.utf8), in: bytes, from: 0) != nil
+            #expect(text.containsBytes(needle) == expected, "\(needle) in \(text)")
+        }
+        #expect("".containsBytes("") && "x".containsBytes("") && !"".containsBytes("x"))
+        #expect("철회기간".containsBytes("철회") && !"철 회".containsBytes("철회") && "청약을철회".containsBytes("철회"))
+    }
+
     /// `CopyText` copies ASCII and precomposed Hangul as they are and folds everything else a
     /// cluster at a time: the result is what NFKC of the whole text, without whitespace and
     /// invisible characters, gives.

@@ -267,7 +267,7 @@ public enum DisclosureRules {
             let minimum = law.value.thousandths / 1000
             let text = copy.text
             let string = NSString(string: text)
-            guard text.contains("철회") else { return }
+            guard text.containsBytes("철회") else { return }
             for match in statedWithdrawal.matches(in: text, range: NSRange(location: 0, length: string.length)) {
                 let group = match.range(at: 1).location != NSNotFound ? 1 : 9
                 guard let days = Int(string.substring(with: match.range(at: group))), days < minimum else { continue }
@@ -291,7 +291,7 @@ public enum DisclosureRules {
             }
         }
         for document in content.documentIDs {
-            for terms in currentVersions(of: document, in: content, on: context.asOf) where terms.body.contains("철회") {
+            for terms in currentVersions(of: document, in: content, on: context.asOf) where terms.body.containsBytes("철회") {
                 check(CopyText(markdown: terms.body, firstLine: terms.bodyLine), on: max(context.asOf, terms.effectiveFrom.value), path: terms.path, what: Message("the body", ko: "본문"))
             }
         }
