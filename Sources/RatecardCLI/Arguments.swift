@@ -1,12 +1,9 @@
 import RatecardKit
 
 /// A usage error: a flag or argument the command does not accept. Exit code 2.
-public struct UsageError: ErrorText, Equatable, Sendable, CustomStringConvertible {
+public struct UsageError: MessageError {
     public var message: Message
     public init(_ message: Message) { self.message = message }
-    public init(_ english: String, ko korean: Korean) { self.message = Message(english, ko: korean) }
-    public var description: String { message.english }
-    public var text: Message { message }
 }
 
 /// One option a command accepts: `--name VALUE` (when `value` is set) or a `--name` flag.

@@ -326,18 +326,7 @@ public final class PreviewServer: Sendable {
         return head || Self.write(fd, body) ? .keepOpen : .close
     }
 
-    static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += sent
-        }
-        return true
-    }
+    static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool { LoopbackListener.send(fd, bytes) }
 
     /// Server-Sent Events: the head and the version now, then the connection goes to the hub,
     /// which sends each new version until the page goes away.

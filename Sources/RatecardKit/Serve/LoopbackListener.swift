@@ -32,4 +32,18 @@ enum LoopbackListener {
         }
         return (fd, Int(UInt16(bigEndian: actual.sin_port)))
     }
+
+    /// Sends all of `bytes` on a connection (no SIGPIPE); false when the connection is gone.
+    static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += sent
+        }
+        return true
+    }
 }

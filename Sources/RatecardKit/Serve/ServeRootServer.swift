@@ -157,16 +157,5 @@ public final class ServeRootServer: Sendable {
         return head || send(fd, response.body)
     }
 
-    static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += sent
-        }
-        return true
-    }
+    static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool { LoopbackListener.send(fd, bytes) }
 }
