@@ -12,6 +12,17 @@ import Testing
         let staging: ServeRoot
         let production: ServeRoot
 
+        /// Commits a copy of acme-bank/credit's table that takes effect on `day` with the lowest
+        /// band's ceiling 4.5pp higher (9.8% to 14.3%): a risky move scheduled ahead.
+        func commitScheduledMove(on day: String, message: String = "January") throws {
+            let rates = fixture.repo + "/products/acme-bank/credit/rates/"
+            let current = String(decoding: try FileSystem.readFile(rates + "2026-01-15.yaml"), as: UTF8.self)
+            let scheduled = current.replacingOccurrences(of: "effective_from: 2026-01-15", with: "effective_from: \(day)")
+                .replacingOccurrences(of: "apr_max_pct: 9.8", with: "apr_max_pct: 14.3")
+            try FileSystem.writeFile(rates + "\(day).yaml", Array(scheduled.utf8))
+            try Repository.open(at: fixture.repo).commitAll(message: message, author: Signature(name: "Kim Minji", email: "minji@example.com"))
+        }
+
         /// Rewrites the live release's `"source_commit": "<id>"` in its version.json; the live id.
         @discardableResult
         func replaceLiveSourceCommit(with field: String) throws -> String {
@@ -214,13 +225,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let setup = try Protected(in: directory)
             let repo = setup.fixture.repo
-            let rates = repo + "/products/acme-bank/credit/rates/"
-            let current = String(decoding: try FileSystem.readFile(rates + "2026-01-15.yaml"), as: UTF8.self)
-            let scheduled = current.replacingOccurrences(of: "effective_from: 2026-01-15", with: "effective_from: 2027-01-04")
-                .replacingOccurrences(of: "apr_max_pct: 9.8", with: "apr_max_pct: 14.3")
-            try FileSystem.writeFile(rates + "2027-01-04.yaml", Array(scheduled.utf8))
-            let author = Signature(name: "Kim Minji", email: "minji@example.com")
-            try Repository.open(at: repo).commitAll(message: "January: raise the lowest band's ceiling", author: author)
+            try setup.commitScheduledMove(on: "2027-01-04", message: "January: raise the lowest band's ceiling")
             let before = try setup.production.live()
 
             let publish = ["publish", "--env", "production", "--web", setup.fixture.web, "-m", "January rates"]
@@ -243,7 +248,7 @@ import Testing
             let card = repo + "/products/coral-card/card-loan/rates/2026-03-02.yaml"
             let text = String(decoding: try FileSystem.readFile(card), as: UTF8.self)
             try FileSystem.writeFile(card, Array(text.replacingOccurrences(of: "apr_max_pct: 9.9", with: "apr_max_pct: 10.0").utf8))
-            try Repository.open(at: repo).commitAll(message: "Card loan: top band ceiling", author: author)
+            try Repository.open(at: repo).commitAll(message: "Card loan: top band ceiling", author: Signature(name: "Kim Minji", email: "minji@example.com"))
             let small = try ratecard(publish + ["--as-of", "2026-12-01"], in: repo)
             #expect(small.status == 0, "\(small.out)\(small.err)")
             #expect(small.err.contains("Approved risky change for production: Board memo 12 (approved with release \(first))"), "\(small.err)")
@@ -274,12 +279,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let setup = try Protected(in: directory)
             let repo = setup.fixture.repo
-            let rates = repo + "/products/acme-bank/credit/rates/"
-            let current = String(decoding: try FileSystem.readFile(rates + "2026-01-15.yaml"), as: UTF8.self)
-            let scheduled = current.replacingOccurrences(of: "effective_from: 2026-01-15", with: "effective_from: 2099-01-04")
-                .replacingOccurrences(of: "apr_max_pct: 9.8", with: "apr_max_pct: 14.3")
-            try FileSystem.writeFile(rates + "2099-01-04.yaml", Array(scheduled.utf8))
-            try Repository.open(at: repo).commitAll(message: "January", author: Signature(name: "Kim Minji", email: "minji@example.com"))
+            try setup.commitScheduledMove(on: "2099-01-04", message: "January")
             let staged = try ratecard(setup.publish("staging") + ["-m", "January rates"], in: repo)
             try #require(staged.status == 0, "\(staged.out)\(staged.err)")
             let promote = ["promote", "--from", "staging", "--to", "production", "-m", "checked on staging"]
@@ -305,12 +305,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let setup = try Protected(in: directory)
             let repo = setup.fixture.repo
-            let rates = repo + "/products/acme-bank/credit/rates/"
-            let current = String(decoding: try FileSystem.readFile(rates + "2026-01-15.yaml"), as: UTF8.self)
-            let scheduled = current.replacingOccurrences(of: "effective_from: 2026-01-15", with: "effective_from: 2027-01-04")
-                .replacingOccurrences(of: "apr_max_pct: 9.8", with: "apr_max_pct: 14.3")
-            try FileSystem.writeFile(rates + "2027-01-04.yaml", Array(scheduled.utf8))
-            try Repository.open(at: repo).commitAll(message: "January", author: Signature(name: "Kim Minji", email: "minji@example.com"))
+            try setup.commitScheduledMove(on: "2027-01-04", message: "January")
             let publish = ["publish", "--env", "production", "--web", setup.fixture.web, "-m", "January rates"]
             #expect(try ratecard(publish + ["--as-of", "2026-11-29", "--approve", "Board memo 12"], in: repo).status == 0)
             let live = try setup.production.live()

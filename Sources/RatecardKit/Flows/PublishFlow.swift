@@ -124,12 +124,15 @@ public struct PublishFlow {
         let web = try webFolder()
         let bridge = try BridgeGate.check(
             web: web, repositoryRoot: location.repository?.workdir, apps: options.destination.apps, environment: options.destination.name, cache: options.caches.build)
-        if case .invalid = bridge { return result.ending(.bridge(bridge)) }
-        if case .refused = bridge { return result.ending(.bridge(bridge)) }
+        switch bridge {
+        case .invalid, .refused: return result.ending(.bridge(bridge))
+        case .unused, .allowed: break
+        }
         Trace.mark("publish: web folder and bridge checked")
-        guard case .built(let bundle) = try built.get() else {
-            if case .invalid(let report) = try built.get() { return result.ending(.invalid(report)) }
-            throw OperationalError("nothing was built", ko: "아무것도 빌드하지 않았습니다")
+        let bundle: BundleRun.Built
+        switch try built.get() {
+        case .invalid(let report): return result.ending(.invalid(report))
+        case .built(let made): bundle = made
         }
         (result.bundleID, result.commit, result.builtOntoLive) = (bundle.output.manifest.bundleID, bundle.commit, bundle.builtOntoLive)
         let expectLive = try options.destination.expectedLive(options.change)

@@ -148,11 +148,7 @@ public final class PreviewServer: Sendable {
 
     // MARK: - HTTP
 
-    struct Request {
-        var method: String
-        var target: String
-        var headers: [String: String]
-    }
+    typealias Request = LoopbackListener.Request
 
     /// What to do with a connection after a response.
     enum Next {
@@ -169,7 +165,7 @@ public final class PreviewServer: Sendable {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
         var buffer: [UInt8] = []
         while !stopping.load(ordering: .relaxed) {
-            guard let request = Self.readRequest(fd, &buffer) else { return false }
+            guard let request = LoopbackListener.readRequest(fd, &buffer) else { return false }
             switch respond(to: request, on: fd) {
             case .handedOver: return true
             case .close: return false
@@ -177,32 +173,6 @@ public final class PreviewServer: Sendable {
             }
         }
         return false
-    }
-
-    /// Reads one request head (the body of a GET is empty; anything else is refused unread).
-    static func readRequest(_ fd: Int32, _ buffer: inout [UInt8]) -> Request? {
-        let terminator: [UInt8] = [13, 10, 13, 10]
-        var chunk = [UInt8](repeating: 0, count: 8192)
-        while true {
-            if let end = buffer.firstRange(of: terminator) {
-                let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
-                buffer.removeSubrange(..<end.upperBound)
-                var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
-                let requestLine = lines.removeFirst().split(separator: " ").map(String.init)
-                guard requestLine.count == 3 else { return Request(method: "", target: "", headers: [:]) }
-                var headers: [String: String] = [:]
-                for line in lines {
-                    guard let colon = line.firstIndex(of: ":") else { continue }
-                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                }
-                return Request(method: requestLine[0], target: requestLine[1], headers: headers)
-            }
-            guard buffer.count < 32 * 1024 else { return nil }
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            buffer.append(contentsOf: chunk[0..<count])
-        }
     }
 
     /// Writes the response; what becomes of the connection.

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import RatecardSupport
 
@@ -45,5 +46,41 @@ enum LoopbackListener {
             offset += sent
         }
         return true
+    }
+
+    /// One request head: a GET or HEAD has no body; anything else is answered and closed.
+    struct Request {
+        var method: String
+        var target: String
+        var version: String
+        var headers: [String: String]
+    }
+
+    /// Reads one request head from `fd` into `buffer` (what follows it stays there); nil when
+    /// the connection ends or the head passes 32 KB; a request line that is not HTTP/1.x gives a
+    /// request with an empty method (answered as not allowed).
+    static func readRequest(_ fd: Int32, _ buffer: inout [UInt8]) -> Request? {
+        let terminator: [UInt8] = [13, 10, 13, 10]
+        var chunk = [UInt8](repeating: 0, count: 8192)
+        while true {
+            if let end = buffer.firstRange(of: terminator) {
+                let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
+                buffer.removeSubrange(..<end.upperBound)
+                var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
+                let requestLine = lines.removeFirst().split(separator: " ").map(String.init)
+                guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else { return Request(method: "", target: "", version: "", headers: [:]) }
+                var headers: [String: String] = [:]
+                for line in lines {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                return Request(method: requestLine[0], target: requestLine[1], version: requestLine[2], headers: headers)
+            }
+            guard buffer.count < 32 * 1024 else { return nil }
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
     }
 }

@@ -69,12 +69,7 @@ public final class ServeRootServer: Sendable {
     // MARK: - HTTP
 
     /// One request head.
-    struct Request {
-        var method: String
-        var target: String
-        var version: String
-        var headers: [String: String]
-    }
+    typealias Request = LoopbackListener.Request
 
     /// One response, before it is written.
     struct Response {
@@ -89,7 +84,7 @@ public final class ServeRootServer: Sendable {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
         var buffer: [UInt8] = []
         while !stopping.load(ordering: .relaxed) {
-            guard let request = Self.readRequest(fd, &buffer) else { return }
+            guard let request = LoopbackListener.readRequest(fd, &buffer) else { return }
             let closing = request.headers["connection"]?.lowercased() == "close" || request.version == "HTTP/1.0"
             var response = answer(request)
             if closing { response.headers.append(("Connection", "close")) }
@@ -120,32 +115,6 @@ public final class ServeRootServer: Sendable {
         var headers: [(String, String)] = [("Content-Type", MediaType.of(name))]
         if let cache = route.cacheControl { headers.append(("Cache-Control", cache)) }
         return Response(status: "200 OK", headers: headers + route.securityHeaders, body: bytes)
-    }
-
-    /// Reads one request head (a GET or HEAD has no body; anything else is answered and closed).
-    static func readRequest(_ fd: Int32, _ buffer: inout [UInt8]) -> Request? {
-        let terminator: [UInt8] = [13, 10, 13, 10]
-        var chunk = [UInt8](repeating: 0, count: 8192)
-        while true {
-            if let end = buffer.firstRange(of: terminator) {
-                let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self)
-                buffer.removeSubrange(..<end.upperBound)
-                var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
-                let requestLine = lines.removeFirst().split(separator: " ").map(String.init)
-                guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else { return Request(method: "", target: "", version: "", headers: [:]) }
-                var headers: [String: String] = [:]
-                for line in lines {
-                    guard let colon = line.firstIndex(of: ":") else { continue }
-                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                }
-                return Request(method: requestLine[0], target: requestLine[1], version: requestLine[2], headers: headers)
-            }
-            guard buffer.count < 32 * 1024 else { return nil }
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            buffer.append(contentsOf: chunk[0..<count])
-        }
     }
 
     /// Writes `response` (its head only for HEAD); false when the connection is gone.
