@@ -21,10 +21,10 @@ public struct Destination {
 
     /// The release the swap must still find live: `--expect-live` as given, else for a protected
     /// destination the release live now (a change made live in between was never gated against
-    /// this one; `"none"`: nothing is live).
-    func expectedLive(_ change: ChangeRequest) throws -> String? {
+    /// this one; `"none"`: nothing is live). `live`: what the caller read as live already.
+    func expectedLive(_ change: ChangeRequest, live: String?? = nil) throws -> String? {
         guard protected, change.expectLive == nil else { return change.expectLive }
-        return try store.live() ?? "none"
+        return try (live ?? store.live()) ?? "none"
     }
 
     /// The approval gate step: reports the semantic diff from what is live, and for a protected

@@ -135,7 +135,7 @@ public struct PublishFlow {
         case .built(let made): bundle = made
         }
         (result.bundleID, result.commit, result.builtOntoLive) = (bundle.output.manifest.bundleID, bundle.commit, bundle.builtOntoLive)
-        let expectLive = try options.destination.expectedLive(options.change)
+        let expectLive = try options.destination.expectedLive(options.change, live: .some(live))
         result.approval = try approvalGate(bundle, events: events)
         var request = makeRequest(bundle, web: web, expectLive: expectLive, approval: result.approval, liveInfo: liveInfo)
         request.bridge = bridge.requirement?.json
