@@ -200,7 +200,7 @@ import Testing
             #expect(chmod(repo + "/" + table, 0) == 0)
             var version = try watch.waitForVersion(after: 1, seconds: 20)
             try expectUnreadable(version)
-            #expect(watch.output().contains("  \(table): error: open \(repo)/\(table): Permission denied\n"))
+            #expect(watch.waitForOutput("  \(table): error: open \(repo)/\(table): Permission denied\n").contains("  \(table): error: open \(repo)/\(table): Permission denied\n"))
 
             // Edited while unreadable, with another table in the same save: the other edit is
             // taken, the unreadable one is still shown as such.

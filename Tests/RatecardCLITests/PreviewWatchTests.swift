@@ -138,7 +138,7 @@ import Testing
                 #expect(shown.text.contains("error YML-01"), "\(page)")
                 #expect(shown.text.contains("data-version=\"\(version)\""), "\(page)")
             }
-            #expect(watch.output().contains("\(table):1:"))
+            #expect(watch.waitForOutput("\(table):1:").contains("\(table):1:"))
             // The data of the last good build stays reachable for a page that is open.
             #expect(try HTTP.get(port: watch.port, "/data/manifest.json").status == 200)
 
@@ -172,7 +172,7 @@ import Testing
             let (status, output) = try runTool("/bin/sed", ["-i", "\(line + 1)s/.*/\(after[line])/", repo + "/" + table])
             #expect(status == 0, "\(output)")
             var version = try watch.waitForVersion(after: 1)
-            let rebuilt = try #require(watch.output().split(separator: "\n").last { $0.contains("다시 빌드했습니다") }, "\(watch.output())")
+            let rebuilt = try #require(watch.waitForOutput("다시 빌드했습니다").split(separator: "\n").last { $0.contains("다시 빌드했습니다") }, "\(watch.output())")
             #expect(rebuilt.contains(" \(table): "), "\(rebuilt)")
             #expect(!rebuilt.contains("sed"), "\(rebuilt)")
             // Wait out a second event batch: the temporary never shows up as a change of its own.
@@ -187,7 +187,7 @@ import Testing
             #expect(!page.contains("sed"), "\(page)")
             #expect(page.contains("<code>\(table):1:"), "\(page)")
             #expect(page.contains(": 오류 YML-01: YAML 문법 오류: "), "\(page)")
-            #expect(watch.output().contains("  \(table):1:"), "\(watch.output())")
+            #expect(watch.waitForOutput(": 오류 YML-01: ").contains("  \(table):1:"), "\(watch.output())")
             #expect(watch.output().contains(": 오류 YML-01: "), "\(watch.output())")
             #expect(EnglishProse.runs(in: watch.output()).isEmpty, "\(EnglishProse.runs(in: watch.output()))")
             #expect(watch.stop() == 0)

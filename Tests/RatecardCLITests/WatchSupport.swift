@@ -117,6 +117,19 @@ final class WatchProcess {
         }
         throw OperationalError("no rebuild within \(seconds) s after version \(version): \(output().suffix(2000))")
     }
+
+    /// The log once it holds `text` (a rebuild is served before its log line is written), or as
+    /// it is after `seconds`.
+    @discardableResult
+    func waitForOutput(_ text: String, seconds: TimeInterval = 10) -> String {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while Date() < deadline {
+            let now = output()
+            if now.contains(text) { return now }
+            usleep(10_000)
+        }
+        return output()
+    }
 }
 
 /// HTTP/1.1 over a socket, as a browser would send it (Connection: close).
