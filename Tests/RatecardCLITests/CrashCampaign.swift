@@ -74,7 +74,7 @@ struct CrashCampaign {
     }
 
     /// Random kills per campaign in the sampled tier.
-    static let sampledKills = 6
+    static let sampledKills = 4
 
     /// Kills a run `seconds` after its start; true when it landed before the end.
     private func killAt(_ index: Int, after seconds: Double) throws -> Bool {
