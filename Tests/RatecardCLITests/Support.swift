@@ -30,9 +30,17 @@ func ratecard(_ arguments: [String], in directory: String, environment: [String:
     return Execution(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
 }
 
+/// Where the tests make their folders: `TMPDIR` when it is set (`Tests/run.py` points it at a
+/// memory-backed folder when the machine has room in one), else /tmp.
+let temporaryRoot: String = {
+    let given = ProcessInfo.processInfo.environment["TMPDIR"] ?? ""
+    let trimmed = given.hasSuffix("/") ? String(given.dropLast()) : given
+    return trimmed.isEmpty ? "/tmp" : trimmed
+}()
+
 /// A fresh folder for one test, removed afterwards.
 func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    var template = Array("/tmp/ratecard-cli-XXXXXX".utf8CString)
+    var template = Array((temporaryRoot + "/ratecard-cli-XXXXXX").utf8CString)
     guard let made = mkdtemp(&template) else { throw OperationalError("mkdtemp failed") }
     let path = String(cString: made)
     defer { try? FileSystem.removeTree(path) }
@@ -74,7 +82,7 @@ var environmentWithRatecardOnPath: [String: String] {
 /// folder for this user alone (mode 0700); one another user made is not used.
 var testEnvironment: [String: String] {
     var env = ProcessInfo.processInfo.environment
-    if env["RATECARD_CACHE_DIR"] == nil { env["RATECARD_CACHE_DIR"] = "/tmp/ratecard-test-cache-\(getuid())" }
+    if env["RATECARD_CACHE_DIR"] == nil { env["RATECARD_CACHE_DIR"] = temporaryRoot + "/ratecard-test-cache-\(getuid())" }
     if env["RATECARD_CACHE_MAX_MB"] == nil { env["RATECARD_CACHE_MAX_MB"] = "128" }
     return env
 }

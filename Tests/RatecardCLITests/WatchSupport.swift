@@ -11,7 +11,7 @@ final class WatchProcess {
     private(set) var port = 0
 
     init(in directory: String, arguments: [String] = [], environment: [String: String] = [:], wrapper: [String] = [], startup: TimeInterval = 240) throws {
-        var template = Array("/tmp/ratecard-watch-log-XXXXXX".utf8CString)
+        var template = Array((temporaryRoot + "/ratecard-watch-log-XXXXXX").utf8CString)
         let fd = mkstemp(&template)
         guard fd >= 0 else { throw OperationalError("mkstemp failed") }
         close(fd)
