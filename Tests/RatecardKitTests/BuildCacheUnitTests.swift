@@ -76,6 +76,44 @@ final class Warnings: Sendable {
         }
     }
 
+    /// A process reads (which lists the packs) before it writes and ends (which lists them
+    /// again to merge): the second listing sees every pack too.
+    @Test func processesThatReadBeforeTheyWriteStillMergeThePacks() throws {
+        try withTemporaryDirectory { directory in
+            for process in 0..<20 {
+                let cache = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
+                #expect(cache.read(BuildCache.Key("test", ["\(process)", "0"])) == nil)
+                if process > 0 { #expect(cache.read(BuildCache.Key("test", ["\(process - 1)", "0"])) == payload(process - 1)) }
+                cache.write(BuildCache.Key("test", ["\(process)", "0"]), payload(process))
+                cache.finish()
+                let packs = try FileSystem.listDirectory(directory + "/v1/packs")
+                #expect(packs.count <= BuildCache.mergeAbove + 1, "\(packs.count) packs")
+            }
+        }
+    }
+
+    /// Threads of one process reading at once (as the content loader does) all find what an
+    /// earlier process wrote.
+    @Test func threadsReadingAtOnceFindEveryEntry() throws {
+        try withTemporaryDirectory { directory in
+            for part in 0..<3 {
+                let writer = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
+                for number in part * 100..<part * 100 + 100 { writer.write(BuildCache.Key("test", ["\(number)"]), payload(number)) }
+                writer.finish()
+            }
+            for _ in 0..<5 {
+                let cache = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
+                let missed = Mutex(0)
+                DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                    for number in stride(from: thread, to: 300, by: 8) where cache.read(BuildCache.Key("test", ["\(number)"])) != payload(number) {
+                        missed.withLock { $0 += 1 }
+                    }
+                }
+                #expect(missed.withLock { $0 } == 0)
+            }
+        }
+    }
+
     @Test func twoProcessesWritingTheSameEntriesAtOnceLeaveThemReadable() throws {
         try withTemporaryDirectory { directory in
             DispatchQueue.concurrentPerform(iterations: 4) { _ in

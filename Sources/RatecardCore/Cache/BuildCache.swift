@@ -63,6 +63,8 @@ public final class BuildCache: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Held while the packs are mapped, so that threads reading at once map them once.
+    private let opening = Mutex(())
 
     /// A cache in `root` (opened, and created when missing, on first use); `warn` is told once
     /// why it is not used when it is not.
@@ -305,19 +307,21 @@ public final class BuildCache: Sendable {
     /// Maps every pack once, on first use.
     private func openPacks() {
         if state.withLock({ $0.opened }) { return }
-        var packs: [Pack] = []
-        if let store = store() {
-            for name in CacheFolder.names(in: store.packs, CacheFolder.isPack) {
-                if let pack = Pack.open(name, in: store) { packs.append(pack) }
+        opening.withLock { _ in
+            if state.withLock({ $0.opened }) { return }
+            var packs: [Pack] = []
+            if let store = store() {
+                for name in CacheFolder.names(in: store.packs, CacheFolder.isPack) {
+                    if let pack = Pack.open(name, in: store) { packs.append(pack) }
+                }
             }
-        }
-        state.withLock { state in
-            guard !state.opened else { return }
-            state.opened = true
-            state.packs = packs
-            for (number, pack) in packs.enumerated() {
-                for entry in 0..<pack.count where state.index[pack.key(entry)] == nil {
-                    state.index[pack.key(entry)] = (number, entry)
+            state.withLock { state in
+                state.opened = true
+                state.packs = packs
+                for (number, pack) in packs.enumerated() {
+                    for entry in 0..<pack.count where state.index[pack.key(entry)] == nil {
+                        state.index[pack.key(entry)] = (number, entry)
+                    }
                 }
             }
         }

@@ -175,7 +175,9 @@ final class CacheFolder: Sendable {
 
     /// The names in folder `fd` that `matches` accepts (no other name is ever opened or deleted).
     static func names(in fd: Int32, _ matches: (String) -> Bool) -> [String] {
-        let copy = dup(fd)
+        // The folder opened again, not `dup`ed: a duplicate shares the read position, so the
+        // second listing of a process would start where the first ended and find nothing.
+        let copy = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard copy >= 0 else { return [] }
         guard let dir = fdopendir(copy) else {
             close(copy)
