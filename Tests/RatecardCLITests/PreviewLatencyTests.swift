@@ -30,13 +30,14 @@ import Testing
             // A new version of a terms document, not committed: what staff edit while watching.
             let document = try FileSystem.listDirectory(repo + "/terms").contains("broker-notice") ? "broker-notice" : try #require(try FileSystem.listDirectory(repo + "/terms").first)
             let newest = try #require(try FileSystem.listDirectory(repo + "/terms/" + document).last)
-            // A minor version (no consent asked again), in force from before the as-of date.
+            // A minor version (no consent asked again), in force from the as-of date (a new
+            // version dated before it is backdated: HIS-11).
             let version = "\(newest.split(separator: ".")[0]).99.0"
             let draft = "terms/\(document)/\(version).md"
             let template = try String(contentsOfFile: repo + "/terms/\(document)/\(newest)", encoding: .utf8)
                 .split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
                     if line.hasPrefix("version:") { return "version: \(version)" }
-                    if line.hasPrefix("effective_from:") { return "effective_from: 2026-11-01" }
+                    if line.hasPrefix("effective_from:") { return "effective_from: 2026-11-29" }
                     return String(line)
                 }.joined(separator: "\n")
             func writeDraft(_ text: String) throws { try FileSystem.writeFile(repo + "/" + draft, Array(text.utf8)) }
@@ -81,7 +82,7 @@ import Testing
 
             // An invalid edit shows its file and line in the page; the fix clears it.
             _ = try measure(
-                { try writeDraft(template.replacingOccurrences(of: "effective_from: 2026-11-01", with: "effective_from: [")) },
+                { try writeDraft(template.replacingOccurrences(of: "effective_from: 2026-11-29", with: "effective_from: [")) },
                 shows: "document.body.innerText.includes('\(draft):')")
             let problems = try #require(try browser.evaluate("document.getElementById('ratecard-problems').innerText") as? String)
             #expect(problems.contains("\(draft):") && problems.contains(": error YML-01: "), "\(problems)")
