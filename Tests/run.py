@@ -58,8 +58,9 @@ BATCH_SECONDS = 6
 SPLIT = {"RatecardCLITests.S3EnvironmentTests", "RatecardCLITests.ServeUnderNginxTests", "RatecardCLITests.ComparisonScreenTests"}
 
 
-# The most the tests held in their folders at once, read every 2 s: 14 MB in the sampled tier,
-# 144 MB in the full tier (3 jobs). A memory-backed folder is used only with this much free.
+# The most the tests held in their folders at once, read every 2 s: under 30 MB in the sampled
+# tier, under 160 MB in the full tier (3 jobs). A memory-backed folder is used only with this
+# much free.
 SCRATCH_FREE_BYTES = 1 << 30
 
 
