@@ -3,58 +3,10 @@ import Glibc
 import RatecardKit
 import Testing
 
-/// `ratecard serve` running on a serve root, its output in a file.
-final class ServeProcess {
-    let process = Process()
-    let log: String
-    private(set) var port = 0
-
+/// `ratecard serve` running on a serve root.
+final class ServeProcess: LoopbackProcess {
     init(_ arguments: [String], in directory: String) throws {
-        log = NSTemporaryDirectory() + "ratecard-serve-\(UUID().uuidString)"
-        try FileSystem.writeFile(log, [])
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("ratecard")
-        process.arguments = ["serve", "--port", "0"] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.environment = testEnvironment
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        try handle.close()
-        let deadline = Date(timeIntervalSinceNow: 60)
-        while Date() < deadline {
-            if let range = output().range(of: " at http://127.0.0.1:"), let value = Int(output()[range.upperBound...].prefix { $0.isNumber }) {
-                port = value
-                return
-            }
-            if !process.isRunning { break }
-            usleep(20_000)
-        }
-        let text = output()
-        stop(SIGKILL)
-        throw OperationalError("ratecard serve did not start: \(text)")
-    }
-
-    deinit {
-        if process.isRunning { stop(SIGKILL) }
-        unlink(log)
-    }
-
-    func output() -> String { String(decoding: (try? FileSystem.readFile(log)) ?? [], as: UTF8.self) }
-
-    /// Sends `signal` and waits for the process to end; its exit status.
-    @discardableResult
-    func stop(_ signal: Int32 = SIGINT) -> Int32? {
-        kill(process.processIdentifier, signal)
-        let deadline = Date(timeIntervalSinceNow: 15)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        guard !process.isRunning else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return nil
-        }
-        return process.terminationStatus
+        try super.init(["serve", "--port", "0"] + arguments, in: directory, startup: 60)
     }
 
     func get(_ path: String, method: String = "GET", host: String? = nil) throws -> HTTP.Response {

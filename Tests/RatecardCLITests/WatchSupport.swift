@@ -2,16 +2,19 @@ import Foundation
 import Glibc
 import RatecardKit
 
-/// `ratecard preview --watch` running in a folder, its output in a file (a pipe nobody reads
-/// would fill up and block it). `wrapper` is a command that sets something up and then execs
-/// ratecard in its own process (`prlimit`, `setpriv`), so the process id is ratecard's.
-final class WatchProcess {
+/// A ratecard command that serves on loopback (`serve`, `preview --watch`), started with
+/// `--port 0`: its output in a file (a pipe nobody reads would fill up and block it) and the
+/// port it printed. `wrapper` is a command that sets something up and then execs ratecard in its
+/// own process (`prlimit`, `setpriv`), so the process id is ratecard's.
+class LoopbackProcess {
     let process = Process()
     let log: String
     private(set) var port = 0
 
-    init(in directory: String, arguments: [String] = [], environment: [String: String] = [:], wrapper: [String] = [], startup: TimeInterval = 240) throws {
-        var template = Array((temporaryRoot + "/ratecard-watch-log-XXXXXX").utf8CString)
+    /// Starts ratecard with `arguments` and waits (up to `startup` seconds) until it has printed
+    /// the address it serves at.
+    init(_ arguments: [String], in directory: String, environment: [String: String] = [:], wrapper: [String] = [], startup: TimeInterval) throws {
+        var template = Array((temporaryRoot + "/ratecard-log-XXXXXX").utf8CString)
         let fd = mkstemp(&template)
         guard fd >= 0 else { throw OperationalError("mkstemp failed") }
         close(fd)
@@ -19,10 +22,10 @@ final class WatchProcess {
         let ratecard = Bundle.main.bundleURL.appendingPathComponent("ratecard")
         if let program = wrapper.first {
             process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = wrapper.dropFirst() + [ratecard.path, "preview", "--watch", "--port", "0"] + arguments
+            process.arguments = wrapper.dropFirst() + [ratecard.path] + arguments
         } else {
             process.executableURL = ratecard
-            process.arguments = ["preview", "--watch", "--port", "0"] + arguments
+            process.arguments = arguments
         }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var env = testEnvironment
@@ -36,24 +39,29 @@ final class WatchProcess {
         try handle.close()
         let deadline = Date(timeIntervalSinceNow: startup)
         while Date() < deadline {
-            if let range = output().range(of: "http://127.0.0.1:") {
-                let digits = output()[range.upperBound...].prefix { $0.isNumber }
-                if let value = Int(digits), output()[range.upperBound...].dropFirst(digits.count).hasPrefix("/") {
-                    port = value
-                    return
-                }
+            if let found = Self.port(in: output()) {
+                self.port = found
+                return
             }
             if !process.isRunning { break }
-            usleep(50_000)
+            usleep(20_000)
         }
         let text = output()
         stop(SIGKILL)
-        throw OperationalError("preview --watch did not start: \(text)")
+        throw OperationalError("ratecard \(arguments.prefix(2).joined(separator: " ")) did not start: \(text)")
     }
 
     deinit {
         if process.isRunning { stop(SIGKILL) }
         unlink(log)
+    }
+
+    /// The port of the address ratecard prints ("http://127.0.0.1:<port>/"), once the slash after
+    /// it is printed too.
+    static func port(in output: String) -> Int? {
+        guard let range = output.range(of: "http://127.0.0.1:") else { return nil }
+        let digits = output[range.upperBound...].prefix { $0.isNumber }
+        return output[range.upperBound...].dropFirst(digits.count).hasPrefix("/") ? Int(digits) : nil
     }
 
     func output() -> String {
@@ -72,6 +80,13 @@ final class WatchProcess {
             return nil
         }
         return process.terminationStatus
+    }
+}
+
+/// `ratecard preview --watch` running in a folder.
+final class WatchProcess: LoopbackProcess {
+    init(in directory: String, arguments: [String] = [], environment: [String: String] = [:], wrapper: [String] = [], startup: TimeInterval = 240) throws {
+        try super.init(["preview", "--watch", "--port", "0"] + arguments, in: directory, environment: environment, wrapper: wrapper, startup: startup)
     }
 
     /// The version the server is at.
