@@ -292,18 +292,16 @@ public final class PreviewServer: Sendable {
         header += "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
         for line in extra { header += line + "\r\n" }
         header += "\r\n"
-        guard Self.write(fd, Array(header.utf8)) else { return .close }
-        return head || Self.write(fd, body) ? .keepOpen : .close
+        guard LoopbackListener.send(fd, Array(header.utf8)) else { return .close }
+        return head || LoopbackListener.send(fd, body) ? .keepOpen : .close
     }
-
-    static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool { LoopbackListener.send(fd, bytes) }
 
     /// Server-Sent Events: the head and the version now, then the connection goes to the hub,
     /// which sends each new version until the page goes away.
     private func streamEvents(_ fd: Int32) -> Next {
         let now = version
         let header = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\r\nretry: 300\n\ndata: \(now)\n\n"
-        guard Self.write(fd, Array(header.utf8)) else { return .close }
+        guard LoopbackListener.send(fd, Array(header.utf8)) else { return .close }
         // Out of this server's set before the hub may close it (a descriptor is never in both).
         connections.withLock { open in
             open.remove(fd)

@@ -122,9 +122,7 @@ public final class ServeRootServer: Sendable {
         var text = "HTTP/1.1 \(response.status)\r\nServer: ratecard\r\nContent-Length: \(response.body.count)\r\n"
         for (name, value) in response.headers { text += "\(name): \(value)\r\n" }
         text += "\r\n"
-        guard send(fd, Array(text.utf8)) else { return false }
-        return head || send(fd, response.body)
+        guard LoopbackListener.send(fd, Array(text.utf8)) else { return false }
+        return head || LoopbackListener.send(fd, response.body)
     }
-
-    static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool { LoopbackListener.send(fd, bytes) }
 }
