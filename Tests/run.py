@@ -81,19 +81,17 @@ def mount_of(path):
 
 
 def scratch_parent(requested):
-    """/dev/shm when it is a tmpfs with room that may hold programs (some tests write scripts
-    and run them), else None: the system's temporary folder."""
+    """/dev/shm when it is a tmpfs with room that may run programs (tests install git hooks in
+    their repositories and commit, which runs them), else None: the system's temporary folder."""
     if requested:
         return requested
-    for candidate in ("/dev/shm",):
-        try:
-            stats = os.statvfs(candidate)
-        except OSError:
-            continue
-        kind, options = mount_of(candidate)
-        if kind == "tmpfs" and "noexec" not in options and stats.f_bavail * stats.f_frsize >= SCRATCH_FREE_BYTES and os.access(candidate, os.W_OK):
-            return candidate
-    return None
+    try:
+        stats = os.statvfs("/dev/shm")
+    except OSError:
+        return None
+    kind, options = mount_of("/dev/shm")
+    usable = kind == "tmpfs" and "noexec" not in options and os.access("/dev/shm", os.W_OK)
+    return "/dev/shm" if usable and stats.f_bavail * stats.f_frsize >= SCRATCH_FREE_BYTES else None
 
 
 def test_bundle():
