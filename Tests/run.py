@@ -50,6 +50,7 @@ WEIGHTS = {
     "RatecardCLITests.PreviewWatchTests": 8,
     "RatecardCLITests.IncrementalPublishTests": 7,
     "RatecardCLITests.ServeCommandTests": 12,
+    "RatecardCLITests.ServeLimitsTests": 6,
     "RatecardCLITests.ExitCodeContractTests": 8,
 }
 # Light suites are run several to a process, to save each its process start.

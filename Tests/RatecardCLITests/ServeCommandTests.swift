@@ -5,8 +5,8 @@ import Testing
 
 /// `ratecard serve` running on a serve root.
 final class ServeProcess: LoopbackProcess {
-    init(_ arguments: [String], in directory: String) throws {
-        try super.init(["serve", "--port", "0"] + arguments, in: directory, startup: 60)
+    init(_ arguments: [String], in directory: String, environment: [String: String] = [:], wrapper: [String] = []) throws {
+        try super.init(["serve", "--port", "0"] + arguments, in: directory, environment: environment, wrapper: wrapper, startup: 60)
     }
 
     func get(_ path: String, method: String = "GET", host: String? = nil) throws -> HTTP.Response {
@@ -71,15 +71,26 @@ final class ServeProcess: LoopbackProcess {
             for path in [
                 "/version.json", "/r/\(first)/version.json", "/.ratecard/journal.jsonl", "/data/.hidden", "/no-such-page.html", "/app/missing.js",
                 "/o/not-an-object", "/o/\(String(repeating: "cd", count: 32)).json", "/leak.txt", "/other-app/app.js", "/o/\(String(repeating: "ab", count: 32)).json",
-                "/r/\(first)/../\(second)/index.html".replacingOccurrences(of: "..", with: "%2E%2E"), "/r/nope/index.html",
+                "/r/nope/index.html", "/app/../version.json", "/app/%2e%2e/version.json", "/version.json/", "/version.json%2F", "/r/\(first)/version.json/",
+                "/index.html/", "/app/app.js/", "/data/entry.json/", "/o/\(ObjectLayout.objectName(shard))/", "/r/\(first)/index.html/",
             ] {
                 let response = try server.get(path)
-                #expect(response.status == (path.contains("%2E") ? 400 : 404), "\(path): \(response.status)")
+                #expect(response.status == 404, "\(path): \(response.status)")
                 #expect(response.headers["x-content-type-options"] == "nosniff", "\(path)")
                 #expect(response.headers["content-security-policy"]?.contains("frame-ancestors 'self'") == true, "\(path)")
             }
+            // `.` and `..` are resolved as nginx resolves them, inside the site; above it is a bad request.
+            #expect(try server.get("/r/\(second)/%2E%2E/\(first)/./index.html").body == kept.body)
             #expect(try server.get("/%2e%2e/etc/passwd").status == 400)
-            #expect(try server.get("/app/../version.json").status == 400)
+            #expect(try server.get("/app/../../version.json").status == 400)
+            // A folder: its index.html, or 403; named without its `/`, a 301 to it.
+            #expect(try server.get("/r/\(first)/app/").status == 403)
+            #expect(try server.get("/r/").status == 403)
+            let app = try server.get("/r/\(first)/app")
+            #expect(app.status == 301 && app.headers["location"] == "/r/\(first)/app/")
+            // A symlink below /r/: named, 403 (nginx's disable_symlinks); on the way, 404.
+            #expect(try server.get("/r/\(second)/leak.txt").status == 403)
+            #expect(try server.get("/r/\(second)/other-app/app.js").status == 404)
             // Read-only, loopback only.
             let post = try server.get("/index.html", method: "POST")
             #expect(post.status == 405 && post.headers["allow"] == "GET, HEAD")

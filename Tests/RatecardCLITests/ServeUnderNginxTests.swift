@@ -334,12 +334,37 @@ import Testing
             let logo = try #require(info.files.first { $0.path.hasSuffix(".svg") }).path
             let shard = ObjectLayout.objectName(try #require(info.files.first { $0.path.hasPrefix("data/\(info.bundleID)/compare/") }))
             let absent = String(repeating: "ab", count: 32)
-            let paths = [
+            var paths = [
                 "/", "/index.html", "/rates.html", "/partners.html", "/" + terms, "/app/app.js", "/data/manifest.json", "/data/entry.json", "/" + logo, "/o/" + shard,
                 "/r/\(kept)/index.html", "/r/\(kept)/", "/r/\(kept)/o/\(shard)", "/r/\(kept)/" + terms, "/r/\(kept)/data/entry.json", "/bridge-lines.json",
                 "/.ratecard/journal.jsonl", "/data/.hidden", "/version.json", "/r/\(kept)/version.json", "/o/not-an-object", "/o/", "/o/\(absent).json",
                 "/r/\(kept)/o/\(absent).json", "/app/missing.js", "/no-such-page.html", "/data/missing.json", "/terms/missing.html", "/r/nope/index.html", "/app/",
             ]
+            let document = String(terms[..<terms.lastIndex(of: "/")!])
+            // A path ending in `/` names a folder (its index.html, nothing else); `%2F` is a `/`.
+            let trailingSlashes = [
+                "/version.json/", "/version.json%2f", "/version.json%2F", "/r/\(kept)/version.json/", "/r/\(kept)/version.json%2F", "/app/app.js/", "/index.html/",
+                "/rates.html/", "/data/entry.json/", "/data/manifest.json/", "/bridge-lines.json/", "/o/\(shard)/", "/r/\(kept)/o/\(shard)/", "/\(terms)/",
+                "/r/\(kept)/\(terms)/", "/r/\(kept)/index.html/", "/\(logo)/", "/\(logo)%2F", "/r%2F\(kept)%2Fversion.json", "/app%2Fapp.js", "/%2fversion.json",
+            ]
+            // `.` and `..`, plain and encoded, resolved inside the site; above its root a bad request.
+            let dotSegments = [
+                "/app/../version.json", "/app/%2e%2e/version.json", "/app/%2E./index.html", "/app/./app.js", "/./version.json", "/app/..", "/app/.", "/%2e",
+                "/r/\(kept)/../\(live)/index.html", "/r/\(live)/%2e%2e/\(kept)/index.html", "/r/\(kept)/app/../version.json", "/r/\(kept)/./version.json",
+                "/r/..", "/r/.", "/r/\(kept)/.", "/r/\(kept)/..", "/data/..%2f..%2fversion.json", "/..", "/../", "/%2e%2e/etc/passwd", "/%2E%2E", "/app/../../index.html",
+                "/app/...", "/r/\(kept)/\(document)/../../version.json",
+            ]
+            // Repeated slashes are one.
+            let doubleSlashes = ["//index.html", "//version.json", "/app//app.js", "/r/\(kept)//version.json", "/r//\(kept)/index.html", "//r/\(kept)/version.json", "/r/\(kept)//"]
+            // Folders: nginx's index.html or 403 (autoindex off) below /r/, 404 where try_files
+            // answers; a folder named without its `/` is a 301 below /r/.
+            let folders = [
+                "/r/", "/r/\(kept)/app/", "/r/\(kept)/app", "/r/\(kept)/data/", "/r/\(kept)/data", "/r/\(kept)/rates/", "/rates/", "/rates", "/r/nope", "/r/nope/", "/r/\(kept)/terms",
+                "/r/\(kept)/terms/", "/r/\(kept)/\(document)/", "/r/\(kept)/\(document)", "/\(document)/", "/\(document)", "/data/", "/data", "/o", "/r",
+            ]
+            // Escapes that decode to no UTF-8, a NUL, or are malformed.
+            let escapes = ["/%ff", "/app/%ff.js", "/a%00b", "/index.html%00", "/a%zz", "/index.html%3F", "/index%2ehtml"]
+            paths += trailingSlashes + dotSegments + doubleSlashes + folders + escapes
             let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: root, repo: content.repo)
             defer { server.stop() }
             let ours = try ServeProcess(["--root", root], in: content.repo)

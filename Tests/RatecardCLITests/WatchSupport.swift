@@ -68,6 +68,11 @@ class LoopbackProcess {
         String(decoding: (try? FileSystem.readFile(log)) ?? [], as: UTF8.self)
     }
 
+    /// How many descriptors the process holds open.
+    func openDescriptors() throws -> Int {
+        try FileSystem.listDirectory("/proc/\(process.processIdentifier)/fd").count
+    }
+
     /// Sends `signal` and waits (up to `seconds`) for the process to end; its exit status.
     @discardableResult
     func stop(_ signal: Int32 = SIGINT, seconds: TimeInterval = 15) -> Int32? {
@@ -115,11 +120,6 @@ final class WatchProcess: LoopbackProcess {
             ports.insert(port)
         }
         return ports
-    }
-
-    /// How many descriptors the process holds open.
-    func openDescriptors() throws -> Int {
-        try FileSystem.listDirectory("/proc/\(process.processIdentifier)/fd").count
     }
 
     /// Waits until the server's version passes `version`; the new one.

@@ -19,9 +19,11 @@ import Synchronization
 /// response. Open pages hold one Server-Sent Events connection (`/__ratecard/events`, served by
 /// `EventHub`) and reload when the version it sends differs from the one they were served at.
 ///
-/// It keeps answering when descriptors run out: `accept` failing for want of descriptors or
-/// memory is retried after a short pause, and at most `maxConnections` connections are open at
-/// once (one more is answered 503 and closed).
+/// Its connections are `LoopbackConnections`, as `ratecard serve`'s: it keeps answering when
+/// descriptors run out (`accept` failing for want of descriptors or memory is retried after a
+/// short pause), at most `maxConnections` connections are open at once, event streams
+/// included (one more is answered 503 and closed), and a request head must arrive within
+/// `LoopbackListener.requestDeadline`.
 public final class PreviewServer: Sendable {
     /// What is served: replaced as a whole after each rebuild.
     public struct Published: Sendable {
@@ -39,38 +41,33 @@ public final class PreviewServer: Sendable {
     }
 
     /// How many connections are served at once (page requests and event streams together).
-    public static let maxConnections = 64
+    public static let maxConnections = LoopbackConnections.maxConnections
 
-    public let port: Int
-    private let listener: Int32
+    public var port: Int { connections.port }
     private let webFolder: String?
     private let published: Mutex<Published>
     private let events: EventHub
-    /// The connections a thread of this server is answering (the hub holds the event streams).
-    private let connections = Mutex<Set<Int32>>([])
-    private let stopping = Atomic<Bool>(false)
+    /// The connections a thread of this server is answering (the hub holds the event streams,
+    /// which count against the same cap).
+    private let connections: LoopbackConnections
 
     /// Listens on 127.0.0.1:`port` (0: any free port).
     public init(port: Int, webFolder: String?, initial: Published) throws {
-        let (fd, bound) = try LoopbackListener.open(port: port)
-        self.port = bound
-        listener = fd
+        let events = try EventHub(version: initial.version)
+        self.events = events
+        connections = try LoopbackConnections(port: port) { events.count }
         self.webFolder = webFolder.flatMap { try? FileSystem.realPath($0) }
         published = Mutex(initial)
-        do {
-            events = try EventHub(version: initial.version)
-        } catch {
-            close(fd)
-            throw error
-        }
     }
 
     /// Starts accepting connections on a thread of its own.
     public func start() {
         events.start()
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "preview-accept"
-        thread.start()
+        let body = "Too many connections to the preview; try again.\n"
+        let busy = Array(
+            ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n"
+                + "Retry-After: 1\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n" + body).utf8)
+        connections.start(name: "preview", busy: busy) { [self] fd in serve(fd) }
     }
 
     /// Replaces what is served and tells open pages.
@@ -83,67 +80,8 @@ public final class PreviewServer: Sendable {
 
     /// Stops listening and closes every connection (their threads end).
     public func stop() {
-        guard !stopping.exchange(true, ordering: .relaxed) else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        // Under the lock: a connection leaves the set before its descriptor is closed.
-        connections.withLock { open in
-            for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
-        }
+        connections.stop()
         events.stop()
-    }
-
-    /// Accepts connections until `stop`, each answered on a thread of its own. A failed
-    /// `accept` never ends the loop: out of descriptors (EMFILE, ENFILE) or memory (ENOBUFS,
-    /// ENOMEM), or a network error Linux passes on from the new connection, it waits 10 ms,
-    /// doubling up to 100 ms while it keeps failing, and tries again (the connections wait in
-    /// the listen queue meanwhile).
-    private func acceptLoop() {
-        var pause: UInt32 = 10_000
-        while !stopping.load(ordering: .relaxed) {
-            let fd = accept(listener, nil, nil)
-            if fd < 0 {
-                let code = errno
-                if stopping.load(ordering: .relaxed) { return }
-                if code == EINTR || code == ECONNABORTED { continue }
-                usleep(pause)
-                pause = min(pause * 2, 100_000)
-                continue
-            }
-            pause = 10_000
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            let admitted = connections.withLock { open -> Bool in
-                guard open.count + events.count < Self.maxConnections else { return false }
-                open.insert(fd)
-                return true
-            }
-            guard admitted else {
-                Self.refuse(fd)
-                continue
-            }
-            let thread = Thread { [self] in
-                let streaming = serve(fd)
-                guard !streaming else { return }
-                connections.withLock { _ = $0.remove(fd) }
-                close(fd)
-            }
-            thread.name = "preview-connection"
-            thread.start()
-        }
-    }
-
-    /// Answers a connection over the cap with 503 and closes it, without waiting on it: what
-    /// the request has sent is read first, so the close does not reset the answer away.
-    static func refuse(_ fd: Int32) {
-        var scratch = [UInt8](repeating: 0, count: 8192)
-        _ = recv(fd, &scratch, scratch.count, Int32(MSG_DONTWAIT))
-        let body = "Too many connections to the preview; try again.\n"
-        var answer = Array(
-            ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n"
-                + "Retry-After: 1\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n" + body).utf8)
-        _ = answer.withUnsafeMutableBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
-        shutdown(fd, Int32(SHUT_WR))
-        close(fd)
     }
 
     // MARK: - HTTP
@@ -161,10 +99,8 @@ public final class PreviewServer: Sendable {
     /// Answers requests on one connection until the client closes it (HTTP/1.1 keep-alive);
     /// true when the connection became an event stream (the hub has it now).
     private func serve(_ fd: Int32) -> Bool {
-        var idle = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
         var buffer: [UInt8] = []
-        while !stopping.load(ordering: .relaxed) {
+        while !connections.isStopping {
             guard let request = LoopbackListener.readRequest(fd, &buffer) else { return false }
             switch respond(to: request, on: fd) {
             case .handedOver: return true
@@ -303,10 +239,7 @@ public final class PreviewServer: Sendable {
         let header = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\r\nretry: 300\n\ndata: \(now)\n\n"
         guard LoopbackListener.send(fd, Array(header.utf8)) else { return .close }
         // Out of this server's set before the hub may close it (a descriptor is never in both).
-        connections.withLock { open in
-            open.remove(fd)
-            events.add(fd, sent: now)
-        }
+        connections.handOver(fd) { events.add(fd, sent: now) }
         return .handedOver
     }
 
