@@ -131,6 +131,19 @@ import Testing
         }
     }
 
+    /// A large file of the web build (not a page) is sent a chunk at a time, as `serve` sends one.
+    @Test func aLargeWebFileIsStreamedWithBoundedMemory() throws {
+        try withTemporaryDirectory { directory in
+            let repo = try watchTests.initRepository(in: directory)
+            let web = directory + "/web"
+            try FileSystem.copyTree(from: repo + "/site", to: web)
+            let (name, size) = try ServeLimitsTests.writeLargeFile(in: web)
+            let watch = try WatchProcess(in: repo, arguments: ["--as-of", PreviewWatchTests.asOf, "--web", web])
+            try ServeLimitsTests.expectStreamed("/" + name, size: size, from: watch)
+            #expect(watch.stop() == 0)
+        }
+    }
+
     @Test func aFolderSwappedForASymlinkDuringRequestsNeverServesTheOutsideFile() throws {
         try withTemporaryDirectory { directory in
             let repo = try watchTests.initRepository(in: directory)

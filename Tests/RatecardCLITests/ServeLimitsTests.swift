@@ -139,43 +139,57 @@ import Testing
         }
     }
 
+    /// 64 MiB in 64 blocks of 1 MiB, each different (its number in its first byte), written to
+    /// `folder`; its name (its sha256, `.bin`).
+    static func writeLargeFile(in folder: String) throws -> (name: String, size: Int) {
+        let block = 1 << 20
+        let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: block).map { $0 }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 * block)
+        for index in 0..<64 {
+            var part = random
+            part[0] = UInt8(index)
+            bytes += part
+        }
+        let name = SHA256.hex(bytes) + ".bin"
+        try FileSystem.writeFile(folder + "/" + name, bytes)
+        return (name, bytes.count)
+    }
+
+    /// GETs `target` (a file written by `writeLargeFile`) from the process of `server` and checks
+    /// its bytes, and that the process's peak resident memory (VmHWM, reset just before the
+    /// request) grows by far less than the file's size.
+    static func expectStreamed(_ target: String, size: Int, from server: LoopbackProcess, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let pid = server.process.processIdentifier
+        func peakKilobytes() throws -> Int {
+            let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+            let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+            return try #require(Int(line.split(separator: " ").dropFirst().first ?? ""))
+        }
+        // "5" resets the peak to what the process holds now (proc(5), clear_refs).
+        try FileSystem.writeFile("/proc/\(pid)/clear_refs", Array("5".utf8))
+        let before = try peakKilobytes()
+        let raw = try HTTP.exchange(port: server.port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n", limit: size + (1 << 20))
+        let end = try #require(raw.firstRange(of: [13, 10, 13, 10]), sourceLocation: sourceLocation)
+        let head = String(decoding: raw[..<end.lowerBound], as: UTF8.self)
+        #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n") && head.contains("Content-Length: \(size)\r\n"), "\(head)", sourceLocation: sourceLocation)
+        let body = Array(raw[end.upperBound...])
+        #expect(body.count == size, sourceLocation: sourceLocation)
+        #expect(SHA256.hex(body) + ".bin" == String(target.split(separator: "/").last ?? ""), "other bytes than the file's", sourceLocation: sourceLocation)
+        let after = try peakKilobytes()
+        print("Streamed \(size >> 20) MiB: peak resident memory \(before / 1024) MiB before, \(after / 1024) MiB after")
+        #expect(after - before < 16 * 1024, "the peak resident memory grew by \((after - before) / 1024) MiB while sending \(size >> 20) MiB", sourceLocation: sourceLocation)
+    }
+
     /// A 64 MiB object is sent whole and right, while the server's peak resident memory stays far
     /// below the file's size (it is sent a chunk at a time, never read whole).
     @Test func aLargeFileIsStreamedWithBoundedMemory() throws {
         try withTemporaryDirectory { directory in
             let fixture = try publishedRoot(in: directory)
-            // 64 blocks of 1 MiB, each different (its number in its first bytes).
-            let block = 1 << 20
-            let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: block).map { $0 }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(64 * block)
-            for index in 0..<64 {
-                var part = random
-                part[0] = UInt8(index)
-                bytes += part
-            }
-            let name = SHA256.hex(bytes) + ".bin"
-            try FileSystem.writeFile(fixture.root + "/objects/" + name, bytes)
-            bytes = []
+            let (name, size) = try Self.writeLargeFile(in: fixture.root + "/objects")
             let server = try ServeProcess(["--root", fixture.root], in: fixture.repo)
-            /// The process's peak resident memory so far, in KiB.
-            func peakKilobytes() throws -> Int {
-                let status = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)
-                let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-                return try #require(Int(line.split(separator: " ").dropFirst().first ?? ""))
-            }
             #expect(try HTTP.get(port: server.port, "/").status == 200)
-            let before = try peakKilobytes()
-            let raw = try HTTP.exchange(port: server.port, "GET /o/\(name) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n", limit: 80 << 20)
-            let end = try #require(raw.firstRange(of: [13, 10, 13, 10]))
-            let head = String(decoding: raw[..<end.lowerBound], as: UTF8.self)
-            #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n") && head.contains("Content-Length: \(64 * block)\r\n"), "\(head)")
-            let body = Array(raw[end.upperBound...])
-            #expect(body.count == 64 * block)
-            #expect(SHA256.hex(body) + ".bin" == name, "other bytes than the file's")
-            let after = try peakKilobytes()
-            print("ServeLimits: peak resident memory \(before / 1024) MiB before sending a 64 MiB file, \(after / 1024) MiB after")
-            #expect(after - before < 16 * 1024, "the peak resident memory grew by \((after - before) / 1024) MiB while sending a 64 MiB file")
+            try Self.expectStreamed("/o/" + name, size: size, from: server)
             #expect(server.stop() == 0)
         }
     }

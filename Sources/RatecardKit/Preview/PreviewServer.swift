@@ -144,9 +144,11 @@ public final class PreviewServer: Sendable {
         if let built = state.files[path] {
             body = built
         } else {
-            switch readWebFile(path) {
+            switch readWebFile(path, whole: type.hasPrefix("text/html")) {
             case .found(let bytes):
                 body = bytes
+            case .open(let file):
+                return send(fd, status: "200 OK", type: type, file: file, head: head)
             case .missing:
                 return send(fd, status: "404 Not Found", type: "text/plain; charset=utf-8", body: Array("Not found: /\(path)\n".utf8), head: head)
             case .failed(let reason):
@@ -174,8 +176,11 @@ public final class PreviewServer: Sendable {
         return parts.joined(separator: "/")
     }
 
-    enum WebFile: Equatable {
+    enum WebFile {
         case found([UInt8])
+        /// Found and left open, to be sent a chunk at a time (a file that is not a page: its
+        /// bytes are sent as they are, never held whole).
+        case open(ServedFiles.File)
         /// Nothing to serve there: no such file, a folder, a symlink on the way, not a regular file.
         case missing
         /// It is there but could not be read (permissions, out of descriptors): the reason.
@@ -187,7 +192,8 @@ public final class PreviewServer: Sendable {
     /// anywhere is refused, so a folder swapped for a link to elsewhere between two requests,
     /// or during one, is never entered), the file opened the same way and read only if `fstat`
     /// on that descriptor says it is a regular file.
-    func readWebFile(_ path: String) -> WebFile {
+    /// `whole`: read it (a page, to add the reload script to); else it is handed back open.
+    func readWebFile(_ path: String, whole: Bool) -> WebFile {
         guard let webFolder else { return .missing }
         let parts = path.split(separator: "/").map(String.init)
         var folder = open(webFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -203,10 +209,15 @@ public final class PreviewServer: Sendable {
         // O_NONBLOCK: opening a FIFO does not wait for a writer (it is refused below).
         let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return Self.openFailure(errno) }
-        defer { close(fd) }
+        var handedOver = false
+        defer { if !handedOver { close(fd) } }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .failed(String(cString: strerror(errno))) }
         guard info.st_mode & S_IFMT == S_IFREG else { return .missing }
+        guard whole else {
+            handedOver = true
+            return .open(ServedFiles.File(descriptor: fd, size: Int(info.st_size), name: name))
+        }
         do {
             return .found(try FileSystem.readAll(fd, path: "/" + path))
         } catch {
@@ -224,12 +235,22 @@ public final class PreviewServer: Sendable {
     }
 
     private func send(_ fd: Int32, status: String, type: String, body: [UInt8], head: Bool, extra: [String] = []) -> Next {
-        var header = "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n"
+        guard sendHead(fd, status: status, type: type, length: body.count, extra: extra) else { return .close }
+        return head || LoopbackListener.send(fd, body) ? .keepOpen : .close
+    }
+
+    /// Sends `file` a chunk at a time (a file that ends early closes the connection).
+    private func send(_ fd: Int32, status: String, type: String, file: ServedFiles.File, head: Bool) -> Next {
+        guard sendHead(fd, status: status, type: type, length: file.size, extra: []) else { return .close }
+        return head || LoopbackListener.sendFile(fd, from: file.descriptor, count: file.size) ? .keepOpen : .close
+    }
+
+    private func sendHead(_ fd: Int32, status: String, type: String, length: Int, extra: [String]) -> Bool {
+        var header = "HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(length)\r\n"
         header += "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
         for line in extra { header += line + "\r\n" }
         header += "\r\n"
-        guard LoopbackListener.send(fd, Array(header.utf8)) else { return .close }
-        return head || LoopbackListener.send(fd, body) ? .keepOpen : .close
+        return LoopbackListener.send(fd, Array(header.utf8))
     }
 
     /// Server-Sent Events: the head and the version now, then the connection goes to the hub,

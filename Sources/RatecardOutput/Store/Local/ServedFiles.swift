@@ -28,7 +28,8 @@ public final class ServedFiles: Sendable {
         /// The name that gives its Content-Type.
         public let name: String
 
-        init(descriptor: Int32, size: Int, name: String) {
+        /// Takes over `descriptor`, an open regular file of `size` bytes.
+        public init(descriptor: Int32, size: Int, name: String) {
             self.descriptor = descriptor
             self.size = size
             self.name = name
