@@ -91,6 +91,7 @@ struct BridgeBypass: CustomTestStringConvertible, Sendable {
         script("parent.frames", "parent.frames[0][k];", "BRG-09", at: "frames"),
         script("window.top", "window.top[k];", "BRG-09", at: "top"),
         script("an arrow's this", "(() => this)()[k];", "BRG-09", at: "this"),
+        script("async as a plain name given to setTimeout", #"var async = "RatecardBridge.call('share', {})"; setTimeout(async, 0);"#, "BRG-09", at: "setTimeout"),
         script("an alias of setTimeout", #"var st = setTimeout; st("x()");"#, "BRG-09", at: "setTimeout"),
         script("constructor after a number", #"1..constructor.constructor("x")();"#, "BRG-09", at: "constructor"),
         script("javascript: URL in a string", #"location.href = "javascript:void 0";"#, "BRG-09", at: "\"javascript"),
@@ -209,6 +210,7 @@ struct BridgeAccepted: CustomTestStringConvertible, Sendable {
                 var h = window.location.hash, w = typeof window !== "undefined" ? window.innerWidth : 0;
                 window.addEventListener("hashchange", function () {});
                 var t = setTimeout(function () {}, 10), u = setInterval(() => tick(), 10), v = setTimeout(async () => {}, 1);
+                setTimeout(async function () {}, 1); setTimeout(async x => x, 1); setTimeout(async => async, 1);
                 var ratio = (a + b) / 2 / c, re = /a\\/b[/]/g.test(s), q = x[key], r = rows[i + 1][0], o = { top: 1, parent: 2 };
                 el.style.top = rect.top + "px"; node.parent = null; opened.opener = null;
                 var label = `rate ${ratio}%`, keyed = data["name"], self_ = 1, ok = a ? b : c;
@@ -279,7 +281,7 @@ struct BridgeGateCorpusTests {
 }
 
 /// A spelling whose reading turns on where JavaScript may end a statement: a `/` that divides
-/// or opens a regular expression. Each is
+/// or opens a regular expression, or a capability check whose `&&` meets a line break. Each is
 /// appended to the app's entry module, site/app/app.js, and checked; node runs it alone (one
 /// process for the corpus) with a runtime whose `has` answers false, to show what it does.
 struct ScriptSpelling: CustomTestStringConvertible, Sendable {
@@ -362,7 +364,29 @@ struct ScriptSpelling: CustomTestStringConvertible, Sendable {
         found("prefix ++ after an operator", "var n2 = 1 + ++\(hidden)".replacingOccurrences(of: "++/\"/;", with: "++/\"/.lastIndex;")),
     ]
 
-    static let all = slashes
+    /// Capability checks against line breaks: guarded where JavaScript cannot end the
+    /// statement between the check and the call, else unguarded.
+    static let guards: [ScriptSpelling] = [
+        found("&& of, then a line break", "var of = 1;\nRatecardBridge.has(\"share\") && of\n\(share)"),
+        found("&& yield, then a line break", "var yield = 1;\nRatecardBridge.has(\"share\") && yield\n\(share)"),
+        found("&& await, then a line break", "var await = 1;\nRatecardBridge.has(\"share\") && await\n\(share)"),
+        found("&& let, then a line break", "var let = 1;\nRatecardBridge.has(\"share\") && let\n\(share)"),
+        found("&& async, then a line break", "var async = 1;\nRatecardBridge.has(\"share\") && async\n\(share)"),
+        found("&& static, then a line break", "var static = 1;\nRatecardBridge.has(\"share\") && static\n\(share)"),
+        found("&& get, then a line break", "var get = 1;\nRatecardBridge.has(\"share\") && get\n\(share)"),
+        found("typeof before the check", "var t = typeof\nRatecardBridge.has(\"share\") && \(share)"),
+        found("the if's statement ends at the line break", "var x;\nif (RatecardBridge.has(\"share\")) x = of\n\(share)".replacingOccurrences(of: "x;", with: "x, of = 1;")),
+        guarded("&& at a line's end", "RatecardBridge.has(\"share\") &&\n  \(share)"),
+        guarded("&& at a line's start", "RatecardBridge.has(\"share\")\n  && \(share)"),
+        guarded("a chain over lines", "var ready = true;\nRatecardBridge.has(\"share\") && ready\n  && \(share)"),
+        guarded("?: over lines", "var p = RatecardBridge.has(\"share\")\n  ? \(share.dropLast())\n  : null;"),
+        guarded("the call continued on the next line", "RatecardBridge.has(\"share\") && \(share.dropLast())\n  .then(function () {});"),
+        guarded("if, the call on the next line", "if (RatecardBridge.has(\"share\"))\n  \(share)"),
+        guarded("after of on the line before", "var of = 1\nof\nRatecardBridge.has(\"share\") && \(share)"),
+        guarded("after yield on the line before", "function* g() { yield\nRatecardBridge.has(\"share\") && \(share) }\nvar it = g(); it.next(); it.next();"),
+    ]
+
+    static let all = slashes + guards
 }
 
 extension BridgeGateCorpusTests {
