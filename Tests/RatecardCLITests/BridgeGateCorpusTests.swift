@@ -350,6 +350,10 @@ struct ScriptSpelling: CustomTestStringConvertible, Sendable {
         unreadable("a division across lines", "var total = 4, count = 2, ratio = total\n  / count;", at: "/ count", node: .noCall),
         ScriptSpelling(name: "a division across lines in parentheses", code: "var total = 4, ratio = (total\n  / 2), half = [ratio\n  / 2], t = `${total\n  / 2}`;", verdict: .readable, node: .noCall),
         unreadable("in a block in parentheses", "(function () { var xx\n\(hidden)\n})();"),
+        // Where the reading is certain and a division, node divides too (and the rest is no script).
+        ScriptSpelling(name: "after a call", code: "String()\n\(hidden)", verdict: .readable, node: .syntaxError),
+        ScriptSpelling(name: "after a template", code: "var tt = `a`\n\(hidden)", verdict: .readable, node: .syntaxError),
+        ScriptSpelling(name: "after null", code: "null\n\(hidden)", verdict: .readable, node: .syntaxError),
         found("after export default", "export default \(hidden)", module: true),
         found("after debugger", "debugger\n\(hidden)"),
         found("after break", "for (;;) { if (!1) break\n\(hidden)\nbreak }"),
@@ -357,6 +361,7 @@ struct ScriptSpelling: CustomTestStringConvertible, Sendable {
         found("after continue", "for (var i = 0; i < 1; i++) { if (!1) continue\n\(hidden)\n}"),
         found("after continue label", "loop: for (var j = 0; j < 1; j++) { if (!1) continue loop\n\(hidden)\n}"),
         found("after a label", "here:\n\(hidden)"),
+        found("after if (...) and a line break", "if (1)\n\(hidden)"),
         found("after while (...)", "while (0) \(hidden)"),
         found("after for (...)", "for (;0;) \(hidden)"),
         found("after do ... while (...)", "do ; while (0) \(hidden)"),
