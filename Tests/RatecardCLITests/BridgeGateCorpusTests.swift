@@ -91,6 +91,7 @@ struct BridgeBypass: CustomTestStringConvertible, Sendable {
         script("parent.frames", "parent.frames[0][k];", "BRG-09", at: "frames"),
         script("window.top", "window.top[k];", "BRG-09", at: "top"),
         script("an arrow's this", "(() => this)()[k];", "BRG-09", at: "this"),
+        script("async as a plain name given to setTimeout", #"var async = "RatecardBridge.call('share', {})"; setTimeout(async, 0);"#, "BRG-09", at: "setTimeout"),
         script("an alias of setTimeout", #"var st = setTimeout; st("x()");"#, "BRG-09", at: "setTimeout"),
         script("constructor after a number", #"1..constructor.constructor("x")();"#, "BRG-09", at: "constructor"),
         script("javascript: URL in a string", #"location.href = "javascript:void 0";"#, "BRG-09", at: "\"javascript"),
@@ -209,6 +210,7 @@ struct BridgeAccepted: CustomTestStringConvertible, Sendable {
                 var h = window.location.hash, w = typeof window !== "undefined" ? window.innerWidth : 0;
                 window.addEventListener("hashchange", function () {});
                 var t = setTimeout(function () {}, 10), u = setInterval(() => tick(), 10), v = setTimeout(async () => {}, 1);
+                setTimeout(async function () {}, 1); setTimeout(async x => x, 1); setTimeout(async => async, 1);
                 var ratio = (a + b) / 2 / c, re = /a\\/b[/]/g.test(s), q = x[key], r = rows[i + 1][0], o = { top: 1, parent: 2 };
                 el.style.top = rect.top + "px"; node.parent = null; opened.opener = null;
                 var label = `rate ${ratio}%`, keyed = data["name"], self_ = 1, ok = a ? b : c;
@@ -274,6 +276,213 @@ struct BridgeGateCorpusTests {
             let requirement = try #require(verdict.requirement, "\(verdict)")
             #expect(requirement.calls.keys.sorted() == accepted.calls)
             #expect(requirement.guarded == accepted.guarded)
+        }
+    }
+}
+
+/// A spelling whose reading turns on where JavaScript may end a statement: a `/` that divides
+/// or opens a regular expression, or a capability check whose `&&` meets a line break. Each is
+/// appended to the app's entry module, site/app/app.js, and checked; node runs it alone (one
+/// process for the corpus) with a runtime whose `has` answers false, to show what it does.
+struct ScriptSpelling: CustomTestStringConvertible, Sendable {
+    enum Verdict: Sendable, Equatable {
+        /// Refused as unreadable (BRG-09) at the first occurrence of this text in the spelling.
+        case unreadable(at: String)
+        /// The `share` call found and unguarded (BRG-10).
+        case unguarded
+        /// The `share` call found, guarded.
+        case guarded
+        /// Read without a finding (no call).
+        case readable
+    }
+
+    var name: String
+    var code: String
+    var verdict: Verdict
+    /// What node does with it alone.
+    var node: NodeRun
+    /// node reads it as an ES module (else as a classic script).
+    var module = false
+
+    enum NodeRun: String, Sendable {
+        case calls = "calls share"
+        case noCall = "no call"
+        /// Read as a division, the spelling is not JavaScript: node refuses it, so it reads it so.
+        case syntaxError = "SyntaxError"
+    }
+
+    var testDescription: String { name }
+
+    static let share = #"RatecardBridge.call("share", {title: "t", url: "u"});"#
+    /// A regular expression holding a quote; read as a division, the call after it is in a string.
+    static let hidden = #"/"/; "# + share + #" //""#
+
+    static func unreadable(_ name: String, _ code: String, at: String = #"/"/"#, node: NodeRun = .calls, module: Bool = false) -> ScriptSpelling {
+        ScriptSpelling(name: name, code: code, verdict: .unreadable(at: at), node: node, module: module)
+    }
+
+    static func found(_ name: String, _ code: String, module: Bool = false) -> ScriptSpelling {
+        ScriptSpelling(name: name, code: code, verdict: .unguarded, node: .calls, module: module)
+    }
+
+    static func guarded(_ name: String, _ code: String) -> ScriptSpelling {
+        ScriptSpelling(name: name, code: code, verdict: .guarded, node: .noCall)
+    }
+
+    /// A `/` the lexer cannot place without knowing where a statement ends: refused, or read
+    /// as JavaScript reads it (the call it would hide found).
+    static let slashes: [ScriptSpelling] = [
+        unreadable("after var", "var xx\n\(hidden)"),
+        unreadable("after let", "let xx\n\(hidden)"),
+        unreadable("after the last of several declarations", "var a1 = 1, b1\n\(hidden)"),
+        unreadable("after a comment holding a line break", "var xx /*\n*/ \(hidden)"),
+        unreadable("after U+2028", "var xx\u{2028}\(hidden)"),
+        unreadable("after import", "import \"./format.js\"\n\(hidden)", module: true),
+        unreadable("after import ... from", "import * as f from \"./format.js\"\n\(hidden)", module: true),
+        unreadable("after export ... from", "export * from \"./format.js\"\n\(hidden)", module: true),
+        unreadable("after yield at a line's end", "function* g() { yield\n\(hidden)\n}\nvar g1 = g(); g1.next(); g1.next();"),
+        unreadable("after yield", "function* g() { yield \(hidden)\n}\nvar g1 = g(); g1.next(); g1.next();"),
+        unreadable("after await", "async function f() { await \(hidden)\n}\nf();"),
+        unreadable("after top-level await", "await \(hidden)", module: true),
+        unreadable("after of", "for (var x of /\"/.source) { \(share) } //\""),
+        unreadable("after a block", "if (1) {}\n\(hidden)"),
+        unreadable("after an object literal", "var o = {}\n\(hidden)", node: .syntaxError),
+        unreadable("a division across lines", "var total = 4, count = 2, ratio = total\n  / count;", at: "/ count", node: .noCall),
+        ScriptSpelling(name: "a division across lines in parentheses", code: "var total = 4, ratio = (total\n  / 2), half = [ratio\n  / 2], t = `${total\n  / 2}`;", verdict: .readable, node: .noCall),
+        unreadable("in a block in parentheses", "(function () { var xx\n\(hidden)\n})();"),
+        // Where the reading is certain and a division, node divides too (and the rest is no script).
+        ScriptSpelling(name: "after a call", code: "String()\n\(hidden)", verdict: .readable, node: .syntaxError),
+        ScriptSpelling(name: "after a template", code: "var tt = `a`\n\(hidden)", verdict: .readable, node: .syntaxError),
+        ScriptSpelling(name: "after null", code: "null\n\(hidden)", verdict: .readable, node: .syntaxError),
+        found("after export default", "export default \(hidden)", module: true),
+        found("after debugger", "debugger\n\(hidden)"),
+        found("after break", "for (;;) { if (!1) break\n\(hidden)\nbreak }"),
+        found("after break label", "out: { if (!1) break out\n\(hidden)\n}"),
+        found("after continue", "for (var i = 0; i < 1; i++) { if (!1) continue\n\(hidden)\n}"),
+        found("after continue label", "loop: for (var j = 0; j < 1; j++) { if (!1) continue loop\n\(hidden)\n}"),
+        found("after a label", "here:\n\(hidden)"),
+        found("after if (...) and a line break", "if (1)\n\(hidden)"),
+        found("after while (...)", "while (0) \(hidden)"),
+        found("after for (...)", "for (;0;) \(hidden)"),
+        found("after do ... while (...)", "do ; while (0) \(hidden)"),
+        found("prefix ++ after a line break", "var n1 = 1\nn1\n++\(hidden)".replacingOccurrences(of: "++/\"/;", with: "++/\"/.lastIndex;")),
+        found("prefix ++ after an operator", "var n2 = 1 + ++\(hidden)".replacingOccurrences(of: "++/\"/;", with: "++/\"/.lastIndex;")),
+    ]
+
+    /// Capability checks against line breaks: guarded where JavaScript cannot end the
+    /// statement between the check and the call, else unguarded.
+    static let guards: [ScriptSpelling] = [
+        found("&& of, then a line break", "var of = 1;\nRatecardBridge.has(\"share\") && of\n\(share)"),
+        found("&& yield, then a line break", "var yield = 1;\nRatecardBridge.has(\"share\") && yield\n\(share)"),
+        found("&& await, then a line break", "var await = 1;\nRatecardBridge.has(\"share\") && await\n\(share)"),
+        found("&& let, then a line break", "var let = 1;\nRatecardBridge.has(\"share\") && let\n\(share)"),
+        found("&& async, then a line break", "var async = 1;\nRatecardBridge.has(\"share\") && async\n\(share)"),
+        found("&& static, then a line break", "var static = 1;\nRatecardBridge.has(\"share\") && static\n\(share)"),
+        found("&& get, then a line break", "var get = 1;\nRatecardBridge.has(\"share\") && get\n\(share)"),
+        found("typeof before the check", "var t = typeof\nRatecardBridge.has(\"share\") && \(share)"),
+        found("the if's statement ends at the line break", "var x;\nif (RatecardBridge.has(\"share\")) x = of\n\(share)".replacingOccurrences(of: "x;", with: "x, of = 1;")),
+        guarded("&& at a line's end", "RatecardBridge.has(\"share\") &&\n  \(share)"),
+        guarded("&& at a line's start", "RatecardBridge.has(\"share\")\n  && \(share)"),
+        guarded("a chain over lines", "var ready = true;\nRatecardBridge.has(\"share\") && ready\n  && \(share)"),
+        guarded("?: over lines", "var p = RatecardBridge.has(\"share\")\n  ? \(share.dropLast())\n  : null;"),
+        guarded("the call continued on the next line", "RatecardBridge.has(\"share\") && \(share.dropLast())\n  .then(function () {});"),
+        guarded("if, the call on the next line", "if (RatecardBridge.has(\"share\"))\n  \(share)"),
+        guarded("after of on the line before", "var of = 1\nof\nRatecardBridge.has(\"share\") && \(share)"),
+        guarded("after yield on the line before", "function* g() { yield\nRatecardBridge.has(\"share\") && \(share) }\nvar it = g(); it.next(); it.next();"),
+    ]
+
+    static let all = slashes + guards
+}
+
+extension BridgeGateCorpusTests {
+    /// `line:column` of the first `text` at or after `offset` (in Unicode scalars) in `source`.
+    static func position(of text: String, in source: String, from offset: Int) -> String {
+        let scalars = Array(source.unicodeScalars)
+        let needle = Array(text.unicodeScalars)
+        guard let start = (offset...(scalars.count - needle.count)).first(where: { Array(scalars[$0..<($0 + needle.count)]) == needle }) else { return "?" }
+        let before = scalars[..<start]
+        let line = before.filter { $0 == "\n" }.count + 1
+        let column = start - (before.lastIndex(of: "\n").map { $0 + 1 } ?? 0) + 1
+        return "\(line):\(column)"
+    }
+
+    @Test(arguments: ScriptSpelling.all)
+    func spelling(_ spelling: ScriptSpelling) throws {
+        let app = String(decoding: try FileSystem.readFile(projectSite + "/app/app.js"), as: UTF8.self)
+        let text = app + spelling.code + "\n"
+        let offset = app.unicodeScalars.count
+        try withTemporaryDirectory { dir in
+            let web = try Self.webBuild(in: dir, ["app/app.js": Array(text.utf8)])
+            let check = try BridgeCheck.run(webFolder: web, displayPrefix: "", apps: [("production", Self.apps)])
+            let found = check.diagnostics.map { "\($0.rule) \($0.path):\($0.mark)" }
+            let shown = check.diagnostics.map { "\($0.rule) \($0.path):\($0.mark) \($0.message)" }
+            let verdict = try BridgeGate.check(web: web, repositoryRoot: nil, apps: Self.apps, environment: "production", cache: nil)
+            switch spelling.verdict {
+            case .unreadable(let at):
+                let expected = "BRG-09 app/app.js:\(Self.position(of: at, in: text, from: offset))"
+                #expect(found.contains(expected), "expected \(expected); got \(shown)")
+                guard case .invalid = verdict else {
+                    Issue.record("the gate did not refuse the script as unreadable: \(verdict)")
+                    return
+                }
+            case .unguarded:
+                let expected = "BRG-10 app/app.js:\(Self.position(of: "RatecardBridge.call", in: text, from: offset))"
+                #expect(found.contains(expected), "expected \(expected); got \(shown)")
+                guard case .refused(let problems) = verdict, problems.contains(where: { $0.english.contains("'share'") }) else {
+                    Issue.record("the gate did not refuse the unguarded call: \(verdict)")
+                    return
+                }
+            case .guarded, .readable:
+                #expect(check.diagnostics == [], "\(shown)")
+                #expect(verdict.requirement?.guarded == (spelling.verdict == .guarded ? ["share"] : []), "\(verdict)")
+            }
+        }
+    }
+
+    /// What node does with each spelling alone: one process for the corpus.
+    @Test func nodeReadsTheSpellingsSo() throws {
+        try withTemporaryDirectory { dir in
+            var files: [String] = []
+            for (number, spelling) in ScriptSpelling.all.enumerated() {
+                let file = dir + "/case-\(number)." + (spelling.module ? "mjs" : "js")
+                try FileSystem.writeFile(file, Array(spelling.code.utf8))
+                files.append(file)
+            }
+            // What the module spellings import.
+            try FileSystem.writeFile(dir + "/format.js", Array("export const f = 1;\n".utf8))
+            try FileSystem.writeFile(dir + "/package.json", Array(#"{"type": "module"}"#.utf8))
+            try FileSystem.writeFile(
+                dir + "/run.mjs",
+                Array(
+                    """
+                    import { readFileSync } from "node:fs";
+                    import { pathToFileURL } from "node:url";
+                    import vm from "node:vm";
+                    const results = [];
+                    for (const file of process.argv.slice(2)) {
+                      const calls = [];
+                      const runtime = { call(name) { calls.push(name); return Promise.resolve({}); }, has() { return false; } };
+                      globalThis.RatecardBridge = runtime;
+                      try {
+                        if (file.endsWith(".mjs")) await import(pathToFileURL(file).href);
+                        else vm.runInNewContext(readFileSync(file, "utf8"), { RatecardBridge: runtime }, { filename: file });
+                        await new Promise((resolve) => setTimeout(resolve, 0));
+                        results.push(calls.includes("share") ? "calls share" : "no call");
+                      } catch (error) {
+                        results.push(error instanceof SyntaxError || error?.name === "SyntaxError" ? "SyntaxError" : "threw " + error);
+                      }
+                    }
+                    console.log(JSON.stringify(results));
+
+                    """.utf8))
+            let (status, output) = try runTool("/usr/bin/env", ["node", dir + "/run.mjs"] + files)
+            #expect(status == 0, "\(output)")
+            let last = output.split(separator: "\n").last.map(String.init) ?? ""
+            let results = try JSONDecoder().decode([String].self, from: Data(last.utf8))
+            #expect(results.count == ScriptSpelling.all.count)
+            for (spelling, result) in zip(ScriptSpelling.all, results) {
+                #expect(result == spelling.node.rawValue, "\(spelling.name): node says \(result)")
+            }
         }
     }
 }

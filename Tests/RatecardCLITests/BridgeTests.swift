@@ -356,11 +356,23 @@ struct BridgeTests {
     func bypassRefusedEndToEnd() throws {
         try withTemporaryDirectory { dir in
             let fixture = try BridgeFixture(in: dir)
-            let line = try fixture.addToApp("  var c = RatecardBridge.call; c(\"share\", {});\n  window[\"Ratecard\" + \"Bridge\"].call(\"share\", {});")
+            let line = try fixture.addToApp(
+                """
+                  var c = RatecardBridge.call; c("share", {});
+                  window["Ratecard" + "Bridge"].call("share", {});
+                var xx
+                /"/; RatecardBridge.call("share", {title: "t", url: "u"}); //"
+                var of = 1;
+                RatecardBridge.has("share") && of
+                RatecardBridge.call("share", {title: "t", url: "u"});
+                """)
             let validate = try ratecard(["validate"], in: fixture.base.repo)
             #expect(validate.status == 1)
             #expect(validate.out.contains("app/app.js:\(line):11: error BRG-08: RatecardBridge may be used only as"), "\(validate.out)")
             #expect(validate.out.contains("app/app.js:\(line + 1):3: error BRG-09: 'window' can hold the page's window"))
+            // A regular expression after a line break the statement ends at, and a guard across one.
+            #expect(validate.out.contains("app/app.js:\(line + 3):1: error BRG-09: a '/' at the start of a line after 'xx' may divide or start a regular expression"))
+            #expect(validate.out.contains("app/app.js:\(line + 6):1: error BRG-10: 'share' needs bridge 2"))
             let refused = try fixture.publish("staging", commit: 0)
             #expect(refused.status == 1)
             #expect(refused.err.contains("app/app.js:\(line):11: error BRG-08:"), "\(refused.err)")

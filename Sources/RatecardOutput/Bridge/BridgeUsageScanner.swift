@@ -13,7 +13,7 @@ import RatecardSupport
 public enum BridgeUsageScanner {
     /// The version of the rules: part of the key a passed check is kept under in the build
     /// cache, so a web build passed by older rules is checked again.
-    public static let version = 2
+    public static let version = 3
 
     public struct Use: Sendable, Equatable {
         public enum Kind: String, Sendable { case call, has, on }

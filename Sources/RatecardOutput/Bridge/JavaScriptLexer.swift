@@ -4,10 +4,15 @@ import RatecardSupport
 /// literal, comment and regular expression starts and ends, so that no code is taken for text.
 ///
 /// Names and strings are decoded (`\u0063all` is `call`, `"\x73hare"` is `share`); brackets are
-/// paired. Where the reading cannot be told from the tokens alone (a `/` after `}`, or after
-/// `await`, `yield` or `of`), or the script cannot be read to its end (an unterminated string,
-/// comment, template or regular expression, unbalanced brackets, an HTML-like comment), the
-/// lexer reports a problem and the check refuses the script instead of guessing.
+/// paired. Whether a `/` divides or opens a regular expression depends on whether it continues
+/// an expression or starts one, and a line break can end a statement (automatic semicolon
+/// insertion) where a `/` could not continue it: after a declared name (`var x⏎/re/`), a
+/// `break`/`continue` label, a module name (`import "./a.js"⏎/re/`). Where the reading cannot
+/// be told from the tokens alone (a `/` at the start of a line after a plain name, after a module
+/// name, after `}`, or after `await`, `yield` or `of`), or the script cannot be read to its end
+/// (an unterminated string, comment, template or regular expression, unbalanced brackets, an
+/// HTML-like comment), the lexer reports a problem and the check refuses the script instead of
+/// guessing.
 struct JavaScriptLexer {
     struct Token {
         enum Kind: Equatable {
@@ -50,6 +55,15 @@ struct JavaScriptLexer {
     /// The `)` tokens that close the head of `if`, `while`, `for` or `with` (a statement follows).
     private var headerCloses: Set<Int> = []
     private var headerOpens: Set<Int> = []
+    /// How a `/` reads after each `++` or `--` token (after a prefix one it opens an operand).
+    private var afterUpdate: [Int: Slash] = [:]
+
+    /// What a `/` is at a place in the script.
+    private enum Slash {
+        case regex, division
+        /// The tokens before do not say: why, for the problem reported if a `/` comes.
+        case unsure(Message)
+    }
 
     /// Reads `source`; `marks[i]` is where `source[i]` is in the file (one more for the end).
     init(_ source: [Unicode.Scalar], marks: [SourceMark]) {
@@ -428,7 +442,11 @@ struct JavaScriptLexer {
         index += text.unicodeScalars.count
         let previous = tokens.last
         let previousIndex = tokens.count - 1
+        // `++` is postfix only straight after a value on the same line (a line break before it
+        // ends the statement); a prefix one is followed by an operand.
+        let update: Slash? = text == "++" || text == "--" ? (newline ? .regex : slash()) : nil
         append(.punctuator, text, from: start)
+        if let update { afterUpdate[tokens.count - 1] = update }
         switch text {
         case "(", "[", "{":
             open.append(tokens.count - 1)
@@ -456,35 +474,90 @@ struct JavaScriptLexer {
         index > 0 && tokens[index - 1].kind == .punctuator && (tokens[index - 1].text == "." || tokens[index - 1].text == "?.")
     }
 
-    /// Whether a `/` at `position` starts a regular expression (else it divides).
-    private mutating func regexAllowed(at position: Int) -> Bool {
-        guard let previous = tokens.last else { return true }
+    /// Reserved words after which a `/` opens an operand: the operators and statement words
+    /// that take an expression, and those a `/` cannot follow at all (a regular expression
+    /// there is no worse a reading than a division of a script that does not parse).
+    /// `debugger`, `break` and `continue` end their statement: a `/` after them (on the next
+    /// line; on the same one is no script) starts the next; `default` before `/` is `export
+    /// default`.
+    static let wordsBeforeOperand: Set<String> = [
+        "return", "typeof", "instanceof", "in", "new", "delete", "void", "throw", "case", "do", "else", "extends", "default", "debugger",
+        "break", "continue", "var", "const", "if", "for", "while", "with", "switch", "try", "catch", "finally", "function", "class",
+        "import", "export", "enum",
+    ]
+    /// Reserved words that are values: a `/` after them divides.
+    static let valueWords: Set<String> = ["this", "null", "true", "false", "super"]
+
+    /// Whether the name at `index` is written plainly and is not a property name.
+    private func plainName(_ index: Int, _ texts: Set<String>) -> Bool {
+        index >= 0 && tokens[index].kind == .name && !tokens[index].escaped && !isProperty(index) && texts.contains(tokens[index].text)
+    }
+
+    /// What a `/` read now, after the last token (`newline`: with a line break between), is.
+    private func slash() -> Slash {
+        guard let previous = tokens.last else { return .regex }
         let previousIndex = tokens.count - 1
         switch previous.kind {
-        case .string, .number, .regex, .template(.whole), .template(.tail): return false
-        case .template(.head), .template(.middle): return true
-        case .name:
-            if previous.escaped || isProperty(previousIndex) { return false }
-            if ["of", "await", "yield"].contains(previous.text) {
-                problem(
+        case .number, .regex, .template(.whole), .template(.tail): return .division
+        case .template(.head), .template(.middle): return .regex
+        case .string:
+            // A module name ends a declaration no `/` continues: JavaScript ends it at a line
+            // break, and the `/` opens a regular expression; `from` may also be a plain name.
+            if plainName(previousIndex - 1, ["import", "from"]) {
+                return .unsure(
                     Message(
-                        "a '/' after '\(previous.text)' may divide or start a regular expression; the check cannot tell which: use parentheses",
-                        ko: "'\(previous.text)' 뒤의 '/' 기호는 나눗셈일 수도, 정규 표현식의 시작일 수도 있습니다; 검사기는 어느 쪽인지 알 수 없습니다: 괄호로 감싸세요"), at: position)
-                return false
+                        "a '/' after a module name (import \"...\" or ... from \"...\") may divide or start a regular expression; the check cannot tell which: end the declaration with ';'",
+                        ko: "모듈 이름(import \"...\" 또는 ... from \"...\") 뒤의 '/' 기호는 나눗셈일 수도, 정규 표현식의 시작일 수도 있습니다; 검사기는 어느 쪽인지 알 수 없습니다: 선언을 세미콜론(;)으로 끝내세요"))
             }
-            return ["return", "typeof", "instanceof", "in", "new", "delete", "void", "throw", "case", "do", "else", "extends"].contains(previous.text)
+            return .division
+        case .name:
+            // A property name (`a.b`, `a?.b`, `this.#b`) ends an expression.
+            if previous.escaped || isProperty(previousIndex) || (previousIndex > 0 && tokens[previousIndex - 1].kind == .punctuator && tokens[previousIndex - 1].text == "#") { return .division }
+            let text = previous.text
+            if Self.valueWords.contains(text) { return .division }
+            if Self.wordsBeforeOperand.contains(text) { return .regex }
+            if ["of", "await", "yield"].contains(text) {
+                return .unsure(
+                    Message(
+                        "a '/' after '\(text)' may divide or start a regular expression; the check cannot tell which: use parentheses",
+                        ko: "'\(text)' 뒤의 '/' 기호는 나눗셈일 수도, 정규 표현식의 시작일 수도 있습니다; 검사기는 어느 쪽인지 알 수 없습니다: 괄호로 감싸세요"))
+            }
+            // `break label` and `continue label` end their statement.
+            if !previous.newlineBefore && plainName(previousIndex - 1, ["break", "continue"]) { return .regex }
+            // Any other name: a value a `/` divides, unless it is a name being declared
+            // (`var x`, `let a, b`) or otherwise ends a statement a `/` cannot continue, where a
+            // line break ends the statement and the `/` starts the next one. Inside `(...)`,
+            // `[...]` or `${...}` no statement ends.
+            guard newline else { return .division }
+            if let last = open.last, tokens[last].kind != .punctuator || tokens[last].text != "{" { return .division }
+            return .unsure(
+                Message(
+                    "a '/' at the start of a line after '\(text)' may divide or start a regular expression (JavaScript may end the statement at the line break); the check cannot tell which: end the line before with the operator, or the statement with ';'",
+                    ko: "'\(text)' 다음 줄 맨 앞의 '/' 기호는 나눗셈일 수도, 정규 표현식의 시작일 수도 있습니다 (JavaScript가 줄바꿈에서 문장을 끝낼 수 있습니다); 검사기는 어느 쪽인지 알 수 없습니다: 연산자를 앞 줄 끝에 두거나, 문장을 세미콜론(;)으로 끝내세요"))
         case .punctuator:
             switch previous.text {
-            case ")": return headerCloses.contains(previousIndex)
-            case "]", "++", "--": return false
+            case ")": return headerCloses.contains(previousIndex) ? .regex : .division
+            case "]": return .division
+            case "++", "--": return afterUpdate[previousIndex] ?? .division
             case "}":
-                problem(
+                return .unsure(
                     Message(
                         "a '/' after '}' may divide or start a regular expression; the check cannot tell which: use parentheses or a ';'",
-                        ko: "'}' 뒤의 '/' 기호는 나눗셈일 수도, 정규 표현식의 시작일 수도 있습니다; 검사기는 어느 쪽인지 알 수 없습니다: 괄호로 감싸거나 세미콜론(;)을 넣으세요"), at: position)
-                return false
-            default: return true
+                        ko: "'}' 뒤의 '/' 기호는 나눗셈일 수도, 정규 표현식의 시작일 수도 있습니다; 검사기는 어느 쪽인지 알 수 없습니다: 괄호로 감싸거나 세미콜론(;)을 넣으세요"))
+            default: return .regex
             }
+        }
+    }
+
+    /// Whether a `/` at `position` starts a regular expression (else it divides); where the
+    /// tokens before do not say, a problem.
+    private mutating func regexAllowed(at position: Int) -> Bool {
+        switch slash() {
+        case .regex: return true
+        case .division: return false
+        case .unsure(let why):
+            problem(why, at: position)
+            return false
         }
     }
 }

@@ -21,7 +21,10 @@ import RatecardSupport
 ///   the block or single statement after it, not its `else`;
 /// - `<check> && ...`: the rest of that `&&` operand, up to the first `||`, `??`, `?`, `:`,
 ///   `,`, `;`, assignment, closing bracket or line break where the statement may end;
-/// - `<check> ? ... : ...`: the part before the `:`.
+/// - `<check> ? ... : ...`: the part before the `:`, if no line break where the statement may
+///   end comes before it.
+/// A line break may end the statement after anything that may end a value (a contextual
+/// keyword such as `of` or `await` is a plain name) unless what follows continues it.
 struct ScriptRules {
     typealias Token = JavaScriptLexer.Token
     typealias Use = BridgeUsageScanner.Use
@@ -61,8 +64,11 @@ struct ScriptRules {
         "RatecardBridge", "Native", "webkit", "messageHandlers", "eval", "Function", "constructor", "Reflect", "globalThis", "defaultView",
         "contentWindow", "opener", "setTimeout", "setInterval",
     ]
+    /// Reserved words an operand follows. Contextual keywords (`of`, `yield`, `await`, `async`,
+    /// `let`, `get`, `set`, `static`, ...) are not among them: outside their contexts they are
+    /// plain names, which end a value.
     static let keywordsBeforeExpression: Set<String> = [
-        "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case", "do", "else", "extends", "yield", "await",
+        "return", "typeof", "instanceof", "in", "new", "delete", "void", "throw", "case", "do", "else", "extends",
     ]
     static let assignments: Set<String> = ["=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", ">>=", ">>>=", "&=", "|=", "^=", "&&=", "||=", "??="]
     /// What ends the right operand of `&&`: lower precedence, or the end of the expression.
@@ -93,6 +99,19 @@ struct ScriptRules {
         case .template: return false
         case .name: return isProperty(index) || !Self.keywordsBeforeExpression.contains(token.text)
         case .punctuator: return [")", "]", "}", "++", "--"].contains(token.text)
+        }
+    }
+
+    /// Whether JavaScript may end the statement at a line break before the token at `index`
+    /// (automatic semicolon insertion): the token before may end a value and this one can
+    /// start a statement rather than continue the expression (as an operator, `.`, `(`, `[`
+    /// or a template does).
+    private func mayEndStatement(before index: Int) -> Bool {
+        guard index > 0, tokens[index].newlineBefore, endsValue(index - 1) else { return false }
+        switch tokens[index].kind {
+        case .template: return false
+        case .punctuator: return ["{", "!", "~", "++", "--", "#", "@"].contains(tokens[index].text)
+        default: return true
         }
     }
 
@@ -212,7 +231,13 @@ struct ScriptRules {
     private func takesFunction(at index: Int) -> Bool {
         let argument = index + 2
         guard punctuator(index + 1, "("), argument < tokens.count else { return false }
-        if name(argument, "function") || name(argument, "async") { return true }
+        if name(argument, "function") { return true }
+        // `async function`, `async x =>`, `async (...) =>`; else `async` is a plain name.
+        if name(argument, "async"), argument + 1 < tokens.count, !tokens[argument + 1].newlineBefore {
+            let next = argument + 1
+            if name(next, "function") || (name(next) && punctuator(next + 1, "=>")) { return true }
+            if punctuator(next, "("), lexer.partner[next] > next, punctuator(lexer.partner[next] + 1, "=>") { return true }
+        }
         if name(argument) && punctuator(argument + 1, "=>") { return true }
         if punctuator(argument, "("), lexer.partner[argument] > argument { return punctuator(lexer.partner[argument] + 1, "=>") }
         return false
@@ -314,7 +339,7 @@ struct ScriptRules {
     private func startsOperand(at index: Int, conditional: Bool) -> Bool {
         guard index > 0 else { return true }
         let previous = tokens[index - 1]
-        if tokens[index].newlineBefore && endsValue(index - 1) { return true }
+        if mayEndStatement(before: index) { return true }
         switch previous.kind {
         case .template(.head), .template(.middle): return true
         case .name: return !isProperty(index - 1) && (name(index - 1, "return") || name(index - 1, "else") || name(index - 1, "do"))
@@ -338,7 +363,7 @@ struct ScriptRules {
                 var last = index + 6
                 while at < tokens.count {
                     if tokens[at].kind == .punctuator && Self.endsAndOperand.contains(tokens[at].text) { break }
-                    if at > index + 7 && tokens[at].newlineBefore && endsValue(at - 1) { break }
+                    if mayEndStatement(before: at) { break }
                     at = after(at)
                     last = at - 1
                 }
@@ -347,7 +372,7 @@ struct ScriptRules {
             if punctuator(index + 6, "?"), startsOperand(at: index, conditional: true) {
                 var at = index + 7
                 var nested = 0
-                while at < tokens.count {
+                while at < tokens.count && !mayEndStatement(before: at) {
                     if punctuator(at, "?") {
                         nested += 1
                     } else if punctuator(at, ":") {
