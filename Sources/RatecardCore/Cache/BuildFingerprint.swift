@@ -5,9 +5,9 @@ internal import CYAML
 
 /// What decides a bundle's bytes and a check's findings besides the content: this program
 /// (its GNU build id, the linker's hash of the executable) and the libraries that parse and
-/// render (cmark, libyaml, libgit2). Written into every manifest as `build`; a publish builds
+/// render (cmark-gfm, libyaml, libgit2). Written into every manifest as `build`; a publish builds
 /// onto the live bundle only when the live bundle has the same one, so a rendering or a rule
-/// changed in a new ratecard, or a new cmark, never leaves files of the old one in place.
+/// changed in a new ratecard, or a new cmark-gfm, never leaves files of the old one in place.
 public enum BuildFingerprint {
     /// This program and its version, as a manifest's `generator` names it (`BundleBuilder.generator`).
     public static let generator = "ratecard 0.1.0"

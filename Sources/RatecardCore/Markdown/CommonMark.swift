@@ -1,29 +1,63 @@
 internal import CCmark
 import Glibc
 
-/// CommonMark to HTML through cmark, safe by default.
+/// CommonMark to HTML through cmark-gfm, with GitHub's table extension and no other, safe by
+/// default.
 ///
 /// Raw HTML is dropped (we never pass `CMARK_OPT_UNSAFE`), and every link or image whose URL is
 /// not `http`, `https`, `mailto`, `tel`, a fragment or a relative path has its URL removed
 /// before rendering, so `javascript:`, `vbscript:`, `data:` and `file:` never reach a page.
-/// cmark's node tree is owned here and freed before returning; the output is `free()`d.
+/// cmark's parser and node tree are owned here and freed before returning; the output is
+/// `free()`d.
 ///
-/// Terms pages are rendered on several threads at once. That is safe with the reference cmark
-/// (Debian's libcmark, 0.30): each call parses into its own parser and document, allocated
-/// with the default allocator (calloc/realloc/free), and the tables the parser consults, such as
-/// the special-character table in inlines.c, are `static const`. The fork cmark-gfm is not
-/// like this (its special-character table is shared and writable, and its arena allocator is
-/// global), so a switch to it would have to serialise these calls.
+/// Only the `table` extension is attached (docs/decisions/0012): not `strikethrough` (Korean
+/// copy writes ranges with a tilde, "701~800점", which it would strike through), not `autolink`
+/// (a bare address in legal text stays text, as it always was), not `tagfilter` (it filters raw
+/// HTML, which is never rendered) and not `tasklist`.
+///
+/// Terms pages are rendered on several threads at once (docs/decisions/0005). That is safe with
+/// cmark-gfm used this way: each call parses into its own parser and document, allocated with
+/// the default allocator (calloc/realloc/free); the shared special-character table of inlines.c
+/// is written only for inline extensions (strikethrough, autolink), never for the table
+/// extension, which is a block extension; the global arena the table extension pushes and
+/// pops is only ever made by the arena allocator, which is never used here, so those calls
+/// return at once; and the extension registry is written once, by `table` below (a Swift
+/// static, initialised exactly once, before any parser can use the extension), and only read
+/// afterwards. The HTML renderer keeps its table state in its own renderer.
 public enum CommonMark {
+    /// GitHub's table extension, registered once in cmark-gfm's global registry. The pointer is
+    /// only read after it is set, and the extension it points at is not changed after registration.
+    nonisolated(unsafe) private static let table: OpaquePointer? = {
+        cmark_gfm_core_extensions_ensure_registered()
+        return cmark_find_syntax_extension("table")
+    }()
+
+    /// Registers the extensions. `ratecard`'s main calls it before anything starts a thread;
+    /// every parse goes through it too, and a Swift static is initialised exactly once, the
+    /// other callers waiting, so a library user that does not call it is safe as well.
+    public static func registerExtensions() { _ = table }
+
+    /// Parses `markdown` with the table extension, hands the document and the parser's
+    /// extensions (which the HTML renderer needs) to `body`, then frees both.
+    private static func withDocument<T>(_ markdown: String, _ options: Int32, _ body: (OpaquePointer, UnsafeMutablePointer<cmark_llist>?) -> T) -> T? {
+        guard let table, let parser = cmark_parser_new(options) else { return nil }
+        defer { cmark_parser_free(parser) }
+        guard cmark_parser_attach_syntax_extension(parser, table) == 1 else { return nil }
+        cmark_parser_feed(parser, markdown, markdown.utf8.count)
+        guard let document = cmark_parser_finish(parser) else { return nil }
+        defer { cmark_node_free(document) }
+        return body(document, cmark_parser_get_syntax_extensions(parser))
+    }
+
     public static func html(_ markdown: String) -> String {
         // No CMARK_OPT_SMART: legal text is published exactly as written, quotes included.
         let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8
-        guard let document = cmark_parse_document(markdown, markdown.utf8.count, options) else { return "" }
-        defer { cmark_node_free(document) }
-        sanitizeLinks(in: document)
-        guard let rendered = cmark_render_html(document, options) else { return "" }
-        defer { free(rendered) }
-        return String(cString: rendered)
+        return withDocument(markdown, options) { document, extensions -> String in
+            sanitizeLinks(in: document)
+            guard let rendered = cmark_render_html(document, options, extensions) else { return "" }
+            defer { free(rendered) }
+            return String(cString: rendered)
+        } ?? ""
     }
 
     /// A document's rendered text, scalar by scalar, with the source line each came from.
@@ -33,6 +67,22 @@ public enum CommonMark {
         public var lines: [Int32] = []
         /// Inside a block quote (`> ...`): a quotation, not the document's own words.
         public var quoted: [Bool] = []
+        /// Where a table cell starts or ends, as offsets into `scalars`: the text of two cells
+        /// side by side is not one word ("신한" | "카드" does not name 신한카드).
+        public var cellBreaks: [Int] = []
+
+        /// The text between cell breaks: the text around a table, and each cell's text.
+        public var segments: [String] {
+            var parts: [String] = []
+            var start = 0
+            for end in cellBreaks + [scalars.count] where end >= start {
+                var view = String.UnicodeScalarView()
+                view.append(contentsOf: scalars[start..<end])
+                parts.append(String(view))
+                start = end
+            }
+            return parts
+        }
 
         public var string: String {
             var view = String.UnicodeScalarView()
@@ -47,11 +97,11 @@ public enum CommonMark {
     /// breaks inside the block, so a finding can point back at the Markdown.
     public static func renderedText(_ markdown: String) -> RenderedText {
         let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8 | CMARK_OPT_SOURCEPOS
-        guard let document = cmark_parse_document(markdown, markdown.utf8.count, options) else { return RenderedText() }
-        defer { cmark_node_free(document) }
-        guard let rendered = cmark_render_html(document, options) else { return RenderedText() }
-        defer { free(rendered) }
-        return textOfHTML(UnsafeBufferPointer(start: UnsafeRawPointer(rendered).assumingMemoryBound(to: UInt8.self), count: strlen(rendered)))
+        return withDocument(markdown, options) { document, extensions -> RenderedText in
+            guard let rendered = cmark_render_html(document, options, extensions) else { return RenderedText() }
+            defer { free(rendered) }
+            return textOfHTML(UnsafeBufferPointer(start: UnsafeRawPointer(rendered).assumingMemoryBound(to: UInt8.self), count: strlen(rendered)))
+        } ?? RenderedText()
     }
 
     /// The text of cmark's HTML output (the only HTML this reads: valid UTF-8, tags well formed,
@@ -74,6 +124,14 @@ public enum CommonMark {
             if byte == 0x3C {  // <
                 var close = index + 1
                 while close < html.count && html[close] != 0x3E { close += 1 }
+                // A table cell's start or end tag (<td>, <th align="left">, </td>; not <thead>).
+                var name = index + 1
+                if name < close && html[name] == 0x2F { name += 1 }  // /
+                var nameEnd = name
+                while nameEnd < close && html[nameEnd] != 0x20 { nameEnd += 1 }
+                if nameEnd == name + 2, html[name] == 0x74, html[name + 1] == 0x64 || html[name + 1] == 0x68 {  // td, th
+                    result.cellBreaks.append(result.scalars.count)
+                }
                 if starts("<blockquote", at: index) { quoteDepth += 1 }
                 if starts("</blockquote", at: index) { quoteDepth -= 1 }
                 var probe = index

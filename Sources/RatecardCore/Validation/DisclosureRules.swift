@@ -307,8 +307,15 @@ public enum DisclosureRules {
             let current = Set(currentVersions(of: document, in: content, on: context.asOf).map(\.fileVersion))
             var previousNames: Set<String>?
             for (index, version) in versions.enumerated() {
-                let shown = CopyText(plain: CommonMark.renderedText(version.body).string, at: SourceMark(line: version.bodyLine, column: 1)).text
-                let named = Set(content.partners.filter { shown.contains(CopyText(plain: $0.nameKo.value, at: $0.nameKo.mark).text) }.map(\.id.value))
+                // Each table cell is read apart from the text around it: two cells side by side
+                // do not make a name.
+                let mark = SourceMark(line: version.bodyLine, column: 1)
+                let shown = CommonMark.renderedText(version.body).segments.map { CopyText(plain: $0, at: mark).text }
+                let named = Set(
+                    content.partners.filter { partner in
+                        let name = CopyText(plain: partner.nameKo.value, at: partner.nameKo.mark).text
+                        return shown.contains { $0.contains(name) }
+                    }.map(\.id.value))
                 defer { previousNames = named }
                 guard version.namesPartners != nil else { continue }
                 if current.contains(version.fileVersion) {

@@ -11,9 +11,13 @@ extension HistoryRules {
         func report(_ rule: Rule, _ path: String, _ change: RegulatoryChange, file: String) {
             let label = change.label
             let message = change.what + Message(" (\(label))", ko: " (변경 이름: `\(label)`)")
+            // The fix in one commit is the sign-off with the change; `validate --range` also takes
+            // it from a later commit of the range.
+            let english = "in the same commit as the change (in a pull request, a later commit of its range covers it too)"
+            let korean = "변경과 같은 커밋에서 regulatory/signoffs.yaml의 signoffs: 아래에 이 승인 기록을 추가하고(풀 리퀘스트에서는 범위 안의 나중 커밋에 추가해도 됩니다)"
             let hint = Message(
-                "if compliance approved it, add this sign-off under signoffs: in regulatory/signoffs.yaml, with who approved it, when and on what: \(signoffSnippet(file: file, change: change.label, language: .en))",
-                ko: "준법감시 승인을 받았다면 regulatory/signoffs.yaml의 signoffs: 아래에 이 승인 기록을 추가하고 승인자, 승인일, 근거를 채우세요: \(signoffSnippet(file: file, change: change.label, language: .ko))")
+                "if compliance approved it, add this sign-off under signoffs: in regulatory/signoffs.yaml \(english), with who approved it, when and on what: \(signoffSnippet(file: file, change: change.label, language: .en))",
+                ko: "준법감시 승인을 받았다면 \(korean) 승인자, 승인일, 근거를 채우세요: \(signoffSnippet(file: file, change: change.label, language: .ko))")
             diagnostics.report(rule, path, change.mark, message.then(hint))
         }
         if let old = base.limits, let new = content.limits {

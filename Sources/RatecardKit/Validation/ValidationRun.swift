@@ -248,8 +248,10 @@ public final class ValidationRun {
     /// commit that introduced it (problems already present in its parent are not repeated).
     /// A problem that a later commit of the range fixed is kept as history, stamped with that
     /// commit (`fixedBy`); the others are still present at the range's end and carry their
-    /// position in its last commit. History findings (HIS) are about their commit's change
-    /// and are never marked fixed.
+    /// position in its last commit. A history finding (HIS) is about its commit's change: it is
+    /// fixed by the later commit from which the rules, comparing that commit with the state
+    /// before the change, no longer find it (the sign-off HIS-06 asked for, added in the next
+    /// commit, covers the change as it would in the same commit).
     public func validate(range: String) throws -> ValidationReport {
         let repository = try location.requireRepository()
         let (baseRev, tipRev) = try Self.split(range: range)
@@ -278,6 +280,9 @@ public final class ValidationRun {
         var reported: [Diagnostic] = []
         var stamps: [CommitStamp] = []
         var files = 0
+        // History findings of a commit, not covered by a later commit yet, with the content before
+        // that commit and the commit's context: each later commit is judged against them.
+        var pendingHistory: [(indices: [Int], base: Content, context: ValidationContext)] = []
         for commit in commits {
             let info = try repository.commitInfo(commit)
             let stamp = CommitStamp(id: commit, summary: info.summary)
@@ -316,10 +321,29 @@ public final class ValidationRun {
                 for index in indices { reported[index].fixedBy = stamp }
                 open[key] = nil
             }
+            for pending in pendingHistory {
+                let net = Diagnostics()
+                HistoryRules.check(content, base: pending.base, context: pending.context, into: net)
+                for index in pending.indices {
+                    if Self.historyFinding(reported[index], isIn: net.items) {
+                        reported[index].fixedBy = nil
+                    } else if reported[index].fixedBy == nil {
+                        reported[index].fixedBy = stamp
+                    }
+                }
+            }
+            var history: [Int] = []
             for var diagnostic in found where !known.contains(diagnostic.key) {
                 diagnostic.commit = stamp
-                if !diagnostic.rule.hasPrefix("HIS-") { open[diagnostic.key, default: []].append(reported.count) }
+                if diagnostic.rule.hasPrefix("HIS-") {
+                    history.append(reported.count)
+                } else {
+                    open[diagnostic.key, default: []].append(reported.count)
+                }
                 reported.append(diagnostic)
+            }
+            if !history.isEmpty, let parent {
+                pendingHistory.append((history, parent, validator.context.forCommit(info)))
             }
             lastFound = found
             snapshots = [commit: content]
@@ -332,6 +356,16 @@ public final class ValidationRun {
         }
         return ValidationReport(
             diagnostics: reported, commits: stamps, filesParsed: loader.parses, files: files, notes: unrun.map(missingParentNote), unrun: unrun, skipAllowed: allowShallow)
+    }
+
+    /// Whether a history finding of an earlier commit is still among `net`, the history rules'
+    /// findings between a later commit and the content before the earlier one. A sign-off rule
+    /// (HIS-05, HIS-06) names the change in its message, so the same message is the same change;
+    /// any other keeps its finding while its rule still fires on the same file (the numbers or
+    /// the line in its message may have moved with a later edit).
+    static func historyFinding(_ finding: Diagnostic, isIn net: [Diagnostic]) -> Bool {
+        let byChange = [HistoryRules.regulatoryLimits.id, HistoryRules.regulatoryPhrases.id].contains(finding.rule)
+        return net.contains { $0.key == finding.key || (!byChange && $0.rule == finding.rule && $0.path == finding.path) }
     }
 
     /// `A..B`, `A..` (to HEAD) or `..B` (from the root).

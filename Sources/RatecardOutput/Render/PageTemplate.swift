@@ -3,7 +3,9 @@ import RatecardCore
 /// The shell every static page shares: a strict content-security policy, a phone viewport and
 /// Korean typography, with the style inline so each page stands alone.
 enum PageTemplate {
-    static func page(title: String, root: String, body: HTML) -> String {
+    /// `style` is the shared style; `extraStyle` is added after it on pages that need more (a
+    /// terms text with a table: `scrollingTables`).
+    static func page(title: String, root: String, body: HTML, extraStyle: String = "") -> String {
         """
         <!DOCTYPE html>
         <html lang="ko">
@@ -13,7 +15,7 @@ enum PageTemplate {
         <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'">
         <meta name="referrer" content="no-referrer">
         <title>\(HTML.escape(title))</title>
-        <style>\(style)</style>
+        <style>\(style)\(extraStyle)</style>
         </head>
         <body>
         <nav><a href="\(HTML.escape(root))rates.html">금리 비교</a> <a href="\(HTML.escape(root))partners.html">제휴 금융사</a></nav>
@@ -25,6 +27,10 @@ enum PageTemplate {
 
         """
     }
+
+    /// A table in a terms text (GFM, from cmark-gfm) scrolls sideways inside its own box when it
+    /// is wider than a phone, instead of widening the page.
+    static let scrollingTables = "article table{display:block;max-width:100%;overflow-x:auto}"
 
     static let style = """
         :root{color-scheme:light;--ink:#1b1d21;--muted:#5b6270;--line:#e3e6ea;--accent:#1d4ed8;--warn:#8a4b00}\

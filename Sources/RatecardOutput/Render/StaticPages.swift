@@ -79,7 +79,8 @@ final class StaticPages: Sendable {
             body += HTML.element("p", [("class", "notice")], text: "\(when) 버전입니다. 현재 시행 중인 버전은 \(current.fileVersion)입니다.")
         }
         body += HTML.element("p", [("class", "meta")], text: "변경 요약: \(version.summary.value)")
-        body += HTML.element("article", [], HTML(raw: CommonMark.html(StaticPages.droppingTitleHeading(version.body, title: version.title.value))))
+        let article = CommonMark.html(StaticPages.droppingTitleHeading(version.body, title: version.title.value))
+        body += HTML.element("article", [], HTML(raw: article))
         if versions.count > 1 {
             let items = versions.map { other -> HTML in
                 let label = "버전 \(other.fileVersion) (시행일 \(other.effectiveFrom.value))"
@@ -88,7 +89,8 @@ final class StaticPages: Sendable {
             }
             body += HTML.element("h2", text: "다른 버전") + HTML.element("ul", [], items.joined())
         }
-        return PageTemplate.page(title: "\(version.title.value) (버전 \(version.fileVersion))", root: "../../", body: body)
+        let extraStyle = article.contains("<table") ? PageTemplate.scrollingTables : ""
+        return PageTemplate.page(title: "\(version.title.value) (버전 \(version.fileVersion))", root: "../../", body: body, extraStyle: extraStyle)
     }
 
     /// The body without its opening `# <title>` line, which the page already shows as its heading.
