@@ -201,7 +201,7 @@ final class S3Environments {
 
             let status = try s3.run(["status", "--env", "production"])
             #expect(status.status == 0, "\(status.err)")
-            #expect(status.out.contains("live:      \(b)") && status.out.contains("verified:  yes"), "\(status.out)")
+            #expect(status.out.contains("live:      \(b)") && status.out.contains("manifest:  version.json is as published"), "\(status.out)")
             let all = try s3.run(["status"])
             #expect(all.status == 0 && all.out.contains("== production ==") && all.out.contains("Nothing has been published to dr yet"), "\(all.out)\(all.err)")
 

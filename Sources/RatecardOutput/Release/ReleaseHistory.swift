@@ -78,6 +78,8 @@ public struct ReleaseHistory {
         fields["to"] = .string(chosen)
         fields["message"] = .string(request.reason)
         fields["marks_bad"] = .bool(marksBad)
+        // A rollback to a newer release is a roll forward: the history names it so.
+        fields["direction"] = .string(Journal.Entry.rollsForward(from: live, to: chosen) ? "forward" : "back")
         try root.journalLog.append(fields)
         CrashPoint.hit("intent")
         fields.merge(JournalFields.base(action: "rollback")) { $1 }

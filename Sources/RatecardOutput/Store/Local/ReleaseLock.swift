@@ -72,11 +72,22 @@ public final class ReleaseLock: ReleaseLease {
     }
 }
 
-/// The operating-system user running ratecard.
+/// Who is running ratecard, as journals and locks record it.
 public enum ProcessUser {
-    public static var name: String {
+    /// The operating-system user, and under `sudo` the person who ran it:
+    /// `alice (via sudo as root)` (from `SUDO_USER`), so a journal names who did it.
+    public static var name: String { actor(effective: effective, sudoUser: ProcessEnvironment.current["SUDO_USER"]) }
+
+    /// The effective operating-system user.
+    public static var effective: String {
         if let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name { return String(cString: name) }
         return ProcessEnvironment.current["USER"] ?? "uid \(geteuid())"
+    }
+
+    /// `effective`, or the user `sudo` ran it for when that is someone else.
+    public static func actor(effective: String, sudoUser: String?) -> String {
+        guard let sudoUser, !sudoUser.isEmpty, sudoUser != effective else { return effective }
+        return "\(sudoUser) (via sudo as \(effective))"
     }
 }
 
