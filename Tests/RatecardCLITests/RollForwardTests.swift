@@ -114,7 +114,7 @@ import Testing
                 #expect(line.hasPrefix(parts[0]) && (parts.count == 1 || line.hasSuffix(parts[1])), "\(line) is not \(pattern)")
             }
             let korean = try ratecard(["releases", "--root", fixture.root, "--lang", "ko"], in: fixture.repo).out
-            for phrase in ["bad 표시 지움 ", "\(ids[0])에서 앞으로 되돌려 라이브가 됨 ", "로 앞으로 되돌림 "] {
+            for phrase in ["불량 표시 지움 ", "\(ids[0])에서 앞으로 되돌려 라이브가 됨 ", "로 앞으로 되돌림 "] {
                 #expect(korean.contains(phrase), "\(phrase) is not in \(korean)")
             }
             // One rollback, one roll forward: "롤백됨" names only the first.

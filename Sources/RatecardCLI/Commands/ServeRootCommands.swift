@@ -271,7 +271,7 @@ enum ServeRootCommands {
                 let marked = activation.marksBad ?? true
                 json.merge(["event": .string(forward ? "rolled_forward_from" : "rolled_back_from"), "to": .string(activation.release), "marks_bad": .bool(marked)]) { $1 }
                 let to = activation.release
-                let mark = marked ? Message(" (marked bad)", ko: " (bad 표시)") : .verbatim("")
+                let mark = marked ? Message(" (marked bad)", ko: " (불량 표시)") : .verbatim("")
                 let how = forward ? Message("rolled forward to \(to)", ko: "\(to)(으)로 앞으로 되돌림") : Message("rolled back to \(to)", ko: "\(to)(으)로 롤백됨")
                 return (2 * number + 1, how + .verbatim(" \(when)") + by + mark + why, .object(json))
             }
@@ -285,7 +285,7 @@ enum ServeRootCommands {
                 "user": clearance.user.map(JSON.string) ?? .null, "message": clearance.message.map(JSON.string) ?? .null,
             ])
             let at = events.firstIndex { $0.order > 2 * clearance.after } ?? events.endIndex
-            events.insert((2 * clearance.after, Message("bad mark cleared", ko: "bad 표시 지움") + .verbatim(" \(Timestamp.seoul(clearance.time))") + by + why, json), at: at)
+            events.insert((2 * clearance.after, Message("bad mark cleared", ko: "불량 표시 지움") + .verbatim(" \(Timestamp.seoul(clearance.time))") + by + why, json), at: at)
         }
         return events.map { ($0.text, $0.json) }
     }
@@ -308,7 +308,7 @@ enum ServeRootCommands {
             if json {
                 invocation.console.out(JSON.object(["cleared": .string(id)]).serialized() + "\n")
             } else {
-                invocation.out(Message("Cleared the bad mark of \(id).\n", ko: "\(id)의 bad 표시를 지웠습니다.\n"))
+                invocation.out(Message("Cleared the bad mark of \(id).\n", ko: "\(id)의 불량 표시를 지웠습니다.\n"))
             }
             return RatecardCLI.ExitCode.ok
         }
@@ -333,7 +333,7 @@ enum ServeRootCommands {
             let approval = journal.publications[id]?.approval?.reason
             var marks: [Message] = []
             if id == live { marks.append(Message("live", ko: "라이브")) }
-            if bad.contains(id) { marks.append(Message("bad", ko: "bad 표시")) }
+            if bad.contains(id) { marks.append(Message("bad", ko: "불량 표시")) }
             rows.append(
                 .object([
                     "id": .string(id), "commit": info?.sourceCommit.map { .string($0.hex) } ?? .null,

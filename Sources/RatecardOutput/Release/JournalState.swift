@@ -190,7 +190,7 @@ public struct JournalState: Sendable, Equatable {
             damaged.text.then(
                 Message(
                     "it may have been a bad mark, so nothing was changed. Mend the line (or delete it, once you know what it was) and run the command again",
-                    ko: "bad 표시였을 수도 있으므로 아무것도 바꾸지 않았습니다. 그 줄을 고치거나(무엇이었는지 확인한 뒤라면 지우거나) 명령을 다시 실행하세요")))
+                    ko: "불량 표시였을 수도 있으므로 아무것도 바꾸지 않았습니다. 그 줄을 고치거나(무엇이었는지 확인한 뒤라면 지우거나) 명령을 다시 실행하세요")))
     }
 
     /// One warning per problem, for the commands that only show history.

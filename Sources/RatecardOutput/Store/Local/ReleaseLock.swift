@@ -107,6 +107,11 @@ public enum Timestamp {
         return String(local.prefix(10)) + " " + String(local.dropFirst(11).prefix(8)) + " +09:00"
     }
 
+    /// The time of day in Asia/Seoul at `seconds` since the epoch: `15:30:00`.
+    public static func seoulClock(seconds: Int) -> String {
+        String(seoul(format(seconds: seconds)).dropFirst(11).prefix(8))
+    }
+
     public static func format(seconds: Int) -> String {
         let day = Day(ordinal: seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400)
         let rest = ((seconds % 86400) + 86400) % 86400
