@@ -119,6 +119,15 @@ import Testing
             }
             // One rollback, one roll forward: "롤백됨" names only the first.
             #expect(korean.components(separatedBy: "롤백됨").count == 2, "\(korean)")
+            // Who and the mark follow the time, never a parenthesis in a parenthesis.
+            #expect(korean.contains(", 실행한 사람: \(alice), 불량 표시: wrong band\n"), "\(korean)")
+            for line in korean.split(separator: "\n") {
+                var depth = 0
+                for character in line {
+                    depth += character == "(" ? 1 : character == ")" ? -1 : 0
+                    #expect(depth <= 1, "a parenthesis in a parenthesis: \(line)")
+                }
+            }
             let json = try JSONReader.parse(Array(try ratecard(["releases", "--root", fixture.root, "--format", "json"], in: fixture.repo).out.utf8))
             let history = try #require(json["releases"]?.arrayValue?.first?["history"]?.arrayValue)
             #expect(history.map { $0["event"]?.stringValue } == ["rolled_back_from", "bad_mark_cleared", "made_live"], "\(history)")

@@ -241,7 +241,7 @@ enum ServeRootCommands {
         var events: [(order: Int, text: Message, json: JSON)] = zip(first..., journal.activations).compactMap {
             number, activation -> (order: Int, text: Message, json: JSON)? in
             let when = Timestamp.seoul(activation.time)
-            let by = activation.user.map { Message(" by \($0)", ko: " (실행한 사람: \($0))") } ?? .verbatim("")
+            let by = activation.user.map { Message(" by \($0)", ko: ", 실행한 사람: \($0)") } ?? .verbatim("")
             let why = Message.verbatim(activation.message.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? "")
             let forward = activation.rollsForward
             var json: [String: JSON] = [
@@ -271,14 +271,14 @@ enum ServeRootCommands {
                 let marked = activation.marksBad ?? true
                 json.merge(["event": .string(forward ? "rolled_forward_from" : "rolled_back_from"), "to": .string(activation.release), "marks_bad": .bool(marked)]) { $1 }
                 let to = activation.release
-                let mark = marked ? Message(" (marked bad)", ko: " (불량 표시)") : .verbatim("")
+                let mark = marked ? Message(" (marked bad)", ko: ", 불량 표시") : .verbatim("")
                 let how = forward ? Message("rolled forward to \(to)", ko: "\(to)(으)로 앞으로 되돌림") : Message("rolled back to \(to)", ko: "\(to)(으)로 롤백됨")
                 return (2 * number + 1, how + .verbatim(" \(when)") + by + mark + why, .object(json))
             }
             return nil
         }
         for clearance in journal.clearances(of: release) {
-            let by = clearance.user.map { Message(" by \($0)", ko: " (실행한 사람: \($0))") } ?? .verbatim("")
+            let by = clearance.user.map { Message(" by \($0)", ko: ", 실행한 사람: \($0)") } ?? .verbatim("")
             let why = Message.verbatim(clearance.message.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? "")
             let json = JSON.object([
                 "event": .string("bad_mark_cleared"), "action": .string(Journal.Action.clearBad.rawValue), "time": .string(clearance.time),
