@@ -52,8 +52,16 @@ public struct Command: Sendable {
     public var ownOptions: [OptionSpec] { options.filter { option in !Command.global.contains { $0.name == option.name } } }
 
     /// `OVERVIEW: / USAGE: / OPTIONS:` help text, as swift-argument-parser lays it out.
-    public var helpText: String {
-        var text = "OVERVIEW: \(abstract)\n\nUSAGE: ratecard \(name) \(usageLine)\n\nOPTIONS:\n"
+    public var helpText: String { helpText(.en) }
+
+    /// The help text in `language`: in Korean the headings, the overview, what each option does
+    /// and the discussion are Korean (`CommandHelpKorean`); the usage line, the option names and
+    /// the examples stay as typed.
+    public func helpText(_ language: Language) -> String {
+        let korean = language == .ko ? CommandHelpKorean.of(name) : nil
+        let heading = { (en: String, ko: String) in korean == nil ? en : ko }
+        var text = "\(heading("OVERVIEW", "개요")): \(korean?.abstract ?? abstract)\n\n\(heading("USAGE", "사용법")): ratecard \(name) \(usageLine)\n\n"
+        text += "\(heading("OPTIONS", "옵션")):\n"
         let labels = options.map { option -> String in
             var label = option.short.map { "\($0), " } ?? ""
             label += option.name
@@ -62,13 +70,14 @@ public struct Command: Sendable {
         }
         let width = (labels.map(\.count).max() ?? 0) + 2
         for (label, option) in zip(labels, options) {
-            text += "  " + label + String(repeating: " ", count: width - label.count) + option.help + "\n"
+            let help = korean == nil ? option.help : CommandHelpKorean.option(option.name, of: name) ?? option.help
+            text += "  " + label + String(repeating: " ", count: width - label.count) + help + "\n"
         }
-        if !discussion.isEmpty { text += "\n" + discussion + "\n" }
+        if !discussion.isEmpty { text += "\n" + (korean.map { $0.discussion ?? discussion } ?? discussion) + "\n" }
         if !examples.isEmpty {
-            text += "\nEXAMPLES:\n" + examples.map { "  " + $0 + "\n" }.joined()
+            text += "\n\(heading("EXAMPLES", "예")):\n" + examples.map { "  " + $0 + "\n" }.joined()
         }
-        return text + "\n" + RatecardCLI.ExitCode.helpSection
+        return text + "\n" + RatecardCLI.ExitCode.helpSection(korean == nil ? .en : .ko)
     }
 }
 

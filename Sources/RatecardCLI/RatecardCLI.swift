@@ -117,9 +117,9 @@ public enum RatecardCLI {
         }
         if name == "--help" || name == "-h" || name == "help" {
             if arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
-                console.out(command.helpText)
+                console.out(command.helpText(messages.language))
             } else {
-                console.out(overview)
+                console.out(overview(messages.language))
             }
             return ExitCode.ok
         }
@@ -135,7 +135,7 @@ public enum RatecardCLI {
         }
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
-            console.out(command.helpText)
+            console.out(command.helpText(messages.language))
             return ExitCode.ok
         }
         let fail = { (text: Message) in
@@ -206,14 +206,22 @@ public enum RatecardCLI {
     /// The commands whose work can take seconds on a large content repository.
     static let showsProgress: Set<String> = ["build", "preview", "publish", "promote", "generate"]
 
-    static var overview: String {
-        var text = "OVERVIEW: Validate, build and publish loan-comparison content from git.\n\nUSAGE: ratecard [-C <dir>] [--lang <lang>] <command> [options]\n\nCOMMANDS:\n"
+    static var overview: String { overview(.en) }
+
+    /// `ratecard --help` in `language` (the commands' overviews in Korean from `CommandHelpKorean`).
+    static func overview(_ language: Language) -> String {
+        let ko = language == .ko
+        var text =
+            ko
+            ? "개요: git의 대출 비교 콘텐츠를 검사하고, 빌드하고, 게시합니다.\n\n사용법: ratecard [-C <dir>] [--lang <lang>] <command> [options]\n\n명령:\n"
+            : "OVERVIEW: Validate, build and publish loan-comparison content from git.\n\nUSAGE: ratecard [-C <dir>] [--lang <lang>] <command> [options]\n\nCOMMANDS:\n"
         let width = (commands.map(\.name.count).max() ?? 0) + 2
         for command in commands {
-            text += "  " + command.name + String(repeating: " ", count: width - command.name.count) + command.abstract + "\n"
+            let abstract = ko ? CommandHelpKorean.of(command.name)?.abstract ?? command.abstract : command.abstract
+            text += "  " + command.name + String(repeating: " ", count: width - command.name.count) + abstract + "\n"
         }
-        text += "\n  See 'ratecard <command> --help' for a command's options.\n\n" + ExitCode.helpSection
-        return text
+        text += ko ? "\n  명령의 옵션은 'ratecard <command> --help'에서 볼 수 있습니다.\n\n" : "\n  See 'ratecard <command> --help' for a command's options.\n\n"
+        return text + ExitCode.helpSection(language)
     }
 
     static func resolve(_ path: String, against directory: String) -> String {

@@ -16,7 +16,7 @@ public struct Message: Sendable, Hashable, CustomStringConvertible {
 
     public init(_ english: String, ko korean: Korean) {
         self.english = english
-        self.korean = korean.text
+        self.korean = Korean.sentences(korean.text)
     }
 
     /// Text that reads the same in both languages: a path, an id, a value, a line of code.
@@ -52,7 +52,7 @@ public struct Message: Sendable, Hashable, CustomStringConvertible {
     public func then(_ part: Message?) -> Message {
         guard let part, !part.isEmpty else { return self }
         guard !isEmpty else { return part }
-        return self + .verbatim("; ") + part
+        return self + Message(english: "; ", korean: Korean.endsSentence(korean) ? ". " : "; ") + part
     }
 }
 
@@ -113,6 +113,31 @@ public struct Korean: Sendable, Hashable, ExpressibleByStringInterpolation {
         public mutating func appendInterpolation(_ korean: Korean) {
             text += korean.text
         }
+    }
+
+    /// `text` with each "; " that follows a finished sentence (one ending in 다 or 요, or such a
+    /// sentence and a parenthesis after it) made a full stop: English joins a finding and what
+    /// to do with a semicolon, Korean writes two sentences.
+    public static func sentences(_ text: String) -> String {
+        guard text.contains("; ") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let range = rest.range(of: "; ") {
+            out += rest[..<range.lowerBound]
+            out += endsSentence(out) ? ". " : "; "
+            rest = rest[range.upperBound...]
+        }
+        return out + rest
+    }
+
+    /// Whether `text` ends a Korean sentence: in 다 or 요, before any parenthesis closing it.
+    public static func endsSentence(_ text: String) -> Bool {
+        var characters = Substring(text)
+        if characters.hasSuffix(")"), let open = characters.lastIndex(of: "(") {
+            characters = characters[..<open]
+        }
+        while characters.last == " " { characters = characters.dropLast() }
+        return characters.last == "다" || characters.last == "요"
     }
 
     /// The particle pairs a literal may hold, and their forms after a final consonant and
@@ -261,6 +286,17 @@ public enum KoreanSound: Sendable, Equatable {
         if isCapitals || word.count <= 3 { return letterName(characters.last!) }
         if word.hasSuffix("ng") || word.hasSuffix("m") || word.hasSuffix("n") { return .consonant }
         if word.hasSuffix("l") || word.hasSuffix("le") { return .rieul }
+        // A silent e after n or m: line 라인, time 타임, phone 폰.
+        if word.hasSuffix("ne") || word.hasSuffix("me") { return .consonant }
+        // p, t or k after one short vowel closes the syllable: credit 크레딧, limit 리밋, step 스텝;
+        // after two vowels or a consonant it takes 으: root 루트, test 테스트, check 체크.
+        let letters = Array(word)
+        let vowels: Set<Character> = ["a", "e", "i", "o", "u"]
+        if let last = letters.last, "ptk".contains(last), letters.count >= 3, vowels.contains(letters[letters.count - 2]),
+            !vowels.contains(letters[letters.count - 3])
+        {
+            return .consonant
+        }
         return .vowel
     }
 

@@ -213,7 +213,7 @@ import Testing
             let korean = try ratecard(["publish", "--env", "production", "--if-stale", "--web", setup.fixture.web, "--as-of", "2026-11-30", "-m", "timer", "--lang", "ko"], in: setup.fixture.repo)
             #expect(korean.status == 1)
             #expect(
-                korean.err.contains("라이브 릴리스 \(live)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않습니다 (그 뒤에 바뀌었습니다); --if-stale은 그 파일이 가리키는 커밋을 다시 빌드하므로"),
+                korean.err.contains("라이브 릴리스 \(live)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않습니다 (그 뒤에 바뀌었습니다). --if-stale은 그 파일이 가리키는 커밋을 다시 빌드하므로"),
                 "\(korean.err)")
         }
     }

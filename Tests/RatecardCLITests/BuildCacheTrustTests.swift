@@ -81,7 +81,7 @@ import Testing
             #expect(korean.status == 0)
             #expect(
                 korean.err
-                    == "경고: 빌드 캐시를 쓰지 않습니다 (\(directory)/cache-false/v1/tmp): 심볼릭 링크입니다; RATECARD_CACHE_DIR에 본인만 쓸 수 있는 폴더를 지정하거나 이 경로를 지우세요\n")
+                    == "경고: 빌드 캐시를 쓰지 않습니다 (\(directory)/cache-false/v1/tmp): 심볼릭 링크입니다. RATECARD_CACHE_DIR에 본인만 쓸 수 있는 폴더를 지정하거나 이 경로를 지우세요\n")
         }
     }
 

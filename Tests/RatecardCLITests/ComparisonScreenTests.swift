@@ -160,7 +160,14 @@ final class PhoneScreen {
         var band = ""
         var low: LoanMathTests.Figures?
         var high: LoanMathTests.Figures?
+        /// Why a product below cannot lend, as its row says it.
+        var reasons: [String] = []
     }
+
+    /// The repayment methods as the screen names them.
+    static let methodNames = [
+        "equal_installment": "원리금균등분할상환", "equal_principal": "원금균등분할상환", "bullet": "만기일시상환", "revolving": "한도대출(마이너스통장)",
+    ]
 
     static func expected(_ preview: Preview, _ c: Conditions) throws -> (main: [Expected], below: [Expected]) {
         let partnerByID = Dictionary(uniqueKeysWithValues: preview.partners.map { ($0["id"] as! String, $0) })
@@ -186,6 +193,11 @@ final class PhoneScreen {
             let aprMin = (band["apr_min_pct"] as! NSNumber).doubleValue
             let aprMax = (band["apr_max_pct"] as! NSNumber).doubleValue
             var row = Expected(key: product["key"] as! String, below: !fits, aprMin: aprMin, aprMax: aprMax, limit: limit)
+            // In plain words, what the product does lend on.
+            if amount > limit { row.reasons.append("한도 초과 (최대 \(BrowserComparisonTests.formatKRW(limit)))") }
+            if amount < (limits["min_krw"] as! Int) { row.reasons.append("최소 \(BrowserComparisonTests.formatKRW(limits["min_krw"] as! Int))부터 가능") }
+            if !terms.contains(c.term) { row.reasons.append(terms.map(String.init).joined(separator: "·") + "개월만 가능") }
+            if !methods.contains(c.method) { row.reasons.append(methods.map { methodNames[$0] ?? $0 }.joined(separator: ", ") + " 방식만 가능") }
             row.band = "\(bureau) \(band["score_min"]!)~\(band["score_max"]!)점 구간"
             if fits {
                 row.low = LoanMathTests.amortised(.init(amount: amount, apr: aprMin, months: c.term, method: c.method))
@@ -332,6 +344,12 @@ final class PhoneScreen {
                         #expect(abs((row.interest.first ?? -9) - interest[0]) <= 1 && abs((row.interest.last ?? -9) - interest[1]) <= 1, "\(route) \(row.key): \(row.interest) vs \(interest)")
                     } else {
                         #expect(row.pay.isEmpty && !row.reason.isEmpty, "\(route) \(row.key): a product below shows why, not figures")
+                        #expect(row.reason == wanted.reasons.joined(separator: " · "), "\(route) \(row.key): \(row.reason)")
+                        var depth = 0
+                        for character in row.reason {
+                            depth += character == "(" ? 1 : character == ")" ? -1 : 0
+                            #expect(depth <= 1, "\(route) \(row.key): a parenthesis in a parenthesis: \(row.reason)")
+                        }
                     }
                 }
                 if c.sort == "payment" {
@@ -531,12 +549,31 @@ final class PhoneScreen {
             try screen.open(server.base, "#/compare?kcb=750&nice=900&amount=20000", until: Self.summaryReady)
             _ = try screen.evaluate("location.hash = '#/product/ibk/worker-credit'")
             try screen.wait("document.querySelector('#my-repayment .reason')", what: "the reason there are no figures")
-            #expect(try screen.text("#my-repayment .reason")?.contains("한도 초과 (최대 9,000만원)") == true)
+            #expect(try screen.text("#my-repayment .reason") == "2억원 · 36개월 · 원리금균등분할상환: 이 조건으로는 대출받을 수 없습니다. 한도 초과 (최대 9,000만원).")
             #expect(try screen.evaluate("document.querySelectorAll('#my-repayment dl').length") as? Int == 0)
 
             // Partners.
             try screen.open(server.base, "#/partners", until: "document.querySelector('#partners li')")
             try screen.screenshot("partners")
+
+            // The terms list: an announced change is marked with its day, and every badge is a
+            // word of its own in the text a screen reader reads.
+            try screen.open(server.base, "#/terms", until: "document.querySelector('#documents li')")
+            let third = try screen.text("#documents li[data-doc='third-party-provision-consent']")
+            #expect(third == "개인(신용)정보 제3자 제공 동의 동의 구분: 필수 변경 예정 2027년 1월 4일 현재 버전 1.0.0 · 2024년 3월 1일 시행", "\(third ?? "")")
+            let service = try screen.text("#documents li[data-doc='service-terms']")
+            #expect(service?.contains("동의 구분: 필수 현재 버전") == true && service?.contains("변경 예정") == false, "\(service ?? "")")
+            // A change that asks for consent again says so, with its day (the list drawn from a document like it).
+            _ = try screen.evaluate(
+                """
+                import('./app/screens/terms.js').then(function (m) {
+                  m.renderTermsList({ list: [{ id: 'x', title: '동의서', consent: 'required', current: '1.0.0', versions: [
+                    { version: '1.0.0', effective_from: '2026-01-01' }, { version: '2.0.0', effective_from: '2027-02-01', requires_reconsent: true }] }] });
+                  window.reconsentDrawn = true;
+                })
+                """)
+            try screen.wait("window.reconsentDrawn === true", what: "the list with a re-consent")
+            #expect(try screen.text("#documents li[data-doc='x']") == "동의서 동의 구분: 필수 변경 예정 2027년 2월 1일 재동의 필요 2027년 2월 1일 현재 버전 1.0.0 · 2026년 1월 1일 시행")
 
             // Terms: a loading state while the text is on its way, then the text, with no
             // second navigation bar and no frame.

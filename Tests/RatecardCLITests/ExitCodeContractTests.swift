@@ -251,7 +251,7 @@ import Testing
                     defer { try? FileSystem.writeFile(config, text) }
                     return try ratecard(["serve", "--env", "cdn"], in: repo)
                 },
-                Case(command: "serve", why: "an environment in a bucket, in Korean", cause: .usage, says: "오류: 'cdn' 환경은 오브젝트 스토리지에 있습니다 (s3://rates/); serve는 서빙 루트 폴더만") {
+                Case(command: "serve", why: "an environment in a bucket, in Korean", cause: .usage, says: "오류: 'cdn' 환경은 오브젝트 스토리지에 있습니다 (s3://rates/). serve는 서빙 루트 폴더만") {
                     let config = repo + "/ratecard.yaml"
                     let text = try FileSystem.readFile(config)
                     try FileSystem.writeFile(config, text + Array("  cdn:\n    s3:\n      endpoint: https://s3.example.com\n      bucket: rates\n".utf8))

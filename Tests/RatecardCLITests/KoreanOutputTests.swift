@@ -12,8 +12,8 @@ import Testing
     static let english = ["LANG": "C.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""]
 
     /// A content repository as `ratecard init` makes it: the example content and its web app.
-    func initialized(_ directory: String) throws -> String {
-        let made = try ratecard(["init", "repo"], in: directory, environment: environmentWithRatecardOnPath)
+    func initialized(_ directory: String, _ options: [String] = []) throws -> String {
+        let made = try ratecard(["init", "repo"] + options, in: directory, environment: environmentWithRatecardOnPath)
         #expect(made.status == 0, "\(made.err)")
         return directory + "/repo"
     }
@@ -31,12 +31,12 @@ import Testing
     // MARK: - Every command's output in Korean
 
     /// A day's work with `--lang ko`, command by command: nothing in what they print is an
-    /// English sentence (values aside: the example content's first commit names itself in English).
+    /// English sentence (values aside), the first commit included.
     @Test func everyCommandSpeaksKoreanWithLangKo() throws {
         try withTemporaryDirectory { directory in
-            let repo = try initialized(directory)
+            let repo = try initialized(directory, ["--lang", "ko"])
             let table = repo + "/products/busan-bank/one-credit/rates/2026-06-15.yaml"
-            let allowed = ["Example content from ratecard init", "ratecard bridge generate"]
+            let allowed = ["ratecard bridge generate"]
             var checked: [String] = []
             func run(_ arguments: [String], status: Int32 = 0, in folder: String? = nil) throws -> Execution {
                 let result = try ratecard(arguments + ["--lang", "ko"], in: folder ?? repo, environment: environmentWithRatecardOnPath)
@@ -53,7 +53,10 @@ import Testing
             _ = try run(["preview", "--out", directory + "/preview"] + Self.asOf)
             _ = try run(["hook", "install"])
             _ = try run(["publish", "--env", "staging", "-m", "첫 게시", "--dry-run"] + Self.asOf)
-            _ = try run(["publish", "--env", "staging", "-m", "첫 게시"] + Self.asOf)
+            let first = try run(["publish", "--env", "staging", "-m", "첫 게시"] + Self.asOf)
+            // What was stored and how many files the release has, in plain words with thousands separators.
+            #expect(try first.out.contains(Regex(#"새로 저장한 파일 내용은 \d{1,3}(,\d{3})+바이트입니다"#)), "\(first.out)")
+            #expect(!first.out.contains("오브젝트") && !first.out.contains("엔트리") && !first.out.contains("; "), "\(first.out)")
             _ = try run(["publish", "--env", "staging", "-m", "다시 게시"] + Self.asOf)
             // A rate move big enough to warn (HIS-04), then saved: diff, save, log.
             try edit(table, "    apr_min_pct: 4.75\n    apr_max_pct: 6.25\n", "    apr_min_pct: 5.75\n    apr_max_pct: 9.75\n")
@@ -74,6 +77,11 @@ import Testing
             _ = try run(["promote", "--from", "staging", "--to", "production", "-m", "확인함", "--approve", "준법감시 검토 완료"])
             _ = try run(["rollback", "--env", "staging", "--dry-run"])
             _ = try run(["rollback", "--env", "staging", "-m", "되돌림"])
+            // What made each release live, in Korean words.
+            let status = try run(["status", "--env", "staging"])
+            #expect(status.out.contains("에서 롤백, 실행한 사람: ") && !status.out.contains("(rollback"), "\(status.out)")
+            let releases = try run(["releases", "--env", "staging"])
+            #expect(releases.out.contains("[불량 표시]") && !releases.out.contains("bad"), "\(releases.out)")
             _ = try run(["releases", "--env", "staging", "--clear-bad", "2", "-m", "다시 확인함"])
             _ = try run(["prune", "--env", "staging", "--keep", "1", "--dry-run"])
             _ = try run(["prune", "--env", "staging", "--keep", "1"])
@@ -119,7 +127,7 @@ import Testing
             let korean = try ratecard(["validate", "--lang", "ko"] + Self.asOf, in: repo)
             #expect(
                 korean.out.contains(
-                    "terms/broker-notice/1.2.0.md:35:23: 오류 DSC-02: 필수 문구 'broker-no-fee'가 글자 그대로 쓰여 있지 않습니다: 가장 비슷한 이 줄과 다른 곳은 '수수료을' -> '수수료를'입니다; regulatory/phrases.yaml에 있는 그대로 쓰세요:"
+                    "terms/broker-notice/1.2.0.md:35:23: 오류 DSC-02: 필수 문구 'broker-no-fee'가 글자 그대로 쓰여 있지 않습니다: 가장 비슷한 이 줄과 다른 곳은 '수수료을' -> '수수료를'입니다. regulatory/phrases.yaml에 있는 그대로 쓰세요:"
                 ), "\(korean.out)")
         }
     }
@@ -208,7 +216,7 @@ import Testing
                     == "Error: the content has uncommitted changes (partners/busan-bank.yaml); save them with 'ratecard save -m \"why\"' (it validates them and commits the content), then publish again, or pass --rev to publish a commit as it is\n",
                 "\(english.err)")
             let korean = try ratecard(["publish", "--env", "staging", "-m", "x", "--lang", "ko"] + Self.asOf, in: repo)
-            #expect(korean.err.hasPrefix("오류: 콘텐츠에 커밋하지 않은 변경이 있습니다 (partners/busan-bank.yaml); 'ratecard save -m \"변경 이유\"'로 저장한 다음"), "\(korean.err)")
+            #expect(korean.err.hasPrefix("오류: 콘텐츠에 커밋하지 않은 변경이 있습니다 (partners/busan-bank.yaml). 'ratecard save -m \"변경 이유\"'로 저장한 다음"), "\(korean.err)")
             // Saved as it says, it publishes.
             #expect(try ratecard(["save", "-m", "메모"] + Self.asOf, in: repo).status == 0)
             #expect(try ratecard(["publish", "--env", "staging", "-m", "x"] + Self.asOf, in: repo).status == 0)
@@ -237,7 +245,7 @@ import Testing
             #expect(on.out.hasSuffix("\nNext: cd on && ratecard validate\n"), "\(on.out)")
             let korean = try ratecard(["init", "ko", "--lang", "ko"], in: directory, environment: noRatecard)
             #expect(korean.out.contains("\n다음 단계: cd ko && \(binary) validate\n"), "\(korean.out)")
-            #expect(korean.out.contains("ratecard가 PATH에 없어 위 줄에서는 경로로 적었습니다; 'ratecard'만 입력해 쓰려면 다음을 실행하세요: export PATH="), "\(korean.out)")
+            #expect(korean.out.contains("ratecard가 PATH에 없어 위 줄에서는 경로로 적었습니다. 'ratecard'만 입력해 쓰려면 다음을 실행하세요: export PATH="), "\(korean.out)")
         }
     }
 

@@ -147,16 +147,16 @@ import Testing
             #expect(result.status == 1)
             let out = result.out
             for korean in [
-                "오류 BND-07: 가장 좋은 구간 901-1000의 최저 금리(6.9%)가 가장 낮은 구간 0-800의 최저 금리(4.1%)보다 높습니다; 금리표 전체가 거꾸로 되어 있습니다 (신용점수가 가장 좋은 고객이 가장 높은 금리를 냅니다); 금리를 거꾸로 입력하지 않았는지 확인하세요",
-                "오류 REF-06: 사업자등록번호 '２０２-８１-００１８６': 전각 숫자로 쓰여 있습니다 (입력기에서 붙여 넣은 값); ASCII 숫자로 쓰세요: '202-81-00186'",
-                "오류 DSC-18: description_ko에 신용등급 표현('신용등급')이 있지만 이 상품은 신용점수로 금리를 정합니다 (2021-07-07.yaml); 신용등급은 2021-01-01부터 0-1000점의 신용점수로 바뀌었으니 신용평점으로 쓰세요",
-                "오류 DSC-19: 본문에 청약철회 기간이 7일로 쓰여 있습니다 ('7일이내에청약을철회'); 청약철회 기간은 14일이니 14일로 쓰세요 (regulatory/limits.yaml의 withdrawal_period_days: ",
-                "오류 DSC-06: 본문에 인용한 문구('누구나대출')는 경고 없이 쓰였습니다; ",
+                "오류 BND-07: 가장 좋은 구간 901-1000의 최저 금리(6.9%)가 가장 낮은 구간 0-800의 최저 금리(4.1%)보다 높습니다. 금리표 전체가 거꾸로 되어 있습니다 (신용점수가 가장 좋은 고객이 가장 높은 금리를 냅니다). 금리를 거꾸로 입력하지 않았는지 확인하세요",
+                "오류 REF-06: 사업자등록번호 '２０２-８１-００１８６': 전각 숫자로 쓰여 있습니다 (입력기에서 붙여 넣은 값). ASCII 숫자로 쓰세요: '202-81-00186'",
+                "오류 DSC-18: description_ko에 신용등급 표현('신용등급')이 있지만 이 상품은 신용점수로 금리를 정합니다 (2021-07-07.yaml). 신용등급은 2021-01-01부터 0-1000점의 신용점수로 바뀌었으니 신용평점으로 쓰세요",
+                "오류 DSC-19: 본문에 청약철회 기간이 7일로 쓰여 있습니다 ('7일이내에청약을철회'). 청약철회 기간은 14일이니 14일로 쓰세요 (regulatory/limits.yaml의 withdrawal_period_days: ",
+                "오류 DSC-06: 본문에 인용한 문구('누구나 대출')는 경고 없이 쓰였습니다. ",
                 "인용은 regulatory/phrases.yaml의 quotation_warnings 단어(불법, 사기, 주의, 유의, 속지, 피해, 신고, 조심, 안내)가 같은 문장에서 인용 뒤에 오거나",
                 "오류 HIS-06: 인용 경고 단어가 추가되어(안내) 그 앞에 인용한 문구는 더 이상 광고 문구로 검사하지 않습니다 (변경 이름: `quotation warnings added: 안내`)",
-                "오류 HIS-11: 새 버전의 시행일(2026-11-20)이 소급되어 있습니다 (2026-11-29 이전): 이용자가 이전 버전을 본 날에도 시행 중이었다고 말하게 됩니다; effective_from을 2026-11-29 이후로 하세요",
-                "오류 DSC-16: 이 버전이 시행 중인 2026-12-20에 제휴를 시작하는 '델타캐피탈'(partners/delta-capital.yaml)의 이름이 동의서에 없습니다; 2026-12-20 또는 그 전에 시행하는 새 주 버전(requires_reconsent: true)에 이름을 넣거나 go_live를 옮기세요",
-                "오류 REF-02: 판매 중인 상품에 제휴 시작일인 2026-12-20에 적용되는 금리표가 없습니다; rates/<date>.yaml을 추가하거나 status: withdrawn으로 바꾸세요",
+                "오류 HIS-11: 새 버전의 시행일(2026-11-20)이 소급되어 있습니다 (2026-11-29 이전): 이용자가 이전 버전을 본 날에도 시행 중이었다고 말하게 됩니다. effective_from을 2026-11-29 이후로 하세요",
+                "오류 DSC-16: 이 버전이 시행 중인 2026-12-20에 제휴를 시작하는 '델타캐피탈'(partners/delta-capital.yaml)의 이름이 동의서에 없습니다. 2026-12-20 또는 그 전에 시행하는 새 주 버전(requires_reconsent: true)에 이름을 넣거나 go_live를 옮기세요",
+                "오류 REF-02: 판매 중인 상품에 제휴 시작일인 2026-12-20에 적용되는 금리표가 없습니다. rates/<date>.yaml을 추가하거나 status: withdrawn으로 바꾸세요",
             ] {
                 #expect(out.contains(korean), "missing: \(korean)\n\(out)")
             }
@@ -326,6 +326,41 @@ import Testing
         }
         let examples = try #require(help.out.range(of: "\nEXAMPLES:\n"), "\(command.name) has no examples")
         #expect(help.out[examples.upperBound...].contains("ratecard \(command.name)"), "\(help.out)")
+    }
+
+    /// Under `--lang ko` every command's help is Korean: its overview, what each option does, its
+    /// discussion and the exit codes; the usage line, the option names and the examples stay as typed.
+    @Test(arguments: RatecardCLI.commands)
+    func everyHelpIsKoreanUnderLangKo(_ command: Command) throws {
+        let help = try ratecard([command.name, "--help", "--lang", "ko"], in: "/")
+        #expect(help.status == 0)
+        let lines = help.out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        func korean(_ text: some StringProtocol) -> Bool { text.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) } }
+        #expect(lines.first.map { $0.hasPrefix("개요: ") && korean($0) } == true, "\(command.name): \(help.out)")
+        #expect(lines.contains("사용법: ratecard \(command.name) \(command.usageLine)"), "\(command.name): \(help.out)")
+        for option in command.options {
+            let label = (option.short.map { "\($0), " } ?? "") + option.name + (option.value.map { " <\($0.lowercased())>" } ?? "")
+            let line = lines.first { $0.hasPrefix("  \(label) ") }
+            #expect(line.map { korean($0.dropFirst(label.count + 2)) } == true, "\(command.name) \(option.name): \(line ?? "missing")")
+        }
+        for example in command.examples { #expect(lines.contains("  " + example), "\(command.name): \(example)") }
+        if !command.discussion.isEmpty {
+            let first = try #require(command.discussion.split(separator: "\n").first)
+            #expect(!help.out.contains(first), "\(command.name): the discussion is in English")
+        }
+        #expect(help.out.contains("\n종료 코드:\n  0  정상\n") && !help.out.contains("EXIT CODES"), "\(command.name): \(help.out)")
+        #expect(!help.out.contains(command.abstract), "\(command.name): the overview is in English")
+    }
+
+    /// A Korean locale gives the Korean help as `--lang ko` does, the list of commands included.
+    @Test func aKoreanLocaleGivesTheKoreanHelp() throws {
+        let locale = try ratecard(["--help"], in: "/", environment: ["LANG": "ko_KR.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""])
+        #expect(locale.out.hasPrefix("개요: ") && locale.out.contains("\n명령:\n") && locale.out.contains("  rollback "), "\(locale.out)")
+        for command in RatecardCLI.commands { #expect(!locale.out.contains(command.abstract), "\(command.name)") }
+        let validate = try ratecard(["validate", "--help"], in: "/", environment: ["LC_ALL": "ko_KR.UTF-8"])
+        #expect(validate.out == (try ratecard(["validate", "--help", "--lang", "ko"], in: "/").out), "\(validate.out)")
+        let english = try ratecard(["validate", "--help"], in: "/", environment: Self.english)
+        #expect(english.out.hasPrefix("OVERVIEW: ") && english.out.contains("\nEXIT CODES:\n"), "\(english.out)")
     }
 
     /// The parallel steps use the processors the process may run on, not a fixed two.

@@ -204,10 +204,18 @@ import Testing
             let cache = directory + "/cache"
             try FileSystem.makeDirectories(scratch)
             let before = try treeListing(repo)
-            let watch = try WatchProcess(in: repo, arguments: ["--as-of", Self.asOf], environment: ["TMPDIR": scratch, "RATECARD_CACHE_DIR": cache])
+            // In a zone far from Seoul, the log's clock is still Seoul's, as every other time printed.
+            let watch = try WatchProcess(
+                in: repo, arguments: ["--as-of", Self.asOf], environment: ["TMPDIR": scratch, "RATECARD_CACHE_DIR": cache, "TZ": "America/New_York"])
             let table = try someRateTable(in: repo)
+            let edited = Timestamp.seoulClock(seconds: time(nil))
             try FileSystem.writeFile(repo + "/" + table, Array((try String(contentsOfFile: repo + "/" + table, encoding: .utf8) + "# edited\n").utf8))
             _ = try watch.waitForVersion(after: 1)
+            // The line may follow the new version by a moment.
+            let logged = watch.waitForOutput(": rebuilt in ")
+            let rebuilt = Timestamp.seoulClock(seconds: time(nil))
+            let stamp = logged.split(separator: "\n").first { $0.contains(": rebuilt in ") }.map { String($0.prefix(8)) }
+            #expect(stamp.map { edited <= $0 && $0 <= rebuilt } == true || edited > rebuilt, "\(stamp ?? "none") is not between \(edited) and \(rebuilt)")
             let port = watch.port
             #expect(watch.stop(signal) == 0)
             #expect(watch.output().hasSuffix("Stopped.\n"))

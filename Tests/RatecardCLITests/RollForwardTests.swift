@@ -53,9 +53,9 @@ import Testing
             #expect(releases.status == 0, "\(releases.err)")
             let lines = releases.out.split(separator: "\n").map(String.init)
             let expected = [
-                "\(ids[1])", "    rolled back to \(ids[0]) * by \(user) (marked bad): wrong band", "    made live by a rollback from \(ids[0]) * by \(user): it was fine",
+                "\(ids[1])", "    rolled back to \(ids[0]) * by \(user) (marked bad): wrong band", "    made live by a roll forward from \(ids[0]) * by \(user): it was fine",
                 "    rolled back to \(ids[0]) * by \(user) (marked bad): wrong band after all",
-                "\(ids[0])", "    made live by a rollback from \(ids[1]) * by \(user): wrong band", "    rolled back to \(ids[1]) * by \(user): it was fine",
+                "\(ids[0])", "    made live by a rollback from \(ids[1]) * by \(user): wrong band", "    rolled forward to \(ids[1]) * by \(user): it was fine",
                 "    made live by a rollback from \(ids[1]) * by \(user): wrong band after all",
             ]
             #expect(lines.count == expected.count, "\(releases.out)")
@@ -67,7 +67,8 @@ import Testing
             let json = try JSONReader.parse(Array(try ratecard(["releases", "--root", fixture.root, "--format", "json"], in: fixture.repo).out.utf8))
             let first = try #require(json["releases"]?.arrayValue?.last)
             let history = try #require(first["history"]?.arrayValue)
-            #expect(history.map { $0["event"]?.stringValue } == ["made_live", "rolled_back_from", "made_live"])
+            #expect(history.map { $0["event"]?.stringValue } == ["made_live", "rolled_forward_from", "made_live"])
+            #expect(history.map { $0["direction"]?.stringValue } == ["back", "forward", "back"])
             #expect(history[1]["to"] == .string(ids[1]) && history[1]["marks_bad"] == .bool(false) && history[1]["message"] == .string("it was fine"))
             #expect(history[2]["user"] == .string(user) && history[2]["from"] == .string(ids[1]))
 
@@ -79,6 +80,79 @@ import Testing
             #expect(page["releases"]?.arrayValue?.count == 1 && page["total"] == .int(2), "\(page)")
             let bad = try ratecard(["releases", "--root", fixture.root, "--limit", "-1"], in: fixture.repo)
             #expect(bad.status == 2 && bad.err.contains("'--limit' is how many of the newest releases to show"), "\(bad.err)")
+        }
+    }
+
+    /// The history says what happened and who did it: a roll forward is named one, a cleared
+    /// bad mark shows who cleared it, when and why, a command run under sudo names the person
+    /// who ran it, and `status` names what it checked (the seal, not the files).
+    @Test func theHistoryNamesWhatHappenedAndWho() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory)
+            try fixture.publishEach()
+            let serve = ServeRoot(path: fixture.root)
+            let ids = try serve.releaseIDs()
+            let (user, alice) = (ProcessUser.name, "alice (via sudo as \(ProcessUser.effective))")
+            let sudo = ["SUDO_USER": "alice"]
+            #expect(try ratecard(["rollback", "--root", fixture.root, "-m", "wrong band"], in: fixture.repo, environment: sudo).status == 0)
+            let clear = try ratecard(["releases", "--root", fixture.root, "--clear-bad", "2", "-m", "the band was right"], in: fixture.repo)
+            #expect(clear.status == 0, "\(clear.err)")
+            #expect(try ratecard(["rollback", "--root", fixture.root, "--to", "2", "-m", "forward again"], in: fixture.repo, environment: sudo).status == 0)
+            let entries = try serve.journal.entries()
+            #expect(entries.filter { $0.action == .rollback }.map(\.user) == [alice, alice], "\(entries.map(\.user))")
+            #expect(entries.filter { $0.action == .rollback }.map { $0.fields["direction"] } == [.string("back"), .string("forward")])
+
+            let lines = try ratecard(["releases", "--root", fixture.root], in: fixture.repo).out.split(separator: "\n").map(String.init)
+            let expected = [
+                "\(ids[1])", "    rolled back to \(ids[0]) * by \(alice) (marked bad): wrong band", "    bad mark cleared * by \(user): the band was right",
+                "    made live by a roll forward from \(ids[0]) * by \(alice): forward again",
+                "\(ids[0])", "    made live by a rollback from \(ids[1]) * by \(alice): wrong band", "    rolled forward to \(ids[1]) * by \(alice): forward again",
+            ]
+            #expect(lines.count == expected.count, "\(lines)")
+            for (line, pattern) in zip(lines, expected) {
+                let parts = pattern.components(separatedBy: " * ")
+                #expect(line.hasPrefix(parts[0]) && (parts.count == 1 || line.hasSuffix(parts[1])), "\(line) is not \(pattern)")
+            }
+            let korean = try ratecard(["releases", "--root", fixture.root, "--lang", "ko"], in: fixture.repo).out
+            for phrase in ["불량 표시 지움 ", "\(ids[0])에서 앞으로 되돌려 라이브가 됨 ", "로 앞으로 되돌림 "] {
+                #expect(korean.contains(phrase), "\(phrase) is not in \(korean)")
+            }
+            // One rollback, one roll forward: "롤백됨" names only the first.
+            #expect(korean.components(separatedBy: "롤백됨").count == 2, "\(korean)")
+            // Who and the mark follow the time, never a parenthesis in a parenthesis.
+            #expect(korean.contains(", 실행한 사람: \(alice), 불량 표시: wrong band\n"), "\(korean)")
+            for line in korean.split(separator: "\n") {
+                var depth = 0
+                for character in line {
+                    depth += character == "(" ? 1 : character == ")" ? -1 : 0
+                    #expect(depth <= 1, "a parenthesis in a parenthesis: \(line)")
+                }
+            }
+            let json = try JSONReader.parse(Array(try ratecard(["releases", "--root", fixture.root, "--format", "json"], in: fixture.repo).out.utf8))
+            let history = try #require(json["releases"]?.arrayValue?.first?["history"]?.arrayValue)
+            #expect(history.map { $0["event"]?.stringValue } == ["rolled_back_from", "bad_mark_cleared", "made_live"], "\(history)")
+            #expect(history[1]["user"] == .string(user) && history[1]["message"] == .string("the band was right") && history[1]["time"]?.stringValue?.hasSuffix("Z") == true)
+
+            let status = try ratecard(["status", "--root", fixture.root], in: fixture.repo).out
+            #expect(status.contains(" (roll forward by \(alice) from \(ids[0]): forward again)\n"), "\(status)")
+            let statusKo = try ratecard(["status", "--root", fixture.root, "--lang", "ko"], in: fixture.repo).out
+            #expect(statusKo.contains(" (\(ids[0])에서 앞으로 되돌림, 실행한 사람: \(alice): forward again)\n"), "\(statusKo)")
+
+            // A file changed behind ratecard's back: verify finds it, and status does not say the
+            // release verified (it checked the seal of version.json, not the files).
+            let objects = try FileSystem.listDirectory(fixture.root + "/objects").filter { !$0.hasPrefix(".") }.sorted()
+            let object = fixture.root + "/objects/" + (try #require(objects.first))
+            chmod(object, 0o644)
+            let fd = open(object, O_WRONLY | O_TRUNC)
+            try #require(fd >= 0)
+            _ = write(fd, "changed", 7)
+            close(fd)
+            #expect(try ratecard(["verify", "--root", fixture.root], in: fixture.repo).status == 1)
+            let after = try ratecard(["status", "--root", fixture.root], in: fixture.repo).out
+            #expect(!after.contains("verified") && !after.contains(": yes"), "\(after)")
+            #expect(after.contains("manifest:  version.json is as published (its seal); the files themselves were not checked here: 'ratecard verify' checks every file\n"), "\(after)")
+            let afterJSON = try JSONReader.parse(Array(try ratecard(["status", "--root", fixture.root, "--format", "json"], in: fixture.repo).out.utf8))
+            #expect(afterJSON["verified"] == nil && afterJSON["checked"] == .string("version.json seal") && afterJSON["seal_ok"] == .bool(true), "\(afterJSON)")
         }
     }
 
@@ -151,7 +225,9 @@ import Testing
             #expect(lines[2].hasPrefix("    live in release \(second) since ") && lines[2].hasSuffix(" (publish)"), "\(lines[2])")
             #expect(lines[3].hasPrefix("    rolled back from \(second) at ") && lines[3].hasSuffix(": coral paused by mistake"), "\(lines[3])")
             #expect(lines[4].hasPrefix("    live again in release \(second) since "), "\(lines[4])")
-            #expect(lines[4].hasSuffix(" (rollback by \(ProcessUser.name): the pause was right)"), "\(lines[4])")
+            #expect(lines[4].hasSuffix(" (roll forward by \(ProcessUser.name): the pause was right)"), "\(lines[4])")
+            let korean = try ratecard(log + ["--lang", "ko"], in: fixture.repo).out.split(separator: "\n").map(String.init)
+            #expect(korean.count >= 5 && korean[4].hasSuffix(" (앞으로 되돌림, 실행한 사람: \(ProcessUser.name): the pause was right)"), "\(korean)")
             #expect(lines[5] == "    live now (release \(second))")
             let json = try JSONReader.parse(Array(try ratecard(log + ["--format", "json"], in: fixture.repo).out.utf8))
             let event = try #require(json["events"]?.arrayValue?.first)

@@ -201,12 +201,12 @@ final class S3Environments {
 
             let status = try s3.run(["status", "--env", "production"])
             #expect(status.status == 0, "\(status.err)")
-            #expect(status.out.contains("live:      \(b)") && status.out.contains("verified:  yes"), "\(status.out)")
+            #expect(status.out.contains("live:      \(b)") && status.out.contains("manifest:  version.json is as published"), "\(status.out)")
             let all = try s3.run(["status"])
             #expect(all.status == 0 && all.out.contains("== production ==") && all.out.contains("Nothing has been published to dr yet"), "\(all.out)\(all.err)")
 
-            // Rollback: one pointer write, the left release marked bad.
-            let back = try s3.run(["rollback", "--env", "production", "-m", "wrong band", "--format", "json"])
+            // Rollback: one pointer write, the left release marked bad; run under sudo, the journal names who ran it.
+            let back = try s3.run(["rollback", "--env", "production", "-m", "wrong band", "--format", "json"], environment: ["SUDO_USER": "alice"])
             #expect(back.status == 0, "\(back.err)")
             let backJSON = try JSONReader.parse(Array(back.out.utf8))
             #expect(backJSON["to"]?.stringValue == a)
@@ -214,6 +214,7 @@ final class S3Environments {
             #expect(try s3.liveIsComplete("rollback") == a)
             let releases = try s3.run(["releases", "--env", "production"])
             #expect(releases.out.contains("\(b)") && releases.out.contains("[bad]") && releases.out.contains("[live]"), "\(releases.out)")
+            #expect(releases.out.contains(" by alice (via sudo as \(ProcessUser.effective)) (marked bad): wrong band\n"), "\(releases.out)")
             #expect(try s3.run(["rollback", "--env", "production", "--expect-live", b, "-m", "x"]).status == 3)
 
             // verify re-hashes every object: a changed or missing one is drift (exit 1).

@@ -55,7 +55,7 @@ import Testing
             }
             let korean = try ratecard(fixture.publishArguments(fixture.commits[1]) + ["--lang", "ko"], in: fixture.repo)
             #expect(korean.status == 4)
-            #expect(korean.err.contains("\(path)에 하드 링크가 2개 있습니다 (다른 이름도 같은 파일입니다); ratecard는 하드 링크를 거쳐 쓰지 않습니다"), "\(korean.err)")
+            #expect(korean.err.contains("\(path)에 하드 링크가 2개 있습니다 (다른 이름도 같은 파일입니다). ratecard는 하드 링크를 거쳐 쓰지 않습니다"), "\(korean.err)")
             // The fix the message gives: a file of its own, and everything works again.
             let (mended, output) = try runTool("/bin/sh", ["-c", "cp -p '\(path)' '\(path).own' && mv '\(path).own' '\(path)'"])
             try #require(mended == 0, "\(output)")

@@ -23,6 +23,11 @@ import Testing
         ("'apr_max_pct'", "을(를)", "를"), ("'card'", "을(를)", "를"), ("'staging'", "이(가)", "이"), ("대출(loan)", "을(를)", "을"),
         ("'score_min'", "을(를)", "을"), ("KCB", "이(가)", "가"), ("APR", "(으)로", "로"), ("regulatory/limits.yaml", "과(와)", "과"),
         ("terms/x/1.0.0.md", "와(과)", "와"), ("production", "이(가)", "이"), ("release", "이(가)", "가"),
+        // Latin words as Korean reads them: a silent e after n or m (라인, 타임), p/t/k after one
+        // short vowel (크레딧, 포맷, 스텝), and 으 after two vowels or a consonant (루트, 테스트, 체크).
+        ("'kbank/credit-line'", "이(가)", "이"), ("online", "은(는)", "은"), ("time", "을(를)", "을"), ("credit", "이(가)", "이"),
+        ("format", "(으)로", "으로"), ("step", "이(가)", "이"), ("root", "이(가)", "가"), ("test", "을(를)", "를"), ("check", "이(가)", "가"),
+        ("rate", "이(가)", "가"),
     ])
     func aParticleFitsTheSoundBeforeIt(_ example: (String, String, String)) {
         #expect(Korean.particle(example.1, after: example.0) == example.2, "\(example.0)\(example.1)")
@@ -43,6 +48,18 @@ import Testing
         // A parenthesis that is not a particle stays as written.
         let plain: Korean = "한도(만 원)와 기간(개월)"
         #expect(plain.text == "한도(만 원)와 기간(개월)")
+    }
+
+    /// A finding and what to do, joined by "; " in English, are two sentences in Korean; a
+    /// list or a value before "; " is left as it is.
+    @Test func sentencesJoinedBySemicolonsAreKoreanSentences() {
+        #expect(Message("a; b", ko: "필드가 없습니다; 추가하세요").korean == "필드가 없습니다. 추가하세요")
+        #expect(Message("a; b", ko: "맞지 않습니다 (그 뒤에 바뀌었습니다); 다시 게시하세요").korean == "맞지 않습니다 (그 뒤에 바뀌었습니다). 다시 게시하세요")
+        #expect(Message("a; b", ko: "오류: x.yaml; y.yaml").korean == "오류: x.yaml; y.yaml")
+        let joined = Message("no field", ko: "필드가 없습니다").then(Message("add it", ko: "추가하세요"))
+        #expect(joined.korean == "필드가 없습니다. 추가하세요" && joined.english == "no field; add it")
+        #expect(Message.verbatim("x.yaml:3").then(Message("add it", ko: "추가하세요")).korean == "x.yaml:3; 추가하세요")
+        #expect(Message("a; b", ko: "첫째; 둘째").english == "a; b")
     }
 
     // MARK: - The rule table

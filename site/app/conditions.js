@@ -102,13 +102,15 @@ export function lendingBlocks(p, limit, amountKrw, term, method) {
   var terms = arr(p.terms_months).filter(isNum);
   var methods = arr(p.repayment_methods).map(str);
   if (amountKrw !== null && (limit === null || amountKrw > limit)) blocks.push({ kind: "amount-over", text: "한도 초과 (최대 " + fmtKrw(limit) + ")" });
-  if (amountKrw !== null && isNum(minKrw) && amountKrw < minKrw) blocks.push({ kind: "amount-under", text: "최소 " + fmtKrw(minKrw) + "부터" });
-  if (terms.indexOf(term) < 0) blocks.push({ kind: "term", text: term + "개월 기간 없음 (" + terms.join("·") + "개월)" });
+  if (amountKrw !== null && isNum(minKrw) && amountKrw < minKrw) blocks.push({ kind: "amount-under", text: "최소 " + fmtKrw(minKrw) + "부터 가능" });
+  // What the product does lend on, in plain words ("12개월만 가능"), never a parenthesis in a
+  // parenthesis: a method's own name may hold one (한도대출(마이너스통장)).
+  if (terms.indexOf(term) < 0) {
+    blocks.push({ kind: "term", text: terms.length ? terms.join("·") + "개월만 가능" : "대출 기간 정보 없음" });
+  }
   if (methods.indexOf(method) < 0) {
-    blocks.push({
-      kind: "method",
-      text: REPAYMENT_KO[method] + " 없음 (" + methods.map(function (m) { return REPAYMENT_KO[m] || m; }).join(", ") + ")"
-    });
+    var names = methods.map(function (m) { return REPAYMENT_KO[m] || m; });
+    blocks.push({ kind: "method", text: names.length ? names.join(", ") + " 방식만 가능" : "상환 방식 정보 없음" });
   }
   return blocks;
 }

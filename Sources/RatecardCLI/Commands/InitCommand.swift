@@ -33,7 +33,8 @@ enum InitCommand {
         try FileSystem.writeFile(target + "/.gitignore", Array(".preview/\n".utf8))
         let repository = try Repository.create(at: target)
         let author = repository.configuredSignature() ?? Signature(name: "ratecard", email: "ratecard@localhost")
-        let commit = try repository.commitAll(message: "Example content from ratecard init", author: author)
+        let commit = try repository.commitAll(
+            message: invocation.messages(Message("Example content from ratecard init", ko: "ratecard init으로 만든 예제 콘텐츠")), author: author)
         // The next step names ratecard as a shell can run it: by its path when it is not on PATH.
         let folder = arguments.positionals[0]
         let name = CommandName.current(environment: invocation.environment)

@@ -59,7 +59,10 @@ enum LogCommand {
                     // The change left live.
                     if entry.action == .rollback {
                         let (from, message) = (entry.from ?? "?", entry.message ?? "")
-                        text += invocation.messages(Message("    rolled back from \(from) at \(when): \(message)\n", ko: "    \(when)에 \(from)에서 롤백됨: \(message)\n"))
+                        text += invocation.messages(
+                            entry.rollsForward
+                                ? Message("    rolled forward from \(from) at \(when): \(message)\n", ko: "    \(when)에 \(from)에서 앞으로 되돌림: \(message)\n")
+                                : Message("    rolled back from \(from) at \(when): \(message)\n", ko: "    \(when)에 \(from)에서 롤백됨: \(message)\n"))
                     } else {
                         text += invocation.messages(
                             Message(
@@ -86,11 +89,12 @@ enum LogCommand {
         return RatecardCLI.ExitCode.ok
     }
 
-    /// How an entry made its release live: `publish`, `rollback by kim: wrong band`.
+    /// How an entry made its release live: `publish`, `rollback by kim: wrong band`,
+    /// `roll forward by kim: it was fine`.
     static func how(_ entry: Journal.Entry) -> Message {
-        let action = entry.action.rawValue
-        guard entry.action != .publish else { return .verbatim(action) }
-        var text = Message.verbatim(action)
+        let action = ServeRootCommands.actionName(entry.action, forward: entry.rollsForward)
+        guard entry.action != .publish else { return action }
+        var text = action
         if let user = entry.user { text += Message(" by \(user)", ko: ", 실행한 사람: \(user)") }
         if let message = entry.message, !message.isEmpty { text += .verbatim(": \(message)") }
         return text

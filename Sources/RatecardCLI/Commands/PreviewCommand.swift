@@ -201,12 +201,6 @@ enum Clock {
 
     static func milliseconds(since start: Int) -> Int { (now() - start) / 1_000_000 }
 
-    /// HH:MM:SS of the local clock.
-    static func stamp() -> String {
-        var seconds = time(nil)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
-    }
+    /// HH:MM:SS in Asia/Seoul, as every other time ratecard prints (whatever the machine's zone).
+    static func stamp() -> String { Timestamp.seoulClock(seconds: time(nil)) }
 }

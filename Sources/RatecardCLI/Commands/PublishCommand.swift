@@ -110,13 +110,17 @@ enum PublishCommand {
                     result.builtOntoLive.map {
                         Message(
                             "; built onto the live bundle: \($0.count) changed product(s) re-rendered, the rest reused",
-                            ko: "; 라이브 번들 위에 빌드했습니다: 바뀐 상품 \($0.count)개만 다시 렌더링하고 나머지는 그대로 썼습니다")
+                            ko: " 라이브 번들을 바탕으로, 바뀐 상품 \($0.count)개만 다시 만들고 나머지는 그대로 썼습니다.")
                     } ?? .verbatim("")
                 let was = previous ?? "none"
+                // In Korean without the store's words (objects, entry files): what was stored anew, and how many files the release serves at their paths.
+                let (stored, files) = (Self.grouped(bytes), Self.grouped(linked))
                 invocation.out(
                     Message(
                         "Published release \(id) to \(name) (was \(was)): \(plan.summary); wrote \(bytes) bytes of new objects, \(linked) entry files\(how).\n",
-                        ko: "릴리스 \(id)을(를) \(name)에 게시했습니다 (이전: \(previous ?? "없음")): \(plan.summary); 새 오브젝트 \(bytes)바이트, 엔트리 파일 \(linked)개를 썼습니다\(how).\n"))
+                        ko:
+                            "릴리스 \(id)을(를) \(name)에 게시했습니다 (이전: \(previous ?? "없음")). 바뀐 파일: \(plan.summary). 새로 저장한 파일 내용은 \(stored)바이트입니다 (이미 저장된 내용은 다시 쓰지 않습니다). 경로로 바로 여는 파일 \(files)개를 이 릴리스에 연결했습니다.\(how)\n"
+                    ))
             }
         }
         if json, case .published = result.outcome {
@@ -136,5 +140,16 @@ enum PublishCommand {
         for path in plan.removed { files += "  - \(path)\n" }
         text += .verbatim(files) + Message("Nothing was changed.\n", ko: "아무것도 바꾸지 않았습니다.\n")
         return text
+    }
+
+    /// A whole number with thousands separators: 603733 → 603,733.
+    static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out += "," }
+            out.append(digit)
+        }
+        return (number < 0 ? "-" : "") + out
     }
 }

@@ -38,7 +38,7 @@ enum RollbackCommand {
         if arguments.has("--mark-bad") && arguments.value("--to") == nil {
             throw UsageError(
                 "'--mark-bad' goes with '--to <id>' (a bare rollback always marks the release it leaves bad)",
-                ko: "'--mark-bad'는 '--to <id>'와 함께 씁니다 (--to 없는 롤백은 떠나는 릴리스에 언제나 bad 표시를 붙입니다)")
+                ko: "'--mark-bad'는 '--to <id>'와 함께 씁니다 (--to 없는 롤백은 떠나는 릴리스에 언제나 불량 표시를 붙입니다)")
         }
         let target = try arguments.value("--to").map { try resolve($0, in: root) }
         var request = ReleaseHistory.RollbackRequest(to: target, reason: reason)
@@ -71,13 +71,13 @@ enum RollbackCommand {
             case .rehashed(let files): Message("all \(files) files re-hashed against its version.json", ko: "파일 \(files)개를 모두 version.json과 대조해 다시 해시했습니다")
             }
         let (place, from, to) = (root.displayName, done.from, done.to)
-        let cleared = done.targetWasBad ? Message("; \(to)'s bad mark is cleared", ko: "; \(to)의 bad 표시는 지웠습니다") : .verbatim("")
+        let cleared = done.targetWasBad ? Message("; \(to)'s bad mark is cleared", ko: "; \(to)의 불량 표시는 지웠습니다") : .verbatim("")
         if dryRun {
             let (rolled, rolledKo) = forward ? ("forward", "앞으로 되돌립니다") : ("back", "롤백합니다")
             let mark =
                 done.markedBad
-                ? Message("\(from) would be marked bad", ko: "\(from)에는 bad 표시가 붙습니다")
-                : Message("\(from) would not be marked bad (--to without --mark-bad)", ko: "\(from)에는 bad 표시가 붙지 않습니다 (--mark-bad 없는 --to)")
+                ? Message("\(from) would be marked bad", ko: "\(from)에는 불량 표시가 붙습니다")
+                : Message("\(from) would not be marked bad (--to without --mark-bad)", ko: "\(from)에는 불량 표시가 붙지 않습니다 (--mark-bad 없는 --to)")
             invocation.out(
                 Message(
                     "Would roll \(rolled) \(place) from \(from) to \(to) (\(checked)); \(mark). Nothing was changed.\n",
@@ -85,8 +85,8 @@ enum RollbackCommand {
         } else {
             let mark =
                 done.markedBad
-                ? Message("\(from) is marked bad", ko: "\(from)에는 bad 표시를 붙였습니다")
-                : Message("\(from) is not marked bad (--to without --mark-bad)", ko: "\(from)에는 bad 표시를 붙이지 않았습니다 (--mark-bad 없는 --to)")
+                ? Message("\(from) is marked bad", ko: "\(from)에는 불량 표시를 붙였습니다")
+                : Message("\(from) is not marked bad (--to without --mark-bad)", ko: "\(from)에는 불량 표시를 붙이지 않았습니다 (--mark-bad 없는 --to)")
             let (rolledDone, rolledDoneKo) = forward ? ("forward", "앞으로 되돌렸습니다") : ("back", "롤백했습니다")
 
             invocation.out(

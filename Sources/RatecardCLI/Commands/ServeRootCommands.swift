@@ -149,7 +149,8 @@ enum ServeRootCommands {
             "as_of": .string(info.asOf), "published_at": .string(info.publishedAt), "author": .string(info.author),
             "message": .string(info.message), "approval": approval.map(JSON.string) ?? .null, "files": .int(info.files.count),
             "stale_from": staleFrom.map { .string($0.description) } ?? .null, "stale": .bool(staleFrom.map { $0 <= asOf } ?? false),
-            "verified": .bool(drift.isEmpty), "drift": .array(drift.map { JSON.string($0.english) }),
+            // What was checked: the seal of version.json (`verify` checks the files).
+            "checked": .string("version.json seal"), "seal_ok": .bool(drift.isEmpty), "drift": .array(drift.map { JSON.string($0.english) }),
         ])
         let when = since.map { Timestamp.seoul($0.time) }
         let how = since.map(Self.activation) ?? Message("not in the journal", ko: "저널에 없음")
@@ -168,11 +169,14 @@ enum ServeRootCommands {
         ]
         if let approval { rows.append((Message("approved", ko: "승인"), .verbatim(approval))) }
         let problems = drift.prefix(5).joined(separator: "; ")
+        // Named for what it checks: the seal of version.json, not the files (`verify` re-hashes those).
         rows.append(
             (
-                Message("verified", ko: "검증"),
+                Message("manifest", ko: "파일 목록"),
                 drift.isEmpty
-                    ? Message("yes (version.json is as published; 'ratecard verify' checks every file)", ko: "예 (version.json이 게시한 그대로입니다; 'ratecard verify'는 모든 파일을 확인합니다)")
+                    ? Message(
+                        "version.json is as published (its seal); the files themselves were not checked here: 'ratecard verify' checks every file",
+                        ko: "version.json이 게시한 그대로입니다 (봉인 확인). 파일 자체는 여기서 확인하지 않았습니다. 모든 파일은 'ratecard verify'로 확인하세요")
                     : Message("NO: \(problems)", ko: "아니요: \(problems)")
             ))
         // Labels padded to one column, counting a Hangul syllable as two cells.
@@ -202,29 +206,49 @@ enum ServeRootCommands {
         return .verbatim(problem)
     }
 
-    /// How a release was made live, as `status` says it: `publish`, `rollback by kim: wrong band`.
+    /// An action of the journal in words: `publish`, `rollback`, `roll forward` (a rollback to a
+    /// newer release), `promote`, `recover`.
+    static func actionName(_ action: Journal.Action, forward: Bool) -> Message {
+        switch action {
+        case .publish: return Message("publish", ko: "게시")
+        case .promote: return Message("promote", ko: "승격")
+        case .rollback where forward: return Message("roll forward", ko: "앞으로 되돌림")
+        case .rollback: return Message("rollback", ko: "롤백")
+        case .recover: return Message("recover", ko: "복구")
+        default: return .verbatim(action.rawValue)
+        }
+    }
+
+    /// How a release was made live, as `status` says it: `publish`, `rollback by kim from
+    /// 000002: wrong band`, `roll forward by kim from 000001: it was fine`.
     static func activation(_ activation: JournalState.Activation) -> Message {
-        let action = activation.action.rawValue
-        guard activation.action != .publish else { return .verbatim(action) }
-        var text = Message.verbatim(action)
-        if let user = activation.user { text += Message(" by \(user)", ko: " (실행: \(user))") }
-        if let from = activation.from { text += Message(" from \(from)", ko: " \(from)에서") }
+        let action = actionName(activation.action, forward: activation.rollsForward)
+        guard activation.action != .publish else { return action }
+        var text = action
+        if let user = activation.user { text += Message(" by \(user)", ko: ", 실행한 사람: \(user)") }
+        if let from = activation.from { text = Message("\(text) from \(from)", ko: "\(from)에서 \(text)") }
         if let message = activation.message, !message.isEmpty { text += .verbatim(": \(message)") }
         return text
     }
 
     /// What happened to a release after it was published, oldest first, as the journal's state
-    /// keeps it: each time a promote, rollback or recovery made it live (who, why), and each
-    /// rollback that left it (who, why, whether it marked it bad).
+    /// keeps it: each time a promote, rollback (or roll forward) or recovery made it live (who,
+    /// why), each rollback that left it (who, why, whether it marked it bad), and each time its
+    /// bad mark was cleared (who, why).
     static func history(of release: String, _ journal: JournalState) -> [(text: Message, json: JSON)] {
-        journal.activations.compactMap { activation -> (Message, JSON)? in
+        // Ordered as journaled: activation number n at 2n+1, a mark cleared after n activations at 2n.
+        let first = journal.activationsRecorded - journal.activations.count
+        var events: [(order: Int, text: Message, json: JSON)] = zip(first..., journal.activations).compactMap {
+            number, activation -> (order: Int, text: Message, json: JSON)? in
             let when = Timestamp.seoul(activation.time)
-            let by = activation.user.map { Message(" by \($0)", ko: " (실행한 사람: \($0))") } ?? .verbatim("")
+            let by = activation.user.map { Message(" by \($0)", ko: ", 실행한 사람: \($0)") } ?? .verbatim("")
             let why = Message.verbatim(activation.message.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? "")
+            let forward = activation.rollsForward
             var json: [String: JSON] = [
                 "time": .string(activation.time), "action": .string(activation.action.rawValue), "user": activation.user.map(JSON.string) ?? .null,
                 "message": activation.message.map(JSON.string) ?? .null,
             ]
+            if activation.action == .rollback { json["direction"] = .string(forward ? "forward" : "back") }
             if activation.release == release, activation.action != .publish {
                 json["event"] = .string("made_live")
                 let how: Message
@@ -232,23 +256,38 @@ enum ServeRootCommands {
                 case .promote: how = Message("promoted", ko: "승격됨")
                 case .rollback:
                     let from = activation.from ?? "?"
-                    how = Message("made live by a rollback from \(from)", ko: "\(from)에서 롤백해 라이브가 됨")
+                    how =
+                        forward
+                        ? Message("made live by a roll forward from \(from)", ko: "\(from)에서 앞으로 되돌려 라이브가 됨")
+                        : Message("made live by a rollback from \(from)", ko: "\(from)에서 롤백해 라이브가 됨")
                 default:
-                    let action = activation.action.rawValue
+                    let action = actionName(activation.action, forward: false)
                     how = Message("made live by \(action)", ko: "\(action)(으)로 라이브가 됨")
                 }
                 if let from = activation.from { json["from"] = .string(from) }
-                return (how + .verbatim(" \(when)") + by + why, .object(json))
+                return (2 * number + 1, how + .verbatim(" \(when)") + by + why, .object(json))
             }
             if activation.action == .rollback, activation.from == release {
                 let marked = activation.marksBad ?? true
-                json.merge(["event": .string("rolled_back_from"), "to": .string(activation.release), "marks_bad": .bool(marked)]) { $1 }
+                json.merge(["event": .string(forward ? "rolled_forward_from" : "rolled_back_from"), "to": .string(activation.release), "marks_bad": .bool(marked)]) { $1 }
                 let to = activation.release
-                let mark = marked ? Message(" (marked bad)", ko: " (bad 표시)") : .verbatim("")
-                return (Message("rolled back to \(to)", ko: "\(to)(으)로 롤백됨") + .verbatim(" \(when)") + by + mark + why, .object(json))
+                let mark = marked ? Message(" (marked bad)", ko: ", 불량 표시") : .verbatim("")
+                let how = forward ? Message("rolled forward to \(to)", ko: "\(to)(으)로 앞으로 되돌림") : Message("rolled back to \(to)", ko: "\(to)(으)로 롤백됨")
+                return (2 * number + 1, how + .verbatim(" \(when)") + by + mark + why, .object(json))
             }
             return nil
         }
+        for clearance in journal.clearances(of: release) {
+            let by = clearance.user.map { Message(" by \($0)", ko: ", 실행한 사람: \($0)") } ?? .verbatim("")
+            let why = Message.verbatim(clearance.message.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? "")
+            let json = JSON.object([
+                "event": .string("bad_mark_cleared"), "action": .string(Journal.Action.clearBad.rawValue), "time": .string(clearance.time),
+                "user": clearance.user.map(JSON.string) ?? .null, "message": clearance.message.map(JSON.string) ?? .null,
+            ])
+            let at = events.firstIndex { $0.order > 2 * clearance.after } ?? events.endIndex
+            events.insert((2 * clearance.after, Message("bad mark cleared", ko: "불량 표시 지움") + .verbatim(" \(Timestamp.seoul(clearance.time))") + by + why, json), at: at)
+        }
+        return events.map { ($0.text, $0.json) }
     }
 
     /// Before the first publish there is nothing to report, and nothing is wrong.
@@ -269,7 +308,7 @@ enum ServeRootCommands {
             if json {
                 invocation.console.out(JSON.object(["cleared": .string(id)]).serialized() + "\n")
             } else {
-                invocation.out(Message("Cleared the bad mark of \(id).\n", ko: "\(id)의 bad 표시를 지웠습니다.\n"))
+                invocation.out(Message("Cleared the bad mark of \(id).\n", ko: "\(id)의 불량 표시를 지웠습니다.\n"))
             }
             return RatecardCLI.ExitCode.ok
         }
@@ -294,7 +333,7 @@ enum ServeRootCommands {
             let approval = journal.publications[id]?.approval?.reason
             var marks: [Message] = []
             if id == live { marks.append(Message("live", ko: "라이브")) }
-            if bad.contains(id) { marks.append(Message("bad", ko: "bad 표시")) }
+            if bad.contains(id) { marks.append(Message("bad", ko: "불량 표시")) }
             rows.append(
                 .object([
                     "id": .string(id), "commit": info?.sourceCommit.map { .string($0.hex) } ?? .null,

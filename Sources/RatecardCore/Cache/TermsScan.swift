@@ -13,8 +13,9 @@ package enum TermsScan {
     /// The scan's hits, from `cache` when this blob was scanned before by this build.
     package static func prohibitedWording(body: String, firstLine: Int, blob: ObjectID?, cache: BuildCache?) -> [AdWording.Hit] {
         guard let blob, let cache else { return scan(body: body, firstLine: firstLine) }
-        // "-3": hits carry their kind and their quotation (which must be followed by a warning word).
-        let key = BuildCache.Key("terms-scan-3", [blob.hex])
+        // "-4": hits carry their kind, their quotation (which must be followed by a warning word)
+        // and their wording as written.
+        let key = BuildCache.Key("terms-scan-4", [blob.hex])
         if let bytes = cache.read(key), let hits = decode(bytes) { return hits }
         let hits = scan(body: body, firstLine: firstLine)
         cache.write(key, encode(hits))

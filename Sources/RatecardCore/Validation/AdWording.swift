@@ -45,6 +45,7 @@ package struct AdWording: Sendable {
     }
 
     package struct Hit: Sendable, Equatable {
+        /// The wording as written in the source (or rendered) text.
         package var wording: String
         /// Which of `prohibited` it is.
         package var kind: Int
@@ -152,7 +153,8 @@ package struct AdWording: Sendable {
             let quotation = copy.quotation(at: offset)
             let mark = copy.mark(at: offset)
             guard seen.insert("\(mark.line) \(number) \(quotation ?? "-")").inserted else { continue }
-            hits.append(Hit(wording: text.substring(with: match.range), kind: number, mark: mark, quotation: quotation))
+            // Quoted back as the user wrote it ("무 조 건 승인"), not as normalized ("무조건승인").
+            hits.append(Hit(wording: copy.original(offset..<offset + found.unicodeScalars.count), kind: number, mark: mark, quotation: quotation))
         }
         return hits
     }

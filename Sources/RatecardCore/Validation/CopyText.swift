@@ -19,7 +19,7 @@ package struct CopyText: Sendable {
     private var source: Source
 
     private enum Source {
-        case value(SourceMark)
+        case value(SourceMark, plain: [Unicode.Scalar])
         case markdown(body: String, firstLine: Int, rendered: CommonMark.RenderedText)
     }
 
@@ -30,7 +30,7 @@ package struct CopyText: Sendable {
         CopyText.appendNormalized(Array(plain.unicodeScalars), to: &scalars, origins: &origins)
         self.scalars = scalars
         self.origins = origins
-        source = .value(mark)
+        source = .value(mark, plain: Array(plain.unicodeScalars))
     }
 
     /// The rendered text of a Markdown body whose first line is `firstLine` of its file.
@@ -109,12 +109,26 @@ package struct CopyText: Sendable {
         return Self.string(normalized)
     }
 
+    /// The words as the user wrote them for the scalars `range` of `text` (spaces, full-width
+    /// forms and all): what a message quotes back, instead of the normalized text.
+    package func original(_ range: Range<Int>) -> String {
+        guard !range.isEmpty, range.upperBound <= origins.count else { return CopyText.string(Array(scalars[range.clamped(to: 0..<scalars.count)])) }
+        let written: [Unicode.Scalar]
+        switch source {
+        case .value(_, let plain): written = plain
+        case .markdown(_, _, let rendered): written = rendered.scalars
+        }
+        let (first, last) = (Int(origins[range.lowerBound]), Int(origins[range.upperBound - 1]))
+        guard first <= last, last < written.count else { return CopyText.string(Array(scalars[range])) }
+        return CopyText.string(Array(written[first...last]))
+    }
+
     /// The source position of the scalar at `offset` in `text`. In Markdown, the line is the
     /// rendered block's, and the column is found by following the rendered characters of that
     /// line through the source line (markup such as `**` is skipped over).
     package func mark(at offset: Int) -> SourceMark {
         switch source {
-        case .value(let mark): return mark
+        case .value(let mark, _): return mark
         case .markdown(let body, let firstLine, let rendered):
             guard !origins.isEmpty else { return SourceMark(line: firstLine, column: 1) }
             let origin = Int(origins[min(offset, origins.count - 1)])

@@ -152,6 +152,21 @@ public struct Journal: JournalLog {
         /// meaning.
         public var marksBad: Bool { fields["marks_bad"]?.boolValue ?? true }
 
+        /// Whether a rollback (or its intent) made a newer release live than the one it left: a
+        /// roll forward. Its entry says `"direction": "forward"`; an entry without the field is
+        /// read from its release numbers.
+        public var rollsForward: Bool {
+            guard action == .rollback || action == .rollbackIntent else { return false }
+            if let direction = fields["direction"]?.stringValue { return direction == "forward" }
+            return Self.rollsForward(from: from, to: to)
+        }
+
+        /// Whether going from release `from` to release `to` goes to a newer one.
+        public static func rollsForward(from: String?, to: String?) -> Bool {
+            func sequence(_ id: String?) -> Int { Int(id?.prefix { $0.isNumber } ?? "") ?? 0 }
+            return from != nil && to != nil && sequence(to) > sequence(from)
+        }
+
         /// The release this entry made live, if it activated one.
         public var activated: String? {
             switch action {

@@ -19,6 +19,20 @@ public struct JournalState: Sendable, Equatable {
         public var from: String?
         /// Whether a rollback marked the release it left bad (nil for other actions).
         public var marksBad: Bool? = nil
+
+        /// Whether a rollback made a newer release live than the one it left (a roll forward).
+        public var rollsForward: Bool { action == .rollback && Journal.Entry.rollsForward(from: from, to: release) }
+    }
+
+    /// A bad mark cleared (`releases --clear-bad`): who, when and why.
+    public struct Clearance: Sendable, Equatable {
+        public var release: String
+        public var time: String
+        public var user: String?
+        public var message: String?
+        /// How many activations the journal had recorded before it (`activationsRecorded`):
+        /// where it goes among them.
+        public var after: Int
     }
 
     /// A rollback journaled before its swap: what its entry says.
@@ -64,6 +78,10 @@ public struct JournalState: Sendable, Equatable {
     /// Approvals that covered scheduled changes, oldest first, with the release each was given
     /// with: `publish --if-stale` finds its change's approval here on the day it takes effect.
     public var scheduledApprovals: [(release: String?, approval: Journal.Approval)] = []
+    /// Bad marks cleared, oldest first (those of releases since pruned are dropped).
+    public var clearances: [Clearance] = []
+    /// How many activations the journal ever recorded (`activations` keeps the newest).
+    public var activationsRecorded = 0
 
     /// Activations kept: enough for every rollback and prune decision (the newest good release
     /// before live) and for `status` and `releases`; older ones are in the journal itself.
@@ -74,7 +92,8 @@ public struct JournalState: Sendable, Equatable {
     public static func == (lhs: JournalState, rhs: JournalState) -> Bool {
         lhs.through == rhs.through && lhs.bad == rhs.bad && lhs.pending == rhs.pending
             && lhs.seals == rhs.seals && lhs.publications == rhs.publications && lhs.activations == rhs.activations
-            && lhs.highestRelease == rhs.highestRelease && lhs.damage == rhs.damage && lhs.torn == rhs.torn
+            && lhs.highestRelease == rhs.highestRelease && lhs.damage == rhs.damage && lhs.torn == rhs.torn && lhs.clearances == rhs.clearances
+            && lhs.activationsRecorded == rhs.activationsRecorded
             && lhs.scheduledApprovals.map(\.release) == rhs.scheduledApprovals.map(\.release)
             && lhs.scheduledApprovals.map(\.approval) == rhs.scheduledApprovals.map(\.approval)
     }
@@ -109,7 +128,10 @@ public struct JournalState: Sendable, Equatable {
             }
             pending = nil
         case .clearBad:
-            if let release = entry.release { bad.remove(release) }
+            if let release = entry.release {
+                bad.remove(release)
+                clearances.append(Clearance(release: release, time: entry.time, user: entry.user, message: entry.message, after: activationsRecorded))
+            }
         case .publish, .promote:
             pending = nil
             if let release = entry.release {
@@ -124,6 +146,7 @@ public struct JournalState: Sendable, Equatable {
                 seals[removed] = nil
                 publications[removed] = nil
                 bad.remove(removed)
+                clearances.removeAll { $0.release == removed }
             }
         case .failure:
             break
@@ -132,6 +155,7 @@ public struct JournalState: Sendable, Equatable {
             scheduledApprovals.append((entry.release, approval))
         }
         if let activation {
+            activationsRecorded += 1
             activations.append(activation)
             if activations.count > Self.keptActivations { activations.removeFirst(activations.count - Self.keptActivations) }
         }
@@ -166,7 +190,7 @@ public struct JournalState: Sendable, Equatable {
             damaged.text.then(
                 Message(
                     "it may have been a bad mark, so nothing was changed. Mend the line (or delete it, once you know what it was) and run the command again",
-                    ko: "bad 표시였을 수도 있으므로 아무것도 바꾸지 않았습니다. 그 줄을 고치거나(무엇이었는지 확인한 뒤라면 지우거나) 명령을 다시 실행하세요")))
+                    ko: "불량 표시였을 수도 있으므로 아무것도 바꾸지 않았습니다. 그 줄을 고치거나(무엇이었는지 확인한 뒤라면 지우거나) 명령을 다시 실행하세요")))
     }
 
     /// One warning per problem, for the commands that only show history.
@@ -183,6 +207,9 @@ public struct JournalState: Sendable, Equatable {
 
     /// The activations of `release`, oldest first.
     public func activations(of release: String) -> [Activation] { activations.filter { $0.release == release } }
+
+    /// The bad marks of `release` cleared, oldest first.
+    public func clearances(of release: String) -> [Clearance] { clearances.filter { $0.release == release } }
 }
 
 // MARK: - The checkpoint as JSON
@@ -218,6 +245,13 @@ extension JournalState {
                         "message": optional(a.message), "from": optional(a.from), "marks_bad": a.marksBad.map(JSON.bool) ?? .null,
                     ])
                 }),
+            "cleared": .array(
+                clearances.map { c in
+                    .object([
+                        "release": .string(c.release), "time": .string(c.time), "user": optional(c.user), "message": optional(c.message), "after": .int(c.after),
+                    ])
+                }),
+            "activations_recorded": .int(activationsRecorded),
             "highest_release": .int(highestRelease),
             "damage": .array(damage.map(problem)),
             "torn": .array(torn.map(problem)),
@@ -277,7 +311,15 @@ extension JournalState {
             }
             return found
         }
-        guard let damage = problems(json["damage"]), let torn = problems(json["torn"]), let approvals = json["scheduled_approvals"]?.arrayValue else { return nil }
+        // A checkpoint written before cleared marks were kept is not one: the journal is read whole.
+        guard let damage = problems(json["damage"]), let torn = problems(json["torn"]), let approvals = json["scheduled_approvals"]?.arrayValue,
+            let cleared = json["cleared"]?.arrayValue, let recorded = json["activations_recorded"]?.intValue
+        else { return nil }
+        activationsRecorded = recorded
+        for item in cleared {
+            guard let release = item["release"]?.stringValue, let time = item["time"]?.stringValue, let after = item["after"]?.intValue else { return nil }
+            clearances.append(Clearance(release: release, time: time, user: item["user"]?.stringValue, message: item["message"]?.stringValue, after: after))
+        }
         self.damage = damage
         self.torn = torn
         for item in approvals {

@@ -78,6 +78,8 @@ public struct ReleaseHistory {
         fields["to"] = .string(chosen)
         fields["message"] = .string(request.reason)
         fields["marks_bad"] = .bool(marksBad)
+        // A rollback to a newer release is a roll forward: the history names it so.
+        fields["direction"] = .string(Journal.Entry.rollsForward(from: live, to: chosen) ? "forward" : "back")
         try root.journalLog.append(fields)
         CrashPoint.hit("intent")
         fields.merge(JournalFields.base(action: "rollback")) { $1 }
@@ -93,7 +95,7 @@ public struct ReleaseHistory {
         if bad.contains(target) && !force {
             throw ConflictError(
                 "release \(target) is marked bad (a rollback left it); roll back to it anyway with --force, or clear the mark with 'ratecard releases --clear-bad \(target) -m <reason>'",
-                ko: "릴리스 \(target)에는 bad 표시가 있습니다 (롤백으로 떠난 릴리스); 그래도 돌아가려면 --force를 주거나, 'ratecard releases --clear-bad \(target) -m <사유>'로 표시를 지우세요")
+                ko: "릴리스 \(target)에는 불량 표시가 있습니다 (롤백으로 떠난 릴리스); 그래도 돌아가려면 --force를 주거나, 'ratecard releases --clear-bad \(target) -m <사유>'로 표시를 지우세요")
         }
         return target
     }
@@ -134,7 +136,7 @@ public struct ReleaseHistory {
         defer { lock.release() }
         try root.recover()
         guard try root.releaseIDs().contains(release) else { throw ConflictError("release \(release) does not exist in \(root.displayName)", ko: "\(root.displayName)에 릴리스 \(release)이(가) 없습니다") }
-        guard try root.badReleases().contains(release) else { throw ConflictError("release \(release) is not marked bad", ko: "릴리스 \(release)에는 bad 표시가 없습니다") }
+        guard try root.badReleases().contains(release) else { throw ConflictError("release \(release) is not marked bad", ko: "릴리스 \(release)에는 불량 표시가 없습니다") }
         var fields = JournalFields.base(action: "clear-bad")
         fields["release"] = .string(release)
         fields["message"] = .string(reason)

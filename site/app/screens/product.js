@@ -94,7 +94,8 @@ function renderMyRepayment(p, band, q) {
   var low = reasons.length ? null : repaymentFigures(amountKrw, band.apr_min_pct, term, q.method);
   var high = reasons.length ? null : repaymentFigures(amountKrw, band.apr_max_pct, term, q.method);
   if (!low || !high) {
-    append(box, el("p", "reason", conditions + ": 이 조건으로는 대출받을 수 없습니다" + (reasons.length ? " (" + reasons.join(" · ") + ")" : "") + "."));
+    // Each reason its own sentence: a parenthesis around them would nest the ones they hold.
+    append(box, el("p", "reason", conditions + ": 이 조건으로는 대출받을 수 없습니다." + reasons.map(function (r) { return " " + r + "."; }).join("")));
     return box;
   }
   var dl = el("dl", "facts");

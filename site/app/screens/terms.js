@@ -33,12 +33,32 @@ export function renderTermsList(terms) {
     var meta = cur
       ? "현재 버전 " + str(cur.version) + " · " + fmtDate(cur.effective_from) + " 시행"
       : "시행 중인 버전 없음";
-    append(a, el("span", "doc-title", str(d.title)), consentBadge(d.consent), el("span", "doc-meta", meta));
+    // Each badge a word of its own, in the text and for a screen reader (a space between them,
+    // and what the first one is); an announced change says from when, and whether it asks for
+    // consent again.
+    var badges = el("span", "doc-list-badges");
+    append(badges, el("span", "visually-hidden", "동의 구분: "), consentBadge(d.consent));
+    var next = scheduledVersion(d);
+    if (next) {
+      var from = fmtDate(next.effective_from);
+      append(badges, " ", el("span", "badge badge-warn", "변경 예정 " + from));
+      if (next.requires_reconsent === true) append(badges, " ", el("span", "badge badge-danger", "재동의 필요 " + from));
+    }
+    append(a, el("span", "doc-title", str(d.title)), " ", badges, " ", el("span", "doc-meta", meta));
     append(li, a);
     append(list, li);
   });
   append(m, h, list);
   focusHeading(h);
+}
+
+/** The first version announced to take effect after the data's as-of date, or null. */
+export function scheduledVersion(doc) {
+  var asOf = state.data && state.data.asOf;
+  if (!asOf) return null;
+  var later = arr(doc.versions).filter(function (v) { return isObj(v) && str(v.effective_from) > asOf; });
+  later.sort(function (x, y) { return str(x.effective_from) < str(y.effective_from) ? -1 : 1; });
+  return later[0] || null;
 }
 
 export function currentVersion(doc) {
@@ -93,10 +113,10 @@ export function renderTermsDoc(terms, docId, versionId) {
     a.setAttribute("data-version", str(v.version));
     if (v === chosen) a.setAttribute("aria-current", "true");
     var headLine = el("span", "version-head", "v" + str(v.version) + " · " + fmtDate(v.effective_from) + " 시행");
-    if (doc.current !== null && v.version === doc.current) append(headLine, el("span", "badge badge-optional", "현재"));
-    else if (state.data.asOf && str(v.effective_from) > state.data.asOf) append(headLine, el("span", "badge badge-info", "시행 예정"));
-    if (v.requires_reconsent === true) append(headLine, el("span", "badge badge-danger", "재동의 필요"));
-    if (v.consent && v.consent !== doc.consent) append(headLine, consentBadge(v.consent));
+    if (doc.current !== null && v.version === doc.current) append(headLine, " ", el("span", "badge badge-optional", "현재"));
+    else if (state.data.asOf && str(v.effective_from) > state.data.asOf) append(headLine, " ", el("span", "badge badge-info", "시행 예정"));
+    if (v.requires_reconsent === true) append(headLine, " ", el("span", "badge badge-danger", "재동의 필요"));
+    if (v.consent && v.consent !== doc.consent) append(headLine, " ", consentBadge(v.consent));
     append(a, headLine);
     if (str(v.summary)) append(a, el("span", "version-summary", str(v.summary)));
     append(li, a);

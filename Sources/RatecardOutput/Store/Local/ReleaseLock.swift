@@ -72,11 +72,22 @@ public final class ReleaseLock: ReleaseLease {
     }
 }
 
-/// The operating-system user running ratecard.
+/// Who is running ratecard, as journals and locks record it.
 public enum ProcessUser {
-    public static var name: String {
+    /// The operating-system user, and under `sudo` the person who ran it:
+    /// `alice (via sudo as root)` (from `SUDO_USER`), so a journal names who did it.
+    public static var name: String { actor(effective: effective, sudoUser: ProcessEnvironment.current["SUDO_USER"]) }
+
+    /// The effective operating-system user.
+    public static var effective: String {
         if let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name { return String(cString: name) }
         return ProcessEnvironment.current["USER"] ?? "uid \(geteuid())"
+    }
+
+    /// `effective`, or the user `sudo` ran it for when that is someone else.
+    public static func actor(effective: String, sudoUser: String?) -> String {
+        guard let sudoUser, !sudoUser.isEmpty, sudoUser != effective else { return effective }
+        return "\(sudoUser) (via sudo as \(effective))"
     }
 }
 
@@ -94,6 +105,11 @@ public enum Timestamp {
         let seconds = day.ordinal * 86400 + clock[0] * 3600 + clock[1] * 60 + clock[2] + 9 * 3600
         let local = format(seconds: seconds)
         return String(local.prefix(10)) + " " + String(local.dropFirst(11).prefix(8)) + " +09:00"
+    }
+
+    /// The time of day in Asia/Seoul at `seconds` since the epoch: `15:30:00`.
+    public static func seoulClock(seconds: Int) -> String {
+        String(seoul(format(seconds: seconds)).dropFirst(11).prefix(8))
     }
 
     public static func format(seconds: Int) -> String {
