@@ -189,6 +189,91 @@ struct HistoryFixture {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
             #expect(object["complete"] as? Bool == true)
             #expect((object["unrun"] as? [Any])?.isEmpty == true)
+            // It says the history rules had nothing to compare with: a note, not a finding.
+            let notes = try #require(object["notes"] as? [String])
+            #expect(notes.count == 1 && notes[0].hasPrefix("\(fixture.commits[0].short) is a root commit (no parent): the history rules (HIS-01, "), "\(notes)")
+        }
+    }
+
+    /// A root commit (an orphan branch, a squash) has no parent for the history rules: publish
+    /// compares the records that never change with what the live release shipped. A terms
+    /// version edited in place, a live table edited once it is past, or a version deleted is
+    /// refused (exit 1, file:line:column, the rule), from a repository that has the live commit
+    /// and from a clone that has only the orphan (the bundle alone is compared).
+    @Test func anOrphanCommitIsCheckedAgainstWhatIsLive() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 1)
+            let first = try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo)
+            try #require(first.status == 0, "\(first.out)\(first.err)")
+            let live = try ServeRoot(path: fixture.root).live()
+            func git(_ arguments: [String], in repo: String = fixture.repo) throws {
+                let (status, output) = try runTool("/usr/bin/git", ["-C", repo, "-c", "user.name=Squasher", "-c", "user.email=squash@example.com"] + arguments)
+                try #require(status == 0, "git \(arguments): \(output)")
+            }
+            let terms = "terms/service-terms/1.0.0.md"
+            let text = String(decoding: try FileSystem.readFile(fixture.repo + "/" + terms), as: UTF8.self)
+            let edited = text.replacingOccurrences(of: "일시 중단할 수 있습니다", with: "예고 없이 중단할 수 있습니다")
+            try #require(edited != text)
+            try FileSystem.writeFile(fixture.repo + "/" + terms, Array(edited.utf8))
+            try git(["checkout", "-q", "--orphan", "squashed"])
+            try git(["add", "-A"])
+            try git(["commit", "-q", "-m", "Squashed history"])
+
+            let validate = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-11-29"], in: fixture.repo)
+            #expect(validate.status == 0, "\(validate.out)\(validate.err)")
+            #expect(validate.out.contains("is a root commit (no parent): the history rules (HIS-01, "), "\(validate.out)")
+            #expect(validate.out.contains("had nothing to compare with; publish compares the published terms versions and rate tables with the live release"), "\(validate.out)")
+
+            let line = try #require(edited.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("예고 없이") }) + 1
+            let expected =
+                "\(terms):\(line):1: error HIS-02: the body of this version differs from the one live on \(live!), which users were shown and may have consented to; restore the published text and add the new text as a new version file"
+            let publish = try ratecard(fixture.publishArguments("HEAD"), in: fixture.repo)
+            #expect(publish.status == 1, "\(publish.out)\(publish.err)")
+            #expect(publish.out.contains(expected), "\(publish.out)")
+            #expect(publish.out.components(separatedBy: "HIS-02").count == 2, "reported once: \(publish.out)")
+            #expect(try ServeRoot(path: fixture.root).live() == live)
+
+            // A clone of the orphan alone has no live commit: the live bundle is what is compared.
+            let alone = directory + "/alone"
+            let (cloned, output) = try runTool("/usr/bin/git", ["clone", "-q", "--single-branch", "--branch", "squashed", "file://" + fixture.repo, alone])
+            try #require(cloned == 0, "\(output)")
+            let korean = try ratecard(fixture.publishArguments("HEAD") + ["--lang", "ko"], in: alone)
+            #expect(korean.status == 1, "\(korean.out)\(korean.err)")
+            #expect(korean.out.contains("\(terms):\(line):1: 오류 HIS-02: 이 버전의 본문이 라이브 릴리스 \(live!)에 게시되어"), "\(korean.out)")
+
+            // The title, a front-matter field, restored text but deleted version, and a live
+            // table edited after a newer one took effect: each refused by the live bundle.
+            try FileSystem.writeFile(alone + "/" + terms, Array(text.replacingOccurrences(of: "title: 서비스 이용약관", with: "title: 서비스 이용 약관").utf8))
+            try git(["rm", "-q", "terms/credit-inquiry-consent/1.0.0.md"], in: alone)
+            let table = "products/acme-bank/credit/rates/2026-01-15.yaml"
+            let rates = String(decoding: try FileSystem.readFile(alone + "/" + table), as: UTF8.self)
+            try FileSystem.writeFile(alone + "/" + table, Array(rates.replacingOccurrences(of: "apr_min_pct: 4.1", with: "apr_min_pct: 3.9").utf8))
+            try FileSystem.writeFile(
+                alone + "/products/acme-bank/credit/rates/2026-12-01.yaml", Array(rates.replacingOccurrences(of: "effective_from: 2026-01-15", with: "effective_from: 2026-12-01").utf8))
+            try git(["add", "-A"], in: alone)
+            try git(["commit", "-q", "--amend", "-m", "Squashed again"], in: alone)
+            let later = ["publish", "--root", fixture.root, "--rev", "HEAD", "--web", fixture.web, "--as-of", "2026-12-02", "-m", "test"]
+            let refused = try ratecard(later, in: alone)
+            #expect(refused.status == 1, "\(refused.out)\(refused.err)")
+            #expect(refused.out.contains("\(terms):2:8: error HIS-01: this version differs from the one live on \(live!)"), "\(refused.out)")
+            #expect(refused.out.contains("terms/credit-inquiry-consent/1.0.0.md:1:1: error HIS-03: terms version credit-inquiry-consent 1.0.0 is live on \(live!) and was deleted"), "\(refused.out)")
+            #expect(refused.out.contains("\(table):6:18: error HIS-08: this rate table was in force from 2026-01-15 until 2026-11-30 as live on \(live!)"), "\(refused.out)")
+            #expect(try ServeRoot(path: fixture.root).live() == live)
+        }
+    }
+
+    /// Plain validate in a depth-1 clone with a clean work tree validates HEAD, whose own change
+    /// the history rules cannot check there: exit 4 unless --allow-shallow, as --rev HEAD.
+    @Test func aCleanShallowWorkTreeFailsClosedLikeRevHead() throws {
+        try withTemporaryDirectory { directory in
+            let (_, head, shallow) = try phraseChangeAndShallowClone(in: directory)
+            let refused = try ratecard(["validate", "--as-of", "2026-11-29"], in: shallow)
+            #expect(refused.status == 4, "\(refused.out)\(refused.err)")
+            #expect(refused.out.contains("error: history rules (\(Self.historyRules.joined(separator: ", "))) could not run for \(head.short)"), "\(refused.out)")
+            #expect(refused.err.contains("or pass --allow-shallow to skip them"), "\(refused.err)")
+            let allowed = try ratecard(["validate", "--as-of", "2026-11-29", "--allow-shallow"], in: shallow)
+            #expect(allowed.status == 0, "\(allowed.out)\(allowed.err)")
+            #expect(allowed.out.contains("were skipped for \(head.short) (--allow-shallow)"), "\(allowed.out)")
         }
     }
 

@@ -34,31 +34,70 @@ import Testing
         productText += "\ndescription_ko: '</script><script>\(Self.mark)=3</script>{{x}}'\n"
         try FileSystem.writeFile(product, Array(productText.utf8))
         try FileSystem.makeDirectories(root + "/terms/hostile-doc")
-        try FileSystem.writeFile(
-            root + "/terms/hostile-doc/1.0.0.md",
-            Array(
-                """
-                ---
-                title: '</title><script>\(Self.mark)=8</script>'
-                version: 1.0.0
-                effective_from: 2026-01-01
-                consent: none
-                requires_reconsent: false
-                summary: '" onload="\(Self.mark)=9'
-                ---
-                # 안내
-
-                <script>\(Self.mark)=4</script>
-
-                [누르기](javascript:\(Self.mark)=5) 와 [데이터](data:text/html,<script>\(Self.mark)=6</script>)
-                그리고 <img src=x onerror="\(Self.mark)=7"> 와 ![그림](javascript:\(Self.mark)=10)
-
-                <javascript:\(Self.mark)=11> 와 [공백](  JaVaScRiPt:\(Self.mark)=12) 와 [안전한 링크](https://www.fss.or.kr)
-
-                <div onclick="\(Self.mark)=13">raw</div>
-                """.utf8))
+        try FileSystem.writeFile(root + "/terms/hostile-doc/1.0.0.md", Array(Self.hostileTerms(body: "[안전한 링크](https://www.fss.or.kr)\n").utf8))
         _ = try Repository.open(at: root).commitAll(message: "Hostile content", author: Signature(name: "Kim Minji", email: "minji@example.com"))
         return root
+    }
+
+    /// A terms version whose title and summary are hostile, with `body` below its heading.
+    static func hostileTerms(body: String) -> String {
+        """
+        ---
+        title: '</title><script>\(Self.mark)=8</script>'
+        version: 1.0.0
+        effective_from: 2026-01-01
+        consent: none
+        requires_reconsent: false
+        summary: '" onload="\(Self.mark)=9'
+        ---
+        # 안내
+
+        """ + "\n" + body
+    }
+
+    /// Raw HTML and unsafe link targets: the renderer drops every one (validation refuses them
+    /// first, DSC-20), starting on line 11 of `hostileTerms`.
+    static let hostileBody = """
+        <script>\(Self.mark)=4</script>
+
+        [누르기](javascript:\(Self.mark)=5) 와 [데이터](data:text/html,<script>\(Self.mark)=6</script>)
+        그리고 <img src=x onerror="\(Self.mark)=7"> 와 ![그림](javascript:\(Self.mark)=10)
+
+        <javascript:\(Self.mark)=11> 와 [공백](  JaVaScRiPt:\(Self.mark)=12) 와 [안전한 링크](https://www.fss.or.kr) 와 [VB](vbscript:msgbox)
+
+        <div onclick="\(Self.mark)=13">raw</div>
+
+        """
+
+    /// Text a terms page would drop must not vanish without a word: validate names each
+    /// payload of the hostile body where it is written (DSC-20, an error), and nothing is built.
+    @Test func everyPayloadATermsPageWouldDropIsReported() throws {
+        try withTemporaryDirectory { directory in
+            let root = try hostileRepository(in: directory)
+            let file = "terms/hostile-doc/1.0.0.md"
+            try FileSystem.writeFile(root + "/" + file, Array(Self.hostileTerms(body: Self.hostileBody).utf8))
+            let result = try ratecard(["validate", "--as-of", "2026-11-29"], in: root)
+            #expect(result.status == 1, "\(result.out)\(result.err)")
+            let found = result.out.split(separator: "\n").filter { $0.contains(" error DSC-20: ") }
+            let places = found.map { String($0.prefix { $0 != " " }) }
+            #expect(
+                places == [
+                    "\(file):11:1:", "\(file):13:1:", "\(file):13:\(Self.column(of: "[데이터]", in: 13))", "\(file):14:\(Self.column(of: "<img", in: 14))",
+                    "\(file):14:\(Self.column(of: "![그림]", in: 14))", "\(file):16:1:", "\(file):16:\(Self.column(of: "[공백]", in: 16))",
+                    "\(file):16:\(Self.column(of: "[VB]", in: 16))", "\(file):18:1:",
+                ], "\(result.out)")
+            #expect(result.out.contains("\(file):13:1: error DSC-20: the link target 'javascript:\(Self.mark)=5' is not a safe URL, so the published page drops it"), "\(result.out)")
+            #expect(result.out.contains("\(file):18:1: error DSC-20: raw HTML ('<div onclick=\"\(Self.mark)=13\">...') is left out of the published page"), "\(result.out)")
+            let built = try ratecard(["build", "--as-of", "2026-11-29", "--out", directory + "/out"], in: root)
+            #expect(built.status == 1, "\(built.out)\(built.err)")
+            #expect(!FileSystem.exists(directory + "/out"))
+        }
+    }
+
+    /// `path:line:column:` of `needle` on `line` of the hostile terms file.
+    static func column(of needle: String, in line: Int) -> String {
+        let text = hostileTerms(body: hostileBody).split(separator: "\n", omittingEmptySubsequences: false)[line - 1]
+        return "\(text.distance(from: text.startIndex, to: text.range(of: needle)!.lowerBound) + 1):"
     }
 
     /// In a serialized DOM a literal `<` only ever starts a real tag (text has `&lt;`), so these
@@ -89,9 +128,13 @@ import Testing
             #expect(built.status == 0, "\(built.out)\(built.err)")
             let terms = String(decoding: try FileSystem.readFile(directory + "/out/terms/hostile-doc/1.0.0.html"), as: UTF8.self)
             #expect(terms.contains("<a href=\"https://www.fss.or.kr\">안전한 링크</a>"))
-            #expect(terms.contains("raw HTML omitted"))
+            // Validation refuses the hostile body (DSC-20); the renderer is still the second
+            // line: what it makes of the body, in a page of its own, is inert too.
+            let rendered = CommonMark.html(Self.hostileBody)
+            #expect(rendered.contains("raw HTML omitted"))
+            try FileSystem.writeFile(directory + "/out/terms/hostile-body.html", Array("<!DOCTYPE html><html><body><main>\(rendered)</main></body></html>\n".utf8))
             let server = try StaticServer(root: directory + "/out")
-            for page in ["terms/hostile-doc/1.0.0.html", "rates.html", "rates/kbank.html", "partners.html"] {
+            for page in ["terms/hostile-doc/1.0.0.html", "terms/hostile-body.html", "rates.html", "rates/kbank.html", "partners.html"] {
                 let dom = try Browser.dumpDOM(server.base + page)
                 #expect(dom.contains("</main>"), "\(page) did not load")
                 assertInert(dom, page)

@@ -65,6 +65,22 @@ import Testing
             unlink(stored)
             try FileSystem.writeFile(stored, kept)
             #expect(try ratecard(["verify", "--root", fixture.root], in: fixture.repo).status == 0)
+            // An object or entry file others may write still hashes right today, but could be
+            // changed under the release at any time: drift too.
+            let entry = try #require(live.files.first { ObjectLayout.inEntryFolder($0.path) })
+            for (path, problem) in [
+                (stored, "changed object mode: \(document.path) (666, writable by others)"),
+                (serve.folder(of: second) + "/" + entry.path, "changed mode: \(entry.path) (666, writable by others)"),
+            ] {
+                var before = stat()
+                try #require(stat(path, &before) == 0)
+                try #require(chmod(path, 0o666) == 0)
+                let writable = try ratecard(["verify", "--root", fixture.root], in: fixture.repo)
+                #expect(writable.status == 1, "\(path): \(writable.out)\(writable.err)")
+                #expect(writable.out.contains(problem), "\(writable.out)")
+                try #require(chmod(path, before.st_mode & 0o777) == 0)
+            }
+            #expect(try ratecard(["verify", "--root", fixture.root], in: fixture.repo).status == 0)
 
             // Deleting a release leaves every object; the objects it alone named are found by prune.
             let objectsBefore = try store.list(.objects)

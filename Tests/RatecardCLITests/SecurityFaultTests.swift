@@ -65,6 +65,46 @@ import Testing
         }
     }
 
+    /// A FIFO in place of a state file would block its open (and every read) until someone
+    /// writes to it: publish, rollback and releases would hang for good. Each is refused (exit 4,
+    /// naming the file); the commands run under a deadline so that a hang fails the test.
+    @Test(arguments: ["journal.jsonl", "lock"])
+    func aFIFOInPlaceOfAStateFileIsRefusedNotWaitedOn(_ name: String) throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory)
+            let first = try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo)
+            try #require(first.status == 0, "\(first.err)")
+            let live = try ServeRoot(path: fixture.root).live()
+            let path = fixture.root + "/.ratecard/" + name
+            unlink(path)
+            try #require(mkfifo(path, 0o644) == 0)
+            // The lock is taken by the commands that change the root; releases only reads the journal.
+            let commands = [fixture.publishArguments(fixture.commits[1]), ["rollback", "--root", fixture.root, "-m", "x"]] + (name == "lock" ? [] : [["releases", "--root", fixture.root]])
+            for arguments in commands {
+                let (status, output) = try runTool("/usr/bin/timeout", ["-s", "KILL", "30", binaryFolder + "/ratecard", "-C", fixture.repo] + arguments)
+                #expect(status == 4, "\(arguments[0]) (137: it hung): \(output)")
+                #expect(output.contains("\(path) is not a regular file (a FIFO, a device, a socket or a folder is in its place)"), "\(arguments[0]): \(output)")
+                #expect(try ServeRoot(path: fixture.root).live() == live)
+            }
+        }
+    }
+
+    /// A release's version.json is read the same way: a FIFO there is refused by verify, not
+    /// waited on.
+    @Test func aFIFOInPlaceOfAReleaseRecordIsRefusedNotWaitedOn() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 1)
+            let first = try ratecard(fixture.publishArguments(fixture.commits[0]), in: fixture.repo)
+            try #require(first.status == 0, "\(first.err)")
+            let live = try #require(try ServeRoot(path: fixture.root).live())
+            let path = fixture.root + "/releases/" + live + "/version.json"
+            try #require(unlink(path) == 0 && mkfifo(path, 0o644) == 0)
+            let (status, output) = try runTool("/usr/bin/timeout", ["-s", "KILL", "30", binaryFolder + "/ratecard", "-C", fixture.repo, "verify", "--root", fixture.root])
+            #expect(status == 4, "verify (137: it hung): \(output)")
+            #expect(output.contains("\(path) is not a regular file"), "\(output)")
+        }
+    }
+
     @Test func aSymlinkedStateFolderIsRefused() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory)

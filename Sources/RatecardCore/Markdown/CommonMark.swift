@@ -220,3 +220,66 @@ extension String {
         return Substring(view.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" })
     }
 }
+
+extension CommonMark {
+    /// Something in a document that `html(_:)` leaves out of the page: raw HTML (a block or
+    /// inline tag, a comment), or the target of a link or image whose URL is not safe
+    /// (`isSafeURL`).
+    public struct Dropped: Sendable, Equatable {
+        public enum Kind: Sendable, Equatable {
+            case html
+            case link(url: String)
+            case image(url: String)
+        }
+
+        public var kind: Kind
+        /// 1-based line in the Markdown and column in characters (bytes in cmark); a line of 0
+        /// when cmark gave no position.
+        public var line: Int
+        public var column: Int
+        /// The dropped HTML, or the link's URL, as written.
+        public var text: String
+    }
+
+    /// Everything `html(_:)` drops, found by walking cmark's node tree, in document order.
+    public static func dropped(_ markdown: String) -> [Dropped] {
+        let options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8 | CMARK_OPT_SOURCEPOS
+        guard let document = cmark_parse_document(markdown, markdown.utf8.count, options) else { return [] }
+        defer { cmark_node_free(document) }
+        guard let iterator = cmark_iter_new(document) else { return [] }
+        defer { cmark_iter_free(iterator) }
+        let lines = markdown.split(separator: "\n", omittingEmptySubsequences: false)
+        var found: [Dropped] = []
+        while true {
+            let event = cmark_iter_next(iterator)
+            if event == CMARK_EVENT_DONE { break }
+            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+            let type = cmark_node_get_type(node)
+            let kind: Dropped.Kind
+            let text: String
+            switch type {
+            case CMARK_NODE_HTML_BLOCK, CMARK_NODE_HTML_INLINE:
+                text = cmark_node_get_literal(node).map { String(cString: $0) } ?? ""
+                kind = .html
+            case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
+                text = cmark_node_get_url(node).map { String(cString: $0) } ?? ""
+                guard !isSafeURL(text) else { continue }
+                kind = type == CMARK_NODE_LINK ? .link(url: text) : .image(url: text)
+            default: continue
+            }
+            // Inline nodes may carry no position: the nearest ancestor's, then.
+            var positioned: OpaquePointer? = node
+            while let current = positioned, cmark_node_get_start_line(current) == 0 { positioned = cmark_node_parent(current) }
+            let line = positioned.map { Int(cmark_node_get_start_line($0)) } ?? 0
+            let byteColumn = positioned.map { Int(cmark_node_get_start_column($0)) } ?? 1
+            var column = 1
+            if line >= 1, line <= lines.count {
+                let utf8 = lines[line - 1].utf8
+                let end = utf8.index(utf8.startIndex, offsetBy: max(0, min(byteColumn - 1, utf8.count)))
+                column = String(Substring(utf8[utf8.startIndex..<end])).count + 1
+            }
+            found.append(Dropped(kind: kind, line: line, column: column, text: text))
+        }
+        return found
+    }
+}

@@ -61,11 +61,38 @@ public enum DisclosureRules {
         "금소법 제46조①3: a borrower may withdraw a loan application for 14 days (withdrawal_period_days in regulatory/limits.yaml); a notice stating fewer days tells them they have lost a right they still have.",
         ko: "안내한 청약철회 기간은 법이 정한 기간",
         "금소법 제46조①3: 차입자는 대출 신청을 14일 동안 철회할 수 있습니다 (regulatory/limits.yaml의 withdrawal_period_days). 그보다 짧게 안내하면 아직 있는 권리를 잃었다고 알리는 셈입니다.")
+    public static let droppedMarkup = Rule(
+        "DSC-20", .error, "a terms body shows everything it says",
+        "A terms page is rendered safely: raw HTML (tags, comments) and links or images to javascript:, data:, vbscript: or other unsafe URLs are left out of it. In a legal document text must not vanish without a word: write it as Markdown, or link to an http(s), mailto: or tel: address.",
+        ko: "약관 본문은 쓴 내용을 모두 보여 줌",
+        "약관 페이지는 안전하게 렌더링되어 원시 HTML(태그, 주석)과 javascript:, data:, vbscript: 등 안전하지 않은 URL로 가는 링크나 이미지는 빠집니다. 법적 문서의 글이 아무 말 없이 사라지면 안 되므로 Markdown으로 쓰거나 http(s), mailto:, tel: 주소로 링크하세요.")
 
     public static let all = [
         productPhrases, documentPhrases, statusReason, reconsent, emptyBody, prohibited, advertisedRate, securedAsUnsecured, phraseForOthers, optionalStaysOptional, majorNeedsReconsent, noticePeriod,
-        recipients, withdrawalPeriod,
+        recipients, withdrawalPeriod, droppedMarkup,
     ]
+
+    /// DSC-20: what the page would leave out of a terms body, each where it is written.
+    static func reportDropped(_ terms: TermsVersion, into diagnostics: Diagnostics) {
+        for dropped in CommonMark.dropped(terms.body) {
+            let mark = SourceMark(line: terms.bodyLine - 1 + max(dropped.line, 1), column: dropped.column)
+            var shown = String(dropped.text.trimmingCharacters(in: "\n ").prefix { $0 != "\n" })
+            if shown.count > 60 { shown = String(shown.prefix(57)) + "..." }
+            let message: Message
+            switch dropped.kind {
+            case .html:
+                message = Message(
+                    "raw HTML ('\(shown)') is left out of the published page, with any text inside it; write it as Markdown (a comment's text is not published either: remove it)",
+                    ko: "원시 HTML('\(shown)')은 게시되는 페이지에서 빠지고, 그 안의 글도 함께 빠집니다; Markdown으로 쓰세요 (주석의 글도 게시되지 않으니 지우세요)")
+            case .link(let url), .image(let url):
+                let what = dropped.kind == .link(url: url) ? ("link", "링크") : ("image", "이미지")
+                message = Message(
+                    "the \(what.0) target '\(shown)' is not a safe URL, so the published page drops it; link to an http(s), mailto: or tel: address, or a page of this site",
+                    ko: "\(what.1) 대상 '\(shown)'은(는) 안전한 URL이 아니어서 게시되는 페이지에서 빠집니다; http(s), mailto:, tel: 주소나 이 사이트의 페이지로 링크하세요")
+            }
+            diagnostics.report(droppedMarkup, terms.path, mark, message)
+        }
+    }
 
     package static func check(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         let phrases = content.phrases ?? []
@@ -181,6 +208,7 @@ public enum DisclosureRules {
                     reconsent, terms.path, terms.requiresReconsent.mark,
                     Message("requires_reconsent is true but consent is none; only consented documents can need re-consent", ko: "requires_reconsent가 true인데 consent가 none입니다; 재동의는 동의를 받는 문서에만 필요합니다"))
             }
+            reportDropped(terms, into: diagnostics)
             if terms.body.allSatisfy(\.isWhitespace) {
                 diagnostics.report(emptyBody, terms.path, SourceMark(line: terms.bodyLine, column: 1), Message("the document has no body below its front matter", ko: "머리말 아래에 본문이 없습니다"))
             }

@@ -94,6 +94,15 @@ public struct IncrementalBundle {
             folders.contains { finding.path.hasPrefix($0) }
         }
         if found.contains(where: { $0.severity == .error }) { return .invalid }
+        // Tables are records against what is live too, not only against the parent: a table the
+        // live release's commit had that is past now and was edited sends the publish to the
+        // full build, which refuses it.
+        if parent != liveCommit {
+            let atLive = try Self.load(keys, from: try location.source(for: liveCommit), caches: caches)
+            let diagnostics = Diagnostics()
+            HistoryRules.checkRecords(content, base: atLive, context: ValidationContext(asOf: asOf), into: diagnostics)
+            if diagnostics.items.contains(where: { $0.rule == HistoryRules.pastTable.id && folders.contains(where: $0.path.hasPrefix) }) { return nil }
+        }
         let products = content.products.filter { keys.contains($0.key) }.sorted { $0.key < $1.key }
         guard Set(products.map(\.key)) == keys else { return nil }
 

@@ -135,6 +135,11 @@ public struct PublishFlow {
         case .built(let made): bundle = made
         }
         (result.bundleID, result.commit, result.builtOntoLive) = (bundle.output.manifest.bundleID, bundle.commit, bundle.builtOntoLive)
+        if let live, let content = bundle.content {
+            let changed = try liveRecords(bundle, content: content, live: live, info: liveInfo)
+            if !changed.isEmpty { return result.ending(.invalid(ValidationReport(diagnostics: changed, commits: [], filesParsed: 0, files: content.fileCount))) }
+        }
+        Trace.mark("publish: records checked against live")
         let expectLive = try options.destination.expectedLive(options.change, live: .some(live))
         result.approval = try approvalGate(bundle, events: events)
         var request = makeRequest(bundle, web: web, expectLive: expectLive, approval: result.approval, liveInfo: liveInfo)
@@ -158,6 +163,39 @@ public struct PublishFlow {
         let onto = options.change.dryRun || options.destination.protected ? nil : live.map { BundleRun.Base(store: options.destination.store, release: $0, info: info) }
         return try run.build(revision: revision, onto: onto)
     }
+
+    /// The records that never change (published terms versions, rate tables once past), checked
+    /// against the live release, not only against the commit's parent (which a root commit does
+    /// not have, and which need not be what is live): against what its bundle shipped, always,
+    /// and against its commit's content when this repository has that commit and it is neither
+    /// the commit published nor its parent (whose check the build already ran).
+    private func liveRecords(_ bundle: BundleRun.Built, content: Content, live: String, info: ReleaseInfo?) throws -> [Diagnostic] {
+        // A live bundle that no longer matches its own listing cannot be compared with; a
+        // publish is then how it is replaced (as the incremental build falls back to the full
+        // one), and only its commit, when this repository has it, is compared with.
+        var found: [Diagnostic] = []
+        var liveCommit = info?.sourceCommit
+        do {
+            let shipped = try LiveBundle(store: options.destination.store, release: live, known: info)
+            liveCommit = shipped.commit
+            found = try LiveRecords(shipped).check(content, asOf: options.asOf, built: bundle.output.manifest)
+        } catch is OperationalError {
+            Trace.mark("publish: the live bundle cannot be read; its records are not compared")
+        }
+        if let liveCommit, let repository = location.repository, repository.hasObject(liveCommit), liveCommit != bundle.commit,
+            bundle.commit.flatMap({ try? repository.commitInfo($0).parents.first }) != liveCommit
+        {
+            let before = try ValidationRun(location: location, context: ValidationContext(asOf: options.asOf), caches: options.caches).content(of: liveCommit)
+            let diagnostics = Diagnostics()
+            HistoryRules.check(content, base: before, context: ValidationContext(asOf: options.asOf), into: diagnostics)
+            let reported = Set(found.map { "\($0.path)\u{0}\($0.rule)" })
+            found += diagnostics.items.filter { Self.recordRules.contains($0.rule) && !reported.contains("\($0.path)\u{0}\($0.rule)") }
+        }
+        return found.sorted()
+    }
+
+    /// The history rules about records that never change, whatever happened in between.
+    static let recordRules: Set<String> = [HistoryRules.frozenVersion.id, HistoryRules.bodyNeedsVersion.id, HistoryRules.deletedVersion.id, HistoryRules.pastTable.id]
 
     /// The web build to ship: a release without it leaves the app's screens blank, so only on request.
     private func webFolder() throws -> String? {

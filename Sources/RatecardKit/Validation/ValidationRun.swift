@@ -97,7 +97,24 @@ public final class ValidationRun {
 
     /// The work tree, with history rules against HEAD when there is one.
     public func validateWorkingTree() throws -> ValidationReport {
-        try snapshot(revision: nil).report
+        try checkingHead(snapshot(revision: nil)).report
+    }
+
+    /// A work tree that is HEAD's content, byte for byte, is HEAD: the history rules compared
+    /// it with HEAD itself, so HEAD's own change went unchecked, and that is only sound when a
+    /// check of HEAD against its parent could run. When the parent is not in this clone (the
+    /// edge of a shallow clone), the report says so and is incomplete (exit 4) unless skipping
+    /// was asked for (`--allow-shallow`), as `--rev HEAD` is.
+    func checkingHead(_ snapshot: Snapshot) throws -> Snapshot {
+        guard !snapshot.dirty, let head = snapshot.commit, let repository = location.repository else { return snapshot }
+        var snapshot = snapshot
+        for parent in try repository.commitInfo(head).parents where !repository.hasObject(parent) {
+            let unrun = UnrunRules(commit: head, parent: parent)
+            snapshot.report.unrun.append(unrun)
+            snapshot.report.notes.append(missingParentNote(unrun))
+        }
+        snapshot.report.skipAllowed = allowShallow
+        return snapshot
     }
 
     /// One commit, read from git objects, with history rules against its first parent.
@@ -105,7 +122,7 @@ public final class ValidationRun {
     /// generated runtime, its calls, against the app versions each environment lists), when
     /// there is one.
     public func validateWorkingTreeAndWebBuild() throws -> ValidationReport {
-        let snapshot = try snapshot(revision: nil)
+        let snapshot = try checkingHead(snapshot(revision: nil))
         var report = snapshot.report
         if let web = try? BundleRun(location: location, asOf: validator.context.asOf, caches: loader.caches).webFolder(override: nil) {
             let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: location.repository?.workdir)
@@ -171,7 +188,8 @@ public final class ValidationRun {
         let report = ValidationReport(
             diagnostics: Validator(context: validator.context.forCommit(info)).check(content, base: base),
             commits: [CommitStamp(id: commit, summary: info.summary)],
-            filesParsed: loader.parses, files: content.fileCount, notes: unrun.map(missingParentNote), unrun: unrun, skipAllowed: allowShallow)
+            filesParsed: loader.parses, files: content.fileCount, notes: unrun.map(missingParentNote) + (info.parents.isEmpty ? [Self.rootNote(commit)] : []), unrun: unrun,
+            skipAllowed: allowShallow)
         Trace.mark("validate: checked")
         return Snapshot(content: content, source: source, report: report, commit: commit, dirty: false)
     }
@@ -208,6 +226,15 @@ public final class ValidationRun {
         return Message(
             "history rules (\(rules)) could not run for \(commit): its parent \(parent) is not in this clone (a shallow clone); \(fetch); or pass --allow-shallow to skip them",
             ko: "\(commit) 커밋의 이력 규칙(\(rules))은 실행하지 못했습니다: 부모 커밋(\(parent))이 이 클론에 없습니다 (얕은 클론); \(fetchKorean); 일부러 건너뛰려면 --allow-shallow 옵션을 주세요")
+    }
+
+    /// What to say of a root commit (the first commit, an orphan branch, a squash): the history
+    /// rules compare a commit with its parent, and it has none.
+    package static func rootNote(_ commit: ObjectID) -> Message {
+        let rules = HistoryRules.all.map(\.id).joined(separator: ", ")
+        return Message(
+            "\(commit.short) is a root commit (no parent): the history rules (\(rules)) had nothing to compare with; publish compares the published terms versions and rate tables with the live release",
+            ko: "\(commit.short) 커밋은 루트 커밋입니다 (부모 커밋 없음): 이력 규칙(\(rules))은 비교할 대상이 없었습니다; publish는 게시된 약관 버전과 금리표를 라이브 릴리스와 비교합니다")
     }
 
     /// What is staged in the index, with history rules against HEAD (the pre-commit hook).
@@ -269,6 +296,7 @@ public final class ValidationRun {
         case .failure(let error): throw error
         }
         var unrun: [UnrunRules] = []
+        var roots: [Message] = []
         // Reported problems not fixed yet, by key: the indices into `reported`.
         var open: [String: [Int]] = [:]
         var lastFound: [Diagnostic] = []
@@ -289,6 +317,7 @@ public final class ValidationRun {
             stamps.append(stamp)
             var parent: Content?
             var known: Set<String> = []
+            if info.parents.isEmpty { roots.append(Self.rootNote(commit)) }
             if let parentID = info.parents.first, !repository.hasObject(parentID) {
                 unrun.append(UnrunRules(commit: commit, parent: parentID))
             } else if let parentID = info.parents.first {
@@ -355,7 +384,7 @@ public final class ValidationRun {
             for (index, mark) in zip(indices, marks[reported[indices[0]].key] ?? []) { reported[index].mark = mark }
         }
         return ValidationReport(
-            diagnostics: reported, commits: stamps, filesParsed: loader.parses, files: files, notes: unrun.map(missingParentNote), unrun: unrun, skipAllowed: allowShallow)
+            diagnostics: reported, commits: stamps, filesParsed: loader.parses, files: files, notes: unrun.map(missingParentNote) + roots, unrun: unrun, skipAllowed: allowShallow)
     }
 
     /// Whether a history finding of an earlier commit is still among `net`, the history rules'

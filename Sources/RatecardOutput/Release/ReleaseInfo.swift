@@ -1,3 +1,4 @@
+import Glibc
 import RatecardCore
 import RatecardSupport
 
@@ -56,7 +57,9 @@ public struct ReleaseInfo: Sendable, Equatable {
     }
 
     public static func read(from folder: String) throws -> ReleaseInfo {
-        try parse(try FileSystem.readFile(folder + "/" + fileName), source: folder + "/" + fileName)
+        let path = folder + "/" + fileName
+        guard let bytes = try StateFiles.readRegular(path) else { throw FileSystem.failure("open", path, code: ENOENT) }
+        return try parse(bytes, source: path)
     }
 
     /// Reads version.json's bytes; `source` names them in messages.

@@ -230,7 +230,10 @@ struct DataDocuments {
         ])
     }
 
-    func table(_ table: RateTable) -> JSON {
+    func table(_ table: RateTable) -> JSON { Self.tableDocument(table) }
+
+    /// A rate table as a product's document shows it (`current`, `next`).
+    static func tableDocument(_ table: RateTable) -> JSON {
         .object([
             "bureau": .string(table.bureau.value.rawValue),
             "effective_from": .string(table.effectiveFrom.value.description),

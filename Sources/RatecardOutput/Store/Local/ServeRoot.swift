@@ -149,9 +149,7 @@ public struct ServeRoot: ReleaseStore, Sendable {
                 guard ObjectLayout.isObjectName(name) else { return nil }
                 fallthrough
             default:
-                let file = location(of: key)
-                guard FileSystem.exists(file) else { return nil }
-                return try FileSystem.readFile(file)
+                return try StateFiles.readRegular(location(of: key))
             }
         }
     }
@@ -253,10 +251,17 @@ public struct ServeRoot: ReleaseStore, Sendable {
         let objects = info.format >= ObjectLayout.objectsSince
         // Reading and hashing every file is the cost; two threads share it, results in order.
         @Sendable func check(_ full: String, _ file: BundleManifest.File, missing: String, changed: String) -> Result<String?, any Error> {
-            guard (try? FileSystem.kind(ofItemAt: full)) == .file else { return .success("\(missing): \(file.path)") }
+            var status = stat()
+            guard lstat(full, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return .success("\(missing): \(file.path)") }
             return Result {
                 let bytes = try FileSystem.readFile(full)
-                return bytes.count != file.size || SHA256.hex(bytes) != file.sha256 ? "\(changed): \(file.path)" : nil
+                if bytes.count != file.size || SHA256.hex(bytes) != file.sha256 { return "\(changed): \(file.path)" }
+                // Published files are never written again: one that others may write could be
+                // changed under the release at any time, though its bytes still match today.
+                if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+                    return "\(changed) mode: \(file.path) (\(String(status.st_mode & 0o777, radix: 8)), writable by others)"
+                }
+                return nil
             }
         }
         let inFolder = info.files.filter { !objects || ObjectLayout.inEntryFolder($0.path) }

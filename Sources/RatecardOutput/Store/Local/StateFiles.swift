@@ -28,7 +28,10 @@ public enum StateFiles {
             throw FileSystem.failure("open", folder, code: code)
         }
         defer { close(directory) }
-        let fd = openat(directory, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+        // O_NONBLOCK: a FIFO put in place of the file would block the open (and every read)
+        // until someone writes to it; opened without blocking, it is refused below as not a
+        // regular file. The flag is cleared once the file is known to be regular.
+        let fd = openat(directory, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT && flags & O_CREAT == 0 {
@@ -45,7 +48,12 @@ public enum StateFiles {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw OperationalError("\(folder)/\(name) is not a regular file; remove it and run again", ko: "\(folder)/\(name)은(는) 일반 파일이 아닙니다; 지우고 다시 실행하세요")
+            throw notRegular(folder + "/" + name)
+        }
+        guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 else {
+            let failure = FileSystem.failure("fcntl", folder + "/" + name)
+            close(fd)
+            throw failure
         }
         guard info.st_nlink <= 1 else {
             close(fd)
@@ -57,6 +65,30 @@ public enum StateFiles {
             )
         }
         return fd
+    }
+
+    /// The refusal of a state file that is not a regular file (a FIFO, a device, a socket, a
+    /// folder): ratecard's own files are only ever regular files.
+    static func notRegular(_ path: String) -> OperationalError {
+        OperationalError(
+            "\(path) is not a regular file (a FIFO, a device, a socket or a folder is in its place); ratecard keeps only regular files there. Remove it and run again",
+            ko: "\(path)은(는) 일반 파일이 아닙니다 (그 자리에 FIFO, 장치, 소켓이나 폴더가 있습니다); ratecard는 그곳에 일반 파일만 둡니다. 지우고 다시 실행하세요")
+    }
+
+    /// A file of the serve root by its path, read whole, or nil when it does not exist: opened
+    /// without blocking and refused unless it is a regular file (a FIFO in its place would hang
+    /// the read forever).
+    public static func readRegular(_ path: String) throws -> [UInt8]? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw FileSystem.failure("open", path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw notRegular(path) }
+        guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 else { throw FileSystem.failure("fcntl", path) }
+        return try FileSystem.readAll(fd, path: path)
     }
 
     /// The whole file, or nil when it does not exist.
