@@ -72,6 +72,11 @@ public final class Repository {
         return path
     }
 
+    /// Makes `path` the work tree (git's `GIT_WORK_TREE`).
+    public func setWorkdir(_ path: String) throws(GitError) {
+        try Repository.check("git_repository_set_workdir", git_repository_set_workdir(handle, path, 0))
+    }
+
     /// The `.git` folder (or the bare repository folder).
     public var gitDir: String {
         var path = String(cString: git_repository_path(handle))
@@ -265,10 +270,17 @@ public final class Repository {
         return length
     }
 
-    /// The entries of the index (what is staged) below `prefix`, paths relative to it.
-    public func indexEntries(under prefix: String) throws(GitError) -> [TreeEntry] {
+    /// The entries of the index (what is staged) below `prefix`, paths relative to it: the
+    /// repository's own index, or the index file at `indexFile` (an absolute path: the
+    /// temporary index `git commit -a`, `git commit <paths>` and `git commit -p` make and name
+    /// in `GIT_INDEX_FILE` for the pre-commit hook).
+    public func indexEntries(under prefix: String, indexFile: String? = nil) throws(GitError) -> [TreeEntry] {
         var index: OpaquePointer?
-        try Repository.check("git_repository_index", git_repository_index(&index, handle))
+        if let indexFile {
+            try Repository.check("git_index_open", git_index_open(&index, indexFile))
+        } else {
+            try Repository.check("git_repository_index", git_repository_index(&index, handle))
+        }
         defer { git_index_free(index) }
         try Repository.check("git_index_read", git_index_read(index, 0))
         let start = prefix.isEmpty ? "" : prefix + "/"

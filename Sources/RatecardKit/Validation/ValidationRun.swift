@@ -210,16 +210,42 @@ public final class ValidationRun {
             ko: "\(commit) 커밋의 이력 규칙(\(rules))은 실행하지 못했습니다: 부모 커밋(\(parent))이 이 클론에 없습니다 (얕은 클론); \(fetchKorean); 일부러 건너뛰려면 --allow-shallow 옵션을 주세요")
     }
 
-    /// What is staged in the index, with history rules against HEAD (the pre-commit hook).
-    public func validateStaged() throws -> ValidationReport {
+    /// What is staged, with history rules against HEAD (the pre-commit hook): the repository's
+    /// index, or `indexFile`, the index git made for this commit (`StagedCommit`).
+    ///
+    /// The hook judges the change being committed: a problem HEAD already holds (committed
+    /// with --no-verify, or before a rule existed) is not from this change and does not block
+    /// it; the report names such problems in a note instead, as `--range` leaves out problems
+    /// a commit's parent already had.
+    public func validateStaged(indexFile: String? = nil) throws -> ValidationReport {
         let repository = try location.requireRepository()
         guard let root = location.contentRoot else { throw OperationalError("--staged needs a work tree", ko: "--staged에는 작업 트리가 필요합니다") }
-        let content = try loader.load(IndexSource(repository: repository, contentRoot: root))
+        let content = try loader.load(IndexSource(repository: repository, contentRoot: root, indexFile: indexFile))
         var base: Content?
-        if let head = try repository.headCommit(), try repository.treeEntries(commit: head, under: root.treePath) != nil {
+        let head = try repository.headCommit()
+        if let head, try repository.treeEntries(commit: head, under: root.treePath) != nil {
             base = try loader.load(CommitSource(repository: repository, commit: head, contentRoot: root))
         }
-        return ValidationReport(diagnostics: validator.check(content, base: base), commits: [], filesParsed: loader.parses, files: content.fileCount)
+        var found = validator.check(content, base: base)
+        var notes: [Message] = []
+        if let head, let base {
+            let committed = Set(validator.check(base).map(\.key))
+            let old = found.filter { committed.contains($0.key) }
+            found.removeAll { committed.contains($0.key) }
+            if let note = Self.alreadyCommittedNote(old, head: head) { notes.append(note) }
+        }
+        return ValidationReport(diagnostics: found, commits: [], filesParsed: loader.parses, files: content.fileCount, notes: notes)
+    }
+
+    /// What to say about problems HEAD already holds, which a commit is not blocked for.
+    static func alreadyCommittedNote(_ problems: [Diagnostic], head: ObjectID) -> Message? {
+        let errors = problems.filter { $0.severity == .error }
+        guard !errors.isEmpty else { return nil }
+        let named = errors.prefix(5).map { "\($0.rule) \($0.path):\($0.mark)" }.joined(separator: ", ")
+        let more = errors.count > 5 ? " (+\(errors.count - 5))" : ""
+        return Message(
+            "\(errors.count) error(s) already committed in HEAD (\(head.short)) are not from this change and do not block it: \(named)\(more); 'ratecard validate --rev HEAD' shows them",
+            ko: "HEAD(\(head.short))에 이미 커밋된 오류 \(errors.count)개는 이번 변경에서 생긴 것이 아니라 커밋을 막지 않습니다: \(named)\(more); 'ratecard validate --rev HEAD'로 확인하세요")
     }
 
     /// The content at a revision (or the work tree for nil), without validating it.
