@@ -135,10 +135,13 @@ public struct PublishFlow {
         case .built(let made): bundle = made
         }
         (result.bundleID, result.commit, result.builtOntoLive) = (bundle.output.manifest.bundleID, bundle.commit, bundle.builtOntoLive)
+        // The same bundle as a release a rollback marked bad here: not shipped again unnoticed.
+        let forced = try options.change.refuseBadBundle(bundle.output.manifest.bundleID, in: [store], verb: ("publish", "게시를"))
         let expectLive = try options.destination.expectedLive(options.change, live: .some(live))
         result.approval = try approvalGate(bundle, events: events)
         var request = makeRequest(bundle, web: web, expectLive: expectLive, approval: result.approval, liveInfo: liveInfo)
         request.bridge = bridge.requirement?.json
+        request.extra.merge(forced) { $1 }
         let publisher = Publisher(root: store)
         let staged = try publisher.stage(request)
         if options.change.dryRun {
