@@ -7,7 +7,9 @@ extension Language {
         if let argument {
             guard let language = Language(rawValue: argument.lowercased()) else {
                 let known = allCases.map(\.rawValue).joined(separator: ", ")
-                throw UsageError("Unknown language '\(argument)'; use one of: \(known)", ko: "알 수 없는 언어 '\(argument)'; 다음 중 하나를 쓰세요: \(known)")
+                var error = UsageError("Unknown language '\(argument)'; use one of: \(known)", ko: "알 수 없는 언어 '\(argument)'; 다음 중 하나를 쓰세요: \(known)")
+                error.message = error.message.then(Suggestion.didYouMean(argument.lowercased(), in: allCases.map(\.rawValue)))
+                throw error
             }
             return language
         }

@@ -105,6 +105,23 @@ public final class Repository {
         return ObjectID(git_object_id(commit)!.pointee)
     }
 
+    /// The short names of the branches (local and remote-tracking, `origin/main`) and tags,
+    /// sorted: what a revision a person types is most often meant to be.
+    public func referenceNames() throws(GitError) -> [String] {
+        var list = git_strarray()
+        try Repository.check("git_reference_list", git_reference_list(&list, handle))
+        defer { git_strarray_dispose(&list) }
+        var names: [String] = []
+        for index in 0..<list.count {
+            guard let raw = list.strings[index] else { continue }
+            let name = String(cString: raw)
+            for prefix in ["refs/heads/", "refs/tags/", "refs/remotes/"] where name.hasPrefix(prefix) {
+                names.append(String(name.dropFirst(prefix.count)))
+            }
+        }
+        return names.filter { !$0.hasSuffix("/HEAD") }.sorted()
+    }
+
     /// The commit HEAD points at, or nil when the branch has no commits yet.
     public func headCommit() throws(GitError) -> ObjectID? {
         var oid = git_oid()
@@ -745,5 +762,14 @@ extension Repository {
             _ = git_odb_hash(&oid, raw.baseAddress, raw.count, GIT_OBJECT_BLOB)
         }
         return ObjectID(oid)
+    }
+}
+
+extension GitError {
+    /// The revision asked for names nothing: an unknown or malformed name, an ancestor past
+    /// the root, an object that is not a commit. Not a failure of git or of the clone (though
+    /// a shallow clone also answers "not found" for commits it did not fetch).
+    public var namesNothing: Bool {
+        [GIT_ENOTFOUND.rawValue, GIT_EINVALIDSPEC.rawValue, GIT_EAMBIGUOUS.rawValue, GIT_EPEEL.rawValue].contains(code)
     }
 }

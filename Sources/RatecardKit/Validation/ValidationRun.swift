@@ -176,12 +176,16 @@ public final class ValidationRun {
         return Snapshot(content: content, source: source, report: report, commit: commit, dirty: false)
     }
 
-    /// A revision as a commit id, or an error that names the revision.
-    package static func resolve(_ revision: String, in repository: Repository) throws -> ObjectID {
+    /// A revision as a commit id, or an error that names the revision. A revision that names
+    /// nothing is a usage error (exit 2) with the nearest names it may have meant: branches,
+    /// tags, HEAD and `alsoAccepted` (the environment names `diff` takes in its place); a commit
+    /// a shallow clone did not fetch, or git failing, is operational (exit 4).
+    package static func resolve(_ revision: String, in repository: Repository, alsoAccepted: [String] = []) throws -> ObjectID {
         let result: Result<ObjectID, GitError> = Result { () throws(GitError) in try repository.resolveCommit(revision) }
         switch result {
         case .success(let id): return id
         case .failure(let error):
+            if error.namesNothing, let unknown = unknownRevision(revision, in: repository, alsoAccepted: alsoAccepted) { throw unknown }
             var message = Message("revision '\(revision)' cannot be read: \(error.message)", ko: "리비전 '\(revision)'을(를) 읽을 수 없습니다: \(error.message)")
             if repository.isShallow {
                 message = message.then(
@@ -191,6 +195,24 @@ public final class ValidationRun {
             }
             throw OperationalError(message)
         }
+    }
+
+    /// The usage error for a revision that names nothing, or nil when it is a commit past the
+    /// edge of a shallow clone (missing, not unknown).
+    static func unknownRevision(_ revision: String, in repository: Repository, alsoAccepted: [String]) -> UsageError? {
+        // The name the revision starts from (`main` of `main~3`), and whether that much exists.
+        let name = String(revision.prefix { !"~^@:".contains($0) })
+        let nameExists = name != revision && !name.isEmpty && (try? repository.resolveCommit(name)) != nil
+        // A shallow clone did not fetch every commit: one named by its id may just be missing.
+        let commitID = revision.count >= 4 && revision.allSatisfy(\.isHexDigit)
+        if repository.isShallow && (nameExists || commitID) { return nil }
+        if nameExists {
+            return UsageError("unknown revision '\(revision)': '\(name)' has no such ancestor", ko: "알 수 없는 리비전 '\(revision)': '\(name)'에는 그런 조상 커밋이 없습니다")
+        }
+        let known = ((try? repository.referenceNames()) ?? []) + ["HEAD"] + alsoAccepted
+        return UsageError(
+            Message("unknown revision '\(revision)': no branch, tag or commit of that name", ko: "알 수 없는 리비전 '\(revision)': 그런 이름의 브랜치, 태그, 커밋이 없습니다")
+                .then(Suggestion.didYouMean(name.isEmpty ? revision : name, in: known)))
     }
 
     /// What to say when a commit's parent is missing (a shallow clone's edge): every rule not
@@ -252,6 +274,12 @@ public final class ValidationRun {
     public func content(at revision: String?) throws -> Content {
         guard let revision else { return try loader.load(try location.workingTree()) }
         return try loader.load(try location.source(for: try Self.resolve(revision, in: try location.requireRepository())))
+    }
+
+    /// The commit a revision names; a typo is a usage error that suggests the nearest branches,
+    /// tags and `alsoAccepted` (names the caller takes in place of a revision).
+    public func commit(of revision: String, alsoAccepted: [String] = []) throws -> ObjectID {
+        try Self.resolve(revision, in: try location.requireRepository(), alsoAccepted: alsoAccepted)
     }
 
     /// Whether the work tree's files are byte-for-byte those of a commit's tree.
