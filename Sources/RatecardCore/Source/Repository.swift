@@ -185,7 +185,46 @@ public final class Repository {
     }
 
     /// The commits reachable from `tip` but not from `base`, oldest first (like `git rev-list --reverse base..tip`).
+    /// In a shallow clone the walk stops at the commits it did not fetch: a range needs only
+    /// its own commits and the parent of the first, not the history behind `base`.
     public func commits(from base: ObjectID?, to tip: ObjectID) throws(GitError) -> [ObjectID] {
+        do throws(GitError) {
+            return try revwalk(from: base, to: tip)
+        } catch {
+            guard error.code == GIT_ENOTFOUND.rawValue && isShallow else { throw error }
+            return try presentCommits(from: base, to: tip)
+        }
+    }
+
+    /// `commits(from:to:)` over the commits present, for a shallow clone, whose missing
+    /// parents libgit2's walk fails on when it hides `base`'s ancestors: those ancestors that
+    /// are here are left out, the walk from `tip` stops at them and at missing commits, and
+    /// the rest comes parents first (a depth-first post-order).
+    private func presentCommits(from base: ObjectID?, to tip: ObjectID) throws(GitError) -> [ObjectID] {
+        var hidden: Set<ObjectID> = []
+        var pending = base.map { [$0] } ?? []
+        while let id = pending.popLast() {
+            guard !hidden.contains(id), hasObject(id) else { continue }
+            hidden.insert(id)
+            pending += try commitInfo(id).parents
+        }
+        var order: [ObjectID] = []
+        var visited: Set<ObjectID> = []
+        var stack: [(id: ObjectID, done: Bool)] = [(tip, false)]
+        while let (id, done) = stack.popLast() {
+            if done {
+                order.append(id)
+                continue
+            }
+            guard !visited.contains(id), !hidden.contains(id), hasObject(id) else { continue }
+            visited.insert(id)
+            stack.append((id, true))
+            for parent in try commitInfo(id).parents.reversed() { stack.append((parent, false)) }
+        }
+        return order
+    }
+
+    private func revwalk(from base: ObjectID?, to tip: ObjectID) throws(GitError) -> [ObjectID] {
         var walk: OpaquePointer?
         try Repository.check("git_revwalk_new", git_revwalk_new(&walk, handle))
         defer { git_revwalk_free(walk) }
