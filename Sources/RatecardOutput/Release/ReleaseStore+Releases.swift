@@ -108,7 +108,9 @@ extension ReleaseStore {
     public func badMark(ofBundle bundleID: String) throws -> BadMark? {
         let state = try journalLog.state()
         try state.requireUndamaged()
-        for release in state.badReleases(live: try pointer()).sorted(by: >) {
+        // A release's id ends with its bundle id's first 12 characters: only those are read.
+        let suffix = "-" + bundleID.prefix(12)
+        for release in state.badReleases(live: try pointer()).sorted(by: >) where release.hasSuffix(suffix) {
             guard let info = try? info(of: release), info.bundleID == bundleID else { continue }
             return BadMark(release: release, bundleID: bundleID, rollback: state.badMarkingRollback(of: release), store: displayName)
         }
