@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import RatecardKit
 import Testing
 
@@ -11,6 +12,8 @@ import Testing
         var fixture: HistoryFixture
         /// The content folder (the repository's top, or a folder of a monorepo).
         let content: String
+        /// Where the git folder is when it was moved away from the work tree.
+        var gitDir: String?
 
         init(in directory: String, contentFolder: String? = nil) throws {
             let made = try HistoryFixture(in: directory, contentFolder: contentFolder)
@@ -41,7 +44,8 @@ import Testing
 
         /// `git <arguments>` in `folder` with ratecard on PATH (and `input` on stdin).
         func git(_ arguments: [String], in folder: String? = nil, input: String? = nil) throws -> (status: Int32, output: String) {
-            let git = ["-C", folder ?? fixture.repo, "-c", "user.name=Hook Test", "-c", "user.email=hook@example.com"] + arguments
+            let apart = gitDir.map { ["--git-dir", $0, "--work-tree", fixture.repo] } ?? []
+            let git = apart + ["-C", folder ?? fixture.repo, "-c", "user.name=Hook Test", "-c", "user.email=hook@example.com"] + arguments
             guard let input else { return try runTool("/usr/bin/git", git, environment: environmentWithRatecardOnPath) }
             let quoted = git.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
             return try runTool("/bin/sh", ["-c", "printf '\(input)' | /usr/bin/git \(quoted)"], environment: environmentWithRatecardOnPath)
@@ -105,6 +109,17 @@ import Testing
             try repo.blocksTheCapAndTakesAGoodChange(in: linked) { try repo.git(["commit", "-qam", $0], in: linked) }
             // Paths, from a folder below the linked work tree's top.
             try repo.blocksTheCapAndTakesAGoodChange(in: linked) { try repo.git(["commit", "-qm", $0, "credit/rates/2026-01-15.yaml"], in: linked + "/products/acme-bank") }
+        }
+    }
+
+    /// A git folder kept apart from its work tree (`git --git-dir D --work-tree W`): git names
+    /// both to the hook in GIT_DIR and GIT_WORK_TREE, and no .git is found from the content.
+    @Test func aGitFolderApartFromItsWorkTreeIsJudgedOnWhatItCommits() throws {
+        try withTemporaryDirectory { directory in
+            var repo = try HookedRepository(in: directory)
+            repo.gitDir = directory + "/apart.git"
+            #expect(rename(repo.fixture.repo + "/.git", directory + "/apart.git") == 0)
+            try repo.blocksTheCapAndTakesAGoodChange { try repo.git(["commit", "-qam", $0]) }
         }
     }
 
