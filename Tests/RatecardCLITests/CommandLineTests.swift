@@ -66,6 +66,8 @@ import Testing
             try expectUsage(["status", "-e", "staging"], "Unknown option '-e'; did you mean '--env'?")
             try expectUsage(["log", "--product", "acme-bank"], "no product 'acme-bank' in the content; 'acme-bank' is a partner: did you mean '--partner acme-bank'?")
             try expectUsage(["validate", "--lang", "kr"], "Unknown language 'kr'; use one of: en, ko; did you mean 'ko'?")
+            try expectUsage(["validate", "--lang", "Korean"], "Unknown language 'Korean'; use one of: en, ko; did you mean 'ko'?")
+            try expectUsage(["validate", "--lang", "fr"], "Unknown language 'fr'; use one of: en, ko")
             let korean = try ratecard(["validate", "--rev", "HEADD", "--lang", "ko"], in: fixture.repo)
             #expect(korean.status == 2)
             #expect(korean.err.contains("알 수 없는 리비전 'HEADD'"), "\(korean.err)")
