@@ -60,6 +60,14 @@ import Testing
             let journal = String(decoding: try FileSystem.readFile(fixture.root + "/.ratecard/journal.jsonl"), as: UTF8.self)
             let last = try #require(journal.split(separator: "\n").last)
             #expect(last.contains("\"forced_over_bad\":\"\(ids[1])\""), "\(last)")
+            // Marked bad in the target only: promote is refused too.
+            let cleared = try ratecard(["releases", "--root", fixture.root, "--clear-bad", ids[1], "-m", "fixed upstream"], in: fixture.repo)
+            try #require(cleared.status == 0, "\(cleared.err)")
+            try #require(try ratecard(["promote", "--from", fixture.root, "--to", production, "--release", ids[1], "-m", "ship"], in: fixture.repo).status == 0)
+            try #require(try ratecard(["rollback", "--root", production, "-m", "bad in production"], in: fixture.repo).status == 0)
+            let target = try ratecard(["promote", "--from", fixture.root, "--to", production, "--release", ids[1], "-m", "ship"], in: fixture.repo)
+            #expect(target.status == 3, "\(target.out)\(target.err)")
+            #expect(target.err.contains("'bad in production'"), "\(target.err)")
         }
     }
 
