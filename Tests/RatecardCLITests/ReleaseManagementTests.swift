@@ -60,6 +60,10 @@ import Testing
             let journal = String(decoding: try FileSystem.readFile(fixture.root + "/.ratecard/journal.jsonl"), as: UTF8.self)
             let last = try #require(journal.split(separator: "\n").last)
             #expect(last.contains("\"forced_over_bad\":\"\(ids[1])\""), "\(last)")
+            // Once it is live, publishing it again is the no-op it always was, not a refusal.
+            let same = try ratecard(fixture.publishArguments(fixture.commits[1]), in: fixture.repo)
+            #expect(same.status == 0, "\(same.out)\(same.err)")
+            #expect(try ServeRoot(path: fixture.root).releaseIDs().count == 3)
             // Marked bad in the target only: promote is refused too.
             let cleared = try ratecard(["releases", "--root", fixture.root, "--clear-bad", ids[1], "-m", "fixed upstream"], in: fixture.repo)
             try #require(cleared.status == 0, "\(cleared.err)")

@@ -64,10 +64,15 @@ public struct ChangeRequest {
     /// Refuses (`ConflictError`, exit 3) shipping `bundleID` when a release marked bad in one
     /// of `stores` holds it, naming the mark and its reason, unless `--force`. Returns the
     /// journal fields that record a forced ship (empty when nothing was marked).
-    /// `verb` names the command in both languages ("publish", "게시를").
-    func refuseBadBundle(_ bundleID: String, in stores: [any ReleaseStore], verb: (english: String, korean: String)) throws -> [String: JSON] {
+    /// `verb` names the command in both languages ("publish", "게시를"). A bundle the target
+    /// already has live (`liveBundle`, asked only when a mark is found) ships nothing new and
+    /// is not refused: whoever made it live decided on that mark.
+    func refuseBadBundle(
+        _ bundleID: String, in stores: [any ReleaseStore], verb: (english: String, korean: String), liveBundle: () -> String?
+    ) throws -> [String: JSON] {
         for store in stores {
             guard let mark = try store.badMark(ofBundle: bundleID) else { continue }
+            if liveBundle() == bundleID { return [:] }
             if force { return ["forced_over_bad": .string(mark.release)] }
             throw ConflictError(
                 (Message("Refusing to \(verb.english): ", ko: "\(verb.korean) 거부합니다: ") + mark.description).then(

@@ -61,7 +61,10 @@ public struct PromoteFlow {
         // A bundle a rollback marked bad, in the source or the target, is not shipped again unnoticed.
         var forced: [String: JSON] = [:]
         if let promoted, let bundleID = try? source.info(of: promoted).bundleID {
-            forced = try options.change.refuseBadBundle(bundleID, in: [source, destination.store], verb: ("promote", "승격을"))
+            let target = destination.store
+            forced = try options.change.refuseBadBundle(bundleID, in: [source, target], verb: ("promote", "승격을")) {
+                (try? target.live()).flatMap { $0 }.flatMap { try? target.info(of: $0).bundleID }
+            }
         }
         let expectLive = try destination.expectedLive(options.change)
         // The approval gate: the semantic diff reads both commits' content, only when it is shown or gates.

@@ -136,7 +136,7 @@ public struct PublishFlow {
         }
         (result.bundleID, result.commit, result.builtOntoLive) = (bundle.output.manifest.bundleID, bundle.commit, bundle.builtOntoLive)
         // The same bundle as a release a rollback marked bad here: not shipped again unnoticed.
-        let forced = try options.change.refuseBadBundle(bundle.output.manifest.bundleID, in: [store], verb: ("publish", "게시를"))
+        let forced = try options.change.refuseBadBundle(bundle.output.manifest.bundleID, in: [store], verb: ("publish", "게시를")) { liveInfo?.bundleID }
         let expectLive = try options.destination.expectedLive(options.change, live: .some(live))
         result.approval = try approvalGate(bundle, events: events)
         var request = makeRequest(bundle, web: web, expectLive: expectLive, approval: result.approval, liveInfo: liveInfo)
