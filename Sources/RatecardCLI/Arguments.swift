@@ -1,11 +1,5 @@
 import RatecardKit
 
-/// A usage error: a flag or argument the command does not accept. Exit code 2.
-public struct UsageError: MessageError {
-    public var message: Message
-    public init(_ message: Message) { self.message = message }
-}
-
 /// One option a command accepts: `--name VALUE` (when `value` is set) or a `--name` flag.
 public struct OptionSpec: Sendable {
     public var name: String
@@ -54,7 +48,9 @@ public struct ParsedArguments: Sendable, Equatable {
                 inline = String(argument[argument.index(after: equals)...])
             }
             guard let spec = options.first(where: { $0.name == name || ($0.short != nil && $0.short == name) }) else {
-                throw UsageError("Unknown option '\(name)'", ko: "알 수 없는 옵션 '\(name)'")
+                var error = UsageError("Unknown option '\(name)'", ko: "알 수 없는 옵션 '\(name)'")
+                error.message = error.message.then(suggestion(for: name, in: options))
+                throw error
             }
             if let placeholder = spec.value {
                 if let inline {
@@ -78,5 +74,40 @@ public struct ParsedArguments: Sendable, Equatable {
             throw UsageError("Unexpected argument '\(result.positionals[range.upperBound])'", ko: "예상하지 못한 인자 '\(result.positionals[range.upperBound])'")
         }
         return result
+    }
+
+    /// The long words one-letter options stand for, as git and most tools spell them: what a
+    /// user who types the long form means (`--message` is `-m`).
+    static let longWords = ["-m": ["message", "msg"], "-C": ["directory", "dir"], "-h": ["help"]]
+
+    /// "did you mean ...?" for an unknown option: the options whose long spelling is close to
+    /// it (`--limt`: `--limit`; `--mesage`: `-m`), or for an unknown one-letter option the long
+    /// options it begins (`-e`: `--env`); nil when none is close.
+    static func suggestion(for name: String, in options: [OptionSpec]) -> Message? {
+        let word = String(name.drop { $0 == "-" })
+        guard !word.isEmpty else { return nil }
+        // Each option under every spelling it may be meant by: its long name, the long word a
+        // one-letter option stands for.
+        var spellings: [String: String] = [:]
+        for option in options {
+            for form in [option.name, option.short].compactMap({ $0 }) {
+                if form.hasPrefix("--") { spellings[String(form.dropFirst(2))] = spellings[String(form.dropFirst(2))] ?? option.name }
+                for long in longWords[form] ?? [] { spellings[long] = spellings[long] ?? option.name }
+            }
+        }
+        let meant: [String]
+        if !name.hasPrefix("--"), word.count == 1 {
+            meant = options.filter { $0.name.hasPrefix("--" + word) }.map(\.name).sorted()
+        } else if let exact = spellings[word] {
+            // The right word with the wrong dashes (`-limit`), or the long form of `-m`.
+            meant = [exact]
+        } else {
+            meant = Suggestion.nearest(word, in: Array(spellings.keys)).compactMap { spellings[$0] }
+        }
+        var seen: Set<String> = []
+        let unique = meant.filter { seen.insert($0).inserted }.prefix(3)
+        guard !unique.isEmpty else { return nil }
+        let quoted = unique.map { "'\($0)'" }
+        return Message("did you mean \(quoted.joined(separator: " or "))?", ko: "혹시 \(quoted.joined(separator: " 또는 "))을(를) 뜻했습니까?")
     }
 }

@@ -7,7 +7,14 @@ extension Language {
         if let argument {
             guard let language = Language(rawValue: argument.lowercased()) else {
                 let known = allCases.map(\.rawValue).joined(separator: ", ")
-                throw UsageError("Unknown language '\(argument)'; use one of: \(known)", ko: "알 수 없는 언어 '\(argument)'; 다음 중 하나를 쓰세요: \(known)")
+                var error = UsageError("Unknown language '\(argument)'; use one of: \(known)", ko: "알 수 없는 언어 '\(argument)'; 다음 중 하나를 쓰세요: \(known)")
+                // A misspelt code (`kr`), or a longer name of one (`korean`, `ko_KR`).
+                let codes = allCases.map(\.rawValue)
+                let word = argument.lowercased()
+                let longer = codes.filter { word.hasPrefix($0) }
+                error.message = error.message.then(
+                    longer.isEmpty ? Suggestion.didYouMean(word, in: codes) : Message("did you mean '\(longer[0])'?", ko: "혹시 '\(longer[0])'을(를) 뜻했습니까?"))
+                throw error
             }
             return language
         }

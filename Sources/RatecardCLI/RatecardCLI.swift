@@ -51,10 +51,10 @@ public enum RatecardCLI {
                 invalid,
                 "refused for what the input is: content invalid, a gate refused it (approval, bridge, uncommitted changes, a date before the live release's), a release that no longer matches its version.json, or verify found drift"
             ),
-            (usage, "usage error: an unknown command, option, environment, release or key, or a value missing or malformed"),
+            (usage, "usage error: an unknown command, option, environment, revision, release or key, or a value missing or malformed"),
             (
                 conflict,
-                "refused for the state of the target: the lock is held, live is not what --expect-live said, the rollback target is marked bad or already live, nothing to roll back to (or nothing live to verify, diff, promote or serve), a folder to write into is not empty"
+                "refused for the state of the target: the lock is held, live is not what --expect-live said, the rollback target is marked bad or already live, the bundle to publish or promote is a release's marked bad, nothing to roll back to (or nothing live to verify, diff, promote or serve), a folder to write into is not empty"
             ),
             (
                 failure,

@@ -16,6 +16,13 @@ extension MessageError {
     public var text: Message { message }
 }
 
+/// A usage error: a flag or argument the command does not accept, or a name given on the
+/// command line that names nothing (a revision, an environment). Exit code 2.
+public struct UsageError: MessageError {
+    public var message: Message
+    public init(_ message: Message) { self.message = message }
+}
+
 /// A failure of the machinery rather than of the content: I/O, permissions, git, object
 /// storage, a check that could not run. Exit code 4.
 public struct OperationalError: MessageError {

@@ -354,7 +354,8 @@ import Testing
             #expect(approved.status == 0, "\(approved.out)\(approved.err)")
             #expect(try setup.production.live() == setup.staging.live())
             // From the repository the same promotion is checked: a small move needs no approval.
-            let again = try ratecard(["rollback", "--env", "production", "-m", "again"], in: setup.fixture.repo)
+            // (Back with --to, which marks nothing bad: a release marked bad is not promoted again.)
+            let again = try ratecard(["rollback", "--env", "production", "--to", try #require(live), "-m", "again"], in: setup.fixture.repo)
             try #require(again.status == 0, "\(again.err)")
             let checked = try ratecard(promote, in: setup.fixture.repo)
             #expect(checked.status == 0, "\(checked.out)\(checked.err)")

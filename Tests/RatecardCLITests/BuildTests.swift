@@ -76,12 +76,12 @@ import Testing
         }
     }
 
-    @Test func aMissingRevisionExitsFourAndLeavesNothing() throws {
+    @Test func anUnknownRevisionIsAUsageErrorAndLeavesNothing() throws {
         try withTemporaryDirectory { directory in
             _ = try ratecard(["init", "repo"], in: directory)
             let result = try ratecard(["build", "--rev", "no-such-tag", "--out", directory + "/out"], in: directory + "/repo")
-            #expect(result.status == 4)
-            #expect(result.err.hasPrefix("Error: revision 'no-such-tag' cannot be read: "))
+            #expect(result.status == 2)
+            #expect(result.err.hasPrefix("Error: unknown revision 'no-such-tag': "))
             #expect(!FileSystem.exists(directory + "/out"))
         }
     }

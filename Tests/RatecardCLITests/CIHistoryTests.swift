@@ -288,6 +288,35 @@ struct HistoryFixture {
         }
     }
 
+    /// A range needs only its own commits and the parent of the first: in a depth-2 clone
+    /// `HEAD~1..HEAD` runs every rule, as `--rev HEAD` does; one more commit back is past the edge.
+    @Test func aRangeWithinADepthTwoCloneRunsInFull() throws {
+        try withTemporaryDirectory { directory in
+            var fixture = try HistoryFixture(in: directory)
+            try fixture.edit(fixture.table, "apr_min_pct: 5.2", "apr_min_pct: 5.3")
+            try fixture.commit("Raise the 801-900 floor")
+            try fixture.edit("regulatory/phrases.yaml", "개인신용평점이 하락할 수 있습니다.", "개인신용평점이 하락할 수도 있습니다.")
+            try fixture.commit("Soften the excess-debt warning")
+            let shallow = directory + "/shallow"
+            let (cloned, output) = try runTool("/usr/bin/git", ["clone", "-q", "--depth", "2", "file://" + fixture.repo, shallow])
+            try #require(cloned == 0, "\(output)")
+            let rev = try ratecard(["validate", "--rev", "HEAD", "--as-of", "2026-11-29"], in: shallow)
+            #expect(rev.status == 1, "\(rev.out)\(rev.err)")
+            #expect(rev.out.contains("error HIS-06"), "\(rev.out)")
+            let range = try ratecard(["validate", "--range", "HEAD~1..HEAD", "--as-of", "2026-11-29", "--format", "json"], in: shallow)
+            // HIS-06 ran (the content's own finding), so the range is complete and fails on it.
+            #expect(range.status == 1, "\(range.out)\(range.err)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(range.out.utf8)) as? [String: Any])
+            #expect(object["complete"] as? Bool == true, "\(range.out)")
+            #expect((object["unrun"] as? [Any])?.isEmpty == true, "\(range.out)")
+            #expect(range.out.contains("HIS-06"), "\(range.out)")
+            #expect(range.err.isEmpty, "\(range.err)")
+            // HEAD~2 is past the edge: its commits' parent is missing, exit 4 as before.
+            let past = try ratecard(["validate", "--range", "HEAD~2..HEAD", "--as-of", "2026-11-29"], in: shallow)
+            #expect(past.status == 4, "\(past.out)\(past.err)")
+        }
+    }
+
     /// publish and build run the same checks: in a shallow clone they refuse (exit 4, nothing
     /// published) unless --allow-shallow says to skip the history rules.
     @Test func publishAndBuildInAShallowCloneFailClosed() throws {

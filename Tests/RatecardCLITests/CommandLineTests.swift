@@ -42,6 +42,38 @@ import Testing
                 """)
     }
 
+    /// A typo anywhere on the command line is a usage error (exit 2) that names what is close
+    /// to it, and only that: revisions (with the environments diff takes), options, a partner
+    /// id under --product, a language.
+    @Test func typosAreUsageErrorsWithTheNearestNames() throws {
+        try withTemporaryDirectory { directory in
+            var fixture = try HistoryFixture(in: directory)
+            try fixture.edit("ratecard.yaml", "environments:\n", "environments:\n  production:\n    root: ../serve-production\n")
+            try fixture.commit("Add production")
+            #expect(try runTool("/usr/bin/git", ["-C", fixture.repo, "branch", "release-2026"]).0 == 0)
+            func expectUsage(_ arguments: [String], _ says: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+                let result = try ratecard(arguments, in: fixture.repo)
+                #expect(result.status == 2, "\(arguments): \(result.err)", sourceLocation: sourceLocation)
+                #expect(result.err.hasPrefix("Error: " + says + "\n"), "\(arguments): \(result.err)", sourceLocation: sourceLocation)
+            }
+            try expectUsage(["diff", "productoin", "staging"], "unknown revision 'productoin': no branch, tag or commit of that name; did you mean 'production'?")
+            try expectUsage(["validate", "--rev", "HEADD"], "unknown revision 'HEADD': no branch, tag or commit of that name; did you mean 'HEAD'?")
+            try expectUsage(["validate", "--range", "relase-2026..HEAD"], "unknown revision 'relase-2026': no branch, tag or commit of that name; did you mean 'release-2026'?")
+            try expectUsage(["validate", "--rev", "HEAD~7"], "unknown revision 'HEAD~7': 'HEAD' has no such ancestor")
+            try expectUsage(["validate", "--rev", "qqzzxx"], "unknown revision 'qqzzxx': no branch, tag or commit of that name")
+            try expectUsage(["publish", "--root", directory + "/root", "--mesage", "x"], "Unknown option '--mesage'; did you mean '-m'?")
+            try expectUsage(["releases", "--root", directory + "/root", "--limt", "3"], "Unknown option '--limt'; did you mean '--limit'?")
+            try expectUsage(["status", "-e", "staging"], "Unknown option '-e'; did you mean '--env'?")
+            try expectUsage(["log", "--product", "acme-bank"], "no product 'acme-bank' in the content; 'acme-bank' is a partner: did you mean '--partner acme-bank'?")
+            try expectUsage(["validate", "--lang", "kr"], "Unknown language 'kr'; use one of: en, ko; did you mean 'ko'?")
+            try expectUsage(["validate", "--lang", "Korean"], "Unknown language 'Korean'; use one of: en, ko; did you mean 'ko'?")
+            try expectUsage(["validate", "--lang", "fr"], "Unknown language 'fr'; use one of: en, ko")
+            let korean = try ratecard(["validate", "--rev", "HEADD", "--lang", "ko"], in: fixture.repo)
+            #expect(korean.status == 2)
+            #expect(korean.err.contains("알 수 없는 리비전 'HEADD'"), "\(korean.err)")
+        }
+    }
+
     @Test func missingValueAndMissingArgumentAreUsageErrors() throws {
         let missingValue = try ratecard(["validate", "--rev"], in: exampleContent)
         #expect(missingValue.status == 2)

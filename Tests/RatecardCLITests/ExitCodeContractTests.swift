@@ -96,6 +96,7 @@ import Testing
                 Case(command: "validate", why: "content invalid", cause: .input, says: "error SCH-04") { try ratecard(["validate"] + asOf, in: bad) },
                 Case(command: "validate", why: "--rev and --range", cause: .usage, says: "cannot be used together") { try ratecard(["validate", "--rev", "HEAD", "--range", "a..b"], in: repo) },
                 Case(command: "validate", why: "no content here", cause: .operational, says: "no ratecard.yaml") { try ratecard(["validate"], in: "/") },
+                Case(command: "validate", why: "an unknown revision", cause: .usage, says: "unknown revision 'HEADD'") { try ratecard(["validate", "--rev", "HEADD"], in: repo) },
                 Case(command: "rules", why: "an unknown format", cause: .usage, says: "Unknown format") { try ratecard(["rules", "--format", "xml"], in: repo) },
                 Case(command: "build", why: "content invalid", cause: .input, says: "error SCH-04") { try ratecard(["build", "--out", directory + "/out"] + asOf, in: bad) },
                 Case(command: "build", why: "--out holds something else", cause: .target, says: "is not empty and holds no earlier build") {
@@ -105,6 +106,7 @@ import Testing
                 Case(command: "preview", why: "a bad port", cause: .usage, says: "'--port' must be a port number") { try ratecard(["preview", "--watch", "--port", "x"], in: repo) },
                 Case(command: "diff", why: "nothing live in the environment", cause: .target, says: "nothing is live in staging yet") { try ratecard(["diff", "--env", "staging"], in: repo) },
                 Case(command: "diff", why: "an unknown format", cause: .usage, says: "Unknown format") { try ratecard(["diff", "--format", "xml"], in: repo) },
+                Case(command: "diff", why: "a misspelt environment", cause: .usage, says: "did you mean 'staging'?") { try ratecard(["diff", "stagign"], in: repo) },
                 Case(command: "log", why: "an unknown key", cause: .usage, says: "no product 'acme-bank/credt'") { try ratecard(["log", "--product", "acme-bank/credt"], in: repo) },
                 Case(command: "save", why: "content invalid", cause: .input, says: "error SCH-04") {
                     try edit("partners/coral-card.yaml", "category: crad", "category: crd")

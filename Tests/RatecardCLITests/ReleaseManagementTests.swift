@@ -30,6 +30,51 @@ import Testing
         }
     }
 
+    /// A bundle a rollback marked bad is not shipped again unnoticed: publish and promote
+    /// refuse it (exit 3) naming the mark and its reason, unless --force, which is journaled.
+    @Test func aBundleMarkedBadIsRefusedUnlessForced() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 2)
+            let ids = try fixture.publishEach()
+            let back = try ratecard(["rollback", "--root", fixture.root, "-m", "wrong band"], in: fixture.repo)
+            try #require(back.status == 0, "\(back.err)")
+            // The same commit again builds the same bundle as the release marked bad.
+            let again = try ratecard(fixture.publishArguments(fixture.commits[1]), in: fixture.repo)
+            #expect(again.status == 3, "\(again.out)\(again.err)")
+            #expect(again.err.contains("release \(ids[1])") && again.err.contains("marked bad") && again.err.contains("'wrong band'"), "\(again.err)")
+            #expect(again.err.contains("--force"), "\(again.err)")
+            #expect(try ServeRoot(path: fixture.root).live() == ids[0])
+            #expect(try ServeRoot(path: fixture.root).releaseIDs().count == 2)
+            // Promoting the bad release itself elsewhere is refused the same way.
+            let production = directory + "/production"
+            let promote = try ratecard(["promote", "--from", fixture.root, "--to", production, "--release", ids[1], "-m", "ship"], in: fixture.repo)
+            #expect(promote.status == 3, "\(promote.out)\(promote.err)")
+            #expect(promote.err.contains("release \(ids[1])") && promote.err.contains("'wrong band'"), "\(promote.err)")
+            #expect(try ServeRoot(path: production).live() == nil)
+            // A good release still promotes.
+            let good = try ratecard(["promote", "--from", fixture.root, "--to", production, "--release", ids[0], "-m", "ship"], in: fixture.repo)
+            #expect(good.status == 0, "\(good.err)")
+            // --force ships it, and the journal says over which mark.
+            let forced = try ratecard(fixture.publishArguments(fixture.commits[1], ["--force"]), in: fixture.repo)
+            #expect(forced.status == 0, "\(forced.out)\(forced.err)")
+            let journal = String(decoding: try FileSystem.readFile(fixture.root + "/.ratecard/journal.jsonl"), as: UTF8.self)
+            let last = try #require(journal.split(separator: "\n").last)
+            #expect(last.contains("\"forced_over_bad\":\"\(ids[1])\""), "\(last)")
+            // Once it is live, publishing it again is the no-op it always was, not a refusal.
+            let same = try ratecard(fixture.publishArguments(fixture.commits[1]), in: fixture.repo)
+            #expect(same.status == 0, "\(same.out)\(same.err)")
+            #expect(try ServeRoot(path: fixture.root).releaseIDs().count == 3)
+            // Marked bad in the target only: promote is refused too.
+            let cleared = try ratecard(["releases", "--root", fixture.root, "--clear-bad", ids[1], "-m", "fixed upstream"], in: fixture.repo)
+            try #require(cleared.status == 0, "\(cleared.err)")
+            try #require(try ratecard(["promote", "--from", fixture.root, "--to", production, "--release", ids[1], "-m", "ship"], in: fixture.repo).status == 0)
+            try #require(try ratecard(["rollback", "--root", production, "-m", "bad in production"], in: fixture.repo).status == 0)
+            let target = try ratecard(["promote", "--from", fixture.root, "--to", production, "--release", ids[1], "-m", "ship"], in: fixture.repo)
+            #expect(target.status == 3, "\(target.out)\(target.err)")
+            #expect(target.err.contains("'bad in production'"), "\(target.err)")
+        }
+    }
+
     @Test func pruneDryRunListsWhatWouldGoAndRemovesNothing() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory, commits: 4)

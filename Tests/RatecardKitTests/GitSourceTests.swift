@@ -214,11 +214,12 @@ import Testing
         }
     }
 
-    @Test func aMissingRevisionIsAnOperationalError() throws {
+    @Test func anUnknownRevisionIsAUsageError() throws {
         try withTemporaryDirectory { directory in
             try Fixtures.makeBaseRepository(at: directory)
             let run = ValidationRun(location: try ContentLocation.find(from: directory), context: context, caches: Caches())
-            expectThrows(OperationalError.self, "revision 'no-such-branch' cannot be read: revspec 'no-such-branch' not found") { try run.validate(revision: "no-such-branch") }
+            expectThrows(UsageError.self, "unknown revision 'no-such-branch': no branch, tag or commit of that name") { try run.validate(revision: "no-such-branch") }
+            expectThrows(UsageError.self, "unknown revision 'mian': no branch, tag or commit of that name; did you mean 'main'?") { try run.validate(revision: "mian") }
         }
     }
 

@@ -60,6 +60,12 @@ enum DiffCommand {
             var right = side(to)
             // An environment name stands for what is live there, as of its own date.
             let environments = (try? Environments.all(from: invocation.directory)) ?? []
+            // A typo is a usage error naming the nearest revisions and environments, before
+            // any live release is looked up.
+            let check = ValidationRun(location: location, context: ValidationContext(asOf: asOf), caches: invocation.caches)
+            for name in [from, to].compactMap({ $0 }) where !environments.contains(where: { $0.name == name }) {
+                _ = try check.commit(of: name, alsoAccepted: environments.map(\.name))
+            }
             if let name = from, let environment = environments.first(where: { $0.name == name }) {
                 let side = try liveSide(try environment.target(), name: name)
                 from = side.commit

@@ -30,6 +30,11 @@ enum LogCommand {
         }
         let location = try ContentLocation.find(from: invocation.directory)
         let asOf = try invocation.asOf(arguments)
+        // A product is <partner>/<product>: anything else names no product (and would match
+        // every product of a partner by its folder), so it is checked first.
+        if case .product(let key) = subject, key.split(separator: "/").count != 2 {
+            try requireKnown(subject, location: location, asOf: asOf, caches: invocation.caches)
+        }
         let events = try ChangeHistory.events(of: subject, location: location, asOf: asOf, root: root, caches: invocation.caches)
         if events.isEmpty { try requireKnown(subject, location: location, asOf: asOf, caches: invocation.caches) }
         if json {
@@ -119,6 +124,17 @@ enum LogCommand {
             message = Message("no terms document '\(id)' in the content", ko: "콘텐츠에 약관 문서 '\(id)'이(가) 없습니다")
         }
         guard !known.contains(name) else { return }
+        // The id of another kind of thing, under the wrong option (`--product kbank` for a partner).
+        let kinds: [(option: String, ids: [String])] = [("--partner", Array(content.partnerFiles)), ("--product", Array(content.productFiles)), ("--terms", content.documentIDs)]
+        if let other = kinds.first(where: { $0.ids.contains(name) }) {
+            let what = [
+                "--partner": Message("a partner", ko: "제휴사"), "--product": Message("a product", ko: "상품"), "--terms": Message("a terms document", ko: "약관 문서"),
+            ][other.option]!
+            throw UsageError(
+                message.then(
+                    Message("'\(name)' is ", ko: "'\(name)'은(는) ") + what
+                        + Message(": did you mean '\(other.option) \(name)'?", ko: "입니다: 혹시 '\(other.option) \(name)'을(를) 뜻했습니까?")))
+        }
         if let hint = Suggestion.didYouMean(name, in: known) {
             message = message.then(hint)
         } else {

@@ -5,7 +5,7 @@ enum PromoteCommand {
     static let command = Command(
         name: "promote",
         abstract: "Make the release live in one environment live in another, byte for byte.",
-        usage: "--from <env> --to <env> [--release <id>] [--expect-live <id>] [-m <msg>] [--dry-run] [--format <format>]",
+        usage: "--from <env> --to <env> [--release <id>] [--expect-live <id>] [-m <msg>] [--dry-run] [--force] [--format <format>]",
         options: [
             OptionSpec("--from", value: "ENV", "The environment (or serve root folder) to take the release from"),
             OptionSpec("--to", value: "ENV", "The environment (or serve root folder) to make it live in"),
@@ -14,6 +14,7 @@ enum PromoteCommand {
             OptionSpec("-m", value: "MSG", "Why: recorded in the journal"),
             OptionSpec("--dry-run", "Print what would change (semantic diff, then files) and touch nothing"),
             OptionSpec("--approve", value: "REASON", "Approve a risky change for a protected --to environment (recorded in the journal)"),
+            ServeRootOptions.force,
             ServeRootOptions.noWait,
             ServeRootOptions.format,
         ],

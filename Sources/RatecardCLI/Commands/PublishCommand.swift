@@ -6,7 +6,7 @@ enum PublishCommand {
         name: "publish",
         abstract: "Build a commit and make it live: staged beside the live release, swapped in one rename.",
         usage:
-            "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir> | --no-web] [--as-of <date>] [--expect-live <id>] [-m <msg>] [--dry-run] [--if-stale] [--approve <reason>] [--allow-shallow] [--no-wait] [--format <format>]",
+            "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir> | --no-web] [--as-of <date>] [--expect-live <id>] [-m <msg>] [--dry-run] [--if-stale] [--approve <reason>] [--allow-shallow] [--force] [--no-wait] [--format <format>]",
         options: ServeRootOptions.options + [
             OptionSpec("--rev", value: "REV", "The commit to publish (default: HEAD; uncommitted content is refused)"),
             OptionSpec("--web", value: "DIR", "The web build folder (default: 'web' in ratecard.yaml, else ../site)"),
@@ -18,6 +18,7 @@ enum PublishCommand {
             OptionSpec("--if-stale", "Only if something scheduled has taken effect since the live release was built: rebuild the live release's commit as of today (for a daily timer)"),
             OptionSpec("--approve", value: "REASON", "Approve a risky change for a protected environment (recorded in the journal)"),
             OptionSpec("--allow-shallow", "Publish a commit whose parent is not in this shallow clone, its history rules skipped (else exit 4)"),
+            ServeRootOptions.force,
             ServeRootOptions.noWait,
             ServeRootOptions.format,
         ],

@@ -9,6 +9,8 @@ enum ServeRootOptions {
 
     static let noWait = OptionSpec("--no-wait", "Exit 3 at once if another ratecard process holds the root's lock")
 
+    static let force = OptionSpec("--force", "Ship a bundle that a release marked bad holds (else exit 3; recorded in the journal)")
+
     static let format = OptionSpec("--format", value: "FORMAT", "text (default) or json")
 
     /// The target the arguments name (a serve root folder, or a bucket prefix for an `s3:`
@@ -96,11 +98,11 @@ enum ServeRootOptions {
     }
 
     /// How a publish or promote is to make its change live: -m, --expect-live, --approve,
-    /// --dry-run, --no-wait.
+    /// --dry-run, --no-wait, --force.
     static func change(_ arguments: ParsedArguments) -> ChangeRequest {
         ChangeRequest(
             message: arguments.value("-m") ?? "", expectLive: arguments.value("--expect-live"), approval: arguments.value("--approve"),
-            dryRun: arguments.has("--dry-run"), wait: !arguments.has("--no-wait"))
+            dryRun: arguments.has("--dry-run"), wait: !arguments.has("--no-wait"), force: arguments.has("--force"))
     }
 
     static func apps(of environment: String, _ invocation: Invocation) -> [ServiceConfig.AppVersion] {

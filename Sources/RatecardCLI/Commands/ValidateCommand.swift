@@ -31,11 +31,15 @@ enum ValidateCommand {
             throw UsageError("'--rev' and '--range' cannot be used together", ko: "'--rev'와 '--range'는 함께 쓸 수 없습니다")
         }
         let context = ValidationContext(asOf: try invocation.asOf(arguments))
-        let location = try ContentLocation.find(from: invocation.directory)
+        // --staged reads the commit git is making: in a hook, git names its repository and index in the environment.
+        let staged =
+            arguments.has("--staged")
+            ? try StagedCommit.find(from: invocation.directory, environment: invocation.environment, currentDirectory: FileSystem.currentDirectory()) : nil
+        let location = try staged?.location ?? ContentLocation.find(from: invocation.directory)
         let run = ValidationRun(location: location, context: context, caches: invocation.caches, allowShallow: arguments.has("--allow-shallow"))
         let report: ValidationReport
-        if arguments.has("--staged") {
-            report = try run.validateStaged()
+        if let staged {
+            report = try run.validateStaged(indexFile: staged.indexFile)
         } else if let range = arguments.value("--range") {
             report = try run.validate(range: range)
         } else if let revision = arguments.value("--rev") {

@@ -33,15 +33,20 @@ public struct ContentLocation {
             }
             folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
         }
-        guard let repository = try? Repository.discover(from: folder), let workdir = repository.workdir else {
+        guard let repository = try? Repository.discover(from: folder), repository.workdir != nil else {
             return ContentLocation(contentDir: folder, repository: nil, contentRoot: nil)
         }
+        return ContentLocation(contentDir: folder, repository: repository, contentRoot: contentRoot(of: folder, in: repository))
+    }
+
+    /// The content folder's path below `repository`'s work tree ("" for the work tree's top,
+    /// nil when the folder is not inside it).
+    static func contentRoot(of folder: String, in repository: Repository) -> ContentRoot? {
+        guard let workdir = repository.workdir else { return nil }
         let root = (try? FileSystem.realPath(workdir)) ?? workdir
-        var prefix = ""
-        if folder != root, folder.hasPrefix(root + "/") {
-            prefix = String(folder.dropFirst(root.count + 1))
-        }
-        return ContentLocation(contentDir: folder, repository: repository, contentRoot: ContentRoot(treePath: prefix))
+        if folder == root { return .repositoryRoot }
+        guard folder.hasPrefix(root + "/") else { return nil }
+        return ContentRoot(treePath: String(folder.dropFirst(root.count + 1)))
     }
 
     /// The repository, or an error saying that this needs one.

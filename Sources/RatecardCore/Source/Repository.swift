@@ -72,6 +72,11 @@ public final class Repository {
         return path
     }
 
+    /// Makes `path` the work tree (git's `GIT_WORK_TREE`).
+    public func setWorkdir(_ path: String) throws(GitError) {
+        try Repository.check("git_repository_set_workdir", git_repository_set_workdir(handle, path, 0))
+    }
+
     /// The `.git` folder (or the bare repository folder).
     public var gitDir: String {
         var path = String(cString: git_repository_path(handle))
@@ -98,6 +103,23 @@ public final class Repository {
         try Repository.check("git_object_peel", git_object_peel(&commit, object, GIT_OBJECT_COMMIT))
         defer { git_object_free(commit) }
         return ObjectID(git_object_id(commit)!.pointee)
+    }
+
+    /// The short names of the branches (local and remote-tracking, `origin/main`) and tags,
+    /// sorted: what a revision a person types is most often meant to be.
+    public func referenceNames() throws(GitError) -> [String] {
+        var list = git_strarray()
+        try Repository.check("git_reference_list", git_reference_list(&list, handle))
+        defer { git_strarray_dispose(&list) }
+        var names: [String] = []
+        for index in 0..<list.count {
+            guard let raw = list.strings[index] else { continue }
+            let name = String(cString: raw)
+            for prefix in ["refs/heads/", "refs/tags/", "refs/remotes/"] where name.hasPrefix(prefix) {
+                names.append(String(name.dropFirst(prefix.count)))
+            }
+        }
+        return names.filter { !$0.hasSuffix("/HEAD") }.sorted()
     }
 
     /// The commit HEAD points at, or nil when the branch has no commits yet.
@@ -163,7 +185,46 @@ public final class Repository {
     }
 
     /// The commits reachable from `tip` but not from `base`, oldest first (like `git rev-list --reverse base..tip`).
+    /// In a shallow clone the walk stops at the commits it did not fetch: a range needs only
+    /// its own commits and the parent of the first, not the history behind `base`.
     public func commits(from base: ObjectID?, to tip: ObjectID) throws(GitError) -> [ObjectID] {
+        do throws(GitError) {
+            return try revwalk(from: base, to: tip)
+        } catch {
+            guard error.code == GIT_ENOTFOUND.rawValue && isShallow else { throw error }
+            return try presentCommits(from: base, to: tip)
+        }
+    }
+
+    /// `commits(from:to:)` over the commits present, for a shallow clone, whose missing
+    /// parents libgit2's walk fails on when it hides `base`'s ancestors: those ancestors that
+    /// are here are left out, the walk from `tip` stops at them and at missing commits, and
+    /// the rest comes parents first (a depth-first post-order).
+    private func presentCommits(from base: ObjectID?, to tip: ObjectID) throws(GitError) -> [ObjectID] {
+        var hidden: Set<ObjectID> = []
+        var pending = base.map { [$0] } ?? []
+        while let id = pending.popLast() {
+            guard !hidden.contains(id), hasObject(id) else { continue }
+            hidden.insert(id)
+            pending += try commitInfo(id).parents
+        }
+        var order: [ObjectID] = []
+        var visited: Set<ObjectID> = []
+        var stack: [(id: ObjectID, done: Bool)] = [(tip, false)]
+        while let (id, done) = stack.popLast() {
+            if done {
+                order.append(id)
+                continue
+            }
+            guard !visited.contains(id), !hidden.contains(id), hasObject(id) else { continue }
+            visited.insert(id)
+            stack.append((id, true))
+            for parent in try commitInfo(id).parents.reversed() { stack.append((parent, false)) }
+        }
+        return order
+    }
+
+    private func revwalk(from base: ObjectID?, to tip: ObjectID) throws(GitError) -> [ObjectID] {
         var walk: OpaquePointer?
         try Repository.check("git_revwalk_new", git_revwalk_new(&walk, handle))
         defer { git_revwalk_free(walk) }
@@ -265,10 +326,17 @@ public final class Repository {
         return length
     }
 
-    /// The entries of the index (what is staged) below `prefix`, paths relative to it.
-    public func indexEntries(under prefix: String) throws(GitError) -> [TreeEntry] {
+    /// The entries of the index (what is staged) below `prefix`, paths relative to it: the
+    /// repository's own index, or the index file at `indexFile` (an absolute path: the
+    /// temporary index `git commit -a`, `git commit <paths>` and `git commit -p` make and name
+    /// in `GIT_INDEX_FILE` for the pre-commit hook).
+    public func indexEntries(under prefix: String, indexFile: String? = nil) throws(GitError) -> [TreeEntry] {
         var index: OpaquePointer?
-        try Repository.check("git_repository_index", git_repository_index(&index, handle))
+        if let indexFile {
+            try Repository.check("git_index_open", git_index_open(&index, indexFile))
+        } else {
+            try Repository.check("git_repository_index", git_repository_index(&index, handle))
+        }
         defer { git_index_free(index) }
         try Repository.check("git_index_read", git_index_read(index, 0))
         let start = prefix.isEmpty ? "" : prefix + "/"
@@ -733,5 +801,14 @@ extension Repository {
             _ = git_odb_hash(&oid, raw.baseAddress, raw.count, GIT_OBJECT_BLOB)
         }
         return ObjectID(oid)
+    }
+}
+
+extension GitError {
+    /// The revision asked for names nothing: an unknown or malformed name, an ancestor past
+    /// the root, an object that is not a commit. Not a failure of git or of the clone (though
+    /// a shallow clone also answers "not found" for commits it did not fetch).
+    public var namesNothing: Bool {
+        [GIT_ENOTFOUND.rawValue, GIT_EINVALIDSPEC.rawValue, GIT_EAMBIGUOUS.rawValue, GIT_EPEEL.rawValue].contains(code)
     }
 }

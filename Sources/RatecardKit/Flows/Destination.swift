@@ -49,12 +49,37 @@ public struct ChangeRequest {
     public var dryRun: Bool
     /// Wait for the lock when another command holds it.
     public var wait: Bool
+    /// `--force`: ship a bundle that a release marked bad holds (journaled with the mark).
+    public var force: Bool
 
-    public init(message: String, expectLive: String? = nil, approval: String? = nil, dryRun: Bool = false, wait: Bool = true) {
+    public init(message: String, expectLive: String? = nil, approval: String? = nil, dryRun: Bool = false, wait: Bool = true, force: Bool = false) {
         self.message = message
         self.expectLive = expectLive
         self.approval = approval
         self.dryRun = dryRun
         self.wait = wait
+        self.force = force
+    }
+
+    /// Refuses (`ConflictError`, exit 3) shipping `bundleID` when a release marked bad in one
+    /// of `stores` holds it, naming the mark and its reason, unless `--force`. Returns the
+    /// journal fields that record a forced ship (empty when nothing was marked).
+    /// `verb` names the command in both languages ("publish", "게시를"). A bundle the target
+    /// already has live (`liveBundle`, asked only when a mark is found) ships nothing new and
+    /// is not refused: whoever made it live decided on that mark.
+    func refuseBadBundle(
+        _ bundleID: String, in stores: [any ReleaseStore], verb: (english: String, korean: String), liveBundle: () -> String?
+    ) throws -> [String: JSON] {
+        for store in stores {
+            guard let mark = try store.badMark(ofBundle: bundleID) else { continue }
+            if liveBundle() == bundleID { return [:] }
+            if force { return ["forced_over_bad": .string(mark.release)] }
+            throw ConflictError(
+                (Message("Refusing to \(verb.english): ", ko: "\(verb.korean) 거부합니다: ") + mark.description).then(
+                    Message(
+                        "ship a fixed commit, clear the mark with 'ratecard releases --clear-bad \(mark.release) -m WHY', or pass --force to ship it anyway (journaled)",
+                        ko: "고친 커밋을 내보내거나, 'ratecard releases --clear-bad \(mark.release) -m 이유'로 표시를 지우거나, 그래도 내보내려면 --force를 주세요 (저널에 기록됩니다)")))
+        }
+        return [:]
     }
 }

@@ -58,6 +58,14 @@ public struct PromoteFlow {
             let verdict = BridgeGate.check(requirement, apps: destination.apps, environment: destination.name)
             if case .refused = verdict { return .bridge(verdict) }
         }
+        // A bundle a rollback marked bad, in the source or the target, is not shipped again unnoticed.
+        var forced: [String: JSON] = [:]
+        if let promoted, let bundleID = try? source.info(of: promoted).bundleID {
+            let target = destination.store
+            forced = try options.change.refuseBadBundle(bundleID, in: [source, target], verb: ("promote", "승격을")) {
+                (try? target.live()).flatMap { $0 }.flatMap { try? target.info(of: $0).bundleID }
+            }
+        }
         let expectLive = try destination.expectedLive(options.change)
         // The approval gate: the semantic diff reads both commits' content, only when it is shown or gates.
         var approval: ApprovalGate.Approval?
@@ -72,7 +80,7 @@ public struct PromoteFlow {
         var request = ReleaseHistory.Promotion(release: options.release, message: options.change.message)
         request.expectLive = expectLive
         request.wait = options.change.wait
-        request.extra = (approval?.fields ?? [:]).merging(["from_env": .string(options.source.name)]) { $1 }
+        request.extra = (approval?.fields ?? [:]).merging(["from_env": .string(options.source.name)]) { $1 }.merging(forced) { $1 }
         let result = try ReleaseHistory.promote(request, from: source, to: destination.store)
         if result.alreadyLive { return .alreadyLive(release: result.id) }
         return .promoted(release: result.id, previous: result.previous)

@@ -140,10 +140,13 @@ public struct PublishFlow {
             if !changed.isEmpty { return result.ending(.invalid(ValidationReport(diagnostics: changed, commits: [], filesParsed: 0, files: content.fileCount))) }
         }
         Trace.mark("publish: records checked against live")
+        // The same bundle as a release a rollback marked bad here: not shipped again unnoticed.
+        let forced = try options.change.refuseBadBundle(bundle.output.manifest.bundleID, in: [store], verb: ("publish", "게시를")) { liveInfo?.bundleID }
         let expectLive = try options.destination.expectedLive(options.change, live: .some(live))
         result.approval = try approvalGate(bundle, events: events)
         var request = makeRequest(bundle, web: web, expectLive: expectLive, approval: result.approval, liveInfo: liveInfo)
         request.bridge = bridge.requirement?.json
+        request.extra.merge(forced) { $1 }
         let publisher = Publisher(root: store)
         let staged = try publisher.stage(request)
         if options.change.dryRun {

@@ -194,12 +194,16 @@ public final class ValidationRun {
         return Snapshot(content: content, source: source, report: report, commit: commit, dirty: false)
     }
 
-    /// A revision as a commit id, or an error that names the revision.
-    package static func resolve(_ revision: String, in repository: Repository) throws -> ObjectID {
+    /// A revision as a commit id, or an error that names the revision. A revision that names
+    /// nothing is a usage error (exit 2) with the nearest names it may have meant: branches,
+    /// tags, HEAD and `alsoAccepted` (the environment names `diff` takes in its place); a commit
+    /// a shallow clone did not fetch, or git failing, is operational (exit 4).
+    package static func resolve(_ revision: String, in repository: Repository, alsoAccepted: [String] = []) throws -> ObjectID {
         let result: Result<ObjectID, GitError> = Result { () throws(GitError) in try repository.resolveCommit(revision) }
         switch result {
         case .success(let id): return id
         case .failure(let error):
+            if error.namesNothing, let unknown = unknownRevision(revision, in: repository, alsoAccepted: alsoAccepted) { throw unknown }
             var message = Message("revision '\(revision)' cannot be read: \(error.message)", ko: "리비전 '\(revision)'을(를) 읽을 수 없습니다: \(error.message)")
             if repository.isShallow {
                 message = message.then(
@@ -209,6 +213,24 @@ public final class ValidationRun {
             }
             throw OperationalError(message)
         }
+    }
+
+    /// The usage error for a revision that names nothing, or nil when it is a commit past the
+    /// edge of a shallow clone (missing, not unknown).
+    static func unknownRevision(_ revision: String, in repository: Repository, alsoAccepted: [String]) -> UsageError? {
+        // The name the revision starts from (`main` of `main~3`), and whether that much exists.
+        let name = String(revision.prefix { !"~^@:".contains($0) })
+        let nameExists = name != revision && !name.isEmpty && (try? repository.resolveCommit(name)) != nil
+        // A shallow clone did not fetch every commit: one named by its id may just be missing.
+        let commitID = revision.count >= 4 && revision.allSatisfy(\.isHexDigit)
+        if repository.isShallow && (nameExists || commitID) { return nil }
+        if nameExists {
+            return UsageError("unknown revision '\(revision)': '\(name)' has no such ancestor", ko: "알 수 없는 리비전 '\(revision)': '\(name)'에는 그런 조상 커밋이 없습니다")
+        }
+        let known = ((try? repository.referenceNames()) ?? []) + ["HEAD"] + alsoAccepted
+        return UsageError(
+            Message("unknown revision '\(revision)': no branch, tag or commit of that name", ko: "알 수 없는 리비전 '\(revision)': 그런 이름의 브랜치, 태그, 커밋이 없습니다")
+                .then(Suggestion.didYouMean(name.isEmpty ? revision : name, in: known)))
     }
 
     /// What to say when a commit's parent is missing (a shallow clone's edge): every rule not
@@ -237,22 +259,54 @@ public final class ValidationRun {
             ko: "\(commit.short) 커밋은 루트 커밋입니다 (부모 커밋 없음): 이력 규칙(\(rules))은 비교할 대상이 없었습니다; publish는 게시된 약관 버전과 금리표를 라이브 릴리스와 비교합니다")
     }
 
-    /// What is staged in the index, with history rules against HEAD (the pre-commit hook).
-    public func validateStaged() throws -> ValidationReport {
+    /// What is staged, with history rules against HEAD (the pre-commit hook): the repository's
+    /// index, or `indexFile`, the index git made for this commit (`StagedCommit`).
+    ///
+    /// The hook judges the change being committed: a problem HEAD already holds (committed
+    /// with --no-verify, or before a rule existed) is not from this change and does not block
+    /// it; the report names such problems in a note instead, as `--range` leaves out problems
+    /// a commit's parent already had.
+    public func validateStaged(indexFile: String? = nil) throws -> ValidationReport {
         let repository = try location.requireRepository()
         guard let root = location.contentRoot else { throw OperationalError("--staged needs a work tree", ko: "--staged에는 작업 트리가 필요합니다") }
-        let content = try loader.load(IndexSource(repository: repository, contentRoot: root))
+        let content = try loader.load(IndexSource(repository: repository, contentRoot: root, indexFile: indexFile))
         var base: Content?
-        if let head = try repository.headCommit(), try repository.treeEntries(commit: head, under: root.treePath) != nil {
+        let head = try repository.headCommit()
+        if let head, try repository.treeEntries(commit: head, under: root.treePath) != nil {
             base = try loader.load(CommitSource(repository: repository, commit: head, contentRoot: root))
         }
-        return ValidationReport(diagnostics: validator.check(content, base: base), commits: [], filesParsed: loader.parses, files: content.fileCount)
+        var found = validator.check(content, base: base)
+        var notes: [Message] = []
+        if let head, let base {
+            let committed = Set(validator.check(base).map(\.key))
+            let old = found.filter { committed.contains($0.key) }
+            found.removeAll { committed.contains($0.key) }
+            if let note = Self.alreadyCommittedNote(old, head: head) { notes.append(note) }
+        }
+        return ValidationReport(diagnostics: found, commits: [], filesParsed: loader.parses, files: content.fileCount, notes: notes)
+    }
+
+    /// What to say about problems HEAD already holds, which a commit is not blocked for.
+    static func alreadyCommittedNote(_ problems: [Diagnostic], head: ObjectID) -> Message? {
+        let errors = problems.filter { $0.severity == .error }
+        guard !errors.isEmpty else { return nil }
+        let named = errors.prefix(5).map { "\($0.rule) \($0.path):\($0.mark)" }.joined(separator: ", ")
+        let more = errors.count > 5 ? " (+\(errors.count - 5))" : ""
+        return Message(
+            "\(errors.count) error(s) already committed in HEAD (\(head.short)) are not from this change and do not block it: \(named)\(more); 'ratecard validate --rev HEAD' shows them",
+            ko: "HEAD(\(head.short))에 이미 커밋된 오류 \(errors.count)개는 이번 변경에서 생긴 것이 아니라 커밋을 막지 않습니다: \(named)\(more); 'ratecard validate --rev HEAD'로 확인하세요")
     }
 
     /// The content at a revision (or the work tree for nil), without validating it.
     public func content(at revision: String?) throws -> Content {
         guard let revision else { return try loader.load(try location.workingTree()) }
         return try loader.load(try location.source(for: try Self.resolve(revision, in: try location.requireRepository())))
+    }
+
+    /// The commit a revision names; a typo is a usage error that suggests the nearest branches,
+    /// tags and `alsoAccepted` (names the caller takes in place of a revision).
+    public func commit(of revision: String, alsoAccepted: [String] = []) throws -> ObjectID {
+        try Self.resolve(revision, in: try location.requireRepository(), alsoAccepted: alsoAccepted)
     }
 
     /// Whether the work tree's files are byte-for-byte those of a commit's tree.

@@ -170,6 +170,14 @@ public struct JournalState: Sendable, Equatable {
         through = max(through, last)
     }
 
+    /// The rollback that marked `release` bad last (or its intent, when its swap happened and
+    /// its entry was lost), when the kept activations still hold it.
+    public func badMarkingRollback(of release: String) -> Activation? {
+        if let marked = activations.last(where: { $0.from == release && $0.marksBad == true }) { return marked }
+        guard let intent = pending, intent.from == release, intent.marksBad else { return nil }
+        return Activation(release: intent.to, action: .rollback, time: "", user: intent.user, message: intent.message, from: intent.from, marksBad: true)
+    }
+
     /// Releases marked bad: every release a bare rollback (or `--mark-bad`) left, less those
     /// cleared since and the target of any later rollback. A rollback's intent counts once its swap is known to have
     /// happened: its `rollback` entry, the `recover` entry of the next run, or `live` being its

@@ -102,6 +102,21 @@ extension ReleaseStore {
         try journalLog.badReleases(live: try pointer())
     }
 
+    /// The newest release marked bad here whose bundle is `bundleID`, with the rollback that
+    /// marked it (who, when, why): a publish or promote of that bundle would ship again what
+    /// was taken down. Nil when no bad release holds that bundle.
+    public func badMark(ofBundle bundleID: String) throws -> BadMark? {
+        let state = try journalLog.state()
+        try state.requireUndamaged()
+        // A release's id ends with its bundle id's first 12 characters: only those are read.
+        let suffix = "-" + bundleID.prefix(12)
+        for release in state.badReleases(live: try pointer()).sorted(by: >) where release.hasSuffix(suffix) {
+            guard let info = try? info(of: release), info.bundleID == bundleID else { continue }
+            return BadMark(release: release, bundleID: bundleID, rollback: state.badMarkingRollback(of: release), store: displayName)
+        }
+        return nil
+    }
+
     /// Releases that were live, newest first, without repeats.
     public func activationHistory() throws -> [String] {
         try journalLog.state().activationHistory
@@ -179,4 +194,24 @@ public enum ReleaseMatch: Equatable, Sendable {
     case found(String)
     case none(known: [String])
     case ambiguous([String])
+}
+
+/// A release marked bad, found by its bundle: what refuses shipping that bundle again.
+public struct BadMark: Sendable {
+    public var release: String
+    public var bundleID: String
+    /// The rollback that marked it, when the journal's recent activations still hold it.
+    public var rollback: JournalState.Activation?
+    /// How messages name the store it is marked in.
+    public var store: String
+
+    /// "release 000002 in <store> was marked bad by a rollback (kim, 2026-…): 'why'".
+    public var description: Message {
+        let by = [rollback?.user, rollback?.time].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ", ")
+        let reason = rollback?.message.map { ": '\($0)'" } ?? ""
+        let who = by.isEmpty ? "" : " (\(by))"
+        return Message(
+            "release \(release) in \(store) holds the same bundle (\(bundleID)) and was marked bad by a rollback\(who)\(reason)",
+            ko: "\(store)의 릴리스 \(release)이(가) 같은 번들(\(bundleID))이며 롤백 때 bad로 표시되었습니다\(who)\(reason)")
+    }
 }
