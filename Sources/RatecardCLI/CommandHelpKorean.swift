@@ -28,6 +28,7 @@ enum CommandHelpKorean {
         "--no-wait": "다른 ratecard 프로세스가 잠금을 쥐고 있으면 기다리지 않고 바로 종료 코드 3으로 끝냅니다",
         "--format": "text(기본값) 또는 json",
         "--as-of": "무엇이 현재 시행 중인지 정하는 날짜 (기본값: 오늘, 서울 시각)",
+        "--force": "불량 표시가 있는 릴리스의 번들도 내보냅니다 (없으면 종료 코드 3; 저널에 기록됩니다)",
     ]
 
     static let table: [String: Text] = [
