@@ -514,6 +514,11 @@ final class S3Environments {
         let live = try #require(try s3.liveIsComplete("\(label) settled"))
         let activated = try s3.journal().last { ["publish", "promote", "recover", "rollback"].contains($0["action"]?.stringValue ?? "") }
         #expect((activated?["release"] ?? activated?["to"])?.stringValue == live)
+        // What killed runs left is swept once it is older than a lock lifetime and a margin (a
+        // live writer may own a younger folder): a short lifetime, and a wait past it.
+        try s3.configure(production: "      lock_ttl_seconds: 1")
+        let manifests = Set(try s3.client().list(prefix: "releases/").map { "r/" + $0.dropFirst("releases/".count).dropLast(".json".count) + "/" })
+        if !(try s3.entryFolders().isSubset(of: manifests)) { sleep(3) }
         let pruned = try s3.run(["prune", "--env", "production", "--keep", "2"])
         #expect(pruned.status == 0, "\(pruned.err)")
         try s3.servedStateIsConsistent("\(label) settled and pruned", staleAllowed: false)

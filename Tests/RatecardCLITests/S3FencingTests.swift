@@ -1,0 +1,111 @@
+import Foundation
+import Glibc
+import RatecardKit
+import Testing
+
+/// A command that lost the bucket's lock while it was paused changes nothing: publisher A is
+/// held (a proxy between it and the store stops all its requests, its renewals too) from its
+/// first listing of the entry folders; its lock expires; B takes the lock over and publishes
+/// straight to the store; then A resumes. A must exit 3 and leave B's live release whole.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct S3FencingTests {
+    /// The run of a command on a thread of its own.
+    final class Background: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var result: Result<Execution, any Error>?
+
+        init(_ work: @escaping @Sendable () throws -> Execution) {
+            Thread { [self] in
+                result = Result { try work() }
+                done.signal()
+            }.start()
+        }
+
+        func wait() throws -> Execution {
+            done.wait()
+            return try #require(result).get()
+        }
+    }
+
+    /// Runs `arguments` as A through a proxy that holds A from its first listing of
+    /// `trigger` (below production's prefix) while B publishes; returns A's run and B's release.
+    private func held(_ s3: S3Environments, _ arguments: [String], trigger: String = "prefix=app/r/") throws -> (a: Execution, b: String) {
+        let folder = s3.fixture.repo + "/../hold-\(UInt32.random(in: 0...UInt32.max))"
+        try FileSystem.makeDirectories(folder)
+        let proxy = try FaultyProxy(upstream: s3.server.port, mode: "hold", failures: 0, hold: (trigger, folder))
+        defer { proxy.stop() }
+        let ttl = "      lock_ttl_seconds: 1"
+        try s3.configure(endpoint: proxy.endpoint, production: ttl)
+        let (repo, environment) = (s3.fixture.repo, s3.credentials)
+        let a = Background { try ratecard(arguments, in: repo, environment: environment) }
+        let started = Date()
+        while !FileSystem.exists(folder + "/held") {
+            try #require(Date().timeIntervalSince(started) < 60, "A never listed \(trigger)")
+            usleep(20_000)
+        }
+        // B goes straight to the store; it waits for A's lock to expire and takes it over.
+        try s3.configure(production: ttl)
+        try s3.fixture.stampWeb()
+        let b = try s3.run(s3.publish(s3.fixture.commits[1]) + ["--format", "json"])
+        try FileSystem.writeFile(folder + "/go", [])
+        let ran = try a.wait()
+        try #require(b.status == 0, "B: \(b.err)")
+        let id = try #require(try JSONReader.parse(Array(b.out.utf8))["release"]?.stringValue)
+        return (ran, id)
+    }
+
+    /// After A and B: B's release is live and verifies, what is served follows the pointer, no
+    /// two releases share a sequence number, and A exited 3 saying it lost the lock.
+    private func check(_ s3: S3Environments, _ label: String, a: Execution, b: String) throws {
+        #expect(a.status == 3, "\(label): A exited \(a.status): \(a.err)")
+        #expect(a.err.contains("lock") && a.err.contains("nothing more was changed"), "\(label): \(a.err)")
+        // It says what it had changed before it found out (here: nothing, or the folders it swept).
+        #expect(a.err.contains("it had changed nothing in the bucket") || a.err.contains("before that it had"), "\(label): \(a.err)")
+        #expect(try s3.liveIsComplete(label) == b)
+        let verify = try s3.run(["verify", "--env", "production"])
+        #expect(verify.status == 0, "\(label): verify: \(verify.out)\(verify.err)")
+        try s3.servedStateIsConsistent(label, staleAllowed: false)
+        let numbers = try s3.client().list(prefix: "releases/").map { $0.dropFirst("releases/".count).prefix { $0.isNumber } }
+        #expect(Set(numbers).count == numbers.count, "\(label): two releases share a number: \(numbers)")
+    }
+
+    @Test(arguments: S3Engine.allCases) func aPublisherHeldPastItsLockDeletesNothingOfTheLiveRelease(_ engine: S3Engine) throws {
+        try withTemporaryDirectory { directory in
+            let s3 = try S3Environments(in: directory, engine: engine, commits: 2)
+            defer { s3.stop() }
+            try #require(try s3.run(s3.publish(s3.fixture.commits[0])).status == 0)
+            try s3.fixture.stampWeb()
+            let (a, b) = try held(s3, s3.publish(s3.fixture.commits[0]))
+            try check(s3, "publish held", a: a, b: b)
+        }
+    }
+
+    /// Rollback, prune and promote held the same way, one fixture: all three in the full tier,
+    /// one of them (by the run's seed) in the sampled tier.
+    @Test(arguments: S3Engine.forCampaign("aRollbackPrunePromoteHeldPastTheLockDeleteNothing")) func aRollbackPrunePromoteHeldPastTheLockDeleteNothing(_ engine: S3Engine) throws {
+        try withTemporaryDirectory { directory in
+            let s3 = try S3Environments(in: directory, engine: engine, commits: 2)
+            defer { s3.stop() }
+            try #require(try s3.run(s3.publish(s3.fixture.commits[0])).status == 0)
+            try #require(try s3.run(s3.publish(s3.fixture.commits[0], to: "preview")).status == 0)
+            let first = try #require(try s3.liveIsComplete("first"))
+            // An entry folder without a manifest, as a killed publish leaves it, or as a live
+            // writer has it before its manifest: a command right after leaves it alone (it is
+            // younger than a lock lifetime and a margin); one after that sweeps it.
+            let orphan = "r/000000-000000000000/index.html"
+            _ = try s3.client().put(orphan, Array("x\n".utf8), contentType: "text/html")
+            try s3.fixture.stampWeb()
+            try #require(try s3.run(s3.publish(s3.fixture.commits[1])).status == 0)
+            #expect(try s3.client().get(orphan) != nil, "a young entry folder was swept")
+
+            let commands = [
+                ("rollback", ["rollback", "--env", "production", "--to", first, "-m", "held"]), ("prune", ["prune", "--env", "production", "--keep", "1"]),
+                ("promote", ["promote", "--from", "preview", "--to", "production", "-m", "held"]),
+            ]
+            for (index, (name, arguments)) in commands.enumerated() where TestTier.isFull || UInt64(index) == TestTier.seed % 3 {
+                let (a, b) = try held(s3, arguments)
+                try check(s3, "\(name) held", a: a, b: b)
+            }
+            #expect(try s3.client().get(orphan) == nil, "an old entry folder without a manifest was left")
+        }
+    }
+}
