@@ -76,6 +76,18 @@ import Testing
             try s3.fixture.stampWeb()
             let (a, b) = try held(s3, s3.publish(s3.fixture.commits[0]))
             try check(s3, "publish held", a: a, b: b)
+
+            // A number another command claimed meanwhile (one that lost its lock between its
+            // check and its manifest) is skipped: the next release takes the one after it.
+            let highest = try #require(try s3.client().list(prefix: "releases/").compactMap { Int($0.dropFirst("releases/".count).prefix(6)) }.max())
+            let claimed = String(format: "%06d", highest + 1)
+            _ = try s3.client().put(".ratecard/numbers/\(claimed)", Array("\(claimed)-elsewhere\n".utf8), contentType: "text/plain", condition: .absent)
+            try s3.fixture.stampWeb()
+            let next = try s3.run(s3.publish(s3.fixture.commits[1]) + ["--format", "json"])
+            #expect(next.status == 0, "\(next.err)")
+            let id = try JSONReader.parse(Array(next.out.utf8))["release"]?.stringValue ?? ""
+            #expect(id.hasPrefix(String(format: "%06d-", highest + 2)), "\(id) after a claim of \(claimed)")
+            try check(s3, "after a claimed number", a: a, b: id)
         }
     }
 
@@ -104,6 +116,11 @@ import Testing
             for (index, (name, arguments)) in commands.enumerated() where TestTier.isFull || UInt64(index) == TestTier.seed % 3 {
                 let (a, b) = try held(s3, arguments)
                 try check(s3, "\(name) held", a: a, b: b)
+            }
+            // A command once it is older than the lifetime (1 s here) and the margin sweeps it.
+            if try s3.client().get(orphan) != nil {
+                sleep(3)
+                #expect(try s3.run(["prune", "--env", "production", "--keep", "10"]).status == 0)
             }
             #expect(try s3.client().get(orphan) == nil, "an old entry folder without a manifest was left")
         }

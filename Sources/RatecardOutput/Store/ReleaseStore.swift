@@ -109,6 +109,13 @@ public protocol ReleaseStore {
     func write(state name: String, _ bytes: [UInt8]) throws
     /// What this command sent to storage (object storage only), for `--format json`.
     var usage: JSON? { get }
+    /// Claims sequence number `number` for release `id` (under the lock): false when another
+    /// release has it. A store whose lock cannot be lost (a serve root's `flock`) needs no claim.
+    func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool
+}
+
+extension ReleaseStore {
+    public func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool { true }
 }
 
 /// Thrown by `flip` when the pointer did flip but what the store keeps in step with it (a

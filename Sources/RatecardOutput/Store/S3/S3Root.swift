@@ -364,6 +364,19 @@ public final class S3Root: ReleaseStore {
         return problems
     }
 
+    /// `.ratecard/numbers/<number>`, created with If-None-Match and naming the release: the
+    /// manifest's key holds the bundle id too, so two releases of one number would not collide
+    /// there (a command that lost the lock between its check and its manifest).
+    public func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool {
+        try fence()
+        let key = Self.numbersPrefix + Self.releaseNumber(number)
+        let bytes = Array((id + "\n").utf8)
+        if case .written = try client.put(key, bytes, contentType: "text/plain; charset=utf-8", cacheControl: "no-cache", condition: .absent) { return true }
+        return try client.get(key)?.bytes == bytes
+    }
+
+    static let numbersPrefix = ".ratecard/numbers/"
+
     public func write(state name: String, _ bytes: [UInt8]) throws {
         try writeState(name, bytes, contentType: MediaType.of(name))
     }
