@@ -126,3 +126,38 @@ import Testing
         }
     }
 }
+
+/// `ratecard repair` puts back in one step what follows the pointer and a release's entry files.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct S3RepairTests {
+    @Test func repairRestoresMissingEntryFilesAndWhatFollowsThePointer() throws {
+        try withTemporaryDirectory { directory in
+            let s3 = try S3Environments(in: directory, engine: .moto, commits: 2)
+            defer { s3.stop() }
+            try #require(try s3.run(s3.publish(s3.fixture.commits[0])).status == 0)
+            try s3.fixture.stampWeb()
+            try #require(try s3.run(s3.publish(s3.fixture.commits[1])).status == 0)
+            let live = try #require(try s3.liveIsComplete("before the damage"))
+            // Entry files of the live release and of the one before deleted, index.html stale.
+            let client = s3.client()
+            let entries = try client.list(prefix: "r/")
+            for key in entries where key.hasSuffix("index.html") || key.hasSuffix("entry.json") { try client.delete(key) }
+            _ = try client.put("index.html", Array("<html>an older release</html>\n".utf8), contentType: "text/html")
+            let status = try s3.run(["status", "--env", "production"])
+            #expect(status.out.contains("ratecard repair --env production"), "\(status.out)")
+            #expect(try s3.run(["verify", "--env", "production"]).status == 1)
+
+            let repaired = try s3.run(["repair", "--env", "production", "--format", "json"])
+            #expect(repaired.status == 0, "\(repaired.err)")
+            let json = try JSONReader.parse(Array(repaired.out.utf8))
+            #expect(json["live"]?.stringValue == live)
+            guard case .object(let restored)? = json["restored"] else { throw OperationalError("no restored: \(repaired.out)") }
+            #expect(restored.count == 2, "\(repaired.out)")
+            #expect(Set(try client.list(prefix: "r/")) == Set(entries))
+            #expect(try s3.liveIsComplete("repaired") == live)
+            #expect(try s3.run(["verify", "--env", "production"]).status == 0)
+            try s3.servedStateIsConsistent("repaired", staleAllowed: false)
+            #expect(try client.get("index.html") != nil)
+            #expect(try s3.run(["repair", "--help"]).status == 0)
+        }
+    }
+}

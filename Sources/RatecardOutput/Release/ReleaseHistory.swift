@@ -231,6 +231,29 @@ public struct ReleaseHistory {
         try target.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest, info: sourceInfo)])
     }
 
+    /// What `repair` put back: the entry files restored, by release.
+    public struct Repaired: Equatable, Sendable {
+        public var live: String?
+        public var restored: [String: [String]]
+    }
+
+    /// Puts back in one step what should follow the pointer and the releases: under the lock,
+    /// what a crash left is recovered (a bucket's `index.html` rewritten for the live release,
+    /// the journal caught up), the entry files a release is missing are restored from its
+    /// manifest and objects, and the bridge lines are recomputed.
+    public func repair(wait: Bool) throws -> Repaired {
+        let lock = try root.acquireLock(command: "repair", wait: wait, onWait: { _ in })
+        defer { lock.release() }
+        try root.recover()
+        var restored: [String: [String]] = [:]
+        for id in try root.releaseIDs() {
+            let paths = try root.restoreEntries(of: id)
+            if !paths.isEmpty { restored[id] = paths }
+        }
+        try BridgeLines.repair(root: root)
+        return Repaired(live: try root.pointer(), restored: restored)
+    }
+
     /// What a prune removed (or, for a dry run, would remove).
     public struct Pruned: Equatable, Sendable {
         public var releases: [String]

@@ -112,10 +112,15 @@ public protocol ReleaseStore {
     /// Claims sequence number `number` for release `id` (under the lock): false when another
     /// release has it. A store whose lock cannot be lost (a serve root's `flock`) needs no claim.
     func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool
+    /// Under the lock: puts back the entry files of `release` that are missing, from its
+    /// manifest and its objects; returns their paths. A store whose releases are folders of
+    /// links made once (a serve root) restores none.
+    func restoreEntries(of release: String) throws -> [String]
 }
 
 extension ReleaseStore {
     public func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool { true }
+    public func restoreEntries(of release: String) throws -> [String] { [] }
 }
 
 /// Thrown by `flip` when the pointer did flip but what the store keeps in step with it (a

@@ -377,6 +377,22 @@ public final class S3Root: ReleaseStore {
 
     static let numbersPrefix = ".ratecard/numbers/"
 
+    public func restoreEntries(of release: String) throws -> [String] {
+        let info = try self.info(of: release)
+        let folder = S3Store.entriesPrefix + release + "/"
+        let listed = Dictionary(try client.listObjects(prefix: folder).map { (String($0.key.dropFirst(folder.count)), $0.size) }, uniquingKeysWith: { first, _ in first })
+        let missing = info.files.filter { S3Store.inEntryFolder($0.path, format: info.format) && listed[$0.path] != $0.size }
+        guard !missing.isEmpty else { return [] }
+        try fence()
+        try store.pool.each(missing) { client, file in
+            try client.copy(
+                from: S3Store.objectsPrefix + ObjectLayout.objectName(file), to: S3Store.entryKey(release: release, path: file.path),
+                contentType: MediaType.of(file.path), cacheControl: NginxConfig.cacheControl(entry: file.path))
+        }
+        did(Message("restored \(missing.count) entry files of \(release)", ko: "\(release)의 엔트리 파일 \(missing.count)개를 되살렸습니다"))
+        return missing.map(\.path)
+    }
+
     public func write(state name: String, _ bytes: [UInt8]) throws {
         try writeState(name, bytes, contentType: MediaType.of(name))
     }
