@@ -135,8 +135,12 @@ import Testing
             defer { s3.stop() }
             try #require(try s3.run(s3.publish(s3.fixture.commits[0])).status == 0)
             try s3.fixture.stampWeb()
-            try #require(try s3.run(s3.publish(s3.fixture.commits[1])).status == 0)
+            let published = try s3.run(s3.publish(s3.fixture.commits[1]) + ["--format", "json"])
+            try #require(published.status == 0, "\(published.err)")
             let live = try #require(try s3.liveIsComplete("before the damage"))
+            // The summary counts the entry files the bucket holds for the release.
+            let linked = try JSONReader.parse(Array(published.out.utf8))["files_linked"]?.intValue
+            #expect(linked == (try s3.client().list(prefix: "r/\(live)/").count), "files_linked \(linked ?? -1)")
             // Entry files of the live release and of the one before deleted, index.html stale.
             let client = s3.client()
             let entries = try client.list(prefix: "r/")
@@ -158,6 +162,17 @@ import Testing
             try s3.servedStateIsConsistent("repaired", staleAllowed: false)
             #expect(try client.get("index.html") != nil)
             #expect(try s3.run(["repair", "--help"]).status == 0)
+
+            // Killed between the flip and its journal entry: status says so (not "published
+            // before seals") and names repair.
+            try s3.fixture.stampWeb()
+            let killed = try s3.start(s3.publish(s3.fixture.commits[0]), environment: ["RATECARD_CRASH_AT": "swapped"])
+            killed.waitUntilExit()
+            let flipped = try #require(try s3.liveIsComplete("killed after the flip"))
+            #expect(flipped != live)
+            let unjournaled = try s3.run(["status", "--env", "production"])
+            #expect(unjournaled.out.contains("is not in the journal") && unjournaled.out.contains("ratecard repair"), "\(unjournaled.out)")
+            #expect(!unjournaled.out.contains("published before seals"), "\(unjournaled.out)")
         }
     }
 }

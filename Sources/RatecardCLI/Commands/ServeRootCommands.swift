@@ -153,9 +153,17 @@ enum ServeRootCommands {
         // A constant number of reads: the live version.json against the seal journaled when every
         // file was verified (`ratecard verify` checks the files themselves).
         let sealProblems = try root.sealProblems(of: live)
+        // No seal because the flip to it was never journaled (a command killed between the two),
+        // not because it predates seals.
+        let unjournaled = sealProblems == nil && journal.lastActivated != live
+        let noSeal =
+            unjournaled
+            ? Message(
+                "the flip to \(live) is not in the journal (a command was stopped between the flip and its journal entry); run 'ratecard repair \(selector)', then 'ratecard verify'",
+                ko: "\(live)(으)로의 전환이 저널에 없습니다 (전환과 저널 기록 사이에 명령이 멈췄습니다); 'ratecard repair \(selector)'를 실행한 다음 'ratecard verify'를 실행하세요")
+            : Message("no seal in the journal (published before seals); run 'ratecard verify'", ko: "저널에 봉인이 없습니다 (봉인 도입 전에 게시됨); 'ratecard verify'를 실행하세요")
         let drift: [Message] =
-            (sealProblems?.map(Self.driftText)
-                ?? [Message("no seal in the journal (published before seals); run 'ratecard verify'", ko: "저널에 봉인이 없습니다 (봉인 도입 전에 게시됨); 'ratecard verify'를 실행하세요")])
+            (sealProblems?.map(Self.driftText) ?? [noSeal])
             + (try BridgeLines.servedStaleness(root: root)).map {
                 $0 + Message(" (run 'ratecard repair \(selector)')", ko: " ('ratecard repair \(selector)'을(를) 실행하세요)")
             }

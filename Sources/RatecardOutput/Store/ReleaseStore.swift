@@ -116,11 +116,14 @@ public protocol ReleaseStore {
     /// manifest and its objects; returns their paths. A store whose releases are folders of
     /// links made once (a serve root) restores none.
     func restoreEntries(of release: String) throws -> [String]
+    /// Whether a file of a release of `format` is in its entry folder in this store.
+    func inEntryFolder(_ path: String, format: Int) -> Bool
 }
 
 extension ReleaseStore {
     public func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool { true }
     public func restoreEntries(of release: String) throws -> [String] { [] }
+    public func inEntryFolder(_ path: String, format: Int) -> Bool { ObjectLayout.inEntryFolder(path) }
 }
 
 /// Thrown by `flip` when the pointer did flip but what the store keeps in step with it (a

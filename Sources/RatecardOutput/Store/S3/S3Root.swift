@@ -377,6 +377,9 @@ public final class S3Root: ReleaseStore {
 
     static let numbersPrefix = ".ratecard/numbers/"
 
+    /// A bucket keeps only the web build and `data/entry.json` in a release's folder (format 3).
+    public func inEntryFolder(_ path: String, format: Int) -> Bool { S3Store.inEntryFolder(path, format: format) }
+
     public func restoreEntries(of release: String) throws -> [String] {
         let info = try self.info(of: release)
         let folder = S3Store.entriesPrefix + release + "/"
