@@ -173,6 +173,18 @@ import Testing
             let unjournaled = try s3.run(["status", "--env", "production"])
             #expect(unjournaled.out.contains("is not in the journal") && unjournaled.out.contains("ratecard repair"), "\(unjournaled.out)")
             #expect(!unjournaled.out.contains("published before seals"), "\(unjournaled.out)")
+
+            // A lock another live command holds is waited for as long as a person waits
+            // (lock_wait_seconds, 120 s by default), then the command gives up: exit 3.
+            let foreign = Array(
+                #"{"user":"ops","host":"build-7","boot_id":"x","pid":4242,"pid_start":"1","command":"ratecard publish","since":"2026-11-29T00:00:00Z","ttl_seconds":3600,"token":"f"}"#.utf8)
+            try s3.client().delete(".ratecard/lock")
+            _ = try s3.client().put(".ratecard/lock", foreign, contentType: "application/json", condition: .absent)
+            try s3.configure(production: "      lock_wait_seconds: 1")
+            let started = Date()
+            let gaveUp = try s3.run(["repair", "--env", "production"])
+            #expect(gaveUp.status == 3 && gaveUp.err.contains("after waiting 1 s"), "\(gaveUp.err)")
+            #expect(Date().timeIntervalSince(started) < 15)
         }
     }
 }

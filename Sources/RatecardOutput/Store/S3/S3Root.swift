@@ -64,12 +64,17 @@ public final class S3Root: ReleaseStore {
     public static let defaultLockTTL = 30
     /// Seconds any one command may take against the bucket (a frozen store ends in a failure).
     public static let defaultDeadline = 900
+    /// Seconds a command waits for a lock another live command holds before it gives up (exit 3):
+    /// what a person at a terminal waits, not the whole deadline.
+    public static let defaultLockWait = 120
+    let lockWait: Int
 
     public init(
         location: S3Location, credentials: AWSCredentials, lockTTL: Int = S3Root.defaultLockTTL, deadlineSeconds: Int? = nil, workers: Int = S3Pool.defaultWorkers,
-        timeoutMilliseconds: Int = 60_000
+        timeoutMilliseconds: Int = 60_000, lockWaitSeconds: Int = S3Root.defaultLockWait
     ) {
         self.location = location
+        lockWait = lockWaitSeconds
         self.lockTTL = lockTTL
         stats = S3Stats(deadlineSeconds: deadlineSeconds)
         self.credentials = credentials
@@ -89,7 +94,8 @@ public final class S3Root: ReleaseStore {
 
     public func acquireLock(command: String, wait: Bool, onWait: (Message) -> Void) throws -> any ReleaseLease {
         let lock = try S3Lock.acquire(
-            client: client, renewer: S3Client(location: location, credentials: credentials, timeoutMilliseconds: 10_000, stats: stats), ttl: lockTTL, command: command, wait: wait, target: displayName,
+            client: client, renewer: S3Client(location: location, credentials: credentials, timeoutMilliseconds: 10_000, stats: stats), ttl: lockTTL, command: command, wait: wait,
+            waitSeconds: lockWait, target: displayName,
             onWait: onWait)
         held = Held()
         lease = lock
@@ -700,8 +706,11 @@ final class S3Lock: ReleaseLease, @unchecked Sendable {
         }
     }
 
-    static func acquire(client: S3Client, renewer: S3Client?, ttl: Int, command: String, wait: Bool, target: String, onWait: (Message) -> Void) throws -> S3Lock {
+    static func acquire(
+        client: S3Client, renewer: S3Client?, ttl: Int, command: String, wait: Bool, waitSeconds: Int = S3Root.defaultLockWait, target: String, onWait: (Message) -> Void
+    ) throws -> S3Lock {
         let me = Holder.this(command: command, ttl: ttl)
+        let started = Trace.now()
         var waited = false
         var pause = 200_000
         while true {
@@ -734,6 +743,11 @@ final class S3Lock: ReleaseLease, @unchecked Sendable {
                 throw ConflictError(
                     "\(target) is locked by \(described); try again when it finishes (or wait without --no-wait). A lock whose holder died is taken over after \(holderTTL) s without renewal",
                     ko: "\(target)은(는) \(described)이(가) 잠가 두었습니다; 끝나면 다시 시도하세요 (또는 --no-wait 없이 기다리세요). 잠근 쪽이 죽은 잠금은 \(holderTTL)초 동안 갱신이 없으면 넘겨받습니다")
+            }
+            if (Trace.now() - started) / 1_000_000_000 >= waitSeconds {
+                throw ConflictError(
+                    "\(target) is still locked by \(described) after waiting \(waitSeconds) s (lock_wait_seconds); nothing was changed. Try again when it finishes",
+                    ko: "\(waitSeconds)초를 기다렸지만 \(target)은(는) 아직 \(described)이(가) 잠가 두었습니다 (lock_wait_seconds); 아무것도 바꾸지 않았습니다. 끝나면 다시 시도하세요")
             }
             if !waited {
                 onWait(Message("waiting for the lock on \(target), held by \(described)", ko: "\(target)의 잠금을 기다립니다 (잠근 쪽: \(described))"))
