@@ -133,7 +133,11 @@ final class FaultyProxy {
     let port: Int
 
     init(upstream: Int, mode: String, failures: Int, hold: (trigger: String, folder: String)? = nil) throws {
-        port = Int.random(in: 10_000..<14_000)
+        // A port nothing listens on (another test's server may hold one of this range): else the
+        // proxy cannot bind it, and what answers there is that server.
+        var free = Int.random(in: 10_000..<14_000)
+        while MotoServer.accepts(free) { free = Int.random(in: 10_000..<14_000) }
+        port = free
         let script = """
             import http.server, socketserver, sys, urllib.request, threading
             import os, time, urllib.parse
@@ -220,7 +224,11 @@ final class FaultyProxy {
         try process.run()
         // Ready when it accepts a connection.
         for _ in 0..<200 where process.isRunning {
-            if MotoServer.accepts(port) { return }
+            // Accepting, and still running (a proxy that could not bind its port has exited).
+            if MotoServer.accepts(port) {
+                usleep(100_000)
+                if process.isRunning { return }
+            }
             usleep(50_000)
         }
         throw OperationalError("the fault proxy did not start")
