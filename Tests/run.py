@@ -46,6 +46,8 @@ WEIGHTS = {
     "RatecardKitTests.BadInputCorpusTests": 16,
     "RatecardCLITests.BrowserComparisonTests": 13,
     "RatecardCLITests.S3ClientTests": 10,
+    "RatecardCLITests.S3FencingTests": 25,
+    "RatecardCLITests.S3RepairTests": 5,
     "RatecardCLITests.PreviewWatchLimitsTests": 20,
     "RatecardCLITests.PreviewWatchTests": 8,
     "RatecardCLITests.IncrementalPublishTests": 7,

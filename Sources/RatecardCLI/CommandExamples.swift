@@ -36,6 +36,7 @@ enum CommandExamples {
         "releases": ["ratecard releases --env production   # newest first, with live and bad marks"],
         "verify": ["ratecard verify --env production     # exit 1 if a live file changed on disk"],
         "prune": ["ratecard prune --env staging --keep 10"],
+        "repair": ["ratecard repair --env production   # what status calls stale, and missing entry files, put back"],
         "nginx-conf": ["ratecard nginx-conf --env production --listen 127.0.0.1:8080 > /etc/nginx/conf.d/ratecard.conf"],
         "serve": [
             "ratecard serve --env staging         # what is live in staging, at http://127.0.0.1:8080/",

@@ -22,6 +22,7 @@ public enum RatecardCLI {
         ServeRootCommands.releases,
         ServeRootCommands.verify,
         ServeRootCommands.prune,
+        ServeRootCommands.repair,
         ServeRootCommands.nginxConf,
         ServeCommand.command,
         BridgeCommand.command,

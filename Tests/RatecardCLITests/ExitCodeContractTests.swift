@@ -40,7 +40,7 @@ import Testing
     /// The commands whose refusals the tests below run, to be checked against the command table.
     static let covered: Set<String> = [
         "init", "validate", "rules", "build", "preview", "diff", "save", "log", "hook", "publish", "promote", "rollback", "status", "releases", "verify",
-        "prune", "nginx-conf", "serve", "bridge", "generate", "version", "completion",
+        "prune", "repair", "nginx-conf", "serve", "bridge", "generate", "version", "completion",
     ]
 
     @Test func everyCommandsRefusalsAreTested() {
@@ -240,6 +240,11 @@ import Testing
                     let lock = try ReleaseLock.acquire(root: root, command: "test", wait: false)
                     defer { lock.release() }
                     return try ratecard(["prune", "--root", root, "--keep", "1", "--no-wait"], in: repo)
+                },
+                Case(command: "repair", why: "the lock is held", cause: .target, says: "is locked by") {
+                    let lock = try ReleaseLock.acquire(root: root, command: "test", wait: false)
+                    defer { lock.release() }
+                    return try ratecard(["repair", "--root", root, "--no-wait"], in: repo)
                 },
                 Case(command: "prune", why: "no --keep", cause: .usage, says: "Missing expected option '--keep <n>'") { try ratecard(["prune", "--root", root], in: repo) },
                 Case(command: "status", why: "an unknown environment", cause: .usage, says: "Unknown environment") { try ratecard(["status", "--env", "prod"], in: repo) },

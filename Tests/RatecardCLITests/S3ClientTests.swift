@@ -124,24 +124,40 @@ final class MotoServer {
 /// (`"500-every"`, `"drop-every"`), but never the same request twice in a row (a transient
 /// fault: otherwise parallel workers can line a retried request up with every failure); or every request is refused as S3 refuses a request signed
 /// by a clock too far off (`"skew"`: 403 RequestTimeTooSkewed); or every request is forwarded
-/// `failures` milliseconds late (`"delay"`). Python's standard library, no packages.
+/// `failures` milliseconds late (`"delay"`); or, from the first request whose path (decoded)
+/// contains `hold.trigger`, every request is held until the file `go` appears in `hold.folder`
+/// (`"hold"`: a paused or partitioned client), the file `held` there saying that it began.
+/// Python's standard library, no packages.
 final class FaultyProxy {
     let process = Process()
     let port: Int
 
-    init(upstream: Int, mode: String, failures: Int) throws {
-        port = Int.random(in: 10_000..<14_000)
+    init(upstream: Int, mode: String, failures: Int, hold: (trigger: String, folder: String)? = nil) throws {
+        // A port nothing listens on (another test's server may hold one of this range): else the
+        // proxy cannot bind it, and what answers there is that server.
+        var free = Int.random(in: 10_000..<14_000)
+        while MotoServer.accepts(free) { free = Int.random(in: 10_000..<14_000) }
+        port = free
         let script = """
             import http.server, socketserver, sys, urllib.request, threading
+            import os, time, urllib.parse
             upstream, port, mode, failures = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+            trigger, folder = (sys.argv[5], sys.argv[6]) if len(sys.argv) > 6 else ("", "")
             lock = threading.Lock()
-            state = {"left": failures, "count": 0, "failed": set()}
+            state = {"left": failures, "count": 0, "failed": set(), "holding": False}
             class Handler(http.server.BaseHTTPRequestHandler):
                 protocol_version = "HTTP/1.1"
                 def log_message(self, *args): pass
                 def handle_any(self):
                     length = int(self.headers.get("Content-Length") or 0)
                     body = self.rfile.read(length) if length else None
+                    if mode == "hold":
+                        with lock:
+                            if not state["holding"] and trigger in urllib.parse.unquote(self.path):
+                                state["holding"] = True
+                                open(os.path.join(folder, "held"), "w").close()
+                        while state["holding"] and not os.path.exists(os.path.join(folder, "go")):
+                            time.sleep(0.02)
                     with lock:
                         state["count"] += 1
                         if mode in ("500-every", "drop-every"):
@@ -153,7 +169,7 @@ final class FaultyProxy {
                                 state["failed"].discard(request_id)
                         elif mode == "skew":
                             fail = True
-                        elif mode == "delay":
+                        elif mode in ("delay", "hold"):
                             fail = False
                         else:
                             fail = state["left"] > 0
@@ -174,7 +190,6 @@ final class FaultyProxy {
                         self.wfile.write(payload)
                         return
                     if mode == "delay":
-                        import time
                         time.sleep(failures / 1000.0)
                     request = urllib.request.Request(upstream + self.path, data=body, method=self.command)
                     for name, value in self.headers.items():
@@ -202,14 +217,18 @@ final class FaultyProxy {
                 server.serve_forever()
             """
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, "http://127.0.0.1:\(upstream)", String(port), mode, String(failures)]
+        process.arguments = ["python3", "-c", script, "http://127.0.0.1:\(upstream)", String(port), mode, String(failures)] + (hold.map { [$0.trigger, $0.folder] } ?? [])
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Ready when it accepts a connection.
         for _ in 0..<200 where process.isRunning {
-            if MotoServer.accepts(port) { return }
+            // Accepting, and still running (a proxy that could not bind its port has exited).
+            if MotoServer.accepts(port) {
+                usleep(100_000)
+                if process.isRunning { return }
+            }
             usleep(50_000)
         }
         throw OperationalError("the fault proxy did not start")

@@ -180,7 +180,7 @@ final class S3Environments {
             #expect(
                 keys.allSatisfy {
                     $0 == "current" || $0 == "index.html" || $0.hasPrefix("o/") || $0.hasPrefix("r/\(a)/") || $0 == "releases/\(a).json" || $0.hasPrefix(".ratecard/journal/")
-                        || $0 == ".ratecard/journal-state.json"
+                        || $0 == ".ratecard/journal-state.json" || $0.hasPrefix(".ratecard/numbers/")
                 }, "\(keys)")
 
             // A second release sends only what changed.
@@ -241,12 +241,17 @@ final class S3Environments {
             }
             #expect(try s3.liveIsComplete("promoted to another bucket", bucket: "rc-dr", prefix: "") == a)
             #expect(try s3.liveIsComplete("promoted to another prefix", prefix: "preview/") == a)
-            // A serve root folder to a bucket and back: the same release, byte for byte.
+            // A serve root folder to a bucket and back: the same files. Staging's release 1 takes
+            // production's next number (production has its own 1 and 2), its source recorded.
             try #require(try s3.run(s3.publish(s3.fixture.commits[2], to: "staging")).status == 0)
-            let local = try #require(try ServeRoot(path: s3.fixture.root).live())
+            let staged = try #require(try ServeRoot(path: s3.fixture.root).live())
             let up = try s3.run(["promote", "--from", "staging", "--to", "production", "-m", "checked on staging"])
             #expect(up.status == 0, "\(up.err)")
-            #expect(try s3.liveIsComplete("promoted from a folder") == local)
+            let local = try #require(try s3.liveIsComplete("promoted from a folder"))
+            #expect(local.hasPrefix("000003-") && staged.hasPrefix("000001-"), "\(local) from \(staged)")
+            #expect(try JSONReader.parse(try #require(try client.get("releases/\(local).json")).bytes)["promoted_from"]?.stringValue == staged)
+            let numbers = try client.list(prefix: "releases/").map { $0.dropFirst("releases/".count).prefix(6) }
+            #expect(Set(numbers).count == numbers.count, "two releases of production share a number: \(numbers)")
             let down = try s3.run(["promote", "--from", "dr", "--to", directory + "/elsewhere", "-m", "a copy on disk"])
             #expect(down.status == 0, "\(down.err)")
             let copy = ServeRoot(path: directory + "/elsewhere")
@@ -255,6 +260,7 @@ final class S3Environments {
             let journal = try s3.journal()
             #expect(journal.map { $0["action"]?.stringValue ?? "" } == ["publish", "publish", "rollback-intent", "rollback", "promote"], "\(journal)")
             #expect(journal.last?["source_root"]?.stringValue == s3.fixture.root)
+            #expect(journal.last?["source_release"]?.stringValue == staged && journal.last?["release"]?.stringValue == local)
 
             // Prune: releases beyond the newest one go (not the live one, nor the newest good
             // one before it), then every object no remaining release names, and their entry files.
@@ -515,6 +521,11 @@ final class S3Environments {
         let live = try #require(try s3.liveIsComplete("\(label) settled"))
         let activated = try s3.journal().last { ["publish", "promote", "recover", "rollback"].contains($0["action"]?.stringValue ?? "") }
         #expect((activated?["release"] ?? activated?["to"])?.stringValue == live)
+        // What killed runs left is swept once it is older than a lock lifetime and a margin (a
+        // live writer may own a younger folder): a short lifetime, and a wait past it.
+        try s3.configure(production: "      lock_ttl_seconds: 1")
+        let manifests = Set(try s3.client().list(prefix: "releases/").map { "r/" + $0.dropFirst("releases/".count).dropLast(".json".count) + "/" })
+        if !(try s3.entryFolders().isSubset(of: manifests)) { sleep(3) }
         let pruned = try s3.run(["prune", "--env", "production", "--keep", "2"])
         #expect(pruned.status == 0, "\(pruned.err)")
         try s3.servedStateIsConsistent("\(label) settled and pruned", staleAllowed: false)

@@ -46,6 +46,36 @@ enum ServeRootCommands {
         ],
         run: runPrune)
 
+    static let repair = Command(
+        name: "repair",
+        abstract: "Rewrite what follows the pointer (bridge-lines.json, a bucket's index.html) and restore missing entry files of releases.",
+        usage: "(--env <name> | --root <dir>) [--no-wait] [--format <format>]",
+        options: ServeRootOptions.options + [ServeRootOptions.noWait, ServeRootOptions.format],
+        run: runRepair)
+
+    static func runRepair(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
+        let json = try format(arguments)
+        let root = try ServeRootOptions.existing(arguments, invocation)
+        let repaired = try ReleaseHistory(root: root).repair(wait: !arguments.has("--no-wait"))
+        let stale = try BridgeLines.servedStaleness(root: root)
+        if json {
+            invocation.console.out(
+                JSON.object([
+                    "live": repaired.live.map(JSON.string) ?? .null, "restored": .object(repaired.restored.mapValues { .array($0.map(JSON.string)) }),
+                    "stale": .array(stale.map { JSON.string($0.english) }),
+                ]).serialized() + "\n")
+        } else {
+            var text = Message.verbatim("")
+            for (id, paths) in repaired.restored.sorted(by: { $0.key < $1.key }) {
+                text += Message("Restored \(paths.count) entry files of \(id)\n", ko: "\(id)의 엔트리 파일 \(paths.count)개를 되살렸습니다\n")
+            }
+            let live = repaired.live ?? "none"
+            text += Message("What is served follows the pointer (live: \(live)).\n", ko: "서빙되는 상태 파일이 포인터를 따릅니다 (라이브: \(live)).\n")
+            invocation.out(text)
+        }
+        return stale.isEmpty ? RatecardCLI.ExitCode.ok : RatecardCLI.ExitCode.failure
+    }
+
     static let nginxConf = Command(
         name: "nginx-conf",
         abstract: "Print an nginx server block that serves this root safely.",
@@ -123,10 +153,20 @@ enum ServeRootCommands {
         // A constant number of reads: the live version.json against the seal journaled when every
         // file was verified (`ratecard verify` checks the files themselves).
         let sealProblems = try root.sealProblems(of: live)
+        // No seal because the flip to it was never journaled (a command killed between the two),
+        // not because it predates seals.
+        let unjournaled = sealProblems == nil && journal.lastActivated != live
+        let noSeal =
+            unjournaled
+            ? Message(
+                "the flip to \(live) is not in the journal (a command was stopped between the flip and its journal entry); run 'ratecard repair \(selector)', then 'ratecard verify'",
+                ko: "\(live)(으)로의 전환이 저널에 없습니다 (전환과 저널 기록 사이에 명령이 멈췄습니다); 'ratecard repair \(selector)'를 실행한 다음 'ratecard verify'를 실행하세요")
+            : Message("no seal in the journal (published before seals); run 'ratecard verify'", ko: "저널에 봉인이 없습니다 (봉인 도입 전에 게시됨); 'ratecard verify'를 실행하세요")
         let drift: [Message] =
-            (sealProblems?.map(Self.driftText)
-                ?? [Message("no seal in the journal (published before seals); run 'ratecard verify'", ko: "저널에 봉인이 없습니다 (봉인 도입 전에 게시됨); 'ratecard verify'를 실행하세요")])
-            + (try BridgeLines.servedStaleness(root: root))
+            (sealProblems?.map(Self.driftText) ?? [noSeal])
+            + (try BridgeLines.servedStaleness(root: root)).map {
+                $0 + Message(" (run 'ratecard repair \(selector)')", ko: " ('ratecard repair \(selector)'을(를) 실행하세요)")
+            }
         let staleFrom = info.staleFrom.flatMap(Day.init)
         let freshness: Message
         switch staleFrom {

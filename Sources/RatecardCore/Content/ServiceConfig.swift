@@ -13,7 +13,7 @@ public struct ServiceConfig: Sendable, Equatable {
         public var s3: ObjectStorage? = nil
     }
 
-    /// `s3: {endpoint, bucket, prefix, region, lock_ttl_seconds, deadline_seconds}`. No credentials: those come
+    /// `s3: {endpoint, bucket, prefix, region, lock_ttl_seconds, lock_wait_seconds, deadline_seconds}`. No credentials: those come
     /// from the environment of the process (AWS_ACCESS_KEY_ID, ..., AWS_PROFILE), never from a
     /// file that is committed.
     public struct ObjectStorage: Sendable, Equatable {
@@ -24,6 +24,8 @@ public struct ServiceConfig: Sendable, Equatable {
         public var lockTTLSeconds: Int?
         /// How long any one command may take against the bucket before it gives up (exit 4).
         public var deadlineSeconds: Int? = nil
+        /// How long a command waits for a lock another live command holds (exit 3 after).
+        public var lockWaitSeconds: Int? = nil
     }
 
     /// An app version still in use (`apps:` under an environment) and the bridge version it has.
@@ -177,6 +179,7 @@ public struct ServiceConfig: Sendable, Equatable {
         let region = reader.string("region", required: false)
         let ttl = reader.integer("lock_ttl_seconds", required: false)
         let deadline = reader.integer("deadline_seconds", required: false)
+        let lockWait = reader.integer("lock_wait_seconds", required: false)
         var valid = true
         if let endpoint {
             let text = endpoint.value
@@ -227,6 +230,12 @@ public struct ServiceConfig: Sendable, Equatable {
                 Message("'lock_ttl_seconds' is \(ttl.value); a lock lives 1 to 86400 seconds after its last renewal", ko: "'lock_ttl_seconds' 값이 \(ttl.value)입니다; 잠금은 마지막 갱신 뒤 1초에서 86400초까지 유지됩니다"))
             valid = false
         }
+        if let lockWait, !(1...86_400).contains(lockWait.value) {
+            valid = false
+            diagnostics.report(
+                SchemaRules.notAllowed, path, lockWait.mark,
+                Message("'lock_wait_seconds' is \(lockWait.value); a command waits 1 to 86400 seconds for a held lock", ko: "'lock_wait_seconds' 값이 \(lockWait.value)입니다; 잡힌 잠금은 1초에서 86400초까지 기다립니다"))
+        }
         if let deadline, !(1...86_400).contains(deadline.value) {
             diagnostics.report(
                 SchemaRules.notAllowed, path, deadline.mark,
@@ -236,7 +245,7 @@ public struct ServiceConfig: Sendable, Equatable {
         guard valid, let endpoint, let bucket else { return nil }
         return ObjectStorage(
             endpoint: endpoint.value, bucket: bucket.value, prefix: prefix?.value ?? "", region: region?.value ?? "us-east-1", lockTTLSeconds: ttl?.value,
-            deadlineSeconds: deadline?.value)
+            deadlineSeconds: deadline?.value, lockWaitSeconds: lockWait?.value)
     }
 
     package static func isBucketName(_ name: String) -> Bool {

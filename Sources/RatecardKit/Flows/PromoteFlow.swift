@@ -2,7 +2,8 @@ import RatecardCore
 import RatecardOutput
 import RatecardSupport
 
-/// `promote`: ship the identical release (same id, same bytes) to another environment.
+/// `promote`: ship a release (the same files) to another environment, where it takes that
+/// environment's next sequence number and records the id it came from.
 ///
 /// The release must run on every app version the target supports, and a protected target
 /// gates it against what is live there now, failing closed when that cannot be computed.

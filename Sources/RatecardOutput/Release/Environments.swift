@@ -35,7 +35,8 @@ public enum Environments {
             }
             return S3Root(
                 location: S3Location(endpoint: s3.endpoint, bucket: s3.bucket, prefix: s3.prefix, region: s3.region),
-                credentials: credentials, lockTTL: s3.lockTTLSeconds ?? S3Root.defaultLockTTL, deadlineSeconds: s3.deadlineSeconds ?? S3Root.defaultDeadline)
+                credentials: credentials, lockTTL: s3.lockTTLSeconds ?? S3Root.defaultLockTTL, deadlineSeconds: s3.deadlineSeconds ?? S3Root.defaultDeadline,
+                lockWaitSeconds: s3.lockWaitSeconds ?? S3Root.defaultLockWait)
         }
     }
 

@@ -118,7 +118,7 @@ public struct Publisher {
         }
         let requires = request.bridge?["requires"]?.intValue ?? 0
         try change.makeLive(info.id, journal: Self.journalFields(info, seal: SHA256.hex(manifest), previous: change.live, request), bridgeRequires: requires, failed: failed)
-        let linked = staged.files.filter { ObjectLayout.inEntryFolder($0.path) }.count
+        let linked = staged.files.filter { target.inEntryFolder($0.path, format: info.format) }.count
         return .published(id: info.id, previous: change.live, plan: Self.plan(staged, request), bytesWritten: written, filesLinked: linked)
     }
 

@@ -161,10 +161,12 @@ public struct ReleaseHistory {
         }
     }
 
-    /// Makes the identical release of another target live here (same id, same bytes): its
-    /// objects the target lacks are copied (never hard-linked: two environments never share an
-    /// inode), then its manifest, the copy is re-hashed, then the pointer is flipped. Between a
-    /// serve root and a bucket either way, or two buckets or prefixes.
+    /// Makes a copy of another target's release live here (the same files; the target's next
+    /// sequence number, with the source's id recorded as `promoted_from` in its version.json and
+    /// as `source_release` in the journal): its objects the target lacks are copied (never
+    /// hard-linked: two environments never share an inode), then its manifest, the copy is
+    /// re-hashed, then the pointer is flipped. Between a serve root and a bucket either way, or
+    /// two buckets or prefixes. Returns the id the release has in the target.
     public static func promote(_ request: Promotion, from source: any ReleaseStore, to target: any ReleaseStore) throws -> (id: String, previous: String?, alreadyLive: Bool) {
         let (release, message, extra) = (request.release, request.message, request.extra)
         guard let id = try release ?? source.live() else { throw ConflictError("\(source.displayName) has nothing live to promote", ko: "\(source.displayName)에는 승격할 라이브 릴리스가 없습니다") }
@@ -175,20 +177,28 @@ public struct ReleaseHistory {
                 "release \(id) in \(source.displayName) does not match its version.json: \(drift.prefix(3).joined(separator: ", "))",
                 ko: "\(source.displayName)의 릴리스 \(id)이(가) 자기 version.json과 맞지 않습니다: \(drift.prefix(3).joined(separator: ", "))")
         }
+        let sourceInfo = try ReleaseInfo.parse(manifest, source: "\(source.displayName) release \(id) version.json")
         let change = try LiveChange.begin(target, command: "promote", wait: request.wait, expectLive: request.expectLive, crashPoints: (nil, "promote-recovered"))
         defer { change.end() }
-        if change.live == id { return (id, change.live, true) }
-        if try target.manifest(of: id) == nil {
-            try copy(id, manifest: manifest, from: source, to: target, change: change)
+        // Already live: the same release, or a copy of it promoted before.
+        if let live = change.live, try live == id || target.info(of: live).promotedFrom == id { return (live, live, true) }
+        // The copy takes the target's next number (its source's id recorded), so no two
+        // releases of the target share a number and `rollback --to N` names one.
+        var info = sourceInfo
+        if !(try target.releaseIDs().contains(id) && target.manifest(of: id) == manifest) {
+            info.id = try target.nextReleaseID(bundleID: sourceInfo.bundleID)
+            info.promotedFrom = id
+            try copy(info, from: source, to: target, change: change)
         }
-        let drifted = try target.drift(of: id, deep: true)
+        let promoted = info.id
+        let drifted = try target.drift(of: promoted, deep: true)
         guard drifted.isEmpty else {
             throw OperationalError("the copy of \(id) does not verify: \(drifted.prefix(3).joined(separator: ", "))", ko: "\(id)의 사본이 검증되지 않습니다: \(drifted.prefix(3).joined(separator: ", "))")
         }
-        let info = try target.info(of: id)
         var fields = JournalFields.base(action: "promote")
-        fields[ServeRoot.sealField] = .string(try target.versionHash(of: id))
-        fields["release"] = .string(id)
+        fields[ServeRoot.sealField] = .string(try target.versionHash(of: promoted))
+        fields["release"] = .string(promoted)
+        fields["source_release"] = .string(id)
         fields["previous"] = change.live.map(JSON.string) ?? .null
         fields["bundle_id"] = .string(info.bundleID)
         fields["commit"] = info.sourceCommit.map { .string($0.hex) } ?? .null
@@ -196,14 +206,14 @@ public struct ReleaseHistory {
         fields["message"] = .string(message)
         fields["bridge_requires"] = .int(info.bridge?["requires"]?.intValue ?? 0)
         for (key, value) in extra { fields[key] = value }
-        try change.makeLive(id, journal: fields)
-        return (id, change.live, false)
+        try change.makeLive(promoted, journal: fields)
+        return (promoted, change.live, false)
     }
 
     /// Puts release `id` of `source` into `target`: the objects it names that the target lacks
     /// (copied, never linked), then its version.json.
-    private static func copy(_ id: String, manifest: [UInt8], from source: any ReleaseStore, to target: any ReleaseStore, change: LiveChange) throws {
-        let sourceInfo = try ReleaseInfo.parse(manifest, source: "\(source.displayName) release \(id) version.json")
+    private static func copy(_ sourceInfo: ReleaseInfo, from source: any ReleaseStore, to target: any ReleaseStore, change: LiveChange) throws {
+        let (id, manifest) = (sourceInfo.id, sourceInfo.bytes())
         guard sourceInfo.format >= ObjectLayout.objectsSince else {
             throw RefusedError(
                 "release \(id) predates the object store (each file in its own folder) and cannot be promoted; publish its commit to \(target.displayName) instead",
@@ -221,6 +231,29 @@ public struct ReleaseHistory {
         CrashPoint.hit("promote-objects")
         try change.confirm()
         try target.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest, info: sourceInfo)])
+    }
+
+    /// What `repair` put back: the entry files restored, by release.
+    public struct Repaired: Equatable, Sendable {
+        public var live: String?
+        public var restored: [String: [String]]
+    }
+
+    /// Puts back in one step what should follow the pointer and the releases: under the lock,
+    /// what a crash left is recovered (a bucket's `index.html` rewritten for the live release,
+    /// the journal caught up), the entry files a release is missing are restored from its
+    /// manifest and objects, and the bridge lines are recomputed.
+    public func repair(wait: Bool) throws -> Repaired {
+        let lock = try root.acquireLock(command: "repair", wait: wait, onWait: { _ in })
+        defer { lock.release() }
+        try root.recover()
+        var restored: [String: [String]] = [:]
+        for id in try root.releaseIDs() {
+            let paths = try root.restoreEntries(of: id)
+            if !paths.isEmpty { restored[id] = paths }
+        }
+        try BridgeLines.repair(root: root)
+        return Repaired(live: try root.pointer(), restored: restored)
     }
 
     /// What a prune removed (or, for a dry run, would remove).

@@ -26,6 +26,9 @@ public struct ReleaseInfo: Sendable, Equatable {
     /// 1: the release folder holds every file (releases published before the object store);
     /// 2: every file is an object and the folder holds the entry files (`ObjectLayout`).
     public var format: Int = 1
+    /// The id of the release this one is a copy of, in the environment it was promoted from
+    /// (a promoted release takes the target's next number).
+    public var promotedFrom: String? = nil
 
     public func json() -> JSON {
         var fields = fieldsWithoutFiles
@@ -48,6 +51,7 @@ public struct ReleaseInfo: Sendable, Equatable {
         ]
         if let bridge { fields["bridge"] = bridge }
         if format != 1 { fields["format"] = .int(format) }
+        if let promotedFrom { fields["promoted_from"] = .string(promotedFrom) }
         return fields
     }
 
@@ -90,7 +94,8 @@ public struct ReleaseInfo: Sendable, Equatable {
             asOf: json["as_of"]?.stringValue ?? "", publishedAt: json["published_at"]?.stringValue ?? "",
             author: json["author"]?.stringValue ?? "", user: json["user"]?.stringValue ?? "",
             message: json["message"]?.stringValue ?? "",
-            carried: (json["carried_bundles"]?.arrayValue ?? []).compactMap(\.stringValue), staleFrom: json["stale_from"]?.stringValue, bridge: json["bridge"], files: files, format: format)
+            carried: (json["carried_bundles"]?.arrayValue ?? []).compactMap(\.stringValue), staleFrom: json["stale_from"]?.stringValue, bridge: json["bridge"], files: files, format: format,
+            promotedFrom: json["promoted_from"]?.stringValue)
     }
 
     /// Whether the release serves exactly `files` (the same paths with the same hashes, in

@@ -170,11 +170,24 @@ extension ReleaseStore {
     }
 
     /// `000042-3f2a9c0d1e4b`: a sequence number above every release ever seen, and the bundle id.
+    /// The number is claimed in the store (`claimReleaseNumber`), so no two releases of one
+    /// environment share it whatever ran at the same time; one claimed meanwhile is skipped.
     func nextReleaseID(bundleID: String) throws -> String {
         var highest = try journalLog.state().highestRelease
         for name in try releaseIDs() { highest = max(highest, Int(name.prefix { $0.isNumber }) ?? 0) }
-        let number = String(highest + 1)
-        return String(repeating: "0", count: max(0, 6 - number.count)) + number + "-" + String(bundleID.prefix(12))
+        for number in (highest + 1)...(highest + 16) {
+            let id = Self.releaseNumber(number) + "-" + String(bundleID.prefix(12))
+            if try claimReleaseNumber(number, for: id) { return id }
+        }
+        throw ConflictError(
+            "the release numbers after \(highest) in \(displayName) kept being taken by another command; nothing was changed, try again",
+            ko: "\(displayName)에서 \(highest) 다음의 릴리스 번호를 다른 명령이 계속 가져갔습니다; 아무것도 바꾸지 않았습니다, 다시 시도하세요")
+    }
+
+    /// A sequence number as release ids spell it (at least six digits).
+    static func releaseNumber(_ number: Int) -> String {
+        let digits = String(number)
+        return String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 }
 

@@ -109,6 +109,21 @@ public protocol ReleaseStore {
     func write(state name: String, _ bytes: [UInt8]) throws
     /// What this command sent to storage (object storage only), for `--format json`.
     var usage: JSON? { get }
+    /// Claims sequence number `number` for release `id` (under the lock): false when another
+    /// release has it. A store whose lock cannot be lost (a serve root's `flock`) needs no claim.
+    func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool
+    /// Under the lock: puts back the entry files of `release` that are missing, from its
+    /// manifest and its objects; returns their paths. A store whose releases are folders of
+    /// links made once (a serve root) restores none.
+    func restoreEntries(of release: String) throws -> [String]
+    /// Whether a file of a release of `format` is in its entry folder in this store.
+    func inEntryFolder(_ path: String, format: Int) -> Bool
+}
+
+extension ReleaseStore {
+    public func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool { true }
+    public func restoreEntries(of release: String) throws -> [String] { [] }
+    public func inEntryFolder(_ path: String, format: Int) -> Bool { ObjectLayout.inEntryFolder(path) }
 }
 
 /// Thrown by `flip` when the pointer did flip but what the store keeps in step with it (a

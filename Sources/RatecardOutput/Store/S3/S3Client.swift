@@ -106,12 +106,17 @@ public final class S3Client: @unchecked Sendable {
         public var headers: [String: String] = [:]
     }
 
-    /// A key found by a listing, with its size and ETag.
+    /// A key found by a listing, with its size, ETag and Last-Modified (seconds since the epoch).
     public struct Listed: Sendable, Equatable {
         public var key: String
         public var size: Int
         public var etag: String
+        public var lastModified: Int? = nil
     }
+
+    /// The storage's own clock (its `Date`) when it answered the last listing page: the age of a
+    /// listed key is this less its Last-Modified, so no two machines' clocks are compared.
+    public private(set) var listedAt: Int?
 
     /// Writes `bytes` at `key` (below the prefix) if `condition` holds.
     public func put(_ key: String, _ bytes: [UInt8], contentType: String, cacheControl: String? = nil, condition: Condition = .none) throws -> PutOutcome {
@@ -170,6 +175,14 @@ public final class S3Client: @unchecked Sendable {
             default: throw error(response)
             }
         }
+    }
+
+    /// A listing's `LastModified` (`2026-12-04T15:20:01.000Z`) in seconds, on `HTTPDate`'s scale.
+    static func isoSeconds(_ text: String) -> Int? {
+        guard text.count >= 19, let day = Day(String(text.prefix(10))) else { return nil }
+        let clock = text.dropFirst(11).prefix(8).split(separator: ":").compactMap { Int($0) }
+        guard clock.count == 3 else { return nil }
+        return day.ordinal * 86400 + clock[0] * 3600 + clock[1] * 60 + clock[2]
     }
 
     /// ETags compare without their quotes (servers differ in sending them).
@@ -246,7 +259,10 @@ public final class S3Client: @unchecked Sendable {
         try listPages(prefix: prefix, delimiter: nil, startAfter: startAfter, pageSize: pageSize) { body in
             for fields in S3XML.records(body, named: "Contents") {
                 guard let key = fields["Key"], key.hasPrefix(location.prefix) else { continue }
-                found.append(Listed(key: String(key.dropFirst(location.prefix.count)), size: Int(fields["Size"] ?? "") ?? -1, etag: fields["ETag"] ?? ""))
+                found.append(
+                    Listed(
+                        key: String(key.dropFirst(location.prefix.count)), size: Int(fields["Size"] ?? "") ?? -1, etag: fields["ETag"] ?? "",
+                        lastModified: fields["LastModified"].flatMap(Self.isoSeconds)))
             }
         }
         return found
@@ -274,6 +290,7 @@ public final class S3Client: @unchecked Sendable {
             let request = self.request("GET", path: "/\(location.bucket)", query: query)
             let response = try exchange(request, idempotent: true)
             guard response.status == 200 else { throw error(response) }
+            listedAt = response.headers["date"].flatMap(HTTPDate.seconds)
             page(response.body)
             token = S3XML.texts(response.body, named: "IsTruncated").first == "true" ? S3XML.texts(response.body, named: "NextContinuationToken").first : nil
         } while token != nil

@@ -31,6 +31,13 @@ public final class S3Root: ReleaseStore {
     private var manifests: [String: [UInt8]] = [:]
     /// What this process read of the keys that change, while it holds the lock (nil otherwise).
     private var held: Held?
+    /// The lock this process holds (nil otherwise): confirmed before every destructive batch and
+    /// every write of a state file, so a command that lost it changes nothing more.
+    private var lease: S3Lock?
+    /// Why the lock was found lost: every later change is refused with it.
+    fileprivate private(set) var lost: ConflictError?
+    /// What this command changed in the bucket under the lock, said when the lock is found lost.
+    private var done: [Message] = []
 
     /// A key's bytes as read (nil: absent) and, for the pointer, the ETag a flip is made over.
     private struct Read {
@@ -57,12 +64,17 @@ public final class S3Root: ReleaseStore {
     public static let defaultLockTTL = 30
     /// Seconds any one command may take against the bucket (a frozen store ends in a failure).
     public static let defaultDeadline = 900
+    /// Seconds a command waits for a lock another live command holds before it gives up (exit 3):
+    /// what a person at a terminal waits, not the whole deadline.
+    public static let defaultLockWait = 120
+    let lockWait: Int
 
     public init(
         location: S3Location, credentials: AWSCredentials, lockTTL: Int = S3Root.defaultLockTTL, deadlineSeconds: Int? = nil, workers: Int = S3Pool.defaultWorkers,
-        timeoutMilliseconds: Int = 60_000
+        timeoutMilliseconds: Int = 60_000, lockWaitSeconds: Int = S3Root.defaultLockWait
     ) {
         self.location = location
+        lockWait = lockWaitSeconds
         self.lockTTL = lockTTL
         stats = S3Stats(deadlineSeconds: deadlineSeconds)
         self.credentials = credentials
@@ -82,10 +94,15 @@ public final class S3Root: ReleaseStore {
 
     public func acquireLock(command: String, wait: Bool, onWait: (Message) -> Void) throws -> any ReleaseLease {
         let lock = try S3Lock.acquire(
-            client: client, renewer: S3Client(location: location, credentials: credentials, timeoutMilliseconds: 10_000, stats: stats), ttl: lockTTL, command: command, wait: wait, target: displayName,
+            client: client, renewer: S3Client(location: location, credentials: credentials, timeoutMilliseconds: 10_000, stats: stats), ttl: lockTTL, command: command, wait: wait,
+            waitSeconds: lockWait, target: displayName,
             onWait: onWait)
         held = Held()
+        lease = lock
+        lost = nil
+        done = []
         journal.lockTaken()
+        journal.fence = { [unowned self] in try self.fence() }
         return S3HeldLock(lock, root: self)
     }
 
@@ -95,12 +112,64 @@ public final class S3Root: ReleaseStore {
         journal.lockGivenUp()
     }
 
+    /// The lock was given up: no longer confirmed before changes.
+    fileprivate func lockReleased() {
+        forgetHeld()
+        lease = nil
+    }
+
+    /// The lock was found lost (`error` says how): nothing more is changed, and the error says
+    /// what this command had changed before.
+    fileprivate func lockLost(_ error: ConflictError) -> ConflictError {
+        if let lost { return lost }
+        lease?.markLost()
+        lockReleased()
+        let english = done.isEmpty ? "it had changed nothing in the bucket" : "before that it had " + done.map(\.english).joined(separator: "; ")
+        let korean = done.isEmpty ? "버킷에서 바꾼 것은 없습니다" : "그 전에 한 일: " + done.map(\.korean).joined(separator: "; ")
+        let full = ConflictError(error.message.english + " (" + english + ")", ko: "\(error.message.korean) (\(korean))")
+        lost = full
+        return full
+    }
+
+    /// Confirms the lock (a conditional renewal of the lock object, not a local flag) before a
+    /// change that must not be made by a command that lost it: deletes, state files, journal
+    /// entries. Throws (exit 3) when it was lost; nothing is checked when no lock is held.
+    func fence() throws {
+        if let lost { throw lost }
+        guard let lease else { return }
+        do {
+            try lease.confirm()
+        } catch let error as ConflictError {
+            throw lockLost(error)
+        }
+    }
+
+    /// Notes a change made under the lock (what a command that lost it reports it had done).
+    private func did(_ message: Message) { if lease != nil { done.append(message) } }
+
+    /// Entry files younger than this (seconds, by the storage's clock) are never swept: a writer
+    /// that is still alive may own them. A lock lifetime and half again (at least 1 s more: the
+    /// clocks are read in whole seconds).
+    var sweepAge: Int { lockTTL + max(1, lockTTL / 2) }
+
     /// Nothing a crash leaves in a bucket is visible or in the way, but the entry files of a
     /// release without a manifest (a publish killed before its manifest, a prune after it): they
     /// are removed, and the journal is caught up.
     @discardableResult
     public func recover() throws -> [String] {
-        let swept = try store.sweepEntries(releases: Set(try releaseIDs()))
+        // The entry folders are listed first, the manifests after (fresh, not what was read
+        // before), so a release someone made in between is seen with its manifest.
+        var listed: [StoreListing]?
+        let swept = try store.sweepEntries(
+            releases: {
+                listed = try store.list(.releases)
+                return Set(listed?.map(\.name) ?? [])
+            }, minimumAge: sweepAge, fence: fence)
+        // That listing is the one the rest of the command reads under the lock.
+        if held != nil, let listed { held?.releases = listed }
+        if !swept.isEmpty {
+            did(Message("removed the entry folders of \(swept.count) unfinished releases", ko: "끝나지 않은 릴리스 \(swept.count)개의 엔트리 폴더를 지웠습니다"))
+        }
         try recoverJournal()
         // A flip whose index.html was not written (a crash between the two).
         if let live = try pointer(), try !servedEntryProblems(live: live).isEmpty { try writeServedEntry(live) }
@@ -128,9 +197,34 @@ public final class S3Root: ReleaseStore {
 
     func writeServedEntry(_ release: String) throws {
         guard let page = try servedEntry(of: release) else { return }
-        held?.states[Self.servedEntry] = nil
-        _ = try client.put(Self.servedEntry, page, contentType: "text/html; charset=utf-8", cacheControl: "no-cache")
-        held?.states[Self.servedEntry] = Read(bytes: page)
+        try writeState(Self.servedEntry, page, contentType: "text/html; charset=utf-8")
+    }
+
+    /// Replaces a served state file under the lock: the lock is confirmed first, and the write is
+    /// conditional on what was read under it (If-Match on its ETag, If-None-Match when it was
+    /// absent), so a command that lost the lock never overwrites a newer holder's file.
+    private func writeState(_ name: String, _ bytes: [UInt8], contentType: String) throws {
+        try fence()
+        var condition = S3Client.Condition.none
+        if held != nil {
+            var known = held?.states[name]
+            if known == nil || (known?.bytes != nil && (known?.etag ?? "").isEmpty) {
+                let got = try client.get(name)
+                known = Read(bytes: got?.bytes, etag: got?.etag)
+            }
+            if let known { condition = known.bytes == nil ? .absent : .matches(known.etag ?? "") }
+        }
+        held?.states[name] = nil
+        switch try client.put(name, bytes, contentType: contentType, cacheControl: "no-cache", condition: condition) {
+        case .written(let etag):
+            held?.states[name] = Read(bytes: bytes, etag: etag)
+            did(Message("rewrote \(name)", ko: "\(name)을(를) 다시 썼습니다"))
+        case .preconditionFailed:
+            throw lockLost(
+                ConflictError(
+                    "\(name) in \(displayName) was changed by another command while this one held the lock, so the lock was lost; \(name) was not written and nothing more was changed",
+                    ko: "이 명령이 잠금을 쥔 동안 다른 명령이 \(displayName)의 \(name)을(를) 바꾸었으니 잠금을 잃은 것입니다; \(name)은(는) 쓰지 않았고 더는 아무것도 바꾸지 않았습니다"))
+        }
     }
 
     /// What is wrong with the served entry document for `live` (empty when it serves it).
@@ -192,6 +286,8 @@ public final class S3Root: ReleaseStore {
     }
 
     public func delete(_ keys: [StoreKey]) throws {
+        guard !keys.isEmpty else { return }
+        try fence()
         for key in keys {
             switch key {
             case .release(let id):
@@ -202,6 +298,8 @@ public final class S3Root: ReleaseStore {
             }
         }
         try store.delete(keys)
+        let releases = keys.filter { if case .release = $0 { return true } else { return false } }.count
+        did(Message("deleted \(keys.count - releases) files and \(releases) releases", ko: "파일 \(keys.count - releases)개와 릴리스 \(releases)개를 지웠습니다"))
     }
 
     public func flip(expected: String?, to release: String) throws {
@@ -209,6 +307,7 @@ public final class S3Root: ReleaseStore {
         held?.pointer = nil
         try store.flip(expected: expected, to: release, read: known.flatMap { read in read.bytes.flatMap { bytes in read.etag.map { (bytes, $0) } } })
         if held != nil { held?.pointer = Read(bytes: Array(release.utf8)) }
+        did(Message("made \(release) live", ko: "\(release)을(를) 라이브로 만들었습니다"))
         do {
             try writeServedEntry(release)
         } catch {
@@ -271,10 +370,40 @@ public final class S3Root: ReleaseStore {
         return problems
     }
 
+    /// `.ratecard/numbers/<number>`, created with If-None-Match and naming the release: the
+    /// manifest's key holds the bundle id too, so two releases of one number would not collide
+    /// there (a command that lost the lock between its check and its manifest).
+    public func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool {
+        try fence()
+        let key = Self.numbersPrefix + Self.releaseNumber(number)
+        let bytes = Array((id + "\n").utf8)
+        if case .written = try client.put(key, bytes, contentType: "text/plain; charset=utf-8", cacheControl: "no-cache", condition: .absent) { return true }
+        return try client.get(key)?.bytes == bytes
+    }
+
+    static let numbersPrefix = ".ratecard/numbers/"
+
+    /// A bucket keeps only the web build and `data/entry.json` in a release's folder (format 3).
+    public func inEntryFolder(_ path: String, format: Int) -> Bool { S3Store.inEntryFolder(path, format: format) }
+
+    public func restoreEntries(of release: String) throws -> [String] {
+        let info = try self.info(of: release)
+        let folder = S3Store.entriesPrefix + release + "/"
+        let listed = Dictionary(try client.listObjects(prefix: folder).map { (String($0.key.dropFirst(folder.count)), $0.size) }, uniquingKeysWith: { first, _ in first })
+        let missing = info.files.filter { S3Store.inEntryFolder($0.path, format: info.format) && listed[$0.path] != $0.size }
+        guard !missing.isEmpty else { return [] }
+        try fence()
+        try store.pool.each(missing) { client, file in
+            try client.copy(
+                from: S3Store.objectsPrefix + ObjectLayout.objectName(file), to: S3Store.entryKey(release: release, path: file.path),
+                contentType: MediaType.of(file.path), cacheControl: NginxConfig.cacheControl(entry: file.path))
+        }
+        did(Message("restored \(missing.count) entry files of \(release)", ko: "\(release)의 엔트리 파일 \(missing.count)개를 되살렸습니다"))
+        return missing.map(\.path)
+    }
+
     public func write(state name: String, _ bytes: [UInt8]) throws {
-        held?.states[name] = nil
-        _ = try client.put(name, bytes, contentType: MediaType.of(name), cacheControl: "no-cache")
-        held?.states[name] = Read(bytes: bytes)
+        try writeState(name, bytes, contentType: MediaType.of(name))
     }
 }
 
@@ -293,8 +422,11 @@ final class S3HeldLock: ReleaseLease {
     /// A lock that cannot be confirmed (lost, or the store did not answer) may have been taken:
     /// what was read under it is read again.
     func confirm() throws {
+        if let lost = root.lost { throw lost }
         do {
             try lock.confirm()
+        } catch let error as ConflictError {
+            throw root.lockLost(error)
         } catch {
             root.forgetHeld()
             throw error
@@ -304,7 +436,7 @@ final class S3HeldLock: ReleaseLease {
     func release() {
         guard !released else { return }
         released = true
-        root.forgetHeld()
+        root.lockReleased()
         lock.release()
     }
 
@@ -332,6 +464,11 @@ final class S3Journal: JournalLog {
     /// it: then nobody else appends (but a racer the append finds), and `known` is current.
     private var lockHeld = false
     private var listedUnderLock = false
+    /// Confirms the lock before an entry is appended (set while a lock is held).
+    var fence: (() throws -> Void)?
+    /// The checkpoint as last read or written: rewritten only over that (If-Match on its ETag,
+    /// If-None-Match when it was absent), so a stale view never replaces a newer checkpoint.
+    private var checkpointRead: S3Client.Condition?
 
     init(client: S3Client, pool: S3Pool, name: String) {
         self.client = client
@@ -347,6 +484,7 @@ final class S3Journal: JournalLog {
     func lockGivenUp() {
         lockHeld = false
         listedUnderLock = false
+        fence = nil
     }
 
     static func key(_ number: Int) -> String {
@@ -391,10 +529,14 @@ final class S3Journal: JournalLog {
         var state: JournalState
         if let known {
             state = known
-        } else if let bytes = try client.get(Self.checkpointKey)?.bytes, let json = try? JSONReader.parse(bytes), let checkpoint = JournalState(json: json) {
-            state = checkpoint
         } else {
-            state = JournalState()
+            let read = try client.get(Self.checkpointKey)
+            checkpointRead = read.map { .matches($0.etag) } ?? .absent
+            if let bytes = read?.bytes, let json = try? JSONReader.parse(bytes), let checkpoint = JournalState(json: json) {
+                state = checkpoint
+            } else {
+                state = JournalState()
+            }
         }
         let newer = try entries(after: state.through)
         var contents = Journal.Contents()
@@ -406,6 +548,7 @@ final class S3Journal: JournalLog {
     }
 
     func append(_ fields: [String: JSON]) throws {
+        try fence?()
         let bytes = Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8)
         var number = try (lastNumber ?? state().through) + 1
         for _ in 0..<8 {
@@ -437,7 +580,12 @@ final class S3Journal: JournalLog {
         contents.add(bytes[...], number: number, location: name + Self.key(number), tearable: false)
         state.apply(contents, through: number)
         known = state
-        _ = try? client.put(Self.checkpointKey, Array(state.json.serialized(pretty: false).utf8), contentType: "application/json", cacheControl: "no-cache")
+        guard let condition = checkpointRead else { return }
+        switch try? client.put(Self.checkpointKey, Array(state.json.serialized(pretty: false).utf8), contentType: "application/json", cacheControl: "no-cache", condition: condition) {
+        case .written(let etag): checkpointRead = .matches(etag)
+        // Someone else rewrote it (or the answer was lost): read again next time.
+        case .preconditionFailed, nil: checkpointRead = nil
+        }
     }
 }
 
@@ -478,14 +626,29 @@ final class S3Lock: ReleaseLease, @unchecked Sendable {
     private func renewEvery(third ttl: Int, with renewer: S3Client) {
         let interval = max(1, ttl * 1000 / 3)
         var waited = 0
+        var renewed = Trace.now()
         while true {
             usleep(100_000)
             waited += 100
             let (released, lost) = state.withLock { ($0.released, $0.lost) }
             if released || lost { return }
             guard waited >= interval else { continue }
-            if (try? renew(with: renewer)) != nil { waited = 0 }
+            let started = Trace.now()
+            if (try? renew(with: renewer)) != nil {
+                waited = 0
+                renewed = started
+            } else if (Trace.now() - renewed) / 1_000_000_000 >= ttl {
+                // Not renewed for a whole lifetime: someone may have taken it over by now.
+                markLost()
+                return
+            }
         }
+    }
+
+    /// The lock is no longer this holder's (a state file it wrote changed under it, or it could
+    /// not be renewed within its lifetime): renewals stop, and it is never deleted by this holder.
+    func markLost() {
+        state.withLock { $0.lost = true }
     }
 
     /// Writes the lock again over this holder's last ETag (under the state's lock, so the two
@@ -543,8 +706,11 @@ final class S3Lock: ReleaseLease, @unchecked Sendable {
         }
     }
 
-    static func acquire(client: S3Client, renewer: S3Client?, ttl: Int, command: String, wait: Bool, target: String, onWait: (Message) -> Void) throws -> S3Lock {
+    static func acquire(
+        client: S3Client, renewer: S3Client?, ttl: Int, command: String, wait: Bool, waitSeconds: Int = S3Root.defaultLockWait, target: String, onWait: (Message) -> Void
+    ) throws -> S3Lock {
         let me = Holder.this(command: command, ttl: ttl)
+        let started = Trace.now()
         var waited = false
         var pause = 200_000
         while true {
@@ -578,6 +744,11 @@ final class S3Lock: ReleaseLease, @unchecked Sendable {
                     "\(target) is locked by \(described); try again when it finishes (or wait without --no-wait). A lock whose holder died is taken over after \(holderTTL) s without renewal",
                     ko: "\(target)은(는) \(described)이(가) 잠가 두었습니다; 끝나면 다시 시도하세요 (또는 --no-wait 없이 기다리세요). 잠근 쪽이 죽은 잠금은 \(holderTTL)초 동안 갱신이 없으면 넘겨받습니다")
             }
+            if (Trace.now() - started) / 1_000_000_000 >= waitSeconds {
+                throw ConflictError(
+                    "\(target) is still locked by \(described) after waiting \(waitSeconds) s (lock_wait_seconds); nothing was changed. Try again when it finishes",
+                    ko: "\(waitSeconds)초를 기다렸지만 \(target)은(는) 아직 \(described)이(가) 잠가 두었습니다 (lock_wait_seconds); 아무것도 바꾸지 않았습니다. 끝나면 다시 시도하세요")
+            }
             if !waited {
                 onWait(Message("waiting for the lock on \(target), held by \(described)", ko: "\(target)의 잠금을 기다립니다 (잠근 쪽: \(described))"))
                 waited = true
@@ -606,8 +777,11 @@ final class S3Lock: ReleaseLease, @unchecked Sendable {
             held.released = true
             return (was, held.lost, held.etag)
         }
-        guard !wasReleased else { return }
-        if !lost { _ = try? client.delete(Self.key, ifMatch: etag) }
+        guard !wasReleased, !lost else { return }
+        // Read first: a server that ignores If-Match on a delete must not remove a lock that
+        // someone else took over meanwhile.
+        guard let current = try? client.get(Self.key), S3Client.sameETag(current.etag, etag) else { return }
+        _ = try? client.delete(Self.key, ifMatch: etag)
     }
 
     static func hostName() -> String {

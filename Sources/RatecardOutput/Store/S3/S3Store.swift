@@ -216,17 +216,33 @@ struct S3Store: Sendable {
     }
 
     /// Removes the entry files of releases that have no manifest (a publish killed before its
-    /// manifest, a prune killed after one); runs under the lock. The entry folders are read from
-    /// their keys (SeaweedFS lists a folder after its last key is gone). Returns the ids swept.
+    /// manifest, a prune killed after one); runs under the lock. The entry folders are listed
+    /// first and the manifests (`releases`) after, so a release made by anyone in between counts
+    /// as one; a folder with a key younger than `minimumAge` seconds (by the storage's clock: its
+    /// Last-Modified against the listing's Date) is left alone, as a writer that is still alive
+    /// may own it (a later command removes it). `fence` is called before anything is deleted
+    /// and throws when the lock was lost. The entry folders are read from their keys (SeaweedFS
+    /// lists a folder after its last key is gone). Returns the ids swept.
     @discardableResult
-    func sweepEntries(releases: Set<String>) throws -> [String] {
-        var orphans: [String: [String]] = [:]
-        for key in try client.list(prefix: Self.entriesPrefix) {
-            let rest = key.dropFirst(Self.entriesPrefix.count)
+    func sweepEntries(releases: () throws -> Set<String>, minimumAge: Int, fence: () throws -> Void) throws -> [String] {
+        var folders: [String: [String]] = [:]
+        var young: Set<String> = []
+        let listed = try client.listObjects(prefix: Self.entriesPrefix)
+        let now = client.listedAt
+        for entry in listed {
+            let rest = entry.key.dropFirst(Self.entriesPrefix.count)
             guard let slash = rest.firstIndex(of: "/") else { continue }
             let id = String(rest[..<slash])
-            if !releases.contains(id) { orphans[id, default: []].append(key) }
+            folders[id, default: []].append(entry.key)
+            // A key whose age is not known is taken as young.
+            let age = now.flatMap { now in entry.lastModified.map { now - $0 } }
+            if (age ?? 0) <= minimumAge { young.insert(id) }
         }
+        guard !folders.isEmpty else { return [] }
+        let manifests = try releases()
+        let orphans = folders.filter { !manifests.contains($0.key) && !young.contains($0.key) }
+        guard !orphans.isEmpty else { return [] }
+        try fence()
         try pool.each(orphans.values.flatMap { $0 }) { client, key in try client.delete(key) }
         return orphans.keys.sorted()
     }
