@@ -177,6 +177,8 @@ enum CommandHelpKorean {
                 "--grace": "최근 MINUTES분 안에 라이브였던 릴리스도 모두 남깁니다 (그 릴리스로 열린 페이지가 파일을 계속 받을 수 있도록; 기본값 0)",
                 "--dry-run": "지울 릴리스를 보여 주기만 하고 아무것도 지우지 않습니다",
             ]),
+        "repair": Text(
+            abstract: "포인터를 따라야 하는 파일(bridge-lines.json, 버킷의 index.html)을 다시 쓰고, 릴리스에서 빠진 엔트리 파일을 되살립니다."),
         "nginx-conf": Text(
             abstract: "이 루트를 안전하게 제공하는 nginx server 블록을 출력합니다.",
             options: ["--listen": "nginx가 들을 주소 (기본값 127.0.0.1:8080)"]),
