@@ -126,7 +126,7 @@ public final class S3Root: ReleaseStore {
         lockReleased()
         let english = done.isEmpty ? "it had changed nothing in the bucket" : "before that it had " + done.map(\.english).joined(separator: "; ")
         let korean = done.isEmpty ? "버킷에서 바꾼 것은 없습니다" : "그 전에 한 일: " + done.map(\.korean).joined(separator: "; ")
-        let full = ConflictError(error.message.english + " (" + english + ")", ko: "\(error.message.korean) (\(korean))")
+        let full = ConflictError(error.message.english + " (" + english + ")", ko: "\(error.message.korean) (잠금을 잃어 더는 아무것도 바꾸지 않습니다. \(korean))")
         lost = full
         return full
     }
