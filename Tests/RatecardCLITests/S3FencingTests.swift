@@ -163,6 +163,17 @@ import Testing
             #expect(try client.get("index.html") != nil)
             #expect(try s3.run(["repair", "--help"]).status == 0)
 
+            // A missing index.html at the prefix is stale too: status names it and repair, and
+            // repair puts it back.
+            try client.delete("index.html")
+            let missing = try s3.run(["status", "--env", "production"])
+            #expect(missing.out.contains("index.html is missing") && missing.out.contains("ratecard repair --env production"), "\(missing.out)")
+            let verifyMissing = try s3.run(["verify", "--env", "production"])
+            #expect(verifyMissing.status == 1 && verifyMissing.out.components(separatedBy: "index.html is missing").count == 2, "\(verifyMissing.out)")
+            #expect(try s3.run(["repair", "--env", "production"]).status == 0)
+            #expect(try client.get("index.html") != nil)
+            #expect(!(try s3.run(["status", "--env", "production"])).out.contains("index.html"))
+
             // Killed between the flip and its journal entry: status says so (not "published
             // before seals") and names repair.
             try s3.fixture.stampWeb()

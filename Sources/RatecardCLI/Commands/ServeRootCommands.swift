@@ -62,7 +62,7 @@ enum ServeRootCommands {
             invocation.console.out(
                 JSON.object([
                     "live": repaired.live.map(JSON.string) ?? .null, "restored": .object(repaired.restored.mapValues { .array($0.map(JSON.string)) }),
-                    "stale": .array(stale.map { JSON.string($0.english) }),
+                    "unrestorable": .object(repaired.lost.mapValues { .array($0.map(JSON.string)) }), "stale": .array(stale.map { JSON.string($0.english) }),
                 ]).serialized() + "\n")
         } else {
             var text = Message.verbatim("")
@@ -73,6 +73,16 @@ enum ServeRootCommands {
             text += Message("What is served follows the pointer (live: \(live)).\n", ko: "서빙되는 상태 파일이 포인터를 따릅니다 (라이브: \(live)).\n")
             invocation.out(text)
         }
+        for (id, paths) in repaired.lost.sorted(by: { $0.key < $1.key }) {
+            let names = paths.prefix(5).joined(separator: ", ") + (paths.count > 5 ? ", ..." : "")
+            invocation.error(
+                Message(
+                    "release \(id): \(paths.count) entry files could not be restored, their objects are missing or changed too (\(names)); the rest was repaired. "
+                        + "If it is live, make another release live ('ratecard rollback --to <id>'), then publish again",
+                    ko: "릴리스 \(id): 엔트리 파일 \(paths.count)개는 오브젝트도 없거나 바뀌어 되살리지 못했고 (\(names)) 나머지는 고쳤습니다. 라이브이면 다른 릴리스를 라이브로 만든 다음('ratecard rollback --to <id>') 다시 게시하세요"))
+        }
+        // Files that cannot be restored leave a release that does not match its version.json (1).
+        if !repaired.lost.isEmpty { return RatecardCLI.ExitCode.invalid }
         return stale.isEmpty ? RatecardCLI.ExitCode.ok : RatecardCLI.ExitCode.failure
     }
 
@@ -162,9 +172,10 @@ enum ServeRootCommands {
                 "the flip to \(live) is not in the journal (a command was stopped between the flip and its journal entry); run 'ratecard repair \(selector)', then 'ratecard verify'",
                 ko: "\(live)(으)로의 전환이 저널에 없습니다 (전환과 저널 기록 사이에 명령이 멈췄습니다); 'ratecard repair \(selector)'를 실행한 다음 'ratecard verify'를 실행하세요")
             : Message("no seal in the journal (published before seals); run 'ratecard verify'", ko: "저널에 봉인이 없습니다 (봉인 도입 전에 게시됨); 'ratecard verify'를 실행하세요")
+        let sealDrift = sealProblems?.map(Self.driftText) ?? [noSeal]
         let drift: [Message] =
-            (sealProblems?.map(Self.driftText) ?? [noSeal])
-            + (try BridgeLines.servedStaleness(root: root)).map {
+            sealDrift
+            + (try BridgeLines.servedStaleness(root: root)).filter { stale in !sealDrift.contains { $0.english == stale.english } }.map {
                 $0 + Message(" (run 'ratecard repair \(selector)')", ko: " ('ratecard repair \(selector)'을(를) 실행하세요)")
             }
         let staleFrom = info.staleFrom.flatMap(Day.init)
@@ -407,7 +418,9 @@ enum ServeRootCommands {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
         guard let live = try root.live() else { throw ConflictError("nothing is live in \(root.displayName)", ko: "\(root.displayName)에는 라이브인 것이 없습니다") }
-        let drift = try root.drift(of: live, deep: arguments.has("--deep")).map(Self.driftText) + BridgeLines.servedStaleness(root: root)
+        let found = try root.drift(of: live, deep: arguments.has("--deep")).map(Self.driftText)
+        // A bucket's drift names a missing index.html too: once is enough.
+        let drift = found + (try BridgeLines.servedStaleness(root: root)).filter { stale in !found.contains { $0.english == stale.english } }
         let files = try root.info(of: live).files.count
         if json {
             invocation.console.out(

@@ -91,14 +91,18 @@ public enum BridgeLines {
     }
 
     /// What is served beside the pointer and must follow it, and is not current: the bridge
-    /// lines, and a served `index.html` (a bucket's) that does not serve the live release. A
-    /// constant number of reads, for `status` and `verify`.
+    /// lines, and a served `index.html` (a bucket's) that is missing or does not serve the live
+    /// release. A constant number of reads, for `status` and `verify`.
     public static func servedStaleness(root: any ReleaseStore) throws -> [Message] {
         var problems = try staleness(root: root)
-        if let served = try root.readState("index.html"), let live = try? root.live(),
-            let page = try? root.readFile("index.html", of: live), ObjectLayout.servedEntry(page, release: live) != served
-        {
-            problems.append(Message("stale: index.html does not serve the live release \(live)", ko: "오래됨: index.html이 라이브 릴리스 \(live)을(를) 보여 주지 않습니다"))
+        let served = try root.readState("index.html")
+        if served != nil || root.servesEntryDocument, let live = try? root.live(), let page = try? root.readFile("index.html", of: live) {
+            if served == nil {
+                problems.append(
+                    Message("stale: index.html is missing (the app's stable URL serves nothing)", ko: "오래됨: index.html이 없습니다 (앱의 고정 URL이 아무것도 보여 주지 않습니다)"))
+            } else if ObjectLayout.servedEntry(page, release: live) != served {
+                problems.append(Message("stale: index.html does not serve the live release \(live)", ko: "오래됨: index.html이 라이브 릴리스 \(live)을(를) 보여 주지 않습니다"))
+            }
         }
         return problems
     }

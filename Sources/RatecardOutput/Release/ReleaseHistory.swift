@@ -237,23 +237,33 @@ public struct ReleaseHistory {
     public struct Repaired: Equatable, Sendable {
         public var live: String?
         public var restored: [String: [String]]
+        /// Entry files that could not be restored (their objects are missing or changed too), by release.
+        public var lost: [String: [String]] = [:]
     }
 
     /// Puts back in one step what should follow the pointer and the releases: under the lock,
     /// what a crash left is recovered (a bucket's `index.html` rewritten for the live release,
     /// the journal caught up), the entry files a release is missing are restored from its
-    /// manifest and objects, and the bridge lines are recomputed.
+    /// manifest and objects (those whose objects are gone too are returned as `lost`), and the
+    /// bridge lines are recomputed.
     public func repair(wait: Bool) throws -> Repaired {
         let lock = try root.acquireLock(command: "repair", wait: wait, onWait: { _ in })
         defer { lock.release() }
         try root.recover()
         var restored: [String: [String]] = [:]
+        var lost: [String: [String]] = [:]
         for id in try root.releaseIDs() {
-            let paths = try root.restoreEntries(of: id)
-            if !paths.isEmpty { restored[id] = paths }
+            do {
+                let paths = try root.restoreEntries(of: id)
+                if !paths.isEmpty { restored[id] = paths }
+            } catch let unrestorable as UnrestorableEntries {
+                // The rest is still repaired; the caller says what is lost.
+                if !unrestorable.restored.isEmpty { restored[id] = unrestorable.restored }
+                lost[id] = unrestorable.lost
+            }
         }
         try BridgeLines.repair(root: root)
-        return Repaired(live: try root.pointer(), restored: restored)
+        return Repaired(live: try root.pointer(), restored: restored, lost: lost)
     }
 
     /// What a prune removed (or, for a dry run, would remove).

@@ -113,17 +113,21 @@ public protocol ReleaseStore {
     /// release has it. A store whose lock cannot be lost (a serve root's `flock`) needs no claim.
     func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool
     /// Under the lock: puts back the entry files of `release` that are missing, from its
-    /// manifest and its objects; returns their paths. A store whose releases are folders of
-    /// links made once (a serve root) restores none.
+    /// manifest and its objects; returns their paths. Throws `UnrestorableEntries` after
+    /// restoring the others when an object is missing too.
     func restoreEntries(of release: String) throws -> [String]
     /// Whether a file of a release of `format` is in its entry folder in this store.
     func inEntryFolder(_ path: String, format: Int) -> Bool
+    /// Whether the store serves the live release's `index.html` beside the pointer (a bucket's
+    /// prefix does), so that one missing there is stale.
+    var servesEntryDocument: Bool { get }
 }
 
 extension ReleaseStore {
     public func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool { true }
     public func restoreEntries(of release: String) throws -> [String] { [] }
     public func inEntryFolder(_ path: String, format: Int) -> Bool { ObjectLayout.inEntryFolder(path) }
+    public var servesEntryDocument: Bool { false }
 }
 
 /// Thrown by `flip` when the pointer did flip but what the store keeps in step with it (a

@@ -285,6 +285,95 @@ public struct ServeRoot: ReleaseStore, Sendable {
         return problems
     }
 
+    /// Under the lock: puts back the entry files of `release` that are missing, not regular
+    /// files, or not the bytes its version.json lists (a terms page in the page set its `terms`
+    /// link names, the link remade when it is gone), each as a hard link to its object (a checked
+    /// copy where no link can be made) renamed over the path, the folders flushed. The objects
+    /// are only read, never changed, and `current` is not touched. A file whose object is missing
+    /// or changed too cannot be put back: the others are, then `UnrestorableEntries` says which.
+    public func restoreEntries(of release: String) throws -> [String] {
+        let folder = folder(of: release)
+        let info = try ReleaseInfo.read(from: folder)
+        guard info.format >= ObjectLayout.objectsSince else {
+            // A release from before the object store holds the only copy of its files.
+            let lost = info.files.filter { !Self.holds(folder + "/" + $0.path, $0, object: nil) }.map(\.path)
+            if !lost.isEmpty { throw UnrestorableEntries(release: release, restored: [], lost: lost) }
+            return []
+        }
+        let entries = info.files.filter { ObjectLayout.inEntryFolder($0.path) }
+        var touched: Set<String> = []
+        let terms = entries.filter { $0.path.hasPrefix(PageSets.link + "/") }
+        let unlinked = (try? FileSystem.kind(ofItemAt: folder + "/" + PageSets.link)) == nil
+        let set = terms.isEmpty ? nil : unlinked ? PageSets.name(of: terms) : PageSets.set(linkedFrom: folder)
+        if let set, unlinked || !FileSystem.isDirectory(pagesFolder + "/" + set + "/" + PageSets.link) {
+            // The page set (or its link) is gone: made again, its pages restored below.
+            try StateFiles.requireFolder(pagesFolder, what: "pages/")
+            try FileSystem.makeDirectories(pagesFolder + "/" + set + "/" + PageSets.link)
+            try DurableFiles.syncDirectory(pagesFolder + "/" + set)
+            try DurableFiles.syncDirectory(pagesFolder)
+            if unlinked {
+                guard symlink(PageSets.target(set), folder + "/" + PageSets.link) == 0 else { throw FileSystem.failure("symlink", folder + "/" + PageSets.link) }
+                touched.insert(folder)
+            }
+        }
+        let objects = objectsFolder
+        let damaged = ParallelMap.map(entries) { file -> Bool in
+            !Self.holds(folder + "/" + file.path, file, object: objects + "/" + ObjectLayout.objectName(file))
+        }
+        var restored: [String] = []
+        var lost: [String] = []
+        for (file, bad) in zip(entries, damaged) where bad {
+            let source = objects + "/" + ObjectLayout.objectName(file)
+            guard Publisher.matches(source, file) else {
+                lost.append(file.path)
+                continue
+            }
+            let target = folder + "/" + file.path
+            let parent = DurableFiles.parent(of: target)
+            if !FileSystem.isDirectory(parent) {
+                // A file where a folder belongs is none of the release's.
+                if (try? FileSystem.kind(ofItemAt: parent)) == .file { unlink(parent) }
+                try FileSystem.makeDirectories(parent)
+                var above = parent
+                while above.count > folder.count {
+                    touched.insert(above)
+                    above = DurableFiles.parent(of: above)
+                }
+            }
+            if (try? FileSystem.kind(ofItemAt: target)) == .directory { try FileSystem.removeTree(target) }
+            let temporary = parent + "/.restore-\(getpid())-" + DurableFiles.name(of: target)
+            unlink(temporary)
+            if link(source, temporary) != 0 {
+                // No hard link (another filesystem, or the link limit): a copy, checked above.
+                try DurableFiles.create(temporary, try FileSystem.readFile(source), mode: 0o444)
+            }
+            guard rename(temporary, target) == 0 else {
+                let failure = FileSystem.failure("rename", target)
+                unlink(temporary)
+                throw failure
+            }
+            touched.insert(parent)
+            restored.append(file.path)
+        }
+        // Deepest first, so that each folder's own name is flushed after what it holds.
+        for path in touched.sorted(by: { $0.count > $1.count }) { try DurableFiles.syncDirectory(path) }
+        if !touched.isEmpty { try DurableFiles.syncDirectory(releasesFolder) }
+        if !lost.isEmpty { throw UnrestorableEntries(release: release, restored: restored, lost: lost) }
+        return restored
+    }
+
+    /// Whether `path` is a regular file others cannot write holding `file`'s bytes: the object's
+    /// own inode (which `verify` checks against its hash), else its bytes hashed.
+    private static func holds(_ path: String, _ file: BundleManifest.File, object: String?) -> Bool {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == file.size else { return false }
+        if let object {
+            var held = stat()
+            if lstat(object, &held) == 0, held.st_ino == status.st_ino, held.st_dev == status.st_dev { return Publisher.matches(path, file) }
+        }
+        return status.st_mode & (S_IWGRP | S_IWOTH) == 0 && Publisher.matches(path, file)
+    }
+
     /// Where the bytes of `file` of a release are on disk.
     public func location(of file: BundleManifest.File, in info: ReleaseInfo) -> String {
         if info.format >= ObjectLayout.objectsSince && !ObjectLayout.inEntryFolder(file.path) {
@@ -298,6 +387,14 @@ public struct ServeRoot: ReleaseStore, Sendable {
         chmod(path, 0o755)
         for name in try FileSystem.listDirectory(path) { try makeWritable(path + "/" + name) }
     }
+}
+
+/// Entry files of a release that `restoreEntries` could not put back (their objects are
+/// missing or changed too), after it put back the others.
+public struct UnrestorableEntries: Error {
+    public var release: String
+    public var restored: [String]
+    public var lost: [String]
 }
 
 /// Lists the regular files of a folder tree, relative paths, refusing symlinks.

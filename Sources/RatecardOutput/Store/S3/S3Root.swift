@@ -386,6 +386,8 @@ public final class S3Root: ReleaseStore {
     /// A bucket keeps only the web build and `data/entry.json` in a release's folder (format 3).
     public func inEntryFolder(_ path: String, format: Int) -> Bool { S3Store.inEntryFolder(path, format: format) }
 
+    public var servesEntryDocument: Bool { true }
+
     public func restoreEntries(of release: String) throws -> [String] {
         let info = try self.info(of: release)
         let folder = S3Store.entriesPrefix + release + "/"
