@@ -47,16 +47,6 @@ import Testing
         return text.isEmpty ? nil : text
     }
 
-    /// Polls `condition` every 20 ms for up to `seconds`.
-    func eventually(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        repeat {
-            if try condition() { return true }
-            usleep(20_000)
-        } while Date() < deadline
-        return try condition()
-    }
-
     /// The local port of a connection (the server sees it as the peer's).
     static func localPort(_ fd: Int32) -> Int {
         var address = sockaddr_in()

@@ -37,16 +37,6 @@ import Testing
         return String(decoding: received, as: UTF8.self)
     }
 
-    /// Polls `condition` every 20 ms for up to `seconds`.
-    func eventually(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        repeat {
-            if try condition() { return true }
-            usleep(20_000)
-        } while Date() < deadline
-        return try condition()
-    }
-
     /// Under `ulimit -n 64`, idle connections use up the descriptors and `accept` fails; once
     /// they close, the server answers again.
     @Test func runningOutOfDescriptorsDoesNotStopTheServer() throws {

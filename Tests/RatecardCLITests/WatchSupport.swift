@@ -225,3 +225,13 @@ func treeListing(_ root: String) throws -> [String: String] {
     try walk("")
     return result
 }
+
+/// Polls `condition` every 20 ms for up to `seconds`; true as soon as it holds.
+func eventually(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    repeat {
+        if try condition() { return true }
+        usleep(20_000)
+    } while Date() < deadline
+    return try condition()
+}
