@@ -120,6 +120,8 @@ public struct JournalState: Sendable, Equatable {
                 pending = Intent(from: from, to: to, marksBad: entry.marksBad, user: entry.user, message: entry.message)
             }
         case .recover:
+            // The seal of a flip whose own entry was lost; a seal journaled before is kept.
+            if let release = entry.release, let seal = entry.seal, seals[release] == nil { seals[release] = seal }
             if let intent = pending, entry.release == intent.to {
                 if intent.marksBad { bad.insert(intent.from) }
                 bad.remove(intent.to)

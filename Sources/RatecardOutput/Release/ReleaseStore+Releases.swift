@@ -159,13 +159,19 @@ extension ReleaseStore {
         }
     }
 
-    /// Records a flip the journal missed (a run killed after it): a `recover` entry.
+    /// Records a flip the journal missed (a run killed after it): a `recover` entry. A release
+    /// the journal holds no seal for gets its seal there (the sha256 of its version.json): its
+    /// publish or promote verified every file before the flip and nothing rewrites a release's
+    /// version.json, but the entry that carried the seal was lost with the kill. Without it, every
+    /// later rollback to the release would re-hash all of its files.
     func recoverJournal() throws {
-        if let live = try pointer(), try journalLog.state().lastActivated != live {
-            try journalLog.append(
-                JournalFields.base(action: "recover").merging([
-                    "release": .string(live), "message": .string("the pointer named \(live) but the journal did not say so (a run was interrupted after the swap)"),
-                ]) { $1 })
+        let state = try journalLog.state()
+        if let live = try pointer(), state.lastActivated != live {
+            var fields = JournalFields.base(action: "recover").merging([
+                "release": .string(live), "message": .string("the pointer named \(live) but the journal did not say so (a run was interrupted after the swap)"),
+            ]) { $1 }
+            if state.seals[live] == nil, let bytes = try manifest(of: live) { fields[ServeRoot.sealField] = .string(SHA256.hex(bytes)) }
+            try journalLog.append(fields)
         }
     }
 

@@ -394,14 +394,23 @@ public final class S3Root: ReleaseStore {
         let listed = Dictionary(try client.listObjects(prefix: folder).map { (String($0.key.dropFirst(folder.count)), $0.size) }, uniquingKeysWith: { first, _ in first })
         let missing = info.files.filter { S3Store.inEntryFolder($0.path, format: info.format) && listed[$0.path] != $0.size }
         guard !missing.isEmpty else { return [] }
-        try fence()
-        try store.pool.each(missing) { client, file in
-            try client.copy(
-                from: S3Store.objectsPrefix + ObjectLayout.objectName(file), to: S3Store.entryKey(release: release, path: file.path),
-                contentType: MediaType.of(file.path), cacheControl: NginxConfig.cacheControl(entry: file.path))
+        // An entry file is a copy of its object: one whose object is gone too (or is not the
+        // size version.json lists) cannot be put back. The objects are listed first, so the
+        // others are still restored and the lost ones named.
+        let objects = Dictionary(try store.list(.objects).map { ($0.name, $0.size) }, uniquingKeysWith: { first, _ in first })
+        let restorable = missing.filter { objects[ObjectLayout.objectName($0)] == $0.size }
+        let lost = missing.filter { objects[ObjectLayout.objectName($0)] != $0.size }.map(\.path)
+        if !restorable.isEmpty {
+            try fence()
+            try store.pool.each(restorable) { client, file in
+                try client.copy(
+                    from: S3Store.objectsPrefix + ObjectLayout.objectName(file), to: S3Store.entryKey(release: release, path: file.path),
+                    contentType: MediaType.of(file.path), cacheControl: NginxConfig.cacheControl(entry: file.path))
+            }
+            did(Message("restored \(restorable.count) entry files of \(release)", ko: "\(release)의 엔트리 파일 \(restorable.count)개를 되살렸습니다"))
         }
-        did(Message("restored \(missing.count) entry files of \(release)", ko: "\(release)의 엔트리 파일 \(missing.count)개를 되살렸습니다"))
-        return missing.map(\.path)
+        if !lost.isEmpty { throw UnrestorableEntries(release: release, restored: restorable.map(\.path), lost: lost) }
+        return restorable.map(\.path)
     }
 
     public func write(state name: String, _ bytes: [UInt8]) throws {
