@@ -35,6 +35,21 @@ import Testing
         }
     }
 
+    /// A recover entry seals a release whose own entry (and seal) was lost, but never replaces
+    /// a seal journaled before: a version.json changed since must still fail its check.
+    @Test func aRecoverEntrySealsOnlyAReleaseWithoutASeal() throws {
+        try withTemporaryDirectory { directory in
+            let lines = [
+                Self.written[0],
+                #"{"action":"recover","release":"000002-bbbb","time":"2026-01-02T00:00:00Z","version_sha256":"s2"}"#,
+                #"{"action":"recover","release":"000001-aaaa","time":"2026-01-03T00:00:00Z","version_sha256":"edited"}"#,
+            ]
+            var state = JournalState()
+            state.apply(try journal(lines, in: directory).read(), through: lines.count)
+            #expect(state.seals == ["000001-aaaa": "s1", "000002-bbbb": "s2"])
+        }
+    }
+
     @Test func whatAppendWritesReadsBack() throws {
         try withTemporaryDirectory { directory in
             let journal = Journal(path: directory + "/journal.jsonl")
