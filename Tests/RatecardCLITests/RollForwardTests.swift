@@ -7,6 +7,33 @@ import Testing
 /// `--mark-bad`) marks the release it leaves bad, `status` and `releases` say who made each
 /// release live and why, and `log` says whether a change is live now.
 @Suite struct RollForwardTests {
+    /// A release journaled before seals is re-hashed whole by the first rollback to it, which
+    /// journals its seal: the next rollback to it checks only its version.json.
+    @Test func aRollbackToAReleaseWithoutASealJournalsItsSeal() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory)
+            let ids = try fixture.publishEach()
+            let serve = ServeRoot(path: fixture.root)
+            // The journal as a ratecard before seals wrote it.
+            let path = fixture.root + "/.ratecard/journal.jsonl"
+            let journal = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
+            let unsealed = journal.replacingOccurrences(of: #","\#(ServeRoot.sealField)":"[0-9a-f]{64}""#, with: "", options: .regularExpression)
+            try #require(unsealed != journal)
+            try FileSystem.writeFile(path, Array(unsealed.utf8))
+            try #require(try serve.journalLog.state().seals.isEmpty)
+            func check(_ to: String) throws -> String? {
+                let done = try ratecard(["rollback", "--root", fixture.root, "--to", to, "-m", "check", "--format", "json"], in: fixture.repo)
+                #expect(done.status == 0, "\(done.err)")
+                return try JSONReader.parse(Array(done.out.utf8))["verified"]?["check"]?.stringValue
+            }
+            #expect(try check(ids[0]) == "rehashed")
+            #expect(try check(ids[1]) == "rehashed")
+            #expect(try check(ids[0]) == "sealed")
+            #expect(try check(ids[1]) == "sealed")
+            #expect(try serve.journalLog.state().seals == Dictionary(uniqueKeysWithValues: try ids.map { ($0, try serve.versionHash(of: $0)) }))
+        }
+    }
+
     @Test func rollingForwardIsNoVerdictOnTheReleaseLeft() throws {
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory)

@@ -112,6 +112,8 @@ public struct JournalState: Sendable, Equatable {
         }
         switch entry.action {
         case .rollback:
+            // The seal of a target re-hashed whole because it had none; a seal journaled before is kept.
+            if let to = entry.to, let seal = entry.seal, seals[to] == nil { seals[to] = seal }
             if let from = entry.from, entry.marksBad { bad.insert(from) }
             if let to = entry.to { bad.remove(to) }
             pending = nil

@@ -80,6 +80,9 @@ public struct ReleaseHistory {
         fields["marks_bad"] = .bool(marksBad)
         // A rollback to a newer release is a roll forward: the history names it so.
         fields["direction"] = .string(Journal.Entry.rollsForward(from: live, to: chosen) ? "forward" : "back")
+        // A target without a seal (published before seals) was just re-hashed whole: its seal is
+        // journaled with the rollback, so the next rollback to it checks only its version.json.
+        if case .rehashed = result.check, try root.journalLog.state().seals[chosen] == nil { fields[ServeRoot.sealField] = .string(try root.versionHash(of: chosen)) }
         try root.journalLog.append(fields)
         CrashPoint.hit("intent")
         fields.merge(JournalFields.base(action: "rollback")) { $1 }
