@@ -30,6 +30,9 @@ package struct FieldTable: Sendable {
     /// What a value may be, with its unit.
     package indirect enum FieldType: Sendable {
         case text
+        /// An id: lowercase letters, digits and hyphens (SCH-05; that it equals the file's name
+        /// is for `validate`).
+        case identifier
         case integer
         /// A whole number of won (`*_krw`).
         case krw
@@ -61,6 +64,11 @@ extension FieldTable {
         var properties: [String: JSON] = [:]
         for field in fields {
             var property = Self.schema(of: field.type, required: field.required)
+            if !field.required, case .string(let type) = property["type"] {
+                // The loader reads an optional field written with no value (`~`, empty) as absent.
+                property["type"] = .array([.string(type), .string("null")])
+                if case .array(let words) = property["enum"] { property["enum"] = .array(words + [.null]) }
+            }
             let unit = Self.unit(of: field.type)
             property["description"] = .string("\(field.about.english)\(unit.english)\n\n\(field.about.korean)\(unit.korean)")
             properties[field.name] = .object(property)
@@ -83,6 +91,7 @@ extension FieldTable {
     private static func schema(of type: FieldType, required: Bool) -> [String: JSON] {
         switch type {
         case .text: return ["type": .string("string")].merging(required ? ["minLength": .int(1)] : [:]) { $1 }
+        case .identifier: return ["type": .string("string"), "pattern": .string("^[a-z0-9][a-z0-9-]{0,62}$")]
         case .integer: return ["type": .string("integer")]
         case .krw: return ["type": .string("integer")]
         case .percent: return ["type": .string("number"), "multipleOf": .number("0.001")]

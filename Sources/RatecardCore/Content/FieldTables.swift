@@ -14,7 +14,7 @@ package enum FieldTables {
     }
 
     static let partner = FieldTable([
-        Field("id", .text, Message("The partner's id; the file's name without .yaml.", ko: "제휴사 id입니다. 파일 이름(.yaml 제외)과 같아야 합니다.")),
+        Field("id", .identifier, Message("The partner's id; the file's name without .yaml.", ko: "제휴사 id입니다. 파일 이름(.yaml 제외)과 같아야 합니다.")),
         Field("name_ko", .text, Message("The lender's name in Korean, as shown.", ko: "화면에 보이는 제휴사의 한글 이름입니다.")),
         Field("name_en", .text, required: false, Message("The lender's name in English.", ko: "제휴사의 영문 이름입니다.")),
         Field(
@@ -65,8 +65,8 @@ package enum FieldTables {
     ])
 
     static let product = FieldTable([
-        Field("id", .text, Message("The product's id; its folder's name.", ko: "상품 id입니다. 상품 폴더 이름과 같아야 합니다.")),
-        Field("partner", .text, Message("The partner's id; the folder above.", ko: "제휴사 id입니다. 상위 폴더 이름과 같아야 합니다.")),
+        Field("id", .identifier, Message("The product's id; its folder's name.", ko: "상품 id입니다. 상품 폴더 이름과 같아야 합니다.")),
+        Field("partner", .identifier, Message("The partner's id; the folder above.", ko: "제휴사 id입니다. 상위 폴더 이름과 같아야 합니다.")),
         Field("name_ko", .text, Message("The product's name in Korean.", ko: "상품의 한글 이름입니다.")),
         Field("name_en", .text, required: false, Message("The product's name in English.", ko: "상품의 영문 이름입니다.")),
         Field("type", .choice(Product.Kind.allCases.map(\.rawValue)), Message("What kind of loan it is.", ko: "대출 종류입니다.")),
@@ -123,7 +123,7 @@ package enum FieldTables {
         Field("value", .percent, Message("The cap's value.", ko: "상한 값입니다.")),
         Field("effective_from", .day, Message("The first day the cap applies.", ko: "상한이 적용되는 첫날입니다.")),
         Field("citation", .text, Message("The law or rule that sets it.", ko: "근거 법령입니다.")),
-        Field("program", .text, required: false, Message("The policy programme the cap is for, if any.", ko: "이 상한이 적용되는 정책 상품입니다.")),
+        Field("program", .identifier, required: false, Message("The policy programme the cap is for, if any.", ko: "이 상한이 적용되는 정책 상품입니다.")),
     ])
 
     static let limits = FieldTable([
@@ -131,7 +131,7 @@ package enum FieldTables {
     ])
 
     static let phrase = FieldTable([
-        Field("id", .text, Message("The phrase's id, named by products' required_phrases.", ko: "문구 id입니다. 상품의 required_phrases가 이 id를 씁니다.")),
+        Field("id", .identifier, Message("The phrase's id, named by products' required_phrases.", ko: "문구 id입니다. 상품의 required_phrases가 이 id를 씁니다.")),
         Field("ko", .text, Message("The phrase in Korean, as shown.", ko: "화면에 보이는 문구입니다.")),
         Field("pages", .list(.choice(["product", "rates"])), required: false, Message("The pages that show it.", ko: "문구를 보여 주는 페이지입니다.")),
         Field("documents", .list(.text), required: false, Message("The terms documents that must contain it.", ko: "이 문구를 담아야 하는 약관 문서입니다.")),
