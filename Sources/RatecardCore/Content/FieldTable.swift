@@ -5,8 +5,13 @@ import RatecardSupport
 /// so the two cannot drift.
 package struct FieldTable: Sendable {
     package var fields: [Field]
+    /// Fields that rule others out: with the key present, none of its fields may be.
+    package var excludes: [String: [String]]
 
-    package init(_ fields: [Field]) { self.fields = fields }
+    package init(_ fields: [Field], excludes: [String: [String]] = [:]) {
+        self.fields = fields
+        self.excludes = excludes
+    }
 
     package func field(_ name: String) -> Field? { fields.first { $0.name == name } }
 
@@ -30,6 +35,8 @@ package struct FieldTable: Sendable {
     /// What a value may be, with its unit.
     package indirect enum FieldType: Sendable {
         case text
+        /// Text of a given form (a regular expression).
+        case pattern(String)
         /// An id: lowercase letters, digits and hyphens (SCH-05; that it equals the file's name
         /// is for `validate`).
         case identifier
@@ -45,6 +52,8 @@ package struct FieldTable: Sendable {
         case choice([String])
         case list(FieldType)
         case mapping(FieldTable)
+        /// A mapping from names (lowercase letters, digits, hyphens) to values of one type.
+        case named(FieldType, pattern: String)
     }
 }
 
@@ -73,10 +82,20 @@ extension FieldTable {
             property["description"] = .string("\(field.about.english)\(unit.english)\n\n\(field.about.korean)\(unit.korean)")
             properties[field.name] = .object(property)
         }
-        return [
+        var schema: [String: JSON] = [
             "type": .string("object"), "properties": .object(properties), "additionalProperties": .bool(false),
             "required": .array(fields.filter(\.required).map { .string($0.name) }),
         ]
+        if !excludes.isEmpty {
+            var dependent: [String: JSON] = [:]
+            for (key, names) in excludes {
+                var ruledOut: [String: JSON] = [:]
+                for name in names { ruledOut[name] = .bool(false) }
+                dependent[key] = .object(["properties": .object(ruledOut)])
+            }
+            schema["dependentSchemas"] = .object(dependent)
+        }
+        return schema
     }
 
     private static func unit(of type: FieldType) -> (english: String, korean: String) {
@@ -91,6 +110,7 @@ extension FieldTable {
     private static func schema(of type: FieldType, required: Bool) -> [String: JSON] {
         switch type {
         case .text: return ["type": .string("string")].merging(required ? ["minLength": .int(1)] : [:]) { $1 }
+        case .pattern(let pattern): return ["type": .string("string"), "pattern": .string(pattern)]
         case .identifier: return ["type": .string("string"), "pattern": .string("^[a-z0-9][a-z0-9-]{0,62}$")]
         case .integer: return ["type": .string("integer")]
         case .krw: return ["type": .string("integer")]
@@ -100,6 +120,11 @@ extension FieldTable {
         case .choice(let words): return ["type": .string("string"), "enum": .array(words.map { .string($0) })]
         case .list(let item): return ["type": .string("array"), "items": .object(schema(of: item, required: false))]
         case .mapping(let table): return table.objectSchema()
+        case .named(let value, let pattern):
+            return [
+                "type": .string("object"), "propertyNames": .object(["pattern": .string(pattern)]),
+                "additionalProperties": .object(schema(of: value, required: true)),
+            ]
         }
     }
 }

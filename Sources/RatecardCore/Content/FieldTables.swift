@@ -174,13 +174,49 @@ package enum FieldTables {
         Field("recipients", .choice(["partners"]), required: false, Message("partners: the document names the partners data goes to.", ko: "partners: 정보를 제공받는 제휴사를 나열하는 문서입니다.")),
     ])
 
+    static let objectStorage = FieldTable([
+        Field(
+            "endpoint", .pattern("^(https://[^/:]+(:[0-9]+)?|http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?)/?$"),
+            Message("The storage's address, https://host[:port].", ko: "스토리지 주소(https://host[:port])입니다.")),
+        Field("bucket", .text, Message("The bucket's name.", ko: "버킷 이름입니다.")),
+        Field("prefix", .pattern("^([a-z0-9_-][a-z0-9._-]*/)*$"), required: false, Message("The folder in the bucket, ending in /.", ko: "버킷 안의 폴더입니다. /로 끝납니다.")),
+        Field("region", .text, required: false, Message("The storage's region.", ko: "스토리지 리전입니다.")),
+        Field("lock_ttl_seconds", .integer, required: false, Message("How long the publish lock lives unless renewed.", ko: "갱신하지 않을 때 게시 잠금이 유지되는 시간(초)입니다.")),
+        Field("deadline_seconds", .integer, required: false, Message("How long a command may talk to storage.", ko: "명령이 스토리지와 통신할 수 있는 시간(초)입니다.")),
+        Field("lock_wait_seconds", .integer, required: false, Message("How long to wait for a held lock.", ko: "잡혀 있는 잠금을 기다리는 시간(초)입니다.")),
+    ])
+
+    static let environment = FieldTable(
+        [
+            Field("root", .text, required: false, Message("The serve root folder; required unless s3 is given.", ko: "서빙 루트 폴더입니다. s3가 없으면 필수입니다.")),
+            Field("s3", .mapping(objectStorage), required: false, Message("A place in object storage instead of a folder.", ko: "폴더 대신 쓰는 오브젝트 스토리지의 위치입니다.")),
+            Field("protected", .bool, required: false, Message("Whether a risky change needs --approve.", ko: "위험한 변경에 --approve가 필요한지입니다.")),
+            Field(
+                "apps", .named(.integer, pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$"), required: false,
+                Message("The app versions in use, each with its bridge version.", ko: "사용 중인 앱 버전과 각 버전의 브리지 버전입니다.")),
+        ], excludes: ["s3": ["root"]])
+
+    static let service = FieldTable([
+        Field("service_name", .text, Message("The service's name, as shown.", ko: "화면에 보이는 서비스 이름입니다.")),
+        Field("broker_registration_no", .text, Message("The broker's registration number.", ko: "대출모집인(중개업자) 등록번호입니다.")),
+        Field("timezone", .choice(["Asia/Seoul"]), Message("The zone content dates are in: Asia/Seoul.", ko: "콘텐츠 날짜의 시간대입니다: Asia/Seoul.")),
+        Field("web", .text, required: false, Message("The web build's folder (default ../site).", ko: "웹 빌드 폴더입니다 (기본값 ../site).")),
+        Field(
+            "rate_move_warn_pp", .percent, required: false,
+            Message("A rate move larger than this, in percentage points, is warned about.", ko: "이보다 큰 금리 변동(%p)은 경고합니다.")),
+        Field(
+            "environments", .named(.mapping(environment), pattern: "^[a-z0-9][a-z0-9-]{0,62}$"), required: false,
+            Message("Where releases are published, by name.", ko: "릴리스를 게시하는 곳입니다 (이름별).")),
+    ])
+
     /// What only `validate` checks, said at the top of every schema.
     static let onlyValidate = Message(
         "A schema checks each file alone: names, types, units, allowed values and required fields. What it cannot say stays with 'ratecard validate': rules across files (ids, partners, phrases, sign-offs), legal caps by date, and the history rules against earlier commits.",
         ko: "스키마는 파일 하나만 검사합니다: 필드 이름, 형식, 단위, 쓸 수 있는 값, 필수 필드. 파일 사이의 규칙(id, 제휴사, 문구, 승인 기록), 날짜별 법정 상한, 이전 커밋과 비교하는 이력 규칙은 'ratecard validate'가 검사합니다.")
 
-    /// Every kind `ratecard schema` writes (the service and bridge files are added by the layers that read them).
+    /// Every kind of content file `ratecard schema` writes (the bridge's is added where it is read).
     package static let kinds: [Kind] = [
+        Kind(name: "service", files: ["ratecard.yaml"], about: Message("The service's settings: ratecard.yaml.", ko: "서비스 설정: ratecard.yaml."), table: service),
         Kind(name: "partner", files: ["partners/*.yaml"], about: Message("A partner lender: partners/<id>.yaml.", ko: "제휴사: partners/<id>.yaml."), table: partner),
         Kind(
             name: "product", files: ["products/*/*/product.yaml"], about: Message("A loan product: products/<partner>/<product>/product.yaml.", ko: "대출 상품: products/<제휴사>/<상품>/product.yaml."),

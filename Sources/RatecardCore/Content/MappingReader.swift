@@ -20,9 +20,13 @@ package final class MappingReader {
     /// The fields this mapping may hold; when set, it (not what the accessors asked for) decides
     /// which keys are unknown, and every accessor must name one of its fields.
     package let table: FieldTable?
+    /// The type of every value, for a mapping whose keys are names (`environments:`, `apps:`).
+    package let valueType: FieldTable.FieldType?
+    /// Keys reported by a rule of their own, not again as unknown.
+    private var excused: Set<String> = []
 
     /// Returns nil (after reporting SCH-03) when `node` is not a mapping.
-    package init?(_ node: YAMLNode, path: String, what: Message, diagnostics: Diagnostics, table: FieldTable? = nil) {
+    package init?(_ node: YAMLNode, path: String, what: Message, diagnostics: Diagnostics, table: FieldTable? = nil, valueType: FieldTable.FieldType? = nil) {
         guard case .mapping(let pairs) = node.kind else {
             diagnostics.report(
                 SchemaRules.wrongType, path, node.mark,
@@ -34,6 +38,7 @@ package final class MappingReader {
         self.diagnostics = diagnostics
         self.pairs = pairs
         self.table = table
+        self.valueType = valueType
     }
 
     /// The keys present, in file order.
@@ -142,8 +147,13 @@ package final class MappingReader {
     package func mapping(_ key: String, required: Bool = true) -> MappingReader? {
         guard let value = value(key, required: required) else { return nil }
         var inner: FieldTable?
-        if case .mapping(let nested) = table?.field(key)?.type { inner = nested }
-        return MappingReader(value, path: path, what: .verbatim("'\(key)'"), diagnostics: diagnostics, table: inner)
+        var each: FieldTable.FieldType?
+        switch table?.field(key)?.type ?? valueType {
+        case .mapping(let nested): inner = nested
+        case .named(let type, _): each = type
+        default: break
+        }
+        return MappingReader(value, path: path, what: .verbatim("'\(key)'"), diagnostics: diagnostics, table: inner, valueType: each)
     }
 
     /// Reports every key that no accessor asked for (SCH-02).
@@ -152,12 +162,18 @@ package final class MappingReader {
         var expected: String?
         for (index, pair) in pairs.enumerated() {
             guard let key = pair.key.scalarText else { continue }
-            if let table { guard table.field(key) == nil else { continue } } else { guard !wasAsked(index) else { continue } }
+            if let table { guard table.field(key) == nil, !excused.contains(key) else { continue } } else { guard !wasAsked(index) else { continue } }
             let list = expected ?? knownKeys().sorted().joined(separator: ", ")
             expected = list
             let message = Message("unknown field '\(key)'; expected one of: \(list)", ko: "알 수 없는 필드 '\(key)'; 쓸 수 있는 필드: \(list)")
             diagnostics.report(SchemaRules.unknownField, path, pair.key.mark, message.then(Suggestion.didYouMean(key, in: knownKeys())))
         }
+    }
+
+    /// Marks `key` as reported by another rule, so `finish()` does not call it unknown.
+    package func excuse(_ key: String) {
+        excused.insert(key)
+        if let index = pairs.firstIndex(where: { $0.key.scalarText == key }) { markAsked(index) }
     }
 
     private func markAsked(_ index: Int) {

@@ -62,6 +62,9 @@ def failures(validator, path, text):
     found = []
     for error in validator.iter_errors(data):
         node = node_at(root, error.absolute_path)
+        if isinstance(node, yaml.MappingNode) and error.validator is None:
+            # A false schema (a field another rules out) is about that field's value.
+            node = next((value for _, value in node.value if isinstance(value, yaml.ScalarNode) and value.value == error.instance), node)
         marks = [node.start_mark]
         if error.validator == "type" and error.instance is None:
             # A required field written with no value: validate reads it as absent and says so
