@@ -58,7 +58,7 @@ enum CommandHelpKorean {
         "schema": Text(
             abstract: "편집기를 위해 콘텐츠 파일 종류마다 JSON 스키마(draft 2020-12)를 씁니다.",
             options: [
-                "--out": "<종류>.schema.json을 쓸 폴더",
+                "--out": "<종류>.schema.json을 쓸 폴더 (기본값 .ratecard-schemas: ratecard init이 편집기에 연결해 두는 곳)",
                 "--check": "아무것도 쓰지 않습니다; DIR의 스키마가 없거나 최신이 아니면 종료 코드 1",
             ]),
         "build": Text(

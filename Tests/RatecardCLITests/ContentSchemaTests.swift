@@ -70,3 +70,34 @@ import Testing
         }
     }
 }
+
+/// `ratecard init` sets the editor up; `ratecard schema --check` finds a schema out of date.
+@Suite struct EditorSetupTests {
+    @Test func initMapsTheSchemasForTheEditorAndCheckFindsAStaleOne() throws {
+        try withTemporaryDirectory { directory in
+            let made = try ratecard(["init", "repo"], in: directory)
+            #expect(made.status == 0, "\(made.err)")
+            let repo = directory + "/repo"
+            let settings = String(decoding: try FileSystem.readFile(repo + "/.vscode/settings.json"), as: UTF8.self)
+            for kind in FieldTables.kinds where kind.name != "terms-front-matter" {
+                #expect(settings.contains("\"./.ratecard-schemas/\(kind.name).schema.json\": ["), "\(settings)")
+                #expect(FileSystem.exists("\(repo)/.ratecard-schemas/\(kind.name).schema.json"))
+            }
+            #expect(settings.contains("\"products/*/*/rates/*.yaml\""))
+            // Committed with the content, and not content to validate.
+            let status = try runTool("/usr/bin/git", ["-C", repo, "status", "--porcelain"])
+            #expect(status.1.isEmpty, "\(status.1)")
+            let valid = try ratecard(["validate"], in: repo)
+            #expect(valid.status == 0, "\(valid.out)")
+            #expect(try ratecard(["schema", "--check"], in: repo).status == 0)
+            // A schema edited by hand (or written by an older ratecard) is out of date.
+            let stale = "\(repo)/.ratecard-schemas/partner.schema.json"
+            try FileSystem.writeFile(stale, Array("{}\n".utf8))
+            let check = try ratecard(["schema", "--check"], in: repo)
+            #expect(check.status == 1)
+            #expect(check.err.contains("partner.schema.json") && !check.err.contains("product.schema.json"), "\(check.err)")
+            #expect(try ratecard(["schema"], in: repo).status == 0)
+            #expect(try ratecard(["schema", "--check"], in: repo).status == 0)
+        }
+    }
+}
