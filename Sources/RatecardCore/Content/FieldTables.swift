@@ -214,7 +214,7 @@ package enum FieldTables {
         "A schema checks each file alone: names, types, units, allowed values and required fields. What it cannot say stays with 'ratecard validate': rules across files (ids, partners, phrases, sign-offs), legal caps by date, and the history rules against earlier commits.",
         ko: "스키마는 파일 하나만 검사합니다: 필드 이름, 형식, 단위, 쓸 수 있는 값, 필수 필드. 파일 사이의 규칙(id, 제휴사, 문구, 승인 기록), 날짜별 법정 상한, 이전 커밋과 비교하는 이력 규칙은 'ratecard validate'가 검사합니다.")
 
-    /// Every kind of content file `ratecard schema` writes (the bridge's is added where it is read).
+    /// Every kind of content file `ratecard schema` writes (site/bridge.yaml, read in RatecardOutput, has none yet).
     package static let kinds: [Kind] = [
         Kind(name: "service", files: ["ratecard.yaml"], about: Message("The service's settings: ratecard.yaml.", ko: "서비스 설정: ratecard.yaml."), table: service),
         Kind(name: "partner", files: ["partners/*.yaml"], about: Message("A partner lender: partners/<id>.yaml.", ko: "제휴사: partners/<id>.yaml."), table: partner),
