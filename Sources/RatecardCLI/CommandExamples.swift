@@ -9,6 +9,7 @@ enum CommandExamples {
             "ratecard validate --range origin/main..HEAD --format github   # CI: annotations on HEAD's lines",
             "ratecard validate --rev HEAD --lang ko              # one commit, messages in Korean",
         ],
+        "schema": ["ratecard schema --out .ratecard-schemas      # one JSON Schema per kind of file, for the editor"],
         "rules": ["ratecard rules --format json         # every rule id, severity, title and rationale"],
         "build": ["ratecard build --out /tmp/bundle --as-of 2026-11-29   # the bundle as it will be on that day"],
         "preview": [

@@ -55,6 +55,12 @@ enum CommandHelpKorean {
         "rules": Text(
             abstract: "모든 검증 규칙을 보여 줍니다: id, 심각도, 무엇을 왜 검사하는지.",
             options: ["--format": "text(기본값) 또는 json"]),
+        "schema": Text(
+            abstract: "편집기를 위해 콘텐츠 파일 종류마다 JSON 스키마(draft 2020-12)를 씁니다.",
+            options: [
+                "--out": "<종류>.schema.json을 쓸 폴더 (기본값 .ratecard-schemas: ratecard init이 편집기에 연결해 두는 곳)",
+                "--check": "아무것도 쓰지 않습니다; DIR의 스키마가 없거나 최신이 아니면 종료 코드 1",
+            ]),
         "build": Text(
             abstract: "콘텐츠를 번들로 만듭니다: JSON 데이터, HTML 페이지, sha256 목록.",
             discussion: "같은 커밋과 같은 --as-of는 언제나 바이트까지 같은 결과를 냅니다. 콘텐츠가 잘못되었으면\n'ratecard validate'와 같은 보고서를 보여 주고 아무것도 쓰지 않으며, 종료 코드는 1입니다.",

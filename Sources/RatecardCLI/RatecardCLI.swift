@@ -9,6 +9,7 @@ public enum RatecardCLI {
         InitCommand.command,
         ValidateCommand.command,
         RulesCommand.command,
+        SchemaCommand.command,
         BuildCommand.command,
         PreviewCommand.command,
         DiffCommand.command,

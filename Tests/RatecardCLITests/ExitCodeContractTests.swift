@@ -39,7 +39,7 @@ import Testing
 
     /// The commands whose refusals the tests below run, to be checked against the command table.
     static let covered: Set<String> = [
-        "init", "validate", "rules", "build", "preview", "diff", "save", "log", "hook", "publish", "promote", "rollback", "status", "releases", "verify",
+        "init", "validate", "rules", "schema", "build", "preview", "diff", "save", "log", "hook", "publish", "promote", "rollback", "status", "releases", "verify",
         "prune", "repair", "nginx-conf", "serve", "bridge", "generate", "version", "completion",
     ]
 
@@ -98,6 +98,10 @@ import Testing
                 Case(command: "validate", why: "no content here", cause: .operational, says: "no ratecard.yaml") { try ratecard(["validate"], in: "/") },
                 Case(command: "validate", why: "an unknown revision", cause: .usage, says: "unknown revision 'HEADD'") { try ratecard(["validate", "--rev", "HEADD"], in: repo) },
                 Case(command: "rules", why: "an unknown format", cause: .usage, says: "Unknown format") { try ratecard(["rules", "--format", "xml"], in: repo) },
+                Case(command: "schema", why: "--check finds none written", cause: .input, says: "missing or out of date") {
+                    try ratecard(["schema", "--check", "--out", directory + "/no-schemas"], in: repo)
+                },
+                Case(command: "schema", why: "--out is a file", cause: .operational, says: "notes.txt") { try ratecard(["schema", "--out", full + "/notes.txt"], in: repo) },
                 Case(command: "build", why: "content invalid", cause: .input, says: "error SCH-04") { try ratecard(["build", "--out", directory + "/out"] + asOf, in: bad) },
                 Case(command: "build", why: "--out holds something else", cause: .target, says: "is not empty and holds no earlier build") {
                     try ratecard(["build", "--out", full] + asOf, in: repo)

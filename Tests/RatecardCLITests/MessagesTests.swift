@@ -175,7 +175,9 @@ import Testing
             #expect(result.status == 1)
             #expect(result.out.contains("\(fixture.table):2:9: error SCH-04: 'bureau' is 'kcb', which is not one of: KCB, NICE; did you mean 'KCB'?\n"), "\(result.out)")
             #expect(
-                result.out.contains("error SCH-02: unknown field 'apr_max_pc'; expected one of: apr_max_pct, apr_min_pct, limit_max_krw, score_max, score_min; did you mean 'apr_max_pct'?\n"),
+                result.out.contains(
+                    "error SCH-02: unknown field 'apr_max_pc'; expected one of: apr_max_pct, apr_min_pct, grade_max, grade_min, limit_max_krw, score_max, score_min; "
+                        + "did you mean 'apr_max_pct'?\n"),
                 "\(result.out)")
         }
     }

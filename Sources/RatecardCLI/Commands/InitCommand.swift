@@ -31,6 +31,8 @@ enum InitCommand {
         }
         try FileSystem.writeFile(config, Array(text.utf8))
         try FileSystem.writeFile(target + "/.gitignore", Array(".preview/\n".utf8))
+        // The editor's schemas, mapped for the YAML language server (docs/editing.md).
+        try SchemaCommand.writeEditorSetup(in: target)
         let repository = try Repository.create(at: target)
         let author = repository.configuredSignature() ?? Signature(name: "ratecard", email: "ratecard@localhost")
         let commit = try repository.commitAll(

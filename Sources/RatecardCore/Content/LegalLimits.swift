@@ -74,12 +74,12 @@ public struct LegalLimits: Sendable, Equatable {
     }
 
     package static func read(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> LegalLimits? {
-        guard let fields = MappingReader(node, path: path, what: .verbatim("limits.yaml"), diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: .verbatim("limits.yaml"), diagnostics: diagnostics, table: FieldTables.limits) else { return nil }
         defer { fields.finish() }
         guard let items = fields.list("limits") else { return nil }
         var entries: [Entry] = []
         for item in items.value {
-            guard let entry = MappingReader(item, path: path, what: Message("a limit", ko: "한도 항목"), diagnostics: diagnostics) else { continue }
+            guard let entry = MappingReader(item, path: path, what: Message("a limit", ko: "한도 항목"), diagnostics: diagnostics, table: FieldTables.limitEntry) else { continue }
             let kind: Located<Kind>? = entry.choice("id")
             let value = entry.percent("value")
             let from = entry.day("effective_from")

@@ -17,9 +17,16 @@ package final class MappingReader {
     private var asked: UInt64 = 0
     private var askedBeyond: Set<Int> = []
     private var absent: [String] = []
+    /// The fields this mapping may hold; when set, it (not what the accessors asked for) decides
+    /// which keys are unknown, and every accessor must name one of its fields.
+    package let table: FieldTable?
+    /// The type of every value, for a mapping whose keys are names (`environments:`, `apps:`).
+    package let valueType: FieldTable.FieldType?
+    /// Keys reported by a rule of their own, not again as unknown.
+    private var excused: Set<String> = []
 
     /// Returns nil (after reporting SCH-03) when `node` is not a mapping.
-    package init?(_ node: YAMLNode, path: String, what: Message, diagnostics: Diagnostics) {
+    package init?(_ node: YAMLNode, path: String, what: Message, diagnostics: Diagnostics, table: FieldTable? = nil, valueType: FieldTable.FieldType? = nil) {
         guard case .mapping(let pairs) = node.kind else {
             diagnostics.report(
                 SchemaRules.wrongType, path, node.mark,
@@ -30,6 +37,8 @@ package final class MappingReader {
         self.path = path
         self.diagnostics = diagnostics
         self.pairs = pairs
+        self.table = table
+        self.valueType = valueType
     }
 
     /// The keys present, in file order.
@@ -37,6 +46,7 @@ package final class MappingReader {
 
     /// The raw value of `key`, or nil when absent or null; reports SCH-01 if required and absent.
     package func value(_ key: String, required: Bool) -> YAMLNode? {
+        assert(table.map { $0.field(key) != nil } ?? true, "'\(key)' is read but not in the field table")
         if let index = pairs.firstIndex(where: { $0.key.scalarText == key }) {
             markAsked(index)
             if !pairs[index].value.isNull { return pairs[index].value }
@@ -136,7 +146,14 @@ package final class MappingReader {
     /// A nested mapping.
     package func mapping(_ key: String, required: Bool = true) -> MappingReader? {
         guard let value = value(key, required: required) else { return nil }
-        return MappingReader(value, path: path, what: .verbatim("'\(key)'"), diagnostics: diagnostics)
+        var inner: FieldTable?
+        var each: FieldTable.FieldType?
+        switch table?.field(key)?.type ?? valueType {
+        case .mapping(let nested): inner = nested
+        case .named(let type, _): each = type
+        default: break
+        }
+        return MappingReader(value, path: path, what: .verbatim("'\(key)'"), diagnostics: diagnostics, table: inner, valueType: each)
     }
 
     /// Reports every key that no accessor asked for (SCH-02).
@@ -144,12 +161,19 @@ package final class MappingReader {
         // The list of expected keys is only spelled out when there is an unknown one.
         var expected: String?
         for (index, pair) in pairs.enumerated() {
-            guard !wasAsked(index), let key = pair.key.scalarText else { continue }
+            guard let key = pair.key.scalarText else { continue }
+            if let table { guard table.field(key) == nil, !excused.contains(key) else { continue } } else { guard !wasAsked(index) else { continue } }
             let list = expected ?? knownKeys().sorted().joined(separator: ", ")
             expected = list
             let message = Message("unknown field '\(key)'; expected one of: \(list)", ko: "알 수 없는 필드 '\(key)'; 쓸 수 있는 필드: \(list)")
             diagnostics.report(SchemaRules.unknownField, path, pair.key.mark, message.then(Suggestion.didYouMean(key, in: knownKeys())))
         }
+    }
+
+    /// Marks `key` as reported by another rule, so `finish()` does not call it unknown.
+    package func excuse(_ key: String) {
+        excused.insert(key)
+        if let index = pairs.firstIndex(where: { $0.key.scalarText == key }) { markAsked(index) }
     }
 
     private func markAsked(_ index: Int) {
@@ -160,9 +184,10 @@ package final class MappingReader {
         index < 64 ? asked & (1 << UInt64(index)) != 0 : askedBeyond.contains(index)
     }
 
-    /// Every key an accessor asked for, each once.
+    /// The field table's keys, or every key an accessor asked for, each once.
     private func knownKeys() -> [String] {
-        pairs.indices.filter(wasAsked).compactMap { pairs[$0].key.scalarText } + absent
+        if let table { return table.names }
+        return pairs.indices.filter(wasAsked).compactMap { pairs[$0].key.scalarText } + absent
     }
 
     package func report(_ rule: Rule, _ node: YAMLNode, _ message: Message) {

@@ -43,7 +43,7 @@ public struct Partner: Sendable, Equatable {
     public func isLive(on day: Day) -> Bool { goLive.map { $0.value <= day } ?? true }
 
     package static func read(_ node: YAMLNode, path: String, fileID: String, diagnostics: Diagnostics) -> Partner? {
-        guard let fields = MappingReader(node, path: path, what: Message("a partner", ko: "제휴사"), diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: Message("a partner", ko: "제휴사"), diagnostics: diagnostics, table: FieldTables.partner) else { return nil }
         defer { fields.finish() }
         let id = fields.string("id")
         let nameKo = fields.string("name_ko")

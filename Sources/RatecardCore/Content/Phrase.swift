@@ -43,7 +43,7 @@ public struct Phrase: Sendable, Equatable {
     /// The phrases of `phrases.yaml`, and its `quotation_warnings`: the words that, after
     /// wording quoted in a terms body, say it is quoted to warn against it (DSC-06).
     package static func readAll(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> (phrases: [Phrase]?, quotationWarnings: [Located<String>]) {
-        guard let fields = MappingReader(node, path: path, what: .verbatim("phrases.yaml"), diagnostics: diagnostics) else { return (nil, []) }
+        guard let fields = MappingReader(node, path: path, what: .verbatim("phrases.yaml"), diagnostics: diagnostics, table: FieldTables.phrases) else { return (nil, []) }
         defer { fields.finish() }
         let warnings = fields.strings("quotation_warnings", required: false)?.value ?? []
         for word in warnings where CopyText(plain: word.value, at: word.mark).text.count < 2 {
@@ -63,7 +63,7 @@ public struct Phrase: Sendable, Equatable {
         }
         var phrases: [Phrase] = []
         for item in items.value {
-            guard let entry = MappingReader(item, path: path, what: Message("a phrase", ko: "문구 항목"), diagnostics: diagnostics) else { continue }
+            guard let entry = MappingReader(item, path: path, what: Message("a phrase", ko: "문구 항목"), diagnostics: diagnostics, table: FieldTables.phrase) else { continue }
             let id = entry.string("id")
             let ko = entry.string("ko")
             var pages: [Located<Page>] = []

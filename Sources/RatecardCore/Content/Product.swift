@@ -141,7 +141,7 @@ public struct Product: Sendable, Equatable {
     @inlinable public var key: String { "\(folderPartner)/\(folderID)" }
 
     package static func read(_ node: YAMLNode, path: String, folderPartner: String, folderID: String, diagnostics: Diagnostics) -> Product? {
-        guard let fields = MappingReader(node, path: path, what: Message("a product", ko: "상품"), diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: Message("a product", ko: "상품"), diagnostics: diagnostics, table: FieldTables.product) else { return nil }
         defer { fields.finish() }
         let id = fields.string("id")
         let partner = fields.string("partner")

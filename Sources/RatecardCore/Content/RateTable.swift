@@ -62,7 +62,7 @@ public struct RateTable: Sendable, Equatable {
     }
 
     package static func read(_ node: YAMLNode, path: String, productKey: String, fileDate: String, diagnostics: Diagnostics) -> RateTable? {
-        guard let fields = MappingReader(node, path: path, what: Message("a rate table", ko: "금리표"), diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: Message("a rate table", ko: "금리표"), diagnostics: diagnostics, table: FieldTables.rateTable) else { return nil }
         defer { fields.finish() }
         let from = fields.day("effective_from")
         let to = fields.day("effective_to", required: false)
@@ -74,7 +74,7 @@ public struct RateTable: Sendable, Equatable {
         // reported where it is.
         var scale: Scale?
         for item in list?.value ?? [] {
-            guard let band = MappingReader(item, path: path, what: Message("a credit band", ko: "신용 구간"), diagnostics: diagnostics) else {
+            guard let band = MappingReader(item, path: path, what: Message("a credit band", ko: "신용 구간"), diagnostics: diagnostics, table: FieldTables.band) else {
                 incomplete = true
                 continue
             }

@@ -94,7 +94,7 @@ public struct ServiceConfig: Sendable, Equatable {
     }
 
     package static func read(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> ServiceConfig? {
-        guard let fields = MappingReader(node, path: path, what: .verbatim("ratecard.yaml"), diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: .verbatim("ratecard.yaml"), diagnostics: diagnostics, table: FieldTables.service) else { return nil }
         defer { fields.finish() }
         let name = fields.string("service_name")
         let registration = fields.string("broker_registration_no")
@@ -155,7 +155,7 @@ public struct ServiceConfig: Sendable, Equatable {
     package static func refuseCredentials(_ reader: MappingReader, path: String, diagnostics: Diagnostics) -> [String] {
         var found: [String] = []
         for key in reader.keys where isCredentialKey(key) {
-            _ = reader.value(key, required: false)
+            reader.excuse(key)
             let mark = reader.keyMark(key) ?? reader.node.mark
             diagnostics.report(
                 SchemaRules.notAllowed, path, mark,

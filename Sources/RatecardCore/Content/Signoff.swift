@@ -21,12 +21,12 @@ public struct Signoff: Sendable, Equatable {
     package static let files = ["regulatory/limits.yaml", "regulatory/phrases.yaml"]
 
     package static func readAll(_ node: YAMLNode, path: String, diagnostics: Diagnostics) -> [Signoff]? {
-        guard let fields = MappingReader(node, path: path, what: .verbatim("signoffs.yaml"), diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: .verbatim("signoffs.yaml"), diagnostics: diagnostics, table: FieldTables.signoffs) else { return nil }
         defer { fields.finish() }
         guard let items = fields.list("signoffs") else { return nil }
         var signoffs: [Signoff] = []
         for item in items.value {
-            guard let entry = MappingReader(item, path: path, what: Message("a sign-off", ko: "승인 기록"), diagnostics: diagnostics) else { continue }
+            guard let entry = MappingReader(item, path: path, what: Message("a sign-off", ko: "승인 기록"), diagnostics: diagnostics, table: FieldTables.signoff) else { continue }
             let file = entry.string("file")
             let change = entry.string("change")
             let approvedBy = entry.string("approved_by")

@@ -55,7 +55,7 @@ public struct TermsVersion: Sendable, Equatable {
         _ node: YAMLNode, path: String, documentID: String, fileVersion: String, body: String, bodyLine: Int, diagnostics: Diagnostics,
         scan: (String, Int) -> [AdWording.Hit] = { TermsScan.scan(body: $0, firstLine: $1) }
     ) -> TermsVersion? {
-        guard let fields = MappingReader(node, path: path, what: Message("terms front matter", ko: "약관 머리말"), diagnostics: diagnostics) else { return nil }
+        guard let fields = MappingReader(node, path: path, what: Message("terms front matter", ko: "약관 머리말"), diagnostics: diagnostics, table: FieldTables.termsFrontMatter) else { return nil }
         defer { fields.finish() }
         let title = fields.string("title")
         let version = fields.string("version")
