@@ -33,11 +33,14 @@ let package = Package(
             name: "RatecardCore",
             dependencies: ["RatecardSupport", "CGit2", "CCmark", "CYAML", "CCrypto", "CXML2", "CShims"]
         ),
+        // The app's loader (live.json, the release file list, what it trusts and checks): Foundation
+        // only, since `bridge generate` writes the same source into the app; `ratecard fetch` runs it.
+        .target(name: "RatecardLoader"),
         // Output: rendering, bundle assembly, the release protocol and its stores (serve root, object
         // storage), the bridge; what a build writes and where it goes, given content.
         .target(
             name: "RatecardOutput",
-            dependencies: ["RatecardCore", "RatecardSupport", "CCrypto", "CXML2", "CCurl", "CShims"]
+            dependencies: ["RatecardCore", "RatecardSupport", "RatecardLoader", "CCrypto", "CXML2", "CCurl", "CShims"]
         ),
         // The pipeline (still named RatecardKit, the library product): validation, build and publish
         // runs, the incremental bundle of a rate update, preview --watch, the change history.
@@ -53,9 +56,9 @@ let package = Package(
 
         .testTarget(
             name: "RatecardKitTests",
-            dependencies: ["RatecardKit", "RatecardGenerate"],
+            dependencies: ["RatecardKit", "RatecardGenerate", "RatecardLoader"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "RatecardCLITests", dependencies: ["RatecardCLI", "RatecardKit", "RatecardGenerate", "CShims"]),
+        .testTarget(name: "RatecardCLITests", dependencies: ["RatecardCLI", "RatecardKit", "RatecardGenerate", "RatecardLoader", "CShims"]),
     ]
 )
