@@ -43,12 +43,56 @@ import Testing
             #expect(status == 0, "\(output)")
             // Each kind was checked against real files, and the corpus cases reached their schemas.
             let summary = output.split(separator: "\n").last.map(String.init) ?? ""
-            for kind in FieldTables.kinds { #expect(summary.contains("\"\(kind.name)\":"), "\(summary)") }
+            // (site/bridge.yaml is not content: bridgeSchemaFailsWhereValidateDoes checks its kind.)
+            for kind in FieldTables.kinds where kind.name != "bridge" { #expect(summary.contains("\"\(kind.name)\":"), "\(summary)") }
             let lines = output.split(separator: "\n")
             let caught = lines.filter { $0.hasPrefix("CAUGHT ") }.count
             let skipped = lines.filter { $0.hasPrefix("SKIPPED ") }.count
             // Every expressible case a schema covers, and at least one of the partly expressible.
             #expect(skipped == 0 && caught >= expressible.count - skipped + 1, "\(output)")
+        }
+    }
+
+    /// site/bridge.yaml: the example passes the bridge schema, and each mistake fails it at the
+    /// line and column `validate` gives (read from `validate --format json`, not written here).
+    @Test func bridgeSchemaFailsWhereValidateDoes() throws {
+        try withTemporaryDirectory { directory in
+            let made = try ratecard(["init", "repo"], in: directory)
+            #expect(made.status == 0, "\(made.err)")
+            let repo = directory + "/repo"
+            let good = try FileSystem.readFile(repo + "/site/bridge.yaml")
+            let text = String(decoding: good, as: UTF8.self)
+            let mistakes: [(String, String)] = [
+                ("  haptic:\n    since: 2", "  haptic:\n    sinse: 2\n    since: 2"),  // an unknown field
+                ("      key: string", "      key: strin"),  // an unknown type
+                ("    since: 3", "    since: three"),  // text for a number
+                ("{enum: [light,", "{enumm: [light,"),  // an unknown composite type
+                ("    reply:\n      opened: boolean", "    replies:\n      opened: boolean"),  // a misspelt key
+            ]
+            var cases: [String] = []
+            for (index, (from, to)) in mistakes.enumerated() {
+                #expect(text.contains(from), "\(from)")
+                let body = text.replacingOccurrences(of: from, with: to)
+                try FileSystem.writeFile(repo + "/site/bridge.yaml", Array(body.utf8))
+                let report = try ratecard(["validate", "--format", "json"], in: repo)
+                #expect(report.status == 1, "\(report.out)")
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(report.out.utf8)) as? [String: Any])
+                let found = try #require((json["diagnostics"] as? [[String: Any]])?.first { $0["path"] as? String == "site/bridge.yaml" }, "\(report.out)")
+                let line = try #require(found["line"] as? Int)
+                let column = try #require(found["column"] as? Int)
+                let rule = try #require(found["rule"] as? String)
+                let file = "\(directory)/bridge-\(index).case"
+                try FileSystem.writeFile(file, Array("rule: \(rule)\nat: site/bridge.yaml:\(line):\(column)\n--- write site/bridge.yaml\n\(body)".utf8))
+                cases.append(file)
+            }
+            try FileSystem.writeFile(repo + "/site/bridge.yaml", good)
+            let schemas = directory + "/schemas"
+            #expect(try ratecard(["schema", "--out", schemas], in: directory).status == 0)
+            let (status, output) = try runTool(
+                "/usr/bin/env", ["python3", fixtures + "/schemas/check_content_schemas.py", schemas, kinds, "--good", repo, "--bad"] + cases)
+            #expect(status == 0, "\(output)")
+            #expect(output.contains("\"bridge\": 1"), "\(output)")
+            #expect(output.split(separator: "\n").filter { $0.hasPrefix("CAUGHT bridge-") }.count == mistakes.count, "\(output)")
         }
     }
 

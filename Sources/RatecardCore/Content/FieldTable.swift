@@ -54,13 +54,17 @@ package struct FieldTable: Sendable {
         case mapping(FieldTable)
         /// A mapping from names (lowercase letters, digits, hyphens) to values of one type.
         case named(FieldType, pattern: String)
+        /// A value of a shape a table cannot say (a recursive grammar), given as a JSON Schema of
+        /// its own under the kind's `$defs` and read by the file's own reader.
+        case reference(String)
     }
 }
 
 extension FieldTable {
     /// A draft 2020-12 JSON Schema of a mapping with these fields.
-    package func jsonSchema(title: String, about: Message, only: Message?) -> JSON {
+    package func jsonSchema(title: String, about: Message, only: Message?, definitions: [String: JSON] = [:]) -> JSON {
         var schema = objectSchema()
+        if !definitions.isEmpty { schema["$defs"] = .object(definitions) }
         schema["$schema"] = .string("https://json-schema.org/draft/2020-12/schema")
         schema["title"] = .string(title)
         let english = [about.english, only?.english].compactMap { $0 }.joined(separator: " ")
@@ -125,6 +129,7 @@ extension FieldTable {
                 "type": .string("object"), "propertyNames": .object(["pattern": .string(pattern)]),
                 "additionalProperties": .object(schema(of: value, required: true)),
             ]
+        case .reference(let name): return ["$ref": .string("#/$defs/\(name)")]
         }
     }
 }

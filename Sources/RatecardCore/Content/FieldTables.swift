@@ -11,6 +11,8 @@ package enum FieldTables {
         package var files: [String]
         package var about: Message
         package var table: FieldTable
+        /// JSON Schemas of the shapes its fields refer to (`FieldType.reference`).
+        package var definitions: [String: JSON] = [:]
     }
 
     static let partner = FieldTable([
@@ -209,12 +211,78 @@ package enum FieldTables {
             Message("Where releases are published, by name.", ko: "릴리스를 게시하는 곳입니다 (이름별).")),
     ])
 
+    /// A name in the bridge: a command, event, field or enum value (generated code spells it).
+    static let bridgeName = "^[a-z][a-z0-9_]{0,62}$"
+
+    static let bridgeHeader = FieldTable([
+        Field("name", .pattern(bridgeName), Message("The bridge's name.", ko: "브리지 이름입니다.")),
+        Field(
+            "version", .integer,
+            Message("The bridge version of this schema, from 1: the highest 'since' of its messages.", ko: "이 스키마의 브리지 버전입니다 (1부터). 메시지의 'since' 중 가장 큰 값 이상이어야 합니다.")),
+    ])
+
+    private static let since = Field(
+        "since", .integer, Message("The bridge version that introduced it, from 1.", ko: "이 메시지가 처음 들어온 브리지 버전입니다 (1부터)."))
+    private static let summary = Field("summary", .text, required: false, Message("What it is for, in one line.", ko: "무엇을 위한 것인지 한 줄로 씁니다."))
+    private static let deprecated = Field(
+        "deprecated", .text, required: false, Message("Why it is on its way out and what to use instead.", ko: "없어질 예정인 이유와 대신 쓸 것입니다."))
+
+    static let bridgeCommand = FieldTable([
+        since, summary, deprecated,
+        Field("params", .reference("fields"), required: false, Message("What the web sends: field name -> type.", ko: "웹이 보내는 값: 필드 이름 -> 타입.")),
+        Field("reply", .reference("fields"), required: false, Message("What the app answers: field name -> type.", ko: "앱이 답하는 값: 필드 이름 -> 타입.")),
+    ])
+
+    static let bridgeEvent = FieldTable([
+        since, summary, deprecated,
+        Field("payload", .reference("fields"), required: false, Message("What the app sends: field name -> type.", ko: "앱이 보내는 값: 필드 이름 -> 타입.")),
+    ])
+
+    package static let bridge = FieldTable([
+        Field("bridge", .mapping(bridgeHeader), Message("The bridge's name and version.", ko: "브리지의 이름과 버전입니다.")),
+        Field(
+            "commands", .named(.mapping(bridgeCommand), pattern: bridgeName), required: false,
+            Message("Web -> app, each answered with a reply, by name.", ko: "웹 -> 앱 명령입니다 (이름별). 각 명령에는 답이 옵니다.")),
+        Field(
+            "events", .named(.mapping(bridgeEvent), pattern: bridgeName), required: false,
+            Message("App -> web, not answered, by name.", ko: "앱 -> 웹 이벤트입니다 (이름별). 답은 없습니다.")),
+    ])
+
+    /// The bridge's type grammar: `string`, `integer`, `number`, `boolean`, `{enum: [...]}`,
+    /// `{optional: T}`, `{array: T}`, `{object: {field: T}}` (BridgeSchema reads it).
+    static let bridgeDefinitions: [String: JSON] = {
+        func only(_ key: String, _ value: JSON) -> JSON {
+            .object(["type": .string("object"), "properties": .object([key: value]), "required": .array([.string(key)]), "additionalProperties": .bool(false)])
+        }
+        let type = JSON.object(["$ref": .string("#/$defs/type")])
+        let name = JSON.object(["type": .string("string"), "pattern": .string(bridgeName)])
+        return [
+            "fields": .object([
+                "description": .string("Field name -> type.\n\n필드 이름 -> 타입."),
+                "type": .string("object"), "propertyNames": .object(["pattern": .string(bridgeName)]), "additionalProperties": type,
+            ]),
+            "type": .object([
+                "description": .string(
+                    "string, integer, number, boolean, {enum: [...]}, {optional: T}, {array: T} or {object: {field: T}}.\n\nstring, integer, number, boolean, {enum: [...]}, {optional: T}, {array: T}, {object: {필드: T}} 중 하나입니다."
+                ),
+                "oneOf": .array([
+                    .object(["enum": .array(["string", "integer", "number", "boolean"].map { .string($0) })]),
+                    only("enum", .object(["type": .string("array"), "minItems": .int(1), "uniqueItems": .bool(true), "items": name])),
+                    only("optional", type),
+                    only("array", type),
+                    only("object", .object(["$ref": .string("#/$defs/fields")])),
+                ]),
+            ]),
+        ]
+    }()
+
     /// What only `validate` checks, said at the top of every schema.
     static let onlyValidate = Message(
         "A schema checks each file alone: names, types, units, allowed values and required fields. What it cannot say stays with 'ratecard validate': rules across files (ids, partners, phrases, sign-offs), legal caps by date, and the history rules against earlier commits.",
         ko: "스키마는 파일 하나만 검사합니다: 필드 이름, 형식, 단위, 쓸 수 있는 값, 필수 필드. 파일 사이의 규칙(id, 제휴사, 문구, 승인 기록), 날짜별 법정 상한, 이전 커밋과 비교하는 이력 규칙은 'ratecard validate'가 검사합니다.")
 
-    /// Every kind of content file `ratecard schema` writes (site/bridge.yaml, read in RatecardOutput, has none yet).
+    /// Every kind of file `ratecard schema` writes a schema for: the content's, and the web build's
+    /// `bridge.yaml` (in a repository `ratecard init` made, at `site/`).
     package static let kinds: [Kind] = [
         Kind(name: "service", files: ["ratecard.yaml"], about: Message("The service's settings: ratecard.yaml.", ko: "서비스 설정: ratecard.yaml."), table: service),
         Kind(name: "partner", files: ["partners/*.yaml"], about: Message("A partner lender: partners/<id>.yaml.", ko: "제휴사: partners/<id>.yaml."), table: partner),
@@ -231,10 +299,16 @@ package enum FieldTables {
         Kind(
             name: "terms-front-matter", files: ["terms/*/*.md"], about: Message("The front matter of a terms version: terms/<document>/<version>.md.", ko: "약관 버전의 머리말: terms/<문서>/<버전>.md."),
             table: termsFrontMatter),
+        Kind(
+            name: "bridge", files: ["site/bridge.yaml"],
+            about: Message(
+                "The messages between the app and its web view: site/bridge.yaml (ratecard bridge generate writes the code from it).",
+                ko: "앱과 웹뷰 사이의 메시지: site/bridge.yaml ('ratecard bridge generate'가 여기서 코드를 만듭니다)."),
+            table: bridge, definitions: bridgeDefinitions),
     ]
 
     /// The JSON Schema of `kind`.
     package static func schema(_ kind: Kind) -> JSON {
-        kind.table.jsonSchema(title: "ratecard \(kind.name)", about: kind.about, only: onlyValidate)
+        kind.table.jsonSchema(title: "ratecard \(kind.name)", about: kind.about, only: onlyValidate, definitions: kind.definitions)
     }
 }

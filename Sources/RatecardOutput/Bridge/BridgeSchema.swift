@@ -49,7 +49,9 @@ public struct BridgeSchema: Sendable, Equatable {
             return nil
         }
         let before = diagnostics.items.count
-        guard let top = MappingReader(root, path: path, what: Message("the bridge schema", ko: "브리지 스키마"), diagnostics: diagnostics) else { return nil }
+        guard let top = MappingReader(root, path: path, what: Message("the bridge schema", ko: "브리지 스키마"), diagnostics: diagnostics, table: FieldTables.bridge) else {
+            return nil
+        }
         var reader = SchemaReader(path: path, diagnostics: diagnostics)
         var name = ""
         var version = 0
