@@ -1,0 +1,100 @@
+import Foundation
+import RatecardKit
+import Testing
+
+/// A product's compliance review ends: the day after `review_valid_until` is a scheduled
+/// change, the build of that day leaves the product out of every screen (as a withdrawn one),
+/// and validate only warns. Dated around today (status reads the clock): the review ends
+/// tomorrow, so the product leaves the screens the day after.
+@Suite struct ReviewExpiryTests {
+    static let today = Day.todayInSeoul(now: Date().timeIntervalSince1970)
+    /// The last day of acme-bank/credit's review, and the first day it is left out.
+    static let lastDay = today.adding(days: 1)
+    static let leftOutDay = today.adding(days: 2)
+    static let product = "에이크미 직장인 신용대출"
+
+    /// The fixture with acme-bank/credit's review ending `lastDay`, committed.
+    static func reviewEndingTomorrow(_ fixture: PublishFixture) throws {
+        let path = fixture.repo + "/products/acme-bank/credit/product.yaml"
+        let text = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
+        try FileSystem.writeFile(path, Array(text.replacingOccurrences(of: "review_valid_until: 2099-12-31", with: "review_valid_until: \(lastDay)").utf8))
+        try Repository.open(at: fixture.repo).commitAll(message: "Review ends tomorrow", author: Signature(name: "T", email: "t@example.com"))
+    }
+
+    /// The text of a release's file whose path ends with `suffix`, read from the serve root's objects.
+    static func file(_ serve: ServeRoot, _ id: String, _ suffix: String) throws -> String {
+        let info = try ReleaseInfo.read(from: serve.folder(of: id))
+        let file = try #require(info.files.first { $0.path.hasSuffix(suffix) }, "\(suffix) in \(id)")
+        return String(decoding: try FileSystem.readFile(serve.objectsFolder + "/" + ObjectLayout.objectName(file)), as: UTF8.self)
+    }
+
+    @Test func aServeRootDropsTheProductOnTheDayAfterItsReviewEndsAndValidateOnlyWarns() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 1)
+            try Self.reviewEndingTomorrow(fixture)
+            // The day before the last day: validate warns ahead (DSC-22), and passes.
+            let ahead = try ratecard(["validate", "--as-of", "\(Self.today)"], in: fixture.repo)
+            #expect(ahead.status == 0, "\(ahead.out)")
+            #expect(ahead.out.contains("warning DSC-22: the compliance review of \(Self.product) (acme-bank/credit) ends on \(Self.lastDay) (in 1 day(s))"), "\(ahead.out)")
+            let publish = ["publish", "--root", fixture.root, "--web", fixture.web, "-m", "daily"]
+            try #require(try ratecard(publish + ["--as-of", "\(Self.today)"], in: fixture.repo).status == 0)
+            let serve = ServeRoot(path: fixture.root)
+            let first = try #require(try serve.live())
+            #expect(try ReleaseInfo.read(from: serve.folder(of: first)).staleFrom == Self.leftOutDay.description)
+            #expect(try Self.file(serve, first, "/products/acme-bank/credit.json").contains("\"status\": \"active\""))
+            // status: current until the last day, and the review that ends within 30 days.
+            let status = try ratecard(["status", "--root", fixture.root], in: fixture.repo)
+            #expect(status.out.contains("until \(Self.lastDay) (something scheduled takes effect on \(Self.leftOutDay);"), "\(status.out)")
+            #expect(status.out.contains("1 end within 30 days (the product leaves the screens the next day; renew the review): acme-bank/credit \(Self.lastDay)"), "\(status.out)")
+            // On the last day the timer has nothing to do; the day after, it rebuilds without the product.
+            let early = try ratecard(publish + ["--if-stale", "--as-of", "\(Self.lastDay)"], in: fixture.repo)
+            #expect(early.status == 0 && early.out.contains("nothing to do"), "\(early.out)\(early.err)")
+            #expect(try serve.live() == first)
+            let due = try ratecard(publish + ["--if-stale", "--as-of", "\(Self.leftOutDay)"], in: fixture.repo)
+            #expect(due.status == 0, "\(due.out)\(due.err)")
+            #expect(due.out.contains("Left out (compliance review ended, shown as withdrawn): acme-bank/credit"), "\(due.out)")
+            #expect(due.err.contains("the compliance review of \(Self.product) (acme-bank/credit) ended on \(Self.lastDay)"), "\(due.err)")
+            #expect(due.err.contains("renew the review"), "\(due.err)")
+            let second = try #require(try serve.live())
+            #expect(second != first)
+            #expect(try serve.journal.entries().last { $0.action == .publish }?.fields["review_expired"] == .array([.string("acme-bank/credit")]))
+            // Out of every screen: the comparison, the rate pages; its own document says withdrawn.
+            #expect(try Self.file(serve, second, "/products/acme-bank/credit.json").contains("\"status\": \"withdrawn\""))
+            #expect(try Self.file(serve, first, "/compare/acme-bank.json").contains(Self.product))
+            #expect(!(try Self.file(serve, second, "/compare/acme-bank.json").contains(Self.product)))
+            #expect(!(try Self.file(serve, second, "rates/acme-bank.html").contains(Self.product)))
+            let record = try JSONReader.parse(try FileSystem.readFile(serve.folder(of: second) + "/version.json"))
+            #expect(record["review_ends"]?["acme-bank/credit"] == nil && record["review_ends"]?["acme-bank/credit-line"] != nil)
+            // From that day validate warns (DSC-21), never refuses, and a build leaves it out too.
+            let after = try ratecard(["validate", "--as-of", "\(Self.leftOutDay.adding(days: 1))"], in: fixture.repo)
+            #expect(after.status == 0, "\(after.out)")
+            #expect(after.out.contains("warning DSC-21: the compliance review of \(Self.product) (acme-bank/credit) ended on \(Self.lastDay)"), "\(after.out)")
+            #expect(!after.out.contains("DSC-10"), "\(after.out)")
+        }
+    }
+
+    @Test func aBucketRepublishesOnTheDayAfterAReviewEnds() throws {
+        try withTemporaryDirectory { directory in
+            let s3 = try S3Environments(in: directory, commits: 1)
+            defer { s3.stop() }
+            try Self.reviewEndingTomorrow(s3.fixture)
+            let publish = ["publish", "--env", "production", "--web", s3.fixture.web, "-m", "daily"]
+            let published = try s3.run(publish + ["--as-of", "\(Self.lastDay)"])
+            try #require(published.status == 0, "\(published.err)")
+            let first = try #require(try s3.liveIsComplete("first"))
+            let status = try s3.run(["status", "--env", "production", "--format", "json"])
+            let reviews = try JSONReader.parse(Array(status.out.utf8))["reviews_ending"]
+            #expect(reviews == .array([.object(["product": .string("acme-bank/credit"), "review_valid_until": .string(Self.lastDay.description)])]), "\(status.out)")
+            let due = try s3.run(publish + ["--if-stale", "--as-of", "\(Self.leftOutDay)", "--format", "json"])
+            #expect(due.status == 0, "\(due.err)")
+            #expect(try JSONReader.parse(Array(due.out.utf8))["review_expired"] == .array([.string("acme-bank/credit")]), "\(due.out)")
+            let second = try #require(try s3.liveIsComplete("second"))
+            #expect(second != first)
+            #expect(try s3.journal().last?["review_expired"] == .array([.string("acme-bank/credit")]))
+            let info = try ReleaseInfo.parse(try #require(try s3.client().get("releases/\(second).json")).bytes, source: "version.json")
+            let shard = try #require(info.files.first { $0.path.hasSuffix("/compare/acme-bank.json") })
+            let bytes = try #require(try s3.client().get("o/" + ObjectLayout.objectName(shard))).bytes
+            #expect(!String(decoding: bytes, as: UTF8.self).contains(Self.product))
+        }
+    }
+}
