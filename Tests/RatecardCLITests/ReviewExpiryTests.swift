@@ -70,6 +70,39 @@ import Testing
             #expect(after.status == 0, "\(after.out)")
             #expect(after.out.contains("warning DSC-21: the compliance review of \(Self.product) (acme-bank/credit) ended on \(Self.lastDay)"), "\(after.out)")
             #expect(!after.out.contains("DSC-10"), "\(after.out)")
+
+            // What a borrower saw on the last day, asked after the product was left out: the
+            // first release (the journal's time of its publish), with its seal; then again after
+            // prune removed it, rebuilt from its commit and proven by its bundle id.
+            let journal = try serve.journal.entries()
+            let firstEntry = try #require(journal.first { $0.action == .publish && $0.release == first })
+            let at = String(Timestamp.seoul(firstEntry.time).prefix(19))
+            let show = ["show", "--root", fixture.root, "--at", at, "--product", "acme-bank/credit", "--format", "json"]
+            let seen = try ratecard(show, in: fixture.repo)
+            #expect(seen.status == 0, "\(seen.out)\(seen.err)")
+            let shown = try JSONReader.parse(Array(seen.out.utf8))
+            #expect(shown["release"] == .string(first) && shown["seal"] == firstEntry.seal.map(JSON.string) && shown["rebuilt"] == .bool(false), "\(seen.out)")
+            #expect(shown["product"]?["status"] == .string("active") && shown["product"]?["current"]?["bands"]?.arrayValue?.isEmpty == false, "\(seen.out)")
+            #expect(shown["product"]?["disclosure"]?["repayment_example"]?["total_krw"] != nil)
+            let now = try ratecard(["show", "--root", fixture.root, "--at", "\(Self.leftOutDay.adding(days: 400)) 00:00", "--product", "acme-bank/credit"], in: fixture.repo)
+            #expect(now.status == 0 && now.out.contains("release \(second)") && now.out.contains("(acme-bank/credit): withdrawn"), "\(now.out)\(now.err)")
+            let terms = try ratecard(["show", "--root", fixture.root, "--at", at, "--terms", "service-terms"], in: fixture.repo)
+            #expect(terms.status == 0 && terms.out.contains("(service-terms): version") && terms.out.contains("in force"), "\(terms.out)\(terms.err)")
+            // A third release, so that prune may remove the first; the journal stays whole.
+            try #require(try ratecard(publish + ["--as-of", "\(Self.leftOutDay.adding(days: 1))"], in: fixture.repo).status == 0)
+            let pruned = try ratecard(["prune", "--root", fixture.root, "--keep", "1"], in: fixture.repo)
+            #expect(pruned.status == 0, "\(pruned.err)")
+            #expect(!FileSystem.exists(serve.folder(of: first)))
+            #expect(Array(try serve.journal.entries().prefix(journal.count)) == journal)
+            let rebuilt = try ratecard(show, in: fixture.repo)
+            #expect(rebuilt.status == 0, "\(rebuilt.out)\(rebuilt.err)")
+            let again = try JSONReader.parse(Array(rebuilt.out.utf8))
+            #expect(again["rebuilt"] == .bool(true) && again["release"] == .string(first) && again["seal"] == shown["seal"], "\(rebuilt.out)")
+            #expect(again["product"] == shown["product"] && again["bundle_id"] == shown["bundle_id"])
+            // Without the history the rebuild needs, it says what is missing.
+            try FileSystem.makeDirectories(directory + "/elsewhere")
+            let lost = try ratecard(show, in: directory + "/elsewhere")
+            #expect(lost.status == 4 && lost.err.contains("is no longer in the store (pruned)") && lost.err.contains(firstEntry.commit?.hex ?? "?"), "\(lost.err)")
         }
     }
 
@@ -95,6 +128,16 @@ import Testing
             let shard = try #require(info.files.first { $0.path.hasSuffix("/compare/acme-bank.json") })
             let bytes = try #require(try s3.client().get("o/" + ObjectLayout.objectName(shard))).bytes
             #expect(!String(decoding: bytes, as: UTF8.self).contains(Self.product))
+            // What the last day's screens showed, read from the bucket, then rebuilt after prune.
+            let time = try #require(try s3.journal().first { $0["release"] == .string(first) }?["time"]?.stringValue)
+            let show = ["show", "--env", "production", "--at", String(Timestamp.seoul(time).prefix(19)), "--product", "acme-bank/credit", "--format", "json"]
+            let kept = try JSONReader.parse(Array(try s3.run(show).out.utf8))
+            #expect(kept["release"] == .string(first) && kept["rebuilt"] == .bool(false) && kept["product"]?["status"] == .string("active"))
+            try #require(try s3.run(publish + ["--as-of", "\(Self.leftOutDay.adding(days: 1))"]).status == 0)
+            try #require(try s3.run(["prune", "--env", "production", "--keep", "1"]).status == 0)
+            #expect(try s3.client().get("releases/\(first).json") == nil)
+            let rebuilt = try JSONReader.parse(Array(try s3.run(show).out.utf8))
+            #expect(rebuilt["rebuilt"] == .bool(true) && rebuilt["product"] == kept["product"] && rebuilt["seal"] == kept["seal"])
         }
     }
 }

@@ -146,6 +146,7 @@ public struct Publisher {
         fields["previous"] = previous.map(JSON.string) ?? .null
         fields["bundle_id"] = .string(info.bundleID)
         fields["commit"] = info.sourceCommit.map { .string($0.hex) } ?? .null
+        fields["as_of"] = .string(info.asOf)
         fields["author"] = .string(request.author)
         fields["message"] = .string(request.message)
         fields[ServeRoot.sealField] = .string(seal)
