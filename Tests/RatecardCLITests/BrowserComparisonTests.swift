@@ -143,6 +143,8 @@ import Testing
                 }
                 let summary = "신용점수 \(score)점 · \(main.count)개 상품 (희망 금액 \(Self.formatKRW(amount * 10_000)), 36개월) · 조건 밖 \(below.count)개"
                 #expect(Self.text(ofElementWithID: "result-summary", in: dom) == summary, "\(route)")
+                // The order's basis beside the sort, tie-break included.
+                #expect(Self.text(ofElementWithID: "sort-basis", in: dom) == "금리가 같으면 한도 높은 순, 그다음 상품 코드 알파벳순", "\(route)")
                 // The product whose review ended is on no screen, though its rate would rank it second.
                 #expect(!dom.contains(Self.expired.name), "\(route): \(Self.expired.key) is shown after its review ended")
                 #expect(!(main + below).contains { $0.key == Self.expired.key })
