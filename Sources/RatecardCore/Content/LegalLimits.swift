@@ -21,9 +21,12 @@ public struct LegalLimits: Sendable, Equatable {
         /// The longest an advertising review may be valid, in months from `review_valid_from`
         /// (an association's review guide). Optional: without an entry, no maximum is checked.
         case reviewValidMaxMonths = "review_valid_max_months"
+        /// How old, in months, a statistic's reference date may be before it is warned about
+        /// (DSC-25). Optional: 12 without an entry.
+        case statisticMaxAgeMonths = "statistic_max_age_months"
 
         /// Whether every limits.yaml must have an entry of this kind.
-        package var required: Bool { self != .reviewValidMaxMonths }
+        package var required: Bool { self != .reviewValidMaxMonths && self != .statisticMaxAgeMonths }
 
         /// Whether a higher value lets a lender charge more (a looser limit). For the others a
         /// lower value is looser (the minimum term of the fee exemption, a shorter withdrawal or
@@ -31,7 +34,7 @@ public struct LegalLimits: Sendable, Equatable {
         /// loosening.
         package var higherIsLooser: Bool? {
             switch self {
-            case .maxAPR, .lateSpreadMax, .lateInterestMax, .earlyRepaymentFeeMaxMonths, .earlyRepaymentFeeExemptMaxPct, .reviewValidMaxMonths: true
+            case .maxAPR, .lateSpreadMax, .lateInterestMax, .earlyRepaymentFeeMaxMonths, .earlyRepaymentFeeExemptMaxPct, .reviewValidMaxMonths, .statisticMaxAgeMonths: true
             case .earlyRepaymentFeeExemptMinTermMonths, .withdrawalPeriodDays, .termsNoticeDays: false
             case .creditScoreMin, .creditScoreMax: nil
             }
