@@ -37,7 +37,8 @@ import Testing
 
     @Test func aServeRootDropsTheProductOnTheDayAfterItsReviewEndsAndValidateOnlyWarns() throws {
         try withTemporaryDirectory { directory in
-            let fixture = try PublishFixture(in: directory, commits: 1)
+            // With the bridge: each release needs bridge 1 of the app, so show names the bridge line.
+            let fixture = try PublishFixture(in: directory, commits: 1, bridge: true)
             try Self.reviewEndingTomorrow(fixture)
             // The day before the last day: validate warns ahead (DSC-22), and passes.
             let ahead = try ratecard(["validate", "--as-of", "\(Self.today)"], in: fixture.repo)
@@ -92,8 +93,10 @@ import Testing
             #expect(shown["release"] == .string(first) && shown["seal"] == firstEntry.seal.map(JSON.string) && shown["rebuilt"] == .bool(false), "\(seen.out)")
             #expect(shown["product"]?["status"] == .string("active") && shown["product"]?["current"]?["bands"]?.arrayValue?.isEmpty == false, "\(seen.out)")
             #expect(shown["product"]?["disclosure"]?["repayment_example"]?["total_krw"] != nil)
+            #expect(shown["bridge_lines"] == .object(["1": .string(first)]), "\(seen.out)")
             let now = try ratecard(["show", "--root", fixture.root, "--at", "\(Self.leftOutDay.adding(days: 400)) 00:00", "--product", "acme-bank/credit"], in: fixture.repo)
             #expect(now.status == 0 && now.out.contains("release \(second)") && now.out.contains("(acme-bank/credit): withdrawn"), "\(now.out)\(now.err)")
+            #expect(now.out.contains("bridge lines (app bridge version -> release it loaded): 1 -> \(second)"), "\(now.out)")
             let terms = try ratecard(["show", "--root", fixture.root, "--at", at, "--terms", "service-terms"], in: fixture.repo)
             #expect(terms.status == 0 && terms.out.contains("(service-terms): version") && terms.out.contains("in force"), "\(terms.out)\(terms.err)")
             // A third release, so that prune may remove the first; the journal stays whole.

@@ -37,6 +37,7 @@ enum ShowCommand {
                     "activated_at": .string(shown.activatedAt), "seal": shown.seal.map(JSON.string) ?? .null, "commit": shown.commit.map { .string($0.hex) } ?? .null,
                     "as_of": .string(shown.asOf), "bundle_id": shown.bundleID.map(JSON.string) ?? .null, "rebuilt": .bool(shown.rebuilt != nil),
                     "rebuilt_how": shown.rebuilt.map { .string($0.english) } ?? .null,
+                    "bridge_lines": .object(Dictionary(uniqueKeysWithValues: shown.bridgeLines.map { ("\($0.key)", JSON.string($0.value)) })),
                     subject.key: shown.document,
                 ]).serialized() + "\n")
             return RatecardCLI.ExitCode.ok
@@ -48,6 +49,10 @@ enum ShowCommand {
                 ko: "\(name), \(at) (서울 시각): 릴리스 \(shown.release), \(Timestamp.seoul(shown.activatedAt))부터 라이브 (\(shown.activatedBy)), 기준일 \(shown.asOf)\n"))
         text += messages(Message("seal: \(shown.seal ?? "none journaled")\n", ko: "봉인: \(shown.seal ?? "저널에 없음")\n"))
         if let rebuilt = shown.rebuilt { text += messages(rebuilt) + "\n" }
+        if !shown.bridgeLines.isEmpty {
+            let lines = shown.bridgeLines.sorted { $0.key < $1.key }.map { "\($0.key) -> \($0.value)" }.joined(separator: ", ")
+            text += messages(Message("bridge lines (app bridge version -> release it loaded): \(lines)\n", ko: "브리지 라인 (앱 브리지 버전 -> 불러온 릴리스): \(lines)\n"))
+        }
         text += describe(shown.document, subject, messages)
         invocation.console.out(text)
         return RatecardCLI.ExitCode.ok

@@ -28,6 +28,9 @@ public struct ShowFlow {
         public var rebuilt: Message?
         /// The product's document, or the terms document's index entry with the version in force.
         public var document: JSON
+        /// Bridge version -> the release an app of that version (up to the next line) loaded then,
+        /// as `bridge-lines.json` said it (empty when no release needed the bridge).
+        public var bridgeLines: [Int: String] = [:]
     }
 
     public var store: any ReleaseStore
@@ -62,10 +65,12 @@ public struct ShowFlow {
                 ko: "\(Timestamp.seoul(moment))에 \(name)에서 라이브인 것이 없었습니다 (저널의 첫 릴리스가 그 뒤에 라이브가 되었거나, 게시한 적이 없습니다)")
         }
         let published = entries.last { ($0.action == .publish || $0.action == .promote) && $0.release == release }
+        var past = JournalState()
+        for entry in entries where entry.time <= moment { past.apply(entry) }
         var shown = Shown(
             release: release, activatedBy: activation.action.rawValue, activatedAt: activation.time, seal: published?.seal, commit: published?.commit,
             asOf: published?.fields["as_of"]?.stringValue ?? String(Timestamp.seoul(published?.time ?? activation.time).prefix(10)),
-            bundleID: published?.fields["bundle_id"]?.stringValue, rebuilt: nil, document: .null)
+            bundleID: published?.fields["bundle_id"]?.stringValue, rebuilt: nil, document: .null, bridgeLines: Self.bridgeLines(past, live: release))
         let files: (String) throws -> [UInt8]?
         if let manifest = try store.manifest(of: release) {
             if let seal = shown.seal, SHA256.hex(manifest) != seal {
@@ -102,6 +107,23 @@ public struct ShowFlow {
             shown.document = document
         }
         return shown
+    }
+
+    /// The bridge lines as they were computed then (`BridgeLines`): for each bridge version a
+    /// release published by then needs, the live release when it needs no more, else the newest
+    /// release not marked bad that does, from the journal folded up to that moment.
+    static func bridgeLines(_ past: JournalState, live: String) -> [Int: String] {
+        let requires = past.publications.compactMapValues { $0.bridgeRequires.flatMap { $0 > 0 ? $0 : nil } }
+        let bad = past.badReleases(live: live)
+        var lines: [Int: String] = [:]
+        for line in Set(requires.values) {
+            if let needed = requires[live], needed <= line {
+                lines[line] = live
+            } else if let newest = requires.keys.filter({ requires[$0]! <= line && !bad.contains($0) }).max() {
+                lines[line] = newest
+            }
+        }
+        return lines
     }
 
     /// Rebuilds a pruned release's bundle from its journaled commit and as-of date, proven by
