@@ -110,12 +110,8 @@ public struct ServiceConfig: Sendable, Equatable {
         }
         let web = fields.string("web", required: false)?.value
         let threshold = fields.percent("rate_move_warn_pp", required: false)?.value ?? defaultRateMoveWarn
+        // Days ahead; 0 (or less) never warns.
         let reviewWarning = fields.integer("review_warning_days", required: false)
-        if let reviewWarning, !(0...366).contains(reviewWarning.value) {
-            diagnostics.report(
-                SchemaRules.notAllowed, path, reviewWarning.mark,
-                Message("'review_warning_days' is \(reviewWarning.value); give a number of days from 0 to 366", ko: "'review_warning_days' 값이 \(reviewWarning.value)입니다; 0부터 366까지의 일수를 쓰세요"))
-        }
         var environments: [Environment] = []
         var credentials: [String] = []
         if let envs = fields.mapping("environments", required: false) {
@@ -152,7 +148,7 @@ public struct ServiceConfig: Sendable, Equatable {
         var config = ServiceConfig(
             path: path, serviceName: name, brokerRegistrationNo: registration, timezone: timezone,
             web: web, rateMoveWarn: threshold, environments: environments, credentialKeys: credentials)
-        if let reviewWarning, (0...366).contains(reviewWarning.value) { config.reviewWarningDays = reviewWarning.value }
+        if let reviewWarning { config.reviewWarningDays = reviewWarning.value }
         return config
     }
 
