@@ -26,6 +26,10 @@ enum CommandExamples {
             "ratecard save -m \"Fix a typo in the loan terms\" --author \"Kim Minji <minji@example.com>\"",
         ],
         "log": ["ratecard log --product kbank/credit --env staging   # who changed it, and which release shipped it"],
+        "show": [
+            "ratecard show --env production --at \"2027-03-02 14:30\" --product kbank/credit   # the rates a borrower saw then",
+            "ratecard show --env production --at \"2027-03-02 14:30\" --terms service-terms --format json",
+        ],
         "hook": ["ratecard hook install                # then every 'git commit' validates the staged content first"],
         "publish": [
             "ratecard publish --env staging -m \"December rates\" --dry-run   # the diff and the file changes, nothing touched",

@@ -111,6 +111,17 @@ enum CommandHelpKorean {
                 "--terms": "약관 문서 id",
                 "--as-of": "어느 금리표끼리 비교할지 정하는 날짜 (기본값: 오늘)",
             ]),
+        "show": Text(
+            abstract: "지난 어느 때 화면이 보여 준 것: 그때 라이브였던 릴리스와 상품의 금리 또는 약관 버전.",
+            discussion: """
+                릴리스는 저널에 따라 그 분의 끝에 라이브였던 것입니다. 정리(prune)된 릴리스는 저널에 기록된 커밋과 기준일로
+                다시 빌드하고, 번들 id가 저널과 같을 때만 보여 줍니다.
+                """,
+            options: [
+                "--at": "그 시각 (서울 시각): \"YYYY-MM-DD HH:MM\" (또는 HH:MM:SS)",
+                "--product": "<제휴사-id>/<상품-id> 꼴의 상품: 구간, 금리, 한도, 공시 사항, 상환 예시",
+                "--terms": "약관 문서 id: 시행 중이던 버전",
+            ]),
         "hook": Text(
             abstract: "스테이징된 콘텐츠를 검사해 잘못된 커밋을 막는 git pre-commit 훅을 설치합니다.",
             discussion: """

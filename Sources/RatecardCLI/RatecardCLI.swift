@@ -15,6 +15,7 @@ public enum RatecardCLI {
         DiffCommand.command,
         SaveCommand.command,
         LogCommand.command,
+        ShowCommand.command,
         HookCommand.command,
         PublishCommand.command,
         PromoteCommand.command,

@@ -7,10 +7,19 @@ import Testing
 @Suite(.serialized) struct BrowserComparisonTests {
     static let asOf = "2026-11-29"
 
-    /// The example content in `directory/repo`, previewed with the site into `directory/preview`.
+    /// A product that would rank second at a high score, whose compliance review ended the day
+    /// before the as-of date: the screens must not show it.
+    static let expired = (key: "hana-bank/one-q-credit", name: "하나원큐 신용대출")
+
+    /// The example content in `directory/repo` (with `expired`'s review ended the day before),
+    /// previewed with the site into `directory/preview`.
     func preview(in directory: String) throws -> (repo: String, out: String) {
         let created = try ratecard(["init", "repo"], in: directory)
         #expect(created.status == 0, "\(created.out)\(created.err)")
+        let product = directory + "/repo/products/\(Self.expired.key)/product.yaml"
+        let text = String(decoding: try FileSystem.readFile(product), as: UTF8.self)
+        #expect(text.contains("review_valid_until: 2027-10-31"))
+        try FileSystem.writeFile(product, Array(text.replacingOccurrences(of: "review_valid_until: 2027-10-31", with: "review_valid_until: 2026-11-28").utf8))
         let site = exampleContent.replacingOccurrences(of: "/content", with: "/site")
         let out = directory + "/preview"
         let built = try ratecard(["preview", "--as-of", Self.asOf, "--web", site, "--out", out], in: directory + "/repo")
@@ -134,6 +143,11 @@ import Testing
                 }
                 let summary = "신용점수 \(score)점 · \(main.count)개 상품 (희망 금액 \(Self.formatKRW(amount * 10_000)), 36개월) · 조건 밖 \(below.count)개"
                 #expect(Self.text(ofElementWithID: "result-summary", in: dom) == summary, "\(route)")
+                // The order's basis beside the sort, tie-break included.
+                #expect(Self.text(ofElementWithID: "sort-basis", in: dom) == "금리가 같으면 한도 높은 순, 그다음 상품 코드 알파벳순", "\(route)")
+                // The product whose review ended is on no screen, though its rate would rank it second.
+                #expect(!dom.contains(Self.expired.name), "\(route): \(Self.expired.key) is shown after its review ended")
+                #expect(!(main + below).contains { $0.key == Self.expired.key })
                 if score == 950 {
                     // Hard facts, so an empty or wrongly computed expectation cannot pass.
                     #expect(Self.renderedRows(dom)?.first == Row(key: "ibk/worker-credit", partner: "IBK기업은행", apr: "연 4.15% ~ 5.35%", over: false))

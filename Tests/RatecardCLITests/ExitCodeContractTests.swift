@@ -39,7 +39,7 @@ import Testing
 
     /// The commands whose refusals the tests below run, to be checked against the command table.
     static let covered: Set<String> = [
-        "init", "validate", "rules", "schema", "build", "preview", "diff", "save", "log", "hook", "publish", "promote", "rollback", "status", "releases", "verify",
+        "init", "validate", "rules", "schema", "build", "preview", "diff", "save", "log", "show", "hook", "publish", "promote", "rollback", "status", "releases", "verify",
         "prune", "repair", "nginx-conf", "serve", "bridge", "generate", "version", "completion",
     ]
 
@@ -112,6 +112,12 @@ import Testing
                 Case(command: "diff", why: "an unknown format", cause: .usage, says: "Unknown format") { try ratecard(["diff", "--format", "xml"], in: repo) },
                 Case(command: "diff", why: "a misspelt environment", cause: .usage, says: "did you mean 'staging'?") { try ratecard(["diff", "stagign"], in: repo) },
                 Case(command: "log", why: "an unknown key", cause: .usage, says: "no product 'acme-bank/credt'") { try ratecard(["log", "--product", "acme-bank/credt"], in: repo) },
+                Case(command: "show", why: "a moment not in the form", cause: .usage, says: "'--at' must be") {
+                    try ratecard(["show", "--env", "staging", "--at", "2026-11-29", "--product", "acme-bank/credit"], in: repo)
+                },
+                Case(command: "show", why: "nothing live at that moment", cause: .target, says: "nothing was live on staging") {
+                    try ratecard(["show", "--env", "staging", "--at", "2026-11-29 09:00", "--terms", "service-terms"], in: repo)
+                },
                 Case(command: "save", why: "content invalid", cause: .input, says: "error SCH-04") {
                     try edit("partners/coral-card.yaml", "category: crad", "category: crd")
                     return try ratecard(["save", "-m", "x", "--author", "T <t@example.com>"] + asOf, in: bad)

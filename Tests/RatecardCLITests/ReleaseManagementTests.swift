@@ -150,9 +150,10 @@ import Testing
             let info = try ReleaseInfo.read(from: serve.folder(of: second))
             #expect(info.sourceCommit == (try ReleaseInfo.read(from: serve.folder(of: first)).sourceCommit))
             #expect(info.asOf == "2027-01-04")
-            #expect(info.staleFrom == nil)
+            // What is scheduled next: the day after the fixture's compliance reviews end.
+            #expect(info.staleFrom == "2100-01-01")
             let again = try ratecard(publish + ["--if-stale", "--as-of", "2027-01-05"], in: fixture.repo)
-            #expect(again.out.contains("has nothing scheduled after 2027-01-04; nothing to do."), "\(again.out)")
+            #expect(again.out.contains("is current until 2099-12-31 (something scheduled takes effect on 2100-01-01); nothing to do."), "\(again.out)")
         }
     }
 
@@ -216,7 +217,7 @@ import Testing
             #expect(live.paths.contains { $0.hasSuffix("products/delta-capital/worker-credit.json") })
             #expect(live.paths.contains { $0.hasSuffix("assets/partners/delta-capital.svg") })
             #expect(live.rates.contains("델타캐피탈"))
-            #expect(try ReleaseInfo.read(from: serve.folder(of: after)).staleFrom == nil)
+            #expect(try ReleaseInfo.read(from: serve.folder(of: after)).staleFrom == "2100-01-01")
         }
     }
 
@@ -322,7 +323,7 @@ import Testing
             try #require(try ratecard(publish, in: fixture.repo).status == 0)
             let serve = ServeRoot(path: fixture.root)
             let first = try ReleaseInfo.read(from: serve.folder(of: #require(try serve.live())))
-            #expect(first.staleFrom == nil)
+            #expect(first.staleFrom == "2100-01-01")
             // A rate update that ends the table on 2026-12-05: built onto the live bundle, and stale from the 6th.
             let table = fixture.repo + "/products/acme-bank/credit/rates/2026-01-15.yaml"
             let text = String(decoding: try FileSystem.readFile(table), as: UTF8.self)

@@ -2,7 +2,7 @@
 // and from the hash query, and what a product lends on them: the band a score falls in, the
 // limit, why a product cannot lend, and the repayment figures (loan-math.js, docs/loan-math.md).
 
-import { REPAYMENT_KO, arr, fmtKrw, isNum, isObj, str } from "./format.js";
+import { REPAYMENT_KO, arr, compareStr, fmtKrw, isNum, isObj, str } from "./format.js";
 import { repayment } from "./loan-math.js";
 
 var SCORE_MIN = 0;
@@ -12,6 +12,13 @@ var AMOUNT_MAX_MAN = 1000000; // 100억원 (in 만원) — sanity bound for the 
 export var TERM_CHOICES = [12, 24, 36, 48, 60];
 export var DEFAULT_QUERY = { kcb: "", nice: "", amount: "", term: "36", method: "equal_installment", sort: "apr", cat: "", type: "" };
 export var SORT_KO = { apr: "금리 낮은 순", limit: "한도 높은 순", payment: "월 상환액 적은 순" };
+// What decides between rows the chosen order ranks equal, as the screen says it beside the sort.
+// (the product key last: no content field, nor the order of the content, can move a row).
+export var SORT_TIE_KO = {
+  apr: "금리가 같으면 한도 높은 순, 그다음 상품 코드 알파벳순",
+  limit: "한도가 같으면 금리 낮은 순, 그다음 상품 코드 알파벳순",
+  payment: "월 상환액이 같으면 금리 낮은 순, 한도 높은 순, 그다음 상품 코드 알파벳순"
+};
 
 export function parseScore(text) {
   var t = String(text).trim();
@@ -122,4 +129,41 @@ export function lendingReasons(p, limit, amountKrw, term, method) {
 
 export function repaymentFigures(amountKrw, aprPct, months, method) {
   return repayment(amountKrw, aprPct, months, method);
+}
+
+/**
+ * Sorts comparison rows in place in the order the reader chose (`sort`: apr, limit or payment),
+ * ties broken by the next criteria and last by the product key, which no content field can
+ * weight: the order of partners or products in the content, or any field added to them, never
+ * moves a row.
+ */
+export function sortRows(rows, sort) {
+  var byApr = function (a, b) {
+    if (a.aprMin !== b.aprMin) return a.aprMin < b.aprMin ? -1 : 1;
+    if (a.aprMax !== b.aprMax) return a.aprMax < b.aprMax ? -1 : 1;
+    return 0;
+  };
+  var byLimit = function (a, b) {
+    var la = a.limit === null ? -1 : a.limit;
+    var lb = b.limit === null ? -1 : b.limit;
+    return la === lb ? 0 : la > lb ? -1 : 1;
+  };
+  var byPayment = function (a, b) {
+    var pa = a.low ? a.low.firstPayment : Infinity;
+    var pb = b.low ? b.low.firstPayment : Infinity;
+    if (pa !== pb) return pa < pb ? -1 : 1;
+    var qa = a.high ? a.high.firstPayment : Infinity;
+    var qb = b.high ? b.high.firstPayment : Infinity;
+    return qa === qb ? 0 : qa < qb ? -1 : 1;
+  };
+  var order = sort === "limit" ? [byLimit, byApr] : sort === "payment" ? [byPayment, byApr, byLimit] : [byApr, byLimit];
+  var compare = function (a, b) {
+    for (var i = 0; i < order.length; i++) {
+      var c = order[i](a, b);
+      if (c) return c;
+    }
+    return compareStr(a.key, b.key);
+  };
+  rows.sort(compare);
+  return rows;
 }

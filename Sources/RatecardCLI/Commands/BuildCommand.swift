@@ -27,7 +27,8 @@ enum BuildCommand {
             invocation.console.out(format.render(report, version: RatecardCLI.version, style: ReportStyle(messages: invocation.messages)))
             invocation.error(Message("the content is invalid; nothing was written", ko: "콘텐츠에 오류가 있어 아무것도 쓰지 않았습니다"))
             return RatecardCLI.ExitCode.invalid
-        case .built(let output, _):
+        case .built(let output, let snapshot):
+            for product in snapshot.content.reviewsExpired(on: run.asOf) { invocation.warning(ProductDisclosureRules.leftOut(product, on: run.asOf)) }
             let destination = RatecardCLI.resolve(out, against: invocation.directory)
             try BundleWriter.write(output.files, to: destination)
             let bytes = output.files.values.reduce(0) { $0 + $1.count }

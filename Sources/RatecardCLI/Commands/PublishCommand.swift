@@ -63,7 +63,9 @@ enum PublishCommand {
         var summary: [String: JSON] = [
             "environment": .string(name), "bundle_id": result.bundleID.map(JSON.string) ?? .null,
             "commit": result.commit.map { .string($0.hex) } ?? .null, "built_onto_live": .bool(result.builtOntoLive != nil),
+            "review_expired": .array(result.reviewsExpired.map { .string($0.key) }),
         ]
+        for product in result.reviewsExpired { invocation.warning(ProductDisclosureRules.leftOut(product, on: options.asOf)) }
         switch result.outcome {
         case .current(let text):
             if json {
@@ -122,6 +124,12 @@ enum PublishCommand {
                         ko:
                             "릴리스 \(id)을(를) \(name)에 게시했습니다 (이전: \(previous ?? "없음")). 바뀐 파일: \(plan.summary). 새로 저장한 파일 내용은 \(stored)바이트입니다 (이미 저장된 내용은 다시 쓰지 않습니다). 경로로 바로 여는 파일 \(files)개를 이 릴리스에 연결했습니다.\(how)\n"
                     ))
+                if !result.reviewsExpired.isEmpty {
+                    let keys = result.reviewsExpired.map(\.key).joined(separator: ", ")
+                    invocation.out(
+                        Message(
+                            "Left out (compliance review ended, shown as withdrawn): \(keys)\n", ko: "화면에서 뺀 상품 (준법감시인 심의 종료, 판매 중단처럼 표시): \(keys)\n"))
+                }
             }
         }
         if json, case .published = result.outcome {

@@ -191,6 +191,7 @@ enum ServeRootCommands {
                 "until \(day.adding(days: -1)) (something scheduled takes effect on \(day); 'ratecard publish \(selector) --if-stale' that day)",
                 ko: "\(day.adding(days: -1))까지 (\(day)에 시행 예정인 것이 있습니다; 그날 'ratecard publish \(selector) --if-stale'을 실행하세요)")
         }
+        let reviews = ReviewsEnding.row(info, asOf: asOf, days: ReviewsEnding.days(invocation))
         let object = JSON.object([
             "environment": .string(name), "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
             "activated_by": since.map { .string($0.action.rawValue) } ?? .null,
@@ -202,6 +203,7 @@ enum ServeRootCommands {
             "stale_from": staleFrom.map { .string($0.description) } ?? .null, "stale": .bool(staleFrom.map { $0 <= asOf } ?? false),
             // What was checked: the seal of version.json (`verify` checks the files).
             "checked": .string("version.json seal"), "seal_ok": .bool(drift.isEmpty), "drift": .array(drift.map { JSON.string($0.english) }),
+            "reviews_ending": reviews.0,
         ])
         let when = since.map { Timestamp.seoul($0.time) }
         let how = since.map(Self.activation) ?? Message("not in the journal", ko: "저널에 없음")
@@ -215,6 +217,7 @@ enum ServeRootCommands {
                     "\(info.bundleID) (as of \(info.asOf), \(info.files.count) files)", ko: "\(info.bundleID) (기준일 \(info.asOf), 파일 \(info.files.count)개)")
             ),
             (Message("current", ko: "최신 여부"), freshness),
+            (Message("reviews", ko: "심의"), reviews.1),
             (Message("author", ko: "작성자"), .verbatim(info.author)),
             (Message("message", ko: "메시지"), .verbatim(info.message)),
         ]

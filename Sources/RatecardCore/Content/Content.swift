@@ -51,9 +51,38 @@ public struct Content: Sendable {
         pending[product.partner.value].map { Swift.max($0, asOf) } ?? asOf
     }
 
+    /// The active products whose compliance review has ended by `day` (`review_valid_until`
+    /// before it): they may no longer be advertised, so a build as of `day` shows them as
+    /// withdrawn (DSC-21).
+    public func reviewsExpired(on day: Day) -> [Product] {
+        let pending = partnersGoingLive(after: day)
+        return products.filter { $0.status.value == .active && $0.disclosure.reviewValidUntil.value < day && pending[$0.partner.value] == nil }
+    }
+
+    /// The last day of the compliance review of every product a build as of `day` shows as
+    /// active, by `<partner>/<product>` key.
+    public func reviewEnds(shownOn day: Day) -> [String: Day] {
+        let pending = partnersGoingLive(after: day)
+        var ends: [String: Day] = [:]
+        for product in products where product.status.value == .active && pending[product.partner.value] == nil {
+            let until = product.disclosure.reviewValidUntil.value
+            if until >= day { ends[product.key] = until }
+        }
+        return ends
+    }
+
     /// What a release built as of `day` shows: the content without the partners that go live
-    /// after it, their products, their rate tables and the logos only they use.
+    /// after it, their products, their rate tables and the logos only they use; an active
+    /// product whose compliance review has ended is shown as a withdrawn one is.
     public func served(on day: Day) -> Content {
+        var content = self
+        for index in products.indices where products[index].status.value == .active && products[index].disclosure.reviewValidUntil.value < day {
+            content.products[index].status.value = .withdrawn
+        }
+        return content.withoutPending(on: day)
+    }
+
+    private func withoutPending(on day: Day) -> Content {
         let pending = Set(partners.filter { !$0.isLive(on: day) }.map(\.id.value))
         guard !pending.isEmpty else { return self }
         var served = self
@@ -67,10 +96,12 @@ public struct Content: Sendable {
     }
 
     /// The first day after `asOf` on which a bundle built as of `asOf` stops being current: a
-    /// rate table, terms version or legal limit takes effect, or a rate table ends. Nil when
+    /// rate table, terms version or legal limit takes effect, a rate table ends, or an active
+    /// product's compliance review has ended (the day after `review_valid_until`). Nil when
     /// nothing is scheduled.
     public func nextScheduledChange(after asOf: Day) -> Day? {
         var days: [Day] = rateTables.map(\.effectiveFrom.value) + terms.map(\.effectiveFrom.value)
+        days += products.filter { $0.status.value == .active }.map { $0.disclosure.reviewValidUntil.value.adding(days: 1) }
         days += partners.compactMap { $0.goLive?.value }
         days += rateTables.compactMap { $0.effectiveTo.map { $0.value.adding(days: 1) } }
         days += (limits?.entries ?? []).map(\.effectiveFrom)

@@ -67,6 +67,13 @@ public struct Day: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     public func adding(days: Int) -> Day { Day(ordinal: ordinal + days) }
 
+    /// The same day of the month `months` later (the month's last day when it is shorter).
+    public func adding(months: Int) -> Day {
+        let index = year * 12 + (month - 1) + months
+        let (newYear, newMonth) = (index / 12, index % 12 + 1)
+        return Day(year: newYear, month: newMonth, day: Swift.min(day, Day.daysIn(month: newMonth, year: newYear)))
+    }
+
     /// Today in Asia/Seoul (UTC+9, no daylight saving), from the system clock.
     public static func todayInSeoul(now seconds: Double) -> Day {
         Day(ordinal: Int(((seconds + 9 * 3600) / 86400).rounded(.down)))

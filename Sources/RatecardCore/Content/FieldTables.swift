@@ -207,6 +207,9 @@ package enum FieldTables {
             "rate_move_warn_pp", .percent, required: false,
             Message("A rate move larger than this, in percentage points, is warned about.", ko: "이보다 큰 금리 변동(%p)은 경고합니다.")),
         Field(
+            "review_warning_days", .integer, required: false,
+            Message("How many days before a compliance review ends it is warned about (default 30).", ko: "준법감시인 심의가 끝나기 며칠 전부터 경고할지입니다 (기본값 30).")),
+        Field(
             "environments", .named(.mapping(environment), pattern: "^[a-z0-9][a-z0-9-]{0,62}$"), required: false,
             Message("Where releases are published, by name.", ko: "릴리스를 게시하는 곳입니다 (이름별).")),
     ])

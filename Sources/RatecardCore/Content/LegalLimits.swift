@@ -18,6 +18,15 @@ public struct LegalLimits: Sendable, Equatable {
         case withdrawalPeriodDays = "withdrawal_period_days"
         /// The days before it takes effect that a change to the terms is posted (전자금융거래법 제24조③).
         case termsNoticeDays = "terms_notice_days"
+        /// The longest an advertising review may be valid, in months from `review_valid_from`
+        /// (an association's review guide). Optional: without an entry, no maximum is checked.
+        case reviewValidMaxMonths = "review_valid_max_months"
+        /// How old, in months, a statistic's reference date may be before it is warned about
+        /// (DSC-25). Optional: 12 without an entry.
+        case statisticMaxAgeMonths = "statistic_max_age_months"
+
+        /// Whether every limits.yaml must have an entry of this kind.
+        package var required: Bool { self != .reviewValidMaxMonths && self != .statisticMaxAgeMonths }
 
         /// Whether a higher value lets a lender charge more (a looser limit). For the others a
         /// lower value is looser (the minimum term of the fee exemption, a shorter withdrawal or
@@ -25,7 +34,7 @@ public struct LegalLimits: Sendable, Equatable {
         /// loosening.
         package var higherIsLooser: Bool? {
             switch self {
-            case .maxAPR, .lateSpreadMax, .lateInterestMax, .earlyRepaymentFeeMaxMonths, .earlyRepaymentFeeExemptMaxPct: true
+            case .maxAPR, .lateSpreadMax, .lateInterestMax, .earlyRepaymentFeeMaxMonths, .earlyRepaymentFeeExemptMaxPct, .reviewValidMaxMonths, .statisticMaxAgeMonths: true
             case .earlyRepaymentFeeExemptMinTermMonths, .withdrawalPeriodDays, .termsNoticeDays: false
             case .creditScoreMin, .creditScoreMax: nil
             }
@@ -109,7 +118,7 @@ public struct LegalLimits: Sendable, Equatable {
                 entries.append(Entry(kind: kind.value, value: value.value, effectiveFrom: from.value, citation: citation.value, mark: item.mark, valueMark: value.mark, program: program?.value))
             }
         }
-        for kind in Kind.allCases where !entries.contains(where: { $0.kind == kind && $0.program == nil }) {
+        for kind in Kind.allCases where kind.required && !entries.contains(where: { $0.kind == kind && $0.program == nil }) {
             diagnostics.report(
                 SchemaRules.missingField, path, items.mark,
                 Message("no '\(kind.rawValue)' limit is defined; every known limit needs at least one dated entry", ko: "'\(kind.rawValue)' 한도가 정의되어 있지 않습니다; 알려진 한도마다 시행일이 있는 항목이 하나 이상 있어야 합니다"))

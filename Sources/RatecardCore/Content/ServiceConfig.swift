@@ -45,12 +45,16 @@ public struct ServiceConfig: Sendable, Equatable {
     public var timezone: Located<String>
     public var web: String?
     public var rateMoveWarn: Percent
+    /// How many days before a compliance review ends `validate` warns of it (DSC-22) and
+    /// `status` lists it (`review_warning_days`, default 30).
+    public var reviewWarningDays = ServiceConfig.defaultReviewWarningDays
     public var environments: [Environment]
     /// Where ratecard.yaml holds keys that look like credentials (`key` at `line`): an error
     /// for validate, and a refusal to use any environment until they are gone.
     public var credentialKeys: [String] = []
 
     package static let defaultRateMoveWarn = Percent(thousandths: 3000)
+    public static let defaultReviewWarningDays = 30
 
     /// ratecard.yaml read outside a validation run (to find the environments or the web build):
     /// the one way it is read besides `read(_:path:diagnostics:)`, which that is built on. A file
@@ -106,6 +110,8 @@ public struct ServiceConfig: Sendable, Equatable {
         }
         let web = fields.string("web", required: false)?.value
         let threshold = fields.percent("rate_move_warn_pp", required: false)?.value ?? defaultRateMoveWarn
+        // Days ahead; 0 (or less) never warns.
+        let reviewWarning = fields.integer("review_warning_days", required: false)
         var environments: [Environment] = []
         var credentials: [String] = []
         if let envs = fields.mapping("environments", required: false) {
@@ -139,9 +145,11 @@ public struct ServiceConfig: Sendable, Equatable {
             envs.finish()
         }
         guard let name, let registration, let timezone else { return nil }
-        return ServiceConfig(
+        var config = ServiceConfig(
             path: path, serviceName: name, brokerRegistrationNo: registration, timezone: timezone,
             web: web, rateMoveWarn: threshold, environments: environments, credentialKeys: credentials)
+        if let reviewWarning { config.reviewWarningDays = reviewWarning.value }
+        return config
     }
 
     /// Keys that would put a secret into ratecard.yaml, which is committed and pushed.

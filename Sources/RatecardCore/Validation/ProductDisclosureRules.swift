@@ -28,7 +28,23 @@ public enum ProductDisclosureRules {
         ko: "신용점수로 금리를 정하는 상품은 신용등급을 말하지 않음",
         "신용등급(1-10등급)은 2021-01-01부터 0-1000점의 신용점수로 바뀌었습니다(금융위원회, https://fsc.go.kr/eng/pr010101/22329). 점수로 금리를 정하는 상품에 등급을 안내하면 누가 대출받을 수 있는지 오해하게 합니다 (금소법 제22조④).")
 
-    public static let all = [review, rateComposition, repaymentExample, requiredCredit, gradesInCopy]
+    public static let reviewExpired = Rule(
+        "DSC-21", .warning, "a product whose review has ended is not shown",
+        "금소법 시행령 제19조②: advertising is shown only while its compliance review is valid; from the day after review_valid_until a build leaves the product out of every screen, as if withdrawn, until the review is renewed or the product withdrawn.",
+        ko: "심의가 끝난 상품은 보여 주지 않음",
+        "금소법 시행령 제19조②: 광고는 준법감시인 심의가 유효한 동안에만 보여 줍니다. review_valid_until 다음 날부터는 심의를 갱신하거나 상품을 판매 중단할 때까지 빌드가 그 상품을 판매 중단된 상품처럼 모든 화면에서 뺍니다.")
+    public static let reviewEnding = Rule(
+        "DSC-22", .warning, "a compliance review ends soon",
+        "금소법 시행령 제19조②: a review that ends takes its product off the screens the next day; it is warned about review_warning_days ahead (ratecard.yaml, default 30) so that it can be renewed in time.",
+        ko: "준법감시인 심의가 곧 끝남",
+        "금소법 시행령 제19조②: 심의가 끝나면 다음 날 상품이 화면에서 빠집니다. 제때 갱신할 수 있도록 review_warning_days(ratecard.yaml, 기본값 30)일 전부터 경고합니다.")
+    public static let reviewTooLong = Rule(
+        "DSC-23", .error, "a review is valid no longer than the review guide allows",
+        "The longest validity of an advertising review is dated data in regulatory/limits.yaml (review_valid_max_months, with its citation: 한국대부금융협회 광고심의 가이드, 심의필 유효기간 1년); a longer window was not given by the review.",
+        ko: "심의 유효기간은 심의 기준이 허용하는 기간 이내",
+        "광고 심의의 최장 유효기간은 regulatory/limits.yaml의 날짜별 데이터입니다(review_valid_max_months, 근거: 한국대부금융협회 광고심의 가이드, 심의필 유효기간 1년). 그보다 긴 기간은 심의가 준 것이 아닙니다.")
+
+    public static let all = [review, rateComposition, repaymentExample, requiredCredit, gradesInCopy, reviewExpired, reviewEnding, reviewTooLong]
 
     /// A credit grade in normalized copy: '신용등급', '6등급', '1~3등급'.
     package static let gradeWording = try! NSRegularExpression(pattern: "신용등급|[0-9]{1,2}(~[0-9]{1,2})?등급")
@@ -57,16 +73,14 @@ public enum ProductDisclosureRules {
                 diagnostics.report(
                     review, product.path, until.mark,
                     Message("review_valid_until \(until.value) is before review_valid_from \(from.value)", ko: "review_valid_until \(until.value)이(가) review_valid_from \(from.value)보다 앞섭니다"))
-            } else if product.status.value == .active && !(from.value...until.value).contains(day) {
-                let message =
-                    day < from.value
-                    ? Message(
+            } else if product.status.value == .active && day < from.value {
+                diagnostics.report(
+                    review, product.path, from.mark,
+                    Message(
                         "the compliance review starts on \(from.value), so the product cannot be advertised on \(day); renew the review or set status: withdrawn",
-                        ko: "준법감시인 심의가 \(from.value)에 시작되므로 \(day)에는 상품을 광고할 수 없습니다; 심의를 갱신하거나 status: withdrawn으로 바꾸세요")
-                    : Message(
-                        "the compliance review ended on \(until.value), so the product cannot be advertised on \(day); renew the review or set status: withdrawn",
-                        ko: "준법감시인 심의가 \(until.value)에 끝났으므로 \(day)에는 상품을 광고할 수 없습니다; 심의를 갱신하거나 status: withdrawn으로 바꾸세요")
-                diagnostics.report(review, product.path, day < from.value ? from.mark : until.mark, message)
+                        ko: "준법감시인 심의가 \(from.value)에 시작되므로 \(day)에는 상품을 광고할 수 없습니다; 심의를 갱신하거나 status: withdrawn으로 바꾸세요"))
+            } else if product.status.value == .active {
+                checkReviewWindow(product, on: day, content: content, into: diagnostics)
             }
             switch (disclosure.rateType.value, disclosure.baseRate) {
             case (.fixed, let base?):
@@ -89,6 +103,47 @@ public enum ProductDisclosureRules {
             }
             if let pricing = inForce ?? tablesByProduct[product.key]?.last, pricing.scale == .score {
                 checkGrades(product, pricedBy: pricing, requiredCreditChecked: product.status.value == .active && inForce != nil, into: diagnostics)
+            }
+        }
+    }
+
+    /// What a build as of `day` says of an active product whose review has ended (DSC-21's
+    /// message, and the warning of `build` and `publish`): the product and the fix.
+    public static func leftOut(_ product: Product, on day: Day) -> Message {
+        let (name, until) = ("\(product.nameKo.value) (\(product.key))", product.disclosure.reviewValidUntil.value)
+        return Message(
+            "the compliance review of \(name) ended on \(until), so a build as of \(day) leaves the product out of every screen (shown as withdrawn); renew the review (a new review_no and window) or set status: withdrawn",
+            ko: "\(name)의 준법감시인 심의가 \(until)에 끝났으므로 \(day) 기준 빌드는 이 상품을 모든 화면에서 뺍니다 (판매 중단처럼 표시); 심의를 갱신하거나(새 review_no와 유효기간) status: withdrawn으로 바꾸세요")
+    }
+
+    /// DSC-21, DSC-22, DSC-23: an active product's review window, once it has started: ended
+    /// (the product is left out of the build, a warning), ending within `review_warning_days`,
+    /// or longer than the maximum in force on its first day.
+    static func checkReviewWindow(_ product: Product, on day: Day, content: Content, into diagnostics: Diagnostics) {
+        let (from, until) = (product.disclosure.reviewValidFrom, product.disclosure.reviewValidUntil)
+        let name = "\(product.nameKo.value) (\(product.key))"
+        if until.value < day {
+            diagnostics.report(reviewExpired, product.path, until.mark, leftOut(product, on: day))
+        } else {
+            let warningDays = content.config?.reviewWarningDays ?? ServiceConfig.defaultReviewWarningDays
+            let left = until.value.ordinal - day.ordinal
+            if left < warningDays {
+                diagnostics.report(
+                    reviewEnding, product.path, until.mark,
+                    Message(
+                        "the compliance review of \(name) ends on \(until.value) (in \(left) day(s)); from \(until.value.adding(days: 1)) the product is left out of every screen until the review is renewed",
+                        ko: "\(name)의 준법감시인 심의가 \(until.value)에 끝납니다 (\(left)일 남음); 심의를 갱신하지 않으면 \(until.value.adding(days: 1))부터 이 상품이 모든 화면에서 빠집니다"))
+            }
+        }
+        if let maximum = content.limits?.inForce(.reviewValidMaxMonths, on: from.value) {
+            let months = maximum.value.thousandths / 1000
+            let end = from.value.adding(months: months)
+            if until.value >= end {
+                diagnostics.report(
+                    reviewTooLong, product.path, until.mark,
+                    Message(
+                        "the review window \(from.value)..\(until.value) is longer than the \(months) month(s) a review is valid (\(maximum.citation)); the last valid day is \(end.adding(days: -1)): copy the window from the review record",
+                        ko: "심의 유효기간 \(from.value)..\(until.value)이(가) 심의가 유효한 \(months)개월보다 깁니다 (\(maximum.citation)); 마지막 유효일은 \(end.adding(days: -1))입니다: 심의 기록의 유효기간을 그대로 쓰세요"))
             }
         }
     }

@@ -30,7 +30,7 @@ extension Rule {
     /// Every rule, in the order `ratecard rules` lists them.
     public static let all: [Rule] =
         FileRules.all + SchemaRules.all + ReferenceRules.all + AssetRules.all + CapRules.all + RangeRules.all
-        + BandRules.all + DateRules.all + DisclosureRules.all + ProductDisclosureRules.all + HistoryRules.all
+        + BandRules.all + DateRules.all + DisclosureRules.all + ProductDisclosureRules.all + StatisticRules.all + HistoryRules.all
         + BridgeRules.all
 
     /// Looks a rule up by id.

@@ -26,6 +26,7 @@ public struct Validator: Sendable {
                 DateRules.check(content, into: diagnostics)
                 DisclosureRules.check(content, context, into: diagnostics)
                 ProductDisclosureRules.check(content, context, into: diagnostics)
+                StatisticRules.check(content, context, into: diagnostics)
                 if let base { HistoryRules.check(content, base: base, context: context, into: diagnostics) }
             }
             return diagnostics.items

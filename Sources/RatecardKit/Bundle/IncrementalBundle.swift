@@ -103,13 +103,15 @@ public struct IncrementalBundle {
             HistoryRules.checkRecords(content, base: atLive, context: ValidationContext(asOf: asOf), into: diagnostics)
             if diagnostics.items.contains(where: { $0.rule == HistoryRules.pastTable.id && folders.contains(where: $0.path.hasPrefix) }) { return nil }
         }
-        let products = content.products.filter { keys.contains($0.key) }.sorted { $0.key < $1.key }
+        // Rendered as the full build shows them (a product whose review has ended as withdrawn).
+        let shown = content.served(on: asOf)
+        let products = shown.products.filter { keys.contains($0.key) }.sorted { $0.key < $1.key }
         guard Set(products.map(\.key)) == keys else { return nil }
 
         Trace.mark("incremental: checked")
         guard
             let output = try live.updating(
-                products, of: content, keys: keys, asOf: asOf, commit: commit, sourceRoot: source.contentRoot.treePath, objects: ObjectLayout.urlPrefix)
+                products, of: shown, keys: keys, asOf: asOf, commit: commit, sourceRoot: source.contentRoot.treePath, objects: ObjectLayout.urlPrefix)
         else { return nil }
         return .built(output, products: products.map(\.key), scheduled: content.nextScheduledChange(after: asOf))
     }

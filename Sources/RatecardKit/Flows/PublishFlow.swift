@@ -72,6 +72,9 @@ public struct PublishFlow {
         public var builtOntoLive: [String]?
         /// The approval a risky change to a protected environment was given.
         public var approval: ApprovalGate.Approval?
+        /// Active products left out of the release because their compliance review has ended
+        /// (DSC-21); empty for a build onto the live bundle (built the same day, it left out the same).
+        public var reviewsExpired: [Product] = []
     }
 
     public var location: ContentLocation
@@ -135,6 +138,7 @@ public struct PublishFlow {
         case .built(let made): bundle = made
         }
         (result.bundleID, result.commit, result.builtOntoLive) = (bundle.output.manifest.bundleID, bundle.commit, bundle.builtOntoLive)
+        result.reviewsExpired = bundle.content?.reviewsExpired(on: options.asOf) ?? []
         if let live, let content = bundle.content {
             let changed = try liveRecords(bundle, content: content, live: live, info: liveInfo)
             if !changed.isEmpty { return result.ending(.invalid(ValidationReport(diagnostics: changed, commits: [], filesParsed: 0, files: content.fileCount))) }
@@ -233,8 +237,12 @@ public struct PublishFlow {
         request.extra = approval?.fields ?? [:]
         if let content = bundle.content {
             request.staleFrom = content.nextScheduledChange(after: options.asOf)
+            request.reviewEnds = content.reviewEnds(shownOn: options.asOf)
+            let expired = content.reviewsExpired(on: options.asOf).map(\.key).sorted()
+            if !expired.isEmpty { request.extra["review_expired"] = .array(expired.map(JSON.string)) }
         } else {
             request.staleFrom = [liveInfo?.staleFrom.flatMap(Day.init), bundle.scheduledInChanged].compactMap { $0 }.min()
+            request.reviewEnds = (liveInfo?.reviewEnds ?? [:]).compactMapValues(Day.init)
         }
         request.knownLive = liveInfo
         return request

@@ -35,6 +35,8 @@ public struct Publisher {
         public var extra: [String: JSON] = [:]
         /// The first day the release is no longer current (`Content.nextScheduledChange`).
         public var staleFrom: Day? = nil
+        /// The last day of each shown product's compliance review, for version.json.
+        public var reviewEnds: [String: Day] = [:]
         /// What the web build needs from the app (`BridgeRequirement.json`), for version.json.
         public var bridge: JSON? = nil
         /// The live release's version.json as read before the lock: used when that release is
@@ -106,7 +108,7 @@ public struct Publisher {
             id: try target.nextReleaseID(bundleID: request.bundle.manifest.bundleID), bundleID: request.bundle.manifest.bundleID,
             sourceCommit: request.bundle.manifest.sourceCommit, asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(),
             author: request.author, user: ProcessUser.name, message: request.message, carried: [], staleFrom: request.staleFrom?.description,
-            bridge: request.bridge, files: staged.files, format: ObjectLayout.format)
+            bridge: request.bridge, files: staged.files, format: ObjectLayout.format, reviewEnds: request.reviewEnds.mapValues(\.description))
         let manifest = info.bytes()
         let failed = { (error: any Error) in journalFailure(error, release: info.id, request) }
         let written: Int
@@ -144,6 +146,7 @@ public struct Publisher {
         fields["previous"] = previous.map(JSON.string) ?? .null
         fields["bundle_id"] = .string(info.bundleID)
         fields["commit"] = info.sourceCommit.map { .string($0.hex) } ?? .null
+        fields["as_of"] = .string(info.asOf)
         fields["author"] = .string(request.author)
         fields["message"] = .string(request.message)
         fields[ServeRoot.sealField] = .string(seal)

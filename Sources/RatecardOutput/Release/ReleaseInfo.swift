@@ -29,6 +29,9 @@ public struct ReleaseInfo: Sendable, Equatable {
     /// The id of the release this one is a copy of, in the environment it was promoted from
     /// (a promoted release takes the target's next number).
     public var promotedFrom: String? = nil
+    /// The last day of the compliance review of every product the release shows, by
+    /// `<partner>/<product>` (`review_ends`): `status` lists those that end soon.
+    public var reviewEnds: [String: String] = [:]
 
     public func json() -> JSON {
         var fields = fieldsWithoutFiles
@@ -52,6 +55,7 @@ public struct ReleaseInfo: Sendable, Equatable {
         if let bridge { fields["bridge"] = bridge }
         if format != 1 { fields["format"] = .int(format) }
         if let promotedFrom { fields["promoted_from"] = .string(promotedFrom) }
+        if !reviewEnds.isEmpty { fields["review_ends"] = .object(reviewEnds.mapValues(JSON.string)) }
         return fields
     }
 
@@ -89,13 +93,15 @@ public struct ReleaseInfo: Sendable, Equatable {
             throw OperationalError(
                 "\(source) has format \(format), which this ratecard does not know; use a newer ratecard", ko: "\(source)의 형식 \(format)은(는) 이 ratecard가 모르는 형식입니다; 더 새로운 ratecard를 쓰세요")
         }
+        var reviewEnds: [String: String] = [:]
+        if case .object(let ends)? = json["review_ends"] { reviewEnds = ends.compactMapValues(\.stringValue) }
         return ReleaseInfo(
             id: id, bundleID: bundle, sourceCommit: commit,
             asOf: json["as_of"]?.stringValue ?? "", publishedAt: json["published_at"]?.stringValue ?? "",
             author: json["author"]?.stringValue ?? "", user: json["user"]?.stringValue ?? "",
             message: json["message"]?.stringValue ?? "",
             carried: (json["carried_bundles"]?.arrayValue ?? []).compactMap(\.stringValue), staleFrom: json["stale_from"]?.stringValue, bridge: json["bridge"], files: files, format: format,
-            promotedFrom: json["promoted_from"]?.stringValue)
+            promotedFrom: json["promoted_from"]?.stringValue, reviewEnds: reviewEnds)
     }
 
     /// Whether the release serves exactly `files` (the same paths with the same hashes, in

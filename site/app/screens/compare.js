@@ -10,7 +10,7 @@ import {
 } from "../format.js";
 import {
   DEFAULT_QUERY, SORT_KO, TERM_CHOICES, compareQueryString, effectiveLimit, findBand, hasComparisonQuery,
-  lendingBlocks, parseAmount, parseScore, queryFromParams, repaymentFigures, scoreFor
+  SORT_TIE_KO, lendingBlocks, parseAmount, parseScore, queryFromParams, repaymentFigures, scoreFor, sortRows
 } from "../conditions.js";
 import { loadTerms, state } from "../data.js";
 import { logoFallback, partnerName, renderLogo } from "../partner-info.js";
@@ -84,34 +84,8 @@ function compareRows(products, q) {
     }
     (reasons.length ? out.below : out.main).push(row);
   });
-  var byApr = function (a, b) {
-    if (a.aprMin !== b.aprMin) return a.aprMin < b.aprMin ? -1 : 1;
-    if (a.aprMax !== b.aprMax) return a.aprMax < b.aprMax ? -1 : 1;
-    return 0;
-  };
-  var byLimit = function (a, b) {
-    var la = a.limit === null ? -1 : a.limit;
-    var lb = b.limit === null ? -1 : b.limit;
-    return la === lb ? 0 : la > lb ? -1 : 1;
-  };
-  var byPayment = function (a, b) {
-    var pa = a.low ? a.low.firstPayment : Infinity;
-    var pb = b.low ? b.low.firstPayment : Infinity;
-    if (pa !== pb) return pa < pb ? -1 : 1;
-    var qa = a.high ? a.high.firstPayment : Infinity;
-    var qb = b.high ? b.high.firstPayment : Infinity;
-    return qa === qb ? 0 : qa < qb ? -1 : 1;
-  };
-  var order = q.sort === "limit" ? [byLimit, byApr] : q.sort === "payment" ? [byPayment, byApr, byLimit] : [byApr, byLimit];
-  var compare = function (a, b) {
-    for (var i = 0; i < order.length; i++) {
-      var c = order[i](a, b);
-      if (c) return c;
-    }
-    return compareStr(a.key, b.key);
-  };
-  out.main.sort(compare);
-  out.below.sort(compare);
+  sortRows(out.main, q.sort);
+  sortRows(out.below, q.sort);
   return out;
 }
 
@@ -236,6 +210,12 @@ export function renderCompare(params, products) {
   tools.setAttribute("role", "group");
   tools.setAttribute("aria-label", "정렬과 필터");
   var sortField = makeSelect("sort", "정렬", Object.keys(SORT_KO).map(function (k) { return [k, SORT_KO[k]]; }), q.sort);
+  // The basis of the order, beside it: ties never go to a field the content could weight.
+  var sortBasis = el("p", "hint", SORT_TIE_KO[sortField.input.value] || "");
+  sortBasis.id = "sort-basis";
+  sortField.input.setAttribute("aria-describedby", "sort-basis");
+  sortField.input.addEventListener("change", function () { sortBasis.textContent = SORT_TIE_KO[sortField.input.value] || ""; });
+  append(sortField.wrap, sortBasis);
   var catField = makeSelect("cat", "금융회사", [["", "전체"]].concat(categories), q.cat);
   var typeField = makeSelect("type", "상품 종류", [["", "전체"]].concat(types), q.type);
   append(tools, sortField.wrap, catField.wrap, typeField.wrap);
