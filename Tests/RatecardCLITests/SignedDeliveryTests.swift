@@ -30,6 +30,7 @@ import Testing
             if let start = text.range(of: "  signed:\n") { text = String(text[..<start.lowerBound]) }
             let list = keys.map { "\"\($0)\"" }.joined(separator: ", ")
             text += "  signed:\n    root: ../root\n    signing:\n      keys: [\(list)]\n      expires_after_days: 2\n"
+            text += "  signed-copy:\n    root: ../copy\n    signing:\n      keys: [\(list)]\n      expires_after_days: 2\n"
             try FileSystem.writeFile(path, Array(text.utf8))
         }
 
@@ -152,6 +153,10 @@ import Testing
                 #expect(refused.status == 1 && refused.err.contains("no signing key was given"), "\(arguments[0]): \(refused.err)")
                 #expect(try signed.snapshot() == before, "\(arguments[0]) changed something")
             }
+            // promote into a signed environment: refused before anything is copied there.
+            let promoted = try signed.run(["promote", "--from", "signed", "--to", "signed-copy", "-m", "x"])
+            #expect(promoted.status == 1 && promoted.err.contains("no signing key was given"), "\(promoted.err)")
+            #expect(!FileSystem.exists(directory + "/copy/current") && !FileSystem.exists(directory + "/copy/objects"))
             let rolledBack = try signed.run(["rollback", "--env", "signed", "-m", "x"], key: key)
             #expect(rolledBack.status == 0, "\(rolledBack.err)")
             var statement = try signed.statement()
