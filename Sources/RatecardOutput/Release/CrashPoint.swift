@@ -11,16 +11,16 @@ public enum CrashPoint {
     /// Every named step, in protocol order (publish).
     public static let publishSteps = [
         "locked", "recovered", "objects-written", "objects-synced", "objects-verified", "objects-placed",
-        "staged", "files-written", "version-written", "synced", "verified", "renamed", "linked", "swapped", "journaled", "lines-written",
+        "staged", "files-written", "version-written", "synced", "verified", "renamed", "linked", "swapped", "journaled", "lines-written", "live-written",
     ]
 
-    /// Rollback's steps: the intent journaled, the new link made, swapped, journaled, the bridge lines written.
-    public static let rollbackSteps = ["intent", "linked", "swapped", "journaled", "lines-written"]
+    /// Rollback's steps: the intent journaled, the new link made, swapped, journaled, the bridge lines written, live.json written.
+    public static let rollbackSteps = ["intent", "linked", "swapped", "journaled", "lines-written", "live-written"]
 
     /// Promote's steps: the target recovered, its missing objects put, the release put, swapped.
     public static let promoteSteps = [
         "promote-recovered", "objects-written", "objects-synced", "objects-verified", "objects-placed", "promote-objects",
-        "staged", "files-written", "version-written", "synced", "verified", "renamed", "linked", "swapped", "journaled", "lines-written",
+        "staged", "files-written", "version-written", "synced", "verified", "renamed", "linked", "swapped", "journaled", "lines-written", "live-written",
     ]
 
     /// Publish on object storage: the lock object made, the journal caught up, the objects

@@ -12,6 +12,7 @@ import Synchronization
 /// <prefix>o/<sha256>.<ext>              objects, shared by every release (a year, immutable)
 /// <prefix>r/<id>/<path>                 each release's web build and data/entry.json (format 3)
 /// <prefix>bridge-lines.json             the release each app bridge version loads (no-cache)
+/// <prefix>live.json                     the statement of what apps load, signed (no-cache; LiveStatements)
 /// <prefix>releases/<id>.json            version.json of each release (ratecard's, not served)
 /// <prefix>.ratecard/lock                the lock: who holds it, renewed while held, expires
 /// <prefix>.ratecard/journal/<n>.json    the journal, one object per entry, numbered in order
@@ -22,6 +23,7 @@ import Synchronization
 /// `index.html` (through its base) and from `r/<id>/index.html` alike (docs/operations.md).
 public final class S3Root: ReleaseStore {
     public let location: S3Location
+    public var delivery: LiveDelivery? = nil
     public let stats: S3Stats
     let client: S3Client
     let store: S3Store
