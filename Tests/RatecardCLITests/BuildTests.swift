@@ -87,8 +87,8 @@ import Testing
     }
 
     /// A build into the folder of an earlier build writes only the files that differ: the others
-    /// are the earlier build's files (linked into the new tree, the same inode), and the tree is
-    /// byte for byte what a build into an empty folder gives.
+    /// are the earlier build's files (linked into the new tree, the same inode), also where they
+    /// moved with the bundle id, and the tree is byte for byte what a build into an empty folder gives.
     @Test func aRebuildIntoAnEarlierBuildWritesOnlyWhatDiffers() throws {
         try withTemporaryDirectory { directory in
             _ = try ratecard(["init", "repo"], in: directory)
@@ -117,6 +117,10 @@ import Testing
             let kept = second.filter { first[$0.key] == $0.value }.count
             #expect(kept > 0 && kept < second.count)
             #expect(second["data/manifest.json"] != first["data/manifest.json"])
+            // The data files moved with the bundle id; those whose bytes did not change are the
+            // earlier files at their new paths.
+            let earlierInodes = Set(first.values)
+            #expect(second.contains { first[$0.key] == nil && $0.key.hasPrefix("data/") && earlierInodes.contains($0.value) })
         }
     }
 
