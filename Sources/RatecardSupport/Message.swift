@@ -119,7 +119,10 @@ public struct Korean: Sendable, Hashable, ExpressibleByStringInterpolation {
     /// sentence and a parenthesis after it) made a full stop: English joins a finding and what
     /// to do with a semicolon, Korean writes two sentences.
     public static func sentences(_ text: String) -> String {
-        guard text.contains("; ") else { return text }
+        // Every message is made through here, most without "; ": their bytes say so without
+        // Foundation's search (which folds the text through CFString). U+037E is canonically ";",
+        // which that search also finds.
+        guard text.containsBytes("; ") || text.containsBytes("\u{037E}") else { return text }
         var out = ""
         var rest = Substring(text)
         while let range = rest.range(of: "; ") {

@@ -36,11 +36,12 @@ import Testing
             var compared = 0
             var hits = 0
             var added = 0
-            /// Builds with and without the cache and compares every file.
+            /// Builds with and without the cache and compares every file: the cached build into
+            /// the folder of the one before (which keeps what is unchanged there), the cold one
+            /// into an empty folder.
             func compareBuilds(_ arguments: [String], _ what: String) throws {
                 let a = directory + "/out-cached"
                 let b = directory + "/out-cold"
-                try? FileSystem.removeTree(a)
                 try? FileSystem.removeTree(b)
                 let withCache = try ratecard(["build", "--out", a] + arguments, in: repo, environment: cached)
                 let without = try ratecard(["build", "--out", b] + arguments, in: repo, environment: cold)

@@ -86,6 +86,44 @@ import Testing
         }
     }
 
+    /// A build into the folder of an earlier build writes only the files that differ: the others
+    /// are the earlier build's files (linked into the new tree, the same inode), also where they
+    /// moved with the bundle id, and the tree is byte for byte what a build into an empty folder gives.
+    @Test func aRebuildIntoAnEarlierBuildWritesOnlyWhatDiffers() throws {
+        try withTemporaryDirectory { directory in
+            _ = try ratecard(["init", "repo"], in: directory)
+            let build = ["build", "--as-of", "2026-11-29", "--out"]
+            func inodes(_ root: String) throws -> [String: ino_t] {
+                try tree(root).keys.reduce(into: [:]) { inodes, path in
+                    var info = stat()
+                    #expect(lstat(root + "/" + path, &info) == 0)
+                    inodes[path] = info.st_ino
+                }
+            }
+            #expect(try ratecard(build + [directory + "/out"], in: directory + "/repo").status == 0)
+            let first = try inodes(directory + "/out")
+            #expect(try ratecard(build + [directory + "/out"], in: directory + "/repo").status == 0)
+            #expect(try inodes(directory + "/out") == first)
+            // One rate table edited: its product's documents and the manifest are new files.
+            let table = try #require(try tree(directory + "/repo").keys.filter { $0.contains("/rates/") && $0.hasSuffix(".yaml") }.sorted().last)
+            let text = String(decoding: try FileSystem.readFile(directory + "/repo/" + table), as: UTF8.self)
+            let band = try #require(text.range(of: "apr_max_pct: 11.0\n"))
+            try FileSystem.writeFile(directory + "/repo/" + table, Array(text.replacingCharacters(in: band, with: "apr_max_pct: 11.01\n").utf8))
+            #expect(try ratecard(build + [directory + "/out"], in: directory + "/repo").status == 0)
+            #expect(try ratecard(build + [directory + "/fresh"], in: directory + "/repo").status == 0)
+            let rebuilt = try tree(directory + "/out")
+            #expect(rebuilt == (try tree(directory + "/fresh")))
+            let second = try inodes(directory + "/out")
+            let kept = second.filter { first[$0.key] == $0.value }.count
+            #expect(kept > 0 && kept < second.count)
+            #expect(second["data/manifest.json"] != first["data/manifest.json"])
+            // The data files moved with the bundle id; those whose bytes did not change are the
+            // earlier files at their new paths.
+            let earlierInodes = Set(first.values)
+            #expect(second.contains { first[$0.key] == nil && $0.key.hasPrefix("data/") && earlierInodes.contains($0.value) })
+        }
+    }
+
     @Test func aFolderThatIsNotABuildIsNeverReplaced() throws {
         try withTemporaryDirectory { directory in
             _ = try ratecard(["init", "repo"], in: directory)

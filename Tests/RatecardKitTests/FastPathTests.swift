@@ -224,6 +224,28 @@ import Testing
         }
     }
 
+    /// Korean messages take the byte check for "; " before Foundation's search: they come out
+    /// as that search made them, with a "; " after a combining mark and U+037E (canonically ";").
+    @Test func koreanSentencesAreWhatFoundationsSearchMade() {
+        func reference(_ text: String) -> String {
+            guard text.contains("; ") else { return text }
+            var out = ""
+            var rest = Substring(text)
+            while let range = rest.range(of: "; ") {
+                out += rest[..<range.lowerBound]
+                out += Korean.endsSentence(out) ? ". " : "; "
+                rest = rest[range.upperBound...]
+            }
+            return out + rest
+        }
+        for text in [
+            "", "값이 없습니다", "값이 없습니다; 고치세요", "a; b", "없습니다 (a.yaml); 고치세요; 다시", "끝\u{037E} 고치세요", "없습니다;\u{0301} 고치세요",
+            "없습니다; \u{0301}고치세요", ";", "; ", "다; ",
+        ] {
+            #expect(Korean.sentences(text) == reference(text), "\(text.debugDescription)")
+        }
+    }
+
     @Test func blankTextIsWhatCharactersSay() {
         for text in ["", " ", "\t\n", "a", " a", "\u{3000}", "\u{3000}가", "가", "\u{7F}", "\u{0}", "a\u{301}", "\r\n", "\u{85}", "~"] {
             #expect(MappingReader.isBlank(text) == text.allSatisfy(\.isWhitespace), "\(text.unicodeScalars.map(\.value))")

@@ -234,6 +234,28 @@ import Testing
         }
     }
 
+    /// A work tree is loaded once: when it is HEAD byte for byte, what was loaded is the base of
+    /// the history rules; when it is not, HEAD's files it shares are not parsed again.
+    @Test func theWorkTreeIsParsedOnceBesideHead() throws {
+        try withTemporaryDirectory { directory in
+            let repository = try Fixtures.makeBaseRepository(at: directory)
+            let head = try #require(try repository.headCommit())
+            let entries = try #require(try repository.treeEntries(commit: head, under: "")).filter { $0.kind == .file }
+            let location = try ContentLocation.find(from: directory)
+            let clean = try ValidationRun(location: location, context: context, caches: Caches()).validateWorkingTree()
+            #expect(clean.filesParsed == entries.count)
+            #expect(clean.diagnostics.isEmpty)
+            // One table edited: its HEAD blob is parsed for the base, and HEAD's assets (a work
+            // tree's are checked, not hashed) are read again; nothing else.
+            let table = directory + "/products/acme-bank/credit/rates/2026-01-15.yaml"
+            let original = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
+            try write(original.replacingOccurrences(of: "limit_max_krw: 100000000", with: "limit_max_krw: 99990000"), to: table)
+            let assets = entries.filter { $0.path.hasPrefix("assets/") }.count
+            let dirty = try ValidationRun(location: location, context: context, caches: Caches()).validateWorkingTree()
+            #expect(dirty.filesParsed == entries.count + 1 + assets)
+        }
+    }
+
     /// 50 commits, each changing one rate table: the range re-parses only the changed blobs.
     @Test func rangeParsesOnlyChangedBlobs() throws {
         try withTemporaryDirectory { directory in

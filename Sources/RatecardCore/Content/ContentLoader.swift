@@ -20,10 +20,11 @@ public final class ContentLoader {
 
     public init(caches: Caches) { self.caches = caches }
 
-    /// Loads every file below the source's content root.
-    public func load(_ source: any ContentSource) throws -> Content {
+    /// Loads every file below the source's content root; `listed`: the source's entries, when
+    /// the caller has just listed them (not listed twice).
+    public func load(_ source: any ContentSource, listed: [TreeEntry]? = nil) throws -> Content {
         var content = Content(root: source.contentRoot)
-        let listed = try source.entries()
+        let listed = try listed ?? source.entries()
         walked = listed
         let entries = Self.withoutWebBuild(listed, source: source)
         Trace.mark("load: \(entries.count) tree entries, \(Workers.count) threads")
@@ -33,10 +34,11 @@ public final class ContentLoader {
         Trace.mark("load: files read and parsed")
         hashedIDs = [:]
         seen.reserveCapacity(seen.count + entries.count)
+        let root = content.root
         Self.assemble(entries, into: &content) { index in
             // Moved out, not copied: a copy of a parsed file retains each of its strings.
             let file = loaded[index].take()!
-            count(file)
+            count(file, path: entries[index].path, root: root)
             if let id = file.hashed { hashedIDs[entries[index].path] = id }
             return (file.file, file.key?.id ?? file.hashed)
         }
@@ -110,10 +112,12 @@ public final class ContentLoader {
     /// Counts a loaded file as parsed the way this loader always has: a work-tree file (no blob
     /// id) every time, a blob the first time this loader sees its path and id, whether it was
     /// parsed now or taken from the cache another loader filled (a publish validates the work
-    /// tree, HEAD, its parent and the live commit, which mostly share blobs).
-    private func count(_ file: LoadedFile) {
+    /// tree, HEAD, its parent and the live commit, which mostly share blobs). A work-tree file
+    /// read and hashed is a blob seen too: HEAD's copy of it is not counted again.
+    private func count(_ file: LoadedFile, path relative: String? = nil, root: ContentRoot? = nil) {
         guard let key = file.key else {
             parses += 1
+            if let id = file.hashed, let relative, let root { seen.insert(Self.key(root.path(relative), id)) }
             return
         }
         if seen.insert(key).inserted { parses += 1 }

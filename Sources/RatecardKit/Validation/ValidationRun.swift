@@ -151,8 +151,12 @@ public final class ValidationRun {
             {
                 head = commit
                 let baseSource = CommitSource(repository: repository, commit: commit, contentRoot: root)
-                base = try loader.load(baseSource)
                 dirty = try !Self.same(source, listed: listed, as: baseSource.filtered(entries), hashed: hashed)
+                // A work tree that is HEAD byte for byte is HEAD's content: what was just loaded
+                // is the base. Else HEAD is loaded from the entries already listed (its files the
+                // work tree shares come from the parse cache).
+                base = dirty ? try loader.load(baseSource, listed: baseSource.filtered(entries)) : content
+                Trace.mark("validate: HEAD compared")
             }
             let report = ValidationReport(
                 diagnostics: validator.check(content, base: base), commits: [],

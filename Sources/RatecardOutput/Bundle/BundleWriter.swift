@@ -9,10 +9,14 @@ public enum BundleWriter {
     /// Writes `files` (relative path -> bytes) as the folder `destination`.
     ///
     /// An existing `destination` must be empty or hold an earlier build (`data/manifest.json`);
-    /// it is replaced only after the new tree is complete.
+    /// it is replaced only after the new tree is complete. A file of the earlier build whose
+    /// bytes equal the new file's (at the same path, or where the earlier manifest lists the same
+    /// sha256: data files move with the bundle id) is linked into the new tree, not written
+    /// again: a build after a small edit writes (and flushes) only what the edit changed.
     public static func write(_ files: [String: [UInt8]], to destination: String, extraTrees: [String] = []) throws {
         let parent = DurableFiles.parent(of: destination)
         let name = DurableFiles.name(of: destination)
+        var earlier: String?
         if FileSystem.exists(destination) {
             guard FileSystem.isDirectory(destination) else {
                 throw ConflictError("\(destination) exists and is not a folder; choose another --out", ko: "\(destination)은(는) 이미 있고 폴더가 아닙니다; 다른 --out을 고르세요")
@@ -23,6 +27,7 @@ public enum BundleWriter {
                     "\(destination) is not empty and holds no earlier build (no \(BundleLayout.manifest)); refusing to replace it",
                     ko: "\(destination)은(는) 비어 있지 않고 이전 빌드도 아닙니다 (\(BundleLayout.manifest) 없음); 바꾸지 않습니다")
             }
+            if !entries.isEmpty { earlier = destination }
         }
         do {
             try FileSystem.makeDirectories(parent)
@@ -36,10 +41,16 @@ public enum BundleWriter {
             try FileSystem.makeDirectories(staging)
             for tree in extraTrees { try FileSystem.copyTree(from: tree, to: staging) }
             let paths = files.keys.sorted()
+            let earlier = earlier
+            let moved = earlier.map { movedFiles(from: $0, to: files) } ?? [:]
             try ParallelWrite.makeFolders(for: paths, in: staging)
             // Creating thousands of files is mostly kernel time; two threads, each its own files.
             try ParallelWrite.each(paths) { path in
                 let target = staging + "/" + path
+                if let earlier {
+                    let source = earlier + "/" + (moved[path] ?? path)
+                    if unchanged(source, files[path]!), link(source, target) == 0 { return }
+                }
                 // A bundle file replaces a web build file of the same path.
                 if (try? DurableFiles.create(target, files[path]!, sync: false)) == nil {
                     try? FileSystem.removeTree(target)
@@ -65,6 +76,34 @@ public enum BundleWriter {
             try? FileSystem.removeTree(staging)
             throw error
         }
+    }
+
+    /// The earlier build's path of each new file that its manifest lists with the same sha256
+    /// as the new manifest does under another path; the bytes are compared before any is used.
+    static func movedFiles(from earlier: String, to files: [String: [UInt8]]) -> [String: String] {
+        guard let new = files[BundleLayout.manifest], let (_, listed) = try? JSONReader.parseListingFiles(new),
+            let old = try? FileSystem.readFile(earlier + "/" + BundleLayout.manifest), let (_, before) = try? JSONReader.parseListingFiles(old)
+        else { return [:] }
+        var bySum: [String: String] = [:]
+        for file in before where !file.path.hasPrefix("/") && !file.path.split(separator: "/").contains("..") { bySum[file.sha256] = file.path }
+        var moved: [String: String] = [:]
+        for file in listed {
+            if let path = bySum[file.sha256], path != file.path { moved[file.path] = path }
+        }
+        return moved
+    }
+
+    /// Whether `path` is a plain file of an earlier build (mode 0644, not a link) holding exactly
+    /// `bytes`, so the new tree can link it instead of writing it again.
+    static func unchanged(_ path: String, _ bytes: [UInt8]) -> Bool {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o7777 == 0o644, Int(info.st_size) == bytes.count,
+            let read = try? FileSystem.readAll(fd, path: path)
+        else { return false }
+        return read == bytes
     }
 }
 

@@ -89,7 +89,8 @@ final class StaticPages: Sendable {
             }
             body += HTML.element("h2", text: "다른 버전") + HTML.element("ul", [], items.joined())
         }
-        let extraStyle = article.contains("<table") ? PageTemplate.scrollingTables : ""
+        // Bytes, not Foundation's `contains` (which folds the whole page through CFString).
+        let extraStyle = article.containsBytes("<table") ? PageTemplate.scrollingTables : ""
         return PageTemplate.page(title: "\(version.title.value) (버전 \(version.fileVersion))", root: "../../", body: body, extraStyle: extraStyle)
     }
 
