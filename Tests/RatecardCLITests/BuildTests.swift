@@ -121,6 +121,20 @@ import Testing
             // earlier files at their new paths.
             let earlierInodes = Set(first.values)
             #expect(second.contains { first[$0.key] == nil && $0.key.hasPrefix("data/") && earlierInodes.contains($0.value) })
+            // A file of another tree is never shared with the new build, though its bytes are
+            // equal: one planted through a symlinked folder, one that has a second name.
+            try FileSystem.makeDirectories(directory + "/elsewhere")
+            #expect(rename(directory + "/out/rates", directory + "/elsewhere/rates") == 0)
+            #expect(symlink(directory + "/elsewhere/rates", directory + "/out/rates") == 0)
+            #expect(link(directory + "/out/partners.html", directory + "/elsewhere/partners.html") == 0)
+            let outside = try inodes(directory + "/elsewhere")
+            #expect(outside.count > 1)
+            #expect(try ratecard(build + [directory + "/out"], in: directory + "/repo").status == 0)
+            let third = try inodes(directory + "/out")
+            #expect(third.keys.contains("rates.html") && third.keys.contains { $0.hasPrefix("rates/") })
+            #expect(Set(third.values).isDisjoint(with: outside.values), "\(outside)")
+            #expect(try tree(directory + "/out") == (try tree(directory + "/fresh")))
+            #expect(try inodes(directory + "/elsewhere") == outside)
         }
     }
 

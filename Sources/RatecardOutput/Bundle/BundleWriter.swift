@@ -41,7 +41,8 @@ public enum BundleWriter {
             try FileSystem.makeDirectories(staging)
             for tree in extraTrees { try FileSystem.copyTree(from: tree, to: staging) }
             let paths = files.keys.sorted()
-            let earlier = earlier
+            // The earlier tree as the kernel resolves it: a file is linked only from inside it.
+            let earlier = earlier.flatMap { try? FileSystem.realPath($0) }
             let moved = earlier.map { movedFiles(from: $0, to: files) } ?? [:]
             try ParallelWrite.makeFolders(for: paths, in: staging)
             // Creating thousands of files is mostly kernel time; two threads, each its own files.
@@ -49,7 +50,7 @@ public enum BundleWriter {
                 let target = staging + "/" + path
                 if let earlier {
                     let source = earlier + "/" + (moved[path] ?? path)
-                    if unchanged(source, files[path]!), link(source, target) == 0 { return }
+                    if unchanged(source, files[path]!, inside: earlier), link(source, target) == 0 { return }
                 }
                 // A bundle file replaces a web build file of the same path.
                 if (try? DurableFiles.create(target, files[path]!, sync: false)) == nil {
@@ -93,14 +94,17 @@ public enum BundleWriter {
         return moved
     }
 
-    /// Whether `path` is a plain file of an earlier build (mode 0644, not a link) holding exactly
-    /// `bytes`, so the new tree can link it instead of writing it again.
-    static func unchanged(_ path: String, _ bytes: [UInt8]) -> Bool {
+    /// Whether `path` is a plain file of the earlier build at `root` (mode 0644, not a link, no
+    /// other name, reached through no symlinked folder) holding exactly `bytes`, so the new tree
+    /// can link it instead of writing it again. A file of another tree, planted in the earlier
+    /// one through a link, is never shared with the new build: it is written anew.
+    static func unchanged(_ path: String, _ bytes: [UInt8], inside root: String) -> Bool {
+        guard let resolved = try? FileSystem.realPath(path), resolved.hasPrefix(root + "/") else { return false }
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o7777 == 0o644, Int(info.st_size) == bytes.count,
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o7777 == 0o644, info.st_nlink == 1, Int(info.st_size) == bytes.count,
             let read = try? FileSystem.readAll(fd, path: path)
         else { return false }
         return read == bytes
