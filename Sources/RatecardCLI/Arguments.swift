@@ -20,8 +20,12 @@ public struct ParsedArguments: Sendable, Equatable {
     public var values: [String: String] = [:]
     public var flags: Set<String> = []
     public var positionals: [String] = []
+    /// Every value of an option given more than once, in order (`values` holds the last).
+    public var repeated: [String: [String]] = [:]
 
     public func value(_ name: String) -> String? { values[name] }
+    /// Every value given for `name`, in order (`--trust a --trust b`).
+    public func allValues(_ name: String) -> [String] { repeated[name] ?? [] }
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
 
     /// Parses `arguments` (without the command name): `--opt value`, `--opt=value`, `-x value`,
@@ -55,8 +59,10 @@ public struct ParsedArguments: Sendable, Equatable {
             if let placeholder = spec.value {
                 if let inline {
                     result.values[spec.name] = inline
+                    result.repeated[spec.name, default: []].append(inline)
                 } else if index < arguments.count {
                     result.values[spec.name] = arguments[index]
+                    result.repeated[spec.name, default: []].append(arguments[index])
                     index += 1
                 } else {
                     throw UsageError("Missing value for '\(spec.name) <\(placeholder.lowercased())>'", ko: "'\(spec.name) <\(placeholder.lowercased())>'에 값이 없습니다")
