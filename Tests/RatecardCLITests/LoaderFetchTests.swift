@@ -23,6 +23,22 @@ import Testing
         try body()
     }
 
+    /// An HTTP server that answers every GET with a 302 to the same path on the host it is given.
+    static let redirector = """
+        import http.server, sys
+        class Redirect(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(302)
+                self.send_header("Location", sys.argv[1] + self.path)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            def log_message(self, *args):
+                pass
+        server = http.server.HTTPServer(("127.0.0.1", 0), Redirect)
+        print(server.server_address[1], flush=True)
+        server.serve_forever()
+        """
+
     @Test("fetch loads a signed release, refuses each attack naming why and keeps the last good release")
     func attacksAreRefused() throws {
         try withTemporaryDirectory { directory in
@@ -134,6 +150,20 @@ import Testing
             // No line for the app's bridge version.
             let noLine = try ratecard(["fetch", base, "--bridge", "0", "--state", state, "--now", LoaderFixture.now, "--trust", rotatedKey], in: directory)
             #expect(noLine.status == 1 && noLine.err.contains("no line for bridge 0"), "\(noLine.err)")
+
+            // A redirect to another host (a CDN edge or a proxy sending the app elsewhere), from a
+            // real HTTP server: refused without being followed.
+            let redirector = Process()
+            redirector.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            redirector.arguments = ["python3", "-c", Self.redirector, "http://127.0.0.2:\(server.port)"]
+            let pipe = Pipe()
+            redirector.standardOutput = pipe
+            redirector.standardError = FileHandle.nullDevice
+            try redirector.run()
+            defer { redirector.terminate() }
+            let port = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let redirected = try fetch(trust: [rotatedKey], url: "http://127.0.0.1:\(port)" + fixture.basePath)
+            expectRefused("a redirect to another host", "live.json redirects to another host (http://127.0.0.2:\(server.port)\(fixture.basePath)/live.json)", keeps: second, redirected)
 
             // Offline: the last good release is what the app opens; with nothing kept, exit 4.
             _ = server.stop()

@@ -1,0 +1,173 @@
+import Foundation
+import RatecardKit
+import RatecardLoader
+import Testing
+
+/// The loader `bridge generate` writes into the app: the very files the CLI compiles, and, compiled
+/// with swiftc on its own (libcrypto standing in for CryptoKit), it loads from `ratecard serve`,
+/// serves only checked bytes and rolls a release back when `ready` does not come.
+@Suite struct GeneratedLoaderTests {
+    static var sourceRoot: String { String(exampleContent.dropLast("content".count)) }
+
+    /// Fails when Sources/RatecardLoader changed and `make loader-source` was not run.
+    @Test("the loader bridge generate writes is Sources/RatecardLoader byte for byte")
+    func embeddedSourceMatchesTheCompiledFiles() throws {
+        let folder = Self.sourceRoot + "Sources/RatecardLoader"
+        let names = try FileSystem.listDirectory(folder).filter { $0.hasSuffix(".swift") }.sorted()
+        let embedded = LoaderSwiftGenerator.files
+        #expect(embedded.keys.sorted() == names, "run 'make loader-source'")
+        for name in names {
+            let text = String(decoding: try FileSystem.readFile(folder + "/" + name), as: UTF8.self)
+            #expect(embedded[name] == text, "\(name) differs from its embedded copy: run 'make loader-source'")
+        }
+    }
+
+    /// The harness: libcrypto for Ed25519 and SHA-256 (CCrypto's module map), URLSession for
+    /// HTTP, and the loader driven as the WebKit adapter drives it.
+    static let harness = #"""
+        import CCrypto
+        import Foundation
+        #if canImport(FoundationNetworking)
+            import FoundationNetworking
+        #endif
+
+        struct Verifier: SignatureVerifier {
+            func isValidSignature(_ signature: [UInt8], of message: [UInt8], by publicKey: [UInt8]) -> Bool {
+                guard signature.count == 64, publicKey.count == 32,
+                    let key = publicKey.withUnsafeBufferPointer({ EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, 32) })
+                else { return false }
+                defer { EVP_PKEY_free(key) }
+                guard let context = EVP_MD_CTX_new() else { return false }
+                defer { EVP_MD_CTX_free(context) }
+                guard EVP_DigestVerifyInit(context, nil, nil, nil, key) == 1 else { return false }
+                return message.withUnsafeBufferPointer { m in signature.withUnsafeBufferPointer { EVP_DigestVerify(context, $0.baseAddress, 64, m.baseAddress, m.count) } } == 1
+            }
+        }
+
+        struct Digest: ContentDigest {
+            func sha256(_ bytes: [UInt8]) -> [UInt8] {
+                var out = [UInt8](repeating: 0, count: 32)
+                var length: UInt32 = 0
+                _ = bytes.withUnsafeBufferPointer { input in out.withUnsafeMutableBufferPointer { EVP_Digest(input.baseAddress, input.count, $0.baseAddress, &length, EVP_sha256(), nil) } }
+                return out
+            }
+        }
+
+        final class Box: @unchecked Sendable {
+            var result: Result<LoaderResponse, any Error> = .failure(URLError(.unknown))
+        }
+
+        struct Transport: LoaderTransport {
+            func get(_ url: URL) throws -> LoaderResponse {
+                let box = Box()
+                let done = DispatchSemaphore(value: 0)
+                URLSession.shared.dataTask(with: URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)) { data, response, error in
+                    if let http = response as? HTTPURLResponse {
+                        box.result = .success(LoaderResponse(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"), body: Array(data ?? Data())))
+                    } else {
+                        box.result = .failure(error ?? URLError(.badServerResponse))
+                    }
+                    done.signal()
+                }.resume()
+                done.wait()
+                return try box.result.get()
+            }
+        }
+
+        func describe(_ outcome: ReleaseLoader.Outcome) -> String {
+            switch outcome {
+            case .loaded(let release, let isNew): return "loaded \(release.release) new=\(isNew)"
+            case .kept(let release, let why): return "kept \(release.release) \(why.kind.rawValue): \(why.english)"
+            case .failed(let why): return "failed \(why.kind.rawValue): \(why.english)"
+            }
+        }
+
+        let arguments = CommandLine.arguments
+        let (base, state, key, mode) = (arguments[1], arguments[2], arguments[3], arguments[4])
+        let loader = ReleaseLoader(
+            configuration: .init(base: URL(string: base)!, environment: "production", bridgeVersion: 1, trustedKeys: [TrustedKey(key)!], waitsForReady: true),
+            transport: Transport(), verifier: Verifier(), digest: Digest(), sequences: FileSequenceStore(path: state + "/sequence.json"),
+            cache: ReleaseCache(folder: state + "/cache"))
+        let outcome = loader.load(now: ReleaseLoader.parseTime("2026-12-05T09:00:00Z")!)
+        print(describe(outcome))
+        if case .loaded(let release, _) = outcome {
+            let page = loader.contents(of: "/index.html", in: release).map { String(decoding: $0, as: UTF8.self) } ?? "nil"
+            print("index.html: \(page.split(separator: "\n").first ?? "")")
+            print("by object: \(loader.contents(of: "/o/" + release.file(at: "index.html")!.object, in: release) != nil)")
+            print("unlisted: \(loader.contents(of: "/version.json", in: release) == nil)")
+            switch mode {
+            case "ready":
+                try loader.confirmReady(release)
+                print("good \(loader.kept()?.release ?? "none")")
+            case "timeout":
+                print(describe(loader.rollBack(release, afterSeconds: 10)))
+            default:
+                break
+            }
+        }
+        """#
+
+    @Test("the generated loader compiles with swiftc and, against ratecard serve, loads, serves checked bytes and rolls back without ready")
+    func generatedLoaderRunsAgainstServe() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try LoaderFixture(in: directory)
+            let (first, second) = (fixture.releases[0], fixture.releases[1])
+            // Written by bridge generate, twice: the same bytes each time.
+            try FileSystem.copyTree(from: projectSite, to: directory + "/site")
+            var outputs: [[UInt8]] = []
+            for run in 0..<2 {
+                let generated = try ratecard(["bridge", "generate", "--web", directory + "/site", "--swift", directory + "/app\(run)/RatecardBridge.swift"], in: directory)
+                try #require(generated.status == 0, "\(generated.err)")
+                outputs.append(try FileSystem.readFile(directory + "/app\(run)/RatecardLoader.swift"))
+            }
+            #expect(outputs[0] == outputs[1])
+            let loaderFile = String(decoding: outputs[0], as: UTF8.self)
+            for (name, text) in LoaderSwiftGenerator.files { #expect(loaderFile.contains(text), "\(name) is not in the generated loader as it is") }
+
+            try FileSystem.writeFile(directory + "/main.swift", Array(Self.harness.utf8))
+            let binary = directory + "/loader"
+            let (compiled, output) = try runTool(
+                "/usr/bin/env",
+                ["swiftc", "-swift-version", "6", "-warnings-as-errors", "-I", Self.sourceRoot + "Sources/CCrypto", directory + "/app0/RatecardLoader.swift", directory + "/main.swift", "-o", binary])
+            try #require(compiled == 0, "\(output)")
+
+            let keys = try #require(Ed25519.generate())
+            let key = try #require(TrustedKey(raw: keys.publicKey)).text
+            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(first, sequence: 1), signedBy: [keys.privateKey]))
+            let server = try ServeProcess(["--root", fixture.root], in: fixture.publish.repo)
+            let base = "http://127.0.0.1:\(server.port)" + fixture.basePath
+            let state = directory + "/phone"
+            func run(_ mode: String) throws -> String {
+                let (status, text) = try runTool(binary, [base, state, key, mode])
+                #expect(status == 0, "\(text)")
+                return text
+            }
+            // A first start: loaded, served from checked bytes only, and confirmed by ready.
+            let start = try run("ready")
+            #expect(start.contains("loaded \(first) new=true"), "\(start)")
+            #expect(start.contains("index.html: <!DOCTYPE html><title>app 0</title>"), "\(start)")
+            #expect(start.contains("by object: true") && start.contains("unlisted: true") && start.contains("good \(first)"), "\(start)")
+            // A new release that never sends ready: marked bad here, the first opened instead.
+            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(second, sequence: 2), signedBy: [keys.privateKey]))
+            let silent = try run("timeout")
+            #expect(silent.contains("loaded \(second) new=true"), "\(silent)")
+            #expect(silent.contains("kept \(first) notReady: release \(second) did not report ready within 10 s"), "\(silent)")
+            // And not loaded again on this phone.
+            let again = try run("load")
+            #expect(again.contains("kept \(first) markedBad: release \(second) was marked bad on this device"), "\(again)")
+            // A checked file changed in the phone's cache is not served.
+            let index = try #require(try ReleaseInfo.read(from: ServeRoot(path: fixture.root).folder(of: first)).files.first { $0.path == "index.html" })
+            try LoaderFixture.replace(state + "/cache/objects/" + index.sha256, Array("<script>steal()</script>".utf8))
+            _ = server.stop()
+            let offline = try run("load")
+            #expect(offline.contains("kept \(first) unreachable"), "\(offline)")
+            let release = try #require(try ReleaseCache(folder: state + "/cache").good())
+            let loader = ReleaseLoader(
+                configuration: .init(base: URL(string: base)!, environment: nil, bridgeVersion: 1, trustedKeys: [], waitsForReady: true),
+                transport: CurlLoaderTransport(), verifier: LibcryptoSignatureVerifier(), digest: LibcryptoDigest(),
+                sequences: FileSequenceStore(path: state + "/sequence.json"), cache: ReleaseCache(folder: state + "/cache"))
+            #expect(loader.contents(of: "index.html", in: release) == nil)
+            #expect(loader.contents(of: "app/app.js", in: release) != nil)
+        }
+    }
+}
