@@ -56,8 +56,12 @@ import Testing
             try Self.check([
                 Case(command: "fetch", why: "no bridge version", cause: .usage, says: "--bridge <n> is required") { try ratecard(["fetch", "http://127.0.0.1:9"], in: directory) },
                 Case(command: "fetch", why: "not an http URL", cause: .usage, says: "is not an http:// or https:// URL") { try ratecard(["fetch", "ftp://x/", "--bridge", "1"], in: directory) },
-                Case(command: "fetch", why: "not a key", cause: .usage, says: "does not hold a public key") { try ratecard(["fetch", "http://127.0.0.1:9", "--bridge", "1", "--trust", key], in: directory) },
-                Case(command: "fetch", why: "a bad time", cause: .usage, says: "is not an RFC 3339 time") { try ratecard(["fetch", "http://127.0.0.1:9", "--bridge", "1", "--now", "today"], in: directory) },
+                Case(command: "fetch", why: "not a key", cause: .usage, says: "does not hold a public key") {
+                    try ratecard(["fetch", "http://127.0.0.1:9", "--bridge", "1", "--trust", key], in: directory)
+                },
+                Case(command: "fetch", why: "a bad time", cause: .usage, says: "is not an RFC 3339 time") {
+                    try ratecard(["fetch", "http://127.0.0.1:9", "--bridge", "1", "--now", "today"], in: directory)
+                },
                 Case(command: "fetch", why: "nothing reachable, nothing kept", cause: .operational, says: "no release is kept") {
                     try ratecard(["fetch", "http://127.0.0.1:9", "--bridge", "1", "--state", directory + "/state"], in: directory)
                 },
