@@ -107,6 +107,17 @@ import Testing
         }
         """#
 
+    /// The generated loader and the harness, compiled with swiftc (Swift 6, warnings as errors);
+    /// the binary's path.
+    static func compileHarness(loader: String, in directory: String) throws -> String {
+        try FileSystem.writeFile(directory + "/main.swift", Array(harness.utf8))
+        let binary = directory + "/loader"
+        let (compiled, output) = try runTool(
+            "/usr/bin/env", ["swiftc", "-swift-version", "6", "-warnings-as-errors", "-I", sourceRoot + "Sources/CCrypto", loader, directory + "/main.swift", "-o", binary])
+        try #require(compiled == 0, "\(output)")
+        return binary
+    }
+
     @Test("the generated loader compiles with swiftc and, against ratecard serve, loads, serves checked bytes and rolls back without ready")
     func generatedLoaderRunsAgainstServe() throws {
         try withTemporaryDirectory { directory in
@@ -124,12 +135,7 @@ import Testing
             let loaderFile = String(decoding: outputs[0], as: UTF8.self)
             for (name, text) in LoaderSwiftGenerator.files { #expect(loaderFile.contains(text), "\(name) is not in the generated loader as it is") }
 
-            try FileSystem.writeFile(directory + "/main.swift", Array(Self.harness.utf8))
-            let binary = directory + "/loader"
-            let (compiled, output) = try runTool(
-                "/usr/bin/env",
-                ["swiftc", "-swift-version", "6", "-warnings-as-errors", "-I", Self.sourceRoot + "Sources/CCrypto", directory + "/app0/RatecardLoader.swift", directory + "/main.swift", "-o", binary])
-            try #require(compiled == 0, "\(output)")
+            let binary = try Self.compileHarness(loader: directory + "/app0/RatecardLoader.swift", in: directory)
 
             let keys = try #require(Ed25519.generate())
             let key = try #require(TrustedKey(raw: keys.publicKey)).text
@@ -168,6 +174,44 @@ import Testing
                 sequences: FileSequenceStore(path: state + "/sequence.json"), cache: ReleaseCache(folder: state + "/cache"))
             #expect(loader.contents(of: "index.html", in: release) == nil)
             #expect(loader.contents(of: "app/app.js", in: release) != nil)
+        }
+    }
+
+    @Test(
+        "the generated loader loads through nginx serving the nginx-conf block, and refuses a changed object there",
+        .enabled(if: TestTier.isFull, "compiles the loader again: in make test-full"))
+    func generatedLoaderRunsAgainstNginx() throws {
+        let nginx = try #require(NginxServer.executable, "nginx is not installed (apt-get install -y nginx)")
+        try withTemporaryDirectory { directory in
+            chmod(directory, 0o755)
+            let fixture = try LoaderFixture(in: directory)
+            let (first, second) = (fixture.releases[0], fixture.releases[1])
+            try FileSystem.makeDirectories(directory + "/app")
+            try FileSystem.writeFile(directory + "/app/RatecardLoader.swift", Array(LoaderSwiftGenerator.generate().utf8))
+            let binary = try Self.compileHarness(loader: directory + "/app/RatecardLoader.swift", in: directory)
+            let keys = try #require(Ed25519.generate())
+            let key = try #require(TrustedKey(raw: keys.publicKey)).text
+            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(first, sequence: 1), signedBy: [keys.privateKey]))
+            let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: fixture.root, repo: fixture.publish.repo)
+            defer { server.stop() }
+            let base = "http://127.0.0.1:\(server.port)" + fixture.basePath
+            func run(_ mode: String) throws -> String {
+                let (status, text) = try runTool(binary, [base, directory + "/phone", key, mode])
+                #expect(status == 0, "\(text)")
+                return text
+            }
+            let start = try run("ready")
+            #expect(start.contains("loaded \(first) new=true") && start.contains("good \(first)"), "\(start)")
+            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(second, sequence: 2), signedBy: [keys.privateKey]))
+            let object = try fixture.objectPath(try fixture.fileOfItsOwn(second, excluding: ["index.html"]), of: second)
+            var changed = try FileSystem.readFile(object)
+            changed[changed.count / 2] ^= 0x20
+            try LoaderFixture.with(object, changedTo: changed) {
+                let refused = try run("load")
+                #expect(refused.contains("kept \(first) file: "), "\(refused)")
+            }
+            let loaded = try run("ready")
+            #expect(loaded.contains("loaded \(second) new=true") && loaded.contains("good \(second)"), "\(loaded)")
         }
     }
 }
