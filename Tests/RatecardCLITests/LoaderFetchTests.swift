@@ -150,6 +150,12 @@ import Testing
             // No line for the app's bridge version.
             let noLine = try ratecard(["fetch", base, "--bridge", "0", "--state", state, "--now", LoaderFixture.now, "--trust", rotatedKey], in: directory)
             #expect(noLine.status == 1 && noLine.err.contains("no line for bridge 0"), "\(noLine.err)")
+            // No lines at all (no release calls the bridge): every app loads the live release.
+            var bridgeless = try fixture.statement(second, sequence: 7)
+            bridgeless.lines = [:]
+            try fixture.serve(try LoaderFixture.envelope(bridgeless, signedBy: [rotated.privateKey]))
+            let anyBridge = try ratecard(["fetch", base, "--bridge", "0", "--state", state, "--now", LoaderFixture.now, "--trust", rotatedKey], in: directory)
+            #expect(anyBridge.status == 0 && anyBridge.out.contains("loads release \(second) of production (sequence 7"), "\(anyBridge.out)\(anyBridge.err)")
 
             // A redirect to another host (a CDN edge or a proxy sending the app elsewhere), from a
             // real HTTP server: refused without being followed.

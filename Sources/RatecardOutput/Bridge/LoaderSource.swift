@@ -835,7 +835,9 @@ public struct ReleaseLoader: Sendable {
                 ko: "선언의 순번 \(statement.sequence)이(가) 이미 받아들인 가장 높은 순번 \(highest)보다 낮습니다: 예전 선언을 다시 보낸 것입니다")
         }
         try checkExpiry(statement, signed: !signers.isEmpty, now: now)
-        guard let line = statement.line(forBridge: configuration.bridgeVersion) else {
+        // No lines: no release needs anything of the app (its web build does not call the
+        // bridge), and every app loads the live release.
+        guard let line = statement.lines.isEmpty ? statement.live : statement.line(forBridge: configuration.bridgeVersion) else {
             throw LoadRefusal(
                 .line, "the statement has no line for bridge \(configuration.bridgeVersion) (lines: \(statement.lines.keys.sorted().joined(separator: ", ")))",
                 ko: "선언에 브리지 \(configuration.bridgeVersion)용 라인이 없습니다 (라인: \(statement.lines.keys.sorted().joined(separator: ", ")))")
