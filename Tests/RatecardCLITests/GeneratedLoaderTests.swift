@@ -214,4 +214,69 @@ import Testing
             #expect(loaded.contains("loaded \(second) new=true") && loaded.contains("good \(second)"), "\(loaded)")
         }
     }
+
+    @Test(
+        "the generated loader loads from a SeaweedFS bucket read as a static host, and refuses a changed object there",
+        .enabled(if: TestTier.isFull, "compiles the loader again and starts SeaweedFS: in make test-full"))
+    func generatedLoaderRunsAgainstABucket() throws {
+        try withTemporaryDirectory { directory in
+            let s3 = try S3Environments(in: directory, engine: .seaweedfs, publicRead: true)
+            defer { s3.stop() }
+            var releases: [String] = []
+            for commit in s3.fixture.commits {
+                try s3.fixture.stampWeb()
+                let result = try s3.run(s3.publish(commit))
+                try #require(result.status == 0, "\(result.err)")
+                releases.append(try #require(try s3.liveIsComplete("published")))
+            }
+            let bucket = s3.client()
+            var lists: [String: String] = [:]
+            for id in releases {
+                let manifest = try #require(try bucket.get("releases/\(id).json"))
+                let info = try ReleaseInfo.parse(manifest.bytes, source: id)
+                let list = ReleaseFileList(
+                    environment: LoaderFixture.environment, release: id,
+                    files: info.files.map { .init(path: $0.path, sha256: $0.sha256, size: $0.size, object: ObjectLayout.objectName($0)) })
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                let bytes = Array(try encoder.encode(list))
+                lists[id] = SHA256.hex(bytes)
+                _ = try bucket.put("o/\(SHA256.hex(bytes)).json", bytes, contentType: "application/json")
+            }
+            let keys = try #require(Ed25519.generate())
+            let key = try #require(TrustedKey(raw: keys.publicKey)).text
+            func serve(_ release: String, sequence: Int) throws {
+                let line = LiveStatement.Line(release: release, files: try #require(lists[release]))
+                let statement = LiveStatement(
+                    environment: LoaderFixture.environment, sequence: sequence, signedAt: LoaderFixture.signedAt, expiresAt: LoaderFixture.expiresAt, live: line,
+                    lines: ["1": line])
+                _ = try bucket.put("live.json", try LoaderFixture.envelope(statement, signedBy: [keys.privateKey]), contentType: "application/json", cacheControl: "no-cache")
+            }
+            try FileSystem.makeDirectories(directory + "/app")
+            try FileSystem.writeFile(directory + "/app/RatecardLoader.swift", Array(LoaderSwiftGenerator.generate().utf8))
+            let binary = try Self.compileHarness(loader: directory + "/app/RatecardLoader.swift", in: directory)
+            let base = "\(s3.server.endpoint)/rc-production/app"
+            func run(_ mode: String) throws -> String {
+                let (status, text) = try runTool(binary, [base, directory + "/phone", key, mode])
+                #expect(status == 0, "\(text)")
+                return text
+            }
+            try serve(releases[0], sequence: 1)
+            let start = try run("ready")
+            #expect(start.contains("loaded \(releases[0]) new=true") && start.contains("good \(releases[0])"), "\(start)")
+            // The second release's own stamp file, changed in the bucket: refused, the first kept.
+            try serve(releases[1], sequence: 2)
+            let secondManifest = try #require(try bucket.get("releases/\(releases[1]).json"))
+            let secondFiles = try ReleaseInfo.parse(secondManifest.bytes, source: releases[1]).files
+            let stamp = try #require(secondFiles.first { $0.path == "app/stamp.js" })
+            let object = "o/" + ObjectLayout.objectName(stamp)
+            let original = try #require(try bucket.get(object)).bytes
+            _ = try bucket.put(object, Array("steal();\n".utf8) + original, contentType: "text/javascript")
+            let refused = try run("load")
+            #expect(refused.contains("kept \(releases[0]) file: "), "\(refused)")
+            _ = try bucket.put(object, original, contentType: "text/javascript")
+            let loaded = try run("ready")
+            #expect(loaded.contains("loaded \(releases[1]) new=true") && loaded.contains("good \(releases[1])"), "\(loaded)")
+        }
+    }
 }
