@@ -81,6 +81,21 @@ public struct ReleaseCache: Sendable {
         return digest.sha256Hex(bytes) == sha256 ? bytes : nil
     }
 
+    /// Removes every kept file that neither the last good release nor the one waiting for ready
+    /// names (their files and their file lists), so the folder holds at most two releases.
+    func prune(keeping records: Records) throws {
+        var kept: Set<String> = []
+        for release in [records.good, records.candidate].compactMap({ $0 }) {
+            kept.insert(release.files)
+            for file in release.fileList.files { kept.insert(file.sha256) }
+        }
+        let folder = self.folder + "/objects"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where !kept.contains(name) {
+            try FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+    }
+
     func store(_ bytes: [UInt8], sha256: String) throws {
         try FileManager.default.createDirectory(atPath: folder + "/objects", withIntermediateDirectories: true)
         try Data(bytes).write(to: URL(fileURLWithPath: folder + "/objects/" + sha256), options: .atomic)

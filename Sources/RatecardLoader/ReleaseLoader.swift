@@ -177,6 +177,7 @@ public struct ReleaseLoader: Sendable {
             records.candidate = nil
         }
         try cache.save(records)
+        try cache.prune(keeping: records)
         return (release, isNew)
     }
 

@@ -109,6 +109,10 @@ import Testing
             // Untouched, it loads; then older, expired, foreign and badly signed statements do not.
             let accepted = try fetch()
             #expect(accepted.status == 0 && accepted.out.contains("loads release \(second) of production (sequence 2"), "\(accepted.out)\(accepted.err)")
+            // The state keeps the files of the release it loads, no others.
+            let secondInfo = try ReleaseInfo.read(from: ServeRoot(path: fixture.root).folder(of: second))
+            let keptFiles = Set(try FileSystem.listDirectory(state + "/cache/objects"))
+            #expect(keptFiles == Set(secondInfo.files.map(\.sha256) + [try #require(fixture.lists[second]).sha256]))
             try fixture.serve(try LoaderFixture.envelope(try fixture.statement(second, sequence: 3), signedBy: [trusted.privateKey]))
             #expect(try fetch().status == 0)
             try fixture.serve(try LoaderFixture.envelope(try fixture.statement(first, sequence: 2), signedBy: [trusted.privateKey]))
