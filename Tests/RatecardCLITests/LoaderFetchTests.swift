@@ -131,6 +131,9 @@ import Testing
             envelope = SignedLiveStatement(payload: Array(try JSONEncoder().encode(try fixture.statement(first, sequence: 400))), signatures: stolen)
             try fixture.serve(Array(try JSONEncoder().encode(envelope)))
             expectRefused("a changed statement", "does not verify", keeps: second, try fetch())
+            let report = try JSONReader.parse(Array(try fetch(["--format", "json"]).out.utf8))
+            #expect(report["outcome"]?.stringValue == "kept" && report["release"]?["release"]?.stringValue == second, "\(report)")
+            #expect(report["refusal"]?["kind"]?.stringValue == "signature", "\(report)")
             let korean = try fetch(["--lang", "ko"])
             #expect(korean.err.contains("서명한 뒤에 live.json이 바뀌었습니다"), "\(korean.err)")
 

@@ -9,12 +9,13 @@ enum FetchCommand {
     static let command = Command(
         name: "fetch",
         abstract: "Load a served environment exactly as the app's generated loader does, checking live.json and every file.",
-        usage: "<url> [--trust <pubfile>]... --bridge <n> [--state <dir>] [--now <time>]",
+        usage: "<url> [--trust <pubfile>]... --bridge <n> [--state <dir>] [--now <time>] [--format text|json]",
         options: [
             OptionSpec("--trust", value: "PUBFILE", "A public key the app trusts (a .pub file of 'keys generate', or ed25519:<base64>); repeat for several"),
             OptionSpec("--bridge", value: "N", "The app's bridge version: the greatest line at or below it is loaded"),
             OptionSpec("--state", value: "DIR", "Where the checked files, the last good release and the highest accepted sequence are kept between runs"),
             OptionSpec("--now", value: "TIME", "The time to check expiry against, RFC 3339 (default: now)"),
+            OptionSpec("--format", value: "FORMAT", "text (default) or json: the outcome, the release and why it was refused"),
         ],
         positionals: 1...1,
         discussion: """
@@ -40,6 +41,7 @@ enum FetchCommand {
         guard let bridge = Int(bridgeText), bridge >= 0 else {
             throw UsageError("--bridge '\(bridgeText)' is not a bridge version (a whole number)", ko: "--bridge '\(bridgeText)'은(는) 브리지 버전(0 이상의 정수)이 아닙니다")
         }
+        let json = try ServeRootCommands.format(arguments)
         let keys = try arguments.allValues("--trust").map { try trustedKey($0, invocation) }
         var now = Date(timeIntervalSince1970: invocation.now)
         if let text = arguments.value("--now") {
@@ -70,7 +72,12 @@ enum FetchCommand {
             configuration: .init(base: base, environment: known.count == 1 ? known.keys.first : nil, bridgeVersion: bridge, trustedKeys: keys, waitsForReady: false),
             transport: CurlLoaderTransport(), verifier: LibcryptoSignatureVerifier(), digest: LibcryptoDigest(), sequences: sequences,
             cache: ReleaseCache(folder: state + "/cache"))
-        switch loader.load(now: now) {
+        let outcome = loader.load(now: now)
+        if json {
+            invocation.console.out(report(outcome, signed: !keys.isEmpty).serialized() + "\n")
+            return code(outcome)
+        }
+        switch outcome {
         case .loaded(let release, _):
             invocation.out(loads(release))
             if keys.isEmpty {
@@ -86,11 +93,42 @@ enum FetchCommand {
                 Message(
                     "keeps release \(release.release) of \(release.environment) (sequence \(release.sequence)), the last good one\n",
                     ko: "마지막으로 문제없던 \(release.environment)의 릴리스 \(release.release)(순번 \(release.sequence))을(를) 유지합니다\n"))
-            return refusal.kind == .unreachable ? RatecardCLI.ExitCode.failure : RatecardCLI.ExitCode.invalid
+            return code(outcome)
         case .failed(let refusal):
             invocation.error(message(refusal))
             invocation.err(Message("no release is kept: the app would have nothing to open\n", ko: "유지한 릴리스가 없습니다: 앱은 열 것이 없습니다\n"))
+            return code(outcome)
+        }
+    }
+
+    /// 0 loaded; 1 refused for what is served; 4 nothing could be fetched (or the state folder failed).
+    static func code(_ outcome: ReleaseLoader.Outcome) -> Int32 {
+        switch outcome {
+        case .loaded: return RatecardCLI.ExitCode.ok
+        case .kept(_, let refusal), .failed(let refusal):
             return refusal.kind == .unreachable || refusal.kind == .storage ? RatecardCLI.ExitCode.failure : RatecardCLI.ExitCode.invalid
+        }
+    }
+
+    /// `--format json`: `outcome` (loaded, kept, failed), the release loaded or kept, and the refusal.
+    static func report(_ outcome: ReleaseLoader.Outcome, signed: Bool) -> JSON {
+        func release(_ release: LoadedRelease) -> JSON {
+            .object([
+                "environment": .string(release.environment), "release": .string(release.release), "files_sha256": .string(release.files),
+                "sequence": .int(release.sequence), "signed_at": .string(release.signedAt), "expires_at": release.expiresAt.map(JSON.string) ?? .null,
+                "signed_by": .array(release.signedBy.map(JSON.string)), "files": .int(release.fileList.files.count),
+            ])
+        }
+        func refusal(_ refusal: LoadRefusal) -> JSON {
+            .object(["kind": .string(refusal.kind.rawValue), "message": .string(refusal.english), "message_ko": .string(message(refusal).korean)])
+        }
+        switch outcome {
+        case .loaded(let loaded, _):
+            return .object(["outcome": .string("loaded"), "signature_checked": .bool(signed), "release": release(loaded), "refusal": .null])
+        case .kept(let kept, let why):
+            return .object(["outcome": .string("kept"), "signature_checked": .bool(signed), "release": release(kept), "refusal": refusal(why)])
+        case .failed(let why):
+            return .object(["outcome": .string("failed"), "signature_checked": .bool(signed), "release": .null, "refusal": refusal(why)])
         }
     }
 
