@@ -5,4 +5,6 @@
 #include <openssl/hmac.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
+#include <openssl/bio.h>
+#include <openssl/pem.h>
 #endif

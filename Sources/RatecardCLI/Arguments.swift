@@ -20,12 +20,11 @@ public struct ParsedArguments: Sendable, Equatable {
     public var values: [String: String] = [:]
     public var flags: Set<String> = []
     public var positionals: [String] = []
-    /// Every value of an option given more than once, in order (`values` holds the last).
+    /// Every value of an option given more than once (`--signing-key A --signing-key B`), in order.
     public var repeated: [String: [String]] = [:]
 
     public func value(_ name: String) -> String? { values[name] }
-    /// Every value given for `name`, in order (`--trust a --trust b`).
-    public func allValues(_ name: String) -> [String] { repeated[name] ?? [] }
+    public func values(_ name: String) -> [String] { repeated[name] ?? [] }
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
 
     /// Parses `arguments` (without the command name): `--opt value`, `--opt=value`, `-x value`,

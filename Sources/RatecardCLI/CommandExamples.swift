@@ -37,6 +37,8 @@ enum CommandExamples {
         "releases": ["ratecard releases --env production   # newest first, with live and bad marks"],
         "verify": ["ratecard verify --env production     # exit 1 if a live file changed on disk"],
         "prune": ["ratecard prune --env staging --keep 10"],
+        "keys": ["ratecard keys generate --out ~/.ratecard-keys --name production   # then paste the signing: block it prints"],
+        "sign": ["ratecard sign --env production --signing-key ~/.ratecard-keys/production.key   # daily, beside publish --if-stale"],
         "repair": ["ratecard repair --env production   # what status calls stale, and missing entry files, put back"],
         "nginx-conf": ["ratecard nginx-conf --env production --listen 127.0.0.1:8080 > /etc/nginx/conf.d/ratecard.conf"],
         "serve": [

@@ -29,6 +29,7 @@ enum CommandHelpKorean {
         "--format": "text(기본값) 또는 json",
         "--as-of": "무엇이 현재 시행 중인지 정하는 날짜 (기본값: 오늘, 서울 시각)",
         "--force": "불량 표시가 있는 릴리스의 번들도 내보냅니다 (없으면 종료 코드 3; 저널에 기록됩니다)",
+        "--signing-key": "ratecard.yaml에 signing:이 있는 환경에서 live.json에 서명할 개인 키 (여러 번 줄 수 있음; 없으면 $RATECARD_SIGNING_KEY)",
     ]
 
     static let table: [String: Text] = [
@@ -185,6 +186,24 @@ enum CommandHelpKorean {
             ]),
         "repair": Text(
             abstract: "포인터를 따라야 하는 파일(bridge-lines.json, 버킷의 index.html)을 다시 쓰고, 릴리스에서 빠진 엔트리 파일을 되살립니다."),
+        "keys": Text(
+            abstract: "live.json(앱이 불러올 것)에 서명할 Ed25519 키 쌍을 만듭니다.",
+            discussion: """
+                DIR/<name>.key(개인 키, PKCS#8 PEM, 모드 0600)와 DIR/<name>.pub(한 줄, ed25519:<base64>)를 쓰고,
+                ratecard.yaml의 환경 아래에 넣을 signing: 블록을 출력합니다. 개인 키는 비밀 저장소에 두고(CI에서는
+                RATECARD_SIGNING_KEY에 그 내용을), publish, promote, rollback, prune, releases --clear-bad, sign에
+                --signing-key FILE로 주세요.
+                """,
+            options: [
+                "--out": "<name>.key(개인 키, 모드 0600)와 <name>.pub를 쓸 폴더; 콘텐츠 저장소 안은 안 됩니다",
+                "--name": "파일 이름 (기본값: ratecard-signing)",
+            ]),
+        "sign": Text(
+            abstract: "지금 라이브인 것에 대한 live.json에 만료 전에 다시 서명합니다 (새 순번과 만료).",
+            discussion: """
+                매일 실행하세요('publish --if-stale' 옆에서): 앱은 만료된 서명을 거부하므로, 바뀌지 않는 서버가 앱을
+                expires_after_days보다 오래 옛 릴리스에 묶어 둘 수 없습니다.
+                """),
         "nginx-conf": Text(
             abstract: "이 루트를 안전하게 제공하는 nginx server 블록을 출력합니다.",
             options: ["--listen": "nginx가 들을 주소 (기본값 127.0.0.1:8080)"]),

@@ -19,6 +19,8 @@ public enum RatecardCLI {
         PublishCommand.command,
         PromoteCommand.command,
         RollbackCommand.command,
+        SigningKeys.keys,
+        SigningKeys.sign,
         ServeRootCommands.status,
         ServeRootCommands.releases,
         ServeRootCommands.verify,

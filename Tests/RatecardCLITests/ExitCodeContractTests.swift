@@ -40,7 +40,7 @@ import Testing
     /// The commands whose refusals the tests below run, to be checked against the command table.
     static let covered: Set<String> = [
         "init", "validate", "rules", "schema", "build", "preview", "diff", "save", "log", "hook", "publish", "promote", "rollback", "status", "releases", "verify",
-        "prune", "repair", "nginx-conf", "serve", "bridge", "generate", "version", "completion", "fetch",
+        "prune", "repair", "nginx-conf", "serve", "bridge", "generate", "version", "completion", "keys", "sign", "fetch",
     ]
 
     @Test func everyCommandsRefusalsAreTested() {
@@ -273,6 +273,27 @@ import Testing
                     let lock = try ReleaseLock.acquire(root: root, command: "test", wait: false)
                     defer { lock.release() }
                     return try ratecard(["repair", "--root", root, "--no-wait"], in: repo)
+                },
+                Case(command: "keys", why: "no --out", cause: .usage, says: "Missing expected option '--out <dir>'") { try ratecard(["keys", "generate"], in: repo) },
+                Case(command: "keys", why: "a key folder inside the content repository", cause: .input, says: "is inside the content repository") {
+                    try ratecard(["keys", "generate", "--out", repo + "/keys"], in: repo)
+                },
+                Case(command: "keys", why: "a key file already there", cause: .target, says: "already exists") {
+                    #expect(try ratecard(["keys", "generate", "--out", directory + "/keys"], in: repo).status == 0)
+                    return try ratecard(["keys", "generate", "--out", directory + "/keys"], in: repo)
+                },
+                Case(command: "sign", why: "a signed environment without a key", cause: .input, says: "no signing key was given") {
+                    let config = repo + "/ratecard.yaml"
+                    let text = try FileSystem.readFile(config)
+                    let key = String(decoding: try FileSystem.readFile(directory + "/keys/ratecard-signing.pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    try FileSystem.writeFile(config, text + Array("  signed:\n    root: ../root\n    signing: {keys: [\"\(key)\"], expires_after_days: 7}\n".utf8))
+                    defer { try? FileSystem.writeFile(config, text) }
+                    return try ratecard(["sign", "--env", "signed"], in: repo)
+                },
+                Case(command: "sign", why: "the lock is held", cause: .target, says: "is locked by") {
+                    let lock = try ReleaseLock.acquire(root: root, command: "test", wait: false)
+                    defer { lock.release() }
+                    return try ratecard(["sign", "--root", root, "--no-wait"], in: repo)
                 },
                 Case(command: "prune", why: "no --keep", cause: .usage, says: "Missing expected option '--keep <n>'") { try ratecard(["prune", "--root", root], in: repo) },
                 Case(command: "status", why: "an unknown environment", cause: .usage, says: "Unknown environment") { try ratecard(["status", "--env", "prod"], in: repo) },

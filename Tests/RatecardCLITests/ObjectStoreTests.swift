@@ -347,6 +347,7 @@ import Testing
                     let kept = try serve.releaseIDs()
                     #expect(kept.count == 2)
                     let named = try Set(kept.flatMap { try ReleaseInfo.read(from: serve.folder(of: $0)).objectNames })
+                        .union(kept.map { try LiveStatements.fileListObject(root: serve, release: $0) })
                     #expect(Set(try serve.list(.objects).map(\.name)) == named)
                 })
         }

@@ -70,6 +70,17 @@ struct PublishFixture {
     /// `bridge-lines.json` says what the releases and the pointer say; after a kill it may not
     /// yet (`stale`), and then `status` must report it.
     func linesAreConsistent(_ label: String, staleAllowed: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        // live.json follows the pointer too (every root, bridge or not); a kill between the flip
+        // and its write leaves it stale, which status reports and the next command repairs.
+        let statement = try LiveStatements.staleness(root: ServeRoot(path: root))
+        if !statement.isEmpty {
+            if staleAllowed {
+                let status = try ratecard(["status", "--root", root], in: repo)
+                #expect(status.out.contains("stale: live.json"), "\(label): status does not report \(statement): \(status.out)", sourceLocation: sourceLocation)
+            } else {
+                Issue.record("\(label): \(statement)", sourceLocation: sourceLocation)
+            }
+        }
         guard bridge else { return }
         let stale = try BridgeLines.staleness(root: ServeRoot(path: root))
         guard !stale.isEmpty else { return }
@@ -468,6 +479,7 @@ struct PublishFixture {
             // objects only pruned releases named are gone.
             for id in left { #expect(try staging.drift(of: id) == [], "\(id) lost an object") }
             let named = try Set(left.flatMap { try ReleaseInfo.read(from: staging.folder(of: $0)).objectNames })
+                .union(left.map { try LiveStatements.fileListObject(root: staging, release: $0) })
             #expect(Set(try staging.list(.objects).map(\.name)) == named)
             // Drift is found.
             try FileSystem.writeFile(staging.folder(of: live) + "/index.html", Array("tampered\n".utf8))

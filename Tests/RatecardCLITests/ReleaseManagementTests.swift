@@ -95,7 +95,9 @@ import Testing
             #expect(object["dry_run"] == .bool(false))
             #expect(try serve.releaseIDs() == [ids[2], ids[3]])
             // Objects: exactly those no kept release names went; every kept release still verifies.
+            // (and the public file lists of the kept releases, which live.json names)
             let kept = try Set([ids[2], ids[3]].flatMap { try ReleaseInfo.read(from: serve.folder(of: $0)).objectNames })
+                .union([ids[2], ids[3]].map { try LiveStatements.fileListObject(root: serve, release: $0) })
             let objectsAfter = try FileSystem.listDirectory(serve.objectsFolder).sorted()
             #expect(Set(objectsAfter) == kept)
             #expect(objectsAfter.count < objectsBefore.count)
@@ -107,6 +109,7 @@ import Testing
     /// The bytes of the objects that none of `keeping` names.
     func unreferencedBytes(_ serve: ServeRoot, keeping: [String]) throws -> Int {
         let named = try Set(keeping.flatMap { try ReleaseInfo.read(from: serve.folder(of: $0)).objectNames })
+            .union(keeping.map { try LiveStatements.fileListObject(root: serve, release: $0) })
         return try FileSystem.listDirectory(serve.objectsFolder).filter { !named.contains($0) }
             .reduce(0) { $0 + (try FileSystem.readFile(serve.objectsFolder + "/" + $1)).count }
     }

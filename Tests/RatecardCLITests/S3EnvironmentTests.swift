@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RatecardKit
+import RatecardLoader
 import Testing
 
 /// A content repository whose ratecard.yaml names environments in object storage, served by a
@@ -110,8 +111,21 @@ final class S3Environments {
     }
 
     /// The live release as ratecard sees it (to check what is served against it).
-    func store(_ bucket: String = "rc-production", prefix: String = "app/") -> S3Root {
-        S3Root(location: S3Location(endpoint: server.endpoint, bucket: bucket, prefix: prefix), credentials: server.credentials)
+    func store(_ bucket: String = "rc-production", prefix: String = "app/", environment: String = "production") -> S3Root {
+        let root = S3Root(location: S3Location(endpoint: server.endpoint, bucket: bucket, prefix: prefix), credentials: server.credentials)
+        root.delivery = LiveDelivery(environment: environment, signing: nil)
+        return root
+    }
+
+    /// The objects `releases` name (`o/<name>`): their files, and their public file lists.
+    func referencedObjects(_ releases: [String]) throws -> Set<String> {
+        let root = store()
+        var referenced: Set<String> = []
+        for id in releases {
+            referenced.formUnion(try root.info(of: id).objectNames.map { "o/" + $0 })
+            referenced.insert("o/" + (try LiveStatements.fileListObject(root: root, release: id)))
+        }
+        return referenced
     }
 
     /// What is served beside the pointer follows it: `index.html` serves the live release, and
@@ -120,7 +134,7 @@ final class S3Environments {
     func servedStateIsConsistent(_ label: String, staleAllowed: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let root = store()
         guard let live = try root.pointer() else { return }
-        var stale = try BridgeLines.staleness(root: root).map(\.english)
+        var stale = try (BridgeLines.staleness(root: root) + LiveStatements.staleness(root: root)).map(\.english)
         if let index = try client().get("index.html").map({ String(decoding: $0.bytes, as: UTF8.self) }), !index.contains("<base href=\"r/\(live)/\">") {
             stale.append("stale: index.html does not serve")
         }
@@ -179,7 +193,7 @@ final class S3Environments {
             let keys = try client.list(prefix: "")
             #expect(
                 keys.allSatisfy {
-                    $0 == "current" || $0 == "index.html" || $0.hasPrefix("o/") || $0.hasPrefix("r/\(a)/") || $0 == "releases/\(a).json" || $0.hasPrefix(".ratecard/journal/")
+                    $0 == "current" || $0 == "index.html" || $0 == "live.json" || $0.hasPrefix("o/") || $0.hasPrefix("r/\(a)/") || $0 == "releases/\(a).json" || $0.hasPrefix(".ratecard/journal/")
                         || $0 == ".ratecard/journal-state.json" || $0.hasPrefix(".ratecard/numbers/")
                 }, "\(keys)")
 
@@ -194,7 +208,11 @@ final class S3Environments {
             let writtenSecond = try #require(secondJSON["bytes_written"]?.intValue)
             let sentSecond = try #require(secondJSON["storage"]?["bytes_sent"]?.intValue)
             #expect(writtenSecond < writtenFirst, "the second publish wrote \(writtenSecond) bytes, the first \(writtenFirst)")
-            #expect(sentSecond - writtenSecond < 4096, "the second publish sent \(sentSecond) bytes for \(writtenSecond) of new objects and manifest")
+            // live.json and the new release's public file list travel too.
+            let statement = try JSONDecoder().decode(SignedLiveStatement.self, from: Data(try #require(try client.get("live.json")).bytes))
+            let list = try JSONDecoder().decode(LiveStatement.self, from: Data(try #require(statement.payloadBytes))).live.files
+            let delivery = try #require(try client.get("live.json")).bytes.count + (try #require(try client.get("o/\(list).json")).bytes.count)
+            #expect(sentSecond - writtenSecond - delivery < 4096, "the second publish sent \(sentSecond) bytes for \(writtenSecond) of new objects and manifest")
             #expect(try s3.liveIsComplete("second publish") == b)
             let again = try s3.run(s3.publish(s3.fixture.commits[1]))
             #expect(again.status == 0 && again.out.contains("Already live"), "\(again.out)\(again.err)")
@@ -268,12 +286,7 @@ final class S3Environments {
             #expect(pruned.status == 0, "\(pruned.err)")
             let left = try client.list(prefix: "releases/")
             #expect(Set(left) == ["releases/\(a).json", "releases/\(local).json"], "\(left)")
-            var referenced: Set<String> = []
-            for manifestKey in left {
-                for file in try JSONReader.parse(try #require(try client.get(manifestKey)).bytes)["files"]?.arrayValue ?? [] {
-                    referenced.insert("o/" + ObjectLayout.objectName(sha256: file["sha256"]?.stringValue ?? "", path: file["path"]?.stringValue ?? ""))
-                }
-            }
+            let referenced = try s3.referencedObjects([a, local])
             #expect(Set(try client.list(prefix: "o/")) == referenced)
             #expect(try s3.entryFolders() == ["r/\(a)/", "r/\(local)/"])
             #expect(try s3.liveIsComplete("pruned") == local)
@@ -290,11 +303,27 @@ final class S3Environments {
         try withTemporaryDirectory { directory in
             let s3 = try S3Environments(in: directory)
             defer { s3.stop() }
-            try s3.configure(production: "    apps:\n      ios-9.9: 99")
+            // A signed environment: live.json beside the pointer, no-cache, signed by the key given.
+            #expect(try s3.run(["keys", "generate", "--out", directory + "/keys"]).status == 0)
+            let publicKey = String(decoding: try FileSystem.readFile(directory + "/keys/ratecard-signing.pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            try s3.configure(production: "    apps:\n      ios-9.9: 99\n    signing:\n      keys: [\"\(publicKey)\"]\n      expires_after_days: 7")
             let site = DurableFiles.parent(of: exampleContent) + "/site"
-            let published = try s3.run(s3.publish(s3.fixture.commits[0], web: site))
+            let key = String(decoding: try FileSystem.readFile(directory + "/keys/ratecard-signing.key"), as: UTF8.self)
+            let published = try s3.run(s3.publish(s3.fixture.commits[0], web: site), environment: ["RATECARD_SIGNING_KEY": key])
             #expect(published.status == 0, "\(published.err)")
             let live = try #require(try s3.liveIsComplete("with the app's web build"))
+            let served = try #require(try s3.client().fetch("live.json"))
+            #expect(served.headers["cache-control"] == "no-cache" && served.headers["content-type"] == "application/json", "\(served.headers)")
+            let envelope = try JSONDecoder().decode(SignedLiveStatement.self, from: Data(served.bytes))
+            let statement = try JSONDecoder().decode(LiveStatement.self, from: Data(try #require(envelope.payloadBytes)))
+            #expect(statement.environment == "production" && statement.live.release == live && statement.line(forBridge: 99)?.release == live, "\(statement)")
+            let signature = try #require(envelope.signatures.first)
+            #expect(signature.key == publicKey)
+            #expect(
+                Ed25519.isValid(
+                    signature: Array(try #require(Data(base64Encoded: signature.sig))), of: try #require(envelope.signedBytes), publicKey: try #require(TrustedKey(publicKey)).raw))
+            let list = try #require(try s3.client().fetch("o/\(statement.live.files).json"))
+            #expect(SHA256.hex(list.bytes) == statement.live.files && list.headers["cache-control"] == "public, max-age=31536000, immutable")
             let lines = try JSONReader.parse(try #require(try s3.client().get("bridge-lines.json")).bytes)
             let named =
                 (lines["lines"].flatMap { value -> [String]? in
@@ -531,12 +560,7 @@ final class S3Environments {
         try s3.servedStateIsConsistent("\(label) settled and pruned", staleAllowed: false)
         let client = s3.client()
         let releases = try client.list(prefix: "releases/").map { String($0.dropFirst("releases/".count).dropLast(".json".count)) }
-        var referenced: Set<String> = []
-        for id in releases {
-            for file in try JSONReader.parse(try #require(try client.get("releases/\(id).json")).bytes)["files"]?.arrayValue ?? [] {
-                referenced.insert("o/" + ObjectLayout.objectName(sha256: file["sha256"]?.stringValue ?? "", path: file["path"]?.stringValue ?? ""))
-            }
-        }
+        let referenced = try s3.referencedObjects(releases)
         #expect(Set(try client.list(prefix: "o/")) == referenced, "\(label): objects no release names are left")
         #expect(try s3.entryFolders() == Set(releases.map { "r/\($0)/" }), "\(label): entry folders without a release are left")
         #expect(try client.get(".ratecard/lock") == nil)

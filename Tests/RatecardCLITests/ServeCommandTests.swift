@@ -53,6 +53,11 @@ final class ServeProcess: LoopbackProcess {
             #expect(object.status == 200 && SHA256.hex(object.body) == shard.sha256)
             #expect(object.headers["content-type"] == "application/json")
             expectHeaders(object, "/o/", policy: NginxConfig.dataPolicy, cache: "public, max-age=31536000, immutable")
+            // live.json beside the pointer, never cached.
+            let statement = try server.get("/live.json")
+            #expect(try statement.status == 200 && statement.body == (try FileSystem.readFile(fixture.root + "/live.json")))
+            #expect(statement.headers["content-type"] == "application/json")
+            expectHeaders(statement, "/live.json", policy: NginxConfig.dataPolicy, cache: "no-cache")
             // Terms pages through the release's one link, of the live and of a kept release.
             let terms = try #require(info.files.first { $0.path.hasPrefix("terms/") })
             let page = try server.get("/" + terms.path)
@@ -104,10 +109,10 @@ final class ServeProcess: LoopbackProcess {
             #expect(after.body != entry.body)
             #expect(server.stop() == 0)
             #expect(server.output().hasSuffix("Stopped.\n"), "\(server.output())")
-            // Nothing was written (the rollback aside: its journal, the pointer and the lock).
+            // Nothing was written (the rollback aside: its journal, the pointer, the lock and live.json).
             var now = try treeListing(fixture.root)
             var was = before
-            for path in [".ratecard/journal.jsonl", ".ratecard/lock", "current", ".ratecard/verified"] {
+            for path in [".ratecard/journal.jsonl", ".ratecard/lock", "current", ".ratecard/verified", "live.json"] {
                 now[path] = nil
                 was[path] = nil
             }

@@ -192,6 +192,13 @@ import Testing
             #expect(lines.status == 200)
             #expect(lines.header("cache-control") == "no-cache")
             #expect(String(decoding: lines.body, as: UTF8.self).contains(old))
+            // live.json beside the pointer, never cached; the file list it names, an immutable object.
+            let statement = try probe.get("/live.json")
+            #expect(try statement.status == 200 && statement.body == (try FileSystem.readFile(root + "/live.json")))
+            #expect(statement.header("cache-control") == "no-cache" && statement.header("content-type") == "application/json")
+            let live = try #require(try LiveStatements.read(root: serve)).statement.live
+            let list = try probe.get("/o/\(live.files).json")
+            #expect(list.status == 200 && SHA256.hex(list.body) == live.files && list.header("cache-control")?.contains("immutable") == true)
             let page = try probe.get("/r/\(old)/index.html")
             #expect(page.status == 200)
             #expect(page.header("cache-control") == "no-cache")

@@ -46,3 +46,29 @@ import Testing
         #expect(!error.message.english.contains("abc123") && !error.message.korean.contains("abc123"))
     }
 }
+
+/// `signing:` under an environment: the public keys live.json is signed by and how long a
+/// statement is good for; a key in another form or an expiry out of range is named where it is.
+@Suite struct SigningConfigTests {
+    static let key = "ed25519:" + Data(repeating: 7, count: 32).base64EncodedString()
+
+    func load(_ signing: String) throws -> ServiceConfig {
+        try ServiceConfig.load(Array((ServiceConfigLoadTests.valid + "    signing:\n" + signing).utf8), path: "content/ratecard.yaml")
+    }
+
+    @Test func aSigningBlockReadsAndABadOneIsNamedAtItsValue() throws {
+        let config = try load("      keys: [\"\(Self.key)\"]\n      expires_after_days: 7\n")
+        #expect(config.environments.first?.signing == ServiceConfig.Signing(keys: [Self.key], expiresAfterDays: 7))
+        let bad: [(String, String)] = [
+            ("      keys: [\"ed25519:AAAA\"]\n      expires_after_days: 7\n", "content/ratecard.yaml:9:14: error SCH-04: signing key 'ed25519:AAAA'"),
+            ("      keys: [\"rsa:\(Self.key.dropFirst(8))\"]\n      expires_after_days: 7\n", "is not a public key as 'ratecard keys generate' writes it"),
+            ("      keys: []\n      expires_after_days: 7\n", "'signing' lists no keys"),
+            ("      keys: [\"\(Self.key)\"]\n      expires_after_days: 0\n", "'expires_after_days' is 0; a statement is good for 1 to 366 days"),
+            ("      keys: [\"\(Self.key)\"]\n", "expires_after_days"),
+        ]
+        for (block, says) in bad {
+            let error = try #require(throws: OperationalError.self) { try load(block) }
+            #expect(error.message.english.contains(says), "\(block): \(error.message.english)")
+        }
+    }
+}

@@ -42,7 +42,7 @@ enum FetchCommand {
             throw UsageError("--bridge '\(bridgeText)' is not a bridge version (a whole number)", ko: "--bridge '\(bridgeText)'은(는) 브리지 버전(0 이상의 정수)이 아닙니다")
         }
         let json = try ServeRootCommands.format(arguments)
-        let keys = try arguments.allValues("--trust").map { try trustedKey($0, invocation) }
+        let keys = try arguments.values("--trust").map { try trustedKey($0, invocation) }
         var now = Date(timeIntervalSince1970: invocation.now)
         if let text = arguments.value("--now") {
             guard let given = ReleaseLoader.parseTime(text) else {

@@ -17,6 +17,7 @@ enum PromoteCommand {
             ServeRootOptions.force,
             ServeRootOptions.noWait,
             ServeRootOptions.format,
+            SigningKeys.option,
         ],
         run: run)
 
@@ -38,7 +39,8 @@ enum PromoteCommand {
         guard let fromName = arguments.value("--from") else { throw UsageError("Missing expected option '--from <env>'", ko: "'--from <env>' 옵션이 필요합니다") }
         guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'", ko: "'--to <env>' 옵션이 필요합니다") }
         let source = try root(fromName, invocation)
-        let (target, protected) = try resolved(toName, invocation)
+        var (target, protected) = try resolved(toName, invocation)
+        SigningKeys.attach(&target, arguments, invocation)
         if fromName == toName || source.displayName == target.displayName {
             throw UsageError(
                 "'--from' and '--to' are the same environment (\(toName)); promote ships a release to another environment",

@@ -21,6 +21,7 @@ enum PublishCommand {
             ServeRootOptions.force,
             ServeRootOptions.noWait,
             ServeRootOptions.format,
+            SigningKeys.option,
         ],
         discussion:
             "Publishing what is already live changes nothing and exits 0. A risky change to a protected environment (the first\nrelease there included) needs --approve; uncommitted content is refused (exit 1).",

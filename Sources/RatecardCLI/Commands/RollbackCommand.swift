@@ -17,6 +17,7 @@ enum RollbackCommand {
             OptionSpec("-m", value: "REASON", "Why (required): recorded in the journal"),
             ServeRootOptions.noWait,
             ServeRootOptions.format,
+            SigningKeys.option,
         ],
         discussion: """
             A bare rollback goes back to the newest good release that was live before this one, and

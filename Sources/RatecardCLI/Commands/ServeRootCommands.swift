@@ -20,6 +20,7 @@ enum ServeRootCommands {
             OptionSpec("--clear-bad", value: "ID", "Clear a release's bad mark (journaled), so a bare rollback may choose it again"),
             OptionSpec("-m", value: "REASON", "Why the mark is cleared (required with --clear-bad)"),
             ServeRootOptions.noWait,
+            SigningKeys.option,
         ],
         run: runReleases)
 
@@ -43,6 +44,7 @@ enum ServeRootCommands {
             OptionSpec("--dry-run", "List the releases that would be removed, and remove nothing"),
             ServeRootOptions.noWait,
             ServeRootOptions.format,
+            SigningKeys.option,
         ],
         run: runPrune)
 
@@ -50,7 +52,7 @@ enum ServeRootCommands {
         name: "repair",
         abstract: "Rewrite what follows the pointer (bridge-lines.json, a bucket's index.html) and restore missing entry files of releases.",
         usage: "(--env <name> | --root <dir>) [--no-wait] [--format <format>]",
-        options: ServeRootOptions.options + [ServeRootOptions.noWait, ServeRootOptions.format],
+        options: ServeRootOptions.options + [ServeRootOptions.noWait, ServeRootOptions.format, SigningKeys.option],
         run: runRepair)
 
     static func runRepair(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
@@ -202,6 +204,7 @@ enum ServeRootCommands {
             "stale_from": staleFrom.map { .string($0.description) } ?? .null, "stale": .bool(staleFrom.map { $0 <= asOf } ?? false),
             // What was checked: the seal of version.json (`verify` checks the files).
             "checked": .string("version.json seal"), "seal_ok": .bool(drift.isEmpty), "drift": .array(drift.map { JSON.string($0.english) }),
+            "statement": try StatementSummary(root: root, now: Int(invocation.now)).json,
         ])
         let when = since.map { Timestamp.seoul($0.time) }
         let how = since.map(Self.activation) ?? Message("not in the journal", ko: "저널에 없음")
@@ -219,6 +222,9 @@ enum ServeRootCommands {
             (Message("message", ko: "메시지"), .verbatim(info.message)),
         ]
         if let approval { rows.append((Message("approved", ko: "승인"), .verbatim(approval))) }
+        let statement = try StatementSummary(root: root, now: Int(invocation.now))
+        rows.append((Message("signing", ko: "서명"), statement.text))
+        if let warning = statement.warning { invocation.warning(.verbatim("\(name): ") + warning) }
         let problems = drift.prefix(5).joined(separator: "; ")
         // Named for what it checks: the seal of version.json, not the files (`verify` re-hashes those).
         rows.append(
@@ -420,17 +426,23 @@ enum ServeRootCommands {
         guard let live = try root.live() else { throw ConflictError("nothing is live in \(root.displayName)", ko: "\(root.displayName)에는 라이브인 것이 없습니다") }
         let found = try root.drift(of: live, deep: arguments.has("--deep")).map(Self.driftText)
         // A bucket's drift names a missing index.html too: once is enough.
-        let drift = found + (try BridgeLines.servedStaleness(root: root)).filter { stale in !found.contains { $0.english == stale.english } }
+        var drift = found + (try BridgeLines.servedStaleness(root: root)).filter { stale in !found.contains { $0.english == stale.english } }
+        // live.json: its signatures against signing.keys, its file lists against their hashes.
+        for problem in try LiveStatements.check(root: root) where !drift.contains(where: { $0.english == problem.english }) { drift.append(problem) }
         let files = try root.info(of: live).files.count
+        let statement = try StatementSummary(root: root, now: Int(invocation.now))
         if json {
             invocation.console.out(
                 JSON.object([
                     "release": .string(live), "ok": .bool(drift.isEmpty),
                     "files": .int(files),
                     "problems": .array(drift.map { JSON.string($0.english) }),
+                    "statement": statement.json,
                 ]).serialized() + "\n")
             return drift.isEmpty ? RatecardCLI.ExitCode.ok : RatecardCLI.ExitCode.invalid
         }
+        invocation.out(.verbatim("live.json: ") + statement.text + .verbatim("\n"))
+        if let warning = statement.warning { invocation.warning(warning) }
         if drift.isEmpty {
             invocation.out(Message("ok: release \(live) matches its \(files) listed files\n", ko: "정상: 릴리스 \(live)이(가) 목록의 파일 \(files)개와 모두 맞습니다\n"))
             return RatecardCLI.ExitCode.ok
@@ -500,5 +512,44 @@ enum ServeRootCommands {
         try FileSystem.makeDirectories(root.path)
         invocation.console.out(NginxConfig.serverBlock(root: try FileSystem.realPath(root.path), listen: arguments.value("--listen") ?? "127.0.0.1:8080"))
         return RatecardCLI.ExitCode.ok
+    }
+}
+
+/// What `status` and `verify` say of live.json: its sequence, signers and expiry, and a warning
+/// when a signed statement expires within `LiveStatements.warnDays` days (apps refuse it after).
+struct StatementSummary {
+    var json: JSON
+    var text: Message
+    var warning: Message?
+
+    init(root: any ReleaseStore, now: Int) throws {
+        guard let summary = try LiveStatements.summary(root: root, now: now) else {
+            json = .null
+            text = Message("none (written by the next publish, rollback, promote, prune or sign)", ko: "없음 (다음 publish, rollback, promote, prune, sign이 씁니다)")
+            return
+        }
+        json = .object([
+            "sequence": .int(summary.sequence), "signers": .array(summary.signers.map(JSON.string)), "signed_at": .string(summary.signedAt),
+            "expires_at": summary.expiresAt.map(JSON.string) ?? .null,
+        ])
+        let sequence = summary.sequence
+        guard let expires = summary.expiresAt, let left = summary.expiresIn else {
+            text = Message("sequence \(sequence), unsigned (no signing: in ratecard.yaml)", ko: "순번 \(sequence), 서명 없음 (ratecard.yaml에 signing: 없음)")
+            return
+        }
+        let signers = summary.signers.isEmpty ? "nobody" : summary.signers.joined(separator: ", ")
+        text = Message(
+            "sequence \(sequence), signed by \(signers), expires \(expires)", ko: "순번 \(sequence), 서명 \(summary.signers.isEmpty ? "없음" : signers), 만료 \(expires)")
+        let selector = LiveStatements.environment(of: root)
+        if left <= 0 {
+            warning = Message(
+                "live.json expired at \(expires): apps with the loader refuse it and keep their last good release; run 'ratecard sign --env \(selector)'",
+                ko: "live.json이 \(expires)에 만료되었습니다: 로더가 있는 앱은 이를 거부하고 마지막 정상 릴리스를 씁니다; 'ratecard sign --env \(selector)'을 실행하세요")
+        } else if left < LiveStatements.warnDays * 86400 {
+            let hours = left / 3600
+            warning = Message(
+                "live.json expires at \(expires) (in \(hours) hours); after that apps with the loader refuse it: run 'ratecard sign --env \(selector)' (daily, beside 'publish --if-stale')",
+                ko: "live.json이 \(expires)에 만료됩니다 (\(hours)시간 뒤); 그 뒤에는 로더가 있는 앱이 이를 거부합니다: 'ratecard sign --env \(selector)'을 실행하세요 (매일, 'publish --if-stale' 옆에서)")
+        }
     }
 }

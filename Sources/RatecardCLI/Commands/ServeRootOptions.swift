@@ -16,6 +16,12 @@ enum ServeRootOptions {
     /// The target the arguments name (a serve root folder, or a bucket prefix for an `s3:`
     /// environment), and whether its environment is protected.
     static func resolve(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: any ReleaseStore, protected: Bool, name: String) {
+        var resolved = try place(arguments, invocation)
+        SigningKeys.attach(&resolved.root, arguments, invocation)
+        return resolved
+    }
+
+    private static func place(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: any ReleaseStore, protected: Bool, name: String) {
         switch (arguments.value("--env"), arguments.value("--root")) {
         case (let env?, nil):
             let environment = try environment(env, invocation)
@@ -56,7 +62,9 @@ enum ServeRootOptions {
         let real = (try? FileSystem.realPath(normalized)) ?? normalized
         for environment in (try? Environments.all(from: invocation.directory)) ?? [] where environment.s3 == nil {
             if environment.path == normalized || (try? FileSystem.realPath(environment.path)) == real {
-                return (ServeRoot(path: normalized), environment.protected, environment.name)
+                var root = ServeRoot(path: normalized)
+                root.delivery = LiveDelivery(environment: environment.name, signing: environment.signing)
+                return (root, environment.protected, environment.name)
             }
         }
         return (ServeRoot(path: normalized), false, shown)

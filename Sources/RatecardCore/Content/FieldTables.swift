@@ -186,6 +186,13 @@ package enum FieldTables {
         Field("lock_wait_seconds", .integer, required: false, Message("How long to wait for a held lock.", ko: "잡혀 있는 잠금을 기다리는 시간(초)입니다.")),
     ])
 
+    static let signing = FieldTable([
+        Field(
+            "keys", .list(.pattern("^ed25519:[A-Za-z0-9+/]{43}=$")),
+            Message("The public keys live.json may be signed by (ratecard keys generate).", ko: "live.json에 서명할 수 있는 공개 키 목록입니다 (keys generate 명령이 만듭니다).")),
+        Field("expires_after_days", .integer, Message("How many days a signed statement is good for.", ko: "서명한 내용이 유효한 날수입니다.")),
+    ])
+
     static let environment = FieldTable(
         [
             Field("root", .text, required: false, Message("The serve root folder; required unless s3 is given.", ko: "서빙 루트 폴더입니다. s3가 없으면 필수입니다.")),
@@ -194,6 +201,9 @@ package enum FieldTables {
             Field(
                 "apps", .named(.integer, pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$"), required: false,
                 Message("The app versions in use, each with its bridge version.", ko: "사용 중인 앱 버전과 각 버전의 브리지 버전입니다.")),
+            Field(
+                "signing", .mapping(signing), required: false,
+                Message("Sign live.json with these keys (what apps load here).", ko: "이 키로 live.json(앱이 불러올 것)에 서명합니다.")),
         ], excludes: ["s3": ["root"]])
 
     static let service = FieldTable([

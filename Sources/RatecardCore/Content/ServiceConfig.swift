@@ -1,3 +1,4 @@
+import Foundation
 import RatecardSupport
 
 /// `ratecard.yaml`: the service, its broker registration and where it is served.
@@ -11,6 +12,22 @@ public struct ServiceConfig: Sendable, Equatable {
         public var apps: [AppVersion] = []
         /// Where the environment lives in S3-compatible object storage (`s3:`), instead of a folder.
         public var s3: ObjectStorage? = nil
+        /// `signing:`: the keys live.json must be signed by, and how long a statement is good for.
+        public var signing: Signing? = nil
+    }
+
+    /// `signing: {keys: ["ed25519:<base64>", ...], expires_after_days: N}`: every change of what
+    /// the environment's apps load is signed by one of the keys (during a rotation, by several),
+    /// and a statement is good for N days (re-signed by `ratecard sign` before then).
+    public struct Signing: Sendable, Equatable {
+        /// Public keys as `keys generate` writes them (`ed25519:<base64 of 32 bytes>`).
+        public var keys: [String]
+        public var expiresAfterDays: Int
+
+        public init(keys: [String], expiresAfterDays: Int) {
+            self.keys = keys
+            self.expiresAfterDays = expiresAfterDays
+        }
     }
 
     /// `s3: {endpoint, bucket, prefix, region, lock_ttl_seconds, lock_wait_seconds, deadline_seconds}`. No credentials: those come
@@ -129,11 +146,12 @@ public struct ServiceConfig: Sendable, Equatable {
                 }
                 let protected = entry.bool("protected", required: false)?.value ?? false
                 let apps = appVersions(entry.mapping("apps", required: false), path: path, diagnostics: diagnostics)
+                let signing = entry.mapping("signing", required: false).flatMap { signingBlock($0, path: path, diagnostics: diagnostics) }
                 entry.finish()
                 if hasS3 {
-                    if let storage, root == nil { environments.append(Environment(name: name, root: "", protected: protected, apps: apps, s3: storage)) }
+                    if let storage, root == nil { environments.append(Environment(name: name, root: "", protected: protected, apps: apps, s3: storage, signing: signing)) }
                 } else if let root {
-                    environments.append(Environment(name: name, root: root.value, protected: protected, apps: apps))
+                    environments.append(Environment(name: name, root: root.value, protected: protected, apps: apps, signing: signing))
                 }
             }
             envs.finish()
@@ -262,6 +280,40 @@ public struct ServiceConfig: Sendable, Equatable {
             !part.isEmpty && part != "." && part != ".." && !part.hasPrefix(".")
                 && part.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") }
         }
+    }
+
+    /// `signing: {keys: [...], expires_after_days: N}`: at least one key, each `ed25519:` and the
+    /// base64 of 32 bytes; N from 1 to 366.
+    package static func signingBlock(_ reader: MappingReader, path: String, diagnostics: Diagnostics) -> Signing? {
+        defer { reader.finish() }
+        let keys = reader.strings("keys")
+        let days = reader.integer("expires_after_days")
+        var valid: [String] = []
+        for key in keys?.value ?? [] {
+            let decoded = key.value.hasPrefix("ed25519:") ? Data(base64Encoded: String(key.value.dropFirst(8))) : nil
+            guard let decoded, decoded.count == 32 else {
+                diagnostics.report(
+                    SchemaRules.notAllowed, path, key.mark,
+                    Message(
+                        "signing key '\(key.value)' is not a public key as 'ratecard keys generate' writes it (ed25519:<base64 of 32 bytes>)",
+                        ko: "서명 키 '\(key.value)'은(는) 'ratecard keys generate'가 쓰는 공개 키 형식(ed25519:<32바이트의 base64>)이 아닙니다"))
+                continue
+            }
+            valid.append(key.value)
+        }
+        if let keys, keys.value.isEmpty {
+            diagnostics.report(
+                SchemaRules.notAllowed, path, keys.mark,
+                Message("'signing' lists no keys; list the public key of each signing key", ko: "'signing'에 키가 없습니다; 서명 키마다 공개 키를 적으세요"))
+        }
+        if let days, !(1...366).contains(days.value) {
+            diagnostics.report(
+                SchemaRules.notAllowed, path, days.mark,
+                Message(
+                    "'expires_after_days' is \(days.value); a statement is good for 1 to 366 days", ko: "'expires_after_days' 값이 \(days.value)입니다; 서명은 1일에서 366일까지 유효할 수 있습니다"))
+        }
+        guard let keys, let days, !keys.value.isEmpty, valid.count == keys.value.count, (1...366).contains(days.value) else { return nil }
+        return Signing(keys: valid, expiresAfterDays: days.value)
     }
 
     /// `apps: {ios-4.12: 3, android-4.12: 3}`: app version -> the bridge version it has.

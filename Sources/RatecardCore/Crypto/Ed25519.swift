@@ -57,6 +57,31 @@ public enum Ed25519 {
         } == 1
     }
 
+    /// A private key (its 32-byte seed) as a PKCS#8 PEM document, the form `openssl pkey` reads.
+    public static func privateKeyPEM(_ privateKey: [UInt8]) -> [UInt8]? {
+        guard let key = privateKeyObject(privateKey), let bio = BIO_new(BIO_s_mem()) else { return nil }
+        defer {
+            BIO_free(bio)
+            EVP_PKEY_free(key)
+        }
+        guard PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) == 1 else { return nil }
+        var pem = [UInt8](repeating: 0, count: BIO_ctrl_pending(bio))
+        let read = pem.withUnsafeMutableBytes { BIO_read(bio, $0.baseAddress, Int32($0.count)) }
+        return read == pem.count ? pem : nil
+    }
+
+    /// The 32-byte seed of an Ed25519 private key in a PEM document (PKCS#8, as `privateKeyPEM`
+    /// and `openssl genpkey -algorithm ed25519` write it), nil for anything else.
+    public static func privateKey(pem: [UInt8]) -> [UInt8]? {
+        let bio = pem.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
+        guard let bio else { return nil }
+        defer { BIO_free(bio) }
+        guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else { return nil }
+        defer { EVP_PKEY_free(key) }
+        guard EVP_PKEY_get_id(key) == EVP_PKEY_ED25519 else { return nil }
+        return raw(key, EVP_PKEY_get_raw_private_key)
+    }
+
     private static func privateKeyObject(_ privateKey: [UInt8]) -> OpaquePointer? {
         guard privateKey.count == 32 else { return nil }
         return privateKey.withUnsafeBufferPointer { EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, $0.baseAddress, 32) }

@@ -94,7 +94,7 @@ public enum BridgeLines {
     /// lines, and a served `index.html` (a bucket's) that is missing or does not serve the live
     /// release. A constant number of reads, for `status` and `verify`.
     public static func servedStaleness(root: any ReleaseStore) throws -> [Message] {
-        var problems = try staleness(root: root)
+        var problems = try staleness(root: root) + LiveStatements.staleness(root: root)
         let served = try root.readState("index.html")
         if served != nil || root.servesEntryDocument, let live = try? root.live(), let page = try? root.readFile("index.html", of: live) {
             if served == nil {

@@ -11,24 +11,24 @@ public enum CrashPoint {
     /// Every named step, in protocol order (publish).
     public static let publishSteps = [
         "locked", "recovered", "objects-written", "objects-synced", "objects-verified", "objects-placed",
-        "staged", "files-written", "version-written", "synced", "verified", "renamed", "linked", "swapped", "journaled", "lines-written",
+        "staged", "files-written", "version-written", "synced", "verified", "renamed", "linked", "swapped", "journaled", "lines-written", "live-written",
     ]
 
-    /// Rollback's steps: the intent journaled, the new link made, swapped, journaled, the bridge lines written.
-    public static let rollbackSteps = ["intent", "linked", "swapped", "journaled", "lines-written"]
+    /// Rollback's steps: the intent journaled, the new link made, swapped, journaled, the bridge lines written, live.json written.
+    public static let rollbackSteps = ["intent", "linked", "swapped", "journaled", "lines-written", "live-written"]
 
     /// Promote's steps: the target recovered, its missing objects put, the release put, swapped.
     public static let promoteSteps = [
         "promote-recovered", "objects-written", "objects-synced", "objects-verified", "objects-placed", "promote-objects",
-        "staged", "files-written", "version-written", "synced", "verified", "renamed", "linked", "swapped", "journaled", "lines-written",
+        "staged", "files-written", "version-written", "synced", "verified", "renamed", "linked", "swapped", "journaled", "lines-written", "live-written",
     ]
 
     /// Publish on object storage: the lock object made, the journal caught up, the objects
     /// uploaded, the entry files copied, the manifest created, the pointer flipped, journaled.
-    public static let s3PublishSteps = ["locked", "recovered", "objects-written", "files-written", "version-written", "swapped", "served", "journaled", "lines-written"]
+    public static let s3PublishSteps = ["locked", "recovered", "objects-written", "files-written", "version-written", "swapped", "served", "journaled", "lines-written", "live-written"]
 
     /// Rollback on object storage: the intent journaled, the pointer flipped, journaled.
-    public static let s3RollbackSteps = ["intent", "swapped", "served", "journaled", "lines-written"]
+    public static let s3RollbackSteps = ["intent", "swapped", "served", "journaled", "lines-written", "live-written"]
 
     /// Prune's steps: locked, each release removed, all removed, each object deleted, all
     /// deleted, journaled.

@@ -20,10 +20,18 @@ public enum Environments {
         public var path: String
         public var protected: Bool
         public var s3: ServiceConfig.ObjectStorage? = nil
+        /// `signing:` (nil: live.json is not signed).
+        public var signing: ServiceConfig.Signing? = nil
 
         /// Where its releases are: the serve root, or the bucket prefix with the credentials
         /// found in `environment` (the process's variables and the shared credentials file).
         public func target(environment: [String: String] = ProcessEnvironment.current) throws -> any ReleaseStore {
+            var store = try place(environment: environment)
+            store.delivery = LiveDelivery(environment: name, signing: signing)
+            return store
+        }
+
+        private func place(environment: [String: String]) throws -> any ReleaseStore {
             guard let s3 else { return ServeRoot(path: path) }
             let credentials: AWSCredentials
             do {
@@ -44,9 +52,9 @@ public enum Environments {
     public static func all(from directory: String) throws -> [Resolved] {
         let (config, contentDir) = try configured(from: directory)
         return config.environments.map { environment in
-            if let s3 = environment.s3 { return Resolved(name: environment.name, path: "", protected: environment.protected, s3: s3) }
+            if let s3 = environment.s3 { return Resolved(name: environment.name, path: "", protected: environment.protected, s3: s3, signing: environment.signing) }
             let path = environment.root.hasPrefix("/") ? environment.root : contentDir + "/" + environment.root
-            return Resolved(name: environment.name, path: lexicallyNormalized(path), protected: environment.protected)
+            return Resolved(name: environment.name, path: lexicallyNormalized(path), protected: environment.protected, signing: environment.signing)
         }
     }
 

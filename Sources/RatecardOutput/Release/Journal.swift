@@ -36,6 +36,8 @@ public struct Journal: JournalLog {
     /// What an entry records; the raw values are the `action` written on disk.
     public enum Action: String, Sendable, Equatable, CaseIterable {
         case publish, promote, rollback, recover, prune, failure
+        /// live.json written with nothing else changed (`ratecard sign`, or repaired after a crash).
+        case sign
         case rollbackIntent = "rollback-intent"
         case clearBad = "clear-bad"
 
@@ -44,7 +46,7 @@ public struct Journal: JournalLog {
             switch self {
             case .publish, .promote, .recover, .clearBad: return ["release"]
             case .rollback, .rollbackIntent: return ["from", "to"]
-            case .prune, .failure: return []
+            case .prune, .failure, .sign: return []
             }
         }
     }

@@ -70,6 +70,9 @@ public struct JournalState: Sendable, Equatable {
     public var activations: [Activation] = []
     /// The highest release sequence number the journal ever named.
     public var highestRelease = 0
+    /// The highest live.json sequence the journal recorded (`live_sequence`): the next statement's
+    /// is above it.
+    public var highestLiveSequence = 0
     /// What could not be read as an entry and was not a torn append (a decision must not be
     /// made without it: it may have been a bad mark).
     public var damage: [Journal.Problem] = []
@@ -93,7 +96,7 @@ public struct JournalState: Sendable, Equatable {
         lhs.through == rhs.through && lhs.bad == rhs.bad && lhs.pending == rhs.pending
             && lhs.seals == rhs.seals && lhs.publications == rhs.publications && lhs.activations == rhs.activations
             && lhs.highestRelease == rhs.highestRelease && lhs.damage == rhs.damage && lhs.torn == rhs.torn && lhs.clearances == rhs.clearances
-            && lhs.activationsRecorded == rhs.activationsRecorded
+            && lhs.activationsRecorded == rhs.activationsRecorded && lhs.highestLiveSequence == rhs.highestLiveSequence
             && lhs.scheduledApprovals.map(\.release) == rhs.scheduledApprovals.map(\.release)
             && lhs.scheduledApprovals.map(\.approval) == rhs.scheduledApprovals.map(\.approval)
     }
@@ -103,6 +106,7 @@ public struct JournalState: Sendable, Equatable {
         for name in [entry.release, entry.from, entry.to, entry.previous].compactMap({ $0 }) {
             highestRelease = max(highestRelease, Int(name.prefix { $0.isNumber }) ?? 0)
         }
+        if let sequence = entry.fields["live_sequence"]?.intValue { highestLiveSequence = max(highestLiveSequence, sequence) }
         // A recover entry records a swap whose own entry was lost: a rollback's, when it made its
         // intent's target live; that activation is shown as the rollback it was.
         var activation = entry.activated.map {
@@ -152,7 +156,7 @@ public struct JournalState: Sendable, Equatable {
                 bad.remove(removed)
                 clearances.removeAll { $0.release == removed }
             }
-        case .failure:
+        case .failure, .sign:
             break
         }
         if let approval = entry.approval, approval.scheduled?.isEmpty == false {
@@ -265,6 +269,7 @@ extension JournalState {
                 }),
             "activations_recorded": .int(activationsRecorded),
             "highest_release": .int(highestRelease),
+            "highest_live_sequence": .int(highestLiveSequence),
             "damage": .array(damage.map(problem)),
             "torn": .array(torn.map(problem)),
         ])
@@ -276,6 +281,7 @@ extension JournalState {
         self.init()
         self.through = through
         highestRelease = highest
+        highestLiveSequence = json["highest_live_sequence"]?.intValue ?? 0
         func strings(_ value: JSON?) -> [String]? {
             guard let items = value?.arrayValue else { return nil }
             let texts = items.compactMap(\.stringValue)

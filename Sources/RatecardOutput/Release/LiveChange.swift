@@ -21,12 +21,15 @@ struct LiveChange {
         _ root: any ReleaseStore, command: String, wait: Bool, onWait: (Message) -> Void = { _ in }, expectLive: String?, recover: Bool = true,
         pointerOnly: Bool = false, crashPoints: (locked: String?, recovered: String?) = (nil, nil)
     ) throws -> LiveChange {
+        // A signed environment without a usable key: refused before anything is written.
+        if recover { try LiveStatements.requireSigner(root) }
         let lease = try root.acquireLock(command: command, wait: wait, onWait: onWait)
         do {
             if let locked = crashPoints.locked { CrashPoint.hit(locked) }
             if recover {
                 try root.recover()
                 try BridgeLines.repair(root: root)
+                try LiveStatements.repair(root: root)
             }
             if let recovered = crashPoints.recovered { CrashPoint.hit(recovered) }
             let change = LiveChange(root: root, lease: lease, live: try pointerOnly ? root.pointer() : root.live())
@@ -70,10 +73,15 @@ struct LiveChange {
             throw error
         }
         Trace.mark("swapped to \(id)")
+        // The statement's sequence is journaled with the swap, before live.json is written.
+        let sequence = try? LiveStatements.nextSequence(root: root)
+        var fields = fields
+        if let sequence { fields["live_sequence"] = .int(sequence) }
         root.journalAfterSwap(fields)
         CrashPoint.hit("journaled")
         try BridgeLines.updateAfterChange(root: root, live: id, known: bridgeRequires.map { [id: $0] } ?? [:])
         CrashPoint.hit("lines-written")
+        try LiveStatements.writeAfterChange(root: root, live: id, sequence: sequence)
         if let afterFlip { throw OperationalError(afterFlip.text) }
     }
 }

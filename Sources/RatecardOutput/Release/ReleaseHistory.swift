@@ -135,17 +135,22 @@ public struct ReleaseHistory {
     /// Clears the bad mark of `release` (journaled with who, when and why), so a bare rollback
     /// may choose it again.
     public func clearBad(_ release: String, reason: String, wait: Bool) throws {
+        try LiveStatements.requireSigner(root)
         let lock = try root.acquireLock(command: "releases --clear-bad", wait: wait, onWait: { _ in })
         defer { lock.release() }
         try root.recover()
+        try LiveStatements.repair(root: root)
         guard try root.releaseIDs().contains(release) else { throw ConflictError("release \(release) does not exist in \(root.displayName)", ko: "\(root.displayName)에 릴리스 \(release)이(가) 없습니다") }
         guard try root.badReleases().contains(release) else { throw ConflictError("release \(release) is not marked bad", ko: "릴리스 \(release)에는 불량 표시가 없습니다") }
         var fields = JournalFields.base(action: "clear-bad")
         fields["release"] = .string(release)
         fields["message"] = .string(reason)
+        let sequence = try LiveStatements.nextSequence(root: root)
+        fields["live_sequence"] = .int(sequence)
         try root.journalLog.append(fields)
         // A release marked bad may be the one a bridge line should name again.
         try BridgeLines.repair(root: root)
+        try LiveStatements.write(root: root, sequence: sequence)
     }
 
     /// A promote: which release (nil: the source's live one), why, and what must still be live in
@@ -236,6 +241,18 @@ public struct ReleaseHistory {
         try target.put([StoreItem(key: .release(id), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest, info: sourceInfo)])
     }
 
+    /// `ratecard sign`: live.json re-signed for what is live now, with a new sequence and expiry
+    /// (journaled as a `sign` entry). Returns the sequence (nil: nothing is live).
+    public func sign(wait: Bool) throws -> Int? {
+        try LiveStatements.requireSigner(root)
+        let lock = try root.acquireLock(command: "sign", wait: wait, onWait: { _ in })
+        defer { lock.release() }
+        try root.recover()
+        try BridgeLines.repair(root: root)
+        try lock.confirm()
+        return try LiveStatements.write(root: root, journal: JournalFields.base(action: "sign"))
+    }
+
     /// What `repair` put back: the entry files restored, by release.
     public struct Repaired: Equatable, Sendable {
         public var live: String?
@@ -250,6 +267,7 @@ public struct ReleaseHistory {
     /// manifest and objects (those whose objects are gone too are returned as `lost`), and the
     /// bridge lines are recomputed.
     public func repair(wait: Bool) throws -> Repaired {
+        try LiveStatements.requireSigner(root)
         let lock = try root.acquireLock(command: "repair", wait: wait, onWait: { _ in })
         defer { lock.release() }
         try root.recover()
@@ -266,6 +284,7 @@ public struct ReleaseHistory {
             }
         }
         try BridgeLines.repair(root: root)
+        try LiveStatements.repair(root: root)
         return Repaired(live: try root.pointer(), restored: restored, lost: lost)
     }
 
@@ -286,11 +305,13 @@ public struct ReleaseHistory {
     /// still on disk names, computed after the releases went; a release's manifest that cannot
     /// be read stops the object sweep.
     public func prune(keep: Int, graceMinutes: Int = 0, wait: Bool, dryRun: Bool = false) throws -> Pruned {
+        if !dryRun { try LiveStatements.requireSigner(root) }
         let lock = try root.acquireLock(command: "prune", wait: wait, onWait: { _ in })
         defer { lock.release() }
         if !dryRun {
             try root.recover()
             try BridgeLines.repair(root: root)
+            try LiveStatements.repair(root: root)
         }
         CrashPoint.hit("prune-locked")
         let ids = try root.releaseIDs()
@@ -329,8 +350,11 @@ public struct ReleaseHistory {
         fields["grace_minutes"] = .int(graceMinutes)
         fields["objects_removed"] = .int(objects.count)
         fields["bytes_freed"] = .int(bytes)
+        let sequence = try LiveStatements.nextSequence(root: root)
+        fields["live_sequence"] = .int(sequence)
         try root.journalLog.append(fields)
         CrashPoint.hit("prune-journaled")
+        try LiveStatements.write(root: root, sequence: sequence)
         return Pruned(releases: going, objects: objects.count, bytes: bytes)
     }
 
@@ -354,14 +378,19 @@ public struct ReleaseHistory {
     /// The objects that none of `remaining` names, and their bytes.
     private func unreferenced(remaining: [String]) throws -> ([String], Int) {
         var referenced: Set<String> = []
+        var infos: [String: ReleaseInfo] = [:]
         for id in remaining {
             guard let bytes = try root.manifest(of: id) else {
                 throw OperationalError(
                     "release \(id) has no \(ReleaseInfo.fileName); no object was deleted. Restore it, or remove the release by hand",
                     ko: "릴리스 \(id)에 \(ReleaseInfo.fileName)이(가) 없습니다; 오브젝트는 하나도 지우지 않았습니다. 되살리거나, 그 릴리스를 손으로 지우세요")
             }
-            referenced.formUnion(try ReleaseInfo.parse(bytes, source: root.location(of: .release(id))).objectNames)
+            let info = try ReleaseInfo.parse(bytes, source: root.location(of: .release(id)))
+            referenced.formUnion(info.objectNames)
+            infos[id] = info
         }
+        // The public file lists of the releases kept (live.json names them by hash).
+        referenced.formUnion(LiveStatements.fileListObjects(root: root, infos: infos))
         let unreferenced = try root.list(.objects).filter { !referenced.contains($0.name) }
         return (unreferenced.map(\.name), unreferenced.reduce(0) { $0 + max(0, $1.size) })
     }

@@ -121,6 +121,9 @@ public protocol ReleaseStore {
     /// Whether the store serves the live release's `index.html` beside the pointer (a bucket's
     /// prefix does), so that one missing there is stale.
     var servesEntryDocument: Bool { get }
+    /// The environment's name, its `signing:` and the keys given, for `live.json`
+    /// (`LiveStatements`); nil for a serve root named by path alone (unsigned, named after it).
+    var delivery: LiveDelivery? { get set }
 }
 
 extension ReleaseStore {

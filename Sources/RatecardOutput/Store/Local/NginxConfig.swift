@@ -130,6 +130,14 @@ public enum NginxConfig {
                     add_header Cache-Control "no-cache" always;
                     \(data)
                 }
+                # The signed statement of what apps load (live.json): beside the pointer, never cached.
+                location = /live.json {
+                    alias \(root)/live.json;
+                    etag off;
+                    if_modified_since off;
+                    add_header Cache-Control "no-cache" always;
+                    \(data)
+                }
                 location ~ ^/r/[^/]+/version\\.json$ {
                     \(data)
                     return 404;

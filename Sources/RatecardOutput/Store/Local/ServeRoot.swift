@@ -14,6 +14,8 @@ public struct ServeRoot: ReleaseStore, Sendable {
     /// after a flip, what the next publish may rely on (`VerifiedFiles`).
     let session = LocalStore.Session()
 
+    public var delivery: LiveDelivery? = nil
+
     public init(path: String) { self.path = path }
 
     public var releasesFolder: String { path + "/releases" }

@@ -61,6 +61,7 @@ public final class ServedFiles: Sendable {
         switch source {
         case .none: return .missing
         case .bridgeLines: return Self.regularFile(root, "bridge-lines.json")
+        case .liveStatement: return Self.regularFile(root, "live.json")
         case .object(let name):
             guard case .folder(let objects) = Self.entry(root, "objects") else { return .missing }
             defer { close(objects) }

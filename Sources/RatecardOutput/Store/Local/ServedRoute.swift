@@ -28,6 +28,8 @@ public struct ServedRoute: Equatable, Sendable {
         case object(String)
         /// `bridge-lines.json` beside the releases.
         case bridgeLines
+        /// `live.json` beside the pointer: the statement of what apps load (`LiveStatements`).
+        case liveStatement
         /// Nothing: a 404 with the location's headers.
         case none
     }
@@ -103,6 +105,7 @@ public struct ServedRoute: Equatable, Sendable {
         case "/index.html": return route(live(), "no-cache", always: true, page)
         case "/data/manifest.json", "/data/entry.json": return route(live(), "no-cache", always: true, data)
         case "/bridge-lines.json": return route(.bridgeLines, "no-cache", always: true, data)
+        case "/live.json": return route(.liveStatement, "no-cache", always: true, data)
         default: break
         }
         // Regular expressions, in the block's order.

@@ -22,6 +22,7 @@ import Synchronization
 /// `index.html` (through its base) and from `r/<id>/index.html` alike (docs/operations.md).
 public final class S3Root: ReleaseStore {
     public let location: S3Location
+    public var delivery: LiveDelivery? = nil
     public let stats: S3Stats
     let client: S3Client
     let store: S3Store

@@ -1,0 +1,194 @@
+import Foundation
+import Glibc
+import RatecardKit
+import RatecardLoader
+import Testing
+
+/// live.json and its file lists, written by every command that changes what apps load, signed
+/// where ratecard.yaml says `signing:`; the keys that sign it and the refusals without one.
+@Suite(.serialized) struct SignedDeliveryTests {
+    /// The fixture's serve root as a signed environment (`signed`, `expires_after_days: 2`), with
+    /// a key pair made by `keys generate` outside the content repository.
+    struct Signed {
+        let fixture: PublishFixture
+        let key: String
+        let publicKey: String
+
+        init(in directory: String) throws {
+            fixture = try PublishFixture(in: directory, commits: 2, bridge: true)
+            let made = try ratecard(["keys", "generate", "--out", directory + "/keys", "--name", "prod"], in: fixture.repo)
+            try #require(made.status == 0, "\(made.err)")
+            key = directory + "/keys/prod.key"
+            publicKey = String(decoding: try FileSystem.readFile(directory + "/keys/prod.pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(made.out.contains("signing:\n      keys: [\"\(publicKey)\"]"), "\(made.out)")
+            try configure(keys: [publicKey])
+        }
+
+        func configure(keys: [String]) throws {
+            let path = fixture.repo + "/ratecard.yaml"
+            var text = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
+            if let start = text.range(of: "  signed:\n") { text = String(text[..<start.lowerBound]) }
+            let list = keys.map { "\"\($0)\"" }.joined(separator: ", ")
+            text += "  signed:\n    root: ../root\n    signing:\n      keys: [\(list)]\n      expires_after_days: 2\n"
+            try FileSystem.writeFile(path, Array(text.utf8))
+        }
+
+        func run(_ arguments: [String], key: String? = nil, environment: [String: String] = [:]) throws -> Execution {
+            try ratecard(arguments + (key.map { ["--signing-key", $0] } ?? []), in: fixture.repo, environment: environment)
+        }
+
+        func publish(_ commit: Int, key: String? = nil, environment: [String: String] = [:]) throws -> Execution {
+            try run(["publish", "--env", "signed", "--rev", fixture.commits[commit], "--web", fixture.web, "--as-of", "2026-11-29", "-m", "test"], key: key, environment: environment)
+        }
+
+        var root: ServeRoot {
+            var root = ServeRoot(path: fixture.root)
+            root.delivery = LiveDelivery(environment: "signed", signing: .init(keys: [publicKey], expiresAfterDays: 2))
+            return root
+        }
+
+        /// live.json decoded, its signatures checked against `publicKey`, and each file list it
+        /// names checked against its hash and its release.
+        func statement(sourceLocation: SourceLocation = #_sourceLocation) throws -> LiveStatement {
+            let envelope = try JSONDecoder().decode(SignedLiveStatement.self, from: Data(try FileSystem.readFile(fixture.root + "/live.json")))
+            let statement = try JSONDecoder().decode(LiveStatement.self, from: Data(try #require(envelope.payloadBytes)))
+            #expect(envelope.signatures.contains { $0.key == publicKey }, sourceLocation: sourceLocation)
+            for signature in envelope.signatures {
+                let bytes = try #require(Data(base64Encoded: signature.sig))
+                let trusted = try #require(TrustedKey(signature.key))
+                #expect(Ed25519.isValid(signature: Array(bytes), of: try #require(envelope.signedBytes), publicKey: trusted.raw), sourceLocation: sourceLocation)
+            }
+            #expect(statement.environment == "signed", sourceLocation: sourceLocation)
+            #expect(statement.live.release == (try root.live()), sourceLocation: sourceLocation)
+            for line in [statement.live] + Array(statement.lines.values) {
+                let list = try FileSystem.readFile(fixture.root + "/objects/\(line.files).json")
+                #expect(SHA256.hex(list) == line.files, sourceLocation: sourceLocation)
+                let decoded = try JSONDecoder().decode(ReleaseFileList.self, from: Data(list))
+                let info = try root.info(of: line.release)
+                #expect(decoded.release == line.release && decoded.environment == "signed", sourceLocation: sourceLocation)
+                #expect(decoded.files.map(\.path) == info.files.map(\.path).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, sourceLocation: sourceLocation)
+                for file in decoded.files {
+                    #expect(FileSystem.exists(fixture.root + "/objects/" + file.object), "\(file.path): no object \(file.object)", sourceLocation: sourceLocation)
+                }
+            }
+            let signed = try #require(LiveStatements.seconds(statement.signedAt))
+            #expect(statement.expiresAt.flatMap(LiveStatements.seconds) == signed + 2 * 86400, sourceLocation: sourceLocation)
+            return statement
+        }
+
+        /// What a refused command must leave as it was.
+        func snapshot() throws -> [[UInt8]?] {
+            [fixture.root + "/live.json", fixture.root + "/.ratecard/journal.jsonl", fixture.root + "/bridge-lines.json"].map { try? FileSystem.readFile($0) }
+                + [try root.live().map { Array($0.utf8) }]
+        }
+    }
+
+    @Test func everyChangingCommandSignsLiveJsonAndRefusesWithoutAUsableKey() throws {
+        try withTemporaryDirectory { directory in
+            let signed = try Signed(in: directory)
+            let key = signed.key
+            // keys generate: PKCS#8 PEM that openssl reads, mode 0600; a .pub of one line.
+            var info = stat()
+            #expect(stat(key, &info) == 0 && info.st_mode & 0o777 == 0o600)
+            #expect(String(decoding: try FileSystem.readFile(key), as: UTF8.self).hasPrefix("-----BEGIN PRIVATE KEY-----\n"))
+            let (opensslStatus, opensslOut) = try runTool("/usr/bin/openssl", ["pkey", "-in", key, "-pubout", "-outform", "DER"])
+            #expect(opensslStatus == 0, "\(opensslOut)")
+            #expect(TrustedKey(signed.publicKey) != nil)
+            let inside = try signed.run(["keys", "generate", "--out", signed.fixture.repo + "/keys"])
+            #expect(inside.status == 1 && inside.err.contains("inside the content repository"), "\(inside.err)")
+            #expect(!FileSystem.exists(signed.fixture.repo + "/keys"))
+
+            // No key, an unreadable one, one readable by others, one inside the repository, one
+            // not listed: refused, nothing written.
+            let other = try signed.run(["keys", "generate", "--out", directory + "/keys", "--name", "other"])
+            #expect(other.status == 0)
+            try FileSystem.writeFile(directory + "/open.key", try FileSystem.readFile(key), mode: 0o644)
+            chmod(directory + "/open.key", 0o644)
+            try FileSystem.writeFile(signed.fixture.repo + "/in-repo.key", try FileSystem.readFile(key), mode: 0o600)
+            let refusals: [(String?, [String: String], String)] = [
+                (nil, [:], "no signing key was given"),
+                (directory + "/missing.key", [:], "cannot be read"),
+                (directory + "/open.key", [:], "chmod 600"),
+                (signed.fixture.repo + "/in-repo.key", [:], "inside the content repository"),
+                (directory + "/keys/other.key", [:], "is not listed in signing.keys"),
+                (nil, ["RATECARD_SIGNING_KEY": "not a key"], "does not hold an Ed25519 private key"),
+            ]
+            for (given, environment, says) in refusals {
+                let refused = try signed.publish(0, key: given, environment: environment)
+                #expect(refused.status == 1 && refused.err.contains(says) && refused.err.contains("nothing was changed"), "\(says): \(refused.err)")
+                #expect(try signed.root.live() == nil && !FileSystem.exists(signed.fixture.root + "/live.json"))
+            }
+
+            // publish (--signing-key), then publish (RATECARD_SIGNING_KEY): sequences 1 and 2.
+            let first = try signed.publish(0, key: key)
+            try #require(first.status == 0, "\(first.err)")
+            #expect(try signed.statement().sequence == 1)
+            let second = try signed.publish(1, environment: ["RATECARD_SIGNING_KEY": String(decoding: try FileSystem.readFile(key), as: UTF8.self)])
+            try #require(second.status == 0, "\(second.err)")
+            #expect(try signed.statement().sequence == 2)
+            let ids = try signed.root.releaseIDs()
+
+            // rollback, releases --clear-bad, prune, sign: refused without the key (the live
+            // release, live.json, the journal and the bridge lines unchanged), signed with it.
+            let before = try signed.snapshot()
+            for arguments in [
+                ["rollback", "--env", "signed", "-m", "x"], ["releases", "--env", "signed", "--clear-bad", ids[1], "-m", "x"],
+                ["prune", "--env", "signed", "--keep", "1"], ["sign", "--env", "signed"], ["repair", "--env", "signed"],
+            ] {
+                let refused = try signed.run(arguments)
+                #expect(refused.status == 1 && refused.err.contains("no signing key was given"), "\(arguments[0]): \(refused.err)")
+                #expect(try signed.snapshot() == before, "\(arguments[0]) changed something")
+            }
+            let rolledBack = try signed.run(["rollback", "--env", "signed", "-m", "x"], key: key)
+            #expect(rolledBack.status == 0, "\(rolledBack.err)")
+            var statement = try signed.statement()
+            #expect(statement.sequence == 3 && statement.live.release == ids[0])
+            #expect(try signed.run(["releases", "--env", "signed", "--clear-bad", ids[1], "-m", "x"], key: key).status == 0)
+            #expect(try signed.statement().sequence == 4)
+            let pruned = try signed.run(["prune", "--env", "signed", "--keep", "1"], key: key)
+            #expect(pruned.status == 0, "\(pruned.err)")
+            statement = try signed.statement()
+            #expect(statement.sequence == 5)
+
+            // Deleted or replaced by an older one, live.json never takes a sequence again: the
+            // journal recorded the highest.
+            unlink(signed.fixture.root + "/live.json")
+            let resigned = try signed.run(["sign", "--env", "signed"], key: key)
+            #expect(resigned.status == 0 && resigned.out.contains("sequence 6"), "\(resigned.out)\(resigned.err)")
+            #expect(try signed.statement().sequence == 6)
+
+            // Rotation: two keys listed, both given, both sign; the old one dropped, the new one signs alone.
+            let newKey = String(decoding: try FileSystem.readFile(directory + "/keys/other.pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            try signed.configure(keys: [signed.publicKey, newKey])
+            let both = try signed.run(["sign", "--env", "signed", "--signing-key", key, "--signing-key", directory + "/keys/other.key"])
+            #expect(both.status == 0, "\(both.err)")
+            let envelope = try JSONDecoder().decode(SignedLiveStatement.self, from: Data(try FileSystem.readFile(signed.fixture.root + "/live.json")))
+            #expect(envelope.signatures.map(\.key) == [signed.publicKey, newKey])
+
+            // status and verify show the sequence, the signers and the expiry; two days left is
+            // within the warning's three.
+            let status = try signed.run(["status", "--env", "signed"])
+            let expires = try #require(try signed.statement().expiresAt)
+            #expect(status.status == 0 && status.out.contains("signing:   sequence 7, signed by \(signed.publicKey), \(newKey), expires \(expires)"), "\(status.out)")
+            #expect(status.err.contains("live.json expires at \(expires) (in 4") && status.err.contains("ratecard sign --env signed"), "\(status.err)")
+            let verified = try signed.run(["verify", "--env", "signed"])
+            #expect(verified.status == 0 && verified.out.contains("live.json: sequence 7, signed by"), "\(verified.out)\(verified.err)")
+            // A signature that does not verify, a file list changed, a statement behind the pointer: verify exits 1.
+            let list = signed.fixture.root + "/objects/\(try signed.statement().live.files).json"
+            var forged = envelope
+            forged.signatures[0].sig = forged.signatures[1].sig
+            try FileSystem.writeFile(signed.fixture.root + "/live.json", Array(try JSONEncoder().encode(forged)))
+            let bad = try signed.run(["verify", "--env", "signed"])
+            #expect(bad.status == 1 && bad.out.contains("live.json: the signature by \(signed.publicKey) does not verify"), "\(bad.out)")
+            var listBytes = try FileSystem.readFile(list)
+            listBytes[listBytes.count - 2] ^= 1
+            try FileSystem.writeFile(list, listBytes)
+            #expect(try signed.run(["verify", "--env", "signed"]).out.contains("does not match its hash or the release's files"))
+            // sign writes a new statement and puts back the file list (derived from the release).
+            #expect(try signed.run(["sign", "--env", "signed"], key: key).status == 0)
+            let mended = try signed.run(["verify", "--env", "signed"])
+            #expect(mended.status == 0, "\(mended.out)")
+            #expect(try signed.statement().sequence == 8)
+        }
+    }
+}
