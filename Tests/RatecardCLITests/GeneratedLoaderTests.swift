@@ -88,7 +88,7 @@ import Testing
             configuration: .init(base: URL(string: base)!, environment: "production", bridgeVersion: 1, trustedKeys: [TrustedKey(key)!], waitsForReady: true),
             transport: Transport(), verifier: Verifier(), digest: Digest(), sequences: FileSequenceStore(path: state + "/sequence.json"),
             cache: ReleaseCache(folder: state + "/cache"))
-        let outcome = loader.load(now: ReleaseLoader.parseTime("2026-12-05T09:00:00Z")!)
+        let outcome = loader.load(now: Date())
         print(describe(outcome))
         if case .loaded(let release, _) = outcome {
             let page = loader.contents(of: "/index.html", in: release).map { String(decoding: $0, as: UTF8.self) } ?? "nil"
@@ -122,7 +122,7 @@ import Testing
     func generatedLoaderRunsAgainstServe() throws {
         try withTemporaryDirectory { directory in
             let fixture = try LoaderFixture(in: directory)
-            let (first, second) = (fixture.releases[0], fixture.releases[1])
+            let first = try fixture.publish(0)
             // Written by bridge generate, twice: the same bytes each time.
             try FileSystem.copyTree(from: projectSite, to: directory + "/site")
             var outputs: [[UInt8]] = []
@@ -137,11 +137,9 @@ import Testing
 
             let binary = try Self.compileHarness(loader: directory + "/app0/RatecardLoader.swift", in: directory)
 
-            let keys = try #require(Ed25519.generate())
-            let key = try #require(TrustedKey(raw: keys.publicKey)).text
-            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(first, sequence: 1), signedBy: [keys.privateKey]))
+            let key = fixture.publicKey
             let server = try ServeProcess(["--root", fixture.root], in: fixture.publish.repo)
-            let base = "http://127.0.0.1:\(server.port)" + fixture.basePath
+            let base = "http://127.0.0.1:\(server.port)"
             let state = directory + "/phone"
             func run(_ mode: String) throws -> String {
                 let (status, text) = try runTool(binary, [base, state, key, mode])
@@ -154,7 +152,7 @@ import Testing
             #expect(start.contains("index.html: <!DOCTYPE html><title>app 0</title>"), "\(start)")
             #expect(start.contains("by object: true") && start.contains("unlisted: true") && start.contains("good \(first)"), "\(start)")
             // A new release that never sends ready: marked bad here, the first opened instead.
-            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(second, sequence: 2), signedBy: [keys.privateKey]))
+            let second = try fixture.publish(1)
             let silent = try run("timeout")
             #expect(silent.contains("loaded \(second) new=true"), "\(silent)")
             #expect(silent.contains("kept \(first) notReady: release \(second) did not report ready within 10 s"), "\(silent)")
@@ -185,16 +183,14 @@ import Testing
         try withTemporaryDirectory { directory in
             chmod(directory, 0o755)
             let fixture = try LoaderFixture(in: directory)
-            let (first, second) = (fixture.releases[0], fixture.releases[1])
+            let first = try fixture.publish(0)
             try FileSystem.makeDirectories(directory + "/app")
             try FileSystem.writeFile(directory + "/app/RatecardLoader.swift", Array(LoaderSwiftGenerator.generate().utf8))
             let binary = try Self.compileHarness(loader: directory + "/app/RatecardLoader.swift", in: directory)
-            let keys = try #require(Ed25519.generate())
-            let key = try #require(TrustedKey(raw: keys.publicKey)).text
-            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(first, sequence: 1), signedBy: [keys.privateKey]))
+            let key = fixture.publicKey
             let server = try NginxServer.start(nginx: nginx, prefix: directory + "/nginx", root: fixture.root, repo: fixture.publish.repo)
             defer { server.stop() }
-            let base = "http://127.0.0.1:\(server.port)" + fixture.basePath
+            let base = "http://127.0.0.1:\(server.port)"
             func run(_ mode: String) throws -> String {
                 let (status, text) = try runTool(binary, [base, directory + "/phone", key, mode])
                 #expect(status == 0, "\(text)")
@@ -202,8 +198,8 @@ import Testing
             }
             let start = try run("ready")
             #expect(start.contains("loaded \(first) new=true") && start.contains("good \(first)"), "\(start)")
-            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(second, sequence: 2), signedBy: [keys.privateKey]))
-            let object = try fixture.objectPath(try fixture.fileOfItsOwn(second, excluding: ["index.html"]), of: second)
+            let second = try fixture.publish(1)
+            let object = try fixture.objectPath(try fixture.fileOfItsOwn(second, notIn: first, excluding: ["index.html"]), of: second)
             var changed = try FileSystem.readFile(object)
             changed[changed.count / 2] ^= 0x20
             try LoaderFixture.with(object, changedTo: changed) {
@@ -222,36 +218,18 @@ import Testing
         try withTemporaryDirectory { directory in
             let s3 = try S3Environments(in: directory, engine: .seaweedfs, publicRead: true)
             defer { s3.stop() }
+            #expect(try s3.run(["keys", "generate", "--out", directory + "/keys"]).status == 0)
+            let key = String(decoding: try FileSystem.readFile(directory + "/keys/ratecard-signing.pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            try s3.configure(production: "    signing:\n      keys: [\"\(key)\"]\n      expires_after_days: 2")
+            let privateKey = String(decoding: try FileSystem.readFile(directory + "/keys/ratecard-signing.key"), as: UTF8.self)
             var releases: [String] = []
-            for commit in s3.fixture.commits {
+            func publish(_ index: Int) throws {
                 try s3.fixture.stampWeb()
-                let result = try s3.run(s3.publish(commit))
+                let result = try s3.run(s3.publish(s3.fixture.commits[index]), environment: ["RATECARD_SIGNING_KEY": privateKey])
                 try #require(result.status == 0, "\(result.err)")
                 releases.append(try #require(try s3.liveIsComplete("published")))
             }
             let bucket = s3.client()
-            var lists: [String: String] = [:]
-            for id in releases {
-                let manifest = try #require(try bucket.get("releases/\(id).json"))
-                let info = try ReleaseInfo.parse(manifest.bytes, source: id)
-                let list = ReleaseFileList(
-                    environment: LoaderFixture.environment, release: id,
-                    files: info.files.map { .init(path: $0.path, sha256: $0.sha256, size: $0.size, object: ObjectLayout.objectName($0)) })
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                let bytes = Array(try encoder.encode(list))
-                lists[id] = SHA256.hex(bytes)
-                _ = try bucket.put("o/\(SHA256.hex(bytes)).json", bytes, contentType: "application/json")
-            }
-            let keys = try #require(Ed25519.generate())
-            let key = try #require(TrustedKey(raw: keys.publicKey)).text
-            func serve(_ release: String, sequence: Int) throws {
-                let line = LiveStatement.Line(release: release, files: try #require(lists[release]))
-                let statement = LiveStatement(
-                    environment: LoaderFixture.environment, sequence: sequence, signedAt: LoaderFixture.signedAt, expiresAt: LoaderFixture.expiresAt, live: line,
-                    lines: ["1": line])
-                _ = try bucket.put("live.json", try LoaderFixture.envelope(statement, signedBy: [keys.privateKey]), contentType: "application/json", cacheControl: "no-cache")
-            }
             try FileSystem.makeDirectories(directory + "/app")
             try FileSystem.writeFile(directory + "/app/RatecardLoader.swift", Array(LoaderSwiftGenerator.generate().utf8))
             let binary = try Self.compileHarness(loader: directory + "/app/RatecardLoader.swift", in: directory)
@@ -261,11 +239,11 @@ import Testing
                 #expect(status == 0, "\(text)")
                 return text
             }
-            try serve(releases[0], sequence: 1)
+            try publish(0)
             let start = try run("ready")
             #expect(start.contains("loaded \(releases[0]) new=true") && start.contains("good \(releases[0])"), "\(start)")
             // The second release's own stamp file, changed in the bucket: refused, the first kept.
-            try serve(releases[1], sequence: 2)
+            try publish(1)
             let secondManifest = try #require(try bucket.get("releases/\(releases[1]).json"))
             let secondFiles = try ReleaseInfo.parse(secondManifest.bytes, source: releases[1]).files
             let stamp = try #require(secondFiles.first { $0.path == "app/stamp.js" })

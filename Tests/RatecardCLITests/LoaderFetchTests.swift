@@ -39,25 +39,21 @@ import Testing
         server.serve_forever()
         """
 
-    @Test("fetch loads a signed release, refuses each attack naming why and keeps the last good release")
+    @Test("fetch loads what a signed publish serves, refuses each attack naming why and keeps the last good release")
     func attacksAreRefused() throws {
         try withTemporaryDirectory { directory in
             let fixture = try LoaderFixture(in: directory)
-            let (first, second) = (fixture.releases[0], fixture.releases[1])
-            let trusted = try #require(Ed25519.generate())
-            let stranger = try #require(Ed25519.generate())
-            let rotated = try #require(Ed25519.generate())
-            let keyFile = directory + "/production.pub"
-            try FileSystem.writeFile(keyFile, Array((try #require(TrustedKey(raw: trusted.publicKey)).text + "\n").utf8))
-            let rotatedKey = try #require(TrustedKey(raw: rotated.publicKey)).text
+            let first = try fixture.publish(0)
+            let firstLive = try fixture.live()
+            let firstSequence = try fixture.statement().sequence
+            let keyFile = directory + "/keys/prod.pub"
             let state = directory + "/state"
-            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(first, sequence: 1), signedBy: [trusted.privateKey]))
             let server = try ServeProcess(["--root", fixture.root], in: fixture.publish.repo)
-            let base = "http://127.0.0.1:\(server.port)" + fixture.basePath
+            let base = "http://127.0.0.1:\(server.port)"
 
             func fetch(_ extra: [String] = [], trust: [String]? = nil, state folder: String? = nil, url: String? = nil) throws -> Execution {
                 let keys = (trust ?? [keyFile]).flatMap { ["--trust", $0] }
-                return try ratecard(["fetch", url ?? base, "--bridge", "1", "--state", folder ?? state, "--now", LoaderFixture.now] + keys + extra, in: directory)
+                return try ratecard(["fetch", url ?? base, "--bridge", "1", "--state", folder ?? state] + keys + extra, in: directory)
             }
             func expectRefused(_ label: String, _ reason: String, keeps kept: String, _ result: Execution, sourceLocation: SourceLocation = #_sourceLocation) {
                 #expect(result.status == 1, "\(label): \(result.out)\(result.err)", sourceLocation: sourceLocation)
@@ -68,8 +64,8 @@ import Testing
             // The first load: every file fetched and checked, the release kept.
             let loaded = try fetch()
             #expect(loaded.status == 0, "\(loaded.out)\(loaded.err)")
-            #expect(loaded.out.contains("loads release \(first) of production (sequence 1"), "\(loaded.out)")
-            #expect(loaded.out.contains("signed by \(try #require(TrustedKey(raw: trusted.publicKey)).text), expires \(LoaderFixture.expiresAt)"), "\(loaded.out)")
+            #expect(loaded.out.contains("loads release \(first) of production (sequence \(firstSequence)"), "\(loaded.out)")
+            #expect(loaded.out.contains("signed by \(fixture.publicKey), expires \(try fixture.statement().expiresAt ?? "-")"), "\(loaded.out)")
 
             // The second release, attacked on the way; each time the first stays. Each attack
             // starts from the state after the first load (a phone that has only the first
@@ -80,14 +76,15 @@ import Testing
                 try FileSystem.removeTree(state)
                 try FileSystem.copyTree(from: afterFirst, to: state)
             }
-            let next = try LoaderFixture.envelope(try fixture.statement(second, sequence: 2), signedBy: [trusted.privateKey])
-            try fixture.serve(next)
+            let second = try fixture.publish(1)
+            let secondLive = try fixture.live()
+            let secondStatement = try fixture.statement()
             let entry = ServeRoot(path: fixture.root).folder(of: second) + "/index.html"
             try Self.withInPlace(entry, changedTo: Array("<!DOCTYPE html><title>app 1</title><script>steal()</script>\n".utf8)) {
                 try fresh()
                 expectRefused("a changed entry file", "index.html (o/", keeps: first, try fetch())
             }
-            let own = try fixture.fileOfItsOwn(second, excluding: ["index.html"])
+            let own = try fixture.fileOfItsOwn(second, notIn: first, excluding: ["index.html"])
             let object = try fixture.objectPath(own, of: second)
             var changed = try FileSystem.readFile(object)
             changed[changed.count / 2] ^= 0x20
@@ -99,8 +96,9 @@ import Testing
                 try fresh()
                 expectRefused("a truncated file", "bytes, not", keeps: first, try fetch())
             }
-            let list = ServeRoot(path: fixture.root).objectsFolder + "/" + (try #require(fixture.lists[second])).sha256 + ".json"
-            let forged = String(decoding: try #require(fixture.lists[second]).bytes, as: UTF8.self).replacingOccurrences(of: "\"index.html\"", with: "\"index.htm\"")
+            let line = try #require(secondStatement.line(forBridge: 1))
+            let list = ServeRoot(path: fixture.root).objectsFolder + "/" + line.files + ".json"
+            let forged = String(decoding: try FileSystem.readFile(list), as: UTF8.self).replacingOccurrences(of: "\"index.html\"", with: "\"index.htm\"")
             try LoaderFixture.with(list, changedTo: Array(forged.utf8)) {
                 try fresh()
                 expectRefused("a changed file list", "the file list of release \(second) hashes to", keeps: first, try fetch())
@@ -108,61 +106,75 @@ import Testing
 
             // Untouched, it loads; then older, expired, foreign and badly signed statements do not.
             let accepted = try fetch()
-            #expect(accepted.status == 0 && accepted.out.contains("loads release \(second) of production (sequence 2"), "\(accepted.out)\(accepted.err)")
+            #expect(accepted.status == 0 && accepted.out.contains("loads release \(second) of production (sequence \(secondStatement.sequence)"), "\(accepted.out)\(accepted.err)")
             // The state keeps the files of the release it loads, no others.
             let secondInfo = try ReleaseInfo.read(from: ServeRoot(path: fixture.root).folder(of: second))
             let keptFiles = Set(try FileSystem.listDirectory(state + "/cache/objects"))
-            #expect(keptFiles == Set(secondInfo.files.map(\.sha256) + [try #require(fixture.lists[second]).sha256]))
-            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(second, sequence: 3), signedBy: [trusted.privateKey]))
-            #expect(try fetch().status == 0)
-            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(first, sequence: 2), signedBy: [trusted.privateKey]))
-            expectRefused("a replayed older statement", "sequence 2 is below 3", keeps: second, try fetch())
-            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(first, sequence: 4, expiresAt: "2026-12-05T08:59:59Z"), signedBy: [trusted.privateKey]))
-            expectRefused("an expired statement", "expired at 2026-12-05T08:59:59Z", keeps: second, try fetch())
-            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(first, sequence: 4, environment: "staging"), signedBy: [trusted.privateKey]))
-            expectRefused("another environment", "for environment 'staging', not 'production'", keeps: second, try fetch())
-            let rollback = try fixture.statement(first, sequence: 4)
-            try fixture.serve(try LoaderFixture.envelope(rollback, signedBy: []))
+            #expect(keptFiles == Set(secondInfo.files.map(\.sha256) + [line.files]))
+            try fixture.serve(firstLive)
+            expectRefused("a replayed older statement", "sequence \(firstSequence) is below \(secondStatement.sequence)", keeps: second, try fetch())
+            try fixture.serve(secondLive)
+            let expiry = try #require(secondStatement.expiresAt.flatMap(ReleaseLoader.parseTime))
+            let late = ReleaseLoader.formatTime(expiry.addingTimeInterval(1))
+            expectRefused("an expired statement", "expired at \(secondStatement.expiresAt ?? "") (now \(late))", keeps: second, try fetch(["--now", late]))
+            try fixture.publish(0, to: "elsewhere")
+            try fixture.serve(try FileSystem.readFile(directory + "/elsewhere/live.json"))
+            expectRefused("another environment", "for environment 'elsewhere', not 'production'", keeps: second, try fetch())
+            let payload = try #require(try JSONDecoder().decode(SignedLiveStatement.self, from: Data(secondLive)).payloadBytes)
+            try fixture.serve(try LoaderFixture.envelope(payload: payload, signedBy: []))
             expectRefused("a stripped signature", "carries no signature", keeps: second, try fetch())
-            try fixture.serve(try LoaderFixture.envelope(rollback, signedBy: [stranger.privateKey]))
+            let stranger = try #require(Ed25519.generate())
+            try fixture.serve(try LoaderFixture.envelope(payload: payload, signedBy: [stranger.privateKey]))
             expectRefused("an unknown key", "signed only by keys this app does not trust", keeps: second, try fetch())
-            var envelope = try JSONDecoder().decode(SignedLiveStatement.self, from: Data(try LoaderFixture.envelope(rollback, signedBy: [trusted.privateKey])))
-            let stolen = envelope.signatures
-            envelope = SignedLiveStatement(payload: Array(try JSONEncoder().encode(try fixture.statement(first, sequence: 400))), signatures: stolen)
-            try fixture.serve(Array(try JSONEncoder().encode(envelope)))
+            var bumped = secondStatement
+            bumped.sequence = 400
+            let signatures = try JSONDecoder().decode(SignedLiveStatement.self, from: Data(secondLive)).signatures
+            try fixture.serve(Array(try JSONEncoder().encode(SignedLiveStatement(payload: Array(try JSONEncoder().encode(bumped)), signatures: signatures))))
             expectRefused("a changed statement", "does not verify", keeps: second, try fetch())
             let report = try JSONReader.parse(Array(try fetch(["--format", "json"]).out.utf8))
             #expect(report["outcome"]?.stringValue == "kept" && report["release"]?["release"]?.stringValue == second, "\(report)")
             #expect(report["refusal"]?["kind"]?.stringValue == "signature", "\(report)")
             let korean = try fetch(["--lang", "ko"])
             #expect(korean.err.contains("서명한 뒤에 live.json이 바뀌었습니다"), "\(korean.err)")
+            // Statements signed with the environment's own key: no line for the app's bridge
+            // version is a refusal; no lines at all (no release calls the bridge) loads live.
+            let privateKey = try #require(Ed25519.privateKey(pem: try FileSystem.readFile(fixture.key)))
+            var noLine = secondStatement
+            noLine.sequence += 1
+            noLine.lines = ["5": line]
+            try fixture.serve(try LoaderFixture.envelope(payload: Array(try JSONEncoder().encode(noLine)), signedBy: [privateKey]))
+            expectRefused("no line", "no line for bridge 1 (lines: 5)", keeps: second, try fetch())
+            noLine.lines = [:]
+            try fixture.serve(try LoaderFixture.envelope(payload: Array(try JSONEncoder().encode(noLine)), signedBy: [privateKey]))
+            #expect(try fetch().out.contains("loads release \(second) of production (sequence \(noLine.sequence)"))
+            try fixture.serve(secondLive)
 
             // A release manager's rollback (a new statement naming the older release) loads.
-            try fixture.serve(try LoaderFixture.envelope(rollback, signedBy: [trusted.privateKey]))
+            let back = try ratecard(["rollback", "--env", "production", "-m", "back", "--signing-key", fixture.key], in: fixture.publish.repo)
+            try #require(back.status == 0, "\(back.err)")
             let rolledBack = try fetch()
-            #expect(rolledBack.status == 0 && rolledBack.out.contains("loads release \(first) of production (sequence 4"), "\(rolledBack.out)\(rolledBack.err)")
+            let rollbackSequence = try fixture.statement().sequence
+            #expect(rolledBack.status == 0 && rolledBack.out.contains("loads release \(first) of production (sequence \(rollbackSequence)"), "\(rolledBack.out)\(rolledBack.err)")
 
             // Key rotation: signed by the old and the new key, both apps load; then by the new
             // one only, an app that trusts only the old key refuses.
-            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(second, sequence: 5), signedBy: [trusted.privateKey, rotated.privateKey]))
+            #expect(try ratecard(["keys", "generate", "--out", directory + "/keys", "--name", "next"], in: directory).status == 0)
+            let nextFile = directory + "/keys/next.pub"
+            let next = String(decoding: try FileSystem.readFile(nextFile), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            try fixture.configure(keys: [fixture.publicKey, next])
+            let both = try ratecard(["sign", "--env", "production", "--signing-key", fixture.key, "--signing-key", directory + "/keys/next.key"], in: fixture.publish.repo)
+            try #require(both.status == 0, "\(both.err)")
             #expect(try fetch().status == 0)
-            #expect(try fetch(trust: [rotatedKey], state: directory + "/new-app").status == 0)
-            try fixture.serve(try LoaderFixture.envelope(try fixture.statement(second, sequence: 6), signedBy: [rotated.privateKey]))
-            #expect(try fetch(trust: [keyFile, rotatedKey]).status == 0)
-            expectRefused("the old key only", "does not trust", keeps: second, try fetch())
+            #expect(try fetch(trust: [nextFile], state: directory + "/new-app").status == 0)
+            try fixture.configure(keys: [next])
+            let newOnly = try ratecard(["sign", "--env", "production", "--signing-key", directory + "/keys/next.key"], in: fixture.publish.repo)
+            try #require(newOnly.status == 0, "\(newOnly.err)")
+            #expect(try fetch(trust: [keyFile, nextFile]).status == 0)
+            expectRefused("the old key only", "does not trust", keeps: first, try fetch())
 
             // Without --trust: hashes only, said unsigned.
             let unsigned = try fetch(trust: [])
             #expect(unsigned.status == 0 && unsigned.err.contains("only hashes were checked"), "\(unsigned.out)\(unsigned.err)")
-            // No line for the app's bridge version.
-            let noLine = try ratecard(["fetch", base, "--bridge", "0", "--state", state, "--now", LoaderFixture.now, "--trust", rotatedKey], in: directory)
-            #expect(noLine.status == 1 && noLine.err.contains("no line for bridge 0"), "\(noLine.err)")
-            // No lines at all (no release calls the bridge): every app loads the live release.
-            var bridgeless = try fixture.statement(second, sequence: 7)
-            bridgeless.lines = [:]
-            try fixture.serve(try LoaderFixture.envelope(bridgeless, signedBy: [rotated.privateKey]))
-            let anyBridge = try ratecard(["fetch", base, "--bridge", "0", "--state", state, "--now", LoaderFixture.now, "--trust", rotatedKey], in: directory)
-            #expect(anyBridge.status == 0 && anyBridge.out.contains("loads release \(second) of production (sequence 7"), "\(anyBridge.out)\(anyBridge.err)")
 
             // A redirect to another host (a CDN edge or a proxy sending the app elsewhere), from a
             // real HTTP server: refused without being followed.
@@ -175,14 +187,14 @@ import Testing
             try redirector.run()
             defer { redirector.terminate() }
             let port = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            let redirected = try fetch(trust: [rotatedKey], url: "http://127.0.0.1:\(port)" + fixture.basePath)
-            expectRefused("a redirect to another host", "live.json redirects to another host (http://127.0.0.2:\(server.port)\(fixture.basePath)/live.json)", keeps: second, redirected)
+            let redirected = try fetch(trust: [nextFile], url: "http://127.0.0.1:\(port)")
+            expectRefused("a redirect to another host", "live.json redirects to another host (http://127.0.0.2:\(server.port)/live.json)", keeps: first, redirected)
 
             // Offline: the last good release is what the app opens; with nothing kept, exit 4.
             _ = server.stop()
-            let offline = try fetch(trust: [rotatedKey])
-            #expect(offline.status == 4 && offline.err.contains("cannot reach") && offline.out.contains("keeps release \(second)"), "\(offline.out)\(offline.err)")
-            let nothing = try fetch(trust: [rotatedKey], state: directory + "/fresh")
+            let offline = try fetch(trust: [nextFile])
+            #expect(offline.status == 4 && offline.err.contains("cannot reach") && offline.out.contains("keeps release \(first)"), "\(offline.out)\(offline.err)")
+            let nothing = try fetch(trust: [nextFile], state: directory + "/fresh")
             #expect(nothing.status == 4 && nothing.err.contains("no release is kept"), "\(nothing.out)\(nothing.err)")
         }
     }
