@@ -145,7 +145,10 @@
                 urlSchemeTask.didFinish()
                 return
             }
-            let headers = ["Content-Type": ReleaseLoader.mediaType(forPath: url.path), "Content-Length": String(bytes.count), "Cache-Control": "no-store"]
+            let headers = [
+                "Content-Type": ReleaseLoader.mediaType(forPath: url.path), "Content-Length": String(bytes.count), "Cache-Control": "no-store",
+                "Content-Security-Policy": ReleaseLoader.contentSecurityPolicy(forPath: url.path), "X-Content-Type-Options": "nosniff",
+            ]
             urlSchemeTask.didReceive(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers)!)
             urlSchemeTask.didReceive(Data(bytes))
             urlSchemeTask.didFinish()

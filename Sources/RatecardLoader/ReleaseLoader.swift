@@ -381,6 +381,18 @@ public struct ReleaseLoader: Sendable {
         }
     }
 
+    /// The Content-Security-Policy of a page, as the nginx block sends it (scripts from the
+    /// release only, nothing inline or made from text), and of every other file (a sandboxed
+    /// document of its own when opened directly): the web view gets what a browser gets.
+    public static let pagePolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+    public static let dataPolicy = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; frame-ancestors 'self'; sandbox"
+
+    /// The policy the app serves the file at `path` with: a page's for HTML, else the data one.
+    public static func contentSecurityPolicy(forPath path: String) -> String {
+        mediaType(forPath: path).hasPrefix("text/html") ? pagePolicy : dataPolicy
+    }
+
     /// An RFC 3339 time (`2026-12-04T18:00:00Z`), nil when it is not one.
     public static func parseTime(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()

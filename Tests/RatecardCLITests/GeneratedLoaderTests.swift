@@ -22,6 +22,18 @@ import Testing
         }
     }
 
+    /// The web view gets a page with the policy nginx sends it, so an inline script does not run
+    /// there either; every other file gets the sandboxed data policy.
+    @Test func theAppServesFilesWithTheNginxBlocksPolicies() {
+        #expect(ReleaseLoader.pagePolicy == NginxConfig.pagePolicy)
+        #expect(ReleaseLoader.dataPolicy == NginxConfig.dataPolicy)
+        #expect(ReleaseLoader.contentSecurityPolicy(forPath: "/index.html") == NginxConfig.pagePolicy)
+        #expect(ReleaseLoader.contentSecurityPolicy(forPath: "terms/loan/2026-11-01.html") == NginxConfig.pagePolicy)
+        #expect(ReleaseLoader.contentSecurityPolicy(forPath: "o/" + String(repeating: "a", count: 64) + ".svg") == NginxConfig.dataPolicy)
+        #expect(ReleaseLoader.contentSecurityPolicy(forPath: "app/app.js") == NginxConfig.dataPolicy)
+        #expect(ReleaseLoader.mediaType(forPath: "app/app.js") == "text/javascript; charset=utf-8")
+    }
+
     /// The harness: libcrypto for Ed25519 and SHA-256 (CCrypto's module map), URLSession for
     /// HTTP, and the loader driven as the WebKit adapter drives it.
     static let harness = #"""
