@@ -30,6 +30,7 @@ import Testing
             if let start = text.range(of: "  signed:\n") { text = String(text[..<start.lowerBound]) }
             let list = keys.map { "\"\($0)\"" }.joined(separator: ", ")
             text += "  signed:\n    root: ../root\n    signing:\n      keys: [\(list)]\n      expires_after_days: 2\n"
+            text += "  signed-copy:\n    root: ../copy\n    signing:\n      keys: [\(list)]\n      expires_after_days: 2\n"
             try FileSystem.writeFile(path, Array(text.utf8))
         }
 
@@ -128,6 +129,19 @@ import Testing
             #expect(try signed.statement().sequence == 2)
             let ids = try signed.root.releaseIDs()
 
+            // Killed between the flip and live.json: status and verify say it is stale, and the
+            // next command under the lock rewrites it with a higher sequence.
+            let killed = try signed.run(["rollback", "--env", "signed", "--to", ids[0], "-m", "x"], key: key, environment: ["RATECARD_CRASH_AT": "lines-written"])
+            #expect(killed.status != 0)
+            #expect(try signed.root.live() == ids[0])
+            let stale = try signed.run(["status", "--env", "signed"])
+            #expect(stale.out.contains("stale: live.json names release \(ids[1]) as live, not \(ids[0])"), "\(stale.out)")
+            #expect(try signed.run(["verify", "--env", "signed"]).status == 1)
+            let forward = try signed.run(["rollback", "--env", "signed", "--to", ids[1], "-m", "forward"], key: key)
+            #expect(forward.status == 0, "\(forward.err)")
+            #expect(try signed.statement().sequence == 5, "the repair took 4, the rollback 5 (the killed one's 3 was journaled)")
+            #expect(try LiveStatements.staleness(root: signed.root).isEmpty)
+
             // rollback, releases --clear-bad, prune, sign: refused without the key (the live
             // release, live.json, the journal and the bridge lines unchanged), signed with it.
             let before = try signed.snapshot()
@@ -139,23 +153,27 @@ import Testing
                 #expect(refused.status == 1 && refused.err.contains("no signing key was given"), "\(arguments[0]): \(refused.err)")
                 #expect(try signed.snapshot() == before, "\(arguments[0]) changed something")
             }
+            // promote into a signed environment: refused before anything is copied there.
+            let promoted = try signed.run(["promote", "--from", "signed", "--to", "signed-copy", "-m", "x"])
+            #expect(promoted.status == 1 && promoted.err.contains("no signing key was given"), "\(promoted.err)")
+            #expect(!FileSystem.exists(directory + "/copy/current") && !FileSystem.exists(directory + "/copy/objects"))
             let rolledBack = try signed.run(["rollback", "--env", "signed", "-m", "x"], key: key)
             #expect(rolledBack.status == 0, "\(rolledBack.err)")
             var statement = try signed.statement()
-            #expect(statement.sequence == 3 && statement.live.release == ids[0])
+            #expect(statement.sequence == 6 && statement.live.release == ids[0])
             #expect(try signed.run(["releases", "--env", "signed", "--clear-bad", ids[1], "-m", "x"], key: key).status == 0)
-            #expect(try signed.statement().sequence == 4)
+            #expect(try signed.statement().sequence == 7)
             let pruned = try signed.run(["prune", "--env", "signed", "--keep", "1"], key: key)
             #expect(pruned.status == 0, "\(pruned.err)")
             statement = try signed.statement()
-            #expect(statement.sequence == 5)
+            #expect(statement.sequence == 8)
 
             // Deleted or replaced by an older one, live.json never takes a sequence again: the
             // journal recorded the highest.
             unlink(signed.fixture.root + "/live.json")
             let resigned = try signed.run(["sign", "--env", "signed"], key: key)
-            #expect(resigned.status == 0 && resigned.out.contains("sequence 6"), "\(resigned.out)\(resigned.err)")
-            #expect(try signed.statement().sequence == 6)
+            #expect(resigned.status == 0 && resigned.out.contains("sequence 9"), "\(resigned.out)\(resigned.err)")
+            #expect(try signed.statement().sequence == 9)
 
             // Rotation: two keys listed, both given, both sign; the old one dropped, the new one signs alone.
             let newKey = String(decoding: try FileSystem.readFile(directory + "/keys/other.pub"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -169,10 +187,10 @@ import Testing
             // within the warning's three.
             let status = try signed.run(["status", "--env", "signed"])
             let expires = try #require(try signed.statement().expiresAt)
-            #expect(status.status == 0 && status.out.contains("signing:   sequence 7, signed by \(signed.publicKey), \(newKey), expires \(expires)"), "\(status.out)")
+            #expect(status.status == 0 && status.out.contains("signing:   sequence 10, signed by \(signed.publicKey), \(newKey), expires \(expires)"), "\(status.out)")
             #expect(status.err.contains("live.json expires at \(expires) (in 4") && status.err.contains("ratecard sign --env signed"), "\(status.err)")
             let verified = try signed.run(["verify", "--env", "signed"])
-            #expect(verified.status == 0 && verified.out.contains("live.json: sequence 7, signed by"), "\(verified.out)\(verified.err)")
+            #expect(verified.status == 0 && verified.out.contains("live.json: sequence 10, signed by"), "\(verified.out)\(verified.err)")
             // A signature that does not verify, a file list changed, a statement behind the pointer: verify exits 1.
             let list = signed.fixture.root + "/objects/\(try signed.statement().live.files).json"
             var forged = envelope
@@ -188,7 +206,7 @@ import Testing
             #expect(try signed.run(["sign", "--env", "signed"], key: key).status == 0)
             let mended = try signed.run(["verify", "--env", "signed"])
             #expect(mended.status == 0, "\(mended.out)")
-            #expect(try signed.statement().sequence == 8)
+            #expect(try signed.statement().sequence == 11)
         }
     }
 }

@@ -25,10 +25,10 @@ public enum CrashPoint {
 
     /// Publish on object storage: the lock object made, the journal caught up, the objects
     /// uploaded, the entry files copied, the manifest created, the pointer flipped, journaled.
-    public static let s3PublishSteps = ["locked", "recovered", "objects-written", "files-written", "version-written", "swapped", "served", "journaled", "lines-written", "live-written"]
+    public static let s3PublishSteps = ["locked", "recovered", "objects-written", "files-written", "version-written", "swapped", "served", "journaled", "lines-written"]
 
     /// Rollback on object storage: the intent journaled, the pointer flipped, journaled.
-    public static let s3RollbackSteps = ["intent", "swapped", "served", "journaled", "lines-written", "live-written"]
+    public static let s3RollbackSteps = ["intent", "swapped", "served", "journaled", "lines-written"]
 
     /// Prune's steps: locked, each release removed, all removed, each object deleted, all
     /// deleted, journaled.

@@ -111,7 +111,9 @@ public enum LiveStatements {
     /// What the statement must say now (sequence and times aside): the live release and each
     /// bridge line's release, with their file lists. Nil when nothing is live.
     static func expected(root: any ReleaseStore) throws -> (live: LiveStatement.Line, lines: [String: LiveStatement.Line], lists: [(String, [UInt8])])? {
-        guard let live = try root.live() else { return nil }
+        // A pointer naming a release that is gone (removed by hand) states nothing: the rollback
+        // that mends it writes the statement, and must not be refused for it.
+        guard let live = try root.pointer(), try root.releaseIDs().contains(live) else { return nil }
         let environment = environment(of: root)
         let (lines, requires) = try BridgeLines.computeWithRequirements(root: root)
         var named: [Int: String] = lines

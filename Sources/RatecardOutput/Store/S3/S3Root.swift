@@ -12,6 +12,7 @@ import Synchronization
 /// <prefix>o/<sha256>.<ext>              objects, shared by every release (a year, immutable)
 /// <prefix>r/<id>/<path>                 each release's web build and data/entry.json (format 3)
 /// <prefix>bridge-lines.json             the release each app bridge version loads (no-cache)
+/// <prefix>live.json                     the statement of what apps load, signed (no-cache; LiveStatements)
 /// <prefix>releases/<id>.json            version.json of each release (ratecard's, not served)
 /// <prefix>.ratecard/lock                the lock: who holds it, renewed while held, expires
 /// <prefix>.ratecard/journal/<n>.json    the journal, one object per entry, numbered in order
