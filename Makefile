@@ -54,9 +54,12 @@ lint:
 	$(SWIFT) format lint --strict -r --configuration .swift-format Sources Tests Package.swift
 
 # The loader's source as `bridge generate` writes it into the app, regenerated from
-# Sources/RatecardLoader (LoaderSourceTests fails until this runs after a change there).
+# Sources/RatecardLoader, and this project's own copy of it in native/ (GeneratedLoaderTests
+# fails until this runs after a change there).
 loader-source:
 	python3 Tests/loader_source.py
+	$(SWIFT) build --product ratecard
+	$(BIN) bridge generate --web site --swift native/RatecardBridge.swift
 
 clean:
 	rm -rf .build

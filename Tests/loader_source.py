@@ -5,7 +5,7 @@ byte for byte, as Swift string literals, which `ratecard bridge generate` writes
 
   make loader-source
 
-LoaderSourceTests fails when the literals and the files differ.
+GeneratedLoaderTests fails when the literals and the files differ.
 """
 import os
 import sys
@@ -23,7 +23,7 @@ def main():
         "// swift-format-ignore-file",
         "",
         "/// The loader's source files, byte for byte, in name order: what `bridge generate` writes into",
-        "/// the app is exactly what the CLI compiles (LoaderSourceTests compares them).",
+        "/// the app is exactly what the CLI compiles (GeneratedLoaderTests compares them).",
         "enum LoaderSource {",
         "    static let files: [(name: String, text: String)] = [",
     ]

@@ -20,6 +20,9 @@ import Testing
             let text = String(decoding: try FileSystem.readFile(folder + "/" + name), as: UTF8.self)
             #expect(embedded[name] == text, "\(name) differs from its embedded copy: run 'make loader-source'")
         }
+        // The project's own app copy, beside native/RatecardBridge.swift.
+        let copy = String(decoding: try FileSystem.readFile(Self.sourceRoot + "native/" + LoaderSwiftGenerator.fileName), as: UTF8.self)
+        #expect(copy == LoaderSwiftGenerator.generate(), "native/RatecardLoader.swift is not what bridge generate writes: run 'make loader-source'")
     }
 
     /// The web view gets a page with the policy nginx sends it, so an inline script does not run

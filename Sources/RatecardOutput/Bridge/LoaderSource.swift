@@ -2,7 +2,7 @@
 // swift-format-ignore-file
 
 /// The loader's source files, byte for byte, in name order: what `bridge generate` writes into
-/// the app is exactly what the CLI compiles (LoaderSourceTests compares them).
+/// the app is exactly what the CLI compiles (GeneratedLoaderTests compares them).
 enum LoaderSource {
     static let files: [(name: String, text: String)] = [
         (
