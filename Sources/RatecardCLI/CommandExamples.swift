@@ -50,8 +50,12 @@ enum CommandExamples {
             "ratecard serve --root /srv/ratecard/production --port 0   # any free port; the address is printed",
         ],
         "bridge": [
-            "ratecard bridge generate             # site/app/bridge.js, site/app/bridge.d.ts, native/RatecardBridge.swift",
+            "ratecard bridge generate             # site/app/bridge.js, bridge.d.ts, native/RatecardBridge.swift, native/RatecardLoader.swift",
             "ratecard bridge generate --swift ../ios/Sources/Bridge/RatecardBridge.swift   # straight into the app",
+        ],
+        "fetch": [
+            "ratecard fetch https://cdn.example.com/production --trust keys/production.pub --bridge 3 --state ~/.ratecard-probe",
+            "ratecard fetch http://127.0.0.1:8080 --bridge 3   # hashes only: the statement is reported unsigned",
         ],
         "generate": ["ratecard generate /tmp/big --partners 300 --history 200   # what 'make bench' measures against"],
         "version": ["ratecard version                     # ratecard 0.1.0 (build 3f2a9c0d1e4b5a67)"],

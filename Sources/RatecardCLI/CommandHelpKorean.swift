@@ -229,16 +229,34 @@ enum CommandHelpKorean {
                 """,
             options: ["--port": "127.0.0.1의 포트 (기본값 8080; 0이면 비어 있는 아무 포트)"]),
         "bridge": Text(
-            abstract: "bridge.yaml로 네이티브 브리지를 만듭니다: 앱용 Swift, 웹 빌드용 JS 런타임과 .d.ts.",
+            abstract: "bridge.yaml로 네이티브 브리지를 만듭니다: 앱용 Swift와 로더, 웹 빌드용 JS 런타임과 .d.ts.",
             discussion: """
                 <web>/app/bridge.js(웹 빌드가 앱을 부를 때 쓰는 런타임), <web>/app/bridge.d.ts(그 타입), 앱이 컴파일하는
-                Swift 파일(메시지 타입, RatecardBridgeHandler 프로토콜, 모든 메시지에 답하는 디스패처)을 씁니다. 결과는
-                bridge.yaml에만 달려 있습니다. 'validate'는 웹 빌드가 스키마로 만든 것을 그대로 싣고 선언된 것만 부르는지
+                Swift 파일(메시지 타입, RatecardBridgeHandler 프로토콜, 모든 메시지에 답하는 디스패처)과 그 옆에 앱의 로더인
+                RatecardLoader.swift('ratecard fetch'가 실행하는 코드: 웹 뷰에 넘기기 전에 live.json과 모든 파일을 검사합니다;
+                docs/bridge.md 참고)를 씁니다. 결과는 bridge.yaml과 이 ratecard 빌드에만 달려 있습니다. 'validate'는 웹 빌드가 스키마로 만든 것을 그대로 싣고 선언된 것만 부르는지
                 검사합니다. 스키마가 잘못되었으면 종료 코드는 1입니다.
                 """,
             options: [
                 "--web": "bridge.yaml이 든 웹 빌드 폴더 (기본값: ratecard.yaml의 'web', 없으면 ../site)",
                 "--swift": "앱의 Swift를 쓸 곳 (기본값: 웹 빌드 옆의 native/RatecardBridge.swift)",
+            ]),
+        "fetch": Text(
+            abstract: "앱이 생성된 로더로 불러오는 것과 똑같이 제공 중인 환경을 불러오며, live.json과 모든 파일을 검사합니다.",
+            discussion: """
+                <url>/live.json을 받아 믿는 키의 서명(--trust가 없으면 해시만 확인하고 선언은 서명 확인 없음으로 알립니다),
+                환경, 순번이 전에 받아들인 가장 높은 순번보다 낮지 않은지, 만료되지 않았는지를 검사하고 브리지 라인을 고른 뒤,
+                릴리스의 파일 목록과 모든 파일을 <url>/o/에서 받아 각각 sha256과 크기를 확인합니다. 다른 호스트로의
+                리디렉션은 거부합니다. --state가 있으면 확인한 파일을 해시로 보관하고, 처음 불러온 환경을 그 뒤로 기대합니다.
+                종료 코드 0: 앱이 불러올 릴리스를 출력합니다. 1: 제공된 것을 거부했습니다; 이유와 유지하는 마지막 정상 릴리스를
+                출력합니다(앱은 그것을 엽니다). 4: 아무것도 받지 못했습니다(유지한 릴리스가 있으면 앱은 그것을 엽니다).
+                """,
+            options: [
+                "--trust": "앱이 믿는 공개 키 ('keys generate'의 .pub 파일, 또는 ed25519:<base64>); 여러 개면 되풀이합니다",
+                "--bridge": "앱의 브리지 버전: 그 이하에서 가장 큰 라인을 불러옵니다",
+                "--state": "확인한 파일, 마지막 정상 릴리스, 받아들인 가장 높은 순번을 실행 사이에 보관할 폴더",
+                "--now": "만료를 비교할 시각, RFC 3339 (기본값: 지금)",
+                "--format": "text(기본값) 또는 json: 결과, 릴리스, 거부한 이유",
             ]),
         "generate": Text(
             abstract: "금리 변경 이력이 있는, 올바른 대용량 콘텐츠 저장소를 만듭니다 (시드로 재현 가능).",

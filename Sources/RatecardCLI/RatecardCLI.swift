@@ -30,6 +30,7 @@ public enum RatecardCLI {
         ServeRootCommands.nginxConf,
         ServeCommand.command,
         BridgeCommand.command,
+        FetchCommand.command,
         GenerateCommand.command,
         VersionCommand.command,
         CompletionCommand.command,

@@ -40,12 +40,36 @@ import Testing
     /// The commands whose refusals the tests below run, to be checked against the command table.
     static let covered: Set<String> = [
         "init", "validate", "rules", "schema", "build", "preview", "diff", "save", "log", "show", "hook", "publish", "promote", "rollback", "status", "releases", "verify",
-        "prune", "repair", "nginx-conf", "serve", "bridge", "generate", "version", "completion", "keys", "sign",
+        "prune", "repair", "nginx-conf", "serve", "bridge", "generate", "version", "completion", "keys", "sign", "fetch",
     ]
 
     @Test func everyCommandsRefusalsAreTested() {
         let commands = Set(RatecardCLI.commands.map(\.name))
         #expect(commands.subtracting(Self.covered).isEmpty, "no refusal tested for: \(commands.subtracting(Self.covered).sorted())")
+    }
+
+    /// `fetch`'s refusals of what is served (exit 1) are in LoaderFetchTests, against a server.
+    @Test func fetchRefusesByCause() throws {
+        try withTemporaryDirectory { directory in
+            let key = directory + "/key.pub"
+            try FileSystem.writeFile(key, Array("ed25519:AAAA\n".utf8))
+            try Self.check([
+                Case(command: "fetch", why: "no bridge version", cause: .usage, says: "--bridge <n> is required") { try ratecard(["fetch", "http://127.0.0.1:9"], in: directory) },
+                Case(command: "fetch", why: "not an http URL", cause: .usage, says: "is not an http:// or https:// URL") { try ratecard(["fetch", "ftp://x/", "--bridge", "1"], in: directory) },
+                Case(command: "fetch", why: "not a key", cause: .usage, says: "does not hold a public key") {
+                    try ratecard(["fetch", "http://127.0.0.1:9", "--bridge", "1", "--trust", key], in: directory)
+                },
+                Case(command: "fetch", why: "a bad time", cause: .usage, says: "is not an RFC 3339 time") {
+                    try ratecard(["fetch", "http://127.0.0.1:9", "--bridge", "1", "--now", "today"], in: directory)
+                },
+                Case(command: "fetch", why: "nothing reachable, nothing kept", cause: .operational, says: "no release is kept") {
+                    try ratecard(["fetch", "http://127.0.0.1:9", "--bridge", "1", "--state", directory + "/state"], in: directory)
+                },
+                Case(command: "fetch", why: "nothing reachable, in Korean", cause: .operational, says: "유지한 릴리스가 없습니다") {
+                    try ratecard(["fetch", "http://127.0.0.1:9", "--bridge", "1", "--lang", "ko"], in: directory)
+                },
+            ])
+        }
     }
 
     @Test func theTableIsInTheReadmeAndInEveryHelp() throws {

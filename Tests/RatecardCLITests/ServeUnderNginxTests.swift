@@ -725,7 +725,7 @@ private func usedBytes(_ path: String) throws -> Int {
 // MARK: - nginx
 
 /// nginx in the foreground on a free loopback port, with every file it writes inside `prefix`.
-private final class NginxServer {
+final class NginxServer {
     static var executable: String? {
         ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }

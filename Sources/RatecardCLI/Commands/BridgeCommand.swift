@@ -5,7 +5,7 @@ import RatecardKit
 enum BridgeCommand {
     static let command = Command(
         name: "bridge",
-        abstract: "Generate the native bridge from bridge.yaml: Swift for the app, the JS runtime and .d.ts for the web build.",
+        abstract: "Generate the native bridge from bridge.yaml: Swift for the app and its loader, the JS runtime and .d.ts for the web build.",
         usage: "generate [--web <dir>] [--swift <file>]",
         options: [
             OptionSpec("--web", value: "DIR", "The web build folder holding bridge.yaml (default: 'web' in ratecard.yaml, else ../site)"),
@@ -15,7 +15,9 @@ enum BridgeCommand {
         discussion: """
             Writes <web>/app/bridge.js (the runtime the web build calls the app through), <web>/app/bridge.d.ts
             (its types) and the Swift file the app compiles (message types, the RatecardBridgeHandler protocol and
-            a dispatcher that replies to every message). The output depends on bridge.yaml only. 'validate' checks
+            a dispatcher that replies to every message), and beside it RatecardLoader.swift, the app's loader (the code
+            'ratecard fetch' runs: it checks live.json and every file before the web view gets it; see docs/bridge.md).
+            The output depends on bridge.yaml and this build of ratecard only. 'validate' checks
             that the web build ships what the schema generates and calls only what it declares. An invalid schema exits 1.
             """,
         actions: ["generate"],
@@ -46,6 +48,7 @@ enum BridgeCommand {
             (web + "/" + BridgeWebGenerator.runtimePath, BridgeWebGenerator.runtime(schema)),
             (web + "/" + BridgeWebGenerator.typesPath, BridgeWebGenerator.typeScript(schema)),
             (swift, BridgeSwiftGenerator.generate(schema)),
+            (DurableFiles.parent(of: swift) + "/" + LoaderSwiftGenerator.fileName, LoaderSwiftGenerator.generate()),
         ]
         for (path, text) in outputs {
             try FileSystem.makeDirectories(DurableFiles.parent(of: path))
