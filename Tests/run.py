@@ -57,8 +57,9 @@ WEIGHTS = {
 }
 # Light suites are run several to a process, to save each its process start.
 BATCH_SECONDS = 6
-# Suites whose tests are long enough to run each in a process of its own.
-SPLIT = {"RatecardCLITests.S3EnvironmentTests", "RatecardCLITests.ServeUnderNginxTests", "RatecardCLITests.ComparisonScreenTests"}
+# Suites whose tests are long enough to run each in a process of its own. (ComparisonScreenTests
+# is not: its tests share one preview, made once per process.)
+SPLIT = {"RatecardCLITests.S3EnvironmentTests", "RatecardCLITests.ServeUnderNginxTests"}
 
 
 # The most the tests held in their folders at once, read every 2 s: under 30 MB in the sampled

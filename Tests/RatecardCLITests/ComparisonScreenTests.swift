@@ -111,6 +111,17 @@ final class PhoneScreen {
     }
 }
 
+/// A folder for fixtures that several tests of one process only read, made once per test
+/// process and removed when it exits.
+enum SharedFixtures {
+    static let folder: String = {
+        var template = Array((temporaryRoot + "/ratecard-shared-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { fatalError("mkdtemp failed in \(temporaryRoot)") }
+        atexit { try? FileSystem.removeTree(SharedFixtures.folder) }
+        return String(cString: made)
+    }()
+}
+
 /// The comparison screen of the example content on a phone: sort and filter orders, the
 /// repayment figures (computed here by a month-by-month amortisation, not by the app's code),
 /// the empty and error states, the product and terms screens, and accessibility.
@@ -123,6 +134,14 @@ final class PhoneScreen {
         let out: String
         let products: [[String: Any]]
         let partners: [[String: Any]]
+    }
+
+    /// The preview every test reads (one that changes it works on a copy): made once per test
+    /// process.
+    nonisolated(unsafe) static let shared = Result { () throws -> Preview in
+        let directory = SharedFixtures.folder + "/comparison-screen"
+        try FileSystem.makeDirectories(directory)
+        return try ComparisonScreenTests().preview(in: directory)
     }
 
     func preview(in directory: String) throws -> Preview {
@@ -310,94 +329,95 @@ final class PhoneScreen {
     }
 
     @Test func theListIsSortedFilteredAndPricedAsChosen() throws {
-        try withTemporaryDirectory { directory in
-            let preview = try preview(in: directory)
-            let server = try StaticServer(root: preview.out)
-            let screen = try PhoneScreen()
-            let cases = [
-                Conditions(kcb: 750, nice: 750, amountMan: 3000),
-                Conditions(kcb: 750, nice: 820, amountMan: 3000, sort: "limit"),
-                Conditions(kcb: 680, nice: 700, amountMan: 2000, term: 24, method: "equal_principal", sort: "payment"),
-                Conditions(kcb: 820, nice: 820, amountMan: 1000, term: 12, method: "bullet", category: "savings_bank"),
-                Conditions(kcb: 900, nice: nil, amountMan: 6000, type: "credit"),
-            ]
-            for c in cases {
-                let route = Self.hash(c)
-                try screen.open(server.base, route, until: Self.summaryReady)
-                let (main, below) = try Self.expected(preview, c)
-                #expect(!main.isEmpty && !below.isEmpty, "\(route): the case should have products both ways")
-                // The first screen shows at most one page of each group.
-                let firstPage = try #require(try screen.evaluate("document.querySelectorAll('#results > li').length") as? Int)
-                #expect(firstPage == min(20, main.count), "\(route)")
-                let shown = try allRows(screen)
-                #expect(shown.map(\.key) == main.map(\.key) + below.map(\.key), "\(route): order")
-                #expect(shown.map(\.below) == main.map { _ in false } + below.map { _ in true }, "\(route): grouping")
-                for (row, wanted) in zip(shown, main + below) {
-                    #expect(row.apr == Self.aprText(wanted.aprMin, wanted.aprMax), "\(route) \(row.key)")
-                    // The band that prices the row, not the score entered.
-                    #expect(row.meta.contains(" · \(wanted.band) · "), "\(route) \(row.key): \(row.meta)")
-                    if let low = wanted.low, let high = wanted.high {
-                        let pay = [low.firstPayment, high.firstPayment]
-                        let interest = [low.totalInterest, high.totalInterest]
-                        #expect(row.pay.count == (pay[0] == pay[1] ? 1 : 2) || abs(pay[0] - pay[1]) <= 1, "\(route) \(row.key): \(row.payText)")
-                        #expect(abs((row.pay.first ?? -9) - pay[0]) <= 1 && abs((row.pay.last ?? -9) - pay[1]) <= 1, "\(route) \(row.key): \(row.payText) vs \(pay)")
-                        #expect(abs((row.interest.first ?? -9) - interest[0]) <= 1 && abs((row.interest.last ?? -9) - interest[1]) <= 1, "\(route) \(row.key): \(row.interest) vs \(interest)")
-                    } else {
-                        #expect(row.pay.isEmpty && !row.reason.isEmpty, "\(route) \(row.key): a product below shows why, not figures")
-                        #expect(row.reason == wanted.reasons.joined(separator: " · "), "\(route) \(row.key): \(row.reason)")
-                        var depth = 0
-                        for character in row.reason {
-                            depth += character == "(" ? 1 : character == ")" ? -1 : 0
-                            #expect(depth <= 1, "\(route) \(row.key): a parenthesis in a parenthesis: \(row.reason)")
-                        }
+        let preview = try Self.shared.get()
+        let server = try StaticServer(root: preview.out)
+        let screen = try PhoneScreen()
+        let cases = [
+            Conditions(kcb: 750, nice: 750, amountMan: 3000),
+            Conditions(kcb: 750, nice: 820, amountMan: 3000, sort: "limit"),
+            Conditions(kcb: 680, nice: 700, amountMan: 2000, term: 24, method: "equal_principal", sort: "payment"),
+            Conditions(kcb: 820, nice: 820, amountMan: 1000, term: 12, method: "bullet", category: "savings_bank"),
+            Conditions(kcb: 900, nice: nil, amountMan: 6000, type: "credit"),
+        ]
+        for c in cases {
+            let route = Self.hash(c)
+            try screen.open(server.base, route, until: Self.summaryReady)
+            let (main, below) = try Self.expected(preview, c)
+            #expect(!main.isEmpty && !below.isEmpty, "\(route): the case should have products both ways")
+            // The first screen shows at most one page of each group.
+            let firstPage = try #require(try screen.evaluate("document.querySelectorAll('#results > li').length") as? Int)
+            #expect(firstPage == min(20, main.count), "\(route)")
+            let shown = try allRows(screen)
+            #expect(shown.map(\.key) == main.map(\.key) + below.map(\.key), "\(route): order")
+            #expect(shown.map(\.below) == main.map { _ in false } + below.map { _ in true }, "\(route): grouping")
+            for (row, wanted) in zip(shown, main + below) {
+                #expect(row.apr == Self.aprText(wanted.aprMin, wanted.aprMax), "\(route) \(row.key)")
+                // The band that prices the row, not the score entered.
+                #expect(row.meta.contains(" · \(wanted.band) · "), "\(route) \(row.key): \(row.meta)")
+                if let low = wanted.low, let high = wanted.high {
+                    let pay = [low.firstPayment, high.firstPayment]
+                    let interest = [low.totalInterest, high.totalInterest]
+                    #expect(row.pay.count == (pay[0] == pay[1] ? 1 : 2) || abs(pay[0] - pay[1]) <= 1, "\(route) \(row.key): \(row.payText)")
+                    #expect(abs((row.pay.first ?? -9) - pay[0]) <= 1 && abs((row.pay.last ?? -9) - pay[1]) <= 1, "\(route) \(row.key): \(row.payText) vs \(pay)")
+                    #expect(abs((row.interest.first ?? -9) - interest[0]) <= 1 && abs((row.interest.last ?? -9) - interest[1]) <= 1, "\(route) \(row.key): \(row.interest) vs \(interest)")
+                } else {
+                    #expect(row.pay.isEmpty && !row.reason.isEmpty, "\(route) \(row.key): a product below shows why, not figures")
+                    #expect(row.reason == wanted.reasons.joined(separator: " · "), "\(route) \(row.key): \(row.reason)")
+                    var depth = 0
+                    for character in row.reason {
+                        depth += character == "(" ? 1 : character == ")" ? -1 : 0
+                        #expect(depth <= 1, "\(route) \(row.key): a parenthesis in a parenthesis: \(row.reason)")
                     }
                 }
-                if c.sort == "payment" {
-                    let firsts = shown.filter { !$0.below }.map { $0.pay.first ?? .max }
-                    #expect(firsts == firsts.sorted(), "\(route): not by monthly payment: \(firsts)")
-                    #expect(shown.first?.payText.hasPrefix("첫 달 상환액 ") == true)
-                }
-                if c.method == "bullet" { #expect(shown.first?.payText.hasPrefix("월 이자 ") == true) }
-                let scores = c.kcb == c.nice ? "신용점수 \(c.kcb!)점" : "신용점수 " + [c.kcb.map { "KCB \($0)점" }, c.nice.map { "NICE \($0)점" }].compactMap { $0 }.joined(separator: ", ")
-                let summary =
-                    "\(scores) · \(main.count)개 상품 (희망 금액 \(BrowserComparisonTests.formatKRW(c.amountMan * 10_000)), \(c.term)개월)"
-                    + (below.isEmpty ? "" : " · 조건 밖 \(below.count)개")
-                #expect(try screen.text("#result-summary") == summary)
-                if c.nice == nil {
-                    #expect(try screen.text("#missing-score")?.contains("NICE 신용점수를 입력하면 NICE 기준 상품") == true)
-                }
             }
-            // Hard facts, so a wrong expectation cannot pass: 3,000만원 at 750 over 36 months,
-            // equal installments: the first product and its figures at 5.85% and 7.75%
-            // (30,000,000 x r / (1 - (1 + r)^-36), r = APR/1200, the total rounded once).
-            try screen.open(server.base, "#/compare?score=750&amount=3000", until: Self.summaryReady)
-            let first = try #require(try allRows(screen).first)
-            #expect(first.key == "ibk/worker-credit")
-            #expect(first.apr == "연 5.85% ~ 7.75%")
-            #expect(first.payText == "월 상환액 910,621원 ~ 936,635원")
-            #expect(first.interest == [2_782_340, 3_718_857])
-            #expect(first.meta == "신용대출 · KCB 701~800점 구간 · 한도 최대 9,000만원", "\(first.meta)")
-            // Logos: the partner's, from the data.
-            let logo = try screen.evaluate("(function () { var i = document.querySelector('#results > li img.result-logo'); return i ? i.getAttribute('src') : null; })()") as? String
-            #expect(logo?.hasSuffix("assets/partners/ibk.svg") == true, "\(logo ?? "no logo")")
-            // Disclosure phrases for comparison pages, from phrases.json.
-            let phrases = try #require(
-                try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('.phrases li'), function (l) { return l.getAttribute('data-phrase'); }))") as? [String])
-            #expect(phrases.contains("warn-excess-debt") && phrases.contains("broker-identity") && phrases.contains("info-rates-annual"), "\(phrases)")
-            try screen.open(server.base, "#/compare?score=750&amount=3000", until: Self.summaryReady)
-            try screen.screenshot("compare")
-            // Changing the sort in the page reorders at once (no reload).
-            _ = try screen.evaluate("(function () { var s = document.getElementById('sort'); s.value = 'limit'; s.dispatchEvent(new Event('change')); })()")
-            let (byLimit, _) = try Self.expected(preview, Conditions(kcb: 750, nice: 750, amountMan: 3000, sort: "limit"))
-            let limitRows = try #require(try screen.json(Self.rowsScript) as? [[String: Any]])
-            #expect(limitRows.prefix(20).map { $0["key"] as? String ?? "" } == byLimit.prefix(20).map(\.key))
-            #expect(try screen.evaluate("location.hash") as? String == "#/compare?score=750&amount=3000&sort=limit")
+            if c.sort == "payment" {
+                let firsts = shown.filter { !$0.below }.map { $0.pay.first ?? .max }
+                #expect(firsts == firsts.sorted(), "\(route): not by monthly payment: \(firsts)")
+                #expect(shown.first?.payText.hasPrefix("첫 달 상환액 ") == true)
+            }
+            if c.method == "bullet" { #expect(shown.first?.payText.hasPrefix("월 이자 ") == true) }
+            let scores = c.kcb == c.nice ? "신용점수 \(c.kcb!)점" : "신용점수 " + [c.kcb.map { "KCB \($0)점" }, c.nice.map { "NICE \($0)점" }].compactMap { $0 }.joined(separator: ", ")
+            let summary =
+                "\(scores) · \(main.count)개 상품 (희망 금액 \(BrowserComparisonTests.formatKRW(c.amountMan * 10_000)), \(c.term)개월)"
+                + (below.isEmpty ? "" : " · 조건 밖 \(below.count)개")
+            #expect(try screen.text("#result-summary") == summary)
+            if c.nice == nil {
+                #expect(try screen.text("#missing-score")?.contains("NICE 신용점수를 입력하면 NICE 기준 상품") == true)
+            }
         }
+        // Hard facts, so a wrong expectation cannot pass: 3,000만원 at 750 over 36 months,
+        // equal installments: the first product and its figures at 5.85% and 7.75%
+        // (30,000,000 x r / (1 - (1 + r)^-36), r = APR/1200, the total rounded once).
+        try screen.open(server.base, "#/compare?score=750&amount=3000", until: Self.summaryReady)
+        let first = try #require(try allRows(screen).first)
+        #expect(first.key == "ibk/worker-credit")
+        #expect(first.apr == "연 5.85% ~ 7.75%")
+        #expect(first.payText == "월 상환액 910,621원 ~ 936,635원")
+        #expect(first.interest == [2_782_340, 3_718_857])
+        #expect(first.meta == "신용대출 · KCB 701~800점 구간 · 한도 최대 9,000만원", "\(first.meta)")
+        // Logos: the partner's, from the data.
+        let logo = try screen.evaluate("(function () { var i = document.querySelector('#results > li img.result-logo'); return i ? i.getAttribute('src') : null; })()") as? String
+        #expect(logo?.hasSuffix("assets/partners/ibk.svg") == true, "\(logo ?? "no logo")")
+        // Disclosure phrases for comparison pages, from phrases.json.
+        let phrases = try #require(
+            try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('.phrases li'), function (l) { return l.getAttribute('data-phrase'); }))") as? [String])
+        #expect(phrases.contains("warn-excess-debt") && phrases.contains("broker-identity") && phrases.contains("info-rates-annual"), "\(phrases)")
+        try screen.open(server.base, "#/compare?score=750&amount=3000", until: Self.summaryReady)
+        try screen.screenshot("compare")
+        // Changing the sort in the page reorders at once (no reload).
+        _ = try screen.evaluate("(function () { var s = document.getElementById('sort'); s.value = 'limit'; s.dispatchEvent(new Event('change')); })()")
+        let (byLimit, _) = try Self.expected(preview, Conditions(kcb: 750, nice: 750, amountMan: 3000, sort: "limit"))
+        let limitRows = try #require(try screen.json(Self.rowsScript) as? [[String: Any]])
+        #expect(limitRows.prefix(20).map { $0["key"] as? String ?? "" } == byLimit.prefix(20).map(\.key))
+        #expect(try screen.evaluate("location.hash") as? String == "#/compare?score=750&amount=3000&sort=limit")
     }
 
     @Test func emptyAndErrorStates() throws {
         try withTemporaryDirectory { directory in
-            let preview = try preview(in: directory)
+            // A comparison shard is taken away below: a copy of the shared preview.
+            let shared = try Self.shared.get()
+            try FileManager.default.copyItem(atPath: shared.out, toPath: directory + "/preview")
+            let preview = Preview(repo: shared.repo, out: directory + "/preview", products: shared.products, partners: shared.partners)
             let server = try StaticServer(root: preview.out)
             let screen = try PhoneScreen()
 
@@ -489,136 +509,134 @@ final class PhoneScreen {
     }
 
     @Test func theProductAndTermsScreens() throws {
-        try withTemporaryDirectory { directory in
-            let preview = try preview(in: directory)
-            let server = try StaticServer(root: preview.out)
-            let screen = try PhoneScreen()
+        let preview = try Self.shared.get()
+        let server = try StaticServer(root: preview.out)
+        let screen = try PhoneScreen()
 
-            // From the comparison (KCB 750), the row opens the product's screen, and a KCB product
-            // highlights the band holding 750.
-            try screen.open(server.base, "#/compare?kcb=750&nice=900&amount=3000", until: Self.summaryReady)
-            _ = try screen.evaluate("document.querySelector('#results li[data-key=\"ibk/worker-credit\"] a').click()")
-            try screen.wait("document.querySelector('table.bands') && document.getElementById('review-no')", what: "product")
-            #expect(try screen.evaluate("location.hash") as? String == "#/product/ibk/worker-credit")
-            let product = try #require(preview.products.first { $0["key"] as? String == "ibk/worker-credit" })
-            let current = try #require(product["current"] as? [String: Any])
-            #expect(current["bureau"] as? String == "KCB")
-            let band = try #require((current["bands"] as? [[String: Any]])?.first { ($0["score_min"] as! Int) <= 750 && 750 <= ($0["score_max"] as! Int) })
-            let mine = try #require(
-                try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('table.bands tr.is-mine th'), function (t) { return t.textContent; }))") as? [String])
-            #expect(mine.first == "\(band["score_min"]!)~\(band["score_max"]!)점 내 구간", "\(mine)")
-            #expect(try screen.text("#my-band")?.hasPrefix("내 KCB 신용점수 750점: 연 5.85% ~ 7.75%") == true)
-            // The reader's repayment for 3,000만원 over 36 months (the default term), equal
-            // installments, at the band's 5.85% and 7.75%: A = P r / (1 - (1 + r)^-n), r = APR / 12,
-            // total = A n rounded once (worked out independently of loan-math.js:
-            // 30,000,000 x 0.004875 / (1 - 1.004875^-36) = 910,620.57...).
-            let figures = { (name: String) throws -> String? in
-                try screen.evaluate(
-                    "(function () { var r = Array.prototype.find.call(document.querySelectorAll('#my-repayment dt'), function (d) { return d.textContent === '\(name)'; }); return r ? r.nextElementSibling.textContent : null; })()"
-                ) as? String
-            }
-            #expect(try figures("조건") == "3,000만원 · 36개월 · 원리금균등분할상환")
-            #expect(try figures("월 상환액") == "910,621원 ~ 936,635원")
-            #expect(try figures("총 이자") == "2,782,340원 ~ 3,718,857원")
-            #expect(try figures("총 상환액") == "32,782,340원 ~ 33,718,857원")
-            #expect(try figures("마지막 달 상환액") == nil, "equal installments: every month pays the same")
-            let installment = LoanMathTests.amortised(.init(amount: 30_000_000, apr: 5.85, months: 36, method: "equal_installment"))
-            #expect(installment.firstPayment == 910_621 && installment.totalInterest == 2_782_340)
-            try checkDisclosure(of: product, on: screen)
-            // The content's own words, so that a builder dropping a field cannot pass.
-            #expect(try screen.text("#review-no") == "준법감시인 심의필 제2026-0316호 (유효기간 2026년 11월 1일 ~ 2027년 10월 31일)")
-            #expect(try Self.items(screen, "#product-terms")["base-rate"] == "금융채 6개월물 금리 (6개월마다 변동)")
-            #expect(try screen.text("#product-example .example-sentence") == "1,000만원을 연 8.95%로 12개월 동안 원리금균등분할상환 시 총 상환액 10,491,395원")
-            try screen.screenshot("product")
-            // A fixed rate follows no base rate: no row for one.
-            let fixed = try #require(
-                preview.products.first { ($0["disclosure"] as? [String: Any])?["rate_type"] as? String == "fixed" && $0["status"] as? String == "active" })
-            try screen.open(server.base, "#/product/" + (fixed["key"] as! String), until: "document.getElementById('review-no')")
-            try checkDisclosure(of: fixed, on: screen)
-            #expect(try Self.items(screen, "#product-terms")["base-rate"] == nil)
-            try screen.screenshot("product-fixed-rate")
-            // Equal principal pays most in the first month: P / n + P r, and P r (n + 1) / 2 of interest.
-            try screen.open(server.base, "#/compare?kcb=750&nice=900&amount=3000&method=equal_principal", until: Self.summaryReady)
-            _ = try screen.evaluate("location.hash = '#/product/ibk/worker-credit'")
-            try screen.wait("document.querySelector('#my-repayment dl')", what: "repayment by equal principal")
-            #expect(try figures("조건") == "3,000만원 · 36개월 · 원금균등분할상환")
-            #expect(try figures("첫 달 상환액") == "979,583원 ~ 1,027,083원")
-            #expect(try figures("마지막 달 상환액") == "837,396원 ~ 838,715원")
-            #expect(try figures("총 이자") == "2,705,625원 ~ 3,584,375원")
-            // An amount over the band's limit (9,000만원): no figures, the reason instead.
-            try screen.open(server.base, "#/compare?kcb=750&nice=900&amount=20000", until: Self.summaryReady)
-            _ = try screen.evaluate("location.hash = '#/product/ibk/worker-credit'")
-            try screen.wait("document.querySelector('#my-repayment .reason')", what: "the reason there are no figures")
-            #expect(try screen.text("#my-repayment .reason") == "2억원 · 36개월 · 원리금균등분할상환: 이 조건으로는 대출받을 수 없습니다. 한도 초과 (최대 9,000만원).")
-            #expect(try screen.evaluate("document.querySelectorAll('#my-repayment dl').length") as? Int == 0)
-
-            // Partners.
-            try screen.open(server.base, "#/partners", until: "document.querySelector('#partners li')")
-            try screen.screenshot("partners")
-
-            // The terms list: an announced change is marked with its day, and every badge is a
-            // word of its own in the text a screen reader reads.
-            try screen.open(server.base, "#/terms", until: "document.querySelector('#documents li')")
-            let third = try screen.text("#documents li[data-doc='third-party-provision-consent']")
-            #expect(third == "개인(신용)정보 제3자 제공 동의 동의 구분: 필수 변경 예정 2027년 1월 4일 현재 버전 1.0.0 · 2024년 3월 1일 시행", "\(third ?? "")")
-            let service = try screen.text("#documents li[data-doc='service-terms']")
-            #expect(service?.contains("동의 구분: 필수 현재 버전") == true && service?.contains("변경 예정") == false, "\(service ?? "")")
-            // A change that asks for consent again says so, with its day (the list drawn from a document like it).
-            _ = try screen.evaluate(
-                """
-                import('./app/screens/terms.js').then(function (m) {
-                  m.renderTermsList({ list: [{ id: 'x', title: '동의서', consent: 'required', current: '1.0.0', versions: [
-                    { version: '1.0.0', effective_from: '2026-01-01' }, { version: '2.0.0', effective_from: '2027-02-01', requires_reconsent: true }] }] });
-                  window.reconsentDrawn = true;
-                })
-                """)
-            try screen.wait("window.reconsentDrawn === true", what: "the list with a re-consent")
-            #expect(try screen.text("#documents li[data-doc='x']") == "동의서 동의 구분: 필수 변경 예정 2027년 2월 1일 재동의 필요 2027년 2월 1일 현재 버전 1.0.0 · 2026년 1월 1일 시행")
-
-            // Terms: a loading state while the text is on its way, then the text, with no
-            // second navigation bar and no frame.
-            try screen.browser.call("Fetch.enable", ["patterns": [["urlPattern": "*terms/service-terms/1.1.0.html*", "requestStage": "Request"]]], session: screen.browser.session)
-            screen.browser.discardEvents()
-            try screen.open(server.base, "#/terms/service-terms", until: "document.getElementById('terms-body')")
-            let paused = try screen.browser.waitFor("Fetch.requestPaused", timeout: 20)
-            let requestID = try #require((paused["params"] as? [String: Any])?["requestId"] as? String)
-            #expect(try screen.evaluate("document.getElementById('terms-body').getAttribute('aria-busy')") as? String == "true")
-            #expect(try screen.text("#terms-body")?.contains("약관을 불러오는 중") == true)
-            try screen.screenshot("terms-loading")
-            try screen.browser.call("Fetch.continueRequest", ["requestId": requestID], session: screen.browser.session)
-            try screen.browser.call("Fetch.disable", session: screen.browser.session)
-            try screen.wait("!document.getElementById('terms-body').hasAttribute('aria-busy')", what: "terms text")
-            #expect(try screen.text("#terms-body")?.contains("제9조(준거법) 이 약관은 대한민국 법률에 따라 해석합니다.") == true)
-            #expect(try screen.evaluate("document.querySelectorAll('main nav, main iframe').length") as? Int == 0)
-            #expect(try screen.evaluate("document.querySelectorAll('nav').length") as? Int == 1)
-            try screen.screenshot("terms")
-
-            // The recipients of the required provision consent are a table (GFM, rendered by
-            // cmark-gfm) with a row per lender, on the terms screen and on the terms page itself,
-            // and neither page is wider than the phone: a wide table scrolls in its own box.
-            let recipients = """
-                JSON.stringify(Array.prototype.map.call(document.querySelectorAll('%@ table tbody tr'), function (r) {
-                  return Array.prototype.map.call(r.cells, function (c) { return c.textContent.trim(); });
-                }))
-                """
-            let overflow = "document.documentElement.scrollWidth - window.innerWidth"
-            try screen.open(server.base, "#/terms/third-party-provision-consent/1.0.0", until: "document.querySelector('#terms-body table')")
-            let shownRows = try #require(try screen.json(recipients.replacingOccurrences(of: "%@", with: "#terms-body")) as? [[String]])
-            #expect(shownRows.contains(["IBK기업은행", "은행"]) && shownRows.contains(["8퍼센트", "온라인투자연계금융업자"]), "\(shownRows)")
-            #expect(shownRows.count >= 20 && shownRows.allSatisfy { $0.count == 2 }, "\(shownRows)")
-            #expect(try screen.text("#terms-body")?.contains("|") == false)
-            #expect(try screen.evaluate(overflow) as? Int == 0)
-            try screen.screenshot("terms-recipients")
-            try screen.browser.open(server.base + "terms/third-party-provision-consent/1.0.0.html")
-            let pageRows = try #require(try screen.json(recipients.replacingOccurrences(of: "%@", with: "main article")) as? [[String]])
-            #expect(pageRows == shownRows)
-            #expect(try screen.evaluate("document.querySelectorAll('main article table thead th').length") as? Int == 2)
-            #expect(try screen.evaluate(overflow) as? Int == 0)
-            // A table wider than the phone scrolls inside its box; the page does not widen.
-            _ = try screen.evaluate("(function (c) { c.style.whiteSpace = 'nowrap'; c.textContent = '제공받는 자 '.repeat(40); })(document.querySelector('main article table td'))")
-            #expect(try screen.evaluate(overflow) as? Int == 0)
-            #expect(try screen.evaluate("(function (t) { return t.scrollWidth > t.clientWidth; })(document.querySelector('main article table'))") as? Bool == true)
+        // From the comparison (KCB 750), the row opens the product's screen, and a KCB product
+        // highlights the band holding 750.
+        try screen.open(server.base, "#/compare?kcb=750&nice=900&amount=3000", until: Self.summaryReady)
+        _ = try screen.evaluate("document.querySelector('#results li[data-key=\"ibk/worker-credit\"] a').click()")
+        try screen.wait("document.querySelector('table.bands') && document.getElementById('review-no')", what: "product")
+        #expect(try screen.evaluate("location.hash") as? String == "#/product/ibk/worker-credit")
+        let product = try #require(preview.products.first { $0["key"] as? String == "ibk/worker-credit" })
+        let current = try #require(product["current"] as? [String: Any])
+        #expect(current["bureau"] as? String == "KCB")
+        let band = try #require((current["bands"] as? [[String: Any]])?.first { ($0["score_min"] as! Int) <= 750 && 750 <= ($0["score_max"] as! Int) })
+        let mine = try #require(
+            try screen.json("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('table.bands tr.is-mine th'), function (t) { return t.textContent; }))") as? [String])
+        #expect(mine.first == "\(band["score_min"]!)~\(band["score_max"]!)점 내 구간", "\(mine)")
+        #expect(try screen.text("#my-band")?.hasPrefix("내 KCB 신용점수 750점: 연 5.85% ~ 7.75%") == true)
+        // The reader's repayment for 3,000만원 over 36 months (the default term), equal
+        // installments, at the band's 5.85% and 7.75%: A = P r / (1 - (1 + r)^-n), r = APR / 12,
+        // total = A n rounded once (worked out independently of loan-math.js:
+        // 30,000,000 x 0.004875 / (1 - 1.004875^-36) = 910,620.57...).
+        let figures = { (name: String) throws -> String? in
+            try screen.evaluate(
+                "(function () { var r = Array.prototype.find.call(document.querySelectorAll('#my-repayment dt'), function (d) { return d.textContent === '\(name)'; }); return r ? r.nextElementSibling.textContent : null; })()"
+            ) as? String
         }
+        #expect(try figures("조건") == "3,000만원 · 36개월 · 원리금균등분할상환")
+        #expect(try figures("월 상환액") == "910,621원 ~ 936,635원")
+        #expect(try figures("총 이자") == "2,782,340원 ~ 3,718,857원")
+        #expect(try figures("총 상환액") == "32,782,340원 ~ 33,718,857원")
+        #expect(try figures("마지막 달 상환액") == nil, "equal installments: every month pays the same")
+        let installment = LoanMathTests.amortised(.init(amount: 30_000_000, apr: 5.85, months: 36, method: "equal_installment"))
+        #expect(installment.firstPayment == 910_621 && installment.totalInterest == 2_782_340)
+        try checkDisclosure(of: product, on: screen)
+        // The content's own words, so that a builder dropping a field cannot pass.
+        #expect(try screen.text("#review-no") == "준법감시인 심의필 제2026-0316호 (유효기간 2026년 11월 1일 ~ 2027년 10월 31일)")
+        #expect(try Self.items(screen, "#product-terms")["base-rate"] == "금융채 6개월물 금리 (6개월마다 변동)")
+        #expect(try screen.text("#product-example .example-sentence") == "1,000만원을 연 8.95%로 12개월 동안 원리금균등분할상환 시 총 상환액 10,491,395원")
+        try screen.screenshot("product")
+        // A fixed rate follows no base rate: no row for one.
+        let fixed = try #require(
+            preview.products.first { ($0["disclosure"] as? [String: Any])?["rate_type"] as? String == "fixed" && $0["status"] as? String == "active" })
+        try screen.open(server.base, "#/product/" + (fixed["key"] as! String), until: "document.getElementById('review-no')")
+        try checkDisclosure(of: fixed, on: screen)
+        #expect(try Self.items(screen, "#product-terms")["base-rate"] == nil)
+        try screen.screenshot("product-fixed-rate")
+        // Equal principal pays most in the first month: P / n + P r, and P r (n + 1) / 2 of interest.
+        try screen.open(server.base, "#/compare?kcb=750&nice=900&amount=3000&method=equal_principal", until: Self.summaryReady)
+        _ = try screen.evaluate("location.hash = '#/product/ibk/worker-credit'")
+        try screen.wait("document.querySelector('#my-repayment dl')", what: "repayment by equal principal")
+        #expect(try figures("조건") == "3,000만원 · 36개월 · 원금균등분할상환")
+        #expect(try figures("첫 달 상환액") == "979,583원 ~ 1,027,083원")
+        #expect(try figures("마지막 달 상환액") == "837,396원 ~ 838,715원")
+        #expect(try figures("총 이자") == "2,705,625원 ~ 3,584,375원")
+        // An amount over the band's limit (9,000만원): no figures, the reason instead.
+        try screen.open(server.base, "#/compare?kcb=750&nice=900&amount=20000", until: Self.summaryReady)
+        _ = try screen.evaluate("location.hash = '#/product/ibk/worker-credit'")
+        try screen.wait("document.querySelector('#my-repayment .reason')", what: "the reason there are no figures")
+        #expect(try screen.text("#my-repayment .reason") == "2억원 · 36개월 · 원리금균등분할상환: 이 조건으로는 대출받을 수 없습니다. 한도 초과 (최대 9,000만원).")
+        #expect(try screen.evaluate("document.querySelectorAll('#my-repayment dl').length") as? Int == 0)
+
+        // Partners.
+        try screen.open(server.base, "#/partners", until: "document.querySelector('#partners li')")
+        try screen.screenshot("partners")
+
+        // The terms list: an announced change is marked with its day, and every badge is a
+        // word of its own in the text a screen reader reads.
+        try screen.open(server.base, "#/terms", until: "document.querySelector('#documents li')")
+        let third = try screen.text("#documents li[data-doc='third-party-provision-consent']")
+        #expect(third == "개인(신용)정보 제3자 제공 동의 동의 구분: 필수 변경 예정 2027년 1월 4일 현재 버전 1.0.0 · 2024년 3월 1일 시행", "\(third ?? "")")
+        let service = try screen.text("#documents li[data-doc='service-terms']")
+        #expect(service?.contains("동의 구분: 필수 현재 버전") == true && service?.contains("변경 예정") == false, "\(service ?? "")")
+        // A change that asks for consent again says so, with its day (the list drawn from a document like it).
+        _ = try screen.evaluate(
+            """
+            import('./app/screens/terms.js').then(function (m) {
+              m.renderTermsList({ list: [{ id: 'x', title: '동의서', consent: 'required', current: '1.0.0', versions: [
+                { version: '1.0.0', effective_from: '2026-01-01' }, { version: '2.0.0', effective_from: '2027-02-01', requires_reconsent: true }] }] });
+              window.reconsentDrawn = true;
+            })
+            """)
+        try screen.wait("window.reconsentDrawn === true", what: "the list with a re-consent")
+        #expect(try screen.text("#documents li[data-doc='x']") == "동의서 동의 구분: 필수 변경 예정 2027년 2월 1일 재동의 필요 2027년 2월 1일 현재 버전 1.0.0 · 2026년 1월 1일 시행")
+
+        // Terms: a loading state while the text is on its way, then the text, with no
+        // second navigation bar and no frame.
+        try screen.browser.call("Fetch.enable", ["patterns": [["urlPattern": "*terms/service-terms/1.1.0.html*", "requestStage": "Request"]]], session: screen.browser.session)
+        screen.browser.discardEvents()
+        try screen.open(server.base, "#/terms/service-terms", until: "document.getElementById('terms-body')")
+        let paused = try screen.browser.waitFor("Fetch.requestPaused", timeout: 20)
+        let requestID = try #require((paused["params"] as? [String: Any])?["requestId"] as? String)
+        #expect(try screen.evaluate("document.getElementById('terms-body').getAttribute('aria-busy')") as? String == "true")
+        #expect(try screen.text("#terms-body")?.contains("약관을 불러오는 중") == true)
+        try screen.screenshot("terms-loading")
+        try screen.browser.call("Fetch.continueRequest", ["requestId": requestID], session: screen.browser.session)
+        try screen.browser.call("Fetch.disable", session: screen.browser.session)
+        try screen.wait("!document.getElementById('terms-body').hasAttribute('aria-busy')", what: "terms text")
+        #expect(try screen.text("#terms-body")?.contains("제9조(준거법) 이 약관은 대한민국 법률에 따라 해석합니다.") == true)
+        #expect(try screen.evaluate("document.querySelectorAll('main nav, main iframe').length") as? Int == 0)
+        #expect(try screen.evaluate("document.querySelectorAll('nav').length") as? Int == 1)
+        try screen.screenshot("terms")
+
+        // The recipients of the required provision consent are a table (GFM, rendered by
+        // cmark-gfm) with a row per lender, on the terms screen and on the terms page itself,
+        // and neither page is wider than the phone: a wide table scrolls in its own box.
+        let recipients = """
+            JSON.stringify(Array.prototype.map.call(document.querySelectorAll('%@ table tbody tr'), function (r) {
+              return Array.prototype.map.call(r.cells, function (c) { return c.textContent.trim(); });
+            }))
+            """
+        let overflow = "document.documentElement.scrollWidth - window.innerWidth"
+        try screen.open(server.base, "#/terms/third-party-provision-consent/1.0.0", until: "document.querySelector('#terms-body table')")
+        let shownRows = try #require(try screen.json(recipients.replacingOccurrences(of: "%@", with: "#terms-body")) as? [[String]])
+        #expect(shownRows.contains(["IBK기업은행", "은행"]) && shownRows.contains(["8퍼센트", "온라인투자연계금융업자"]), "\(shownRows)")
+        #expect(shownRows.count >= 20 && shownRows.allSatisfy { $0.count == 2 }, "\(shownRows)")
+        #expect(try screen.text("#terms-body")?.contains("|") == false)
+        #expect(try screen.evaluate(overflow) as? Int == 0)
+        try screen.screenshot("terms-recipients")
+        try screen.browser.open(server.base + "terms/third-party-provision-consent/1.0.0.html")
+        let pageRows = try #require(try screen.json(recipients.replacingOccurrences(of: "%@", with: "main article")) as? [[String]])
+        #expect(pageRows == shownRows)
+        #expect(try screen.evaluate("document.querySelectorAll('main article table thead th').length") as? Int == 2)
+        #expect(try screen.evaluate(overflow) as? Int == 0)
+        // A table wider than the phone scrolls inside its box; the page does not widen.
+        _ = try screen.evaluate("(function (c) { c.style.whiteSpace = 'nowrap'; c.textContent = '제공받는 자 '.repeat(40); })(document.querySelector('main article table td'))")
+        #expect(try screen.evaluate(overflow) as? Int == 0)
+        #expect(try screen.evaluate("(function (t) { return t.scrollWidth > t.clientWidth; })(document.querySelector('main article table'))") as? Bool == true)
     }
 
     /// The rows of a definition list on the screen, by their `data-item`, each laid out.
@@ -720,89 +738,87 @@ final class PhoneScreen {
 
     /// Labels, focus order, contrast, and 200% text at 390 px.
     @Test func theScreensAreAccessible() throws {
-        try withTemporaryDirectory { directory in
-            let preview = try preview(in: directory)
-            let server = try StaticServer(root: preview.out)
-            let screen = try PhoneScreen()
-            try screen.open(server.base, "#/compare?score=750&amount=3000", until: Self.summaryReady)
+        let preview = try Self.shared.get()
+        let server = try StaticServer(root: preview.out)
+        let screen = try PhoneScreen()
+        try screen.open(server.base, "#/compare?score=750&amount=3000", until: Self.summaryReady)
 
-            // Every input has a label with text.
-            let unlabelled = try #require(
+        // Every input has a label with text.
+        let unlabelled = try #require(
+            try screen.json(
+                """
+                JSON.stringify(Array.prototype.filter.call(document.querySelectorAll('input, select, textarea'), function (i) {
+                  return !(i.labels && i.labels.length && i.labels[0].textContent.trim());
+                }).map(function (i) { return i.id || i.name || i.tagName; }))
+                """) as? [String])
+        #expect(unlabelled.isEmpty, "\(unlabelled)")
+        #expect(try screen.evaluate("document.querySelectorAll('main input, main select').length") as? Int == 8)
+
+        // Tab goes through the controls in the order they are seen: top to bottom, left to right.
+        _ = try screen.evaluate("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
+        var focused: [[String: Any]] = []
+        for _ in 0..<14 {
+            try screen.pressTab()
+            let item = try #require(
                 try screen.json(
                     """
-                    JSON.stringify(Array.prototype.filter.call(document.querySelectorAll('input, select, textarea'), function (i) {
-                      return !(i.labels && i.labels.length && i.labels[0].textContent.trim());
-                    }).map(function (i) { return i.id || i.name || i.tagName; }))
-                    """) as? [String])
-            #expect(unlabelled.isEmpty, "\(unlabelled)")
-            #expect(try screen.evaluate("document.querySelectorAll('main input, main select').length") as? Int == 8)
-
-            // Tab goes through the controls in the order they are seen: top to bottom, left to right.
-            _ = try screen.evaluate("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
-            var focused: [[String: Any]] = []
-            for _ in 0..<14 {
-                try screen.pressTab()
-                let item = try #require(
-                    try screen.json(
-                        """
-                        JSON.stringify((function () { var e = document.activeElement, r = e.getBoundingClientRect();
-                          return { id: e.id || e.textContent.trim().slice(0, 20), top: r.top + window.scrollY, left: r.left }; })())
-                        """) as? [String: Any])
-                focused.append(item)
-            }
-            let ids = focused.map { $0["id"] as? String ?? "" }
-            #expect(Array(ids.prefix(11)) == ["tab-compare", "tab-partners", "tab-terms", "kcb", "nice", "amount", "term", "method", "sort", "cat", "type"], "\(ids)")
-            for (a, b) in zip(focused, focused.dropFirst()) {
-                let (at, bt) = (a["top"] as! Double, b["top"] as! Double)
-                let (al, bl) = (a["left"] as! Double, b["left"] as! Double)
-                #expect(bt > at + 1 || (abs(bt - at) <= 1 && bl > al), "focus moves back up or left: \(a) -> \(b)")
-            }
-
-            // Text contrast >= 4.5:1 on every screen, from the computed colours.
-            let contrast = """
-                JSON.stringify((function () {
-                  function rgba(c) { var m = c.match(/[\\d.]+/g) || [0, 0, 0, 0]; return m.map(Number).concat([1]).slice(0, 4); }
-                  function lum(c) { return [0, 1, 2].map(function (i) { var v = c[i] / 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
-                    .reduce(function (s, v, i) { return s + v * [0.2126, 0.7152, 0.0722][i]; }, 0); }
-                  function background(e) { for (; e; e = e.parentElement) { var b = rgba(getComputedStyle(e).backgroundColor); if (b[3] >= 1) return b; } return [255, 255, 255, 1]; }
-                  var bad = [], checked = 0;
-                  document.querySelectorAll('body *').forEach(function (e) {
-                    var own = Array.prototype.some.call(e.childNodes, function (n) { return n.nodeType === 3 && n.nodeValue.trim(); });
-                    if (!own || e.closest('[hidden], .visually-hidden, option, noscript')) return;
-                    var r = e.getBoundingClientRect(); if (!r.width || !r.height) return;
-                    var l1 = lum(rgba(getComputedStyle(e).color)), l2 = lum(background(e));
-                    var ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05); checked++;
-                    if (ratio < 4.5) bad.push(e.tagName + '.' + e.className + ' "' + e.textContent.trim().slice(0, 20) + '" ' + ratio.toFixed(2));
-                  });
-                  return { bad: bad, checked: checked };
-                })())
-                """
-            let screens: [(String, String)] = [
-                ("#/compare?score=750&amount=3000", Self.summaryReady),
-                ("#/compare?score=750&amount=900000", "document.querySelector('#no-results .no-results-body ul')"),
-                ("#/product/ibk/worker-credit", "document.querySelector('table.bands')"),
-                ("#/partners", "document.querySelector('#partners li')"),
-                ("#/terms/service-terms", "document.querySelector('#terms-body h2')"),
-            ]
-            for (route, ready) in screens {
-                try screen.open(server.base, route, until: ready)
-                let hiddenShown = try screen.visibleHiddenElements()
-                #expect(hiddenShown.isEmpty, "\(route): \(hiddenShown)")
-                let result = try #require(try screen.json(contrast) as? [String: Any])
-                #expect((result["checked"] as? Int ?? 0) > 10, "\(route)")
-                #expect((result["bad"] as? [String])?.isEmpty == true, "\(route): \(result["bad"] ?? "")")
-            }
-
-            // 200% text: the reader's text size doubled, nothing wider than the phone.
-            try screen.browser.call("Page.setFontSizes", ["fontSizes": ["standard": 32, "fixed": 26]], session: screen.browser.session)
-            for (route, ready) in screens {
-                try screen.open(server.base, route, until: ready)
-                #expect(try screen.evaluate("getComputedStyle(document.body).fontSize") as? String == "32px", "\(route): the text size did not apply")
-                let widths = try #require(try screen.json("JSON.stringify([document.documentElement.scrollWidth, window.innerWidth])") as? [Int])
-                #expect(widths[0] <= widths[1] && widths[1] == PhoneScreen.width, "\(route): \(widths[0]) px wide at 200% text")
-            }
-            try screen.open(server.base, "#/compare?score=750&amount=3000", until: Self.summaryReady)
-            try screen.screenshot("compare-200pct-text")
+                    JSON.stringify((function () { var e = document.activeElement, r = e.getBoundingClientRect();
+                      return { id: e.id || e.textContent.trim().slice(0, 20), top: r.top + window.scrollY, left: r.left }; })())
+                    """) as? [String: Any])
+            focused.append(item)
         }
+        let ids = focused.map { $0["id"] as? String ?? "" }
+        #expect(Array(ids.prefix(11)) == ["tab-compare", "tab-partners", "tab-terms", "kcb", "nice", "amount", "term", "method", "sort", "cat", "type"], "\(ids)")
+        for (a, b) in zip(focused, focused.dropFirst()) {
+            let (at, bt) = (a["top"] as! Double, b["top"] as! Double)
+            let (al, bl) = (a["left"] as! Double, b["left"] as! Double)
+            #expect(bt > at + 1 || (abs(bt - at) <= 1 && bl > al), "focus moves back up or left: \(a) -> \(b)")
+        }
+
+        // Text contrast >= 4.5:1 on every screen, from the computed colours.
+        let contrast = """
+            JSON.stringify((function () {
+              function rgba(c) { var m = c.match(/[\\d.]+/g) || [0, 0, 0, 0]; return m.map(Number).concat([1]).slice(0, 4); }
+              function lum(c) { return [0, 1, 2].map(function (i) { var v = c[i] / 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); })
+                .reduce(function (s, v, i) { return s + v * [0.2126, 0.7152, 0.0722][i]; }, 0); }
+              function background(e) { for (; e; e = e.parentElement) { var b = rgba(getComputedStyle(e).backgroundColor); if (b[3] >= 1) return b; } return [255, 255, 255, 1]; }
+              var bad = [], checked = 0;
+              document.querySelectorAll('body *').forEach(function (e) {
+                var own = Array.prototype.some.call(e.childNodes, function (n) { return n.nodeType === 3 && n.nodeValue.trim(); });
+                if (!own || e.closest('[hidden], .visually-hidden, option, noscript')) return;
+                var r = e.getBoundingClientRect(); if (!r.width || !r.height) return;
+                var l1 = lum(rgba(getComputedStyle(e).color)), l2 = lum(background(e));
+                var ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05); checked++;
+                if (ratio < 4.5) bad.push(e.tagName + '.' + e.className + ' "' + e.textContent.trim().slice(0, 20) + '" ' + ratio.toFixed(2));
+              });
+              return { bad: bad, checked: checked };
+            })())
+            """
+        let screens: [(String, String)] = [
+            ("#/compare?score=750&amount=3000", Self.summaryReady),
+            ("#/compare?score=750&amount=900000", "document.querySelector('#no-results .no-results-body ul')"),
+            ("#/product/ibk/worker-credit", "document.querySelector('table.bands')"),
+            ("#/partners", "document.querySelector('#partners li')"),
+            ("#/terms/service-terms", "document.querySelector('#terms-body h2')"),
+        ]
+        for (route, ready) in screens {
+            try screen.open(server.base, route, until: ready)
+            let hiddenShown = try screen.visibleHiddenElements()
+            #expect(hiddenShown.isEmpty, "\(route): \(hiddenShown)")
+            let result = try #require(try screen.json(contrast) as? [String: Any])
+            #expect((result["checked"] as? Int ?? 0) > 10, "\(route)")
+            #expect((result["bad"] as? [String])?.isEmpty == true, "\(route): \(result["bad"] ?? "")")
+        }
+
+        // 200% text: the reader's text size doubled, nothing wider than the phone.
+        try screen.browser.call("Page.setFontSizes", ["fontSizes": ["standard": 32, "fixed": 26]], session: screen.browser.session)
+        for (route, ready) in screens {
+            try screen.open(server.base, route, until: ready)
+            #expect(try screen.evaluate("getComputedStyle(document.body).fontSize") as? String == "32px", "\(route): the text size did not apply")
+            let widths = try #require(try screen.json("JSON.stringify([document.documentElement.scrollWidth, window.innerWidth])") as? [Int])
+            #expect(widths[0] <= widths[1] && widths[1] == PhoneScreen.width, "\(route): \(widths[0]) px wide at 200% text")
+        }
+        try screen.open(server.base, "#/compare?score=750&amount=3000", until: Self.summaryReady)
+        try screen.screenshot("compare-200pct-text")
     }
 }

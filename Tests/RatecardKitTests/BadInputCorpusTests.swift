@@ -120,6 +120,29 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
         return files.filter { $0.hasSuffix(".case") }.sorted().map { try! load(folder + "/" + $0) }
     }
 
+    /// The base repository, committed once per test process; each case starts from a copy of
+    /// it (the same files and the same commit: the fixture's author signs at a fixed time).
+    static let base: Result<String, any Error> = Result {
+        try Fixtures.makeBaseRepository(at: baseFolder)
+        return baseFolder
+    }
+
+    /// The folder of `base`, removed when the test process exits.
+    private static let baseFolder: String = {
+        var template = Array((temporaryRoot + "/ratecard-base-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { fatalError("mkdtemp failed in \(temporaryRoot)") }
+        atexit { try? FileSystem.removeTree(BadInputCase.baseFolder) }
+        return String(cString: made)
+    }()
+
+    /// A copy of the committed base repository in `directory` (an empty folder).
+    static func copyBase(to directory: String) throws {
+        let base = try Self.base.get()
+        for name in try FileManager.default.contentsOfDirectory(atPath: base) {
+            try FileManager.default.copyItem(atPath: base + "/" + name, toPath: directory + "/" + name)
+        }
+    }
+
     func apply(in directory: String) throws {
         for edit in edits {
             switch edit {
@@ -162,7 +185,7 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
     @Test(arguments: BadInputCase.all)
     func badInputTripsItsRuleAtItsPosition(_ badCase: BadInputCase) throws {
         try withTemporaryDirectory { directory in
-            try Fixtures.makeBaseRepository(at: directory)
+            try BadInputCase.copyBase(to: directory)
             try badCase.apply(in: directory)
             let run = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: fixtureDay), caches: Caches())
             let report = try run.validateWorkingTree()
@@ -208,7 +231,7 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
     func shouldPassCaseValidatesClean(_ goodCase: BadInputCase) throws {
         #expect(!goodCase.edits.isEmpty, "a should-pass case must change something")
         try withTemporaryDirectory { directory in
-            try Fixtures.makeBaseRepository(at: directory)
+            try BadInputCase.copyBase(to: directory)
             try goodCase.apply(in: directory)
             let run = ValidationRun(location: try ContentLocation.find(from: directory), context: ValidationContext(asOf: fixtureDay), caches: Caches())
             let report = try run.validateWorkingTree()
