@@ -54,6 +54,8 @@ WEIGHTS = {
     "RatecardCLITests.ServeCommandTests": 12,
     "RatecardCLITests.ServeLimitsTests": 6,
     "RatecardCLITests.ExitCodeContractTests": 8,
+    "RatecardCLITests.BridgeTests": 14,
+    "RatecardCLITests.GeneratedLoaderTests": 6,
 }
 # Light suites are run several to a process, to save each its process start.
 BATCH_SECONDS = 6
