@@ -148,7 +148,7 @@ enum FetchCommand {
         return Message(
             "loads release \(release.release) of \(release.environment) (sequence \(release.sequence), \(count) files checked, ",
             ko: "\(release.environment)의 릴리스 \(release.release)을(를) 불러옵니다 (순번 \(release.sequence), 파일 \(count)개 확인, "
-        ) + signed + Message(")\n", ko: ")\n")
+        ) + signed + .verbatim(")\n")
     }
 
     /// A key given to --trust: a file holding `ed25519:<base64>`, or that text itself.
