@@ -54,11 +54,21 @@ let package = Package(
         .executableTarget(name: "ratecard", dependencies: ["RatecardCLI"]),
         .executableTarget(name: "ratecard-generate", dependencies: ["RatecardCLI"]),
 
-        .testTarget(
-            name: "RatecardKitTests",
-            dependencies: ["RatecardKit", "RatecardGenerate", "RatecardLoader"],
+        // What both test targets share: the fixtures (a resource), temporary folders, the built
+        // binary, the nginx, Chromium and S3 servers, `PublishFixture`. Each test target re-exports it.
+        .target(
+            name: "RatecardTestSupport",
+            dependencies: ["RatecardKit"],
+            path: "Tests/RatecardTestSupport",
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "RatecardCLITests", dependencies: ["RatecardCLI", "RatecardKit", "RatecardGenerate", "RatecardLoader", "CShims"]),
+        .testTarget(
+            name: "RatecardKitTests",
+            dependencies: ["RatecardKit", "RatecardGenerate", "RatecardLoader", "RatecardTestSupport"]
+        ),
+        .testTarget(
+            name: "RatecardCLITests",
+            dependencies: ["RatecardCLI", "RatecardKit", "RatecardGenerate", "RatecardLoader", "CShims", "RatecardTestSupport"]
+        ),
     ]
 )

@@ -13,10 +13,7 @@ struct HistoryFixture {
     init(in directory: String, folder: String = "repo", contentFolder: String? = nil) throws {
         let repo = directory + "/" + folder
         self.repo = repo
-        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(2)
-        let base = parts.joined(separator: "/") + "/RatecardKitTests/Fixtures/base"
-        try FileSystem.copyTree(from: base, to: contentFolder.map { repo + "/" + $0 } ?? repo)
+        try FileSystem.copyTree(from: Fixtures.root + "/base", to: contentFolder.map { repo + "/" + $0 } ?? repo)
         repository = try Repository.create(at: repo)
         commits.append(try repository.commitAll(message: "Base content", author: Self.author))
     }

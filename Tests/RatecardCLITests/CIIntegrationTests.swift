@@ -78,7 +78,7 @@ import Testing
             env["GIT_COMMITTER_NAME"] = "t"
             env["GIT_COMMITTER_EMAIL"] = "t@localhost"
             #expect(try runTool("/usr/bin/git", ["-C", repo, "commit", "-qam", "A partner with a misspelt field"], environment: env).0 == 0)
-            let runner = sourceRoot + "/Tests/RatecardKitTests/Fixtures/ci/run_action_steps.py"
+            let runner = Fixtures.root + "/ci/run_action_steps.py"
             let binary = binaryFolder + "/ratecard"
             let steps = ["python3", runner, sourceRoot + "/action.yml", directory, "content=repo", "ratecard=\(binary)"]
             let github = try runTool("/usr/bin/env", steps + ["range=HEAD~1..HEAD"], environment: env)

@@ -6,11 +6,7 @@ import Testing
 /// (Python's jsonschema) passes every file of the example content and of a generated repository,
 /// and fails every bad-input case a schema can express at the place `validate` names.
 @Suite struct ContentSchemaTests {
-    var fixtures: String {
-        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(2)
-        return parts.joined(separator: "/") + "/RatecardKitTests/Fixtures"
-    }
+    var fixtures: String { Fixtures.root }
 
     /// Each kind's globs, as the checker reads them.
     var kinds: String {

@@ -167,8 +167,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let fixture = try PublishFixture(in: directory, commits: 1)
             func write(_ path: String, _ text: String) throws { try FileSystem.writeFile(fixture.repo + "/" + path, Array(text.utf8)) }
-            let fixtures = String(#filePath).split(separator: "/").dropLast(2).joined(separator: "/")
-            let goodCase = String(decoding: try FileSystem.readFile("/" + fixtures + "/RatecardKitTests/Fixtures/good/dsc16-ref02-new-lender-committed-ahead-of-go-live.case"), as: UTF8.self)
+            let goodCase = String(decoding: try FileSystem.readFile(Fixtures.root + "/good/dsc16-ref02-new-lender-committed-ahead-of-go-live.case"), as: UTF8.self)
             // The should-pass case's files, with the go-live day the only day still to come.
             for section in goodCase.components(separatedBy: "--- write ").dropFirst() {
                 let path = String(section.prefix { $0 != "\n" })

@@ -28,11 +28,7 @@ import Testing
     ]
 
     /// `Fixtures/golden` in the source tree (not the copied test resources), so updates land in git.
-    static var goldenFolder: String {
-        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast()
-        return parts.joined(separator: "/") + "/Fixtures/golden"
-    }
+    static var goldenFolder: String { Fixtures.sourceFolder + "/golden" }
 
     static var updating: Bool { ProcessInfo.processInfo.environment["RATECARD_UPDATE_GOLDEN"] == "1" }
 

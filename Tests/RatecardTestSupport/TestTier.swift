@@ -7,14 +7,14 @@ import Synchronization
 /// Sampled draws come from one generator seeded by `RATECARD_TEST_SEED`, or by a fresh seed
 /// that the first draw prints, so a failing run can be repeated exactly and each new run covers
 /// instants the last did not.
-enum TestTier {
-    static let isFull = ProcessInfo.processInfo.environment["RATECARD_TEST_TIER"] == "full"
+public enum TestTier {
+    public static let isFull = ProcessInfo.processInfo.environment["RATECARD_TEST_TIER"] == "full"
 
     /// `full` in the full tier, `sampled` otherwise.
-    static func count(full: Int, sampled: Int) -> Int { isFull ? full : sampled }
+    public static func count(full: Int, sampled: Int) -> Int { isFull ? full : sampled }
 
     /// The seed of this process's draws.
-    static let seed: UInt64 = {
+    public static let seed: UInt64 = {
         if let text = ProcessInfo.processInfo.environment["RATECARD_TEST_SEED"], let value = UInt64(text) { return value }
         return UInt64.random(in: 1...UInt64.max)
     }()
@@ -22,7 +22,7 @@ enum TestTier {
     private static let generator: Mutex<SeededGenerator?> = Mutex(nil)
 
     /// A draw in `range`; the first draw of the process prints the seed.
-    static func random(in range: ClosedRange<Double>) -> Double {
+    public static func random(in range: ClosedRange<Double>) -> Double {
         generator.withLock { state in
             if state == nil {
                 print("test draws seeded with RATECARD_TEST_SEED=\(seed)")
@@ -34,7 +34,7 @@ enum TestTier {
 
     /// `count` instants over `range`, one drawn in each of `count` equal strata, so that even a
     /// few cover the start and the end of the range.
-    static func stratified(_ count: Int, over range: ClosedRange<Double>) -> [Double] {
+    public static func stratified(_ count: Int, over range: ClosedRange<Double>) -> [Double] {
         guard count > 0 else { return [] }
         let width = (range.upperBound - range.lowerBound) / Double(count)
         return (0..<count).map { index in
@@ -45,10 +45,10 @@ enum TestTier {
 }
 
 /// SplitMix64: small, fast and good enough to spread kill instants.
-struct SeededGenerator: RandomNumberGenerator {
+public struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

