@@ -143,7 +143,7 @@ import Testing
             #expect(partner.status == 0, "\(partner.err)")
             let lines = partner.out.split(separator: "\n").map(String.init)
             #expect(lines.count >= 4, "\(partner.out)")
-            guard lines.count >= 4 else { return }
+            try #require(lines.count >= 4, "\(partner.out)")
             #expect(lines[0].contains("Kim Minji <minji@example.com>  Pause Coral Card"))
             #expect(lines[1] == "    partner 코랄카드 (coral-card) paused: 전산 점검으로 신규 접수 일시 중단")
             #expect(lines[2].hasPrefix("    live in release \(second) since "))

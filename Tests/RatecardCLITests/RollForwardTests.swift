@@ -251,7 +251,7 @@ import Testing
             #expect(forward.status == 0, "\(forward.err)")
             let lines = forward.out.split(separator: "\n").map(String.init)
             #expect(lines.count >= 7 && !lines[6].hasPrefix(" "), "\(forward.out)")
-            guard lines.count >= 7 else { return }
+            try #require(lines.count >= 7, "\(forward.out)")
             #expect(lines[2].hasPrefix("    live in release \(second) since ") && lines[2].hasSuffix(" (publish)"), "\(lines[2])")
             #expect(lines[3].hasPrefix("    rolled back from \(second) at ") && lines[3].hasSuffix(": coral paused by mistake"), "\(lines[3])")
             #expect(lines[4].hasPrefix("    live again in release \(second) since "), "\(lines[4])")

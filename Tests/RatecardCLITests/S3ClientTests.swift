@@ -167,6 +167,12 @@ import Testing
         return StoreItem(key: .object(ObjectLayout.objectName(sha256: SHA256.hex(bytes), path: name)), sha256: SHA256.hex(bytes), size: bytes.count, bytes: bytes)
     }
 
+    /// The object name an object key holds; nil for any other key.
+    func objectName(_ key: StoreKey) -> String? {
+        if case .object(let name) = key { return name }
+        return nil
+    }
+
     @Test func objectsAreCreatedOnceCheckedAndNeverOverwritten() throws {
         // Listing below a prefix: without moto's signature checks (see MotoServer).
         let server = try MotoServer(signatures: false)
@@ -179,7 +185,7 @@ import Testing
         #expect(try store.read(object.key) == object.bytes)
         #expect(try store.put([object]) == 0, "a present object is not written again")
         // One changed behind the store's back is refused, never overwritten.
-        guard case .object(let name) = object.key else { return }
+        let name = try #require(objectName(object.key))
         _ = try client.put("o/" + name, Array("{\"hello\": 2}\n".utf8), contentType: "application/json")
         #expect(throws: OperationalError.self) { try store.put([object]) }
         #expect(try store.read(object.key) == Array("{\"hello\": 2}\n".utf8))
@@ -201,7 +207,7 @@ import Testing
             """.utf8)
         #expect(try store.put([StoreItem(key: .release("000001-aa"), sha256: SHA256.hex(manifest), size: manifest.count, bytes: manifest), other]) > 0)
         #expect(try store.releaseIDs() == ["000001-aa"])
-        guard case .object(let otherName) = other.key else { return }
+        let otherName = try #require(objectName(other.key))
         #expect(Set(try store.list(.objects).map(\.name)) == [name, otherName])
         #expect(try client.get("r/000001-aa/logo.svg")?.bytes == other.bytes)
         #expect(try client.get("r/000001-aa/data/b/x.json") == nil)
