@@ -5,11 +5,7 @@ import Testing
 /// The repository's `.pre-commit-hooks.yaml` under the real pre-commit, and its `action.yml`'s
 /// steps run as a runner runs them (the build steps skipped for the built binary).
 @Suite struct CIIntegrationTests {
-    var sourceRoot: String {
-        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        return parts.joined(separator: "/")
-    }
+    var sourceRoot: String { sourceTree }
 
     /// A content repository from `ratecard init`, and one of its partner files.
     func contentRepository(in directory: String) throws -> (repo: String, partner: String) {

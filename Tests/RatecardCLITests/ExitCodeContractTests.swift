@@ -73,9 +73,7 @@ import Testing
     }
 
     @Test func theTableIsInTheReadmeAndInEveryHelp() throws {
-        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)
-        let readme = String(decoding: try FileSystem.readFile(parts.joined(separator: "/") + "/README.md"), as: UTF8.self)
+        let readme = String(decoding: try FileSystem.readFile(sourceTree + "/README.md"), as: UTF8.self)
         let rows = RatecardCLI.ExitCode.table.map { "| `\($0.code)` | \($0.meaning) |\n" }.joined()
         #expect(readme.contains("| code | meaning |\n|---|---|\n" + rows + "\n" + RatecardCLI.ExitCode.note), "the README's exit code table is not the code's")
         #expect(RatecardCLI.ExitCode.table.map(\.code) == [0, 1, 2, 3, 4])

@@ -106,8 +106,7 @@ import Testing
     @Test func frontMatterSplitsAsCharactersDo() throws {
         let extra = ["", "\r", "\n", "---\r", "---\n---\r", "---\r\n---\n", "---\n\r\n---\nbody", "---\nx\r\n---\nbody\r"]
         var texts = Self.documents.map(\.0) + extra
-        let example = String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
-        for folder in ["/" + example + "/content"] {
+        for folder in [sourceTree + "/content"] {
             let source = WorkingTreeSource(root: folder, contentRoot: .repositoryRoot)
             for entry in try source.entries() where entry.path.hasSuffix(".md") {
                 texts.append(String(decoding: try source.read(entry), as: UTF8.self))
@@ -570,7 +569,7 @@ import Testing
                 }
             }
         }
-        let checkout = "/" + String(#filePath).split(separator: "/").dropLast(3).joined(separator: "/")
+        let checkout = sourceTree
         try add(folder: checkout + "/content")
         try add(folder: Fixtures.root + "/bad")
         try add(folder: Fixtures.root + "/good")

@@ -127,7 +127,7 @@ import Testing
 
     /// The Swift sources of the package.
     static func sources() throws -> [(String, String)] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+        let root = URL(fileURLWithPath: sourceTree + "/Sources")
         let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted()
         return try files.map { ($0, try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)) }
     }

@@ -30,12 +30,15 @@ public func ratecard(_ arguments: [String], in directory: String, environment: [
     return Execution(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
 }
 
-/// The project's own example content (the `content/` folder of this source tree).
-public var exampleContent: String {
+/// This source tree's root folder (README.md, Sources/, content/), without a final slash.
+public var sourceTree: String {
     var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
     parts.removeLast(3)
-    return parts.joined(separator: "/") + "/content"
+    return parts.joined(separator: "/")
 }
+
+/// The project's own example content (the `content/` folder of this source tree).
+public var exampleContent: String { sourceTree + "/content" }
 
 /// The project's own web build (`site/`).
 public var projectSite: String {
