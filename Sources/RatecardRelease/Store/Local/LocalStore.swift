@@ -1,5 +1,6 @@
 import Glibc
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 import Synchronization
 

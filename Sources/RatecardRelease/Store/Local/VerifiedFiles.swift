@@ -1,4 +1,5 @@
 import Glibc
+import RatecardOutput
 import RatecardSupport
 
 /// `.ratecard/verified`: the stat data of every file of the newest release, taken after it was

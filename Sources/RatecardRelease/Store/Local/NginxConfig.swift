@@ -1,4 +1,5 @@
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 
 /// The nginx server block that serves a root (reliability.md §5).

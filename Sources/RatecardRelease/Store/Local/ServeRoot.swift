@@ -1,5 +1,6 @@
 import Glibc
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 
 /// A serve root: the object store, `current -> releases/<id>`, the releases, the journal and the lock.

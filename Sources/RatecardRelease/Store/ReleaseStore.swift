@@ -1,4 +1,5 @@
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 
 /// A key of a release store: an immutable object named by its sha256, a release manifest
