@@ -5,7 +5,7 @@ import RatecardSupport
 
 /// Publishes a release into a target's object store and flips its pointer to it, crash-safely.
 ///
-/// Protocol (reliability.md §4, against `ReleaseStore`): stage in memory (`stage`; the flow
+/// Protocol (ARCHITECTURE.md, "The flow of a publish"; against `ReleaseStore`): stage in memory (`stage`; the flow
 /// answers the checks that ran beside the build before it goes on), lock, recover, put
 /// every object the release names that the store lacks and the live release does not name
 /// (locally: written, flushed, read back, renamed into place; in a bucket: created with

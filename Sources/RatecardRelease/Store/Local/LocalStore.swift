@@ -280,7 +280,7 @@ struct LocalStore: Sendable {
         return (LocalFiles.matches(folder + "/" + name, BundleManifest.File(path: name, sha256: sha256, size: size)) ? .intact : .changed, nil)
     }
 
-    /// An object is checked before a new entry file is linked to it (reliability.md P5), unless
+    /// An object is checked before a new entry file is linked to it (a changed object is never made live), unless
     /// this session's put checked or wrote it (the put skips the objects the live release names):
     /// its stat data as recorded after a publish, else its hash.
     private func checkBeforeLinking(_ files: [BundleManifest.File]) throws {
