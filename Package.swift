@@ -25,8 +25,8 @@ let package = Package(
         .target(name: "CShims"),
 
         // The layers, bottom up; a target sees only those below it, so a loop is a compile error.
-        // Support: files, JSON, errors, parallel work, tracing; nothing of the domain.
-        .target(name: "RatecardSupport", dependencies: ["CShims"]),
+        // Support: files, JSON, errors, parallel work, tracing, SHA-256; nothing of the domain.
+        .target(name: "RatecardSupport", dependencies: ["CShims", "CCrypto"]),
         // Core: git (Source), YAML, the content model and its loading, validation, the semantic diff,
         // the build cache, the cmark adapter.
         .target(
@@ -36,17 +36,20 @@ let package = Package(
         // The app's loader (live.json, the release file list, what it trusts and checks): Foundation
         // only, since `bridge generate` writes the same source into the app; `ratecard fetch` runs it.
         .target(name: "RatecardLoader"),
-        // Output: rendering, bundle assembly, the release protocol and its stores (serve root, object
-        // storage), the bridge; what a build writes and where it goes, given content.
+        // Output: what a build writes, given content: rendering, bundle assembly, the bridge's
+        // generators and checks. It names no store: the release layer sits above it.
+        .target(name: "RatecardOutput", dependencies: ["RatecardCore", "RatecardSupport"]),
+        // Release: where a build goes: the release protocol and its journal, the stores (serve root,
+        // object storage), bridge lines, the signed live.json and the loader's transports.
         .target(
-            name: "RatecardOutput",
-            dependencies: ["RatecardCore", "RatecardSupport", "RatecardLoader", "CCrypto", "CXML2", "CCurl", "CShims"]
+            name: "RatecardRelease",
+            dependencies: ["RatecardOutput", "RatecardCore", "RatecardSupport", "RatecardLoader", "CCrypto", "CXML2", "CCurl", "CShims"]
         ),
         // The pipeline (still named RatecardKit, the library product): validation, build and publish
         // runs, the incremental bundle of a rate update, preview --watch, the change history.
         .target(
             name: "RatecardKit",
-            dependencies: ["RatecardOutput", "RatecardCore", "RatecardSupport"]
+            dependencies: ["RatecardRelease", "RatecardOutput", "RatecardCore", "RatecardSupport"]
         ),
         // The benchmark's content generator, outside the library: it needs only the core.
         .target(name: "RatecardGenerate", dependencies: ["RatecardCore", "RatecardSupport"]),

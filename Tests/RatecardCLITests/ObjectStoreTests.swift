@@ -204,7 +204,7 @@ import Testing
             symlink("releases/" + old, fixture.root + "/current")
             try serve.journal.append([
                 "action": .string("publish"), "time": .string(Timestamp.now()), "user": .string("t"), "release": .string(old),
-                ServeRoot.sealField: .string(SHA256.hex(legacy.bytes())),
+                JournalFields.seal: .string(SHA256.hex(legacy.bytes())),
             ])
             #expect(!FileSystem.exists(serve.objectsFolder))
 

@@ -17,7 +17,7 @@ import Testing
             // The journal as a ratecard before seals wrote it.
             let path = fixture.root + "/.ratecard/journal.jsonl"
             let journal = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
-            let unsealed = journal.replacingOccurrences(of: #","\#(ServeRoot.sealField)":"[0-9a-f]{64}""#, with: "", options: .regularExpression)
+            let unsealed = journal.replacingOccurrences(of: #","\#(JournalFields.seal)":"[0-9a-f]{64}""#, with: "", options: .regularExpression)
             try #require(unsealed != journal)
             try FileSystem.writeFile(path, Array(unsealed.utf8))
             try #require(try serve.journalLog.state().seals.isEmpty)

@@ -3,7 +3,7 @@ import Glibc
 import RatecardKit
 import Testing
 
-/// End to end with the real server and real mounts (reliability.md §5, §6, §9.3 C, E, F): a
+/// End to end with the real server and real mounts (operations.md: serving with nginx, what every command guarantees): a
 /// publish/rollback storm under nginx never serves an error or a page mixing two releases, and a
 /// full disk or a read-only `releases/` fails with exit 4 and leaves the live release as it was.
 ///
@@ -99,7 +99,7 @@ import Testing
             let verify = try ratecard(["verify", "--root", root], in: content.repo)
             #expect(verify.status == 0, "\(verify.out)\(verify.err)")
 
-            // Cache headers (reliability.md §5.3).
+            // Cache headers (operations.md, "Serving a serve root with nginx").
             let liveBundle = try ReleaseInfo.read(from: serve.folder(of: #require(try serve.live()))).bundleID
             for path in ["/", "/index.html", "/rates.html", "/data/manifest.json", "/data/entry.json"] {
                 let response = try probe.get(path)
@@ -152,7 +152,7 @@ import Testing
             try FileSystem.removeTree(root + "/objects/.incoming-1")
 
             // Negative control for the whole harness: a non-atomic swap (unlink, then symlink)
-            // under the same load must be seen (reliability.md §9.3 E).
+            // under the same load must be seen, or the harness could not see a torn swap at all.
             let target = try #require(try serve.live())
             let broken = LoadRun(port: server.port, clients: 2, maxLoadsPerClient: 1_000_000, maxSeconds: 60)
             broken.waitUntil(pageLoads: 20)

@@ -6,6 +6,7 @@ import Testing
 @testable import RatecardCore
 @testable import RatecardKit
 @testable import RatecardOutput
+@testable import RatecardRelease
 
 /// The byte-level fast paths added for large repositories (`make bench`) give exactly what the
 /// Character-level code they short-cut gives, including on text where they must fall back.

@@ -258,7 +258,7 @@ public struct LoadCounts: Sendable {
 
     public var mixed: Int { missingData + hashMismatch + badManifest }
 
-    /// ETags nginx sent for entry documents of different bundles (same size, same mtime second: reliability.md §5.5).
+    /// ETags nginx sent for entry documents of different bundles (same size, same mtime second: one ETag for two bundles).
     public var sharedManifestETags: Int { manifestETags.values.filter { $0.count > 1 }.count }
 
     public mutating func note(_ sample: String) {

@@ -2,6 +2,7 @@ internal import CCmark
 internal import CGit2
 internal import CShims
 internal import CYAML
+import RatecardSupport
 
 /// What decides a bundle's bytes and a check's findings besides the content: this program
 /// (its GNU build id, the linker's hash of the executable) and the libraries that parse and

@@ -1,5 +1,6 @@
 import RatecardCore
 import RatecardOutput
+import RatecardRelease
 import RatecardSupport
 
 /// Validates content and renders it into a bundle, refusing content with errors.

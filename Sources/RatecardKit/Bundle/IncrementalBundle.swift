@@ -1,6 +1,7 @@
 import Glibc
 import RatecardCore
 import RatecardOutput
+import RatecardRelease
 import RatecardSupport
 
 /// The bundle of a commit derived from the live release's bundle, when the commit differs from

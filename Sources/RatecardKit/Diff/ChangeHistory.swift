@@ -1,5 +1,6 @@
 import RatecardCore
 import RatecardOutput
+import RatecardRelease
 
 /// The history of one partner, product or terms document: the commits that changed it, and
 /// (given a serve root) the releases that shipped each change.

@@ -1,5 +1,6 @@
 import RatecardCore
 import RatecardOutput
+import RatecardRelease
 import RatecardSupport
 
 /// Where a flow makes a release live, and what guards it there: shared by publish and promote.

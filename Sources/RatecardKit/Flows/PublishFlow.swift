@@ -1,5 +1,6 @@
 import RatecardCore
 import RatecardOutput
+import RatecardRelease
 import RatecardSupport
 
 /// `publish`: validate, build and stage a release, then swap it live atomically.

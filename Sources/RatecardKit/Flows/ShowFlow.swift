@@ -1,5 +1,6 @@
 import RatecardCore
 import RatecardOutput
+import RatecardRelease
 import RatecardSupport
 
 /// What a borrower was shown at a past moment (`ratecard show`): the release the journal says

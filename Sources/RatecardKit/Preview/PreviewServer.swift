@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import RatecardCore
 import RatecardOutput
+import RatecardRelease
 import RatecardSupport
 import Synchronization
 

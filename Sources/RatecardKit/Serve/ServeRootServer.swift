@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RatecardOutput
+import RatecardRelease
 import RatecardSupport
 import Synchronization
 

@@ -109,11 +109,6 @@ public struct BridgeRequirement: Sendable, Equatable {
             requires: requires, calls: calls, guarded: (json["guarded"]?.arrayValue ?? []).compactMap(\.stringValue))
     }
 
-    /// Reads the requirement a release recorded in its version.json, if any.
-    public static func recorded(in folder: String) throws -> BridgeRequirement? {
-        try recorded(manifest: try FileSystem.readFile(folder + "/" + ReleaseInfo.fileName))
-    }
-
     /// The requirement recorded in a release's version.json bytes, if any.
     public static func recorded(manifest: [UInt8]) throws -> BridgeRequirement? {
         let (json, _) = try JSONReader.parseListingFiles(manifest)

@@ -32,6 +32,12 @@ public struct BundleBuilder {
         /// identical one (an incremental build reuses them): bundle path -> that file's path in
         /// the live release. Their hashes and sizes are in `manifest`.
         public var reused: [String: String] = [:]
+
+        package init(files: [String: [UInt8]], manifest: BundleManifest, reused: [String: String] = [:]) {
+            self.files = files
+            self.manifest = manifest
+            self.reused = reused
+        }
     }
 
     /// Renders `content` as shown on the as-of date (a partner that goes live later is left out

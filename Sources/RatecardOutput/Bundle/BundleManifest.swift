@@ -84,3 +84,17 @@ public struct BundleManifest: Sendable, Equatable {
             asOf: asOf.value, generator: generator.value, files: files, sourceRoot: root?.value, build: build?.value ?? "", objects: objects?.value)
     }
 }
+
+extension BundleManifest {
+    /// A manifest made above this target (a rate update spliced onto the live bundle, in Kit):
+    /// the memberwise initializer is internal.
+    package init(bundleID: String, sourceCommit: ObjectID?, sourceDirty: Bool, asOf: Day, generator: String, files: [File], sourceRoot: String?) {
+        self.bundleID = bundleID
+        self.sourceCommit = sourceCommit
+        self.sourceDirty = sourceDirty
+        self.asOf = asOf
+        self.generator = generator
+        self.files = files
+        self.sourceRoot = sourceRoot
+    }
+}

@@ -112,10 +112,10 @@ public enum BundleWriter {
 }
 
 /// Runs a throwing step for every item, on two threads when there are many (file creation).
-enum ParallelWrite {
-    static let threshold = 256
+package enum ParallelWrite {
+    package static let threshold = 256
 
-    static func each(_ items: [String], _ step: @escaping @Sendable (String) throws -> Void) throws {
+    package static func each(_ items: [String], _ step: @escaping @Sendable (String) throws -> Void) throws {
         guard items.count >= threshold else {
             for item in items { try step(item) }
             return
@@ -140,7 +140,7 @@ enum ParallelWrite {
     /// Makes the folders of every relative path under `root` (which exists), shallowest first,
     /// those of one depth on two threads (their parents exist by then). Returns them, sorted.
     @discardableResult
-    static func makeFolders(for paths: [String], in root: String) throws -> [String] {
+    package static func makeFolders(for paths: [String], in root: String) throws -> [String] {
         var folders: Set<String> = []
         for path in paths {
             var folder = DurableFiles.parent(of: path)

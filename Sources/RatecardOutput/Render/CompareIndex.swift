@@ -11,7 +11,7 @@ import RatecardSupport
 /// product, money and rates in the largest step that divides them): a phone downloads every
 /// shard for its first screen, and columns of similar numbers are what gzip shrinks best. A
 /// change to one rate table rewrites the one shard holding its partner.
-struct CompareIndex {
+package struct CompareIndex {
     static let format = 3
     /// Shards of about this many products (counting every product, so a rate update never moves
     /// a partner to another shard): small enough that one table's change re-sends little, large
@@ -27,9 +27,9 @@ struct CompareIndex {
     }
 
     /// A product as the comparison shows it.
-    struct Item: Equatable, Sendable {
-        var partner: String
-        var id: String
+    package struct Item: Equatable, Sendable {
+        package var partner: String
+        package var id: String
         var nameKo: String
         /// `credit`, `credit_line`, ... (product.yaml's `type`).
         var type: String
@@ -47,8 +47,8 @@ struct CompareIndex {
         var key: String { partner + "/" + id }
     }
 
-    struct Partner: Equatable, Sendable {
-        var id: String
+    package struct Partner: Equatable, Sendable {
+        package var id: String
         var nameKo: String
         /// `bank`, `savings_bank`, ... (the partner file's `category`; "" when unknown).
         var category: String = ""
@@ -61,21 +61,21 @@ struct CompareIndex {
     static let repaymentMethods = ["equal_installment", "equal_principal", "bullet", "revolving"]
 
     /// Some partners (sorted by id) and the comparable products of each, by product id.
-    struct Shard: Equatable, Sendable {
-        var partners: [Partner]
-        var items: [Item]
+    package struct Shard: Equatable, Sendable {
+        package var partners: [Partner]
+        package var items: [Item]
 
         /// Named by its first partner: the shard holding a partner is the last one named at or before it.
         var name: String { partners.first?.id ?? "" }
 
-        static func path(_ name: String) -> String { "compare/\(name).json" }
+        package static func path(_ name: String) -> String { "compare/\(name).json" }
 
         init(partners: [Partner], items: [Item]) {
             self.partners = partners
             self.items = items
         }
 
-        func bytes() -> [UInt8] {
+        package func bytes() -> [UInt8] {
             let unit = CompareIndex.unit(of: items.flatMap { [$0.limitMin, $0.limitMax] + $0.bands.map(\.limitMax) })
             // Rates in the largest step that divides them all (hundredths when no rate has three decimals).
             let rates = items.flatMap { $0.bands.flatMap { [$0.aprMin.thousandths, $0.aprMax.thousandths] } }
@@ -157,7 +157,7 @@ struct CompareIndex {
         }
 
         /// Reads a shard back (a rate update re-renders the shards it changes from the live ones).
-        init(decoding bytes: [UInt8]) throws {
+        package init(decoding bytes: [UInt8]) throws {
             let json = try JSONReader.parse(bytes)
             guard json["format"]?.intValue == CompareIndex.format, let perPercent = json["units"]?["apr_per_pct"]?.intValue,
                 [1000, 100, 10].contains(perPercent), let unit = json["units"]?["krw_per_unit"]?.intValue, unit > 0
@@ -297,26 +297,26 @@ struct CompareIndex {
     }
 
     /// The shard (named by its first partner) that holds `partner`: the last name at or before it.
-    static func shard(of partner: String, in names: [String]) -> String? {
+    package static func shard(of partner: String, in names: [String]) -> String? {
         names.last { $0 <= partner }
     }
 }
 
 /// Each shard's product documents, for a product screen opened on demand
 /// (`documents/<shard>.json`), and the list of those lists (`documents.json`).
-enum DocumentLists {
-    static let index = "documents.json"
+package enum DocumentLists {
+    package static let index = "documents.json"
 
-    static func path(_ shard: String) -> String { "documents/\(shard).json" }
+    package static func path(_ shard: String) -> String { "documents/\(shard).json" }
 
     /// `{"products": {"<partner>/<product>": {"path", "sha256"}}}`.
-    static func list(_ documents: [(key: String, sha256: String)]) -> [UInt8] {
+    package static func list(_ documents: [(key: String, sha256: String)]) -> [UInt8] {
         let references = Dictionary(documents.map { ($0.key, reference("products/\($0.key).json", $0.sha256)) }, uniquingKeysWith: { first, _ in first })
         return JSON.object(["products": .object(references)]).bytes(terminator: "\n")
     }
 
     /// `{"lists": [{"from": "<first partner>", "path", "sha256"}]}`, in partner order.
-    static func index(_ lists: [(shard: String, sha256: String)]) -> [UInt8] {
+    package static func index(_ lists: [(shard: String, sha256: String)]) -> [UInt8] {
         let entries: [JSON] = lists.sorted { $0.shard < $1.shard }.map { list in
             .object(["from": .string(list.shard), "path": .string(path(list.shard)), "sha256": .string(list.sha256)])
         }
@@ -324,7 +324,7 @@ enum DocumentLists {
     }
 
     /// A list read back: key -> sha256.
-    static func read(_ bytes: [UInt8]) throws -> [String: String] {
+    package static func read(_ bytes: [UInt8]) throws -> [String: String] {
         guard case .object(let products)? = try JSONReader.parse(bytes)["products"] else { throw OperationalError("a document list is malformed", ko: "문서 목록의 형식이 잘못되었습니다") }
         return try products.mapValues { reference in
             guard let hash = reference["sha256"]?.stringValue else { throw OperationalError("a document list is malformed", ko: "문서 목록의 형식이 잘못되었습니다") }
@@ -333,7 +333,7 @@ enum DocumentLists {
     }
 
     /// The index read back: first partner -> sha256 of its list.
-    static func readIndex(_ bytes: [UInt8]) throws -> [String: String] {
+    package static func readIndex(_ bytes: [UInt8]) throws -> [String: String] {
         guard let lists = try JSONReader.parse(bytes)["lists"]?.arrayValue else { throw OperationalError("documents.json is malformed", ko: "documents.json의 형식이 잘못되었습니다") }
         var hashes: [String: String] = [:]
         for list in lists {

@@ -2,7 +2,7 @@ import RatecardCore
 import RatecardSupport
 
 /// The JSON documents of a bundle's data folder (see docs/bundle-format.md).
-struct DataDocuments {
+package struct DataDocuments {
     let content: Content
     let asOf: Day
     /// Lookups built once per bundle (each page and product would otherwise scan every list).
@@ -21,7 +21,7 @@ struct DataDocuments {
     let productNames: [String]
     let productPartners: [String]
 
-    init(content: Content, asOf: Day) {
+    package init(content: Content, asOf: Day) {
         self.content = content
         self.asOf = asOf
         (productNames, productPartners) = content.products.withUnsafeBufferPointer { products in
@@ -117,7 +117,7 @@ struct DataDocuments {
 
     /// The comparison index's entry for a product; nil when the comparison leaves it out
     /// (withdrawn, its partner paused, or no table in force), as `rates.html` does.
-    func compareItem(_ product: Product) -> CompareIndex.Item? {
+    package func compareItem(_ product: Product) -> CompareIndex.Item? {
         // The comparison asks for a credit score: a table priced by grade (in force before
         // 2021, so only on an as-of date that early) cannot be matched to one.
         guard status(of: product) == "active", let table = tables(of: product).current, table.scale == .score else { return nil }
@@ -171,7 +171,7 @@ struct DataDocuments {
         return "active"
     }
 
-    func product(_ product: Product) -> JSON {
+    package func product(_ product: Product) -> JSON {
         let (current, next) = tables(of: product)
         var apr: JSON = .null
         if let current, let low = current.bands.map(\.aprMin.value).min(), let high = current.bands.map(\.aprMax.value).max() {
@@ -233,7 +233,7 @@ struct DataDocuments {
     func table(_ table: RateTable) -> JSON { Self.tableDocument(table) }
 
     /// A rate table as a product's document shows it (`current`, `next`).
-    static func tableDocument(_ table: RateTable) -> JSON {
+    package static func tableDocument(_ table: RateTable) -> JSON {
         .object([
             "bureau": .string(table.bureau.value.rawValue),
             "effective_from": .string(table.effectiveFrom.value.description),

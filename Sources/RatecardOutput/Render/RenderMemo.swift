@@ -1,4 +1,5 @@
 import RatecardCore
+import RatecardSupport
 import Synchronization
 
 /// Rendered units kept in memory between the builds of one process (`preview --watch`), so a

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// A class: its pages are rendered on several threads, and each would otherwise copy the whole
 /// value (the content and its lookups) per page.
-final class StaticPages: Sendable {
+package final class StaticPages: Sendable {
     let documents: DataDocuments
     let bundleID: String
     /// Terms pages kept between runs, if any.
@@ -18,7 +18,7 @@ final class StaticPages: Sendable {
     /// Each product's key (`DataDocuments.productKey`) when the builder computed them already.
     let productKeys: [String: BuildCache.Key]
 
-    init(documents: DataDocuments, bundleID: String, cache: BuildCache?, memo: RenderMemo? = nil, productKeys: [String: BuildCache.Key] = [:]) {
+    package init(documents: DataDocuments, bundleID: String, cache: BuildCache?, memo: RenderMemo? = nil, productKeys: [String: BuildCache.Key] = [:]) {
         self.documents = documents
         self.bundleID = bundleID
         self.cache = cache
@@ -95,7 +95,7 @@ final class StaticPages: Sendable {
     }
 
     /// The body without its opening `# <title>` line, which the page already shows as its heading.
-    static func droppingTitleHeading(_ body: String, title: String) -> String {
+    package static func droppingTitleHeading(_ body: String, title: String) -> String {
         if let dropped = droppingTitleHeadingWithoutCR(body, title: title) { return dropped ?? body }
         var lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = lines.firstIndex(where: { !$0.allSatisfy(\.isWhitespace) }),
@@ -135,7 +135,7 @@ final class StaticPages: Sendable {
 
     /// The table the rates pages show for a product, or nil when they leave it out
     /// (withdrawn, its partner paused, or no table in force).
-    func comparableTable(of product: Product) -> RateTable? {
+    package func comparableTable(of product: Product) -> RateTable? {
         guard documents.status(of: product) == "active" else { return nil }
         return documents.tables(of: product).current
     }
@@ -159,7 +159,7 @@ final class StaticPages: Sendable {
     }
 
     /// One partner's line of `rates.html`: `<li id="<partner>">`, its products on the comparison and their APR range.
-    func ratesIndexRow(_ partner: String, nameKo: String, _ items: [CompareIndex.Item]) -> HTML {
+    package func ratesIndexRow(_ partner: String, nameKo: String, _ items: [CompareIndex.Item]) -> HTML {
         var row = HTML.element("a", [("href", BundleLayout.ratesPage(partner))], text: nameKo)
         let low = items.flatMap { $0.bands.map(\.aprMin) }.min()
         let high = items.flatMap { $0.bands.map(\.aprMax) }.max()
@@ -173,7 +173,7 @@ final class StaticPages: Sendable {
 
     /// `rates/<partner>.html`: a partner's comparable products, lowest APR first, with their
     /// limits by score band.
-    func partnerRatesPage(_ partner: Partner, products: [(Product, RateTable)], notice ratesNotice: HTML? = nil) -> String {
+    package func partnerRatesPage(_ partner: Partner, products: [(Product, RateTable)], notice ratesNotice: HTML? = nil) -> String {
         let name = partner.nameKo.value
         var body = HTML.element("h1", text: "\(name) 대출 금리")
         body += HTML.element("p", [("class", "meta")], text: "\(documents.asOf) 기준 · 금리가 낮은 순서 · 금리는 연 기준이며 신용점수 구간별 최저~최고 금리입니다.")

@@ -170,7 +170,7 @@ extension ReleaseStore {
             var fields = JournalFields.base(action: "recover").merging([
                 "release": .string(live), "message": .string("the pointer named \(live) but the journal did not say so (a run was interrupted after the swap)"),
             ]) { $1 }
-            if state.seals[live] == nil, let bytes = try manifest(of: live) { fields[ServeRoot.sealField] = .string(SHA256.hex(bytes)) }
+            if state.seals[live] == nil, let bytes = try manifest(of: live) { fields[JournalFields.seal] = .string(SHA256.hex(bytes)) }
             try journalLog.append(fields)
         }
     }

@@ -1,4 +1,6 @@
 import RatecardCore
+import RatecardOutput
+import RatecardRelease
 import RatecardSupport
 
 extension LiveBundle {

@@ -1,6 +1,7 @@
 public import Foundation
 import RatecardCore
 public import RatecardLoader
+import RatecardSupport
 
 /// The loader's HTTP through libcurl, for `ratecard fetch`: one GET per call, TLS peers verified,
 /// no redirect followed (the loader follows those that stay on its host).

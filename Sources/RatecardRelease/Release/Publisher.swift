@@ -1,11 +1,11 @@
 import Glibc
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
-import Synchronization
 
 /// Publishes a release into a target's object store and flips its pointer to it, crash-safely.
 ///
-/// Protocol (reliability.md §4, against `ReleaseStore`): stage in memory (`stage`; the flow
+/// Protocol (ARCHITECTURE.md, "The flow of a publish"; against `ReleaseStore`): stage in memory (`stage`; the flow
 /// answers the checks that ran beside the build before it goes on), lock, recover, put
 /// every object the release names that the store lacks and the live release does not name
 /// (locally: written, flushed, read back, renamed into place; in a bucket: created with
@@ -149,7 +149,7 @@ public struct Publisher {
         fields["as_of"] = .string(info.asOf)
         fields["author"] = .string(request.author)
         fields["message"] = .string(request.message)
-        fields[ServeRoot.sealField] = .string(seal)
+        fields[JournalFields.seal] = .string(seal)
         fields["bridge_requires"] = .int(request.bridge?["requires"]?.intValue ?? 0)
         for (key, value) in request.extra { fields[key] = value }
         return fields
@@ -227,18 +227,4 @@ public struct Publisher {
             for (path, source) in request.bundle.reused { staged.bytes[path] = try target.readFile(source, of: live, info: liveInfo) }
         }
     }
-
-    /// Whether the file at `path` has the size and hash `file` lists.
-    static func matches(_ path: String, _ file: BundleManifest.File) -> Bool {
-        guard let bytes = try? FileSystem.readFile(path) else { return false }
-        return bytes.count == file.size && SHA256.hex(bytes) == file.sha256
-    }
-}
-
-/// A byte count that two writer threads add to.
-final class Tally: Sendable {
-    private let count = Atomic<Int>(0)
-
-    func add(_ bytes: Int) { count.add(bytes, ordering: .relaxed) }
-    var total: Int { count.load(ordering: .relaxed) }
 }

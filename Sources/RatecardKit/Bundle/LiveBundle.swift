@@ -1,4 +1,6 @@
 import RatecardCore
+import RatecardOutput
+import RatecardRelease
 import RatecardSupport
 
 /// What an incremental build needs of the live release: its manifest and files, read from

@@ -1,5 +1,6 @@
 import Glibc
 import RatecardCore
+import RatecardSupport
 
 /// AWS Signature Version 4 for S3 requests, computed here over libcrypto's HMAC-SHA256.
 ///

@@ -1,5 +1,6 @@
 import Glibc
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 
 /// A serve root: the object store, `current -> releases/<id>`, the releases, the journal and the lock.
@@ -65,7 +66,7 @@ public struct ServeRoot: ReleaseStore, Sendable {
         return String(target.dropFirst(9))
     }
 
-    public typealias ReleaseMatch = RatecardOutput.ReleaseMatch
+    public typealias ReleaseMatch = RatecardRelease.ReleaseMatch
 
     /// Complete releases on disk, oldest first.
     public func releaseIDs() throws -> [String] {
@@ -237,10 +238,6 @@ public struct ServeRoot: ReleaseStore, Sendable {
         guard try live() == release else { throw OperationalError("current does not point at \(release) after the swap", ko: "교체 뒤에 current가 \(release)을(를) 가리키지 않습니다") }
     }
 
-    /// The journal field that seals a release: the sha256 of its version.json, recorded when the
-    /// release was staged and verified (publish) or copied and verified (promote).
-    public static let sealField = "version_sha256"
-
     /// Re-hashes a release against its version.json: the paths that are missing, changed or
     /// unlisted. For a release of the object layout, every object it names is re-hashed too
     /// (`missing object:`/`changed object:` name the file it holds). Local files are read as
@@ -326,7 +323,7 @@ public struct ServeRoot: ReleaseStore, Sendable {
         var lost: [String] = []
         for (file, bad) in zip(entries, damaged) where bad {
             let source = objects + "/" + ObjectLayout.objectName(file)
-            guard Publisher.matches(source, file) else {
+            guard LocalFiles.matches(source, file) else {
                 lost.append(file.path)
                 continue
             }
@@ -371,9 +368,9 @@ public struct ServeRoot: ReleaseStore, Sendable {
         guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == file.size else { return false }
         if let object {
             var held = stat()
-            if lstat(object, &held) == 0, held.st_ino == status.st_ino, held.st_dev == status.st_dev { return Publisher.matches(path, file) }
+            if lstat(object, &held) == 0, held.st_ino == status.st_ino, held.st_dev == status.st_dev { return LocalFiles.matches(path, file) }
         }
-        return status.st_mode & (S_IWGRP | S_IWOTH) == 0 && Publisher.matches(path, file)
+        return status.st_mode & (S_IWGRP | S_IWOTH) == 0 && LocalFiles.matches(path, file)
     }
 
     /// Where the bytes of `file` of a release are on disk.
@@ -399,44 +396,13 @@ public struct UnrestorableEntries: Error {
     public var lost: [String]
 }
 
-/// Lists the regular files of a folder tree, relative paths, refusing symlinks.
-public enum ReleaseFiles {
-    public static func list(_ root: String) throws -> [String] {
-        var result: [String] = []
-        try walk(root, "", &result, pageSet: false)
-        return result.sorted()
-    }
-
-    /// A web build's files as a release takes them: every regular file but dot-files and what
-    /// dot-folders hold (nginx serves none of those).
-    public static func webBuild(_ root: String) throws -> [String] {
-        try list(root).filter { path in !path.split(separator: "/").contains { $0.hasPrefix(".") } }
-    }
-
+extension ReleaseFiles {
     /// A release's entry folder, its terms pages listed through its link to their page set (the
     /// one symlink a release has, `PageSets`).
     public static func list(release folder: String) throws -> [String] {
         var result: [String] = []
-        try walk(folder, "", &result, pageSet: true)
+        try walk(folder, "", &result) { path in path == PageSets.link && PageSets.set(linkedFrom: folder) != nil }
         return result.sorted()
-    }
-
-    private static func walk(_ root: String, _ relative: String, _ result: inout [String], pageSet: Bool) throws {
-        let folder = relative.isEmpty ? root : root + "/" + relative
-        for name in try FileSystem.listDirectory(folder) {
-            let path = relative.isEmpty ? name : relative + "/" + name
-            switch try FileSystem.kind(ofItemAt: root + "/" + path) {
-            case .directory: try walk(root, path, &result, pageSet: false)
-            case .file: result.append(path)
-            case .symlink:
-                if pageSet, path == PageSets.link, PageSets.set(linkedFrom: root) != nil {
-                    try walk(root, path, &result, pageSet: false)
-                } else {
-                    throw OperationalError("\(root)/\(path) is a symlink; releases hold regular files only", ko: "\(root)/\(path)은(는) 심볼릭 링크입니다; 릴리스에는 일반 파일만 둡니다")
-                }
-            case .other: throw OperationalError("\(root)/\(path) is not a regular file", ko: "\(root)/\(path)은(는) 일반 파일이 아닙니다")
-            }
-        }
     }
 }
 
@@ -466,12 +432,5 @@ public enum PageSets {
             parts[3].count == 32, parts[3].allSatisfy(\.isHexDigit)
         else { return nil }
         return String(parts[3])
-    }
-}
-
-/// The fields every journal entry carries.
-public enum JournalFields {
-    public static func base(action: String) -> [String: JSON] {
-        ["action": .string(action), "time": .string(Timestamp.now()), "user": .string(ProcessUser.name)]
     }
 }

@@ -1,7 +1,8 @@
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 
-/// The nginx server block that serves a root (reliability.md §5).
+/// The nginx server block that serves a root (operations.md, "Serving a serve root with nginx").
 public enum NginxConfig {
     /// The policy for pages: scripts and styles from the site only (terms pages carry inline
     /// styles), no plugins, no base or form hijacking, framed only by the site itself.

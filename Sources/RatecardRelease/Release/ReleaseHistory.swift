@@ -82,7 +82,7 @@ public struct ReleaseHistory {
         fields["direction"] = .string(Journal.Entry.rollsForward(from: live, to: chosen) ? "forward" : "back")
         // A target without a seal (published before seals) was just re-hashed whole: its seal is
         // journaled with the rollback, so the next rollback to it checks only its version.json.
-        if case .rehashed = result.check, try root.journalLog.state().seals[chosen] == nil { fields[ServeRoot.sealField] = .string(try root.versionHash(of: chosen)) }
+        if case .rehashed = result.check, try root.journalLog.state().seals[chosen] == nil { fields[JournalFields.seal] = .string(try root.versionHash(of: chosen)) }
         try root.journalLog.append(fields)
         CrashPoint.hit("intent")
         fields.merge(JournalFields.base(action: "rollback")) { $1 }
@@ -204,7 +204,7 @@ public struct ReleaseHistory {
             throw OperationalError("the copy of \(id) does not verify: \(drifted.prefix(3).joined(separator: ", "))", ko: "\(id)의 사본이 검증되지 않습니다: \(drifted.prefix(3).joined(separator: ", "))")
         }
         var fields = JournalFields.base(action: "promote")
-        fields[ServeRoot.sealField] = .string(try target.versionHash(of: promoted))
+        fields[JournalFields.seal] = .string(try target.versionHash(of: promoted))
         fields["release"] = .string(promoted)
         fields["source_release"] = .string(id)
         fields["previous"] = change.live.map(JSON.string) ?? .null

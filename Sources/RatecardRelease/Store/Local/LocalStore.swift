@@ -1,5 +1,6 @@
 import Glibc
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 import Synchronization
 
@@ -276,10 +277,10 @@ struct LocalStore: Sendable {
         var info = stat()
         guard directory.lstat(name, &info) else { return (errno == ENOENT ? .absent : .changed, nil) }
         if let stamp = VerifiedFiles.stamp(info, sha256: sha256), verified.vouches(for: stamp, size: size) { return (.intact, stamp) }
-        return (Publisher.matches(folder + "/" + name, BundleManifest.File(path: name, sha256: sha256, size: size)) ? .intact : .changed, nil)
+        return (LocalFiles.matches(folder + "/" + name, BundleManifest.File(path: name, sha256: sha256, size: size)) ? .intact : .changed, nil)
     }
 
-    /// An object is checked before a new entry file is linked to it (reliability.md P5), unless
+    /// An object is checked before a new entry file is linked to it (a changed object is never made live), unless
     /// this session's put checked or wrote it (the put skips the objects the live release names):
     /// its stat data as recorded after a publish, else its hash.
     private func checkBeforeLinking(_ files: [BundleManifest.File]) throws {
@@ -343,7 +344,7 @@ struct LocalStore: Sendable {
                 if page.st_dev == device, let stamp = VerifiedFiles.stamp(page, sha256: file.sha256), verified.vouches(for: stamp, size: file.size) { return true }
                 var object = stat()
                 if objects.lstat(name, &object), page.st_ino == object.st_ino, page.st_dev == object.st_dev { return true }
-                return Publisher.matches(final + "/" + file.path, file)
+                return LocalFiles.matches(final + "/" + file.path, file)
             }
             guard intact.allSatisfy({ $0 }) else {
                 throw OperationalError(

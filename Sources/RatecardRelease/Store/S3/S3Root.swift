@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 import Synchronization
 

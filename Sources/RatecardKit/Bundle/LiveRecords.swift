@@ -1,4 +1,6 @@
 import RatecardCore
+import RatecardOutput
+import RatecardRelease
 import RatecardSupport
 
 /// The records that must never change, checked against what the live release shipped rather

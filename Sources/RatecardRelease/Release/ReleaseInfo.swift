@@ -1,5 +1,6 @@
 import Glibc
 import RatecardCore
+import RatecardOutput
 import RatecardSupport
 
 /// `releases/<id>/version.json`: what a release is, who made it, and every file with its hash.

@@ -1,3 +1,4 @@
+import RatecardOutput
 import RatecardSupport
 
 /// `ROOT/bridge-lines.json`: for each bridge version a release needs, the release an app of

@@ -1,6 +1,6 @@
 import RatecardSupport
 
-/// The steps every command that changes what is live shares, in their order (reliability.md §4):
+/// The steps every command that changes what is live shares, in their order (ARCHITECTURE.md, "The flow of a publish"):
 /// `begin` takes the lock, recovers what a crash left and checks that live is what the caller
 /// expected; the caller puts what the new release needs into the store; `makeLive` flips the
 /// pointer, journals the swap and brings the bridge lines along, all under the one lock.

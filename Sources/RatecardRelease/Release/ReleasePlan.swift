@@ -1,3 +1,4 @@
+import RatecardOutput
 import RatecardSupport
 
 /// What a publish would change against the live release, file by file.

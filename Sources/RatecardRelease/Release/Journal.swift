@@ -104,7 +104,7 @@ public struct Journal: JournalLog {
         /// The commit of the release activated (publish, promote).
         public var commit: ObjectID?
         public var message: String?
-        /// The sha256 of the version.json as published (`ServeRoot.sealField`).
+        /// The sha256 of the version.json as published (`JournalFields.seal`).
         public var seal: String?
         public var approval: Approval?
         /// Every field of the line as written, those above and the rest (`log --format json`).
@@ -325,5 +325,17 @@ public struct Journal: JournalLog {
         }
         try FileSystem.writeAll(fd, line, path: path)
         guard fsync(fd) == 0 else { throw FileSystem.failure("fsync", path) }
+    }
+}
+
+/// The journal's vocabulary that every store and command shares: the fields every entry
+/// carries, and the field that seals a release.
+public enum JournalFields {
+    /// The journal field that seals a release: the sha256 of its version.json, recorded when the
+    /// release was staged and verified (publish) or copied and verified (promote).
+    public static let seal = "version_sha256"
+
+    public static func base(action: String) -> [String: JSON] {
+        ["action": .string(action), "time": .string(Timestamp.now()), "user": .string(ProcessUser.name)]
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import RatecardOutput
 import RatecardSupport
 
 /// `.ratecard/verified`: the stat data of every file of the newest release, taken after it was
@@ -88,7 +89,7 @@ public struct VerifiedFiles: Sendable {
 
     /// `vouches(for:as:)`, else the file is read and hashed.
     public func matches(_ path: String, _ file: BundleManifest.File) -> Bool {
-        vouches(for: path, as: file) || Publisher.matches(path, file)
+        vouches(for: path, as: file) || LocalFiles.matches(path, file)
     }
 
     /// Records the files of `folder` (relative path -> listed file) as they are now.
