@@ -42,7 +42,8 @@ enum PreviewCommand {
         // A preview is for a person to look at, not a gate: history rules that cannot run in a
         // shallow clone are skipped (an invalid report says so).
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments), caches: invocation.caches, allowShallow: true)
-        let web = try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
+        let web = try run.webFolder(
+            override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) }, configured: try invocation.settings()?.config.web)
         switch try run.render(revision: arguments.value("--rev")) {
         case .invalid(let report):
             invocation.console.out(ReportFormat.text.render(report, version: RatecardCLI.version, style: ReportStyle(messages: invocation.messages)))
@@ -86,7 +87,8 @@ enum PreviewCommand {
         guard location.contentDir != nil else {
             throw OperationalError("'--watch' needs a work tree; this is a bare repository", ko: "'--watch'에는 작업 트리가 필요합니다; 이 저장소는 bare 저장소입니다")
         }
-        let web = try BundleRun(location: location, asOf: asOf, caches: invocation.caches).webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
+        let web = try BundleRun(location: location, asOf: asOf, caches: invocation.caches).webFolder(
+            override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) }, configured: try invocation.settings()?.config.web)
         // Ctrl-C and SIGTERM are read from a descriptor in the loop below, never handled
         // between two steps of a rebuild: blocked before any thread starts, so every thread
         // inherits the mask.

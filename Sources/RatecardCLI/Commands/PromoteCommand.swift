@@ -22,25 +22,30 @@ enum PromoteCommand {
         run: run)
 
     static func root(_ value: String, _ invocation: Invocation) throws -> any ReleaseStore {
-        try resolved(value, invocation).root
+        try resolved(value, invocation).store
     }
 
-    /// An environment name (a serve root or a bucket prefix), or a serve root folder.
-    static func resolved(_ value: String, _ invocation: Invocation) throws -> (root: any ReleaseStore, protected: Bool) {
+    /// An environment name (a serve root or a bucket prefix), or a serve root folder; named in
+    /// messages as given.
+    static func resolved(_ value: String, _ invocation: Invocation) throws -> Destination {
+        var destination: Destination
         if value.contains("/") {
-            let match = ServeRootOptions.byPath(RatecardCLI.resolve(value, against: invocation.directory), shown: value, invocation)
-            return (match.root, match.protected)
+            destination = try ServeRootOptions.byPath(RatecardCLI.resolve(value, against: invocation.directory), shown: value, invocation)
+        } else {
+            let environment = try ServeRootOptions.environment(value, invocation)
+            destination = Destination(environment, store: try environment.store())
         }
-        let environment = try ServeRootOptions.environment(value, invocation)
-        return (try environment.target(), environment.protected)
+        destination.name = value
+        return destination
     }
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         guard let fromName = arguments.value("--from") else { throw UsageError("Missing expected option '--from <env>'", ko: "'--from <env>' 옵션이 필요합니다") }
         guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'", ko: "'--to <env>' 옵션이 필요합니다") }
         let source = try root(fromName, invocation)
-        var (target, protected) = try resolved(toName, invocation)
-        SigningKeys.attach(&target, arguments, invocation)
+        var destination = try resolved(toName, invocation)
+        SigningKeys.attach(&destination.store, arguments, invocation)
+        let (target, protected) = (destination.store, destination.protected)
         if fromName == toName || source.displayName == target.displayName {
             throw UsageError(
                 "'--from' and '--to' are the same environment (\(toName)); promote ships a release to another environment",

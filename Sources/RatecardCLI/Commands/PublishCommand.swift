@@ -29,11 +29,13 @@ enum PublishCommand {
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try ServeRootCommands.format(arguments)
-        let (root, protected, name) = try ServeRootOptions.resolve(arguments, invocation)
+        let destination = try ServeRootOptions.resolve(arguments, invocation)
+        let (root, name) = (destination.store, destination.name)
         let location = try ContentLocation.find(from: invocation.directory)
         let web: PublishFlow.Web =
-            arguments.has("--no-web") ? .none : arguments.value("--web").map { .folder(RatecardCLI.resolve($0, against: invocation.directory)) } ?? .configured
-        let destination = Destination(name: name, store: root, protected: protected, apps: ServeRootOptions.apps(of: name, invocation))
+            try arguments.has("--no-web")
+            ? .none
+            : arguments.value("--web").map { .folder(RatecardCLI.resolve($0, against: invocation.directory)) } ?? .configured(try invocation.settings()?.config.web)
         var options = PublishFlow.Options(
             destination: destination, change: ServeRootOptions.change(arguments), asOf: try invocation.asOf(arguments), caches: invocation.caches,
             revision: arguments.value("--rev"), web: web)
@@ -49,7 +51,7 @@ enum PublishCommand {
                 guard options.change.dryRun, !json else { return }
                 switch diff {
                 case .diff(let semantic):
-                    let revision = options.revision ?? "HEAD"
+                    let revision = options.revisionName
                     console.out(
                         DiffFormatter.text(
                             semantic, title: Message("\(name): live -> \(revision)", ko: "\(name): 라이브 -> \(revision)"), colour: console.outIsTerminal, language: messages.language))

@@ -22,13 +22,6 @@ public enum BridgeGate {
         }
     }
 
-    /// The app versions `environment` supports (`apps:` in the ratecard.yaml found from
-    /// `directory`); none for a bare root.
-    public static func apps(of environment: String, from directory: String) -> [ServiceConfig.AppVersion] {
-        guard let (config, _) = try? Environments.configured(from: directory) else { return [] }
-        return config.environments.first { $0.name == environment }?.apps ?? []
-    }
-
     /// Checks the web build against the app versions the environment supports; a passed check
     /// is kept in `cache`.
     public static func check(web: String?, repositoryRoot: String?, apps: [ServiceConfig.AppVersion], environment: String, cache: BuildCache?) throws -> Verdict {

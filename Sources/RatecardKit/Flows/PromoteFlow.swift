@@ -70,7 +70,7 @@ public struct PromoteFlow {
         let expectLive = try destination.expectedLive(options.change)
         // The approval gate: the semantic diff reads both commits' content, only when it is shown or gates.
         var approval: ApprovalGate.Approval?
-        if options.change.dryRun || destination.protected {
+        if destination.needsWholeContent(options.change) {
             let (diff, next) = liveDiff()
             approval = try destination.gate(diff, next: next, asOf: options.asOf, change: options.change, events: events)
         }
