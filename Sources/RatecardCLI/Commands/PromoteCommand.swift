@@ -54,13 +54,14 @@ enum PromoteCommand {
         let json = try ServeRootCommands.format(arguments)
         // A release named on the command line must be one of the source's (an id, a unique prefix or a sequence number).
         let release = try arguments.value("--release").map { try RollbackCommand.resolve($0, in: source) }
-        let destination = Destination(name: toName, store: target, protected: protected, apps: ServeRootOptions.apps(of: toName, invocation))
         let options = PromoteFlow.Options(
             source: (fromName, source), destination: destination, change: ServeRootOptions.change(arguments), release: release,
             asOf: try invocation.asOf(arguments), caches: invocation.caches)
         let console = invocation.console
         let messages = invocation.messages
         let flow = PromoteFlow(location: Result { try ContentLocation.find(from: invocation.directory) }, options: options)
+        // Warnings after the flip: on stderr as they come, and in the JSON summary.
+        var warnings: [Message] = []
         let outcome = try flow.run { event in
             switch event {
             case .waiting(let text): console.err(messages(text) + "\n")
@@ -72,7 +73,9 @@ enum PromoteCommand {
             case .liveDiff: break
             case .approved(let approval):
                 console.err(messages(Message("Approved risky change for \(toName): \(approval.summary)", ko: "\(toName)의 위험한 변경을 승인했습니다: \(approval.summary)")) + "\n")
-            case .warning(let text): console.err(messages.warning(text))
+            case .warning(let text):
+                warnings.append(text)
+                console.err(messages.warning(text))
             }
         }
         var fields: [String: JSON] = ["from": .string(fromName), "to": .string(toName)]
@@ -105,6 +108,7 @@ enum PromoteCommand {
         }
         if json {
             if let usage = target.usage { fields["storage"] = usage }
+            if !warnings.isEmpty { fields["warnings"] = .array(warnings.map { .string($0.english) }) }
             console.out(JSON.object(fields).serialized() + "\n")
         }
         return RatecardCLI.ExitCode.ok

@@ -44,6 +44,8 @@ enum PublishCommand {
         options.allowShallow = arguments.has("--allow-shallow")
         let console = invocation.console
         let messages = invocation.messages
+        // Warnings after the flip: on stderr as they come, and in the JSON summary.
+        var warnings: [Message] = []
         let result = try PublishFlow(location: location, options: options).run { event in
             switch event {
             case .waiting(let text): console.err(messages(text) + "\n")
@@ -60,7 +62,9 @@ enum PublishCommand {
                 }
             case .approved(let approval):
                 console.err(messages(Message("Approved risky change for \(name): \(approval.summary)", ko: "\(name)의 위험한 변경을 승인했습니다: \(approval.summary)")) + "\n")
-            case .warning(let text): console.err(messages.warning(text))
+            case .warning(let text):
+                warnings.append(text)
+                console.err(messages.warning(text))
             }
         }
         var summary: [String: JSON] = [
@@ -137,6 +141,7 @@ enum PublishCommand {
         }
         if json, case .published = result.outcome {
             if let usage = root.usage { summary["storage"] = usage }
+            if !warnings.isEmpty { summary["warnings"] = .array(warnings.map { .string($0.english) }) }
             console.out(JSON.object(summary).serialized() + "\n")
         }
         return RatecardCLI.ExitCode.ok

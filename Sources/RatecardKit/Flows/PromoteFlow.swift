@@ -82,7 +82,7 @@ public struct PromoteFlow {
         request.expectLive = expectLive
         request.wait = options.change.wait
         request.extra = (approval?.fields ?? [:]).merging(["from_env": .string(options.source.name)]) { $1 }.merging(forced) { $1 }
-        let result = try ReleaseHistory.promote(request, from: source, to: destination.store)
+        let result = try ReleaseHistory.promote(request, from: source, to: destination.store, onWarning: { events(.warning($0)) })
         if result.alreadyLive { return .alreadyLive(release: result.id) }
         return .promoted(release: result.id, previous: result.previous)
     }

@@ -161,7 +161,7 @@ public struct PublishFlow {
         }
         let uncommitted = try cleanTree.uncommitted()
         guard uncommitted.isEmpty else { return result.ending(.uncommitted(uncommitted)) }
-        return result.ending(.published(try publisher.publish(staged, request, onWait: { events(.waiting($0)) })))
+        return result.ending(.published(try publisher.publish(staged, request, onWait: { events(.waiting($0)) }, onWarning: { events(.warning($0)) })))
     }
 
     /// The build step: onto the live bundle for the everyday rate update (only the changed
