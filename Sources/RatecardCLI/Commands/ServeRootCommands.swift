@@ -126,11 +126,18 @@ enum ServeRootCommands {
         for (target, name, selector) in targets {
             do {
                 let destination = try target()
-                let root = destination.store
                 var (object, text) = try status(of: destination, selector: selector, asOf: Day.todayInSeoul(now: invocation.now), invocation)
                 // The release each supported app version loads (bridge-lines.json).
-                if let (apps, appsText) = BridgeGate.status(root: root, apps: destination.apps), case .object(var fields) = object {
-                    fields["apps"] = apps
+                let apps = StatusFlow(destination: destination, selector: selector).apps()
+                if !apps.isEmpty, case .object(var fields) = object {
+                    var byApp: [String: JSON] = [:]
+                    var appsText = Message("apps:\n", ko: "앱:\n")
+                    for (app, release) in apps {
+                        byApp[app.name] = .object(["bridge": .int(app.bridge), "release": release.map(JSON.string) ?? .null])
+                        let gets = release.map { Message("release \($0)", ko: "릴리스 \($0)") } ?? Message("no release it can run", ko: "실행할 수 있는 릴리스 없음")
+                        appsText += Message("  \(app.name) (bridge \(app.bridge)): \(gets)\n", ko: "  \(app.name) (브리지 \(app.bridge)): \(gets)\n")
+                    }
+                    fields["apps"] = .object(byApp)
                     object = .object(fields)
                     text += invocation.messages(appsText)
                 }

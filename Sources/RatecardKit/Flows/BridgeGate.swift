@@ -84,19 +84,4 @@ public enum BridgeGate {
         let problems = requirement.problems(apps: apps, environment: environment)
         return problems.isEmpty ? .allowed(requirement) : .refused(problems)
     }
-
-    /// `status`: which release each supported app version gets.
-    public static func status(root: any ReleaseStore, apps: [ServiceConfig.AppVersion]) -> (JSON, Message)? {
-        guard !apps.isEmpty else { return nil }
-        let lines = (try? BridgeLines.read(root: root)) ?? [:]
-        var objects: [String: JSON] = [:]
-        var text = Message("apps:\n", ko: "앱:\n")
-        for app in apps {
-            let chosen = BridgeLines.release(for: app.bridge, in: lines)
-            objects[app.name] = .object(["bridge": .int(app.bridge), "release": chosen.map { .string($0.release) } ?? .null])
-            let gets = chosen.map { Message("release \($0.release)", ko: "릴리스 \($0.release)") } ?? Message("no release it can run", ko: "실행할 수 있는 릴리스 없음")
-            text += Message("  \(app.name) (bridge \(app.bridge)): \(gets)\n", ko: "  \(app.name) (브리지 \(app.bridge)): \(gets)\n")
-        }
-        return (.object(objects), text)
-    }
 }

@@ -65,6 +65,14 @@ public struct StatusFlow {
             freshness: Freshness(info, asOf: asOf), statement: try LiveStatements.summary(root: root, now: now), warnings: warnings)
     }
 
+    /// The release each app version the environment supports loads (`bridge-lines.json`; nil:
+    /// none it can run), in the order ratecard.yaml lists them; empty when it lists none.
+    public func apps() -> [(app: ServiceConfig.AppVersion, release: String?)] {
+        guard !destination.apps.isEmpty else { return [] }
+        let lines = (try? BridgeLines.read(root: destination.store)) ?? [:]
+        return destination.apps.map { ($0, BridgeLines.release(for: $0.bridge, in: lines)?.release) }
+    }
+
     /// One problem `verify` or `status` found with a release's files (`missing: path`,
     /// `changed object: path`, as the store words them), in words.
     public static func driftText(_ problem: String) -> Message {
