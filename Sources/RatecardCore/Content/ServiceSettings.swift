@@ -11,12 +11,10 @@ public struct ServiceSettings: Sendable {
     public var environments: [Environment]
 
     /// Reads `contentDir/ratecard.yaml`: the one function that reads it outside a validation
-    /// run. `RATECARD_TRACE` notes each read (`trace: ratecard.yaml read: <path>`), so a test can
-    /// count them. A file that does not read (`apps:` included) is an error naming its
+    /// run (`ServiceConfig.load`, which notes each read under `RATECARD_TRACE`). A file that does not read (`apps:` included) is an error naming its
     /// `file:line:column`, rule and problem (`ServiceConfig.load`).
     public static func read(contentDir: String) throws -> ServiceSettings {
         let path = contentDir + "/ratecard.yaml"
-        Trace.note("ratecard.yaml read: \(path)")
         let config = try ServiceConfig.load(try FileSystem.readFile(path), path: path)
         return ServiceSettings(contentDir: contentDir, config: config, environments: config.environments.map { Environment($0, contentDir: contentDir) })
     }
