@@ -94,6 +94,8 @@ public struct Invocation {
     public var caches: Caches
     /// The process environment (`PATH`, the locale), as the command line was given it.
     public var environment: [String: String]
+    /// ratecard.yaml, read the first time the command asks for it and never again.
+    private let settingsOnce = SettingsOnce()
 
     public init(
         console: Console, directory: String, now: Double, messages: Messages = .english, caches: Caches, environment: [String: String] = ProcessEnvironment.current
@@ -120,6 +122,17 @@ public struct Invocation {
 
     /// `warning: message` on stderr.
     func warning(_ message: Message) { console.err(messages.warning(message)) }
+
+    /// ratecard.yaml of the content found from `directory` (read once per command), or nil
+    /// when no content folder is found; throws when the file is there but does not read.
+    func settings() throws -> ServiceSettings? {
+        try settingsOnce.settings(from: directory)
+    }
+
+    /// Like `settings()`, but the content folder must be there (`--env` names an environment of it).
+    func requiredSettings() throws -> ServiceSettings {
+        try settingsOnce.required(from: directory)
+    }
 
     /// How a validation report is printed to stdout here: in the chosen language, and
     /// decorated (source line, caret, colour) when stdout is a terminal.

@@ -70,7 +70,7 @@ enum BridgeCommand {
             return path
         }
         let location = try ContentLocation.find(from: invocation.directory)
-        return try BundleRun(location: location, asOf: Day.todayInSeoul(now: invocation.now), caches: invocation.caches).webFolder(override: nil)
+        return try BundleRun(location: location, asOf: Day.todayInSeoul(now: invocation.now), caches: invocation.caches).webFolder(override: nil, configured: try invocation.settings()?.config.web)
     }
 
     /// `native/RatecardBridge.swift` beside the web build, unless that is inside the content

@@ -30,7 +30,8 @@ enum DiffCommand {
             guard arguments.positionals.isEmpty else {
                 throw UsageError("revisions and --env/--root cannot be used together", ko: "리비전과 --env/--root는 함께 쓸 수 없습니다")
             }
-            let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
+            let destination = try ServeRootOptions.resolve(arguments, invocation)
+            let (root, name) = (destination.store, destination.name)
             let live = try liveSide(root, name: name)
             // What is live shows the tables in force on its own date, as publish --dry-run compares.
             oldAsOf = live.asOf
@@ -59,7 +60,7 @@ enum DiffCommand {
             var left = side(from)
             var right = side(to)
             // An environment name stands for what is live there, as of its own date.
-            let environments = (try? Environments.all(from: invocation.directory)) ?? []
+            let environments = (try? invocation.settings())?.environments ?? []
             // A typo is a usage error naming the nearest revisions and environments, before
             // any live release is looked up.
             let check = ValidationRun(location: location, context: ValidationContext(asOf: asOf), caches: invocation.caches)
@@ -67,13 +68,13 @@ enum DiffCommand {
                 _ = try check.commit(of: name, alsoAccepted: environments.map(\.name))
             }
             if let name = from, let environment = environments.first(where: { $0.name == name }) {
-                let side = try liveSide(try environment.target(), name: name)
+                let side = try liveSide(try environment.store(), name: name)
                 from = side.commit
                 oldAsOf = side.asOf
                 left = live(name, side.release)
             }
             if let name = to, let environment = environments.first(where: { $0.name == name }) {
-                let side = try liveSide(try environment.target(), name: name)
+                let side = try liveSide(try environment.store(), name: name)
                 to = side.commit
                 if arguments.value("--as-of") == nil, let day = side.asOf { asOf = day }
                 right = live(name, side.release)

@@ -26,7 +26,7 @@ enum LogCommand {
         let json = try ServeRootCommands.format(arguments)
         var root: (any ReleaseStore)?
         if arguments.value("--env") != nil || arguments.value("--root") != nil {
-            root = try ServeRootOptions.resolve(arguments, invocation).root
+            root = try ServeRootOptions.resolve(arguments, invocation).store
         }
         let location = try ContentLocation.find(from: invocation.directory)
         let asOf = try invocation.asOf(arguments)

@@ -42,7 +42,8 @@ enum PreviewCommand {
         // A preview is for a person to look at, not a gate: history rules that cannot run in a
         // shallow clone are skipped (an invalid report says so).
         let run = BundleRun(location: location, asOf: try invocation.asOf(arguments), caches: invocation.caches, allowShallow: true)
-        let web = try run.webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
+        let web = try run.webFolder(
+            override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) }, configured: try invocation.settings()?.config.web)
         switch try run.render(revision: arguments.value("--rev")) {
         case .invalid(let report):
             invocation.console.out(ReportFormat.text.render(report, version: RatecardCLI.version, style: ReportStyle(messages: invocation.messages)))
@@ -86,7 +87,8 @@ enum PreviewCommand {
         guard location.contentDir != nil else {
             throw OperationalError("'--watch' needs a work tree; this is a bare repository", ko: "'--watch'에는 작업 트리가 필요합니다; 이 저장소는 bare 저장소입니다")
         }
-        let web = try BundleRun(location: location, asOf: asOf, caches: invocation.caches).webFolder(override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) })
+        let web = try BundleRun(location: location, asOf: asOf, caches: invocation.caches).webFolder(
+            override: arguments.value("--web").map { RatecardCLI.resolve($0, against: invocation.directory) }, configured: try invocation.settings()?.config.web)
         // Ctrl-C and SIGTERM are read from a descriptor in the loop below, never handled
         // between two steps of a rebuild: blocked before any thread starts, so every thread
         // inherits the mask.
@@ -94,76 +96,36 @@ enum PreviewCommand {
         guard signals >= 0 else { throw FileSystem.failure("signalfd", "SIGINT/SIGTERM") }
         defer { close(signals) }
 
-        let started = Clock.now()
-        let live = try LiveBuild(location: location, asOf: asOf, webFolder: web, caches: invocation.caches)
-        var gitFolders: [String] = []
-        if let repository = location.repository {
-            gitFolders = [repository.gitDir, repository.commonDir + "/refs/heads"]
-        }
-        let watcher = try FolderWatcher(content: live.root, web: web, gitFolders: gitFolders)
-        var version = 1
         let language = invocation.messages.language
-        let server = try PreviewServer(port: port, webFolder: web, initial: published(live.snapshot, version: version, language: language))
-        server.start()
-        let (root, address, loaded) = (live.root, "http://127.0.0.1:\(server.port)/", Clock.milliseconds(since: started))
-        invocation.out(
-            Message(
-                """
-                Serving the preview of \(root) at \(address) (loaded in \(loaded) ms)
-                Watching the content and \(web) for edits; Ctrl-C stops.
+        let loop = WatchLoop(location: location, asOf: asOf, webFolder: web, port: port, caches: invocation.caches, language: language)
+        try loop.run(stop: signals) { event in
+            switch event {
+            case .serving(let root, let address, let loaded, let snapshot):
+                invocation.out(
+                    Message(
+                        """
+                        Serving the preview of \(root) at \(address) (loaded in \(loaded) ms)
+                        Watching the content and \(web) for edits; Ctrl-C stops.
 
-                """,
-                ko: """
-                    \(root)의 미리보기를 \(address)에서 제공합니다 (불러오는 데 \(loaded) ms)
-                    콘텐츠와 \(web)의 수정을 감시합니다; Ctrl-C로 멈춥니다.
+                        """,
+                        ko: """
+                            \(root)의 미리보기를 \(address)에서 제공합니다 (불러오는 데 \(loaded) ms)
+                            콘텐츠와 \(web)의 수정을 감시합니다; Ctrl-C로 멈춥니다.
 
-                    """))
-        report(live.snapshot, invocation)
-        while true {
-            // While a file or folder cannot be read, it is tried again twice a second even
-            // without an event (descriptors freed elsewhere make no event).
-            let retrying = live.hasUnreadable || watcher.hasUnwatched
-            let (events, stop) = watcher.wait(timeout: retrying ? 500 : -1, also: signals)
-            if stop { break }
-            var changes = events ? watcher.collect(also: signals) : FolderWatcher.Changes()
-            if watcher.hasUnwatched { changes.formUnion(watcher.retry()) }
-            guard !changes.isEmpty || retrying else { continue }
-            let start = Clock.now()
-            let unreadable = live.hasUnreadable ? live.unreadable : []
-            let wasCurrent = live.isCurrent
-            let scope: LiveBuild.Scope
-            do {
-                if changes.overflow {
-                    scope = try live.reloadEverything()
-                } else {
-                    scope = try live.update(changed: changes.content, webChanged: changes.web, gitChanged: changes.git)
-                }
-            } catch {
-                invocation.error(Message.of(error))
-                continue
+                            """))
+                report(snapshot, invocation)
+            case .rebuilt(let what, let took, let scope, let rendered, let version, let snapshot):
+                let (stamp, scopeText) = (Clock.stamp(), describe(scope))
+                invocation.out(
+                    Message(
+                        "\(stamp) \(what): rebuilt in \(took) ms (\(scopeText), \(rendered) rendered, version \(version))\n",
+                        ko: "\(stamp) \(what): \(took) ms 만에 다시 빌드했습니다 (\(scopeText), \(rendered)개 렌더링, 버전 \(version))\n"))
+                report(snapshot, invocation)
+            case .failed(let error): invocation.error(Message.of(error))
             }
-            guard scope != .nothing || changes.web || live.isCurrent != wasCurrent || (live.hasUnreadable ? live.unreadable : []) != unreadable else { continue }
-            version += 1
-            server.publish(published(live.snapshot, version: version, language: language))
-            let names = changes.content.sorted().prefix(3).joined(separator: ", ") + (changes.content.count > 3 ? ", ..." : "")
-            let unreadableNames = unreadable.map(\.path).prefix(3).joined(separator: ", ")
-            let what = !names.isEmpty ? .verbatim(names) : changes.web ? Message("web build", ko: "웹 빌드") : .verbatim(unreadableNames)
-            let (stamp, took, rendered, scopeText) = (Clock.stamp(), Clock.milliseconds(since: start), live.rendered, describe(scope))
-            invocation.out(
-                Message(
-                    "\(stamp) \(what): rebuilt in \(took) ms (\(scopeText), \(rendered) rendered, version \(version))\n",
-                    ko: "\(stamp) \(what): \(took) ms 만에 다시 빌드했습니다 (\(scopeText), \(rendered)개 렌더링, 버전 \(version))\n"))
-            report(live.snapshot, invocation)
         }
-        server.stop()
         invocation.out(Message("Stopped.\n", ko: "멈췄습니다.\n"))
         return RatecardCLI.ExitCode.ok
-    }
-
-    static func published(_ snapshot: LiveBuild.Snapshot, version: Int, language: Language) -> PreviewServer.Published {
-        PreviewServer.Published(
-            version: version, files: snapshot.output?.files ?? [:],
-            problemsPage: snapshot.current ? nil : ProblemsPage.render(snapshot.all, unreadable: snapshot.unreadable, version: version, language: language))
     }
 
     static func describe(_ scope: LiveBuild.Scope) -> Message {
@@ -191,16 +153,8 @@ enum PreviewCommand {
     }
 }
 
-/// Wall-clock helpers for the watch loop's messages.
+/// The wall clock of the watch loop's messages.
 enum Clock {
-    static func now() -> Int {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return spec.tv_sec * 1_000_000_000 + spec.tv_nsec
-    }
-
-    static func milliseconds(since start: Int) -> Int { (now() - start) / 1_000_000 }
-
     /// HH:MM:SS in Asia/Seoul, as every other time ratecard prints (whatever the machine's zone).
     static func stamp() -> String { Timestamp.seoulClock(seconds: time(nil)) }
 }

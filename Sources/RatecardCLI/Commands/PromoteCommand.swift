@@ -22,25 +22,30 @@ enum PromoteCommand {
         run: run)
 
     static func root(_ value: String, _ invocation: Invocation) throws -> any ReleaseStore {
-        try resolved(value, invocation).root
+        try resolved(value, invocation).store
     }
 
-    /// An environment name (a serve root or a bucket prefix), or a serve root folder.
-    static func resolved(_ value: String, _ invocation: Invocation) throws -> (root: any ReleaseStore, protected: Bool) {
+    /// An environment name (a serve root or a bucket prefix), or a serve root folder; named in
+    /// messages as given.
+    static func resolved(_ value: String, _ invocation: Invocation) throws -> Destination {
+        var destination: Destination
         if value.contains("/") {
-            let match = ServeRootOptions.byPath(RatecardCLI.resolve(value, against: invocation.directory), shown: value, invocation)
-            return (match.root, match.protected)
+            destination = try ServeRootOptions.byPath(RatecardCLI.resolve(value, against: invocation.directory), shown: value, invocation)
+        } else {
+            let environment = try ServeRootOptions.environment(value, invocation)
+            destination = Destination(environment, store: try environment.store())
         }
-        let environment = try ServeRootOptions.environment(value, invocation)
-        return (try environment.target(), environment.protected)
+        destination.name = value
+        return destination
     }
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         guard let fromName = arguments.value("--from") else { throw UsageError("Missing expected option '--from <env>'", ko: "'--from <env>' 옵션이 필요합니다") }
         guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'", ko: "'--to <env>' 옵션이 필요합니다") }
         let source = try root(fromName, invocation)
-        var (target, protected) = try resolved(toName, invocation)
-        SigningKeys.attach(&target, arguments, invocation)
+        var destination = try resolved(toName, invocation)
+        SigningKeys.attach(&destination.store, arguments, invocation)
+        let (target, protected) = (destination.store, destination.protected)
         if fromName == toName || source.displayName == target.displayName {
             throw UsageError(
                 "'--from' and '--to' are the same environment (\(toName)); promote ships a release to another environment",
@@ -49,13 +54,14 @@ enum PromoteCommand {
         let json = try ServeRootCommands.format(arguments)
         // A release named on the command line must be one of the source's (an id, a unique prefix or a sequence number).
         let release = try arguments.value("--release").map { try RollbackCommand.resolve($0, in: source) }
-        let destination = Destination(name: toName, store: target, protected: protected, apps: ServeRootOptions.apps(of: toName, invocation))
         let options = PromoteFlow.Options(
             source: (fromName, source), destination: destination, change: ServeRootOptions.change(arguments), release: release,
             asOf: try invocation.asOf(arguments), caches: invocation.caches)
         let console = invocation.console
         let messages = invocation.messages
         let flow = PromoteFlow(location: Result { try ContentLocation.find(from: invocation.directory) }, options: options)
+        // Warnings after the flip: on stderr as they come, and in the JSON summary.
+        var warnings: [Message] = []
         let outcome = try flow.run { event in
             switch event {
             case .waiting(let text): console.err(messages(text) + "\n")
@@ -67,7 +73,9 @@ enum PromoteCommand {
             case .liveDiff: break
             case .approved(let approval):
                 console.err(messages(Message("Approved risky change for \(toName): \(approval.summary)", ko: "\(toName)의 위험한 변경을 승인했습니다: \(approval.summary)")) + "\n")
-            case .warning(let text): console.err(messages.warning(text))
+            case .warning(let text):
+                warnings.append(text)
+                console.err(messages.warning(text))
             }
         }
         var fields: [String: JSON] = ["from": .string(fromName), "to": .string(toName)]
@@ -100,6 +108,7 @@ enum PromoteCommand {
         }
         if json {
             if let usage = target.usage { fields["storage"] = usage }
+            if !warnings.isEmpty { fields["warnings"] = .array(warnings.map { .string($0.english) }) }
             console.out(JSON.object(fields).serialized() + "\n")
         }
         return RatecardCLI.ExitCode.ok

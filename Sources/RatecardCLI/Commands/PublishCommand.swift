@@ -29,11 +29,13 @@ enum PublishCommand {
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try ServeRootCommands.format(arguments)
-        let (root, protected, name) = try ServeRootOptions.resolve(arguments, invocation)
+        let destination = try ServeRootOptions.resolve(arguments, invocation)
+        let (root, name) = (destination.store, destination.name)
         let location = try ContentLocation.find(from: invocation.directory)
         let web: PublishFlow.Web =
-            arguments.has("--no-web") ? .none : arguments.value("--web").map { .folder(RatecardCLI.resolve($0, against: invocation.directory)) } ?? .configured
-        let destination = Destination(name: name, store: root, protected: protected, apps: ServeRootOptions.apps(of: name, invocation))
+            try arguments.has("--no-web")
+            ? .none
+            : arguments.value("--web").map { .folder(RatecardCLI.resolve($0, against: invocation.directory)) } ?? .configured(try invocation.settings()?.config.web)
         var options = PublishFlow.Options(
             destination: destination, change: ServeRootOptions.change(arguments), asOf: try invocation.asOf(arguments), caches: invocation.caches,
             revision: arguments.value("--rev"), web: web)
@@ -42,6 +44,8 @@ enum PublishCommand {
         options.allowShallow = arguments.has("--allow-shallow")
         let console = invocation.console
         let messages = invocation.messages
+        // Warnings after the flip: on stderr as they come, and in the JSON summary.
+        var warnings: [Message] = []
         let result = try PublishFlow(location: location, options: options).run { event in
             switch event {
             case .waiting(let text): console.err(messages(text) + "\n")
@@ -49,7 +53,7 @@ enum PublishCommand {
                 guard options.change.dryRun, !json else { return }
                 switch diff {
                 case .diff(let semantic):
-                    let revision = options.revision ?? "HEAD"
+                    let revision = options.revisionName
                     console.out(
                         DiffFormatter.text(
                             semantic, title: Message("\(name): live -> \(revision)", ko: "\(name): 라이브 -> \(revision)"), colour: console.outIsTerminal, language: messages.language))
@@ -58,7 +62,9 @@ enum PublishCommand {
                 }
             case .approved(let approval):
                 console.err(messages(Message("Approved risky change for \(name): \(approval.summary)", ko: "\(name)의 위험한 변경을 승인했습니다: \(approval.summary)")) + "\n")
-            case .warning(let text): console.err(messages.warning(text))
+            case .warning(let text):
+                warnings.append(text)
+                console.err(messages.warning(text))
             }
         }
         var summary: [String: JSON] = [
@@ -135,6 +141,7 @@ enum PublishCommand {
         }
         if json, case .published = result.outcome {
             if let usage = root.usage { summary["storage"] = usage }
+            if !warnings.isEmpty { summary["warnings"] = .array(warnings.map { .string($0.english) }) }
             console.out(JSON.object(summary).serialized() + "\n")
         }
         return RatecardCLI.ExitCode.ok

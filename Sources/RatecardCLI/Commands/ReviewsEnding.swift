@@ -6,7 +6,7 @@ import RatecardKit
 enum ReviewsEnding {
     /// The warning window: ratecard.yaml's `review_warning_days` where the content is found.
     static func days(_ invocation: Invocation) -> Int {
-        (try? Environments.configured(from: invocation.directory))?.config.reviewWarningDays ?? ServiceConfig.defaultReviewWarningDays
+        (try? invocation.settings())?.config.reviewWarningDays ?? ServiceConfig.defaultReviewWarningDays
     }
 
     /// The reviews ending within `days` of `asOf` (those already ended included), soonest first,

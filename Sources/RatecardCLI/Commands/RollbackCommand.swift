@@ -49,7 +49,11 @@ enum RollbackCommand {
         request.force = arguments.has("--force")
         request.markBad = target == nil || arguments.has("--mark-bad")
         request.dryRun = dryRun
-        let done = try ReleaseHistory(root: root).rollback(request)
+        var warnings: [Message] = []
+        let done = try ReleaseHistory(root: root).rollback(request) { warning in
+            warnings.append(warning)
+            invocation.warning(warning)
+        }
         let forward = sequence(done.to) > sequence(done.from)
         // The release each app version loads may have changed (the one left is bad now).
         if json {
@@ -63,6 +67,7 @@ enum RollbackCommand {
                 "target_was_bad": .bool(done.targetWasBad), "marked_bad": .bool(done.markedBad), "direction": .string(forward ? "forward" : "back"),
             ]
             if let usage = root.usage { fields["storage"] = usage }
+            if !warnings.isEmpty { fields["warnings"] = .array(warnings.map { .string($0.english) }) }
             invocation.console.out(JSON.object(fields).serialized() + "\n")
             return RatecardCLI.ExitCode.ok
         }

@@ -21,7 +21,7 @@ enum ServeCommand {
 
     static func run(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let port = try ServeRootOptions.port(arguments, default: 8080)
-        if let name = arguments.value("--env"), let s3 = try ServeRootOptions.environment(name, invocation).s3 {
+        if let name = arguments.value("--env"), case .bucket(let s3) = try ServeRootOptions.environment(name, invocation).kind {
             let place = "s3://\(s3.bucket)/\(s3.prefix)"
             throw UsageError(
                 "environment '\(name)' is in object storage (\(place)); serve shows a serve root folder: look at a bucket through its CDN or static website",

@@ -105,30 +105,39 @@ enum ServeRootCommands {
 
     static func runStatus(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
-        var targets: [(root: () throws -> any ReleaseStore, name: String, selector: String)] = []
+        var targets: [(destination: () throws -> Destination, name: String, selector: String)] = []
         if arguments.value("--env") == nil && arguments.value("--root") == nil {
             // Bare status: every environment ratecard.yaml names.
-            let environments = try Environments.all(from: invocation.directory)
+            let environments = try invocation.requiredSettings().environments
             guard !environments.isEmpty else {
                 throw UsageError("ratecard.yaml names no environments; pass --root <dir>", ko: "ratecard.yaml에 환경이 하나도 없습니다; --root <dir>을 주세요")
             }
             for environment in environments {
-                targets.append(({ try environment.target() }, environment.name, "--env \(environment.name)"))
+                targets.append(({ Destination(environment, store: try environment.store()) }, environment.name, "--env \(environment.name)"))
             }
         } else {
-            let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
-            targets.append(({ root }, name, arguments.value("--env").map { "--env \($0)" } ?? "--root \(root.displayName)"))
+            let destination = try ServeRootOptions.resolve(arguments, invocation)
+            let root = destination.store
+            targets.append(({ destination }, destination.name, arguments.value("--env").map { "--env \($0)" } ?? "--root \(root.displayName)"))
         }
         var objects: [String: JSON] = [:]
         var texts: [String] = []
         var failed = false
         for (target, name, selector) in targets {
             do {
-                let root = try target()
-                var (object, text) = try status(of: root, name: name, selector: selector, asOf: Day.todayInSeoul(now: invocation.now), invocation)
+                let destination = try target()
+                var (object, text) = try status(of: destination, selector: selector, asOf: Day.todayInSeoul(now: invocation.now), invocation)
                 // The release each supported app version loads (bridge-lines.json).
-                if let (apps, appsText) = BridgeGate.status(root: root, apps: ServeRootOptions.apps(of: name, invocation)), case .object(var fields) = object {
-                    fields["apps"] = apps
+                let apps = StatusFlow(destination: destination, selector: selector).apps()
+                if !apps.isEmpty, case .object(var fields) = object {
+                    var byApp: [String: JSON] = [:]
+                    var appsText = Message("apps:\n", ko: "앱:\n")
+                    for (app, release) in apps {
+                        byApp[app.name] = .object(["bridge": .int(app.bridge), "release": release.map(JSON.string) ?? .null])
+                        let gets = release.map { Message("release \($0)", ko: "릴리스 \($0)") } ?? Message("no release it can run", ko: "실행할 수 있는 릴리스 없음")
+                        appsText += Message("  \(app.name) (bridge \(app.bridge)): \(gets)\n", ko: "  \(app.name) (브리지 \(app.bridge)): \(gets)\n")
+                    }
+                    fields["apps"] = .object(byApp)
                     object = .object(fields)
                     text += invocation.messages(appsText)
                 }
@@ -153,46 +162,29 @@ enum ServeRootCommands {
         return failed ? RatecardCLI.ExitCode.failure : RatecardCLI.ExitCode.ok
     }
 
-    /// One environment's status: what is live, since when (Asia/Seoul), who approved it, whether
-    /// it verifies, and when scheduled content makes it stale.
-    static func status(of root: any ReleaseStore, name: String, selector: String, asOf: Day, _ invocation: Invocation) throws -> (JSON, String) {
-        guard let live = try root.live() else { return nothingPublished(name, invocation) }
-        let info = try root.info(of: live)
-        let journal = try root.journalLog.state()
-        for warning in journal.warnings { invocation.warning(.verbatim("\(name): ") + warning) }
-        let since = journal.activations(of: live).last
-        let approval = journal.publications[live]?.approval?.reason
-        // A constant number of reads: the live version.json against the seal journaled when every
-        // file was verified (`ratecard verify` checks the files themselves).
-        let sealProblems = try root.sealProblems(of: live)
-        // No seal because the flip to it was never journaled (a command killed between the two),
-        // not because it predates seals.
-        let unjournaled = sealProblems == nil && journal.lastActivated != live
-        let noSeal =
-            unjournaled
-            ? Message(
-                "the flip to \(live) is not in the journal (a command was stopped between the flip and its journal entry); run 'ratecard repair \(selector)', then 'ratecard verify'",
-                ko: "\(live)(으)로의 전환이 저널에 없습니다 (전환과 저널 기록 사이에 명령이 멈췄습니다); 'ratecard repair \(selector)'를 실행한 다음 'ratecard verify'를 실행하세요")
-            : Message("no seal in the journal (published before seals); run 'ratecard verify'", ko: "저널에 봉인이 없습니다 (봉인 도입 전에 게시됨); 'ratecard verify'를 실행하세요")
-        let sealDrift = sealProblems?.map(Self.driftText) ?? [noSeal]
-        let drift: [Message] =
-            sealDrift
-            + (try BridgeLines.servedStaleness(root: root)).filter { stale in !sealDrift.contains { $0.english == stale.english } }.map {
-                $0 + Message(" (run 'ratecard repair \(selector)')", ko: " ('ratecard repair \(selector)'을(를) 실행하세요)")
-            }
-        let staleFrom = info.staleFrom.flatMap(Day.init)
+    /// One environment's status (`StatusFlow`) as JSON and as text: what is live, since when
+    /// (Asia/Seoul), who approved it, whether it verifies, and when scheduled content makes it stale.
+    static func status(of destination: Destination, selector: String, asOf: Day, _ invocation: Invocation) throws -> (JSON, String) {
+        let name = destination.name
+        guard let status = try StatusFlow(destination: destination, selector: selector).run(asOf: asOf, now: Int(invocation.now)) else {
+            return nothingPublished(name, invocation)
+        }
+        for warning in status.warnings { invocation.warning(warning) }
+        let (live, info, since, approval, drift) = (status.live, status.info, status.since, status.approval, status.drift)
+        let staleFrom = status.freshness.staleFrom
         let freshness: Message
-        switch staleFrom {
-        case nil: freshness = Message("nothing scheduled after \(info.asOf)", ko: "\(info.asOf) 이후에 시행 예정인 것 없음")
-        case let day? where day <= asOf:
+        switch status.freshness {
+        case .nothingScheduled: freshness = Message("nothing scheduled after \(info.asOf)", ko: "\(info.asOf) 이후에 시행 예정인 것 없음")
+        case .stale(let day):
             freshness = Message(
                 "STALE since \(day) (something scheduled took effect); run 'ratecard publish \(selector) --if-stale'",
                 ko: "\(day)부터 오래됨 (시행 예정이던 것이 시행되었습니다); 'ratecard publish \(selector) --if-stale'을 실행하세요")
-        case let day?:
+        case .current(let day):
             freshness = Message(
                 "until \(day.adding(days: -1)) (something scheduled takes effect on \(day); 'ratecard publish \(selector) --if-stale' that day)",
                 ko: "\(day.adding(days: -1))까지 (\(day)에 시행 예정인 것이 있습니다; 그날 'ratecard publish \(selector) --if-stale'을 실행하세요)")
         }
+        let statement = StatementSummary(status.statement, environment: LiveStatements.environment(of: destination.store))
         let reviews = ReviewsEnding.row(info, asOf: asOf, days: ReviewsEnding.days(invocation))
         let object = JSON.object([
             "environment": .string(name), "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
@@ -202,11 +194,11 @@ enum ServeRootCommands {
             "commit": info.sourceCommit.map { .string($0.hex) } ?? .null, "bundle_id": .string(info.bundleID),
             "as_of": .string(info.asOf), "published_at": .string(info.publishedAt), "author": .string(info.author),
             "message": .string(info.message), "approval": approval.map(JSON.string) ?? .null, "files": .int(info.files.count),
-            "stale_from": staleFrom.map { .string($0.description) } ?? .null, "stale": .bool(staleFrom.map { $0 <= asOf } ?? false),
+            "stale_from": staleFrom.map { .string($0.description) } ?? .null, "stale": .bool(status.freshness.isStale),
             // What was checked: the seal of version.json (`verify` checks the files).
             "checked": .string("version.json seal"), "seal_ok": .bool(drift.isEmpty), "drift": .array(drift.map { JSON.string($0.english) }),
             "reviews_ending": reviews.0,
-            "statement": try StatementSummary(root: root, now: Int(invocation.now)).json,
+            "statement": statement.json,
         ])
         let when = since.map { Timestamp.seoul($0.time) }
         let how = since.map(Self.activation) ?? Message("not in the journal", ko: "저널에 없음")
@@ -225,7 +217,6 @@ enum ServeRootCommands {
             (Message("message", ko: "메시지"), .verbatim(info.message)),
         ]
         if let approval { rows.append((Message("approved", ko: "승인"), .verbatim(approval))) }
-        let statement = try StatementSummary(root: root, now: Int(invocation.now))
         rows.append((Message("signing", ko: "서명"), statement.text))
         if let warning = statement.warning { invocation.warning(.verbatim("\(name): ") + warning) }
         let problems = drift.prefix(5).joined(separator: "; ")
@@ -252,18 +243,6 @@ enum ServeRootCommands {
     /// How many terminal cells `text` takes: a wide character (Hangul) two, the rest one.
     static func cells(_ text: String) -> Int {
         text.unicodeScalars.reduce(0) { $0 + (ReportStyle.isWide($1) ? 2 : 1) }
-    }
-
-    /// One problem `verify` or `status` found with a release's files (`missing: path`,
-    /// `changed object: path`, as the store words them), in words.
-    static func driftText(_ problem: String) -> Message {
-        let kinds: [(String, (String) -> Message)] = [
-            ("missing object: ", { Message("missing object: \($0)", ko: "오브젝트 없음: \($0)") }), ("changed object: ", { Message("changed object: \($0)", ko: "오브젝트 바뀜: \($0)") }),
-            ("missing: ", { Message("missing: \($0)", ko: "없음: \($0)") }), ("changed: ", { Message("changed: \($0)", ko: "바뀜: \($0)") }),
-            ("unlisted: ", { Message("unlisted: \($0)", ko: "목록에 없는 파일: \($0)") }),
-        ]
-        for (prefix, text) in kinds where problem.hasPrefix(prefix) { return text(String(problem.dropFirst(prefix.count))) }
-        return .verbatim(problem)
     }
 
     /// An action of the journal in words: `publish`, `rollback`, `roll forward` (a rollback to a
@@ -427,7 +406,7 @@ enum ServeRootCommands {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
         guard let live = try root.live() else { throw ConflictError("nothing is live in \(root.displayName)", ko: "\(root.displayName)에는 라이브인 것이 없습니다") }
-        let found = try root.drift(of: live, deep: arguments.has("--deep")).map(Self.driftText)
+        let found = try root.drift(of: live, deep: arguments.has("--deep")).map(StatusFlow.driftText)
         // A bucket's drift names a missing index.html too: once is enough.
         var drift = found + (try BridgeLines.servedStaleness(root: root)).filter { stale in !found.contains { $0.english == stale.english } }
         // live.json: its signatures against signing.keys, its file lists against their hashes.
@@ -526,7 +505,12 @@ struct StatementSummary {
     var warning: Message?
 
     init(root: any ReleaseStore, now: Int) throws {
-        guard let summary = try LiveStatements.summary(root: root, now: now) else {
+        self.init(try LiveStatements.summary(root: root, now: now), environment: LiveStatements.environment(of: root))
+    }
+
+    /// `summary` of the statement of environment `selector` (nil: there is none).
+    init(_ summary: LiveStatements.Summary?, environment selector: String) {
+        guard let summary else {
             json = .null
             text = Message("none (written by the next publish, rollback, promote, prune or sign)", ko: "없음 (다음 publish, rollback, promote, prune, sign이 씁니다)")
             return
@@ -543,7 +527,6 @@ struct StatementSummary {
         let signers = summary.signers.isEmpty ? "nobody" : summary.signers.joined(separator: ", ")
         text = Message(
             "sequence \(sequence), signed by \(signers), expires \(expires)", ko: "순번 \(sequence), 서명 \(summary.signers.isEmpty ? "없음" : signers), 만료 \(expires)")
-        let selector = LiveStatements.environment(of: root)
         if left <= 0 {
             warning = Message(
                 "live.json expired at \(expires): apps with the loader refuse it and keep their last good release; run 'ratecard sign --env \(selector)'",

@@ -13,21 +13,22 @@ enum ServeRootOptions {
 
     static let format = OptionSpec("--format", value: "FORMAT", "text (default) or json")
 
-    /// The target the arguments name (a serve root folder, or a bucket prefix for an `s3:`
-    /// environment), and whether its environment is protected.
-    static func resolve(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: any ReleaseStore, protected: Bool, name: String) {
-        var resolved = try place(arguments, invocation)
-        SigningKeys.attach(&resolved.root, arguments, invocation)
-        return resolved
+    /// The place the arguments name (a serve root folder, or a bucket prefix for an `s3:`
+    /// environment) as a `Destination`: its name, store, protection and app versions, from the
+    /// command's one read of ratecard.yaml.
+    static func resolve(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Destination {
+        var destination = try place(arguments, invocation)
+        SigningKeys.attach(&destination.store, arguments, invocation)
+        return destination
     }
 
-    private static func place(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: any ReleaseStore, protected: Bool, name: String) {
+    private static func place(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Destination {
         switch (arguments.value("--env"), arguments.value("--root")) {
         case (let env?, nil):
             let environment = try environment(env, invocation)
-            return (try environment.target(), environment.protected, env)
+            return Destination(environment, store: try environment.store())
         case (nil, let root?):
-            return byPath(RatecardCLI.resolve(root, against: invocation.directory), shown: root, invocation)
+            return try byPath(RatecardCLI.resolve(root, against: invocation.directory), shown: root, invocation)
         case (.some, .some):
             throw UsageError("'--env' and '--root' cannot be used together", ko: "'--env'와 '--root'는 함께 쓸 수 없습니다")
         case (nil, nil):
@@ -35,12 +36,12 @@ enum ServeRootOptions {
         }
     }
 
-    /// The serve root of an environment named in ratecard.yaml; an unknown name is a usage
-    /// error that lists the known ones (and the nearest, when it looks like a typo).
-    static func environment(_ name: String, _ invocation: Invocation) throws -> Environments.Resolved {
-        let environments = try Environments.all(from: invocation.directory)
-        let known = environments.map(\.name)
-        guard let environment = environments.first(where: { $0.name == name }) else {
+    /// An environment named in ratecard.yaml; an unknown name is a usage error that lists the
+    /// known ones (and the nearest, when it looks like a typo).
+    static func environment(_ name: String, _ invocation: Invocation) throws -> Environment {
+        let settings = try invocation.requiredSettings()
+        let known = settings.environments.map(\.name)
+        guard let environment = settings.environment(named: name) else {
             let list = known.joined(separator: ", ")
             let message = Message("Unknown environment '\(name)'", ko: "알 수 없는 환경 '\(name)'")
                 .then(
@@ -56,23 +57,25 @@ enum ServeRootOptions {
 
     /// A serve root given as a folder. When it is the folder of an environment named in
     /// ratecard.yaml (compared after resolving symlinks and `..`), it is that environment, with
-    /// its protection: a path must not be a way around an approval gate.
-    static func byPath(_ path: String, shown: String, _ invocation: Invocation) -> (root: ServeRoot, protected: Bool, name: String) {
-        let normalized = Environments.lexicallyNormalized(path)
+    /// its protection and app versions: a path must not be a way around a gate. Without a
+    /// content folder it is a bare root; a ratecard.yaml that does not read is an error.
+    static func byPath(_ path: String, shown: String, _ invocation: Invocation) throws -> Destination {
+        let normalized = Environment.lexicallyNormalized(path)
         let real = (try? FileSystem.realPath(normalized)) ?? normalized
-        for environment in (try? Environments.all(from: invocation.directory)) ?? [] where environment.s3 == nil {
-            if environment.path == normalized || (try? FileSystem.realPath(environment.path)) == real {
-                var root = ServeRoot(path: normalized)
-                root.delivery = LiveDelivery(environment: environment.name, signing: environment.signing)
-                return (root, environment.protected, environment.name)
+        for environment in try invocation.settings()?.environments ?? [] {
+            guard let folder = environment.folder else { continue }
+            if folder == normalized || (try? FileSystem.realPath(folder)) == real {
+                var matched = environment
+                matched.kind = .folder(normalized)
+                return Destination(matched, store: try matched.store())
             }
         }
-        return (ServeRoot(path: normalized), false, shown)
+        return Destination(name: shown, store: ServeRoot(path: normalized), protected: false, apps: [])
     }
 
     /// Like `resolve`, but the place must already hold releases.
     static func existing(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> any ReleaseStore {
-        let root = try resolve(arguments, invocation).root
+        let root = try resolve(arguments, invocation).store
         if try root.pointer() == nil, try root.releaseIDs().isEmpty {
             throw ConflictError("\(root.displayName) holds no releases yet; publish to it first", ko: "\(root.displayName)에는 아직 릴리스가 없습니다; 먼저 게시하세요")
         }
@@ -84,18 +87,18 @@ enum ServeRootOptions {
     static func folder(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: ServeRoot, name: String) {
         if let name = arguments.value("--env") {
             let environment = try environment(name, invocation)
-            if let s3 = environment.s3 {
+            switch environment.kind {
+            case .bucket(let s3):
                 throw UsageError(
                     "environment '\(name)' is in object storage (s3://\(s3.bucket)/\(s3.prefix)); this command works on a serve root folder",
                     ko: "환경 '\(name)'은(는) 오브젝트 스토리지(s3://\(s3.bucket)/\(s3.prefix))에 있습니다; 이 명령은 서빙 루트 폴더에만 씁니다")
+            case .folder(let path): return (ServeRoot(path: path), name)
             }
-            return (ServeRoot(path: environment.path), name)
         }
-        let (root, _, name) = try resolve(arguments, invocation)
-        return (ServeRoot(path: root.displayName), name)
+        let destination = try resolve(arguments, invocation)
+        return (ServeRoot(path: destination.store.displayName), destination.name)
     }
 
-    /// The app versions an environment supports (`apps:` in ratecard.yaml).
     /// `--port` (0-65535; 0: any free port), or `fallback`.
     static func port(_ arguments: ParsedArguments, default fallback: Int) throws -> Int {
         guard let text = arguments.value("--port") else { return fallback }
@@ -111,10 +114,6 @@ enum ServeRootOptions {
         ChangeRequest(
             message: arguments.value("-m") ?? "", expectLive: arguments.value("--expect-live"), approval: arguments.value("--approve"),
             dryRun: arguments.has("--dry-run"), wait: !arguments.has("--no-wait"), force: arguments.has("--force"))
-    }
-
-    static func apps(of environment: String, _ invocation: Invocation) -> [ServiceConfig.AppVersion] {
-        BridgeGate.apps(of: environment, from: invocation.directory)
     }
 
     /// Why the bridge gate refused a web build, on stderr.

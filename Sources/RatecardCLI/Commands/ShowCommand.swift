@@ -27,7 +27,8 @@ enum ShowCommand {
         guard subjects.count == 1, let subject = subjects.first else {
             throw UsageError("Name exactly one of '--product' or '--terms'", ko: "'--product'와 '--terms' 중 정확히 하나를 주세요")
         }
-        let (root, _, name) = try ServeRootOptions.resolve(arguments, invocation)
+        let destination = try ServeRootOptions.resolve(arguments, invocation)
+        let (root, name) = (destination.store, destination.name)
         let location = try? ContentLocation.find(from: invocation.directory)
         let shown = try ShowFlow(store: root, location: location, caches: invocation.caches).show(subject, at: moment, name: name)
         if json {

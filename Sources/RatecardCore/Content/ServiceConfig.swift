@@ -76,8 +76,10 @@ public struct ServiceConfig: Sendable, Equatable {
     /// ratecard.yaml read outside a validation run (to find the environments or the web build):
     /// the one way it is read besides `read(_:path:diagnostics:)`, which that is built on. A file
     /// that does not read is an error listing every problem as `file:line:column: error RULE:
-    /// message`; `path` names the file in it.
+    /// message`; `path` names the file in it. `RATECARD_TRACE` notes each call
+    /// (`trace: ratecard.yaml read: <path>`), so a test can count them per command.
     public static func load(_ bytes: [UInt8], path: String) throws -> ServiceConfig {
+        Trace.note("ratecard.yaml read: \(path)")
         func failure(_ problems: [Message]) -> OperationalError {
             let lines = problems.map { Message.verbatim("  ") + $0 + .verbatim("\n") }.joined(separator: "")
             return OperationalError(

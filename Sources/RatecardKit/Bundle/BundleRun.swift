@@ -98,11 +98,11 @@ public struct BundleRun {
         return .built(output, snapshot)
     }
 
-    /// The web build folder named by `ratecard.yaml` (`web:`, default `../site`), if it exists.
-    /// The web build folder: `override` (`--web`), else `web:` in ratecard.yaml, else `../site`
-    /// beside the content. A folder that is named but missing is an error that says which and
-    /// how to mend it: a publish without the web app would leave the app's screens blank.
-    public func webFolder(override: String?) throws -> String {
+    /// The web build folder: `override` (`--web`), else `configured` (`web:` in ratecard.yaml, as
+    /// the command read it; asked only without `override`), else `../site` beside the content. A folder that is named but
+    /// missing is an error that says which and how to mend it: a publish without the web app
+    /// would leave the app's screens blank.
+    public func webFolder(override: String?, configured: @autoclosure () throws -> String?) throws -> String {
         if let override {
             guard FileSystem.isDirectory(override) else { throw OperationalError("--web \(override) is not a folder", ko: "--web \(override)은(는) 폴더가 아닙니다") }
             return override
@@ -110,9 +110,9 @@ public struct BundleRun {
         guard let contentDir = location.contentDir else {
             throw OperationalError("a commit read without a content folder has no web build beside it; pass --web DIR", ko: "콘텐츠 폴더 없이 읽은 커밋에는 옆에 웹 빌드가 없습니다; --web DIR을 주세요")
         }
-        let setting = try loadConfig()?.web
+        let setting = try configured()
         let configured = setting ?? "../site"
-        let path = Environments.lexicallyNormalized(configured.hasPrefix("/") ? configured : contentDir + "/" + configured)
+        let path = Environment.lexicallyNormalized(configured.hasPrefix("/") ? configured : contentDir + "/" + configured)
         guard FileSystem.isDirectory(path), FileSystem.exists(path + "/index.html") else {
             let named =
                 setting == nil
@@ -126,12 +126,6 @@ public struct BundleRun {
                     : Message("\(named) is not there (\(path))", ko: "\(named)이(가) 없습니다 (\(path))").then(fix))
         }
         return path
-    }
-
-    private func loadConfig() throws -> ServiceConfig? {
-        guard let contentDir = location.contentDir else { return nil }
-        let path = contentDir + "/ratecard.yaml"
-        return try ServiceConfig.load(try FileSystem.readFile(path), path: path)
     }
 }
 

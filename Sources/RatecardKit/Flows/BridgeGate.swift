@@ -23,13 +23,6 @@ public enum BridgeGate {
         }
     }
 
-    /// The app versions `environment` supports (`apps:` in the ratecard.yaml found from
-    /// `directory`); none for a bare root.
-    public static func apps(of environment: String, from directory: String) -> [ServiceConfig.AppVersion] {
-        guard let (config, _) = try? Environments.configured(from: directory) else { return [] }
-        return config.environments.first { $0.name == environment }?.apps ?? []
-    }
-
     /// Checks the web build against the app versions the environment supports; a passed check
     /// is kept in `cache`.
     public static func check(web: String?, repositoryRoot: String?, apps: [ServiceConfig.AppVersion], environment: String, cache: BuildCache?) throws -> Verdict {
@@ -91,20 +84,5 @@ public enum BridgeGate {
     public static func check(_ requirement: BridgeRequirement, apps: [ServiceConfig.AppVersion], environment: String) -> Verdict {
         let problems = requirement.problems(apps: apps, environment: environment)
         return problems.isEmpty ? .allowed(requirement) : .refused(problems)
-    }
-
-    /// `status`: which release each supported app version gets.
-    public static func status(root: any ReleaseStore, apps: [ServiceConfig.AppVersion]) -> (JSON, Message)? {
-        guard !apps.isEmpty else { return nil }
-        let lines = (try? BridgeLines.read(root: root)) ?? [:]
-        var objects: [String: JSON] = [:]
-        var text = Message("apps:\n", ko: "앱:\n")
-        for app in apps {
-            let chosen = BridgeLines.release(for: app.bridge, in: lines)
-            objects[app.name] = .object(["bridge": .int(app.bridge), "release": chosen.map { .string($0.release) } ?? .null])
-            let gets = chosen.map { Message("release \($0.release)", ko: "릴리스 \($0.release)") } ?? Message("no release it can run", ko: "실행할 수 있는 릴리스 없음")
-            text += Message("  \(app.name) (bridge \(app.bridge)): \(gets)\n", ko: "  \(app.name) (브리지 \(app.bridge)): \(gets)\n")
-        }
-        return (.object(objects), text)
     }
 }

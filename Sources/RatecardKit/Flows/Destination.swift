@@ -20,6 +20,19 @@ public struct Destination {
         self.apps = apps
     }
 
+    /// An environment of ratecard.yaml, its releases in `store` (`Environment.store()`, with the
+    /// signing keys the command was given).
+    public init(_ environment: Environment, store: any ReleaseStore) {
+        self.init(name: environment.name, store: store, protected: environment.protected, apps: environment.apps)
+    }
+
+    /// Whether a flow needs the whole content: a dry run shows the semantic diff from live, and
+    /// a protected destination's approval gate judges it; both read all of the content, so
+    /// neither is built onto the live bundle.
+    func needsWholeContent(_ change: ChangeRequest) -> Bool {
+        change.dryRun || protected
+    }
+
     /// The release the swap must still find live: `--expect-live` as given, else for a protected
     /// destination the release live now (a change made live in between was never gated against
     /// this one; `"none"`: nothing is live). `live`: what the caller read as live already.

@@ -71,7 +71,7 @@ public struct PromoteFlow {
         let expectLive = try destination.expectedLive(options.change)
         // The approval gate: the semantic diff reads both commits' content, only when it is shown or gates.
         var approval: ApprovalGate.Approval?
-        if options.change.dryRun || destination.protected {
+        if destination.needsWholeContent(options.change) {
             let (diff, next) = liveDiff()
             approval = try destination.gate(diff, next: next, asOf: options.asOf, change: options.change, events: events)
         }
@@ -83,7 +83,7 @@ public struct PromoteFlow {
         request.expectLive = expectLive
         request.wait = options.change.wait
         request.extra = (approval?.fields ?? [:]).merging(["from_env": .string(options.source.name)]) { $1 }.merging(forced) { $1 }
-        let result = try ReleaseHistory.promote(request, from: source, to: destination.store)
+        let result = try ReleaseHistory.promote(request, from: source, to: destination.store, onWarning: { events(.warning($0)) })
         if result.alreadyLive { return .alreadyLive(release: result.id) }
         return .promoted(release: result.id, previous: result.previous)
     }

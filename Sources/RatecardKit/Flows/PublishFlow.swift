@@ -14,8 +14,8 @@ import RatecardSupport
 public struct PublishFlow {
     /// Which web build ships with the bundle.
     public enum Web {
-        /// `web:` in ratecard.yaml, else `../site` beside the content.
-        case configured
+        /// `web:` in ratecard.yaml as the command read it (nil: not set), else `../site` beside the content.
+        case configured(String?)
         case folder(String)
         /// The bundle alone: the release serves data and pages only.
         case none
@@ -29,6 +29,8 @@ public struct PublishFlow {
         public var caches: Caches
         /// The commit to publish; nil for HEAD, whose content must be committed.
         public var revision: String?
+        /// The revision as named: `revision`, else HEAD.
+        public var revisionName: String { revision ?? "HEAD" }
         public var web: Web
         /// Only when something scheduled has taken effect since the live release was built:
         /// then the live release's own commit is rebuilt as of `asOf`.
@@ -39,7 +41,7 @@ public struct PublishFlow {
         /// (`--allow-shallow`); without it such a publish is refused (exit 4).
         public var allowShallow = false
 
-        public init(destination: Destination, change: ChangeRequest, asOf: Day, caches: Caches, revision: String? = nil, web: Web = .configured) {
+        public init(destination: Destination, change: ChangeRequest, asOf: Day, caches: Caches, revision: String? = nil, web: Web) {
             self.destination = destination
             self.change = change
             self.asOf = asOf
@@ -93,7 +95,7 @@ public struct PublishFlow {
     public func run(events: (FlowEvent) -> Void = { _ in }) throws -> Result {
         Trace.mark("publish: started")
         let cleanTree = try CleanTree(location, needed: options.revision == nil && !options.ifStale)
-        let revision = options.revision ?? "HEAD"
+        let revision = options.revisionName
         do {
             let result = try steps(cleanTree, events: events)
             if case .published = result.outcome { return result }
@@ -114,7 +116,7 @@ public struct PublishFlow {
         let live = try store.live()
         let liveInfo = live.flatMap { try? store.info(of: $0) }
         try Self.checkClock(options.asOf, explicit: options.asOfExplicit, live: live, info: liveInfo, name: options.destination.name)
-        var result = Result(outcome: .current(.verbatim("")), revision: options.revision ?? "HEAD")
+        var result = Result(outcome: .current(.verbatim("")), revision: options.revisionName)
         if options.ifStale {
             switch try refresh(live: live, info: liveInfo) {
             case .current(let why):
@@ -160,7 +162,7 @@ public struct PublishFlow {
         }
         let uncommitted = try cleanTree.uncommitted()
         guard uncommitted.isEmpty else { return result.ending(.uncommitted(uncommitted)) }
-        return result.ending(.published(try publisher.publish(staged, request, onWait: { events(.waiting($0)) })))
+        return result.ending(.published(try publisher.publish(staged, request, onWait: { events(.waiting($0)) }, onWarning: { events(.warning($0)) })))
     }
 
     /// The build step: onto the live bundle for the everyday rate update (only the changed
@@ -168,7 +170,7 @@ public struct PublishFlow {
     /// destination (whose semantic diff reads all of the content) and every other change.
     private func build(_ revision: String, live: String?, info: ReleaseInfo?) throws -> BundleRun.BuildResult {
         let run = BundleRun(location: location, asOf: options.asOf, caches: options.caches, allowShallow: options.allowShallow)
-        let onto = options.change.dryRun || options.destination.protected ? nil : live.map { BundleRun.Base(store: options.destination.store, release: $0, info: info) }
+        let onto = options.destination.needsWholeContent(options.change) ? nil : live.map { BundleRun.Base(store: options.destination.store, release: $0, info: info) }
         return try run.build(revision: revision, onto: onto)
     }
 
@@ -210,15 +212,15 @@ public struct PublishFlow {
         let run = BundleRun(location: location, asOf: options.asOf, caches: options.caches)
         switch options.web {
         case .none: return nil
-        case .configured: return try run.webFolder(override: nil)
-        case .folder(let path): return try run.webFolder(override: path)
+        case .configured(let setting): return try run.webFolder(override: nil, configured: setting)
+        case .folder(let path): return try run.webFolder(override: path, configured: nil)
         }
     }
 
     /// The approval gate step: the semantic diff against live reads the live commit's content,
     /// so only when it is shown (a dry run) or gates (a protected destination).
     private func approvalGate(_ bundle: BundleRun.Built, events: (FlowEvent) -> Void) throws -> ApprovalGate.Approval? {
-        guard let next = bundle.content, options.change.dryRun || options.destination.protected else { return nil }
+        guard let next = bundle.content, options.destination.needsWholeContent(options.change) else { return nil }
         let diff = ApprovalGate.liveDiff(root: options.destination.store, location: location, next: next, asOf: options.asOf, caches: options.caches)
         return try options.destination.gate(diff, next: next, asOf: options.asOf, change: options.change, events: events)
     }
@@ -283,14 +285,16 @@ public struct PublishFlow {
         guard let info else {
             throw OperationalError("the live release \(live)'s version.json cannot be read; run 'ratecard verify'", ko: "라이브 릴리스 \(live)의 version.json을 읽을 수 없습니다; 'ratecard verify'를 실행하세요")
         }
-        guard let from = info.staleFrom.flatMap(Day.init) else {
+        let from: Day
+        switch Freshness(info, asOf: asOf) {
+        case .nothingScheduled:
             return .current(Message("release \(live) has nothing scheduled after \(info.asOf)", ko: "릴리스 \(live)에는 \(info.asOf) 이후에 시행 예정인 것이 없습니다"))
-        }
-        guard from <= asOf else {
+        case .current(let day):
             return .current(
                 Message(
-                    "release \(live) is current until \(from.adding(days: -1)) (something scheduled takes effect on \(from))",
-                    ko: "릴리스 \(live)은(는) \(from.adding(days: -1))까지 최신입니다 (\(from)에 시행 예정인 것이 있습니다)"))
+                    "release \(live) is current until \(day.adding(days: -1)) (something scheduled takes effect on \(day))",
+                    ko: "릴리스 \(live)은(는) \(day.adding(days: -1))까지 최신입니다 (\(day)에 시행 예정인 것이 있습니다)"))
+        case .stale(let since): from = since
         }
         guard let commit = info.sourceCommit else {
             throw ConflictError("release \(live) is stale since \(from) but names no commit to rebuild; publish with --rev", ko: "릴리스 \(live)은(는) \(from)부터 오래된 상태인데 다시 빌드할 커밋이 없습니다; --rev로 게시하세요")

@@ -124,7 +124,7 @@ public final class ValidationRun {
     public func validateWorkingTreeAndWebBuild() throws -> ValidationReport {
         let snapshot = try checkingHead(snapshot(revision: nil))
         var report = snapshot.report
-        if let web = try? BundleRun(location: location, asOf: validator.context.asOf, caches: loader.caches).webFolder(override: nil) {
+        if let web = try? BundleRun(location: location, asOf: validator.context.asOf, caches: loader.caches).webFolder(override: nil, configured: snapshot.content.config?.web) {
             let prefix = BridgeCheck.displayPrefix(webFolder: web, repositoryRoot: location.repository?.workdir)
             let apps = (snapshot.content.config?.environments ?? []).map { (environment: $0.name, apps: $0.apps) }
             report.diagnostics = (report.diagnostics + (try BridgeCheck.run(webFolder: web, displayPrefix: prefix, apps: apps)).diagnostics).sorted()

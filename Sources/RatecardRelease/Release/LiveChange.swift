@@ -60,8 +60,11 @@ struct LiveChange {
     /// recorded by the next run's recovery, and what the store keeps beside the pointer (a bucket's
     /// `index.html`) that could not follow is reported after the lines are written (exit 4, the
     /// release live) and repaired by the next command.
-    /// `failed` is called when the pointer could not be flipped (live is unchanged).
-    func makeLive(_ id: String, journal fields: [String: JSON], bridgeRequires: Int? = nil, failed: (any Error) -> Void = { _ in }) throws {
+    /// `failed` is called when the pointer could not be flipped (live is unchanged); `warn` with
+    /// what went wrong after the flip that does not undo it (the journal entry not written).
+    func makeLive(
+        _ id: String, journal fields: [String: JSON], bridgeRequires: Int? = nil, failed: (any Error) -> Void = { _ in }, warn: (Message) -> Void
+    ) throws {
         var afterFlip: AfterFlipError?
         do {
             try lease.confirm()
@@ -77,7 +80,7 @@ struct LiveChange {
         let sequence = try? LiveStatements.nextSequence(root: root)
         var fields = fields
         if let sequence { fields["live_sequence"] = .int(sequence) }
-        root.journalAfterSwap(fields)
+        if let warning = root.journalAfterSwap(fields) { warn(warning) }
         CrashPoint.hit("journaled")
         try BridgeLines.updateAfterChange(root: root, live: id, known: bridgeRequires.map { [id: $0] } ?? [:])
         CrashPoint.hit("lines-written")

@@ -87,13 +87,14 @@ public struct Publisher {
     }
 
     /// Publishes `request`: stages it in memory, then `publish(_:_:onWait:)`.
-    public func publish(_ request: Request, onWait: (Message) -> Void = { _ in }) throws -> Outcome {
-        try publish(try stage(request), request, onWait: onWait)
+    public func publish(_ request: Request, onWait: (Message) -> Void = { _ in }, onWarning: (Message) -> Void = { _ in }) throws -> Outcome {
+        try publish(try stage(request), request, onWait: onWait, onWarning: onWarning)
     }
 
     /// The protocol's steps, in order, for a release already staged: lock and recover, read the
     /// live release, write version.json's content, put the objects and the release, flip, journal.
-    public func publish(_ staged: Staged, _ request: Request, onWait: (Message) -> Void = { _ in }) throws -> Outcome {
+    /// `onWarning` hears what went wrong after the flip without undoing it.
+    public func publish(_ staged: Staged, _ request: Request, onWait: (Message) -> Void = { _ in }, onWarning: (Message) -> Void = { _ in }) throws -> Outcome {
         Trace.mark("publish: staged \(staged.files.count) files")
         let change = try LiveChange.begin(
             target, command: request.action, wait: request.wait, onWait: onWait, expectLive: request.expectLive, crashPoints: ("locked", "recovered"))
@@ -119,7 +120,7 @@ public struct Publisher {
             throw error
         }
         let requires = request.bridge?["requires"]?.intValue ?? 0
-        try change.makeLive(info.id, journal: Self.journalFields(info, seal: SHA256.hex(manifest), previous: change.live, request), bridgeRequires: requires, failed: failed)
+        try change.makeLive(info.id, journal: Self.journalFields(info, seal: SHA256.hex(manifest), previous: change.live, request), bridgeRequires: requires, failed: failed, warn: onWarning)
         let linked = staged.files.filter { target.inEntryFolder($0.path, format: info.format) }.count
         return .published(id: info.id, previous: change.live, plan: Self.plan(staged, request), bytesWritten: written, filesLinked: linked)
     }

@@ -63,7 +63,8 @@ public struct ReleaseHistory {
     /// between the swap and the final entry cannot lose it. A target marked bad needs `force`;
     /// the target of a rollback is never left marked bad. `dryRun` checks everything and
     /// changes nothing.
-    public func rollback(_ request: RollbackRequest) throws -> Rollback {
+    /// `onWarning` hears what went wrong after the flip without undoing it.
+    public func rollback(_ request: RollbackRequest, onWarning: (Message) -> Void = { _ in }) throws -> Rollback {
         let marksBad = request.markBad ?? (request.target == nil)
         let change = try LiveChange.begin(root, command: "rollback", wait: request.wait, expectLive: nil, recover: !request.dryRun, pointerOnly: true)
         defer { change.end() }
@@ -86,7 +87,7 @@ public struct ReleaseHistory {
         try root.journalLog.append(fields)
         CrashPoint.hit("intent")
         fields.merge(JournalFields.base(action: "rollback")) { $1 }
-        try change.makeLive(chosen, journal: fields)
+        try change.makeLive(chosen, journal: fields, warn: onWarning)
         return result
     }
 
@@ -175,7 +176,9 @@ public struct ReleaseHistory {
     /// hard-linked: two environments never share an inode), then its manifest, the copy is
     /// re-hashed, then the pointer is flipped. Between a serve root and a bucket either way, or
     /// two buckets or prefixes. Returns the id the release has in the target.
-    public static func promote(_ request: Promotion, from source: any ReleaseStore, to target: any ReleaseStore) throws -> (id: String, previous: String?, alreadyLive: Bool) {
+    public static func promote(
+        _ request: Promotion, from source: any ReleaseStore, to target: any ReleaseStore, onWarning: (Message) -> Void = { _ in }
+    ) throws -> (id: String, previous: String?, alreadyLive: Bool) {
         let (release, message, extra) = (request.release, request.message, request.extra)
         guard let id = try release ?? source.live() else { throw ConflictError("\(source.displayName) has nothing live to promote", ko: "\(source.displayName)에는 승격할 라이브 릴리스가 없습니다") }
         guard let manifest = try source.manifest(of: id) else { throw ConflictError("release \(id) does not exist in \(source.displayName)", ko: "\(source.displayName)에 릴리스 \(id)이(가) 없습니다") }
@@ -214,7 +217,7 @@ public struct ReleaseHistory {
         fields["message"] = .string(message)
         fields["bridge_requires"] = .int(info.bridge?["requires"]?.intValue ?? 0)
         for (key, value) in extra { fields[key] = value }
-        try change.makeLive(promoted, journal: fields)
+        try change.makeLive(promoted, journal: fields, warn: onWarning)
         return (promoted, change.live, false)
     }
 

@@ -149,13 +149,18 @@ extension ReleaseStore {
         return SHA256.hex(bytes) == seal ? .sealed(info) : .broken
     }
 
-    /// Appends a journal entry for a flip that already happened; a failure is reported on stderr,
-    /// never thrown, because live has moved and the next run's `recover()` records it.
-    public func journalAfterSwap(_ fields: [String: JSON]) {
+    /// Appends a journal entry for a flip that already happened. A failure is returned as a
+    /// warning for the command to report, never thrown, because live has moved and the next
+    /// run's `recover()` records it.
+    public func journalAfterSwap(_ fields: [String: JSON]) -> Message? {
         do {
             try journalLog.append(fields)
+            return nil
         } catch {
-            Trace.standardError("warning: \(displayName): live was switched, but the journal could not be written (\(error)); the next run records it\n")
+            let why = Message.of(error)
+            return Message(
+                "\(displayName): live was switched, but the journal could not be written (\(why.english)); the next run records it",
+                ko: "\(displayName): 라이브는 바뀌었지만 저널을 쓰지 못했습니다 (\(why.korean)); 다음 실행이 이를 기록합니다")
         }
     }
 
