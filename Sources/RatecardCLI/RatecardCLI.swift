@@ -20,6 +20,7 @@ public enum RatecardCLI {
         PublishCommand.command,
         PromoteCommand.command,
         RollbackCommand.command,
+        RolloutCommand.command,
         SigningKeys.keys,
         SigningKeys.sign,
         ServeRootCommands.status,
