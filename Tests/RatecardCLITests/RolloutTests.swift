@@ -206,4 +206,39 @@ import Testing
             }
         }
     }
+
+    @Test("a rollout on a bucket (SeaweedFS, read as a static host) reaches its share, then everyone once completed")
+    func rolloutOnABucket() throws {
+        try withTemporaryDirectory { directory in
+            let s3 = try S3Environments(in: directory, engine: .seaweedfs, publicRead: true)
+            defer { s3.stop() }
+            try s3.fixture.stampWeb()
+            #expect(try s3.run(s3.publish(s3.fixture.commits[0])).status == 0)
+            let first = try #require(try s3.liveIsComplete("published"))
+            try s3.fixture.stampWeb()
+            let started = try s3.run(s3.publish(s3.fixture.commits[1], ["--rollout", "10"]))
+            #expect(started.status == 0, "\(started.out)\(started.err)")
+            #expect(try s3.liveIsComplete("rolled out") == first, "a rollout leaves the pointer where it was")
+            let envelope = try JSONDecoder().decode(SignedLiveStatement.self, from: Data(try #require(try s3.client().get("live.json")).bytes))
+            let statement = try JSONDecoder().decode(LiveStatement.self, from: Data(try #require(envelope.payloadBytes)))
+            let rollout = try #require(statement.live.rollout)
+            #expect(rollout.release != first && rollout.share == 1000)
+            let base = "\(s3.server.endpoint)/rc-production/app"
+            func loads(_ install: String) throws -> String {
+                let result = try ratecard(["fetch", base, "--bridge", "1", "--state", directory + "/state-" + install, "--install-id", install], in: directory)
+                #expect(result.status == 0, "\(install): \(result.out)\(result.err)")
+                return result.out
+            }
+            let inside = try Self.install(in: rollout.id, percent: 10, included: true)
+            let outside = try Self.install(in: rollout.id, percent: 10, included: false)
+            #expect(try loads(inside).contains("loads release \(rollout.release) of production"))
+            #expect(try loads(outside).contains("loads release \(first) of production"))
+            let complete = try s3.run(["rollout", "--env", "production", "--complete", "-m", "everyone"])
+            #expect(complete.status == 0, "\(complete.out)\(complete.err)")
+            #expect(try s3.liveIsComplete("completed") == rollout.release)
+            #expect(try loads(outside).contains("loads release \(rollout.release) of production"))
+            try s3.servedStateIsConsistent("completed", staleAllowed: false)
+            #expect(try s3.store().journalLog.state().rollout == nil)
+        }
+    }
 }
