@@ -128,7 +128,11 @@ import Testing
             let third = try #require(try env.releases().last)
             let again = try #require(try env.fixture.statement().live.rollout)
             #expect(again.release == third && again.id != rollout.id, "\(again)")
-            #expect(try env.publish(3, rollout: 10).status == 3, "one rollout at a time")
+            // (Commit 0: commit 1's bundle is in the release marked bad, refused for that.)
+            let another = try env.publish(4, rollout: 10)
+            #expect(another.status == 3 && another.err.contains("is being rolled out"), "one rollout at a time: \(another.out)\(another.err)")
+            let overtaking = try env.publish(4, rollout: nil)
+            #expect(overtaking.status == 3 && overtaking.err.contains("is being rolled out"), "\(overtaking.out)\(overtaking.err)")
             let complete = try env.run(["rollout", "--env", "production", "--complete", "-m", "everyone"])
             #expect(complete.status == 0 && complete.out.contains("Completed the rollout of \(third)"), "\(complete.out)\(complete.err)")
             #expect(try env.root.live() == third)
@@ -177,7 +181,7 @@ import Testing
             let env = try Staged(in: directory)
             #expect(try env.publish(0, rollout: nil).status == 0)
             var published = 1
-            let steps = Rollouts.steps
+            let steps = CrashPoint.rolloutSteps
             var generator = SeededGenerator(seed: TestTier.seed)
             let chosen = TestTier.isFull ? steps : Array(steps.shuffled(using: &generator).prefix(2))
             print("rollout crash campaign: steps \(chosen.joined(separator: ", ")) (seed \(TestTier.seed))")
@@ -203,6 +207,55 @@ import Testing
                 #expect(statement.live.release == live, "\(step)")
                 let rolling = journal.rollout.flatMap { $0.release == live ? nil : $0 }
                 #expect(statement.live.rollout?.release == rolling?.release && statement.live.rollout?.share == rolling?.share, "\(step): \(statement.live)")
+            }
+            // publish --rollout journals its start where a publish would flip, then writes live.json.
+            let starts = TestTier.isFull ? ["rollout-journaled", "live-written"] : [["rollout-journaled", "live-written"].randomElement(using: &generator)!]
+            for step in starts {
+                if try env.root.journalLog.state().rollout != nil {
+                    #expect(try env.run(["rollout", "--env", "production", "--halt", "--keep-good", "-m", "next round"]).status == 0)
+                }
+                let page = "<!DOCTYPE html><title>app \(published)</title><script src=\"app/app.js\"></script>\n"
+                unlink(env.fixture.publish.web + "/index.html")
+                try FileSystem.writeFile(env.fixture.publish.web + "/index.html", Array(page.utf8))
+                published += 1
+                let killed = try env.run(
+                    ["publish", "--env", "production", "--rev", env.fixture.publish.commits[0], "--web", env.fixture.publish.web, "--as-of", "2026-11-29", "-m", "x", "--rollout", "10"],
+                    environment: ["RATECARD_CRASH_AT": step])
+                #expect(killed.status == SIGKILL, "publish at \(step): not killed: \(killed.status) \(killed.err)")
+                if try env.verified().status != 0 { #expect(try env.run(["sign", "--env", "production"]).status == 0) }
+                #expect(try env.verified().status == 0, "publish at \(step): live.json stays stale after the next command")
+                let rolling = try #require(try env.root.journalLog.state().rollout, "publish at \(step): the start was journaled")
+                #expect(try env.fixture.statement().live.rollout?.id == rolling.id, "publish at \(step)")
+            }
+        }
+    }
+
+    @Test(
+        "a rollout on a bucket killed after each named step leaves the statement consistent, or the next command repairs it",
+        .enabled(if: TestTier.isFull, "starts SeaweedFS and kills every step: in make test-full"))
+    func crashCampaignOnABucket() throws {
+        try withTemporaryDirectory { directory in
+            let s3 = try S3Environments(in: directory, engine: .seaweedfs)
+            defer { s3.stop() }
+            try s3.fixture.stampWeb()
+            #expect(try s3.run(s3.publish(s3.fixture.commits[0])).status == 0)
+            for (round, step) in (CrashPoint.rolloutSteps + ["served"]).enumerated() {
+                if try s3.store().journalLog.state().rollout == nil {
+                    try s3.fixture.stampWeb()
+                    #expect(try s3.run(s3.publish(s3.fixture.commits[round % 2], ["--rollout", "10"])).status == 0)
+                }
+                let flip = ["swapped", "served", "journaled", "lines-written"].contains(step)
+                let command = flip ? ["--complete"] : ["--percent", String(20 + round)]
+                let killed = try s3.run(["rollout", "--env", "production"] + command + ["-m", "round \(round)"], environment: ["RATECARD_CRASH_AT": step])
+                #expect(killed.status == SIGKILL, "\(step): not killed: \(killed.status) \(killed.err)")
+                try s3.servedStateIsConsistent("killed at \(step)", staleAllowed: true)
+                #expect(try s3.run(["sign", "--env", "production"]).status == 0)
+                try s3.servedStateIsConsistent("after the next command (\(step))", staleAllowed: false)
+                let root = s3.store()
+                let live = try #require(try root.pointer())
+                let rolling = try root.journalLog.state().rollout.flatMap { $0.release == live ? nil : $0 }
+                let statement = try #require(try LiveStatements.read(root: root)).statement
+                #expect(statement.live.release == live && statement.live.rollout?.share == rolling?.share, "\(step): \(statement.live)")
             }
         }
     }

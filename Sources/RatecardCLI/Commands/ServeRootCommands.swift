@@ -277,6 +277,7 @@ enum ServeRootCommands {
         case .rollback where forward: return Message("roll forward", ko: "앞으로 되돌림")
         case .rollback: return Message("rollback", ko: "롤백")
         case .recover: return Message("recover", ko: "복구")
+        case .rolloutComplete: return Message("rollout completed", ko: "단계적 배포 완료")
         default: return .verbatim(action.rawValue)
         }
     }

@@ -107,7 +107,8 @@ public struct Publisher {
         if let liveInfo = staged.liveInfo, let live = change.live, liveInfo.serves(staged.files) {
             return .alreadyLive(id: live)
         }
-        if request.rollout != nil { try Self.requireRolloutBase(target, live: change.live) }
+        // One rollout at a time, and none overtaken by a release made live for everyone.
+        if request.rollout != nil { try Self.requireRolloutBase(target, live: change.live) } else { try Rollouts.requireNone(target, live: change.live) }
         let info = ReleaseInfo(
             id: try target.nextReleaseID(bundleID: request.bundle.manifest.bundleID), bundleID: request.bundle.manifest.bundleID,
             sourceCommit: request.bundle.manifest.sourceCommit, asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(),

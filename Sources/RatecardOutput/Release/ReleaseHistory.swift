@@ -204,6 +204,7 @@ public struct ReleaseHistory {
         defer { change.end() }
         // Already live: the same release, or a copy of it promoted before.
         if let live = change.live, try live == id || target.info(of: live).promotedFrom == id { return (live, live, true) }
+        try Rollouts.requireNone(target, live: change.live)
         // The copy takes the target's next number (its source's id recorded), so no two
         // releases of the target share a number and `rollback --to N` names one.
         var info = sourceInfo

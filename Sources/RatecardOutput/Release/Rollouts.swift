@@ -49,10 +49,6 @@ public struct Rollouts {
         public var markedBad: Bool
     }
 
-    /// Every named step of `rollout`, in order, for `RATECARD_CRASH_AT` (a completion's flip goes
-    /// through `LiveChange.makeLive`: `swapped`, `journaled`, `lines-written`, `live-written`).
-    public static let steps = ["rollout-locked", "rollout-recovered", "rollout-journaled", "swapped", "journaled", "lines-written", "live-written"]
-
     /// The rollout id of a release whose start entry carries statement sequence `sequence`.
     static func id(release: String, sequence: Int) -> String { "\(release)@\(sequence)" }
 
