@@ -122,6 +122,10 @@ import Testing
             try expectLoads(first, widened)
             #expect(try env.fixture.statement().live.rollout == nil)
             #expect(try env.run(["rollout", "--env", "production", "--percent", "20", "-m", "x"]).status == 3)
+            // log tells the change's rollout history.
+            let log = try env.read(["log", "--product", "acme-bank/credit", "--env", "production"])
+            #expect(log.out.contains("rolled out to 10% of installs in release \(second)"), "\(log.out)\(log.err)")
+            #expect(log.out.contains("rollout of release \(second) set to 50%") && log.out.contains("rollout of release \(second) halted"), "\(log.out)")
 
             // A second rollout picks its own installs; completed, it is live for everyone.
             #expect(try env.publish(2, rollout: 10).status == 0)
