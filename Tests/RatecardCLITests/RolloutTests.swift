@@ -156,6 +156,32 @@ import Testing
         }
     }
 
+    @Test("a rollout whose web build needs bridge 2 rides only on the lines of apps that have it, and no line of bridge-lines.json names it")
+    func rolloutKeepsToTheBridgeLines() throws {
+        try withTemporaryDirectory { directory in
+            let fixture = try PublishFixture(in: directory, commits: 2, bridge: true)
+            func publish(_ index: Int, needsShare: Bool, _ extra: [String] = []) throws -> Execution {
+                unlink(fixture.web + "/app/calls.js")
+                try FileSystem.writeFile(fixture.web + "/app/calls.js", Array(PublishFixture.call(needsShare: needsShare).utf8))
+                return try ratecard(
+                    ["publish", "--root", fixture.root, "--rev", fixture.commits[index], "--web", fixture.web, "--as-of", "2026-11-29", "-m", "x"] + extra, in: fixture.repo)
+            }
+            #expect(try publish(0, needsShare: false).status == 0)
+            let first = try #require(try ServeRoot(path: fixture.root).live())
+            let started = try publish(1, needsShare: true, ["--rollout", "30"])
+            #expect(started.status == 0, "\(started.out)\(started.err)")
+            let second = try #require(try ServeRoot(path: fixture.root).releaseIDs().last)
+            let envelope = try JSONDecoder().decode(SignedLiveStatement.self, from: Data(try FileSystem.readFile(fixture.root + "/live.json")))
+            let statement = try JSONDecoder().decode(LiveStatement.self, from: Data(try #require(envelope.payloadBytes)))
+            #expect(statement.live.release == first && statement.live.rollout == nil, "\(statement.live)")
+            #expect(statement.lines["1"]?.release == first && statement.lines["1"]?.rollout == nil, "\(statement.lines)")
+            #expect(statement.lines["2"]?.release == first && statement.lines["2"]?.rollout?.release == second, "\(statement.lines)")
+            #expect(statement.lines["2"]?.rollout?.share == 3000)
+            let lines = try BridgeLines.read(root: ServeRoot(path: fixture.root))
+            #expect(!lines.isEmpty && !lines.values.contains(second), "bridge-lines.json gives apps the release being rolled out: \(lines)")
+        }
+    }
+
     @Test("rollback during a rollout halts it first and says so; prune keeps the release being rolled out")
     func rollbackAndPruneCompose() throws {
         try withTemporaryDirectory { directory in

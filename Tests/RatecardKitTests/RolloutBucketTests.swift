@@ -67,4 +67,36 @@ import Testing
         let plain = try JSONEncoder().encode(LiveStatement.Line(release: line.release, files: line.files))
         #expect(!String(decoding: plain, as: UTF8.self).contains("rollout"))
     }
+
+    @Test("the journal's state knows the rollout in progress after replay, from entries or from its checkpoint")
+    func journalStateFoldsRollouts() throws {
+        func entry(_ json: String) throws -> Journal.Entry { try Journal.Entry.read(Array(json.utf8)) }
+        var state = JournalState()
+        let time = "2026-12-05T01:00:00Z"
+        state.apply(try entry(#"{"action":"publish","time":"\#(time)","release":"000001-aaaa"}"#))
+        state.apply(
+            try entry(#"{"action":"rollout-start","time":"\#(time)","user":"kim","release":"000002-bbbb","rollout_id":"000002-bbbb@3","share_bp":1000,"message":"first"}"#))
+        state.apply(try entry(#"{"action":"rollout-percent","time":"\#(time)","release":"000002-bbbb","rollout_id":"000002-bbbb@3","share_bp":5000}"#))
+        #expect(state.rollout?.release == "000002-bbbb" && state.rollout?.share == 5000 && state.rollout?.id == "000002-bbbb@3")
+        #expect(state.rolloutHistory(of: "000002-bbbb").map(\.action) == [.rolloutStart, .rolloutPercent])
+        #expect(state.publications["000002-bbbb"]?.action == .rolloutStart)
+        let checkpoint = try #require(JournalState(json: state.json))
+        #expect(checkpoint == state)
+        // Halted: none in progress, and its release is marked bad (unless marks_bad is false).
+        var halted = state
+        halted.apply(try entry(#"{"action":"rollout-halt","time":"\#(time)","release":"000002-bbbb","rollout_id":"000002-bbbb@3","share_bp":0}"#))
+        #expect(halted.rollout == nil && halted.badReleases(live: "000001-aaaa") == ["000002-bbbb"])
+        // Completed, or its flip recovered after a kill: none in progress, its release activated.
+        var completed = state
+        completed.apply(try entry(#"{"action":"rollout-complete","time":"\#(time)","release":"000002-bbbb","rollout_id":"000002-bbbb@3"}"#))
+        #expect(completed.rollout == nil && completed.lastActivated == "000002-bbbb")
+        var recovered = state
+        recovered.apply(try entry(#"{"action":"recover","time":"\#(time)","release":"000002-bbbb"}"#))
+        #expect(recovered.rollout == nil && recovered.lastActivated == "000002-bbbb")
+        // A checkpoint from before rollouts has none in progress.
+        guard case .object(var fields) = JournalState().json else { return #expect(Bool(false)) }
+        fields["rollout"] = nil
+        fields["rollout_history"] = nil
+        #expect(JournalState(json: .object(fields))?.rollout == nil)
+    }
 }
