@@ -27,9 +27,11 @@ enum FetchCommand {
             accepted before and that it has not expired, picks the bridge line, then fetches the release's file list
             and every file from <url>/o/ and checks each against its sha256 and size. A redirect to another host is
             refused. With --state, checked files are kept by hash, and the first environment loaded is the one
-            expected afterwards. Exit 0: prints the release the app would load. Exit 1: what is served was refused;
-            prints why and the last good release kept (the app would open it). Exit 4: nothing could be fetched
-            (the release kept, if any, is what the app would open).
+            expected afterwards. During a staged rollout the install's id decides whether it loads the release being
+            rolled out (--install-id, else a random id kept in the state folder), as on a phone. Exit 0: prints the
+            release the app would load. Exit 1: what is served was refused; prints why and the last good release
+            kept (the app would open it). Exit 4: nothing could be fetched (the release kept, if any, is what the
+            app would open).
             """,
         run: run)
 
