@@ -182,6 +182,28 @@ import Testing
         }
     }
 
+    @Test("a protected environment approves a risky rollout at publish time, journaled; completing it needs no second approval")
+    func approvalAtPublishTime() throws {
+        try withTemporaryDirectory { directory in
+            let protected = try ApprovalGateTests.Protected(in: directory, publishing: ["production"])
+            let repo = protected.fixture.repo
+            let first = try #require(try protected.production.live())
+            try protected.commitBigMove(in: repo)
+            let refused = try ratecard(protected.publish("production") + ["-m", "big move", "--rollout", "10"], in: repo)
+            #expect(refused.status == 1, "\(refused.out)\(refused.err)")
+            #expect(try protected.production.journalLog.state().rollout == nil)
+            let approved = try ratecard(protected.publish("production") + ["-m", "big move", "--rollout", "10", "--approve", "checked with compliance"], in: repo)
+            #expect(approved.status == 0, "\(approved.out)\(approved.err)")
+            let state = try protected.production.journalLog.state()
+            let rollout = try #require(state.rollout)
+            #expect(try protected.production.live() == first)
+            #expect(state.publications[rollout.release]?.approval?.reason == "checked with compliance")
+            let complete = try ratecard(["rollout", "--env", "production", "--complete", "-m", "everyone"], in: repo)
+            #expect(complete.status == 0, "\(complete.out)\(complete.err)")
+            #expect(try protected.production.live() == rollout.release)
+        }
+    }
+
     @Test("rollback during a rollout halts it first and says so; prune keeps the release being rolled out")
     func rollbackAndPruneCompose() throws {
         try withTemporaryDirectory { directory in
