@@ -98,10 +98,17 @@ enum PublishCommand {
             return RatecardCLI.ExitCode.invalid
         case .dryRun(let plan, let live):
             summary.merge(["outcome": .string("dry_run"), "live": live.map(JSON.string) ?? .null, "changes": plan.counts]) { $1 }
+            if let share = options.rollout { summary["rollout_share_bp"] = .int(share) }
             if json {
                 console.out(JSON.object(summary).serialized() + "\n")
             } else {
                 invocation.out(describe(plan, live: live, target: name, bundle: result.bundleID ?? ""))
+                if let share = options.rollout {
+                    invocation.out(
+                        Message(
+                            "(--rollout: it would reach \(Rollouts.share(share)) of installs first; live would stay for the rest)\n",
+                            ko: "(--rollout: 먼저 설치의 \(Rollouts.share(share))에만 닿고, 나머지의 라이브는 그대로입니다)\n"))
+                }
             }
         case .published(.alreadyLive(let id)):
             summary.merge(["outcome": .string("already_live"), "release": .string(id)]) { $1 }
