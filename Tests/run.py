@@ -56,6 +56,7 @@ WEIGHTS = {
     "RatecardCLITests.ExitCodeContractTests": 8,
     "RatecardCLITests.BridgeTests": 14,
     "RatecardCLITests.GeneratedLoaderTests": 6,
+    "RatecardCLITests.RolloutTests": 13,
 }
 # Light suites are run several to a process, to save each its process start.
 BATCH_SECONDS = 6

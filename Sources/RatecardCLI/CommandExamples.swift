@@ -37,6 +37,11 @@ enum CommandExamples {
         ],
         "promote": ["ratecard promote --from staging --to production -m \"checked on staging\""],
         "rollback": ["ratecard rollback --env production -m \"wrong band for 701-800\""],
+        "rollout": [
+            "ratecard publish --env production --rollout 10 -m \"December rates\"   # 10% of installs first",
+            "ratecard rollout --env production --percent 50 -m \"no complaints after a day\"",
+            "ratecard rollout --env production --complete -m \"everyone\"",
+        ],
         "status": ["ratecard status --env production --format json"],
         "releases": ["ratecard releases --env production   # newest first, with live and bad marks"],
         "verify": ["ratecard verify --env production     # exit 1 if a live file changed on disk"],

@@ -20,6 +20,7 @@ public enum RatecardCLI {
         PublishCommand.command,
         PromoteCommand.command,
         RollbackCommand.command,
+        RolloutCommand.command,
         SigningKeys.keys,
         SigningKeys.sign,
         ServeRootCommands.status,
@@ -60,7 +61,7 @@ public enum RatecardCLI {
             (usage, "usage error: an unknown command, option, environment, revision, release or key, or a value missing or malformed"),
             (
                 conflict,
-                "refused for the state of the target: the lock is held, live is not what --expect-live said, the rollback target is marked bad or already live, the bundle to publish or promote is a release's marked bad, nothing to roll back to (or nothing live to verify, diff, promote or serve), a folder to write into is not empty"
+                "refused for the state of the target: the lock is held, live is not what --expect-live said, the rollback target is marked bad or already live, the bundle to publish or promote is a release's marked bad, nothing to roll back to (or nothing live to verify, diff, promote or serve), a staged rollout in progress (or none for rollout), a folder to write into is not empty"
             ),
             (
                 failure,

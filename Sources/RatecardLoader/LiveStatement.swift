@@ -23,10 +23,58 @@ public struct LiveStatement: Codable, Equatable, Sendable {
     public struct Line: Codable, Equatable, Sendable {
         public var release: String
         public var files: String
+        /// The release being rolled out to a share of this line's apps, if any. Optional: a
+        /// loader that does not know rollouts ignores it and loads `release`, which is safe.
+        public var rollout: Rollout?
 
-        public init(release: String, files: String) {
+        public init(release: String, files: String, rollout: Rollout? = nil) {
             self.release = release
             self.files = files
+            self.rollout = rollout
+        }
+    }
+
+    /// A release that a share of installs loads instead of the line's own (a staged rollout).
+    ///
+    /// An install is in it when `bucket(installID:rolloutID:)` is below `share`: the first 8
+    /// bytes of sha256(`<install id>\n<rollout id>`) as a big-endian integer, modulo 10,000. The
+    /// same install keeps its answer for one rollout; widening it keeps every install that had it
+    /// (the threshold only grows); another rollout (another id) picks other installs.
+    public struct Rollout: Codable, Equatable, Sendable {
+        /// The buckets a share counts: a share is in basis points (1 = 0.01%).
+        public static let buckets = 10_000
+
+        /// Names this rollout (the release and the statement sequence that started it).
+        public var id: String
+        public var release: String
+        /// The sha256 of the release's public file list (as `Line.files`).
+        public var files: String
+        /// The share of installs that load it, in basis points (1...9999).
+        public var share: Int
+
+        enum CodingKeys: String, CodingKey {
+            case id, release, files
+            case share = "share_bp"
+        }
+
+        public init(id: String, release: String, files: String, share: Int) {
+            self.id = id
+            self.release = release
+            self.files = files
+            self.share = share
+        }
+
+        /// Whether the install named `installID` loads this rollout's release.
+        public func includes(installID: String, digest: any ContentDigest) -> Bool {
+            Self.bucket(installID: installID, rolloutID: id, digest: digest) < share
+        }
+
+        /// The install's bucket for a rollout, 0..<10,000.
+        public static func bucket(installID: String, rolloutID: String, digest: any ContentDigest) -> Int {
+            let hash = digest.sha256(Array((installID + "\n" + rolloutID).utf8))
+            var value: UInt64 = 0
+            for byte in hash.prefix(8) { value = value << 8 | UInt64(byte) }
+            return Int(value % UInt64(buckets))
         }
     }
 
@@ -78,6 +126,15 @@ public struct LiveStatement: Codable, Equatable, Sendable {
             if best == nil || version > best!.0 { best = (version, line) }
         }
         return best?.1
+    }
+
+    /// What the install named `installID` loads of `line`: the rollout's release when the
+    /// install is in its share, else the line's own release (without a rollout).
+    public static func pick(_ line: Line, installID: String, digest: any ContentDigest) -> Line {
+        guard let rollout = line.rollout, rollout.includes(installID: installID, digest: digest) else {
+            return Line(release: line.release, files: line.files)
+        }
+        return Line(release: rollout.release, files: rollout.files)
     }
 }
 

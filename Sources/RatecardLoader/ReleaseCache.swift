@@ -4,6 +4,7 @@
 //
 //     <folder>/objects/<sha256>    bytes that hashed to their name when they were stored
 //     <folder>/releases.json       {"good": …, "candidate": …, "bad": {"<release>": "why"}}
+//     <folder>/install-id          this install's random id, for staged rollouts (made once)
 
 import Foundation
 
@@ -20,9 +21,11 @@ public struct LoadedRelease: Codable, Equatable, Sendable {
     /// The trusted keys whose signatures verified; empty when the app trusts none (hashes only).
     public var signedBy: [String]
     public var fileList: ReleaseFileList
+    /// The staged rollout it was loaded through (its id), nil for the line's own release.
+    public var rollout: String? = nil
 
     enum CodingKeys: String, CodingKey {
-        case environment, release, files, sequence
+        case environment, release, files, sequence, rollout
         case signedAt = "signed_at"
         case expiresAt = "expires_at"
         case signedBy = "signed_by"
@@ -66,6 +69,20 @@ public struct ReleaseCache: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try encoder.encode(records).write(to: URL(fileURLWithPath: recordsPath), options: .atomic)
+    }
+
+    /// This install's id for staged rollouts: random, made on first use and kept in the folder
+    /// (a new install, or a cleared folder, is a new id). No personal data goes into it.
+    public func installID() throws -> String {
+        let path = folder + "/install-id"
+        if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) {
+            let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !id.isEmpty { return id }
+        }
+        let id = UUID().uuidString.lowercased()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data((id + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        return id
     }
 
     /// The last good release: loaded and (where the app waits for it) reported ready.

@@ -25,13 +25,17 @@ public struct ReleaseLoader: Sendable {
         /// Whether a new release becomes the last good one only once it reported ready (the app),
         /// or as soon as it is checked (the CLI, which runs no page).
         public var waitsForReady: Bool
+        /// The install's id for staged rollouts; nil: the loader's own random one, made once and
+        /// kept in its folder (`ReleaseCache.installID()`). No personal data goes into it.
+        public var installID: String?
 
-        public init(base: URL, environment: String?, bridgeVersion: Int, trustedKeys: [TrustedKey], waitsForReady: Bool) {
+        public init(base: URL, environment: String?, bridgeVersion: Int, trustedKeys: [TrustedKey], waitsForReady: Bool, installID: String? = nil) {
             self.base = base
             self.environment = environment
             self.bridgeVersion = bridgeVersion
             self.trustedKeys = trustedKeys
             self.waitsForReady = waitsForReady
+            self.installID = installID
         }
     }
 
@@ -154,10 +158,15 @@ public struct ReleaseLoader: Sendable {
         try checkExpiry(statement, signed: !signers.isEmpty, now: now)
         // No lines: no release needs anything of the app (its web build does not call the
         // bridge), and every app loads the live release.
-        guard let line = statement.lines.isEmpty ? statement.live : statement.line(forBridge: configuration.bridgeVersion) else {
+        guard let offered = statement.lines.isEmpty ? statement.live : statement.line(forBridge: configuration.bridgeVersion) else {
             throw LoadRefusal(
                 .line, "the statement has no line for bridge \(configuration.bridgeVersion) (lines: \(statement.lines.keys.sorted().joined(separator: ", ")))",
                 ko: "선언에 브리지 \(configuration.bridgeVersion)용 라인이 없습니다 (라인: \(statement.lines.keys.sorted().joined(separator: ", ")))")
+        }
+        // A staged rollout: this install's share decides, unless its release failed here before.
+        var line = LiveStatement.Line(release: offered.release, files: offered.files)
+        if let rollout = offered.rollout, try cache.badReason(rollout.release) == nil {
+            line = LiveStatement.pick(offered, installID: try configuration.installID ?? cache.installID(), digest: digest)
         }
         if let why = try cache.badReason(line.release) {
             throw LoadRefusal(.markedBad, "release \(line.release) was marked bad on this device: \(why)", ko: "릴리스 \(line.release)은(는) 이 기기에서 불량으로 표시되었습니다: \(why)")
@@ -166,7 +175,7 @@ public struct ReleaseLoader: Sendable {
         for file in list.files { try checkFile(file) }
         let release = LoadedRelease(
             environment: environment, release: line.release, files: line.files, sequence: statement.sequence, signedAt: statement.signedAt,
-            expiresAt: statement.expiresAt, signedBy: signers, fileList: list)
+            expiresAt: statement.expiresAt, signedBy: signers, fileList: list, rollout: line.release == offered.rollout?.release ? offered.rollout?.id : nil)
         try sequences.record(sequence: statement.sequence, environment: environment)
         var records = try cache.records()
         let isNew = records.good?.release != release.release || records.good?.files != release.files

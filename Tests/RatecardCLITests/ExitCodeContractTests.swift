@@ -40,7 +40,7 @@ import Testing
     /// The commands whose refusals the tests below run, to be checked against the command table.
     static let covered: Set<String> = [
         "init", "validate", "rules", "schema", "build", "preview", "diff", "save", "log", "show", "hook", "publish", "promote", "rollback", "status", "releases", "verify",
-        "prune", "repair", "nginx-conf", "serve", "bridge", "generate", "version", "completion", "keys", "sign", "fetch",
+        "prune", "repair", "nginx-conf", "serve", "bridge", "generate", "version", "completion", "keys", "sign", "fetch", "rollout",
     ]
 
     @Test func everyCommandsRefusalsAreTested() {
@@ -239,6 +239,15 @@ import Testing
             let empty = directory + "/empty"
             try FileSystem.makeDirectories(empty)
             let cases: [Case] = [
+                Case(command: "rollout", why: "no rollout in progress", cause: .target, says: "no rollout is in progress") {
+                    try ratecard(["rollout", "--root", root, "--percent", "20", "-m", "x"], in: repo)
+                },
+                Case(command: "rollout", why: "a share that is not 1-99", cause: .usage, says: "is not a share of installs") {
+                    try ratecard(["rollout", "--root", root, "--percent", "100", "-m", "x"], in: repo)
+                },
+                Case(command: "rollout", why: "no reason", cause: .usage, says: "Missing expected option '-m <why>'") {
+                    try ratecard(["rollout", "--root", root, "--halt"], in: repo)
+                },
                 Case(command: "rollback", why: "the target is already live", cause: .target, says: "is already live") {
                     try ratecard(["rollback", "--root", root, "--to", ids[1], "-m", "x"], in: repo)
                 },

@@ -9,11 +9,14 @@ enum FetchCommand {
     static let command = Command(
         name: "fetch",
         abstract: "Load a served environment exactly as the app's generated loader does, checking live.json and every file.",
-        usage: "<url> [--trust <pubfile>]... --bridge <n> [--state <dir>] [--now <time>] [--format text|json]",
+        usage: "<url> [--trust <pubfile>]... --bridge <n> [--state <dir>] [--install-id <id>] [--now <time>] [--format text|json]",
         options: [
             OptionSpec("--trust", value: "PUBFILE", "A public key the app trusts (a .pub file of 'keys generate', or ed25519:<base64>); repeat for several"),
             OptionSpec("--bridge", value: "N", "The app's bridge version: the greatest line at or below it is loaded"),
             OptionSpec("--state", value: "DIR", "Where the checked files, the last good release and the highest accepted sequence are kept between runs"),
+            OptionSpec(
+                "--install-id", value: "ID",
+                "The install's id for staged rollouts (default: a random one made once in the --state folder): probe what one phone gets"),
             OptionSpec("--now", value: "TIME", "The time to check expiry against, RFC 3339 (default: now)"),
             OptionSpec("--format", value: "FORMAT", "text (default) or json: the outcome, the release and why it was refused"),
         ],
@@ -24,9 +27,11 @@ enum FetchCommand {
             accepted before and that it has not expired, picks the bridge line, then fetches the release's file list
             and every file from <url>/o/ and checks each against its sha256 and size. A redirect to another host is
             refused. With --state, checked files are kept by hash, and the first environment loaded is the one
-            expected afterwards. Exit 0: prints the release the app would load. Exit 1: what is served was refused;
-            prints why and the last good release kept (the app would open it). Exit 4: nothing could be fetched
-            (the release kept, if any, is what the app would open).
+            expected afterwards. During a staged rollout the install's id decides whether it loads the release being
+            rolled out (--install-id, else a random id kept in the state folder), as on a phone. Exit 0: prints the
+            release the app would load. Exit 1: what is served was refused; prints why and the last good release
+            kept (the app would open it). Exit 4: nothing could be fetched (the release kept, if any, is what the
+            app would open).
             """,
         run: run)
 
@@ -42,6 +47,10 @@ enum FetchCommand {
             throw UsageError("--bridge '\(bridgeText)' is not a bridge version (a whole number)", ko: "--bridge '\(bridgeText)'은(는) 브리지 버전(0 이상의 정수)이 아닙니다")
         }
         let json = try ServeRootCommands.format(arguments)
+        let installID = arguments.value("--install-id")
+        if let installID, installID.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw UsageError("--install-id must not be empty", ko: "--install-id는 비어 있으면 안 됩니다")
+        }
         let keys = try arguments.values("--trust").map { try trustedKey($0, invocation) }
         var now = Date(timeIntervalSince1970: invocation.now)
         if let text = arguments.value("--now") {
@@ -69,7 +78,9 @@ enum FetchCommand {
             throw OperationalError("cannot read \(sequences.path): \(reason)", ko: "\(sequences.path)을(를) 읽을 수 없습니다: \(reason)")
         }
         let loader = ReleaseLoader(
-            configuration: .init(base: base, environment: known.count == 1 ? known.keys.first : nil, bridgeVersion: bridge, trustedKeys: keys, waitsForReady: false),
+            configuration: .init(
+                base: base, environment: known.count == 1 ? known.keys.first : nil, bridgeVersion: bridge, trustedKeys: keys, waitsForReady: false,
+                installID: installID),
             transport: CurlLoaderTransport(), verifier: LibcryptoSignatureVerifier(), digest: LibcryptoDigest(), sequences: sequences,
             cache: ReleaseCache(folder: state + "/cache"))
         let outcome = loader.load(now: now)
@@ -117,6 +128,7 @@ enum FetchCommand {
                 "environment": .string(release.environment), "release": .string(release.release), "files_sha256": .string(release.files),
                 "sequence": .int(release.sequence), "signed_at": .string(release.signedAt), "expires_at": release.expiresAt.map(JSON.string) ?? .null,
                 "signed_by": .array(release.signedBy.map(JSON.string)), "files": .int(release.fileList.files.count),
+                "rollout": release.rollout.map(JSON.string) ?? .null,
             ])
         }
         func refusal(_ refusal: LoadRefusal) -> JSON {
@@ -148,7 +160,13 @@ enum FetchCommand {
         return Message(
             "loads release \(release.release) of \(release.environment) (sequence \(release.sequence), \(count) files checked, ",
             ko: "\(release.environment)의 릴리스 \(release.release)을(를) 불러옵니다 (순번 \(release.sequence), 파일 \(count)개 확인, "
-        ) + signed + .verbatim(")\n")
+        ) + signed + .verbatim(")\n") + rollout(release)
+    }
+
+    /// The line that says a release came through a staged rollout (nothing otherwise).
+    private static func rollout(_ release: LoadedRelease) -> Message {
+        guard let id = release.rollout else { return .verbatim("") }
+        return Message("this install is in rollout \(id)\n", ko: "이 설치는 단계적 배포 \(id)에 들어 있습니다\n")
     }
 
     /// A key given to --trust: a file holding `ed25519:<base64>`, or that text itself.

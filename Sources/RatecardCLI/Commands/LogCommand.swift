@@ -47,7 +47,7 @@ enum LogCommand {
                                 "time": .string(Timestamp.format(seconds: Int(event.commit.time))), "message": .string(event.commit.summary),
                                 "changes": .array(event.changes.map { .string(DiffFormatter.describe($0).1.english) }),
                                 "releases": .array(event.releases.map { .object($0.fields) }),
-                                "live_now": event.liveNow.map(JSON.bool) ?? .null,
+                                "live_now": event.liveNow.map(JSON.bool) ?? .null, "rollouts": .array(event.rollouts.map { .object($0.fields) }),
                             ])
                         })
                 ]).serialized() + "\n")
@@ -80,6 +80,7 @@ enum LogCommand {
                     text += invocation.messages(Message("    live again in release \(release) since \(when) (\(how))\n", ko: "    \(when)부터 릴리스 \(release)에서 다시 라이브 (\(how))\n"))
                 }
             }
+            for entry in event.rollouts { text += invocation.messages(Self.rollout(entry)) }
             let live = event.live ?? "?"
             switch (event.liveNow, event.releases.isEmpty) {
             case (nil, _): break
@@ -92,6 +93,21 @@ enum LogCommand {
         }
         invocation.console.out(text.isEmpty ? invocation.messages(Message("No commits changed it.\n", ko: "이것을 바꾼 커밋이 없습니다.\n")) : text)
         return RatecardCLI.ExitCode.ok
+    }
+
+    /// A staged rollout of a release holding the change, as one line of its history.
+    static func rollout(_ entry: Journal.Entry) -> Message {
+        let (when, release) = (Timestamp.seoul(entry.time), entry.release ?? "?")
+        let share = Rollouts.share(entry.fields["share_bp"]?.intValue ?? 0)
+        let who = Message(" by \(entry.user ?? "?")", ko: ", 실행한 사람: \(entry.user ?? "?")") + .verbatim(": \(entry.message ?? "")\n")
+        switch entry.action {
+        case .rolloutStart:
+            return Message("    rolled out to \(share) of installs in release \(release) at \(when)", ko: "    \(when)에 릴리스 \(release)(으)로 설치의 \(share)에 단계적 배포") + who
+        case .rolloutPercent:
+            return Message("    rollout of release \(release) set to \(share) at \(when)", ko: "    \(when)에 릴리스 \(release)의 배포 비율을 \(share)(으)로 바꿈") + who
+        default:
+            return Message("    rollout of release \(release) halted at \(when)", ko: "    \(when)에 릴리스 \(release)의 단계적 배포 중단") + who
+        }
     }
 
     /// How an entry made its release live: `publish`, `rollback by kim: wrong band`,

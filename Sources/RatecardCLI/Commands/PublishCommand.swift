@@ -6,7 +6,7 @@ enum PublishCommand {
         name: "publish",
         abstract: "Build a commit and make it live: staged beside the live release, swapped in one rename.",
         usage:
-            "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir> | --no-web] [--as-of <date>] [--expect-live <id>] [-m <msg>] [--dry-run] [--if-stale] [--approve <reason>] [--allow-shallow] [--force] [--no-wait] [--format <format>]",
+            "(--env <name> | --root <dir>) [--rev <rev>] [--web <dir> | --no-web] [--as-of <date>] [--expect-live <id>] [-m <msg>] [--dry-run] [--if-stale] [--approve <reason>] [--allow-shallow] [--force] [--rollout <pct>] [--no-wait] [--format <format>]",
         options: ServeRootOptions.options + [
             OptionSpec("--rev", value: "REV", "The commit to publish (default: HEAD; uncommitted content is refused)"),
             OptionSpec("--web", value: "DIR", "The web build folder (default: 'web' in ratecard.yaml, else ../site)"),
@@ -19,6 +19,7 @@ enum PublishCommand {
             OptionSpec("--approve", value: "REASON", "Approve a risky change for a protected environment (recorded in the journal)"),
             OptionSpec("--allow-shallow", "Publish a commit whose parent is not in this shallow clone, its history rules skipped (else exit 4)"),
             ServeRootOptions.force,
+            OptionSpec("--rollout", value: "PCT", "Reach this share of installs first (1-99 %), live unchanged for the rest; widen, complete or halt it with 'ratecard rollout'"),
             ServeRootOptions.noWait,
             ServeRootOptions.format,
             SigningKeys.option,
@@ -42,6 +43,10 @@ enum PublishCommand {
         options.ifStale = arguments.has("--if-stale")
         options.asOfExplicit = arguments.value("--as-of") != nil
         options.allowShallow = arguments.has("--allow-shallow")
+        options.rollout = try RolloutCommand.percent(arguments, "--rollout").map { $0 * 100 }
+        if options.rollout != nil, options.ifStale {
+            throw UsageError("--rollout and --if-stale cannot be combined", ko: "--rollout과 --if-stale은 함께 쓸 수 없습니다")
+        }
         let console = invocation.console
         let messages = invocation.messages
         // Warnings after the flip: on stderr as they come, and in the JSON summary.
@@ -99,10 +104,17 @@ enum PublishCommand {
             return RatecardCLI.ExitCode.invalid
         case .dryRun(let plan, let live):
             summary.merge(["outcome": .string("dry_run"), "live": live.map(JSON.string) ?? .null, "changes": plan.counts]) { $1 }
+            if let share = options.rollout { summary["rollout_share_bp"] = .int(share) }
             if json {
                 console.out(JSON.object(summary).serialized() + "\n")
             } else {
                 invocation.out(describe(plan, live: live, target: name, bundle: result.bundleID ?? ""))
+                if let share = options.rollout {
+                    invocation.out(
+                        Message(
+                            "(--rollout: it would reach \(Rollouts.share(share)) of installs first; live would stay for the rest)\n",
+                            ko: "(--rollout: 먼저 설치의 \(Rollouts.share(share))에만 닿고, 나머지의 라이브는 그대로입니다)\n"))
+                }
             }
         case .published(.alreadyLive(let id)):
             summary.merge(["outcome": .string("already_live"), "release": .string(id)]) { $1 }
@@ -115,7 +127,19 @@ enum PublishCommand {
                 "outcome": .string("published"), "release": .string(id), "previous": previous.map(JSON.string) ?? .null,
                 "changes": plan.counts, "bytes_written": .int(bytes), "files_linked": .int(linked),
             ]) { $1 }
-            if !json {
+            if let share = options.rollout {
+                summary["outcome"] = .string("rollout_started")
+                summary["rollout_share_bp"] = .int(share)
+                summary["live"] = previous.map(JSON.string) ?? .null
+            }
+            if !json, let share = options.rollout {
+                invocation.out(
+                    Message(
+                        "Published release \(id) to \(name) as a rollout to \(Rollouts.share(share)) of installs: \(plan.summary); wrote \(bytes) bytes of new objects. Live stays \(previous ?? "none") for the rest; widen it with 'ratecard rollout --percent N', or --complete / --halt.\n",
+                        ko:
+                            "릴리스 \(id)을(를) \(name)에 설치의 \(Rollouts.share(share))에만 단계적으로 게시했습니다. 바뀐 파일: \(plan.summary). 새로 저장한 파일 내용은 \(Self.grouped(bytes))바이트입니다. 나머지 설치의 라이브는 \(previous ?? "없음") 그대로입니다; 'ratecard rollout --percent N'으로 넓히거나 --complete / --halt 하세요.\n"
+                    ))
+            } else if !json {
                 let how =
                     result.builtOntoLive.map {
                         Message(

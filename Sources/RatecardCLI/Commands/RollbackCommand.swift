@@ -55,6 +55,12 @@ enum RollbackCommand {
             invocation.warning(warning)
         }
         let forward = sequence(done.to) > sequence(done.from)
+        if let halted = done.haltedRollout, !json {
+            invocation.out(
+                dryRun
+                    ? Message("Would halt the rollout of \(halted) first (not marked bad).\n", ko: "먼저 \(halted)의 단계적 배포를 중단합니다 (불량 표시는 붙이지 않습니다).\n")
+                    : Message("Halted the rollout of \(halted) first (not marked bad).\n", ko: "먼저 \(halted)의 단계적 배포를 중단했습니다 (불량 표시는 붙이지 않았습니다).\n"))
+        }
         // The release each app version loads may have changed (the one left is bad now).
         if json {
             let how =
@@ -65,6 +71,7 @@ enum RollbackCommand {
             var fields: [String: JSON] = [
                 "from": .string(done.from), "to": .string(done.to), "verified": how, "dry_run": .bool(dryRun),
                 "target_was_bad": .bool(done.targetWasBad), "marked_bad": .bool(done.markedBad), "direction": .string(forward ? "forward" : "back"),
+                "halted_rollout": done.haltedRollout.map(JSON.string) ?? .null,
             ]
             if let usage = root.usage { fields["storage"] = usage }
             if !warnings.isEmpty { fields["warnings"] = .array(warnings.map { .string($0.english) }) }

@@ -199,6 +199,7 @@ enum ServeRootCommands {
             "checked": .string("version.json seal"), "seal_ok": .bool(drift.isEmpty), "drift": .array(drift.map { JSON.string($0.english) }),
             "reviews_ending": reviews.0,
             "statement": statement.json,
+            "rollout": RolloutCommand.json(status.journal, live: live),
         ])
         let when = since.map { Timestamp.seoul($0.time) }
         let how = since.map(Self.activation) ?? Message("not in the journal", ko: "저널에 없음")
@@ -217,6 +218,7 @@ enum ServeRootCommands {
             (Message("message", ko: "메시지"), .verbatim(info.message)),
         ]
         if let approval { rows.append((Message("approved", ko: "승인"), .verbatim(approval))) }
+        if let rollout = RolloutCommand.statusRow(status.journal, live: live) { rows.append(rollout) }
         rows.append((Message("signing", ko: "서명"), statement.text))
         if let warning = statement.warning { invocation.warning(.verbatim("\(name): ") + warning) }
         let problems = drift.prefix(5).joined(separator: "; ")
@@ -254,6 +256,7 @@ enum ServeRootCommands {
         case .rollback where forward: return Message("roll forward", ko: "앞으로 되돌림")
         case .rollback: return Message("rollback", ko: "롤백")
         case .recover: return Message("recover", ko: "복구")
+        case .rolloutComplete: return Message("rollout completed", ko: "단계적 배포 완료")
         default: return .verbatim(action.rawValue)
         }
     }
@@ -373,6 +376,9 @@ enum ServeRootCommands {
             var marks: [Message] = []
             if id == live { marks.append(Message("live", ko: "라이브")) }
             if bad.contains(id) { marks.append(Message("bad", ko: "불량 표시")) }
+            if let rollout = RolloutCommand.inProgress(journal, live: live), rollout.release == id {
+                marks.append(Message("rolling out to \(Rollouts.share(rollout.share))", ko: "설치의 \(Rollouts.share(rollout.share))에 단계적 배포 중"))
+            }
             rows.append(
                 .object([
                     "id": .string(id), "commit": info?.sourceCommit.map { .string($0.hex) } ?? .null,
@@ -387,8 +393,11 @@ enum ServeRootCommands {
             text += "\(id)  \(commit)  \(Timestamp.seoul(info?.publishedAt ?? ""))  \(info?.author ?? "")  \(info?.message ?? "")\(approved)\(marked)\n"
             let history = Self.history(of: id, journal)
             for event in history { text += "    " + invocation.messages(event.text) + "\n" }
+            let rollouts = journal.rolloutHistory(of: id).map(RolloutCommand.event)
+            for event in rollouts { text += "    " + invocation.messages(event.text) + "\n" }
             if case .object(var fields) = rows[rows.count - 1] {
                 fields["history"] = .array(history.map(\.json))
+                fields["rollouts"] = .array(rollouts.map(\.json))
                 rows[rows.count - 1] = .object(fields)
             }
         }

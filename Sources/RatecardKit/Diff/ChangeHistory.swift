@@ -17,6 +17,9 @@ public struct ChangeHistory {
         public var liveNow: Bool?
         /// The release live now (nil without a target, or when nothing is live).
         public var live: String?
+        /// The staged rollouts of releases holding the change (`rollout-start`, `-percent`,
+        /// `-halt` entries, oldest first); their completion is among `releases`.
+        public var rollouts: [Journal.Entry] = []
     }
 
     public enum Subject {
@@ -51,7 +54,9 @@ public struct ChangeHistory {
         let live = try root?.live()
         // The commit each release was built from: journaled at publish and promote, else read.
         var commits: [String: ObjectID] = [:]
-        for entry in journal { if let release = entry.activated, let commit = entry.commit { commits[release] = commit } }
+        for entry in journal {
+            if let release = entry.activated ?? (entry.action == .rolloutStart ? entry.release : nil), let commit = entry.commit { commits[release] = commit }
+        }
         func commitOf(_ release: String) -> ObjectID? {
             if let known = commits[release] { return known }
             let read = (try? root?.info(of: release))??.sourceCommit
@@ -90,7 +95,9 @@ public struct ChangeHistory {
                 isLive = now
             }
             let liveNow = root == nil ? nil : live.map(holdsChange) ?? false
-            events.append(Event(commit: info, changes: changes, releases: shipped, liveNow: liveNow, live: live))
+            let staged: Set<Journal.Action> = [.rolloutStart, .rolloutPercent, .rolloutHalt]
+            let rollouts = journal.filter { entry in staged.contains(entry.action) && entry.release.map(holdsChange) == true }
+            events.append(Event(commit: info, changes: changes, releases: shipped, liveNow: liveNow, live: live, rollouts: rollouts))
         }
         return events
     }

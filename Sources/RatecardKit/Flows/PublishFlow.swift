@@ -40,6 +40,9 @@ public struct PublishFlow {
         /// Publish a commit whose parent is not in this shallow clone, its history rules skipped
         /// (`--allow-shallow`); without it such a publish is refused (exit 4).
         public var allowShallow = false
+        /// `--rollout PCT`: the share of installs (basis points) the release reaches first, live
+        /// unchanged for the rest (`Rollouts`); nil: live for everyone.
+        public var rollout: Int? = nil
 
         public init(destination: Destination, change: ChangeRequest, asOf: Day, caches: Caches, revision: String? = nil, web: Web) {
             self.destination = destination
@@ -248,6 +251,7 @@ public struct PublishFlow {
             request.reviewEnds = (liveInfo?.reviewEnds ?? [:]).compactMapValues(Day.init)
         }
         request.knownLive = liveInfo
+        request.rollout = options.rollout
         return request
     }
 

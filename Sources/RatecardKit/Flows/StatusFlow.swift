@@ -24,6 +24,8 @@ public struct StatusFlow {
         public var statement: LiveStatements.Summary?
         /// The journal's damaged lines, each named by the environment.
         public var warnings: [Message]
+        /// The journal as replayed (its rollout, for `status`).
+        public var journal: JournalState
     }
 
     public var destination: Destination
@@ -62,7 +64,8 @@ public struct StatusFlow {
             }
         return Status(
             live: live, info: info, since: journal.activations(of: live).last, approval: journal.publications[live]?.approval?.reason, drift: drift,
-            freshness: Freshness(info, asOf: asOf), statement: try LiveStatements.summary(root: root, now: now), warnings: warnings)
+            freshness: Freshness(info, asOf: asOf), statement: try LiveStatements.summary(root: root, now: now), warnings: warnings,
+            journal: journal)
     }
 
     /// The release each app version the environment supports loads (`bridge-lines.json`; nil:

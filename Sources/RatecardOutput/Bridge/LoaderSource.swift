@@ -33,10 +33,58 @@ public struct LiveStatement: Codable, Equatable, Sendable {
     public struct Line: Codable, Equatable, Sendable {
         public var release: String
         public var files: String
+        /// The release being rolled out to a share of this line's apps, if any. Optional: a
+        /// loader that does not know rollouts ignores it and loads `release`, which is safe.
+        public var rollout: Rollout?
 
-        public init(release: String, files: String) {
+        public init(release: String, files: String, rollout: Rollout? = nil) {
             self.release = release
             self.files = files
+            self.rollout = rollout
+        }
+    }
+
+    /// A release that a share of installs loads instead of the line's own (a staged rollout).
+    ///
+    /// An install is in it when `bucket(installID:rolloutID:)` is below `share`: the first 8
+    /// bytes of sha256(`<install id>\n<rollout id>`) as a big-endian integer, modulo 10,000. The
+    /// same install keeps its answer for one rollout; widening it keeps every install that had it
+    /// (the threshold only grows); another rollout (another id) picks other installs.
+    public struct Rollout: Codable, Equatable, Sendable {
+        /// The buckets a share counts: a share is in basis points (1 = 0.01%).
+        public static let buckets = 10_000
+
+        /// Names this rollout (the release and the statement sequence that started it).
+        public var id: String
+        public var release: String
+        /// The sha256 of the release's public file list (as `Line.files`).
+        public var files: String
+        /// The share of installs that load it, in basis points (1...9999).
+        public var share: Int
+
+        enum CodingKeys: String, CodingKey {
+            case id, release, files
+            case share = "share_bp"
+        }
+
+        public init(id: String, release: String, files: String, share: Int) {
+            self.id = id
+            self.release = release
+            self.files = files
+            self.share = share
+        }
+
+        /// Whether the install named `installID` loads this rollout's release.
+        public func includes(installID: String, digest: any ContentDigest) -> Bool {
+            Self.bucket(installID: installID, rolloutID: id, digest: digest) < share
+        }
+
+        /// The install's bucket for a rollout, 0..<10,000.
+        public static func bucket(installID: String, rolloutID: String, digest: any ContentDigest) -> Int {
+            let hash = digest.sha256(Array((installID + "\n" + rolloutID).utf8))
+            var value: UInt64 = 0
+            for byte in hash.prefix(8) { value = value << 8 | UInt64(byte) }
+            return Int(value % UInt64(buckets))
         }
     }
 
@@ -88,6 +136,15 @@ public struct LiveStatement: Codable, Equatable, Sendable {
             if best == nil || version > best!.0 { best = (version, line) }
         }
         return best?.1
+    }
+
+    /// What the install named `installID` loads of `line`: the rollout's release when the
+    /// install is in its share, else the line's own release (without a rollout).
+    public static func pick(_ line: Line, installID: String, digest: any ContentDigest) -> Line {
+        guard let rollout = line.rollout, rollout.includes(installID: installID, digest: digest) else {
+            return Line(release: line.release, files: line.files)
+        }
+        return Line(release: rollout.release, files: rollout.files)
     }
 }
 
@@ -596,6 +653,7 @@ public struct FileSequenceStore: AcceptedSequenceStore {
 //
 //     <folder>/objects/<sha256>    bytes that hashed to their name when they were stored
 //     <folder>/releases.json       {"good": …, "candidate": …, "bad": {"<release>": "why"}}
+//     <folder>/install-id          this install's random id, for staged rollouts (made once)
 
 import Foundation
 
@@ -612,9 +670,11 @@ public struct LoadedRelease: Codable, Equatable, Sendable {
     /// The trusted keys whose signatures verified; empty when the app trusts none (hashes only).
     public var signedBy: [String]
     public var fileList: ReleaseFileList
+    /// The staged rollout it was loaded through (its id), nil for the line's own release.
+    public var rollout: String? = nil
 
     enum CodingKeys: String, CodingKey {
-        case environment, release, files, sequence
+        case environment, release, files, sequence, rollout
         case signedAt = "signed_at"
         case expiresAt = "expires_at"
         case signedBy = "signed_by"
@@ -658,6 +718,20 @@ public struct ReleaseCache: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try encoder.encode(records).write(to: URL(fileURLWithPath: recordsPath), options: .atomic)
+    }
+
+    /// This install's id for staged rollouts: random, made on first use and kept in the folder
+    /// (a new install, or a cleared folder, is a new id). No personal data goes into it.
+    public func installID() throws -> String {
+        let path = folder + "/install-id"
+        if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) {
+            let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !id.isEmpty { return id }
+        }
+        let id = UUID().uuidString.lowercased()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data((id + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        return id
     }
 
     /// The last good release: loaded and (where the app waits for it) reported ready.
@@ -726,13 +800,17 @@ public struct ReleaseLoader: Sendable {
         /// Whether a new release becomes the last good one only once it reported ready (the app),
         /// or as soon as it is checked (the CLI, which runs no page).
         public var waitsForReady: Bool
+        /// The install's id for staged rollouts; nil: the loader's own random one, made once and
+        /// kept in its folder (`ReleaseCache.installID()`). No personal data goes into it.
+        public var installID: String?
 
-        public init(base: URL, environment: String?, bridgeVersion: Int, trustedKeys: [TrustedKey], waitsForReady: Bool) {
+        public init(base: URL, environment: String?, bridgeVersion: Int, trustedKeys: [TrustedKey], waitsForReady: Bool, installID: String? = nil) {
             self.base = base
             self.environment = environment
             self.bridgeVersion = bridgeVersion
             self.trustedKeys = trustedKeys
             self.waitsForReady = waitsForReady
+            self.installID = installID
         }
     }
 
@@ -855,10 +933,15 @@ public struct ReleaseLoader: Sendable {
         try checkExpiry(statement, signed: !signers.isEmpty, now: now)
         // No lines: no release needs anything of the app (its web build does not call the
         // bridge), and every app loads the live release.
-        guard let line = statement.lines.isEmpty ? statement.live : statement.line(forBridge: configuration.bridgeVersion) else {
+        guard let offered = statement.lines.isEmpty ? statement.live : statement.line(forBridge: configuration.bridgeVersion) else {
             throw LoadRefusal(
                 .line, "the statement has no line for bridge \(configuration.bridgeVersion) (lines: \(statement.lines.keys.sorted().joined(separator: ", ")))",
                 ko: "선언에 브리지 \(configuration.bridgeVersion)용 라인이 없습니다 (라인: \(statement.lines.keys.sorted().joined(separator: ", ")))")
+        }
+        // A staged rollout: this install's share decides, unless its release failed here before.
+        var line = LiveStatement.Line(release: offered.release, files: offered.files)
+        if let rollout = offered.rollout, try cache.badReason(rollout.release) == nil {
+            line = LiveStatement.pick(offered, installID: try configuration.installID ?? cache.installID(), digest: digest)
         }
         if let why = try cache.badReason(line.release) {
             throw LoadRefusal(.markedBad, "release \(line.release) was marked bad on this device: \(why)", ko: "릴리스 \(line.release)은(는) 이 기기에서 불량으로 표시되었습니다: \(why)")
@@ -867,7 +950,7 @@ public struct ReleaseLoader: Sendable {
         for file in list.files { try checkFile(file) }
         let release = LoadedRelease(
             environment: environment, release: line.release, files: line.files, sequence: statement.sequence, signedAt: statement.signedAt,
-            expiresAt: statement.expiresAt, signedBy: signers, fileList: list)
+            expiresAt: statement.expiresAt, signedBy: signers, fileList: list, rollout: line.release == offered.rollout?.release ? offered.rollout?.id : nil)
         try sequences.record(sequence: statement.sequence, environment: environment)
         var records = try cache.records()
         let isNew = records.good?.release != release.release || records.good?.files != release.files

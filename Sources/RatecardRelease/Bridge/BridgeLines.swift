@@ -47,11 +47,13 @@ public enum BridgeLines {
                 requires[id] = requirement.requires
             }
         }
+        // A release being rolled out reaches only its share, through live.json: no line names it.
+        let rolling = journal.rollout.flatMap { $0.release == live ? nil : $0.release }
         var lines: [Int: String] = [:]
         for line in Set(requires.values) {
             if let live, let needed = requires[live], needed <= line {
                 lines[line] = live
-            } else if let newest = requires.keys.filter({ requires[$0]! <= line && !bad.contains($0) }).max() {
+            } else if let newest = requires.keys.filter({ requires[$0]! <= line && !bad.contains($0) && $0 != rolling }).max() {
                 lines[line] = newest
             }
         }

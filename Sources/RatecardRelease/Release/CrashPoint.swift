@@ -30,6 +30,11 @@ public enum CrashPoint {
     /// Rollback on object storage: the intent journaled, the pointer flipped, journaled.
     public static let s3RollbackSteps = ["intent", "swapped", "served", "journaled", "lines-written"]
 
+    /// `rollout`'s steps: locked, recovered, its entry journaled; a completion then flips through
+    /// the publish's last steps (a bucket also writes `served`). `publish --rollout` journals its
+    /// start (`rollout-journaled`) where a publish would flip.
+    public static let rolloutSteps = ["rollout-locked", "rollout-recovered", "rollout-journaled", "swapped", "journaled", "lines-written", "live-written"]
+
     /// Prune's steps: locked, each release removed, all removed, each object deleted, all
     /// deleted, journaled.
     public static let pruneSteps = [

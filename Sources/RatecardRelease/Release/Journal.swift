@@ -40,11 +40,18 @@ public struct Journal: JournalLog {
         case sign
         case rollbackIntent = "rollback-intent"
         case clearBad = "clear-bad"
+        /// A staged rollout: started by `publish --rollout`, its share changed, completed (the
+        /// flip, journaled like a publish) or halted (`ratecard rollout`).
+        case rolloutStart = "rollout-start"
+        case rolloutPercent = "rollout-percent"
+        case rolloutComplete = "rollout-complete"
+        case rolloutHalt = "rollout-halt"
 
         /// The fields an entry of this action cannot be read without, besides `action` and `time`.
         var requiredFields: [String] {
             switch self {
             case .publish, .promote, .recover, .clearBad: return ["release"]
+            case .rolloutStart, .rolloutPercent, .rolloutComplete, .rolloutHalt: return ["release"]
             case .rollback, .rollbackIntent: return ["from", "to"]
             case .prune, .failure, .sign: return []
             }
@@ -172,7 +179,7 @@ public struct Journal: JournalLog {
         /// The release this entry made live, if it activated one.
         public var activated: String? {
             switch action {
-            case .publish, .promote, .recover: return release
+            case .publish, .promote, .recover, .rolloutComplete: return release
             case .rollback: return to
             default: return nil
             }

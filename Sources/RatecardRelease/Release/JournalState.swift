@@ -58,6 +58,27 @@ public struct JournalState: Sendable, Equatable {
         public var bridgeRequires: Int? = nil
     }
 
+    /// A staged rollout in progress (`publish --rollout`), or one event of its history.
+    public struct Rollout: Sendable, Equatable {
+        public var release: String
+        /// Names it in the statement (`<release>@<sequence of its start>`): installs are picked by it.
+        public var id: String
+        /// The share of installs, in basis points (1...9999).
+        public var share: Int
+        /// The journal action of the event (`rollout-start` for the rollout in progress: when it began).
+        public var action: Journal.Action
+        public var time: String
+        public var user: String?
+        public var message: String?
+        /// A halt's bad mark (nil for other events).
+        public var marksBad: Bool? = nil
+    }
+
+    /// The staged rollout in progress, as the journal says; nil when none is.
+    public var rollout: Rollout?
+    /// Rollout events, oldest first (at most `keptActivations`).
+    public var rolloutHistory: [Rollout] = []
+
     /// Entries folded so far (line numbers for a file, entry numbers for object storage).
     public var through = 0
     var bad: Set<String> = []
@@ -97,6 +118,7 @@ public struct JournalState: Sendable, Equatable {
             && lhs.seals == rhs.seals && lhs.publications == rhs.publications && lhs.activations == rhs.activations
             && lhs.highestRelease == rhs.highestRelease && lhs.damage == rhs.damage && lhs.torn == rhs.torn && lhs.clearances == rhs.clearances
             && lhs.activationsRecorded == rhs.activationsRecorded && lhs.highestLiveSequence == rhs.highestLiveSequence
+            && lhs.rollout == rhs.rollout && lhs.rolloutHistory == rhs.rolloutHistory
             && lhs.scheduledApprovals.map(\.release) == rhs.scheduledApprovals.map(\.release)
             && lhs.scheduledApprovals.map(\.approval) == rhs.scheduledApprovals.map(\.approval)
     }
@@ -158,7 +180,11 @@ public struct JournalState: Sendable, Equatable {
             }
         case .failure, .sign:
             break
+        case .rolloutStart, .rolloutPercent, .rolloutComplete, .rolloutHalt:
+            applyRollout(entry)
         }
+        // A flip whose own entry was lost: when it made the rollout's release live, it completed it.
+        if entry.action == .recover, let rollout, entry.release == rollout.release { self.rollout = nil }
         if let approval = entry.approval, approval.scheduled?.isEmpty == false {
             scheduledApprovals.append((entry.release, approval))
         }
@@ -168,6 +194,36 @@ public struct JournalState: Sendable, Equatable {
             if activations.count > Self.keptActivations { activations.removeFirst(activations.count - Self.keptActivations) }
         }
     }
+
+    /// Folds one rollout entry in: the rollout in progress and its history.
+    mutating func applyRollout(_ entry: Journal.Entry) {
+        guard let release = entry.release else { return }
+        let id = entry.fields["rollout_id"]?.stringValue ?? release
+        let share = entry.fields["share_bp"]?.intValue ?? rollout?.share ?? 0
+        var event = Rollout(release: release, id: id, share: share, action: entry.action, time: entry.time, user: entry.user, message: entry.message)
+        switch entry.action {
+        case .rolloutStart:
+            if let seal = entry.seal { seals[release] = seal }
+            publications[release] = Publication(
+                action: entry.action, time: entry.time, user: entry.user, author: entry.fields["author"]?.stringValue, message: entry.message,
+                commit: entry.commit, approval: entry.approval, bridgeRequires: entry.fields["bridge_requires"]?.intValue)
+            rollout = event
+        case .rolloutPercent:
+            if rollout?.id == id { rollout?.share = share }
+        case .rolloutComplete:
+            rollout = nil
+            bad.remove(release)
+        default:
+            event.marksBad = entry.marksBad
+            if entry.marksBad { bad.insert(release) }
+            if rollout?.id == id { rollout = nil }
+        }
+        rolloutHistory.append(event)
+        if rolloutHistory.count > Self.keptActivations { rolloutHistory.removeFirst(rolloutHistory.count - Self.keptActivations) }
+    }
+
+    /// The rollout events of `release`, oldest first.
+    public func rolloutHistory(of release: String) -> [Rollout] { rolloutHistory.filter { $0.release == release } }
 
     /// Folds the entries and problems of a read journal, numbered from `through + 1` on.
     public mutating func apply(_ contents: Journal.Contents, through last: Int) {
@@ -270,6 +326,8 @@ extension JournalState {
             "activations_recorded": .int(activationsRecorded),
             "highest_release": .int(highestRelease),
             "highest_live_sequence": .int(highestLiveSequence),
+            "rollout": rollout.map(Self.json) ?? .null,
+            "rollout_history": .array(rolloutHistory.map(Self.json)),
             "damage": .array(damage.map(problem)),
             "torn": .array(torn.map(problem)),
         ])
@@ -340,10 +398,36 @@ extension JournalState {
         }
         self.damage = damage
         self.torn = torn
+        // A checkpoint written before rollouts existed had none in progress.
+        if let value = json["rollout"], value != .null {
+            guard let rollout = Self.rollout(value) else { return nil }
+            self.rollout = rollout
+        }
+        for item in json["rollout_history"]?.arrayValue ?? [] {
+            guard let event = Self.rollout(item) else { return nil }
+            rolloutHistory.append(event)
+        }
         for item in approvals {
             guard let approval = item["approval"].flatMap(Self.approval) else { return nil }
             scheduledApprovals.append((item["release"]?.stringValue, approval))
         }
+    }
+
+    static func json(_ rollout: Rollout) -> JSON {
+        .object([
+            "release": .string(rollout.release), "id": .string(rollout.id), "share_bp": .int(rollout.share), "action": .string(rollout.action.rawValue),
+            "time": .string(rollout.time), "user": rollout.user.map(JSON.string) ?? .null, "message": rollout.message.map(JSON.string) ?? .null,
+            "marks_bad": rollout.marksBad.map(JSON.bool) ?? .null,
+        ])
+    }
+
+    static func rollout(_ json: JSON) -> Rollout? {
+        guard let release = json["release"]?.stringValue, let id = json["id"]?.stringValue, let share = json["share_bp"]?.intValue,
+            let action = json["action"]?.stringValue.flatMap(Journal.Action.init(rawValue:)), let time = json["time"]?.stringValue
+        else { return nil }
+        return Rollout(
+            release: release, id: id, share: share, action: action, time: time, user: json["user"]?.stringValue, message: json["message"]?.stringValue,
+            marksBad: json["marks_bad"]?.boolValue)
     }
 
     static func json(_ approval: Journal.Approval) -> JSON {

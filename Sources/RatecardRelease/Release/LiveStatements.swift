@@ -119,12 +119,25 @@ public enum LiveStatements {
         var named: [Int: String] = lines
         // A live release that needs nothing of the app is what every app below the first line loads.
         if requires[live] == nil { named[0] = live }
+        // A staged rollout rides on every line whose apps can run its release (the bridge gate), and
+        // on `live` when its release needs nothing of the app; it ends once its release is live.
+        let rollout = try root.journalLog.state().rollout.flatMap { $0.release == live ? nil : $0 }
         var lists: [String: (String, [UInt8])] = [:]
-        for id in Set(named.values).union([live]) {
+        for id in Set(named.values).union([live]).union(rollout.map { [$0.release] } ?? []) {
             lists[id] = fileList(of: id, info: try root.info(of: id), environment: environment)
         }
-        func line(_ id: String) -> LiveStatement.Line { LiveStatement.Line(release: id, files: lists[id]!.0) }
-        return (line(live), Dictionary(uniqueKeysWithValues: named.map { (String($0.key), line($0.value)) }), Array(lists.values))
+        let rolloutNeeds = rollout.map { requires[$0.release] ?? 0 } ?? 0
+        func line(_ id: String, bridge: Int) -> LiveStatement.Line {
+            var line = LiveStatement.Line(release: id, files: lists[id]!.0)
+            if let rollout, rolloutNeeds <= bridge, id != rollout.release {
+                line.rollout = LiveStatement.Rollout(id: rollout.id, release: rollout.release, files: lists[rollout.release]!.0, share: rollout.share)
+            }
+            return line
+        }
+        return (
+            line(live, bridge: 0), Dictionary(uniqueKeysWithValues: named.map { (String($0.key), line($0.value, bridge: $0.key)) }),
+            Array(lists.values)
+        )
     }
 
     /// The next sequence: one more than the highest the journal recorded or live.json holds.
@@ -288,7 +301,10 @@ public enum LiveStatements {
         }
         let environment = environment(of: root)
         var seen: Set<String> = []
-        for line in ([statement.live] + statement.lines.values.sorted { $0.release < $1.release }) where seen.insert(line.release + " " + line.files).inserted {
+        let named = ([statement.live] + statement.lines.values.sorted { $0.release < $1.release }).flatMap { line in
+            [line] + (line.rollout.map { [LiveStatement.Line(release: $0.release, files: $0.files)] } ?? [])
+        }
+        for line in named where seen.insert(line.release + " " + line.files).inserted {
             let name = line.files + ".json"
             guard let bytes = try root.read([.object(name)]).first ?? nil else {
                 problems.append(

@@ -42,6 +42,9 @@ public struct Publisher {
         /// The live release's version.json as read before the lock: used when that release is
         /// still live under the lock (a release's version.json never changes).
         public var knownLive: ReleaseInfo? = nil
+        /// `--rollout`: the share of installs (basis points) the release reaches first; live stays
+        /// where it is (`Rollouts`). Nil: the release goes live for everyone.
+        public var rollout: Int? = nil
 
         public init(bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String) {
             self.bundle = bundle
@@ -105,6 +108,8 @@ public struct Publisher {
         if let liveInfo = staged.liveInfo, let live = change.live, liveInfo.serves(staged.files) {
             return .alreadyLive(id: live)
         }
+        // One rollout at a time, and none overtaken by a release made live for everyone.
+        if request.rollout != nil { try Self.requireRolloutBase(target, live: change.live) } else { try Rollouts.requireNone(target, live: change.live) }
         let info = ReleaseInfo(
             id: try target.nextReleaseID(bundleID: request.bundle.manifest.bundleID), bundleID: request.bundle.manifest.bundleID,
             sourceCommit: request.bundle.manifest.sourceCommit, asOf: request.bundle.manifest.asOf.description, publishedAt: Timestamp.now(),
@@ -120,9 +125,27 @@ public struct Publisher {
             throw error
         }
         let requires = request.bridge?["requires"]?.intValue ?? 0
+        if let share = request.rollout {
+            try change.confirm()
+            let fields = Self.journalFields(info, seal: SHA256.hex(manifest), previous: change.live, request)
+            _ = try Rollouts.start(root: target, fields: fields, release: info.id, share: share, requires: requires)
+            let linked = staged.files.filter { target.inEntryFolder($0.path, format: info.format) }.count
+            return .published(id: info.id, previous: change.live, plan: Self.plan(staged, request), bytesWritten: written, filesLinked: linked)
+        }
         try change.makeLive(info.id, journal: Self.journalFields(info, seal: SHA256.hex(manifest), previous: change.live, request), bridgeRequires: requires, failed: failed, warn: onWarning)
         let linked = staged.files.filter { target.inEntryFolder($0.path, format: info.format) }.count
         return .published(id: info.id, previous: change.live, plan: Self.plan(staged, request), bytesWritten: written, filesLinked: linked)
+    }
+
+    /// Refuses a rollout (exit 3) when nothing is live (there is no release for the rest of the
+    /// installs) or another rollout is in progress.
+    static func requireRolloutBase(_ target: any ReleaseStore, live: String?) throws {
+        guard live != nil else {
+            throw ConflictError(
+                "nothing is live in \(target.displayName) yet, so a rollout has no release for the other installs; nothing was changed. Publish without --rollout first",
+                ko: "\(target.displayName)에 아직 라이브 릴리스가 없어 단계적 배포가 나머지 설치에 줄 릴리스가 없습니다; 아무것도 바꾸지 않았습니다. 먼저 --rollout 없이 게시하세요")
+        }
+        try Rollouts.requireNone(target, live: live)
     }
 
     /// Puts the objects the release names that the store lacks, then the release itself; the

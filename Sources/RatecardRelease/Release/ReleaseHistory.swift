@@ -26,6 +26,8 @@ public struct ReleaseHistory {
         public var targetWasBad: Bool
         /// Whether the release left is marked bad.
         public var markedBad: Bool
+        /// The release whose staged rollout the rollback halted first (kept good), if one was in progress.
+        public var haltedRollout: String? = nil
     }
 
     /// A rollback: to which release (nil: the newest good one before live), why, and how.
@@ -72,8 +74,14 @@ public struct ReleaseHistory {
         try change.expect(request.expectLive)
         let bad = try root.badReleases()
         let chosen = try request.target.map { try checkTarget($0, live: live, bad: bad, force: request.force) } ?? newestGood(before: live, bad: bad)
-        let result = Rollback(from: live, to: chosen, check: try check(chosen, verify: request.verify), targetWasBad: bad.contains(chosen), markedBad: marksBad)
-        if request.dryRun { return result }
+        var result = Rollback(from: live, to: chosen, check: try check(chosen, verify: request.verify), targetWasBad: bad.contains(chosen), markedBad: marksBad)
+        // A staged rollout in progress is halted first (its release kept good): a rollback
+        // means the environment goes back to a known release, for every install.
+        if request.dryRun {
+            result.haltedRollout = try root.journalLog.state().rollout.flatMap { $0.release == live ? nil : $0.release }
+            return result
+        }
+        result.haltedRollout = try Rollouts.haltForRollback(root: root, live: live, message: request.reason)?.release
         var fields = JournalFields.base(action: "rollback-intent")
         fields["from"] = .string(live)
         fields["to"] = .string(chosen)
@@ -182,6 +190,12 @@ public struct ReleaseHistory {
         let (release, message, extra) = (request.release, request.message, request.extra)
         guard let id = try release ?? source.live() else { throw ConflictError("\(source.displayName) has nothing live to promote", ko: "\(source.displayName)에는 승격할 라이브 릴리스가 없습니다") }
         guard let manifest = try source.manifest(of: id) else { throw ConflictError("release \(id) does not exist in \(source.displayName)", ko: "\(source.displayName)에 릴리스 \(id)이(가) 없습니다") }
+        if let rollout = try source.journalLog.state().rollout, rollout.release == id, try source.live() != id {
+            throw ConflictError(
+                "release \(id) is only being rolled out in \(source.displayName) (\(Rollouts.share(rollout.share)) of installs); nothing was changed. Complete the rollout there first ('ratecard rollout --complete')",
+                ko: "릴리스 \(id)은(는) \(source.displayName)에서 단계적으로 배포하는 중일 뿐입니다 (설치의 \(Rollouts.share(rollout.share))); 아무것도 바꾸지 않았습니다. 먼저 그곳의 배포를 완료하세요('ratecard rollout --complete')"
+            )
+        }
         let drift = try source.drift(of: id, deep: true)
         guard drift.isEmpty else {
             throw RefusedError(
@@ -193,6 +207,7 @@ public struct ReleaseHistory {
         defer { change.end() }
         // Already live: the same release, or a copy of it promoted before.
         if let live = change.live, try live == id || target.info(of: live).promotedFrom == id { return (live, live, true) }
+        try Rollouts.requireNone(target, live: change.live)
         // The copy takes the target's next number (its source's id recorded), so no two
         // releases of the target share a number and `rollback --to N` names one.
         var info = sourceInfo
@@ -374,6 +389,8 @@ public struct ReleaseHistory {
             }
         }
         protected.formUnion(try BridgeLines.read(root: root).values)
+        // A release being rolled out is loaded by its share of installs.
+        if let rollout = try root.journalLog.state().rollout { protected.insert(rollout.release) }
         protected.formUnion(try recentlyLive(minutes: graceMinutes))
         return protected
     }
