@@ -96,8 +96,11 @@ public struct Rollouts {
         return id
     }
 
-    /// Changes the rollout in progress under the lock, journaled with `message`.
-    public func change(_ change: Change, message: String, wait: Bool = true, onWait: (Message) -> Void = { _ in }) throws -> Outcome {
+    /// Changes the rollout in progress under the lock, journaled with `message`. `onWarning`
+    /// hears what went wrong after a completion's flip without undoing it.
+    public func change(
+        _ change: Change, message: String, wait: Bool = true, onWarning: (Message) -> Void = { _ in }, onWait: (Message) -> Void = { _ in }
+    ) throws -> Outcome {
         let session = try LiveChange.begin(
             root, command: "rollout", wait: wait, onWait: onWait, expectLive: nil, crashPoints: ("rollout-locked", "rollout-recovered"))
         defer { session.end() }
@@ -112,12 +115,12 @@ public struct Rollouts {
             let state = try root.journalLog.state()
             fields["previous"] = session.live.map(JSON.string) ?? .null
             fields["share_bp"] = .int(LiveStatement.Rollout.buckets)
-            if let seal = state.seals[rollout.release] { fields[ServeRoot.sealField] = .string(seal) }
+            if let seal = state.seals[rollout.release] { fields[JournalFields.seal] = .string(seal) }
             let publication = state.publications[rollout.release]
             fields["commit"] = publication?.commit.map { .string($0.hex) } ?? .null
             fields["author"] = publication?.author.map(JSON.string) ?? .null
             fields["bridge_requires"] = .int(publication?.bridgeRequires ?? 0)
-            try session.makeLive(rollout.release, journal: fields, bridgeRequires: publication?.bridgeRequires)
+            try session.makeLive(rollout.release, journal: fields, bridgeRequires: publication?.bridgeRequires, warn: onWarning)
             return Outcome(release: rollout.release, rolloutID: rollout.id, before: rollout.share, after: LiveStatement.Rollout.buckets, live: rollout.release, markedBad: false)
         case .percent(let percent):
             fields["share_bp"] = .int(percent * 100)
