@@ -54,7 +54,7 @@ enum RolloutCommand {
         let root = try ServeRootOptions.existing(arguments, invocation)
         let console = invocation.console
         let messages = invocation.messages
-        let done = try Rollouts(root: root).change(change, message: reason, wait: !arguments.has("--no-wait")) { console.err(messages($0) + "\n") }
+        let done = try Rollouts(root: root).change(change, message: reason, wait: !arguments.has("--no-wait"), onWarning: invocation.warning) { console.err(messages($0) + "\n") }
         if json {
             let outcome =
                 switch change {
