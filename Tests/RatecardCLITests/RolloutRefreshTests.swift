@@ -62,7 +62,9 @@ import Testing
             let due = try ratecard(publish + ["--if-stale", "--as-of", "\(Days.leftOutDay)"], in: fixture.repo)
             #expect(due.status == 0, "\(due.out)\(due.err)")
             #expect(
-                due.out.contains("Halted the rollout of \(rolled) first, for the scheduled refresh (not marked bad; publish it again to roll it out anew): release \(rolled) is stale since \(Days.leftOutDay)."),
+                due.out.contains(
+                    "Halted the rollout of \(rolled) first, for the scheduled refresh (not marked bad; publish it again to roll it out anew): "
+                        + "release \(rolled) is stale since \(Days.leftOutDay)."),
                 "\(due.out)")
             let second = try #require(try serve.live())
             #expect(second != first && second != rolled)

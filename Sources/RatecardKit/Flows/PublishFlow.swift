@@ -184,9 +184,13 @@ public struct PublishFlow {
         // What the lock found: the rollout halted, or none (another command ended it first).
         let planned = result.haltedRollout
         result.haltedRollout = nil
-        let outcome = try publisher.publish(staged, request, onWait: { events(.waiting($0)) }, onWarning: { events(.warning($0)) }) { halted in
-            result.haltedRollout = planned.map { HaltedRollout(release: halted.release, rolloutID: halted.id, staleSince: $0.staleSince, liveStaleSince: $0.liveStaleSince) }
-        }
+        let outcome = try publisher.publish(
+            staged, request, onWait: { events(.waiting($0)) }, onWarning: { events(.warning($0)) },
+            onHalted: { halted in
+                result.haltedRollout = planned.map {
+                    HaltedRollout(release: halted.release, rolloutID: halted.id, staleSince: $0.staleSince, liveStaleSince: $0.liveStaleSince)
+                }
+            })
         return result.ending(.published(outcome))
     }
 
