@@ -15,7 +15,10 @@ enum PublishCommand {
             OptionSpec("--expect-live", value: "ID", "Only swap if this release is live now (compare-and-swap; 'none' for an empty root)"),
             OptionSpec("-m", value: "MSG", "Why: recorded in the journal"),
             OptionSpec("--dry-run", "Print what would change (semantic diff, then files) and touch nothing"),
-            OptionSpec("--if-stale", "Only if something scheduled has taken effect since the live release was built: rebuild the live release's commit as of today (for a daily timer)"),
+            OptionSpec(
+                "--if-stale",
+                "Only if something scheduled has taken effect since the live release (or the release being rolled out) was built: "
+                    + "rebuild the live release's commit as of today, halting an open rollout first (for a daily timer)"),
             OptionSpec("--approve", value: "REASON", "Approve a risky change for a protected environment (recorded in the journal)"),
             OptionSpec("--allow-shallow", "Publish a commit whose parent is not in this shallow clone, its history rules skipped (else exit 4)"),
             ServeRootOptions.force,
