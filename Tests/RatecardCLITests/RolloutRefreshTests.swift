@@ -57,6 +57,11 @@ import Testing
             #expect(try serve.journalLog.state().rollout == rollout)
             #expect(try Self.statement(fixture.root).live.rollout?.release == rolled)
 
+            // A dry run on the day says it would halt the rollout, and changes nothing.
+            let dry = try ratecard(publish + ["--if-stale", "--as-of", "\(Days.leftOutDay)", "--dry-run"], in: fixture.repo)
+            #expect(dry.status == 0 && dry.out.contains("Would halt the rollout of \(rolled) first, for the scheduled refresh"), "\(dry.out)\(dry.err)")
+            #expect(try serve.live() == first && serve.journalLog.state().rollout == rollout)
+
             // The day after: halted for the refresh, not marked bad; live shows the product withdrawn.
             Days.nextSecond(after: try serve.journal.entries().last?.time)
             let due = try ratecard(publish + ["--if-stale", "--as-of", "\(Days.leftOutDay)"], in: fixture.repo)
