@@ -32,11 +32,28 @@ public struct LiveStatement: Codable, Equatable, Sendable {
         /// loader that does not know rollouts ignores it and loads `release`, which is safe.
         public var rollout: Rollout?
 
+        enum CodingKeys: String, CodingKey {
+            case release, files, rollout
+        }
+
         public init(release: String, files: String, rollout: Rollout? = nil) {
             self.release = release
             self.files = files
             self.rollout = rollout
         }
+
+        /// A rollout that does not read (a share that is not a whole number, a field missing or
+        /// of another type) is ignored, as a loader from before rollouts ignores the field: the
+        /// line's own release loads, never the rollout's (fail closed).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            release = try container.decode(String.self, forKey: .release)
+            files = try container.decode(String.self, forKey: .files)
+            rollout = (try? container.decodeIfPresent(Rollout.self, forKey: .rollout)) ?? nil
+        }
+
+        /// Whether the line names a release to load: an id and the sha256 of a file list.
+        public var namesRelease: Bool { !release.isEmpty && ReleaseLoader.isSHA256(files) }
     }
 
     /// A release that a share of installs loads instead of the line's own (a staged rollout).
@@ -69,9 +86,11 @@ public struct LiveStatement: Codable, Equatable, Sendable {
             self.share = share
         }
 
-        /// Whether the install named `installID` loads this rollout's release.
+        /// Whether the install named `installID` loads this rollout's release: never when the
+        /// rollout has no id or its share is outside 1...9999 (a share of everyone is a
+        /// completion, which moves the line's own release instead).
         public func includes(installID: String, digest: any ContentDigest) -> Bool {
-            Self.bucket(installID: installID, rolloutID: id, digest: digest) < share
+            !id.isEmpty && (1..<Self.buckets).contains(share) && Self.bucket(installID: installID, rolloutID: id, digest: digest) < share
         }
 
         /// The install's bucket for a rollout, 0..<10,000.
@@ -134,11 +153,15 @@ public struct LiveStatement: Codable, Equatable, Sendable {
     }
 
     /// What the install named `installID` loads of `line`: the rollout's release when the
-    /// install is in its share, else the line's own release (without a rollout).
+    /// install is in its share, else the line's own release (without a rollout). A rollout that
+    /// is not well formed (no id, a share outside 1...9999, no release or file list hash), or on
+    /// a line that names no release of its own, is not followed: the line's own release is
+    /// what the loader checks (and, when that fails, the last good one is kept).
     public static func pick(_ line: Line, installID: String, digest: any ContentDigest) -> Line {
-        guard let rollout = line.rollout, rollout.includes(installID: installID, digest: digest) else {
-            return Line(release: line.release, files: line.files)
-        }
+        let own = Line(release: line.release, files: line.files)
+        guard let rollout = line.rollout, own.namesRelease, rollout.release != line.release,
+            Line(release: rollout.release, files: rollout.files).namesRelease, rollout.includes(installID: installID, digest: digest)
+        else { return own }
         return Line(release: rollout.release, files: rollout.files)
     }
 }
@@ -763,7 +786,10 @@ public struct ReleaseCache: Sendable {
 // refusal); the statement's format; its environment; its sequence not below the highest accepted
 // (a replayed statement); not past its expiry (a frozen server); the bridge line; the file
 // list's bytes against the line's hash, and its environment and release; every file's size and
-// sha256. A redirect to another host is refused wherever it happens.
+// sha256. A redirect to another host is refused wherever it happens. A staged rollout on the
+// line is followed only when it is well formed (an id, a share of 1...9999, a release and a file
+// list hash) on a line that names a release of its own; when the rollout's release fails any
+// check, the line's own release is checked and loaded instead.
 
 import Foundation
 
@@ -919,18 +945,25 @@ public struct ReleaseLoader: Sendable {
                 ko: "선언에 브리지 \(configuration.bridgeVersion)용 라인이 없습니다 (라인: \(statement.lines.keys.sorted().joined(separator: ", ")))")
         }
         // A staged rollout: this install's share decides, unless its release failed here before.
-        var line = LiveStatement.Line(release: offered.release, files: offered.files)
+        let own = LiveStatement.Line(release: offered.release, files: offered.files)
+        var line = own
         if let rollout = offered.rollout, try cache.badReason(rollout.release) == nil {
             line = LiveStatement.pick(offered, installID: try configuration.installID ?? cache.installID(), digest: digest)
         }
-        if let why = try cache.badReason(line.release) {
-            throw LoadRefusal(.markedBad, "release \(line.release) was marked bad on this device: \(why)", ko: "릴리스 \(line.release)은(는) 이 기기에서 불량으로 표시되었습니다: \(why)")
+        var rollout = line == own ? nil : offered.rollout?.id
+        let list: ReleaseFileList
+        do {
+            list = try checkedFiles(line, environment: environment)
+        } catch is LoadRefusal where rollout != nil {
+            // The rollout's release fails a check (its file list missing, changed or not its
+            // hash, a file not its sha256): this install loads the line's own release instead,
+            // checked the same way; never any of the rollout's files unchecked.
+            (line, rollout) = (own, nil)
+            list = try checkedFiles(line, environment: environment)
         }
-        let list = try fileList(line, environment: environment)
-        for file in list.files { try checkFile(file) }
         let release = LoadedRelease(
             environment: environment, release: line.release, files: line.files, sequence: statement.sequence, signedAt: statement.signedAt,
-            expiresAt: statement.expiresAt, signedBy: signers, fileList: list, rollout: line.release == offered.rollout?.release ? offered.rollout?.id : nil)
+            expiresAt: statement.expiresAt, signedBy: signers, fileList: list, rollout: rollout)
         try sequences.record(sequence: statement.sequence, environment: environment)
         var records = try cache.records()
         let isNew = records.good?.release != release.release || records.good?.files != release.files
@@ -1012,6 +1045,17 @@ public struct ReleaseLoader: Sendable {
                 .expired, "the statement expired at \(text) (now \(current)): the server is not re-signing, or serves a frozen copy",
                 ko: "선언이 \(text)에 만료되었습니다 (지금 \(current)): 서버가 다시 서명하지 않거나 멈춘 사본을 주고 있습니다")
         }
+    }
+
+    /// The file list of `line`'s release with every file checked, unless the release was marked
+    /// bad on this device.
+    private func checkedFiles(_ line: LiveStatement.Line, environment: String) throws -> ReleaseFileList {
+        if let why = try cache.badReason(line.release) {
+            throw LoadRefusal(.markedBad, "release \(line.release) was marked bad on this device: \(why)", ko: "릴리스 \(line.release)은(는) 이 기기에서 불량으로 표시되었습니다: \(why)")
+        }
+        let list = try fileList(line, environment: environment)
+        for file in list.files { try checkFile(file) }
+        return list
     }
 
     private func fileList(_ line: LiveStatement.Line, environment: String) throws -> ReleaseFileList {

@@ -27,11 +27,28 @@ public struct LiveStatement: Codable, Equatable, Sendable {
         /// loader that does not know rollouts ignores it and loads `release`, which is safe.
         public var rollout: Rollout?
 
+        enum CodingKeys: String, CodingKey {
+            case release, files, rollout
+        }
+
         public init(release: String, files: String, rollout: Rollout? = nil) {
             self.release = release
             self.files = files
             self.rollout = rollout
         }
+
+        /// A rollout that does not read (a share that is not a whole number, a field missing or
+        /// of another type) is ignored, as a loader from before rollouts ignores the field: the
+        /// line's own release loads, never the rollout's (fail closed).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            release = try container.decode(String.self, forKey: .release)
+            files = try container.decode(String.self, forKey: .files)
+            rollout = (try? container.decodeIfPresent(Rollout.self, forKey: .rollout)) ?? nil
+        }
+
+        /// Whether the line names a release to load: an id and the sha256 of a file list.
+        public var namesRelease: Bool { !release.isEmpty && ReleaseLoader.isSHA256(files) }
     }
 
     /// A release that a share of installs loads instead of the line's own (a staged rollout).
@@ -64,9 +81,11 @@ public struct LiveStatement: Codable, Equatable, Sendable {
             self.share = share
         }
 
-        /// Whether the install named `installID` loads this rollout's release.
+        /// Whether the install named `installID` loads this rollout's release: never when the
+        /// rollout has no id or its share is outside 1...9999 (a share of everyone is a
+        /// completion, which moves the line's own release instead).
         public func includes(installID: String, digest: any ContentDigest) -> Bool {
-            Self.bucket(installID: installID, rolloutID: id, digest: digest) < share
+            !id.isEmpty && (1..<Self.buckets).contains(share) && Self.bucket(installID: installID, rolloutID: id, digest: digest) < share
         }
 
         /// The install's bucket for a rollout, 0..<10,000.
@@ -129,11 +148,15 @@ public struct LiveStatement: Codable, Equatable, Sendable {
     }
 
     /// What the install named `installID` loads of `line`: the rollout's release when the
-    /// install is in its share, else the line's own release (without a rollout).
+    /// install is in its share, else the line's own release (without a rollout). A rollout that
+    /// is not well formed (no id, a share outside 1...9999, no release or file list hash), or on
+    /// a line that names no release of its own, is not followed: the line's own release is
+    /// what the loader checks (and, when that fails, the last good one is kept).
     public static func pick(_ line: Line, installID: String, digest: any ContentDigest) -> Line {
-        guard let rollout = line.rollout, rollout.includes(installID: installID, digest: digest) else {
-            return Line(release: line.release, files: line.files)
-        }
+        let own = Line(release: line.release, files: line.files)
+        guard let rollout = line.rollout, own.namesRelease, rollout.release != line.release,
+            Line(release: rollout.release, files: rollout.files).namesRelease, rollout.includes(installID: installID, digest: digest)
+        else { return own }
         return Line(release: rollout.release, files: rollout.files)
     }
 }

@@ -8,7 +8,10 @@
 // refusal); the statement's format; its environment; its sequence not below the highest accepted
 // (a replayed statement); not past its expiry (a frozen server); the bridge line; the file
 // list's bytes against the line's hash, and its environment and release; every file's size and
-// sha256. A redirect to another host is refused wherever it happens.
+// sha256. A redirect to another host is refused wherever it happens. A staged rollout on the
+// line is followed only when it is well formed (an id, a share of 1...9999, a release and a file
+// list hash) on a line that names a release of its own; when the rollout's release fails any
+// check, the line's own release is checked and loaded instead.
 
 import Foundation
 
@@ -164,18 +167,25 @@ public struct ReleaseLoader: Sendable {
                 ko: "선언에 브리지 \(configuration.bridgeVersion)용 라인이 없습니다 (라인: \(statement.lines.keys.sorted().joined(separator: ", ")))")
         }
         // A staged rollout: this install's share decides, unless its release failed here before.
-        var line = LiveStatement.Line(release: offered.release, files: offered.files)
+        let own = LiveStatement.Line(release: offered.release, files: offered.files)
+        var line = own
         if let rollout = offered.rollout, try cache.badReason(rollout.release) == nil {
             line = LiveStatement.pick(offered, installID: try configuration.installID ?? cache.installID(), digest: digest)
         }
-        if let why = try cache.badReason(line.release) {
-            throw LoadRefusal(.markedBad, "release \(line.release) was marked bad on this device: \(why)", ko: "릴리스 \(line.release)은(는) 이 기기에서 불량으로 표시되었습니다: \(why)")
+        var rollout = line == own ? nil : offered.rollout?.id
+        let list: ReleaseFileList
+        do {
+            list = try checkedFiles(line, environment: environment)
+        } catch is LoadRefusal where rollout != nil {
+            // The rollout's release fails a check (its file list missing, changed or not its
+            // hash, a file not its sha256): this install loads the line's own release instead,
+            // checked the same way; never any of the rollout's files unchecked.
+            (line, rollout) = (own, nil)
+            list = try checkedFiles(line, environment: environment)
         }
-        let list = try fileList(line, environment: environment)
-        for file in list.files { try checkFile(file) }
         let release = LoadedRelease(
             environment: environment, release: line.release, files: line.files, sequence: statement.sequence, signedAt: statement.signedAt,
-            expiresAt: statement.expiresAt, signedBy: signers, fileList: list, rollout: line.release == offered.rollout?.release ? offered.rollout?.id : nil)
+            expiresAt: statement.expiresAt, signedBy: signers, fileList: list, rollout: rollout)
         try sequences.record(sequence: statement.sequence, environment: environment)
         var records = try cache.records()
         let isNew = records.good?.release != release.release || records.good?.files != release.files
@@ -257,6 +267,17 @@ public struct ReleaseLoader: Sendable {
                 .expired, "the statement expired at \(text) (now \(current)): the server is not re-signing, or serves a frozen copy",
                 ko: "선언이 \(text)에 만료되었습니다 (지금 \(current)): 서버가 다시 서명하지 않거나 멈춘 사본을 주고 있습니다")
         }
+    }
+
+    /// The file list of `line`'s release with every file checked, unless the release was marked
+    /// bad on this device.
+    private func checkedFiles(_ line: LiveStatement.Line, environment: String) throws -> ReleaseFileList {
+        if let why = try cache.badReason(line.release) {
+            throw LoadRefusal(.markedBad, "release \(line.release) was marked bad on this device: \(why)", ko: "릴리스 \(line.release)은(는) 이 기기에서 불량으로 표시되었습니다: \(why)")
+        }
+        let list = try fileList(line, environment: environment)
+        for file in list.files { try checkFile(file) }
+        return list
     }
 
     private func fileList(_ line: LiveStatement.Line, environment: String) throws -> ReleaseFileList {

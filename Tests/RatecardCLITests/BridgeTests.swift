@@ -7,7 +7,7 @@ private func write(_ path: String, _ text: String) throws { try FileSystem.write
 
 /// A publish fixture whose web build is a copy of site/ and whose ratecard.yaml names
 /// staging (no apps listed) and production (apps of bridge 1 and 3).
-private struct BridgeFixture {
+struct BridgeFixture {
     let base: PublishFixture
     var production: String { base.directory + "/production" }
     var staging: String { base.directory + "/staging" }

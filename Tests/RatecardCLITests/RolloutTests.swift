@@ -132,6 +132,8 @@ import Testing
             let third = try #require(try env.releases().last)
             let again = try #require(try env.fixture.statement().live.rollout)
             #expect(again.release == third && again.id != rollout.id, "\(again)")
+            let early = try env.run(["promote", "--from", "production", "--to", "elsewhere", "--release", third, "-m", "too early"])
+            #expect(early.status == 3 && early.err.contains("only being rolled out"), "\(early.out)\(early.err)")
             // (Commit 0: commit 1's bundle is in the release marked bad, refused for that.)
             let another = try env.publish(4, rollout: 10)
             #expect(another.status == 3 && another.err.contains("is being rolled out"), "one rollout at a time: \(another.out)\(another.err)")
@@ -147,6 +149,12 @@ import Testing
             let journal = try env.root.journalLog.state()
             #expect(journal.rollout == nil && journal.lastActivated == third && journal.seals[third] != nil)
             #expect(try env.verified().status == 0)
+            // Completed, the release promote refused is promoted like any live one.
+            let promotedNow = try env.run(["promote", "--from", "production", "--to", "elsewhere", "--release", third, "-m", "ship"])
+            #expect(promotedNow.status == 0, "\(promotedNow.out)\(promotedNow.err)")
+            let elsewhere = ServeRoot(path: env.fixture.publish.directory + "/elsewhere")
+            let promotedLive = try #require(try elsewhere.live())
+            #expect(try elsewhere.info(of: promotedLive).bundleID == env.root.info(of: third).bundleID)
 
             // Usage errors.
             #expect(try env.run(["rollout", "--env", "production", "--percent", "100", "-m", "x"]).status == 2)

@@ -15,7 +15,10 @@ enum PublishCommand {
             OptionSpec("--expect-live", value: "ID", "Only swap if this release is live now (compare-and-swap; 'none' for an empty root)"),
             OptionSpec("-m", value: "MSG", "Why: recorded in the journal"),
             OptionSpec("--dry-run", "Print what would change (semantic diff, then files) and touch nothing"),
-            OptionSpec("--if-stale", "Only if something scheduled has taken effect since the live release was built: rebuild the live release's commit as of today (for a daily timer)"),
+            OptionSpec(
+                "--if-stale",
+                "Only if something scheduled has taken effect since the live release (or the release being rolled out) was built: "
+                    + "rebuild the live release's commit as of today, halting an open rollout first (for a daily timer)"),
             OptionSpec("--approve", value: "REASON", "Approve a risky change for a protected environment (recorded in the journal)"),
             OptionSpec("--allow-shallow", "Publish a commit whose parent is not in this shallow clone, its history rules skipped (else exit 4)"),
             ServeRootOptions.force,
@@ -78,6 +81,14 @@ enum PublishCommand {
             "review_expired": .array(result.reviewsExpired.map { .string($0.key) }),
         ]
         for product in result.reviewsExpired { invocation.warning(ProductDisclosureRules.leftOut(product, on: options.asOf)) }
+        if let halted = result.haltedRollout {
+            summary["halted_rollout"] = .object([
+                "release": .string(halted.release), "rollout_id": .string(halted.rolloutID), "marked_bad": .bool(false),
+                "reason": .string("scheduled_refresh"), "stale_from": halted.staleSince.map { .string($0.description) } ?? .null,
+                "live_stale_from": halted.liveStaleSince.map { .string($0.description) } ?? .null,
+            ])
+            if !json { invocation.out(Self.halted(halted, dryRun: options.change.dryRun)) }
+        }
         switch result.outcome {
         case .current(let text):
             if json {
@@ -169,6 +180,25 @@ enum PublishCommand {
             console.out(JSON.object(summary).serialized() + "\n")
         }
         return RatecardCLI.ExitCode.ok
+    }
+
+    /// What `--if-stale` did first during a rollout: halted it (kept good) for the scheduled refresh.
+    static func halted(_ halted: PublishFlow.HaltedRollout, dryRun: Bool) -> Message {
+        let why: Message
+        if let day = halted.staleSince {
+            why = Message("release \(halted.release) is stale since \(day)", ko: "릴리스 \(halted.release)이(가) \(day)부터 오래된 상태입니다")
+        } else {
+            why = Message("the live release is stale since \(halted.liveStaleSince.map(\.description) ?? "?")", ko: "라이브 릴리스가 \(halted.liveStaleSince.map(\.description) ?? "?")부터 오래된 상태입니다")
+        }
+        let done =
+            dryRun
+            ? Message(
+                "Would halt the rollout of \(halted.release) first, for the scheduled refresh (not marked bad; publish it again to roll it out anew): ",
+                ko: "예약된 변경을 반영하려고 먼저 \(halted.release)의 단계적 배포를 중단합니다 (불량 표시는 붙이지 않습니다; 다시 배포하려면 새로 게시하세요): ")
+            : Message(
+                "Halted the rollout of \(halted.release) first, for the scheduled refresh (not marked bad; publish it again to roll it out anew): ",
+                ko: "예약된 변경을 반영하려고 먼저 \(halted.release)의 단계적 배포를 중단했습니다 (불량 표시는 붙이지 않았습니다; 다시 배포하려면 새로 게시하세요): ")
+        return done + why + .verbatim(".\n")
     }
 
     static func describe(_ plan: ReleasePlan, live: String?, target: String, bundle: String) -> Message {

@@ -172,20 +172,32 @@ enum ServeRootCommands {
         for warning in status.warnings { invocation.warning(warning) }
         let (live, info, since, approval, drift) = (status.live, status.info, status.since, status.approval, status.drift)
         let staleFrom = status.freshness.staleFrom
-        let freshness: Message
-        switch status.freshness {
-        case .nothingScheduled: freshness = Message("nothing scheduled after \(info.asOf)", ko: "\(info.asOf) 이후에 시행 예정인 것 없음")
-        case .stale(let day):
-            freshness = Message(
-                "STALE since \(day) (something scheduled took effect); run 'ratecard publish \(selector) --if-stale'",
-                ko: "\(day)부터 오래됨 (시행 예정이던 것이 시행되었습니다); 'ratecard publish \(selector) --if-stale'을 실행하세요")
-        case .current(let day):
-            freshness = Message(
-                "until \(day.adding(days: -1)) (something scheduled takes effect on \(day); 'ratecard publish \(selector) --if-stale' that day)",
-                ko: "\(day.adding(days: -1))까지 (\(day)에 시행 예정인 것이 있습니다; 그날 'ratecard publish \(selector) --if-stale'을 실행하세요)")
-        }
+        let freshness = Self.freshness(status.freshness, info: info, selector: selector)
         let statement = StatementSummary(status.statement, environment: LiveStatements.environment(of: destination.store))
-        let reviews = ReviewsEnding.row(info, asOf: asOf, days: ReviewsEnding.days(invocation))
+        let reviewDays = ReviewsEnding.days(invocation)
+        let reviews = ReviewsEnding.row(info, asOf: asOf, days: reviewDays)
+        // The release being rolled out: when it goes stale (a scheduled refresh halts the
+        // rollout that day) and the reviews it shows that end soon.
+        var rolloutJSON = RolloutCommand.json(status.journal, live: live)
+        var rolloutRows: [(Message, Message)] = []
+        if let (rolled, rolledFreshness) = status.rollout, case .object(var fields) = rolloutJSON {
+            let rolledReviews = ReviewsEnding.row(rolled, asOf: asOf, days: reviewDays)
+            fields["stale_from"] = rolledFreshness.staleFrom.map { .string($0.description) } ?? .null
+            fields["stale"] = .bool(rolledFreshness.isStale)
+            fields["reviews_ending"] = rolledReviews.0
+            rolloutJSON = .object(fields)
+            let halts = Message(
+                " (a scheduled refresh halts the rollout that day)", ko: " (그날 예약된 변경을 반영하면서 단계적 배포를 중단합니다)")
+            rolloutRows.append(
+                (
+                    Message("rollout current", ko: "배포 최신 여부"),
+                    .verbatim("\(rolled.id): ") + Self.freshness(rolledFreshness, info: rolled, selector: selector)
+                        + (rolledFreshness.staleFrom == nil ? .verbatim("") : halts)
+                ))
+            if case .array(let ending) = rolledReviews.0, !ending.isEmpty {
+                rolloutRows.append((Message("rollout reviews", ko: "배포 심의"), .verbatim("\(rolled.id): ") + rolledReviews.1))
+            }
+        }
         let object = JSON.object([
             "environment": .string(name), "live": .string(live), "since": since.map { .string($0.time) } ?? .null,
             "activated_by": since.map { .string($0.action.rawValue) } ?? .null,
@@ -199,7 +211,7 @@ enum ServeRootCommands {
             "checked": .string("version.json seal"), "seal_ok": .bool(drift.isEmpty), "drift": .array(drift.map { JSON.string($0.english) }),
             "reviews_ending": reviews.0,
             "statement": statement.json,
-            "rollout": RolloutCommand.json(status.journal, live: live),
+            "rollout": rolloutJSON,
         ])
         let when = since.map { Timestamp.seoul($0.time) }
         let how = since.map(Self.activation) ?? Message("not in the journal", ko: "저널에 없음")
@@ -219,6 +231,7 @@ enum ServeRootCommands {
         ]
         if let approval { rows.append((Message("approved", ko: "승인"), .verbatim(approval))) }
         if let rollout = RolloutCommand.statusRow(status.journal, live: live) { rows.append(rollout) }
+        rows += rolloutRows
         rows.append((Message("signing", ko: "서명"), statement.text))
         if let warning = statement.warning { invocation.warning(.verbatim("\(name): ") + warning) }
         let problems = drift.prefix(5).joined(separator: "; ")
@@ -240,6 +253,21 @@ enum ServeRootCommands {
             text += label + String(repeating: " ", count: width - Self.cells(label) + 2) + invocation.messages(row.1) + "\n"
         }
         return (object, text)
+    }
+
+    /// A release's freshness as `status` words it, with the command that refreshes it.
+    static func freshness(_ freshness: Freshness, info: ReleaseInfo, selector: String) -> Message {
+        switch freshness {
+        case .nothingScheduled: return Message("nothing scheduled after \(info.asOf)", ko: "\(info.asOf) 이후에 시행 예정인 것 없음")
+        case .stale(let day):
+            return Message(
+                "STALE since \(day) (something scheduled took effect); run 'ratecard publish \(selector) --if-stale'",
+                ko: "\(day)부터 오래됨 (시행 예정이던 것이 시행되었습니다); 'ratecard publish \(selector) --if-stale'을 실행하세요")
+        case .current(let day):
+            return Message(
+                "until \(day.adding(days: -1)) (something scheduled takes effect on \(day); 'ratecard publish \(selector) --if-stale' that day)",
+                ko: "\(day.adding(days: -1))까지 (\(day)에 시행 예정인 것이 있습니다; 그날 'ratecard publish \(selector) --if-stale'을 실행하세요)")
+        }
     }
 
     /// How many terminal cells `text` takes: a wide character (Hangul) two, the rest one.

@@ -81,6 +81,19 @@ public struct PublishFlow {
         /// Active products left out of the release because their compliance review has ended
         /// (DSC-21); empty for a build onto the live bundle (built the same day, it left out the same).
         public var reviewsExpired: [Product] = []
+        /// `ifStale` during a rollout with something stale: the rollout halted (kept good) before
+        /// live was refreshed (for a dry run: the one that would be), and why it was stale.
+        public var haltedRollout: HaltedRollout? = nil
+    }
+
+    /// A rollout a scheduled refresh halted.
+    public struct HaltedRollout: Equatable, Sendable {
+        public var release: String
+        public var rolloutID: String
+        /// Whether the release being rolled out was stale itself, and since when.
+        public var staleSince: Day?
+        /// Whether the live release was stale, and since when.
+        public var liveStaleSince: Day?
     }
 
     public var location: ContentLocation
@@ -125,7 +138,9 @@ public struct PublishFlow {
             case .current(let why):
                 result.outcome = .current(why)
                 return result
-            case .stale(let commit): result.revision = options.revision ?? commit.hex
+            case .stale(let commit, let halting):
+                result.revision = options.revision ?? commit.hex
+                result.haltedRollout = halting
             }
         }
         Trace.mark("publish: content found")
@@ -157,6 +172,7 @@ public struct PublishFlow {
         var request = makeRequest(bundle, web: web, expectLive: expectLive, approval: result.approval, liveInfo: liveInfo)
         request.bridge = bridge.requirement?.json
         request.extra.merge(forced) { $1 }
+        request.haltRollout = result.haltedRollout?.rolloutID
         let publisher = Publisher(root: store)
         let staged = try publisher.stage(request)
         if options.change.dryRun {
@@ -165,7 +181,17 @@ public struct PublishFlow {
         }
         let uncommitted = try cleanTree.uncommitted()
         guard uncommitted.isEmpty else { return result.ending(.uncommitted(uncommitted)) }
-        return result.ending(.published(try publisher.publish(staged, request, onWait: { events(.waiting($0)) }, onWarning: { events(.warning($0)) })))
+        // What the lock found: the rollout halted, or none (another command ended it first).
+        let planned = result.haltedRollout
+        result.haltedRollout = nil
+        let outcome = try publisher.publish(
+            staged, request, onWait: { events(.waiting($0)) }, onWarning: { events(.warning($0)) },
+            onHalted: { halted in
+                result.haltedRollout = planned.map {
+                    HaltedRollout(release: halted.release, rolloutID: halted.id, staleSince: $0.staleSince, liveStaleSince: $0.liveStaleSince)
+                }
+            })
+        return result.ending(.published(outcome))
     }
 
     /// The build step: onto the live bundle for the everyday rate update (only the changed
@@ -256,7 +282,10 @@ public struct PublishFlow {
     }
 
     /// The staleness step (`ifStale`): the commit rebuilt is the one the live record names, only
-    /// while that record matches its seal.
+    /// while that record matches its seal. The environment is stale when the live release is, or
+    /// the release being rolled out is: either way live is refreshed and the rollout halted
+    /// first, so that a scheduled change (a review that ends, DSC-21) reaches every phone on its
+    /// day instead of waiting for the rollout to end.
     private func refresh(live: String?, info: ReleaseInfo?) throws -> Staleness {
         if let live, case .broken = try options.destination.store.sealedRecord(of: live) {
             throw RefusedError(
@@ -264,7 +293,44 @@ public struct PublishFlow {
                 ko: "라이브 릴리스 \(live)의 version.json이 게시할 때 저널에 기록된 봉인과 맞지 않습니다 (그 뒤에 바뀌었습니다); --if-stale은 그 파일이 가리키는 커밋을 다시 빌드하므로 아무것도 게시하지 않았습니다; 검토한 커밋을 --rev로 게시하거나, 봉인과 맞는 릴리스로 롤백하세요"
             )
         }
-        return try Self.staleness(live: live, info: info, asOf: options.asOf)
+        let store = options.destination.store
+        guard let live, let rollout = try store.journalLog.state().rollout, rollout.release != live else {
+            return try Self.staleness(live: live, info: info, asOf: options.asOf)
+        }
+        let rolled = try? store.info(of: rollout.release)
+        guard let rolled else {
+            throw OperationalError(
+                "the version.json of release \(rollout.release), being rolled out, cannot be read; run 'ratecard verify'",
+                ko: "단계적으로 배포 중인 릴리스 \(rollout.release)의 version.json을 읽을 수 없습니다; 'ratecard verify'를 실행하세요")
+        }
+        let rolloutFreshness = Freshness(rolled, asOf: options.asOf)
+        let liveStaleness = try Self.staleness(live: live, info: info, asOf: options.asOf)
+        switch (liveStaleness, rolloutFreshness) {
+        case (.stale(let commit, _), _):
+            let since = info.flatMap { Freshness($0, asOf: options.asOf).staleFrom }
+            return .stale(
+                commit: commit,
+                halting: HaltedRollout(release: rollout.release, rolloutID: rollout.id, staleSince: rolloutFreshness.isStale ? rolloutFreshness.staleFrom : nil, liveStaleSince: since))
+        case (.current, .stale(let since)):
+            guard let commit = info?.sourceCommit else {
+                throw ConflictError(
+                    "release \(rollout.release), being rolled out, is stale since \(since) but the live release \(live) names no commit to rebuild; publish with --rev",
+                    ko: "단계적으로 배포 중인 릴리스 \(rollout.release)은(는) \(since)부터 오래된 상태인데 라이브 릴리스 \(live)에는 다시 빌드할 커밋이 없습니다; --rev로 게시하세요")
+            }
+            return .stale(commit: commit, halting: HaltedRollout(release: rollout.release, rolloutID: rollout.id, staleSince: since, liveStaleSince: nil))
+        case (.current(let why), .current(let day)):
+            return .current(
+                why
+                    + Message(
+                        "; release \(rollout.release), being rolled out, is current until \(day.adding(days: -1))",
+                        ko: "; 단계적으로 배포 중인 릴리스 \(rollout.release)은(는) \(day.adding(days: -1))까지 최신입니다"))
+        case (.current(let why), .nothingScheduled):
+            return .current(
+                why
+                    + Message(
+                        "; release \(rollout.release), being rolled out, has nothing scheduled after \(rolled.asOf)",
+                        ko: "; 단계적으로 배포 중인 릴리스 \(rollout.release)에는 \(rolled.asOf) 이후에 시행 예정인 것이 없습니다"))
+        }
     }
 
     /// A publish dated by the clock must not go back in time: a date before the live release's
@@ -280,7 +346,8 @@ public struct PublishFlow {
 
     enum Staleness {
         case current(Message)
-        case stale(commit: ObjectID)
+        /// Stale: the commit to rebuild, and the rollout to halt first (nil: none is open).
+        case stale(commit: ObjectID, halting: HaltedRollout?)
     }
 
     /// Whether the live release has gone stale by `asOf` (`ifStale`).
@@ -303,7 +370,7 @@ public struct PublishFlow {
         guard let commit = info.sourceCommit else {
             throw ConflictError("release \(live) is stale since \(from) but names no commit to rebuild; publish with --rev", ko: "릴리스 \(live)은(는) \(from)부터 오래된 상태인데 다시 빌드할 커밋이 없습니다; --rev로 게시하세요")
         }
-        return .stale(commit: commit)
+        return .stale(commit: commit, halting: nil)
     }
 }
 

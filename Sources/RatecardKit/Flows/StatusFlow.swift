@@ -26,6 +26,10 @@ public struct StatusFlow {
         public var warnings: [Message]
         /// The journal as replayed (its rollout, for `status`).
         public var journal: JournalState
+        /// The version.json of the release being rolled out, and its freshness on the day asked
+        /// about: `publish --if-stale` refreshes live (halting the rollout) when it is stale.
+        /// Nil when no rollout is in progress, or its version.json cannot be read.
+        public var rollout: (info: ReleaseInfo, freshness: Freshness)? = nil
     }
 
     public var destination: Destination
@@ -62,10 +66,14 @@ public struct StatusFlow {
             + (try BridgeLines.servedStaleness(root: root)).filter { stale in !sealDrift.contains { $0.english == stale.english } }.map {
                 $0 + Message(" (run 'ratecard repair \(selector)')", ko: " ('ratecard repair \(selector)'을(를) 실행하세요)")
             }
-        return Status(
+        var status = Status(
             live: live, info: info, since: journal.activations(of: live).last, approval: journal.publications[live]?.approval?.reason, drift: drift,
             freshness: Freshness(info, asOf: asOf), statement: try LiveStatements.summary(root: root, now: now), warnings: warnings,
             journal: journal)
+        if let rollout = journal.rollout, rollout.release != live, let rolled = try? root.info(of: rollout.release) {
+            status.rollout = (rolled, Freshness(rolled, asOf: asOf))
+        }
+        return status
     }
 
     /// The release each app version the environment supports loads (`bridge-lines.json`; nil:

@@ -45,6 +45,9 @@ public struct Publisher {
         /// `--rollout`: the share of installs (basis points) the release reaches first; live stays
         /// where it is (`Rollouts`). Nil: the release goes live for everyone.
         public var rollout: Int? = nil
+        /// `publish --if-stale` while a rollout is open and something is stale: the id of the
+        /// rollout to halt (kept good) under the lock before live is refreshed.
+        public var haltRollout: String? = nil
 
         public init(bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String) {
             self.bundle = bundle
@@ -94,10 +97,16 @@ public struct Publisher {
         try publish(try stage(request), request, onWait: onWait, onWarning: onWarning)
     }
 
+    /// The rollout `Request.haltRollout` named, halted under the lock: its release and id.
+    public typealias HaltedRollout = (release: String, id: String)
+
     /// The protocol's steps, in order, for a release already staged: lock and recover, read the
     /// live release, write version.json's content, put the objects and the release, flip, journal.
     /// `onWarning` hears what went wrong after the flip without undoing it.
-    public func publish(_ staged: Staged, _ request: Request, onWait: (Message) -> Void = { _ in }, onWarning: (Message) -> Void = { _ in }) throws -> Outcome {
+    public func publish(
+        _ staged: Staged, _ request: Request, onWait: (Message) -> Void = { _ in }, onWarning: (Message) -> Void = { _ in },
+        onHalted: (HaltedRollout) -> Void = { _ in }
+    ) throws -> Outcome {
         Trace.mark("publish: staged \(staged.files.count) files")
         let change = try LiveChange.begin(
             target, command: request.action, wait: request.wait, onWait: onWait, expectLive: request.expectLive, crashPoints: ("locked", "recovered"))
@@ -105,6 +114,11 @@ public struct Publisher {
         var staged = staged
         try readLive(change.live, for: request, into: &staged)
         Trace.mark("publish: locked and recovered")
+        // A scheduled refresh during a rollout: the rollout is halted first (kept good), even
+        // when the refresh itself finds live as it would build it.
+        if let id = request.haltRollout, let halted = try Rollouts.haltForRefresh(root: target, live: change.live, id: id, message: request.message) {
+            onHalted((halted.release, halted.id))
+        }
         if let liveInfo = staged.liveInfo, let live = change.live, liveInfo.serves(staged.files) {
             return .alreadyLive(id: live)
         }

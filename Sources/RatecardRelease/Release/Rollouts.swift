@@ -137,11 +137,25 @@ public struct Rollouts {
     /// Halts the rollout in progress, if any, keeping its release good: a rollback's first step
     /// (under the rollback's lock). Returns the rollout halted.
     static func haltForRollback(root: any ReleaseStore, live: String?, message: String) throws -> JournalState.Rollout? {
+        try haltKeepingGood(root: root, live: live, message: "halted by a rollback: " + message)
+    }
+
+    /// Halts the rollout `id`, when it is the one in progress, keeping its release good: the first
+    /// step of a `publish --if-stale` that refreshes live while a rollout is open (under the
+    /// publisher's lock), so that a scheduled change (a review that ends) reaches every phone on
+    /// its day. Returns the rollout halted; nil when `id` is no longer in progress.
+    static func haltForRefresh(root: any ReleaseStore, live: String?, id: String, message: String) throws -> JournalState.Rollout? {
+        guard let rollout = try root.journalLog.state().rollout, rollout.id == id, rollout.release != live else { return nil }
+        return try haltKeepingGood(root: root, live: live, message: "halted for the scheduled refresh (publish --if-stale): " + message)
+    }
+
+    /// Journals a halt of the rollout in progress without a bad mark, then the statement.
+    private static func haltKeepingGood(root: any ReleaseStore, live: String?, message: String) throws -> JournalState.Rollout? {
         guard let rollout = try root.journalLog.state().rollout, rollout.release != live else { return nil }
         var fields = JournalFields.base(action: Journal.Action.rolloutHalt.rawValue)
         fields["release"] = .string(rollout.release)
         fields["rollout_id"] = .string(rollout.id)
-        fields["message"] = .string("halted by a rollback: " + message)
+        fields["message"] = .string(message)
         fields["previous_share_bp"] = .int(rollout.share)
         fields["share_bp"] = .int(0)
         fields["marks_bad"] = .bool(false)
