@@ -42,18 +42,17 @@ enum RollbackCommand {
                 ko: "'--mark-bad'는 '--to <id>'와 함께 씁니다 (--to 없는 롤백은 떠나는 릴리스에 언제나 불량 표시를 붙입니다)")
         }
         let target = try arguments.value("--to").map { try resolve($0, in: root) }
-        var request = ReleaseHistory.RollbackRequest(to: target, reason: reason)
+        var request = RollbackFlow.Request(to: target, reason: reason)
         request.expectLive = arguments.value("--expect-live")
         request.wait = !arguments.has("--no-wait")
         request.verify = arguments.has("--verify")
         request.force = arguments.has("--force")
         request.markBad = target == nil || arguments.has("--mark-bad")
         request.dryRun = dryRun
-        var warnings: [Message] = []
-        let done = try ReleaseHistory(root: root).rollback(request) { warning in
-            warnings.append(warning)
-            invocation.warning(warning)
+        let outcome = try RollbackFlow(store: root, request: request).run { event in
+            if case .warning(let warning) = event { invocation.warning(warning) }
         }
+        let (done, warnings) = (outcome.rollback, outcome.warnings)
         let forward = sequence(done.to) > sequence(done.from)
         if let halted = done.haltedRollout, !json {
             invocation.out(
@@ -73,7 +72,7 @@ enum RollbackCommand {
                 "target_was_bad": .bool(done.targetWasBad), "marked_bad": .bool(done.markedBad), "direction": .string(forward ? "forward" : "back"),
                 "halted_rollout": done.haltedRollout.map(JSON.string) ?? .null,
             ]
-            if let usage = root.usage { fields["storage"] = usage }
+            if let usage = outcome.storage { fields["storage"] = usage }
             if !warnings.isEmpty { fields["warnings"] = .array(warnings.map { .string($0.english) }) }
             invocation.console.out(JSON.object(fields).serialized() + "\n")
             return RatecardCLI.ExitCode.ok
@@ -115,16 +114,6 @@ enum RollbackCommand {
 
     /// A release named on the command line: an id, a unique prefix, or a sequence number.
     static func resolve(_ text: String, in root: any ReleaseStore) throws -> String {
-        switch try root.release(named: text) {
-        case .found(let id): return id
-        case .ambiguous(let ids):
-            let list = ids.joined(separator: ", ")
-            throw UsageError("'\(text)' names more than one release: \(list)", ko: "'\(text)'에 해당하는 릴리스가 여럿입니다: \(list)")
-        case .none(let known):
-            let list = known.suffix(10).joined(separator: ", ")
-            throw UsageError(
-                Message("no release '\(text)' in \(root.displayName)", ko: "\(root.displayName)에 릴리스 '\(text)'이(가) 없습니다")
-                    .then(known.isEmpty ? nil : Message("kept releases: \(list)", ko: "보관된 릴리스: \(list)")))
-        }
+        try ReleaseNames.resolve(text, in: root)
     }
 }

@@ -50,11 +50,18 @@ enum RolloutCommand {
         guard !reason.isEmpty else {
             throw UsageError("Missing expected option '-m <why>': say why, for the journal", ko: "'-m <why>' 옵션이 필요합니다: 저널에 남길 사유를 쓰세요")
         }
-        let change: Rollouts.Change = percent.map { .percent($0) } ?? (arguments.has("--complete") ? .complete : .halt(keepGood: arguments.has("--keep-good")))
+        let change: RolloutFlow.Change = percent.map { .percent($0) } ?? (arguments.has("--complete") ? .complete : .halt(keepGood: arguments.has("--keep-good")))
         let root = try ServeRootOptions.existing(arguments, invocation)
         let console = invocation.console
         let messages = invocation.messages
-        let done = try Rollouts(root: root).change(change, message: reason, wait: !arguments.has("--no-wait"), onWarning: invocation.warning) { console.err(messages($0) + "\n") }
+        let changed = try RolloutFlow(store: root, change: change, message: reason, wait: !arguments.has("--no-wait")).run { event in
+            switch event {
+            case .waiting(let text): console.err(messages(text) + "\n")
+            case .warning(let warning): invocation.warning(warning)
+            case .liveDiff, .approved: break
+            }
+        }
+        let done = changed.rollout
         if json {
             let outcome =
                 switch change {
@@ -67,7 +74,7 @@ enum RolloutCommand {
                 "live": done.live.map(JSON.string) ?? .null, "marked_bad": .bool(done.markedBad),
                 "outcome": .string(outcome),
             ]
-            if let usage = root.usage { fields["storage"] = usage }
+            if let usage = changed.storage { fields["storage"] = usage }
             console.out(JSON.object(fields).serialized() + "\n")
             return RatecardCLI.ExitCode.ok
         }

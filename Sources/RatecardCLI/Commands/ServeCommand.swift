@@ -27,9 +27,9 @@ enum ServeCommand {
                 "environment '\(name)' is in object storage (\(place)); serve shows a serve root folder: look at a bucket through its CDN or static website",
                 ko: "'\(name)' 환경은 오브젝트 스토리지에 있습니다 (\(place)); serve는 서빙 루트 폴더만 보여 줍니다: 버킷은 CDN이나 정적 웹사이트에서 확인하세요")
         }
-        let (root, name) = try ServeRootOptions.folder(arguments, invocation)
-        guard let live = try root.live() else {
-            throw ConflictError("nothing is live in \(name) yet (\(root.path)); publish to it first", ko: "'\(name)' 환경에는 아직 라이브 릴리스가 없습니다 (\(root.path)); 먼저 게시하세요")
+        let (path, name) = try ServeRootOptions.folder(arguments, invocation)
+        guard let live = try Destination.folder(path, name: name).store.live() else {
+            throw ConflictError("nothing is live in \(name) yet (\(path)); publish to it first", ko: "'\(name)' 환경에는 아직 라이브 릴리스가 없습니다 (\(path)); 먼저 게시하세요")
         }
         // Ctrl-C and SIGTERM are read from a descriptor, blocked before the server's threads start.
         let signals = cshims_stop_signals_fd()
@@ -38,7 +38,7 @@ enum ServeCommand {
             throw OperationalError("cannot set up signal handling: \(reason)", ko: "시그널 처리를 준비할 수 없습니다: \(reason)")
         }
         defer { close(signals) }
-        let server = try ServeRootServer(root: root.path, port: port)
+        let server = try ServeRootServer(root: path, port: port)
         server.start()
         let address = "http://127.0.0.1:\(server.port)/"
         invocation.out(

@@ -58,8 +58,8 @@ enum ServeRootCommands {
     static func runRepair(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
-        let repaired = try ReleaseHistory(root: root).repair(wait: !arguments.has("--no-wait"))
-        let stale = try BridgeLines.servedStaleness(root: root)
+        let outcome = try RepairFlow(store: root, wait: !arguments.has("--no-wait")).run()
+        let (repaired, stale) = (outcome.repaired, outcome.stale)
         if json {
             invocation.console.out(
                 JSON.object([
@@ -173,7 +173,7 @@ enum ServeRootCommands {
         let (live, info, since, approval, drift) = (status.live, status.info, status.since, status.approval, status.drift)
         let staleFrom = status.freshness.staleFrom
         let freshness = Self.freshness(status.freshness, info: info, selector: selector)
-        let statement = StatementSummary(status.statement, environment: LiveStatements.environment(of: destination.store))
+        let statement = StatementSummary(status.statement, environment: status.statementEnvironment)
         let reviewDays = ReviewsEnding.days(invocation)
         let reviews = ReviewsEnding.row(info, asOf: asOf, days: reviewDays)
         // The release being rolled out: when it goes stale (a scheduled refresh halts the
@@ -374,7 +374,7 @@ enum ServeRootCommands {
                 throw UsageError("'--clear-bad' needs '-m <reason>': say why, for the journal", ko: "'--clear-bad'에는 '-m <reason>'이 필요합니다: 저널에 남길 사유를 쓰세요")
             }
             let id = try RollbackCommand.resolve(name, in: root)
-            try ReleaseHistory(root: root).clearBad(id, reason: reason, wait: !arguments.has("--no-wait"))
+            try ClearBadFlow(store: root, release: id, reason: reason, wait: !arguments.has("--no-wait")).run()
             if json {
                 invocation.console.out(JSON.object(["cleared": .string(id)]).serialized() + "\n")
             } else {
@@ -388,17 +388,15 @@ enum ServeRootCommands {
                 "'--limit' is how many of the newest releases to show, a whole number (0: all), not '\(limitText)'",
                 ko: "'--limit'은 보여 줄 최신 릴리스의 수로, 정수여야 합니다 (0: 모두; 지금 값: '\(limitText)')")
         }
-        let live = try root.pointer()
         // Only shown: a damaged line is reported and the rest listed (a rollback or prune refuses it).
-        let journal = try root.journalLog.state()
-        for warning in journal.warnings { invocation.warning(warning) }
+        let listed = try ReleasesFlow(store: root, limit: limit).run { event in
+            if case .warning(let warning) = event { invocation.warning(warning) }
+        }
+        let (live, journal, shown, total) = (listed.live, listed.journal, listed.shown, listed.total)
         let bad = journal.badReleases(live: live)
         var rows: [JSON] = []
         var text = ""
-        let ids = try root.releaseIDs()
-        let shown = limit == 0 ? ids.reversed() : Array(ids.reversed().prefix(limit))
-        for id in shown {
-            let info = try? root.info(of: id)
+        for (id, info) in shown {
             let activated = journal.activations(of: id).map(\.time)
             let approval = journal.publications[id]?.approval?.reason
             var marks: [Message] = []
@@ -430,10 +428,10 @@ enum ServeRootCommands {
             }
         }
         if json {
-            invocation.console.out(JSON.object(["releases": .array(rows), "total": .int(ids.count)]).serialized() + "\n")
+            invocation.console.out(JSON.object(["releases": .array(rows), "total": .int(total)]).serialized() + "\n")
         } else {
-            let more = ids.count - shown.count
-            if more > 0 { text += invocation.messages(Message("... \(more) older (--limit \(ids.count) shows all)\n", ko: "... 이전 릴리스 \(more)개 더 있음 (--limit \(ids.count)로 모두 볼 수 있습니다)\n")) }
+            let more = total - shown.count
+            if more > 0 { text += invocation.messages(Message("... \(more) older (--limit \(total) shows all)\n", ko: "... 이전 릴리스 \(more)개 더 있음 (--limit \(total)로 모두 볼 수 있습니다)\n")) }
             invocation.console.out(text.isEmpty ? invocation.messages(Message("No releases yet.\n", ko: "아직 릴리스가 없습니다.\n")) : text)
         }
         return RatecardCLI.ExitCode.ok
@@ -442,14 +440,9 @@ enum ServeRootCommands {
     static func runVerify(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let json = try format(arguments)
         let root = try ServeRootOptions.existing(arguments, invocation)
-        guard let live = try root.live() else { throw ConflictError("nothing is live in \(root.displayName)", ko: "\(root.displayName)에는 라이브인 것이 없습니다") }
-        let found = try root.drift(of: live, deep: arguments.has("--deep")).map(StatusFlow.driftText)
-        // A bucket's drift names a missing index.html too: once is enough.
-        var drift = found + (try BridgeLines.servedStaleness(root: root)).filter { stale in !found.contains { $0.english == stale.english } }
-        // live.json: its signatures against signing.keys, its file lists against their hashes.
-        for problem in try LiveStatements.check(root: root) where !drift.contains(where: { $0.english == problem.english }) { drift.append(problem) }
-        let files = try root.info(of: live).files.count
-        let statement = try StatementSummary(root: root, now: Int(invocation.now))
+        let verified = try VerifyFlow(store: root, deep: arguments.has("--deep")).run(now: Int(invocation.now))
+        let (live, drift, files) = (verified.live, verified.drift, verified.files)
+        let statement = StatementSummary(verified.statement, environment: verified.environment)
         if json {
             invocation.console.out(
                 JSON.object([
@@ -494,13 +487,13 @@ enum ServeRootCommands {
             }
             grace = minutes
         }
-        let pruned = try ReleaseHistory(root: root).prune(keep: keep, graceMinutes: grace, wait: !arguments.has("--no-wait"), dryRun: dryRun)
-        let removed = pruned.releases
+        let outcome = try PruneFlow(store: root, keep: keep, graceMinutes: grace, wait: !arguments.has("--no-wait"), dryRun: dryRun).run()
+        let (pruned, removed) = (outcome.pruned, outcome.pruned.releases)
         if json {
             invocation.console.out(
                 JSON.object([
                     "dry_run": .bool(dryRun), "keep": .int(keep), "grace_minutes": .int(grace), (dryRun ? "would_remove" : "removed"): .array(removed.map(JSON.string)),
-                    "kept": .array(try root.releaseIDs().filter { !removed.contains($0) }.map(JSON.string)),
+                    "kept": .array(outcome.kept.map(JSON.string)),
                     "objects": .int(pruned.objects), "bytes": .int(pruned.bytes),
                 ]).serialized() + "\n")
             return RatecardCLI.ExitCode.ok
@@ -527,9 +520,9 @@ enum ServeRootCommands {
     }
 
     static func runNginxConf(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
-        let (root, _) = try ServeRootOptions.folder(arguments, invocation)
-        try FileSystem.makeDirectories(root.path)
-        invocation.console.out(NginxConfig.serverBlock(root: try FileSystem.realPath(root.path), listen: arguments.value("--listen") ?? "127.0.0.1:8080"))
+        let (path, _) = try ServeRootOptions.folder(arguments, invocation)
+        try FileSystem.makeDirectories(path)
+        invocation.console.out(NginxConfig.serverBlock(root: try FileSystem.realPath(path), listen: arguments.value("--listen") ?? "127.0.0.1:8080"))
         return RatecardCLI.ExitCode.ok
     }
 }
@@ -540,10 +533,6 @@ struct StatementSummary {
     var json: JSON
     var text: Message
     var warning: Message?
-
-    init(root: any ReleaseStore, now: Int) throws {
-        self.init(try LiveStatements.summary(root: root, now: now), environment: LiveStatements.environment(of: root))
-    }
 
     /// `summary` of the statement of environment `selector` (nil: there is none).
     init(_ summary: LiveStatements.Summary?, environment selector: String) {

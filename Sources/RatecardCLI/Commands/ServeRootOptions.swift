@@ -70,21 +70,17 @@ enum ServeRootOptions {
                 return Destination(matched, store: try matched.store())
             }
         }
-        return Destination(name: shown, store: ServeRoot(path: normalized), protected: false, apps: [])
+        return .folder(normalized, name: shown)
     }
 
     /// Like `resolve`, but the place must already hold releases.
     static func existing(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> any ReleaseStore {
-        let root = try resolve(arguments, invocation).store
-        if try root.pointer() == nil, try root.releaseIDs().isEmpty {
-            throw ConflictError("\(root.displayName) holds no releases yet; publish to it first", ko: "\(root.displayName)에는 아직 릴리스가 없습니다; 먼저 게시하세요")
-        }
-        return root
+        try resolve(arguments, invocation).existing()
     }
 
     /// A serve root folder, for what only a folder has (nginx-conf); an environment in object
     /// storage is a usage error that says so.
-    static func folder(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (root: ServeRoot, name: String) {
+    static func folder(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> (path: String, name: String) {
         if let name = arguments.value("--env") {
             let environment = try environment(name, invocation)
             switch environment.kind {
@@ -92,11 +88,11 @@ enum ServeRootOptions {
                 throw UsageError(
                     "environment '\(name)' is in object storage (s3://\(s3.bucket)/\(s3.prefix)); this command works on a serve root folder",
                     ko: "환경 '\(name)'은(는) 오브젝트 스토리지(s3://\(s3.bucket)/\(s3.prefix))에 있습니다; 이 명령은 서빙 루트 폴더에만 씁니다")
-            case .folder(let path): return (ServeRoot(path: path), name)
+            case .folder(let path): return (path, name)
             }
         }
         let destination = try resolve(arguments, invocation)
-        return (ServeRoot(path: destination.store.displayName), destination.name)
+        return (destination.store.displayName, destination.name)
     }
 
     /// `--port` (0-65535; 0: any free port), or `fallback`.

@@ -161,14 +161,13 @@ enum SigningKeys {
 
     static func runSign(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Int32 {
         let root = try ServeRootOptions.existing(arguments, invocation)
-        let sequence = try ReleaseHistory(root: root).sign(wait: !arguments.has("--no-wait"))
-        let name = LiveStatements.environment(of: root)
-        if let summary = try LiveStatements.summary(root: root), let sequence {
+        if let signed = try SignFlow(store: root, wait: !arguments.has("--no-wait")).run() {
+            let (name, sequence, summary, file) = (signed.environment, signed.sequence, signed.statement, signed.fileName)
             let expiry = summary.expiresAt ?? "never (unsigned)"
             invocation.out(
                 Message(
-                    "Signed \(LiveStatements.fileName) of \(name): sequence \(sequence), expires \(expiry)\n",
-                    ko: "\(name)의 \(LiveStatements.fileName)에 서명했습니다: 순번 \(sequence), 만료 \(summary.expiresAt ?? "없음 (서명 안 함)")\n"))
+                    "Signed \(file) of \(name): sequence \(sequence), expires \(expiry)\n",
+                    ko: "\(name)의 \(file)에 서명했습니다: 순번 \(sequence), 만료 \(summary.expiresAt ?? "없음 (서명 안 함)")\n"))
         }
         return RatecardCLI.ExitCode.ok
     }

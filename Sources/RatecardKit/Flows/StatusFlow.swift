@@ -30,6 +30,8 @@ public struct StatusFlow {
         /// about: `publish --if-stale` refreshes live (halting the rollout) when it is stale.
         /// Nil when no rollout is in progress, or its version.json cannot be read.
         public var rollout: (info: ReleaseInfo, freshness: Freshness)? = nil
+        /// How live.json names the environment (the selector its summary is shown with).
+        public var statementEnvironment = ""
     }
 
     public var destination: Destination
@@ -70,6 +72,7 @@ public struct StatusFlow {
             live: live, info: info, since: journal.activations(of: live).last, approval: journal.publications[live]?.approval?.reason, drift: drift,
             freshness: Freshness(info, asOf: asOf), statement: try LiveStatements.summary(root: root, now: now), warnings: warnings,
             journal: journal)
+        status.statementEnvironment = LiveStatements.environment(of: root)
         if let rollout = journal.rollout, rollout.release != live, let rolled = try? root.info(of: rollout.release) {
             status.rollout = (rolled, Freshness(rolled, asOf: asOf))
         }
