@@ -74,4 +74,64 @@ import Testing
         let below = dependencies["RatecardOutput"] ?? []
         #expect(below.isDisjoint(with: ["RatecardRelease", "RatecardKit", "CCurl", "CXML2"]), "RatecardOutput depends on \(below.sorted())")
     }
+
+    /// What the CLI must leave to Kit's flows: constructing a store or a release-layer operation,
+    /// and calling what reads or changes a store's history (the journal, the lock, the flip,
+    /// writes and deletes, drift and seal checks, live.json and bridge-lines.json work, the keys
+    /// a store signs with). It may name the release layer's value types (`ReleaseInfo`,
+    /// `JournalState`, `LiveStatements.Summary`), format with it (`Rollouts.share`), and read
+    /// what is live (`live()`, `info(of:)`, `displayName`).
+    static func releaseOperations() throws -> Regex<AnyRegexOutput> {
+        let patterns = [
+            #"\b(?:ReleaseHistory|Rollouts|Publisher|ServeRoot|S3Root|S3Store|LocalStore|LiveChange)\s*\("#, #"\bLiveChange\."#,
+            #"\b(?:LiveStatements|BridgeLines)\.[a-z][A-Za-z]*\("#,
+            #"\.(?:acquireLock|recover|flip|drift|put|delete|claimReleaseNumber|restoreEntries|sealProblems|pointer|releaseIDs)\("#,
+            #"\.release\(named:"#, #"\.journalLog\b"#, #"\.write\(state:"#, #"\.delivery\b"#,
+        ]
+        return try Regex(patterns.joined(separator: "|")).wordBoundaryKind(.simple)
+    }
+
+    /// The lines of a file that are code (a line that is only a comment says nothing the check
+    /// should read).
+    static func codeLines(_ text: String) -> [(number: Int, line: Substring)] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { ($0.offset + 1, $0.element) }.filter {
+            !$0.line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+        }
+    }
+
+    @Test func theCLICallsNoReleaseOperation() throws {
+        let files = try Self.sources(of: "RatecardCLI")
+        #expect(files.count > 20, "found only \(files.count) files of RatecardCLI")
+        let operations = try Self.releaseOperations()
+        var offenders: [String] = []
+        for file in files {
+            for (number, line) in Self.codeLines(file.text) {
+                for match in line.matches(of: operations) { offenders.append("\(file.path):\(number): \(line[match.range])") }
+            }
+        }
+        #expect(offenders.isEmpty, "the CLI calls the release layer itself instead of a flow of Kit: \(offenders)")
+    }
+
+    @Test func theCLICheckFindsTheCallsItLooksFor() throws {
+        let operations = try Self.releaseOperations()
+        let calls = [
+            "try ReleaseHistory(root: root).prune(keep: keep, wait: true)", "try Rollouts(root: root).change(change, message: m)",
+            "Destination(name: n, store: ServeRoot(path: p), protected: false, apps: [])", "let store = try S3Root(bucket)",
+            "let session = try LiveChange.begin(root)", "let journal = try root.journalLog.state()", "try root.flip(expected: nil, to: id)",
+            "try root.drift(of: live, deep: true)", "try LiveStatements.summary(root: root, now: now)", "try BridgeLines.servedStaleness(root: root)",
+            "try root.release(named: text)", "root.delivery = delivery", "if try root.pointer() == nil, try root.releaseIDs().isEmpty {",
+        ]
+        for line in calls { #expect(line.contains(operations), "\(line)") }
+        let allowed = [
+            "let share = Rollouts.share(done.before)", "init(_ summary: LiveStatements.Summary?, environment: String)", "left < LiveStatements.warnDays * 86400",
+            "case .recover: return Message(\"recover\")", "let drift = status.drift", "let id = output.manifest.bundleID",
+            "static func inProgress(_ journal: JournalState) -> JournalState.Rollout?", "guard let live = try root.live() else {",
+            "let info = try root.info(of: live)", "try RollbackFlow(store: root, request: request).run { _ in }",
+        ]
+        for line in allowed { #expect(!line.contains(operations), "\(line)") }
+        #expect(Self.codeLines("a\n  // root.flip(expected: nil, to: id)\nb").map(\.number) == [1, 3])
+        // And Kit's flows do make these calls, so the folder read is the right one.
+        let kit = try Self.sources(of: "RatecardKit")
+        #expect(kit.contains { $0.path.hasPrefix("Flows/") && $0.text.contains(operations) })
+    }
 }

@@ -44,7 +44,7 @@ enum PromoteCommand {
         guard let toName = arguments.value("--to") else { throw UsageError("Missing expected option '--to <env>'", ko: "'--to <env>' 옵션이 필요합니다") }
         let source = try root(fromName, invocation)
         var destination = try resolved(toName, invocation)
-        SigningKeys.attach(&destination.store, arguments, invocation)
+        SigningKeys.attach(&destination, arguments, invocation)
         let (target, protected) = (destination.store, destination.protected)
         if fromName == toName || source.displayName == target.displayName {
             throw UsageError(

@@ -18,7 +18,7 @@ enum ServeRootOptions {
     /// command's one read of ratecard.yaml.
     static func resolve(_ arguments: ParsedArguments, _ invocation: Invocation) throws -> Destination {
         var destination = try place(arguments, invocation)
-        SigningKeys.attach(&destination.store, arguments, invocation)
+        SigningKeys.attach(&destination, arguments, invocation)
         return destination
     }
 

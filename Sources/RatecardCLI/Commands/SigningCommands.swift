@@ -13,14 +13,8 @@ enum SigningKeys {
     /// The keys given to the command, for a signed environment: each one read and checked (mode
     /// 0600 or stricter, outside the content repository, an Ed25519 key); what is wrong with one
     /// is kept in the delivery, and a changing command refuses with it before writing anything.
-    static func attach(_ root: inout any ReleaseStore, _ arguments: ParsedArguments, _ invocation: Invocation) {
-        guard var delivery = root.delivery, delivery.signing != nil else { return }
-        do {
-            delivery.signers = try load(arguments.values(SigningKeys.option.name), invocation)
-        } catch {
-            delivery.keyProblem = Message.of(error)
-        }
-        root.delivery = delivery
+    static func attach(_ destination: inout Destination, _ arguments: ParsedArguments, _ invocation: Invocation) {
+        destination.attachSigners { try load(arguments.values(SigningKeys.option.name), invocation) }
     }
 
     static func load(_ files: [String], _ invocation: Invocation) throws -> [LiveSigner] {

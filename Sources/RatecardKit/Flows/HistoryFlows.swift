@@ -17,6 +17,19 @@ extension Destination {
         Destination(name: name, store: ServeRoot(path: path), protected: false, apps: [])
     }
 
+    /// Gives a signed environment's store the keys the command was given, or why they did not
+    /// load (a changing command refuses with it before writing anything); an unsigned
+    /// environment's store is left as it is and `load` is not called.
+    public mutating func attachSigners(_ load: () throws -> [LiveSigner]) {
+        guard var delivery = store.delivery, delivery.signing != nil else { return }
+        do {
+            delivery.signers = try load()
+        } catch {
+            delivery.keyProblem = Message.of(error)
+        }
+        store.delivery = delivery
+    }
+
     /// The store, which must already hold releases (a command that reads or changes the history
     /// of a place nothing was published to is a conflict).
     public func existing() throws -> any ReleaseStore {
