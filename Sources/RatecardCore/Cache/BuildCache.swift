@@ -442,6 +442,8 @@ package final class Pack: Sendable {
 package struct CacheRecord {
     package private(set) var bytes: [UInt8] = []
 
+    package init() {}
+
     package mutating func append(_ value: Int) {
         withUnsafeBytes(of: Int64(value).littleEndian) { bytes.append(contentsOf: $0) }
     }
