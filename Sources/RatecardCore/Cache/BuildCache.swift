@@ -311,9 +311,15 @@ public final class BuildCache: Sendable {
             if state.withLock({ $0.opened }) { return }
             var packs: [Pack] = []
             if let store = store() {
+                // Newest first: of two entries under one key (the findings `KeptFindings` keeps
+                // for a content, rewritten after each edit), the newer is the one read.
+                var found: [(pack: Pack, time: Int)] = []
                 for name in CacheFolder.names(in: store.packs, CacheFolder.isPack) {
-                    if let pack = Pack.open(name, in: store) { packs.append(pack) }
+                    var info = stat()
+                    guard fstatat(store.packs, name, &info, AT_SYMLINK_NOFOLLOW) == 0, let pack = Pack.open(name, in: store) else { continue }
+                    found.append((pack, info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec))
                 }
+                packs = found.sorted { $0.time > $1.time }.map(\.pack)
             }
             state.withLock { state in
                 state.opened = true
