@@ -67,10 +67,15 @@ package struct KeptFindings {
     }
 
     /// What `validator.check(content, base: base)` gives, from the kept findings when they fit.
-    package func check(_ content: Content, base: Content?) -> [Diagnostic] {
-        guard let shape = Self.shape(content, base: base, context: validator.context) else { return validator.check(content, base: base) }
+    package func check(_ content: Content, base: Content?) -> [Diagnostic] { checked(content, base: base).found }
+
+    /// `check`, and how many edited files were checked again from kept findings (nil: none were
+    /// used, every rule ran).
+    package func checked(_ content: Content, base: Content?) -> (found: [Diagnostic], rechecked: Int?) {
+        guard let shape = Self.shape(content, base: base, context: validator.context) else { return (validator.check(content, base: base), nil) }
         let kept = cache.read(shape.key).flatMap(State.init(decoding:))
         var found: [Diagnostic]?
+        var rechecked: Int?
         if let kept, kept.units.count == shape.units.count {
             var products: Set<String> = []
             var documents: Set<String> = []
@@ -89,12 +94,13 @@ package struct KeptFindings {
                     edits == 0
                     ? kept.found
                     : IncrementalCheck.recheck(kept.found, content: content, base: base, products: products, documents: documents, validator: validator)
+                rechecked = edits
                 Trace.mark("check: kept findings, \(edits) files checked again")
             }
         }
         let result = found ?? validator.check(content, base: base)
         if kept?.units != shape.units || found == nil { cache.write(shape.key, State(units: shape.units, found: result).encoded()) }
-        return result
+        return (result, rechecked)
     }
 
     /// One rate table or terms version the key leaves out: its path and blob id.
