@@ -146,10 +146,15 @@ public final class BuildCache: Sendable {
             public var key: Key { Key(digest: SHA256.digest(bytes)) }
         }
 
+        /// The key of a 32-byte digest (read as four little-endian words, not byte by byte:
+        /// every entry of every pack is keyed when the packs are opened).
         package init(digest: some Collection<UInt8>) {
             let bytes = Array(digest)
-            func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * $1) } }
-            words = (word(0), word(8), word(16), word(24))
+            precondition(bytes.count >= 32, "a key is a 32-byte digest")
+            words = bytes.withUnsafeBytes { raw in
+                func word(_ at: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+                return (word(0), word(8), word(16), word(24))
+            }
         }
 
         package var digest: [UInt8] {
@@ -470,10 +475,9 @@ package struct CacheRecord {
 
         package mutating func int() -> Int? {
             guard offset + 8 <= bytes.count else { return nil }
-            var value: Int64 = 0
-            for index in 0..<8 { value |= Int64(bytes[offset + index]) << (8 * index) }
+            let at = offset
             offset += 8
-            return Int(value)
+            return Int(Int64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: Int64.self) }))
         }
 
         package mutating func string() -> String? {
