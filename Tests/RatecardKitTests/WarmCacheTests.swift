@@ -143,7 +143,7 @@ import Testing
         }
     }
 
-    @Test func parsedTablesAndProductsComeBackWhole() throws {
+    @Test func parsedTablesProductsAndTermsComeBackWhole() throws {
         try withTemporaryDirectory { directory in
             let repo = directory + "/repo"
             try LargeContentGenerator(Self.parameters).generate(into: repo)
@@ -151,19 +151,27 @@ import Testing
             let cold = try contents(location, Caches()).0
             #expect(!cold.products.isEmpty && !cold.rateTables.isEmpty)
             for product in cold.products {
-                guard case .product(let back?)? = ParsedRecord.encode(.product(product)).flatMap(ParsedRecord.decode) else {
+                guard case .product(let back?)? = ParsedRecord.encode(.product(product)).flatMap({ ParsedRecord.decode($0) }) else {
                     Issue.record("\(product.path) did not come back")
                     continue
                 }
                 #expect(back == product)
             }
             for table in cold.rateTables {
-                guard case .rateTable(let back?)? = ParsedRecord.encode(.rateTable(table)).flatMap(ParsedRecord.decode) else {
+                guard case .rateTable(let back?)? = ParsedRecord.encode(.rateTable(table)).flatMap({ ParsedRecord.decode($0) }) else {
                     Issue.record("\(table.path) did not come back")
                     continue
                 }
                 #expect(back == table)
                 #expect(ParsedRecord.decode(Array(ParsedRecord.encode(.rateTable(table))!.dropLast())) == nil)
+            }
+            for version in cold.terms {
+                let text = try #require(cold.termsText[version.path])
+                guard case .terms(let back?, let backText)? = ParsedRecord.encode(.terms(version, text: text)).flatMap({ ParsedRecord.decode($0, text: text) }) else {
+                    Issue.record("\(version.path) did not come back")
+                    continue
+                }
+                #expect(back == version && backText == text)
             }
             // Loaded twice through one cache folder: the second load reads them from it.
             let cache = directory + "/cache"
@@ -172,6 +180,7 @@ import Testing
                 let content = try contents(location, warm).0
                 warm.finish()
                 #expect(content.products == cold.products && content.rateTables == cold.rateTables && content.fileDiagnostics == cold.fileDiagnostics)
+                #expect(content.terms == cold.terms && content.termsText == cold.termsText)
             }
         }
     }

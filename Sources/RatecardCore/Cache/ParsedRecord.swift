@@ -1,8 +1,10 @@
 import RatecardSupport
 
-/// Parsed rate tables and product files as the build cache keeps them between runs: a file is
-/// parsed once per blob, and a build after a one-table edit reads the 9,000 others' models from
-/// the cache instead of parsing their YAML again.
+/// Parsed rate tables, product files and terms versions as the build cache keeps them between
+/// runs: a file is parsed once per blob, and a build after a one-table edit reads the 11,000
+/// others' models from the cache instead of parsing them again. A terms version is kept without
+/// its text (the file is read anyway, for the content's copy of it): its body by where it lies
+/// in the text.
 ///
 /// Only a file that parsed into a model with no findings is kept (nothing to say about it, so no
 /// message to store); every other file is parsed each time. The key names the file's repository
@@ -19,7 +21,7 @@ package enum ParsedRecord {
     /// Whether files of `role` are kept (the large, numerous kinds).
     package static func kept(_ role: FileRole) -> Bool {
         switch role {
-        case .rateTable, .product: return true
+        case .rateTable, .product, .terms: return true
         default: return false
         }
     }
@@ -34,19 +36,44 @@ package enum ParsedRecord {
         case .product(let product?):
             record.append(2)
             record.append(product)
+        case .terms(let version?, let text):
+            guard let body = bodyRange(version.body, in: text) else { return nil }
+            record.append(3)
+            record.append(version)
+            record.append(body.lowerBound)
+            record.append(body.upperBound)
         default:
             return nil
         }
         return record.bytes
     }
 
-    /// The model `bytes` hold, or nil when they are not a whole record of one.
-    package static func decode(_ bytes: [UInt8]) -> ParsedFile.Model? {
+    /// Where `body` lies in `text`, as UTF-8 offsets: the end of the text, or one byte before
+    /// it (a final CR), as `FrontMatter.split` cuts it.
+    static func bodyRange(_ body: String, in text: String) -> Range<Int>? {
+        let utf8 = Array(text.utf8)
+        let count = body.utf8.count
+        for end in [utf8.count, utf8.count - 1] where end >= count && utf8[end - count..<end].elementsEqual(body.utf8) {
+            return end - count..<end
+        }
+        return nil
+    }
+
+    /// The model `bytes` hold, or nil when they are not a whole record of one; `text`: the
+    /// file's text (a terms version's body is read from it).
+    package static func decode(_ bytes: [UInt8], text: String = "") -> ParsedFile.Model? {
         var reader = CacheRecord.Reader(bytes)
         let model: ParsedFile.Model?
         switch reader.int() {
         case 1: model = reader.rateTable().map { .rateTable($0) }
         case 2: model = reader.product().map { .product($0) }
+        case 3:
+            let utf8 = text.utf8
+            guard var version = reader.termsVersion(), let start = reader.int(), let end = reader.int(), 0 <= start, start <= end, end <= utf8.count else {
+                return nil
+            }
+            version.body = String(decoding: utf8[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)], as: UTF8.self)
+            model = .terms(version, text: text)
         default: model = nil
         }
         guard let model, reader.atEnd else { return nil }
@@ -96,6 +123,35 @@ extension CacheRecord {
         guard let value else { return append(0) }
         append(1)
         write(&self, value)
+    }
+
+    mutating func append(_ value: Located<Bool>) {
+        append(value.value ? 1 : 0)
+        append(value.mark)
+    }
+
+    /// Every field but the body (kept as where it lies in the text).
+    mutating func append(_ version: TermsVersion) {
+        append(version.path)
+        append(version.documentID)
+        append(version.fileVersion)
+        append(version.mark)
+        append(version.title)
+        append(version.version)
+        append(version.effectiveFrom)
+        append(raw: version.consent)
+        append(version.requiresReconsent)
+        append(version.summary)
+        append(optional: version.announcedOn) { $0.append($1) }
+        append(optional: version.namesPartners) { $0.append($1) }
+        append(version.bodyLine)
+        append(version.prohibitedWording.count)
+        for hit in version.prohibitedWording {
+            append(hit.wording)
+            append(hit.kind)
+            append(hit.mark)
+            append(optional: hit.quotation) { $0.append($1) }
+        }
     }
 
     mutating func append(_ table: RateTable) {
@@ -219,6 +275,31 @@ extension CacheRecord.Reader {
     mutating func count() -> Int? {
         guard let count = int(), count >= 0, count <= bytes.count / 8 else { return nil }
         return count
+    }
+
+    mutating func locatedBool() -> Located<Bool>? {
+        guard let value = int(), value == 0 || value == 1, let mark = mark() else { return nil }
+        return Located(value == 1, at: mark)
+    }
+
+    /// A terms version with an empty body (the caller cuts it from the text).
+    mutating func termsVersion() -> TermsVersion? {
+        guard let path = string(), let documentID = string(), let fileVersion = string(), let mark = mark(), let title = locatedString(),
+            let version = locatedString(), let from = locatedDay(), let consent: Located<TermsVersion.Consent> = raw(),
+            let reconsent = locatedBool(), let summary = locatedString(), let announced = optional({ $0.locatedDay() }),
+            let namesPartners = optional({ $0.locatedBool() }), let bodyLine = int(), let hits = count()
+        else { return nil }
+        var wording: [AdWording.Hit] = []
+        for _ in 0..<hits {
+            guard let text = string(), let kind = int(), kind >= 0, kind < AdWording.prohibited.count, let mark = self.mark(),
+                let quotation = optional({ $0.string() })
+            else { return nil }
+            wording.append(AdWording.Hit(wording: text, kind: kind, mark: mark, quotation: quotation))
+        }
+        return TermsVersion(
+            path: path, documentID: documentID, fileVersion: fileVersion, mark: mark, title: title, version: version, effectiveFrom: from,
+            consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, body: "",
+            bodyLine: bodyLine, prohibitedWording: wording)
     }
 
     mutating func rateTable() -> RateTable? {

@@ -208,10 +208,13 @@ public final class ContentLoader {
             let diagnostic = Diagnostic(path: path, mark: .start, rule: SchemaRules.unexpectedFile, message: hint)
             return ParsedFile(role: role, model: .none, diagnostics: [diagnostic])
         }
-        // A rate table or product file parsed by an earlier run, kept by its path and blob id.
+        // A rate table, product file or terms version parsed by an earlier run, kept by its path
+        // and blob id (a terms version's text is the file's, read here).
         let recordKey = id.flatMap { id in cache != nil && ParsedRecord.kept(role) ? ParsedRecord.key(path: path, id: id) : nil }
-        if let recordKey, let payload = cache?.read(recordKey), let model = ParsedRecord.decode(payload) {
-            return ParsedFile(role: role, model: model, diagnostics: [])
+        if let recordKey, let payload = cache?.read(recordKey) {
+            var text = ""
+            if case .terms = role { text = String(decoding: try read ?? source.read(entry), as: UTF8.self) }
+            if let model = ParsedRecord.decode(payload, text: text) { return ParsedFile(role: role, model: model, diagnostics: []) }
         }
         let diagnostics = Diagnostics()
         if read == nil, let tooLarge = try oversized(entry, path: path, source: source) {
