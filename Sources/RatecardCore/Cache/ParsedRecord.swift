@@ -9,7 +9,7 @@ import RatecardSupport
 /// Only a file that parsed into a model with no findings is kept (nothing to say about it, so no
 /// message to store); every other file is parsed each time. The key names the file's repository
 /// path and blob id (the model holds the path, and the blob id names its bytes exactly), under
-/// the build fingerprint like every key; `ParsedRecordTests` checks that every field comes back.
+/// the build fingerprint like every key; `WarmCacheTests` checks that every field comes back.
 package enum ParsedRecord {
     /// The cache key of the parsed model of the file at repository path `path` with blob `id`.
     package static func key(path: String, id: ObjectID) -> BuildCache.Key {
