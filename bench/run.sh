@@ -362,7 +362,9 @@ for run in $(seq 1 "$RUNS"); do
     measure terms_cold env RATECARD_CACHE=off "$BIN" -C "$TERMS" build --out "$WORK/terms-cold-$run" --as-of "$AS_OF"
     measure terms_hugo hugo --quiet -s "$TERMS_SITE" -d "$WORK/hugo-terms-$run"
     # The staff's own loop: the next build into the folder of the last one (what is unchanged
-    # there is kept, not written again), with the cache the last build filled.
+    # there is kept, not written again), with the cache the last build filled (parsed tables and
+    # products, the last check's findings, rendered pages): each warm build follows one that
+    # kept them, so it checks again only the edited table's product or the draft's document.
     flip_table
     measure cli_table env RATECARD_CACHE=on RATECARD_CACHE_DIR="$RC_CACHE" "$BIN" -C "$EDIT" build --out "$WORK/prime" --as-of "$AS_OF"
     edit_draft

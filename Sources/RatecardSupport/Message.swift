@@ -29,6 +29,11 @@ public struct Message: Sendable, Hashable, CustomStringConvertible {
         self.korean = korean
     }
 
+    /// A message made earlier and kept as its two texts (findings kept in the build cache).
+    package static func kept(english: String, korean: String) -> Message {
+        Message(english: english, korean: korean)
+    }
+
     /// The text in `language`.
     public func text(_ language: Language) -> String {
         language == .ko ? korean : english

@@ -146,10 +146,15 @@ public final class BuildCache: Sendable {
             public var key: Key { Key(digest: SHA256.digest(bytes)) }
         }
 
+        /// The key of a 32-byte digest (read as four little-endian words, not byte by byte:
+        /// every entry of every pack is keyed when the packs are opened).
         package init(digest: some Collection<UInt8>) {
             let bytes = Array(digest)
-            func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * $1) } }
-            words = (word(0), word(8), word(16), word(24))
+            precondition(bytes.count >= 32, "a key is a 32-byte digest")
+            words = bytes.withUnsafeBytes { raw in
+                func word(_ at: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+                return (word(0), word(8), word(16), word(24))
+            }
         }
 
         package var digest: [UInt8] {
@@ -311,9 +316,15 @@ public final class BuildCache: Sendable {
             if state.withLock({ $0.opened }) { return }
             var packs: [Pack] = []
             if let store = store() {
+                // Newest first: of two entries under one key (the findings `KeptFindings` keeps
+                // for a content, rewritten after each edit), the newer is the one read.
+                var found: [(pack: Pack, time: Int)] = []
                 for name in CacheFolder.names(in: store.packs, CacheFolder.isPack) {
-                    if let pack = Pack.open(name, in: store) { packs.append(pack) }
+                    var info = stat()
+                    guard fstatat(store.packs, name, &info, AT_SYMLINK_NOFOLLOW) == 0, let pack = Pack.open(name, in: store) else { continue }
+                    found.append((pack, info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec))
                 }
+                packs = found.sorted { $0.time > $1.time }.map(\.pack)
             }
             state.withLock { state in
                 state.opened = true
@@ -442,6 +453,8 @@ package final class Pack: Sendable {
 package struct CacheRecord {
     package private(set) var bytes: [UInt8] = []
 
+    package init() {}
+
     package mutating func append(_ value: Int) {
         withUnsafeBytes(of: Int64(value).littleEndian) { bytes.append(contentsOf: $0) }
     }
@@ -462,10 +475,9 @@ package struct CacheRecord {
 
         package mutating func int() -> Int? {
             guard offset + 8 <= bytes.count else { return nil }
-            var value: Int64 = 0
-            for index in 0..<8 { value |= Int64(bytes[offset + index]) << (8 * index) }
+            let at = offset
             offset += 8
-            return Int(value)
+            return Int(Int64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: Int64.self) }))
         }
 
         package mutating func string() -> String? {

@@ -208,6 +208,14 @@ public final class ContentLoader {
             let diagnostic = Diagnostic(path: path, mark: .start, rule: SchemaRules.unexpectedFile, message: hint)
             return ParsedFile(role: role, model: .none, diagnostics: [diagnostic])
         }
+        // A rate table, product file or terms version parsed by an earlier run, kept by its path
+        // and blob id (a terms version's text is the file's, read here).
+        let recordKey = id.flatMap { id in cache != nil && ParsedRecord.kept(role) ? ParsedRecord.key(path: path, id: id) : nil }
+        if let recordKey, let payload = cache?.read(recordKey) {
+            var text = ""
+            if case .terms = role { text = String(decoding: try read ?? source.read(entry), as: UTF8.self) }
+            if let model = ParsedRecord.decode(payload, text: text) { return ParsedFile(role: role, model: model, diagnostics: []) }
+        }
         let diagnostics = Diagnostics()
         if read == nil, let tooLarge = try oversized(entry, path: path, source: source) {
             return ParsedFile(role: role, model: .none, diagnostics: [tooLarge])
@@ -222,7 +230,9 @@ public final class ContentLoader {
             // A terms file that no longer parses still exists: history rules compare its text.
             if case .terms = role { model = .terms(nil, text: String(decoding: bytes, as: UTF8.self)) }
         }
-        return ParsedFile(role: role, model: model, diagnostics: diagnostics.items)
+        let found = diagnostics.items
+        if let recordKey, found.isEmpty, let payload = ParsedRecord.encode(model) { cache?.write(recordKey, payload) }
+        return ParsedFile(role: role, model: model, diagnostics: found)
     }
 
     /// YML-06 for a content file over the limit, found from its size alone: a 2 GB file is never

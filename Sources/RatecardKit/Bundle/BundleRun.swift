@@ -85,7 +85,10 @@ public struct BundleRun {
         if let refusal = snapshot.report.refusal { throw OperationalError(refusal) }
         if snapshot.report.hasErrors { return .invalid(snapshot.report) }
         let root = location.repository == nil ? nil : snapshot.source.contentRoot.treePath
-        let builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty, sourceRoot: root, cache: caches.build)
+        var builder = BundleBuilder(asOf: asOf, sourceCommit: snapshot.dirty ? nil : snapshot.commit, sourceDirty: snapshot.dirty, sourceRoot: root, cache: caches.build)
+        // With a build cache, the units an earlier run rendered (product documents, partners'
+        // rates pages and their sections) are taken from it by the keys the watch rebuild uses.
+        if let cache = caches.build { builder.memo = RenderMemo(store: cache) }
         let source = snapshot.source
         // Blob ids of a commit's files, listed once (not once per asset).
         let blobs = (source as? CommitSource).flatMap { try? $0.entries() }.map { entries in

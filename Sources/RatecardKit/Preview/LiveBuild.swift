@@ -464,10 +464,8 @@ public final class LiveBuild {
     }
 
     /// Puts re-read rate tables and terms versions in their places, and checks again only what
-    /// they can change: the products of the tables (`IncrementalRange`'s argument), the
-    /// documents of the terms versions (every finding on a terms file comes from that file, the
-    /// other versions of its document, the shared files and the partners; nothing reported
-    /// elsewhere reads a terms file's contents).
+    /// they can change (`IncrementalCheck`): the products of the tables, the documents of the
+    /// terms versions.
     private func patch(_ edits: [String: ParsedFile]) -> Scope {
         var products: Set<String> = []
         var documents: Set<String> = []
@@ -488,26 +486,7 @@ public final class LiveBuild {
                 break
             }
         }
-        var paths: Set<String> = []
-        if !products.isEmpty {
-            paths.formUnion(products.map { "\(prefix)products/\($0)/product.yaml" })
-            let wanted = FewKeys(products)
-            for table in content.rateTables where wanted.contains(table.productKey) { paths.insert(table.path) }
-            for table in base?.rateTables ?? [] where wanted.contains(table.productKey) { paths.insert(table.path) }
-            let after = IncrementalRange.cut(content, to: products, paths: paths)
-            let before = base.map { IncrementalRange.cut($0, to: products, paths: paths) }
-            found = found.filter { !paths.contains($0.path) } + validator.check(after, base: before).filter { paths.contains($0.path) }
-        }
-        if !documents.isEmpty {
-            var documentPaths: Set<String> = []
-            for path in content.termsText.keys where documents.contains(where: { path.hasPrefix("\(prefix)terms/\($0)/") }) { documentPaths.insert(path) }
-            for path in base?.termsText.keys ?? [:].keys where documents.contains(where: { path.hasPrefix("\(prefix)terms/\($0)/") }) { documentPaths.insert(path) }
-            let after = Self.cut(content, to: documents, paths: documentPaths)
-            let before = base.map { Self.cut($0, to: documents, paths: documentPaths) }
-            found = found.filter { !documentPaths.contains($0.path) } + validator.check(after, base: before).filter { documentPaths.contains($0.path) }
-            paths.formUnion(documentPaths)
-        }
-        found = IncrementalRange.unique(found)
+        found = IncrementalCheck.recheck(found, content: content, base: base, products: products, documents: documents, validator: validator)
         if !documents.isEmpty && products.isEmpty && documents.count == 1 { return .document(documents.first!) }
         if documents.isEmpty { return .products(products.sorted()) }
         return .everything

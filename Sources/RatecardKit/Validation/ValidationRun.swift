@@ -132,6 +132,14 @@ public final class ValidationRun {
         return report
     }
 
+    /// `validator`'s findings on `content` against `base`: with a build cache, from the findings
+    /// an earlier run kept for it where only rate tables and terms versions changed since
+    /// (`KeptFindings`), else every rule over the whole content.
+    func check(_ validator: Validator, _ content: Content, base: Content?) -> [Diagnostic] {
+        guard let cache = loader.caches.build else { return validator.check(content, base: base) }
+        return KeptFindings(validator: validator, cache: cache).check(content, base: base)
+    }
+
     public func validate(revision: String) throws -> ValidationReport {
         try snapshot(revision: revision).report
     }
@@ -159,7 +167,7 @@ public final class ValidationRun {
                 Trace.mark("validate: HEAD compared")
             }
             let report = ValidationReport(
-                diagnostics: validator.check(content, base: base), commits: [],
+                diagnostics: check(validator, content, base: base), commits: [],
                 filesParsed: loader.parses, files: content.fileCount)
             return Snapshot(content: content, source: source, report: report, commit: head, dirty: dirty)
         }
@@ -190,7 +198,7 @@ public final class ValidationRun {
         }
         Trace.mark("validate: parent derived")
         let report = ValidationReport(
-            diagnostics: Validator(context: validator.context.forCommit(info)).check(content, base: base),
+            diagnostics: check(Validator(context: validator.context.forCommit(info)), content, base: base),
             commits: [CommitStamp(id: commit, summary: info.summary)],
             filesParsed: loader.parses, files: content.fileCount, notes: unrun.map(missingParentNote) + (info.parents.isEmpty ? [Self.rootNote(commit)] : []), unrun: unrun,
             skipAllowed: allowShallow)

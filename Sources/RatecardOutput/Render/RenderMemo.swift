@@ -7,6 +7,8 @@ import Synchronization
 /// (product document, terms page, partner's rates page and its sections, `terms.json`,
 /// `partners.json`) is the same bytes as before, found by a key of its inputs; comparison shards
 /// and their document lists are reused when their inputs are equal. A builder uses one when it is given one (`BundleBuilder.memo`).
+/// A CLI build is given one backed by the build cache (`store`): its pages and sections are then
+/// kept between runs too, under the same keys.
 ///
 /// Each key names every file its unit is rendered from (the unit's own files, the shared
 /// `ratecard.yaml` and regulatory files) and what the as-of date decides for it, so a hit is the
@@ -59,7 +61,12 @@ public final class RenderMemo: Sendable {
     private let generation = Atomic<Int>(0)
     private let renderedCount = Atomic<Int>(0)
 
-    public init() {}
+    /// Where pages and sections are also kept between runs (a CLI build's memo: the run's build
+    /// cache), under the same keys; nil for a memo of one process (`preview --watch`).
+    private let store: BuildCache?
+
+    /// A memo; `store`: the build cache that also keeps its pages and sections between runs.
+    public init(store: BuildCache? = nil) { self.store = store }
 
     /// Starts a build: what this build does not use is dropped when it ends.
     public func beginBuild() {
@@ -101,13 +108,19 @@ public final class RenderMemo: Sendable {
     /// `terms.json`, `partners.json`), by the key of its inputs.
     func page(_ key: BuildCache.Key?, _ make: () -> [UInt8]) -> [UInt8] {
         guard let key else { return make() }
-        return reused(pages, key, make: make)
+        return reused(pages, key) { store?.value(key, make) ?? make() }
     }
 
     /// A product's section of its partner's rates page, by the key of its inputs.
     func section(_ key: BuildCache.Key?, _ make: () -> String) -> String {
         guard let key else { return make() }
-        return reused(sections, key, make: make)
+        return reused(sections, key) {
+            guard let store else { return make() }
+            // The key is its product document's too: kept under a key of its own.
+            var builder = BuildCache.Key.Builder("rates-section")
+            builder.append(key: key)
+            return String(decoding: store.value(builder.key) { Array(make().utf8) }, as: UTF8.self)
+        }
     }
 
     /// A product's entry in the comparison index (nil: left out), by the key of its product
