@@ -255,7 +255,8 @@ public enum DisclosureRules {
     /// for a product with none in force, its latest table).
     package static func checkAdvertisedRate(_ copy: CopyText, field: String, product: Product, tables: [RateTable], on day: Day, into diagnostics: Diagnostics) {
         let text = copy.text
-        guard let table = tables.last(where: { $0.isInForce(on: day) }) ?? tables.last,
+        // Both alternatives of the expression hold '%': most copy has none and is not searched.
+        guard text.containsBytes("%"), let table = tables.last(where: { $0.isInForce(on: day) }) ?? tables.last,
             let lowest = table.bands.map(\.aprMin.value).min()
         else { return }
         for match in advertisedMinimum.matches(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)) {
