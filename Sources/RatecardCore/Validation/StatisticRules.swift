@@ -43,8 +43,8 @@ public enum StatisticRules {
                 check(CopyText(plain: value.value, at: value.mark), what: .verbatim(field), path: product.path, asOf: context.asOf, months: months, into: diagnostics)
             }
         }
-        for document in content.documentIDs {
-            for terms in DisclosureRules.currentVersions(of: document, in: content, on: context.asOf) {
+        for versions in content.versionsByDocument.values {
+            for terms in DisclosureRules.currentVersions(among: versions, on: context.asOf) {
                 for (field, value) in [("title", terms.title), ("summary", terms.summary)] {
                     check(CopyText(plain: value.value, at: value.mark), what: .verbatim(field), path: terms.path, asOf: context.asOf, months: months, into: diagnostics)
                 }
