@@ -58,7 +58,25 @@ public enum StatisticRules {
     /// the expression trying every common syllable it may start with ('이', '사', '가', '금', ...)
     /// across a terms body whose digits are a few article numbers.
     package static func statistics(in text: String) -> [NSTextCheckingResult] {
-        windows(in: text).flatMap { statistic.matches(in: text, range: $0) }
+        let windows = windows(in: text)
+        guard !windows.isEmpty else { return [] }
+        let units = Array(text.utf16)
+        return windows.filter { holdsLiteral(units[$0.location..<($0.location + $0.length)]) }.flatMap { statistic.matches(in: text, range: $0) }
+    }
+
+    /// Words one of which every match of `statistic` holds: a window (which holds the whole of
+    /// each match in it) without any is not searched.
+    static let literals: [[UInt16]] = ["율", "률", "평균", "명", "금융", "제휴사", "은행", "캐피탈", "카드사"].map { Array($0.utf16) }
+
+    static func holdsLiteral(_ units: ArraySlice<UInt16>) -> Bool {
+        var index = units.startIndex
+        while index < units.endIndex {
+            for literal in literals where units[index] == literal[0] && index + literal.count <= units.endIndex {
+                if units[index..<(index + literal.count)].elementsEqual(literal) { return true }
+            }
+            index += 1
+        }
+        return false
     }
 
     /// Most UTF-16 units a statistic has before its first digit ('대출실행률은약', '제휴금융회사수' and
