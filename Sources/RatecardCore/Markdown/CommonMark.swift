@@ -246,6 +246,9 @@ extension CommonMark {
 
     /// Everything `html(_:)` drops, found by walking cmark's node tree, in document order.
     public static func dropped(_ markdown: String) -> [Dropped] {
+        // Raw HTML and autolinks start with '<', every other link or image with '[': a body
+        // with neither (most terms bodies) drops nothing, and is not parsed a second time.
+        guard markdown.utf8.contains(where: { $0 == 0x3C || $0 == 0x5B }) else { return [] }
         let options = CMARK_OPT_DEFAULT | CMARK_OPT_SOURCEPOS
         guard let document = cmark_parse_document(markdown, markdown.utf8.count, options) else { return [] }
         defer { cmark_node_free(document) }

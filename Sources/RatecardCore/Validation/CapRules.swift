@@ -185,10 +185,13 @@ public enum CapRules {
             {
                 limit = own
             }
-            let tableName = table.path.split(separator: "/").suffix(2).joined(separator: "/")
-            let capText = Message(
-                "the cap \(limit.value) in force since \(limit.effectiveFrom)" + (limit.program.map { " for \($0)" } ?? ""),
-                ko: "\(limit.effectiveFrom)부터 시행 중인 \(limit.program.map { "\($0) " } ?? "")상한 \(limit.value)")
+            // Made only for a message that is kept (every table of every product otherwise).
+            func tableName() -> String { table.path.split(separator: "/").suffix(2).joined(separator: "/") }
+            func capText() -> Message {
+                Message(
+                    "the cap \(limit.value) in force since \(limit.effectiveFrom)" + (limit.program.map { " for \($0)" } ?? ""),
+                    ko: "\(limit.effectiveFrom)부터 시행 중인 \(limit.program.map { "\($0) " } ?? "")상한 \(limit.value)")
+            }
             if origination > 0, let shortest, smallest > 0 {
                 // KRW fee / KRW loan, as % a year over the shortest term, in thousandths of a percent.
                 let annual = Percent(thousandths: Int((Double(origination) * 100_000 * 12 / (Double(smallest) * Double(shortest))).rounded(.up)))
@@ -198,9 +201,9 @@ public enum CapRules {
                     worstOrigination = (
                         excess,
                         Message(
-                            "fees.origination_krw \(origination) on the smallest loan (limit.min_krw \(smallest)) over the shortest term (\(shortest) months) is \(annual)% a year; with apr_max_pct \(highest) in \(tableName) that is \(allIn)%, above \(capText); fees count as interest (대부업법 제8조②), so lower the fee or the rates",
+                            "fees.origination_krw \(origination) on the smallest loan (limit.min_krw \(smallest)) over the shortest term (\(shortest) months) is \(annual)% a year; with apr_max_pct \(highest) in \(tableName()) that is \(allIn)%, above \(capText()); fees count as interest (대부업법 제8조②), so lower the fee or the rates",
                             ko:
-                                "fees.origination_krw \(origination)원은 가장 작은 대출(limit.min_krw \(smallest)원)과 가장 짧은 기간(\(shortest)개월)으로 환산하면 연 \(annual)%입니다; \(tableName)의 apr_max_pct \(highest)와(과) 합하면 \(allIn)%로 \(capText)을(를) 넘습니다; 수수료도 이자이므로(대부업법 제8조②) 수수료나 금리를 낮추세요"
+                                "fees.origination_krw \(origination)원은 가장 작은 대출(limit.min_krw \(smallest)원)과 가장 짧은 기간(\(shortest)개월)으로 환산하면 연 \(annual)%입니다; \(tableName())의 apr_max_pct \(highest)와(과) 합하면 \(allIn)%로 \(capText())을(를) 넘습니다; 수수료도 이자이므로(대부업법 제8조②) 수수료나 금리를 낮추세요"
                         )
                     )
                 }
@@ -216,9 +219,9 @@ public enum CapRules {
                     worstEarly = (
                         excess,
                         Message(
-                            "fees.early_repayment_pct \(fee) is \(above), so it counts as interest: with apr_max_pct \(highest) in \(tableName) that is \(allIn)%, above \(capText); lower the fee to the exemption or the rates",
+                            "fees.early_repayment_pct \(fee) is \(above), so it counts as interest: with apr_max_pct \(highest) in \(tableName()) that is \(allIn)%, above \(capText()); lower the fee to the exemption or the rates",
                             ko:
-                                "fees.early_repayment_pct \(fee)%는 \(above) 이자로 계산됩니다: \(tableName)의 apr_max_pct \(highest)와(과) 합하면 \(allIn)%로 \(capText)을(를) 넘습니다; 수수료를 면제 한도까지 낮추거나 금리를 낮추세요"
+                                "fees.early_repayment_pct \(fee)%는 \(above) 이자로 계산됩니다: \(tableName())의 apr_max_pct \(highest)와(과) 합하면 \(allIn)%로 \(capText())을(를) 넘습니다; 수수료를 면제 한도까지 낮추거나 금리를 낮추세요"
                         )
                     )
                 }

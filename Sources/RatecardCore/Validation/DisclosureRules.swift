@@ -255,7 +255,8 @@ public enum DisclosureRules {
     /// for a product with none in force, its latest table).
     package static func checkAdvertisedRate(_ copy: CopyText, field: String, product: Product, tables: [RateTable], on day: Day, into diagnostics: Diagnostics) {
         let text = copy.text
-        guard let table = tables.last(where: { $0.isInForce(on: day) }) ?? tables.last,
+        // Both alternatives of the expression hold '%': most copy has none and is not searched.
+        guard text.containsBytes("%"), let table = tables.last(where: { $0.isInForce(on: day) }) ?? tables.last,
             let lowest = table.bands.map(\.aprMin.value).min()
         else { return }
         for match in advertisedMinimum.matches(in: text, range: NSRange(text.startIndex..<text.endIndex, in: text)) {
@@ -318,8 +319,8 @@ public enum DisclosureRules {
                 check(CopyText(plain: value.value, at: value.mark), on: context.asOf, path: product.path, what: .verbatim(field))
             }
         }
-        for document in content.documentIDs {
-            for terms in currentVersions(of: document, in: content, on: context.asOf) where terms.body.containsBytes("철회") {
+        for versions in content.versionsByDocument.values {
+            for terms in currentVersions(among: versions, on: context.asOf) where terms.body.containsBytes("철회") {
                 check(CopyText(markdown: terms.body, firstLine: terms.bodyLine), on: max(context.asOf, terms.effectiveFrom.value), path: terms.path, what: Message("the body", ko: "본문"))
             }
         }
@@ -331,8 +332,8 @@ public enum DisclosureRules {
     /// the version before it did not is a major version asking for consent again.
     package static func checkRecipients(_ content: Content, _ context: ValidationContext, into diagnostics: Diagnostics) {
         let partners = content.partners.filter { $0.status.value != .terminated }.sorted { $0.id.value < $1.id.value }
-        for (document, versions) in content.versionsByDocument where versions.contains(where: { $0.namesPartners != nil }) {
-            let current = Set(currentVersions(of: document, in: content, on: context.asOf).map(\.fileVersion))
+        for versions in content.versionsByDocument.values where versions.contains(where: { $0.namesPartners != nil }) {
+            let current = Set(currentVersions(among: versions, on: context.asOf).map(\.fileVersion))
             var previousNames: Set<String>?
             for (index, version) in versions.enumerated() {
                 // Each table cell is read apart from the text around it: two cells side by side
@@ -437,7 +438,13 @@ public enum DisclosureRules {
 
     /// The version in force on `day` and every version scheduled after it.
     package static func currentVersions(of document: String, in content: Content, on day: Day) -> [TermsVersion] {
-        let versions = content.versions(of: document)
+        currentVersions(among: content.versions(of: document), on: day)
+    }
+
+    /// `currentVersions(of:in:on:)` among one document's versions, oldest first (a value of
+    /// `Content.versionsByDocument`: a rule that goes through every document groups the terms
+    /// once instead of filtering all of them for each document).
+    package static func currentVersions(among versions: [TermsVersion], on day: Day) -> [TermsVersion] {
         let current = versions.last { $0.effectiveFrom.value <= day }
         return versions.filter { $0.effectiveFrom.value > day } + (current.map { [$0] } ?? [])
     }

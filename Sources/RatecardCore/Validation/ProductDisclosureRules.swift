@@ -157,7 +157,9 @@ public enum ProductDisclosureRules {
             {
                 continue
             }
-            guard let match = DisclosureRules.firstMatch(gradeWording, in: CopyText(plain: value.value, at: value.mark).text) else { continue }
+            // Every match of the expression ends in '등급': copy without it is not searched.
+            let text = CopyText(plain: value.value, at: value.mark).text
+            guard text.containsBytes("등급"), let match = DisclosureRules.firstMatch(gradeWording, in: text) else { continue }
             let tableName = DurableFiles.name(of: table.path)
             diagnostics.report(
                 gradesInCopy, product.path, value.mark,

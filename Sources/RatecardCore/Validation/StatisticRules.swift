@@ -43,8 +43,8 @@ public enum StatisticRules {
                 check(CopyText(plain: value.value, at: value.mark), what: .verbatim(field), path: product.path, asOf: context.asOf, months: months, into: diagnostics)
             }
         }
-        for document in content.documentIDs {
-            for terms in DisclosureRules.currentVersions(of: document, in: content, on: context.asOf) {
+        for versions in content.versionsByDocument.values {
+            for terms in DisclosureRules.currentVersions(among: versions, on: context.asOf) {
                 for (field, value) in [("title", terms.title), ("summary", terms.summary)] {
                     check(CopyText(plain: value.value, at: value.mark), what: .verbatim(field), path: terms.path, asOf: context.asOf, months: months, into: diagnostics)
                 }
@@ -53,12 +53,74 @@ public enum StatisticRules {
         }
     }
 
+    /// What `statistic` finds in `text`, searched only in `windows(in:)`: the same matches as a
+    /// search of the whole text (`statisticWindowsFindWhatTheWholeTextHolds` checks it), without
+    /// the expression trying every common syllable it may start with ('이', '사', '가', '금', ...)
+    /// across a terms body whose digits are a few article numbers.
+    package static func statistics(in text: String) -> [NSTextCheckingResult] {
+        let windows = windows(in: text)
+        guard !windows.isEmpty else { return [] }
+        let units = Array(text.utf16)
+        return windows.filter { holdsLiteral(units[$0.location..<($0.location + $0.length)]) }.flatMap { statistic.matches(in: text, range: $0) }
+    }
+
+    /// Words one of which every match of `statistic` holds: a window (which holds the whole of
+    /// each match in it) without any is not searched.
+    static let literals: [[UInt16]] = ["율", "률", "평균", "명", "금융", "제휴사", "은행", "캐피탈", "카드사"].map { Array($0.utf16) }
+
+    static func holdsLiteral(_ units: ArraySlice<UInt16>) -> Bool {
+        var index = units.startIndex
+        while index < units.endIndex {
+            for literal in literals where units[index] == literal[0] && index + literal.count <= units.endIndex {
+                if units[index..<(index + literal.count)].elementsEqual(literal) { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+
+    /// Most UTF-16 units a statistic has before its first digit ('대출실행률은약', '제휴금융회사수' and
+    /// four other characters, each of which may be a surrogate pair), and after the run of
+    /// digits, commas and points that digit starts ('개사의제휴금융회사').
+    static let leadIn = 24
+    static let leadOut = 24
+
+    /// The UTF-16 ranges of `text`, in order and apart, that hold every match of `statistic`:
+    /// each alternative of it holds a digit at most `leadIn` units after where it starts, and
+    /// ends at most `leadOut` units after that digit's run of `[0-9,.]`. The expression has no
+    /// anchors or look-arounds, so a match found in a range is the one found in the whole text.
+    package static func windows(in text: String) -> [NSRange] {
+        var windows: [NSRange] = []
+        var start = -1
+        var end = -1
+        var position = 0
+        var run = false  // inside a run of [0-9,.] that holds a digit
+        for unit in text.utf16 {
+            let digit = unit >= 0x30 && unit <= 0x39
+            if digit || (run && (unit == 0x2C || unit == 0x2E)) {
+                if digit && !run {
+                    let from = max(0, position - leadIn)
+                    if start < 0 || from > end {
+                        if start >= 0 { windows.append(NSRange(location: start, length: end - start)) }
+                        start = from
+                    }
+                    run = true
+                }
+                end = position + 1 + leadOut
+            } else {
+                run = false
+            }
+            position += 1
+        }
+        if start >= 0 { windows.append(NSRange(location: start, length: min(end, position) - start)) }
+        return windows
+    }
+
     static func check(_ copy: CopyText, what: Message, path: String, asOf: Day, months: Int, into diagnostics: Diagnostics) {
         let text = copy.text
-        guard text.unicodeScalars.contains(where: { ("0"..."9").contains($0) }) else { return }
-        let whole = NSRange(text.startIndex..<text.endIndex, in: text)
-        let statistics = statistic.matches(in: text, range: whole)
+        let statistics = statistics(in: text)
         guard !statistics.isEmpty else { return }
+        let whole = NSRange(text.startIndex..<text.endIndex, in: text)
         // Each reference date with where it stands (in scalars) and the last day it describes.
         let dates: [(offset: Int, day: Day)] = referenceDate.matches(in: text, range: whole).compactMap { match in
             func number(_ group: Int) -> Int? { Range(match.range(at: group), in: text).flatMap { Int(text[$0]) } }
