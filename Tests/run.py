@@ -216,14 +216,14 @@ def stacks(pid):
 
 
 STARTED = re.compile(r"Test (\S+) started\.")
-ENDED = re.compile(r"Test (\S+) (?:passed|failed|skipped)")
+ENDED = re.compile(r"Test (\S+) (?:with \d+ test cases? )?(?:passed|failed|skipped)")
 
 
 def unfinished(text):
     """The tests a Swift Testing log shows as started and not ended."""
     started = STARTED.findall(text)
     ended = set(ENDED.findall(text))
-    return [name for name in started if name not in ended]
+    return [name for name in started if name not in ended and name != "run"]
 
 
 def run_watched(command, out, limit, label, env=None):
