@@ -89,12 +89,18 @@ import Testing
             // Only requests addressed to the loopback host (no DNS rebinding).
             #expect(try HTTP.get(port: watch.port, "/", host: "evil.example").status == 421)
             #expect(try HTTP.get(port: watch.port, "/", host: "localhost:\(watch.port)").status == 200)
-            // Listening on 127.0.0.1 only.
-            let listening = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8).split(separator: "\n").compactMap { line -> String? in
-                let fields = line.split(separator: " ")
-                guard fields.count > 3, fields[3] == "0A" else { return nil }
-                let local = fields[1].split(separator: ":")
-                return Int(local[1], radix: 16) == watch.port ? String(local[0]) : nil
+            // Listening on 127.0.0.1 only. The kernel writes /proc/net/tcp a page at a time, and a
+            // line can be left out of a read while other sockets come and go (a loaded machine):
+            // so the addresses of every read, until one shows the port.
+            var listening: Set<String> = []
+            for _ in 0..<20 where listening.isEmpty {
+                let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+                for line in table.split(separator: "\n") {
+                    let fields = line.split(separator: " ")
+                    guard fields.count > 3, fields[3] == "0A" else { continue }
+                    let local = fields[1].split(separator: ":")
+                    if Int(local[1], radix: 16) == watch.port { listening.insert(String(local[0])) }
+                }
             }
             #expect(listening == ["0100007F"])
             // The event stream starts with the version the pages were served at.
