@@ -244,17 +244,38 @@ def run_watched(command, out, limit, label, env=None):
         running = []
     report = [f"WATCHDOG: {label} still running after {limit:.0f} s; killed.",
               "tests started and not ended: " + (", ".join(running) if running else "(none logged)")]
-    for pid in [process.pid] + descendants(process.pid):
+    children = descendants(process.pid)
+    for pid in [process.pid] + children:
         report.append(stacks(pid))
     text = "\n".join(report) + "\n"
     out.write(text)
     out.flush()
+    # The group, and each child by its id: Foundation starts a test's children in process
+    # groups of their own.
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+    for pid in children:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     process.wait()
+    # Until the children are gone too (or zombies), so that none still writes in the folders
+    # removed next.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(alive(pid) for pid in children):
+        time.sleep(0.05)
     return None, text
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def check_watchdog():
