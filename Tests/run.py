@@ -10,6 +10,13 @@ itself: `swift test` holds a lock on the build folder while it runs, so two of t
 take turns.
 
   Tests/run.py [--tier sampled|full] [--jobs N] [--filter REGEX] [--scratch DIR]
+  Tests/run.py --check-watchdog      (shows the watchdog at work on a `sleep`; runs no tests)
+
+A watchdog ends any test process that runs past its limit (the weight of its suites times 10,
+at least 300 s; times 30 and at least 900 s in the full tier; RATECARD_TEST_WATCHDOG=SECONDS
+sets it): it prints the tests that had started and not ended, the stacks of the process and of
+its children (gdb when there is one, else the kernel's /proc view), kills its process group and
+counts it as failed. A hang then costs minutes and leaves a diagnosis in the log.
 
 The tier and the seed of the sampled draws reach the tests as RATECARD_TEST_TIER and
 RATECARD_TEST_SEED (given, or drawn here and printed, so that a failing run can be repeated).
@@ -27,6 +34,7 @@ import queue
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -152,6 +160,137 @@ def batches(names):
     return [[n] for n in heavy] + groups
 
 
+def watchdog_limit(tier, group):
+    override = os.environ.get("RATECARD_TEST_WATCHDOG")
+    if override:
+        return float(override)
+    weight = sum(WEIGHTS.get(n, 2) for n in group)
+    return max(300, weight * 10) if tier == "sampled" else max(900, weight * 30)
+
+
+def descendants(pid):
+    """The process ids below `pid` (children, their children, ...), from /proc."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    parents.setdefault(int(stat.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def stacks(pid):
+    """What `pid` is doing: its command line and every thread's stack (gdb), or, without gdb,
+    each thread's state, kernel wait channel and kernel stack from /proc."""
+    def read(path):
+        try:
+            with open(path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError as error:
+            return f"({error.strerror})"
+    lines = [f"== process {pid}: {read(f'/proc/{pid}/cmdline').replace(chr(0), ' ').strip()}"]
+    gdb = shutil.which("gdb")
+    if gdb:
+        try:
+            shown = subprocess.run([gdb, "-batch", "-p", str(pid), "-ex", "thread apply all bt"], capture_output=True, text=True, timeout=120)
+            lines.append(shown.stdout.strip() or shown.stderr.strip())
+            return "\n".join(lines)
+        except subprocess.TimeoutExpired:
+            lines.append("(gdb took over 120 s; the kernel's view follows)")
+    try:
+        threads = sorted(os.listdir(f"/proc/{pid}/task"), key=int)
+    except OSError:
+        threads = []
+    for tid in threads:
+        state = read(f"/proc/{pid}/task/{tid}/stat").rsplit(")", 1)[-1].split()[:1]
+        lines.append(f"-- thread {tid} state {' '.join(state)} wchan {read(f'/proc/{pid}/task/{tid}/wchan')}")
+        lines.append(read(f"/proc/{pid}/task/{tid}/stack").strip())
+    return "\n".join(lines)
+
+
+STARTED = re.compile(r"Test (\S+) started\.")
+ENDED = re.compile(r"Test (\S+) (?:with \d+ test cases? )?(?:passed|failed|skipped)")
+
+
+def unfinished(text):
+    """The tests a Swift Testing log shows as started and not ended."""
+    started = STARTED.findall(text)
+    ended = set(ENDED.findall(text))
+    return [name for name in started if name not in ended and name != "run"]
+
+
+def run_watched(command, out, limit, label, env=None):
+    """Runs `command` in a process group of its own with its output to `out` (a file); past
+    `limit` seconds, writes to `out` (and returns as its text) what was running and the stacks
+    of the process and its children, and kills the group. Its exit code (None after a kill) and
+    that diagnosis (None when it ended in time)."""
+    process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    try:
+        return process.wait(timeout=limit), None
+    except subprocess.TimeoutExpired:
+        pass
+    out.flush()
+    try:
+        with open(out.name, encoding="utf-8", errors="replace") as f:
+            running = unfinished(ANSI.sub("", f.read()))
+    except OSError:
+        running = []
+    report = [f"WATCHDOG: {label} still running after {limit:.0f} s; killed.",
+              "tests started and not ended: " + (", ".join(running) if running else "(none logged)")]
+    children = descendants(process.pid)
+    for pid in [process.pid] + children:
+        report.append(stacks(pid))
+    text = "\n".join(report) + "\n"
+    out.write(text)
+    out.flush()
+    # The group, and each child by its id: Foundation starts a test's children in process
+    # groups of their own.
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    for pid in children:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    process.wait()
+    # Until the children are gone too (or zombies), so that none still writes in the folders
+    # removed next.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(alive(pid) for pid in children):
+        time.sleep(0.05)
+    return None, text
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def check_watchdog():
+    """Shows the watchdog at work: a `sleep 600` in a process group, with a child of its own,
+    stopped after 2 s, with a diagnosis naming both; exits 0 when it behaved."""
+    with tempfile.NamedTemporaryFile("w+", suffix=".log") as out:
+        begin = time.monotonic()
+        code, text = run_watched(["sh", "-c", "echo 'Test fake.hangs() started.'; sleep 600 & wait"], out, 2, "check")
+        seconds = time.monotonic() - begin
+        print(text or "(no diagnosis)")
+        ok = code is None and text and "fake.hangs" in text and text.count("== process") >= 2 and seconds < 150
+        print(f"watchdog {'works' if ok else 'FAILED'}: stopped after {seconds:.1f} s")
+        sys.exit(0 if ok else 1)
+
+
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SUMMARY = re.compile(r"Test run with (\d+) tests? (?:in \d+ suites? )?(passed|failed)")
 
@@ -163,7 +302,10 @@ def main():
     parser.add_argument("--filter", help="only suites whose Module.Suite name matches")
     parser.add_argument("--logs", default=".build/test-logs")
     parser.add_argument("--scratch", help="the folder to make the tests' temporary folder in")
+    parser.add_argument("--check-watchdog", action="store_true", help="show the watchdog stopping a `sleep`, run no tests")
     options = parser.parse_args()
+    if options.check_watchdog:
+        check_watchdog()
 
     seed = os.environ.get("RATECARD_TEST_SEED") or str(random.randrange(1, 2**63))
     bundle = test_bundle()
@@ -197,17 +339,18 @@ def run(options, bundle, seed, scratch):
             log = os.path.join(options.logs, group[0].replace("/", ".") + ".log")
             expression = "^(" + "|".join(pattern(n) for n in group) + ")"
             begin = time.monotonic()
+            limit = watchdog_limit(options.tier, group)
             with open(log, "w") as out:
                 command = [bundle, "--testing-library", "swift-testing", "--filter", expression]
-                code = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, env=env).returncode
+                code, hung = run_watched(command, out, limit, label, env=env)
             seconds = time.monotonic() - begin
             text = ANSI.sub("", open(log, encoding="utf-8", errors="replace").read())
             counts = SUMMARY.findall(text)
             tests = sum(int(c) for c, _ in counts)
             ok = code == 0 and counts and all(state == "passed" for _, state in counts)
             with lock:
-                results.append((ok, label, seconds, tests, log, text))
-                print(f"{'ok  ' if ok else 'FAIL'} {seconds:6.1f} s  {tests:3d} tests  {label}", flush=True)
+                results.append((ok, label, seconds, tests, log, hung or text))
+                print(f"{'ok  ' if ok else 'HUNG' if hung else 'FAIL'} {seconds:6.1f} s  {tests:3d} tests  {label}", flush=True)
 
     threads = [threading.Thread(target=worker) for _ in range(max(1, options.jobs))]
     for thread in threads:
@@ -219,6 +362,9 @@ def run(options, bundle, seed, scratch):
     total = sum(r[3] for r in results)
     for _, label, _, _, log, text in failed:
         print(f"\n--- {label} ({log}) ---")
+        if text.startswith("WATCHDOG:"):
+            print(text[:20000])
+            continue
         lines = [line for line in text.splitlines() if "✘" in line or "error:" in line or "recorded an issue" in line]
         print("\n".join(lines[:80]) if lines else "\n".join(text.splitlines()[-40:]))
     elapsed = time.monotonic() - started

@@ -81,7 +81,9 @@ class LoopbackProcess {
         while process.isRunning && Date() < deadline { usleep(20_000) }
         guard !process.isRunning else {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            // Killed, it ends; but never wait for ever on the news of it.
+            let killed = Date(timeIntervalSinceNow: 10)
+            while process.isRunning && Date() < killed { usleep(20_000) }
             return nil
         }
         return process.terminationStatus
@@ -180,6 +182,9 @@ enum HTTP {
         while result.count < limit {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                throw OperationalError("no answer from 127.0.0.1:\(port) within 30 s after \(result.count) bytes")
+            }
             guard count > 0 else { break }
             result.append(contentsOf: chunk[0..<count])
         }
@@ -188,8 +193,11 @@ enum HTTP {
 
     static func connect(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Every wait on the socket ends: a receive, a send and (on Linux, through the send
+        // timeout) the connect itself fail after 30 s instead of waiting for ever.
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
