@@ -156,7 +156,10 @@ public enum RatecardCLI {
             let caches = Caches(environment: environment) { message in
                 Console.standard().err(messages.warning(message))
             }
-            defer { caches.finish() }
+            defer {
+                caches.finish()
+                caches.keepUntilExit()
+            }
             // Long work shows its progress on a terminal, never in a pipe or with JSON output.
             if Self.showsProgress.contains(command.name), console.decoratesErr, parsed.value("--format") != "json" {
                 Progress.begin("ratecard \(command.name)")

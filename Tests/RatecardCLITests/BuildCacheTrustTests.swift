@@ -89,7 +89,7 @@ import Testing
     /// by `ratecard version`, the rest is the blob id.
     func scanKey(blob: String, fingerprint: String) -> [UInt8] {
         var bytes: [UInt8] = []
-        for part in ["ratecard-cache v1", fingerprint, "terms-scan", blob] {
+        for part in ["ratecard-cache v1", fingerprint, TermsScan.keyKind, blob] {
             withUnsafeBytes(of: UInt32(part.utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
             bytes.append(contentsOf: part.utf8)
         }
@@ -141,8 +141,8 @@ import Testing
             try #require(status == 0)
             let version = try ratecard(["version"], in: repo)
             let fingerprint = try #require(version.out.split(separator: " ").last.map { String($0.dropLast(2)) })
-            // "No hits": a count of zero.
-            let forged = forgedPack([(scanKey(blob: blob.trimmingCharacters(in: .whitespacesAndNewlines), fingerprint: fingerprint), [UInt8](repeating: 0, count: 8))], like: written)
+            // "No hits, nothing dropped": two counts of zero.
+            let forged = forgedPack([(scanKey(blob: blob.trimmingCharacters(in: .whitespacesAndNewlines), fingerprint: fingerprint), [UInt8](repeating: 0, count: 16))], like: written)
             try FileSystem.writeFile(packs + "/" + SHA256.hex(forged).prefix(24) + ".pack", forged, mode: 0o600)
 
             let cached = try ratecard(["validate", "--format", "json", "--as-of", "2026-11-29"], in: repo, environment: ["RATECARD_CACHE_DIR": cache])

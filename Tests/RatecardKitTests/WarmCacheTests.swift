@@ -143,6 +143,33 @@ import Testing
         }
     }
 
+    /// A terms body is parsed once for its wording and for what its page drops: the one scan
+    /// finds both, where they are written, and its cache record gives them back whole.
+    @Test func oneScanFindsWordingAndDroppedMarkupAndItsRecordComesBackWhole() throws {
+        let body = """
+            # 안내
+
+            누구나 대출 가능합니다.
+
+            <div>숨은 글</div>
+
+            [문의](javascript:alert(1)) 또는 ![배너](data:image/png;base64,AAAA) 그리고 [홈](https://example.com)
+            """
+        let result = TermsScan.scan(body: body, firstLine: 8)
+        #expect(result.wording.map(\.kind) == [0] && result.wording.first?.mark == SourceMark(line: 10, column: 1))
+        #expect(
+            result.dropped == [
+                CommonMark.Dropped(kind: .html, line: 5, column: 1, text: "<div>숨은 글</div>\n"),
+                CommonMark.Dropped(kind: .link(url: "javascript:alert(1)"), line: 7, column: 1, text: "javascript:alert(1)"),
+                CommonMark.Dropped(kind: .image(url: "data:image/png;base64,AAAA"), line: 7, column: 30, text: "data:image/png;base64,AAAA"),
+            ])
+        #expect(result.dropped == CommonMark.dropped(body))
+        let record = TermsScan.encode(result)
+        #expect(TermsScan.decode(record) == result)
+        #expect(TermsScan.decode(Array(record.dropLast())) == nil)
+        #expect(TermsScan.decode(record + [0]) == nil)
+    }
+
     @Test func parsedTablesProductsAndTermsComeBackWhole() throws {
         try withTemporaryDirectory { directory in
             let repo = directory + "/repo"

@@ -145,13 +145,7 @@ extension CacheRecord {
         append(optional: version.announcedOn) { $0.append($1) }
         append(optional: version.namesPartners) { $0.append($1) }
         append(version.bodyLine)
-        append(version.prohibitedWording.count)
-        for hit in version.prohibitedWording {
-            append(hit.wording)
-            append(hit.kind)
-            append(hit.mark)
-            append(optional: hit.quotation) { $0.append($1) }
-        }
+        append(TermsScan.Result(wording: version.prohibitedWording, dropped: version.droppedMarkup))
     }
 
     mutating func append(_ table: RateTable) {
@@ -287,19 +281,12 @@ extension CacheRecord.Reader {
         guard let path = string(), let documentID = string(), let fileVersion = string(), let mark = mark(), let title = locatedString(),
             let version = locatedString(), let from = locatedDay(), let consent: Located<TermsVersion.Consent> = raw(),
             let reconsent = locatedBool(), let summary = locatedString(), let announced = optional({ $0.locatedDay() }),
-            let namesPartners = optional({ $0.locatedBool() }), let bodyLine = int(), let hits = count()
+            let namesPartners = optional({ $0.locatedBool() }), let bodyLine = int(), let scan = termsScan()
         else { return nil }
-        var wording: [AdWording.Hit] = []
-        for _ in 0..<hits {
-            guard let text = string(), let kind = int(), kind >= 0, kind < AdWording.prohibited.count, let mark = self.mark(),
-                let quotation = optional({ $0.string() })
-            else { return nil }
-            wording.append(AdWording.Hit(wording: text, kind: kind, mark: mark, quotation: quotation))
-        }
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: mark, title: title, version: version, effectiveFrom: from,
             consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, body: "",
-            bodyLine: bodyLine, prohibitedWording: wording)
+            bodyLine: bodyLine, prohibitedWording: scan.wording, droppedMarkup: scan.dropped)
     }
 
     mutating func rateTable() -> RateTable? {

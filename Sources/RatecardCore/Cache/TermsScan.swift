@@ -5,49 +5,110 @@ import RatecardSupport
 /// the largest part of reading a terms file, and the result is a function of the file's bytes
 /// alone (the body and the line it starts on come from them).
 package enum TermsScan {
-    /// The scan itself: the one implementation, cached or not.
-    package static func scan(body: String, firstLine: Int) -> [AdWording.Hit] {
-        AdWording.hits(in: CopyText(markdown: body, firstLine: firstLine))
-    }
+    /// What a body's scan finds: its prohibited wording, and the markup its page drops (DSC-20),
+    /// from one cmark parse.
+    package struct Result: Sendable, Equatable {
+        package var wording: [AdWording.Hit] = []
+        package var dropped: [CommonMark.Dropped] = []
 
-    /// The scan's hits, from `cache` when this blob was scanned before by this build.
-    package static func prohibitedWording(body: String, firstLine: Int, blob: ObjectID?, cache: BuildCache?) -> [AdWording.Hit] {
-        guard let blob, let cache else { return scan(body: body, firstLine: firstLine) }
-        // "-4": hits carry their kind, their quotation (which must be followed by a warning word)
-        // and their wording as written.
-        let key = BuildCache.Key("terms-scan-4", [blob.hex])
-        if let bytes = cache.read(key), let hits = decode(bytes) { return hits }
-        let hits = scan(body: body, firstLine: firstLine)
-        cache.write(key, encode(hits))
-        return hits
-    }
-
-    package static func encode(_ hits: [AdWording.Hit]) -> [UInt8] {
-        var record = CacheRecord()
-        record.append(hits.count)
-        for hit in hits {
-            record.append(hit.wording)
-            record.append(hit.kind)
-            record.append(hit.mark.line)
-            record.append(hit.mark.column)
-            record.append(hit.quotation == nil ? 0 : 1)
-            record.append(hit.quotation ?? "")
+        package init(wording: [AdWording.Hit] = [], dropped: [CommonMark.Dropped] = []) {
+            self.wording = wording
+            self.dropped = dropped
         }
+    }
+
+    /// The scan itself: the one implementation, cached or not.
+    package static func scan(body: String, firstLine: Int) -> Result {
+        let read = CommonMark.read(body, dropped: true)
+        return Result(wording: AdWording.hits(in: CopyText(markdown: body, firstLine: firstLine, rendered: read.text)), dropped: read.dropped)
+    }
+
+    /// The kind of the scan's cache keys. "-5": hits carry their kind, their quotation (which
+    /// must be followed by a warning word) and their wording as written; the dropped markup
+    /// follows them.
+    package static let keyKind = "terms-scan-5"
+
+    /// The scan's result, from `cache` when this blob was scanned before by this build.
+    package static func scanned(body: String, firstLine: Int, blob: ObjectID?, cache: BuildCache?) -> Result {
+        guard let blob, let cache else { return scan(body: body, firstLine: firstLine) }
+        let key = BuildCache.Key(keyKind, [blob.hex])
+        if let bytes = cache.read(key), let result = decode(bytes) { return result }
+        let result = scan(body: body, firstLine: firstLine)
+        cache.write(key, encode(result))
+        return result
+    }
+
+    package static func encode(_ result: Result) -> [UInt8] {
+        var record = CacheRecord()
+        record.append(result)
         return record.bytes
     }
 
-    /// The hits of a record, or nil when it is not one.
-    package static func decode(_ bytes: [UInt8]) -> [AdWording.Hit]? {
+    /// The result a record holds, or nil when it is not one.
+    package static func decode(_ bytes: [UInt8]) -> Result? {
         var reader = CacheRecord.Reader(bytes)
-        guard let count = reader.int(), count >= 0, count <= bytes.count else { return nil }
-        var hits: [AdWording.Hit] = []
-        for _ in 0..<count {
-            guard let wording = reader.string(), let kind = reader.int(), AdWording.prohibited.indices.contains(kind),
-                let line = reader.int(), let column = reader.int(), let quoted = reader.int(), let quotation = reader.string()
+        guard let result = reader.termsScan(), reader.atEnd else { return nil }
+        return result
+    }
+}
+
+extension CacheRecord {
+    mutating func append(_ result: TermsScan.Result) {
+        append(result.wording.count)
+        for hit in result.wording {
+            append(hit.wording)
+            append(hit.kind)
+            append(hit.mark.line)
+            append(hit.mark.column)
+            append(hit.quotation == nil ? 0 : 1)
+            append(hit.quotation ?? "")
+        }
+        append(result.dropped.count)
+        for dropped in result.dropped {
+            switch dropped.kind {
+            case .html:
+                append(0)
+            case .link(let url):
+                append(1)
+                append(url)
+            case .image(let url):
+                append(2)
+                append(url)
+            }
+            append(dropped.line)
+            append(dropped.column)
+            append(dropped.text)
+        }
+    }
+}
+
+extension CacheRecord.Reader {
+    mutating func termsScan() -> TermsScan.Result? {
+        guard let hits = count() else { return nil }
+        var result = TermsScan.Result()
+        for _ in 0..<hits {
+            guard let wording = string(), let kind = int(), AdWording.prohibited.indices.contains(kind),
+                let line = int(), let column = int(), let quoted = int(), let quotation = string()
             else { return nil }
-            hits.append(
+            result.wording.append(
                 AdWording.Hit(wording: wording, kind: kind, mark: SourceMark(line: line, column: column), quotation: quoted == 1 ? quotation : nil))
         }
-        return reader.atEnd ? hits : nil
+        guard let dropped = count() else { return nil }
+        for _ in 0..<dropped {
+            let kind: CommonMark.Dropped.Kind
+            switch int() {
+            case 0: kind = .html
+            case 1:
+                guard let url = string() else { return nil }
+                kind = .link(url: url)
+            case 2:
+                guard let url = string() else { return nil }
+                kind = .image(url: url)
+            default: return nil
+            }
+            guard let line = int(), let column = int(), let text = string() else { return nil }
+            result.dropped.append(CommonMark.Dropped(kind: kind, line: line, column: column, text: text))
+        }
+        return result
     }
 }

@@ -264,7 +264,7 @@ public final class ContentLoader {
             }
             let terms = TermsVersion.read(
                 node, path: path, documentID: document, fileVersion: version, body: parts.body, bodyLine: parts.bodyLine, diagnostics: diagnostics,
-                scan: { TermsScan.prohibitedWording(body: $0, firstLine: $1, blob: id, cache: cache) })
+                scan: { TermsScan.scanned(body: $0, firstLine: $1, blob: id, cache: cache) })
             return .terms(terms, text: text)
         }
         try SourceText.check(bytes)
@@ -342,7 +342,8 @@ package enum FileRole: Sendable, Equatable {
     case unexpected(Message)
 
     package init(_ path: String) {
-        let parts = path.split(separator: "/").map(String.init)
+        // Split on the UTF-8 bytes: every file of every load is classified here.
+        let parts = path.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
         switch (parts.count, parts.first) {
         case (1, "ratecard.yaml"): self = .config
         case (2, "regulatory") where parts[1] == "limits.yaml": self = .limits

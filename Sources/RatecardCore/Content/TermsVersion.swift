@@ -32,6 +32,9 @@ public struct TermsVersion: Sendable, Equatable {
     /// read: the loader caches parsed files by blob, so `validate --range` does not rescan
     /// unchanged text.
     package var prohibitedWording: [AdWording.Hit] = []
+    /// What the page leaves out of the body (DSC-20: raw HTML, unsafe link targets), found by
+    /// the same scan.
+    package var droppedMarkup: [CommonMark.Dropped] = []
 
     /// The semantic version numbers, if the file name is one.
     public var semver: [Int]? { TermsVersion.semver(fileVersion) }
@@ -50,10 +53,10 @@ public struct TermsVersion: Sendable, Equatable {
         return numbers
     }
 
-    /// `scan` finds the prohibited wording of a body (`TermsScan`, through the build cache).
+    /// `scan` reads the body's rendered text once (`TermsScan`, through the build cache).
     package static func read(
         _ node: YAMLNode, path: String, documentID: String, fileVersion: String, body: String, bodyLine: Int, diagnostics: Diagnostics,
-        scan: (String, Int) -> [AdWording.Hit] = { TermsScan.scan(body: $0, firstLine: $1) }
+        scan: (String, Int) -> TermsScan.Result = { TermsScan.scan(body: $0, firstLine: $1) }
     ) -> TermsVersion? {
         guard let fields = MappingReader(node, path: path, what: Message("terms front matter", ko: "약관 머리말"), diagnostics: diagnostics, table: FieldTables.termsFrontMatter) else { return nil }
         defer { fields.finish() }
@@ -75,9 +78,10 @@ public struct TermsVersion: Sendable, Equatable {
             }
         }
         guard let title, let version, let from, let consent, let reconsent, let summary else { return nil }
+        let found = scan(body, bodyLine)
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: node.mark, title: title, version: version,
             effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, body: body, bodyLine: bodyLine,
-            prohibitedWording: scan(body, bodyLine))
+            prohibitedWording: found.wording, droppedMarkup: found.dropped)
     }
 }

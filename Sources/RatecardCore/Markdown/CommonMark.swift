@@ -99,28 +99,64 @@ public enum CommonMark {
     /// scalar carries the source line of its block (cmark's `data-sourcepos`) plus the line
     /// breaks inside the block, so a finding can point back at the Markdown.
     public static func renderedText(_ markdown: String) -> RenderedText {
+        read(markdown, dropped: false).text
+    }
+
+    /// The rendered text of `markdown` (`renderedText(_:)`) and, when `dropped`, what its page
+    /// leaves out (`dropped(_:)`), from one parse: a terms body is parsed once when it is read,
+    /// not once per thing asked of it.
+    package static func read(_ markdown: String, dropped: Bool) -> (text: RenderedText, dropped: [Dropped]) {
         let options = CMARK_OPT_DEFAULT | CMARK_OPT_SOURCEPOS
-        return withDocument(markdown, options) { document, extensions -> RenderedText in
-            guard let rendered = cmark_render_html(document, options, extensions) else { return RenderedText() }
+        return withDocument(markdown, options) { document, extensions -> (RenderedText, [Dropped]) in
+            let found = dropped ? droppedNodes(in: document, of: markdown) : []
+            guard let rendered = cmark_render_html(document, options, extensions) else { return (RenderedText(), found) }
             defer { free(rendered) }
-            return textOfHTML(UnsafeBufferPointer(start: UnsafeRawPointer(rendered).assumingMemoryBound(to: UInt8.self), count: strlen(rendered)))
-        } ?? RenderedText()
+            let text = textOfHTML(UnsafeBufferPointer(start: UnsafeRawPointer(rendered).assumingMemoryBound(to: UInt8.self), count: strlen(rendered)))
+            return (text, found)
+        } ?? (RenderedText(), [])
     }
 
     /// The text of cmark's HTML output (the only HTML this reads: valid UTF-8, tags well formed,
     /// attribute values quoted, only `&amp; &lt; &gt; &quot;` escaped).
     package static func textOfHTML(_ html: UnsafeBufferPointer<UInt8>) -> RenderedText {
+        // Each scalar takes a byte of HTML at least: the three arrays are written in place to
+        // that capacity (appending to three arrays scalar by scalar was most of this call).
+        var lines: [Int32] = []
+        var quoted: [Bool] = []
+        var cellBreaks: [Int] = []
+        let capacity = html.count
+        let scalars = [Unicode.Scalar](unsafeUninitializedCapacity: capacity) { scalarBuffer, scalarCount in
+            lines = [Int32](unsafeUninitializedCapacity: capacity) { lineBuffer, lineCount in
+                quoted = [Bool](unsafeUninitializedCapacity: capacity) { quotedBuffer, quotedCount in
+                    let count = textOfHTML(html, scalars: scalarBuffer, lines: lineBuffer, quoted: quotedBuffer, cellBreaks: &cellBreaks)
+                    quotedCount = count
+                }
+                lineCount = quoted.count
+            }
+            scalarCount = lines.count
+        }
         var result = RenderedText()
-        result.scalars.reserveCapacity(html.count / 2)
-        result.lines.reserveCapacity(html.count / 2)
-        result.quoted.reserveCapacity(html.count / 2)
+        result.scalars = scalars
+        result.lines = lines
+        result.quoted = quoted
+        result.cellBreaks = cellBreaks
+        return result
+    }
+
+    /// Writes the text of `html` into the buffers (each at least `html.count` long); returns how
+    /// many scalars it wrote.
+    private static func textOfHTML(
+        _ html: UnsafeBufferPointer<UInt8>, scalars: UnsafeMutableBufferPointer<Unicode.Scalar>, lines: UnsafeMutableBufferPointer<Int32>,
+        quoted: UnsafeMutableBufferPointer<Bool>, cellBreaks: inout [Int]
+    ) -> Int {
+        var count = 0
         var line: Int32 = 1
         var quoteDepth = 0
         var index = 0
         func starts(_ text: StaticString, at position: Int) -> Bool {
-            let count = text.utf8CodeUnitCount
-            guard position + count <= html.count else { return false }
-            return (0..<count).allSatisfy { html[position + $0] == text.utf8Start[$0] }
+            let length = text.utf8CodeUnitCount
+            guard position + length <= html.count else { return false }
+            return (0..<length).allSatisfy { html[position + $0] == text.utf8Start[$0] }
         }
         while index < html.count {
             let byte = html[index]
@@ -133,7 +169,7 @@ public enum CommonMark {
                 var nameEnd = name
                 while nameEnd < close && html[nameEnd] != 0x20 { nameEnd += 1 }
                 if nameEnd == name + 2, html[name] == 0x74, html[name + 1] == 0x64 || html[name + 1] == 0x68 {  // td, th
-                    result.cellBreaks.append(result.scalars.count)
+                    cellBreaks.append(count)
                 }
                 if starts("<blockquote", at: index) { quoteDepth += 1 }
                 if starts("</blockquote", at: index) { quoteDepth -= 1 }
@@ -181,13 +217,14 @@ public enum CommonMark {
                 for next in 1..<length where index + next < html.count { value = value << 6 | UInt32(html[index + next] & 0x3F) }
                 scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
             }
-            result.scalars.append(scalar)
-            result.lines.append(line)
-            result.quoted.append(quoteDepth > 0)
+            (scalars.baseAddress! + count).initialize(to: scalar)
+            (lines.baseAddress! + count).initialize(to: line)
+            (quoted.baseAddress! + count).initialize(to: quoteDepth > 0)
+            count += 1
             if byte == 0x0A { line += 1 }
             index += length
         }
-        return result
+        return count
     }
 
     /// Whether a link target may appear in a page.
@@ -218,6 +255,8 @@ public enum CommonMark {
 extension String {
     /// Browsers ignore leading whitespace and control characters in URLs ("\u{1}javascript:").
     fileprivate func trimmingLeadingControl() -> Substring {
+        // Most URLs start with a printable character and hold no tab or line break.
+        if let first = utf8.first, first > 0x20, !utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { return Substring(self) }
         var view = Substring(self)
         while let first = view.unicodeScalars.first, first.value <= 0x20 { view = view.dropFirst() }
         return Substring(view.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" })
@@ -246,12 +285,14 @@ extension CommonMark {
 
     /// Everything `html(_:)` drops, found by walking cmark's node tree, in document order.
     public static func dropped(_ markdown: String) -> [Dropped] {
+        read(markdown, dropped: true).dropped
+    }
+
+    /// What `document` (parsed from `markdown` with source positions) holds that the page drops.
+    private static func droppedNodes(in document: OpaquePointer, of markdown: String) -> [Dropped] {
         // Raw HTML and autolinks start with '<', every other link or image with '[': a body
-        // with neither (most terms bodies) drops nothing, and is not parsed a second time.
+        // with neither drops nothing, and its tree is not walked.
         guard markdown.utf8.contains(where: { $0 == 0x3C || $0 == 0x5B }) else { return [] }
-        let options = CMARK_OPT_DEFAULT | CMARK_OPT_SOURCEPOS
-        guard let document = cmark_parse_document(markdown, markdown.utf8.count, options) else { return [] }
-        defer { cmark_node_free(document) }
         guard let iterator = cmark_iter_new(document) else { return [] }
         defer { cmark_iter_free(iterator) }
         // Split only when something is dropped (most documents drop nothing): splitting 8 KB of

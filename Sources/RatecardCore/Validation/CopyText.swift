@@ -35,7 +35,11 @@ package struct CopyText: Sendable {
 
     /// The rendered text of a Markdown body whose first line is `firstLine` of its file.
     package init(markdown body: String, firstLine: Int) {
-        let rendered = CommonMark.renderedText(body)
+        self.init(markdown: body, firstLine: firstLine, rendered: CommonMark.renderedText(body))
+    }
+
+    /// The same, from the body's rendered text (`CommonMark.read`).
+    package init(markdown body: String, firstLine: Int, rendered: CommonMark.RenderedText) {
         var scalars: [Unicode.Scalar] = []
         var origins: [Int32] = []
         scalars.reserveCapacity(rendered.scalars.count)

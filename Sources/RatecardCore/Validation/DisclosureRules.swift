@@ -74,7 +74,7 @@ public enum DisclosureRules {
 
     /// DSC-20: what the page would leave out of a terms body, each where it is written.
     static func reportDropped(_ terms: TermsVersion, into diagnostics: Diagnostics) {
-        for dropped in CommonMark.dropped(terms.body) {
+        for dropped in terms.droppedMarkup {
             let mark = SourceMark(line: terms.bodyLine - 1 + max(dropped.line, 1), column: dropped.column)
             var shown = String(dropped.text.trimmingCharacters(in: "\n ").prefix { $0 != "\n" })
             if shown.count > 60 { shown = String(shown.prefix(57)) + "..." }
