@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Everything one snapshot of the content holds, parsed, with where each file came from.
 public struct Content: Sendable {
     /// The folder of the repository's tree the content was read from: paths in findings and
@@ -12,8 +14,8 @@ public struct Content: Sendable {
     public var signoffs: [Signoff] = []
     public var partners: [Partner] = []
     public var products: [Product] = []
-    public var rateTables: [RateTable] = []
-    public var terms: [TermsVersion] = []
+    public var rateTables: [RateTable] = [] { didSet { groups = Groups() } }
+    public var terms: [TermsVersion] = [] { didSet { groups = Groups() } }
     /// Content-relative paths of asset files.
     public var assets: Set<String> = []
     /// Partner ids that have a file, parsed or not (so one broken file does not cascade).
@@ -31,6 +33,14 @@ public struct Content: Sendable {
     /// True when `fileIDs` holds every file this content was read from (a loader assembled it
     /// from a whole tree): only then does a missing id mean a missing file.
     package var identified = false
+    /// `rateTablesByProduct` and `versionsByDocument`, made once for the tables and terms they
+    /// group (a dozen rules ask for them; a change to either list starts afresh).
+    private var groups = Groups()
+
+    private final class Groups: Sendable {
+        let tables = Mutex<[String: [RateTable]]?>(nil)
+        let versions = Mutex<[String: [TermsVersion]]?>(nil)
+    }
 
     public init(root: ContentRoot) { self.root = root }
 
@@ -120,12 +130,18 @@ public struct Content: Sendable {
 
     /// `rateTables(of:)` for every product at once (one pass instead of one per product).
     public var rateTablesByProduct: [String: [RateTable]] {
-        Dictionary(grouping: rateTables, by: \.productKey).mapValues(Content.oldestFirst)
+        if let made = groups.tables.withLock({ $0 }) { return made }
+        let made = Dictionary(grouping: rateTables, by: \.productKey).mapValues(Content.oldestFirst)
+        groups.tables.withLock { $0 = made }
+        return made
     }
 
     /// `versions(of:)` for every document at once.
     public var versionsByDocument: [String: [TermsVersion]] {
-        Dictionary(grouping: terms, by: \.documentID).mapValues(Content.oldestFirst)
+        if let made = groups.versions.withLock({ $0 }) { return made }
+        let made = Dictionary(grouping: terms, by: \.documentID).mapValues(Content.oldestFirst)
+        groups.versions.withLock { $0 = made }
+        return made
     }
 
     /// `partner(_:)` for every partner id at once (the first partner with an id wins, as there).

@@ -71,7 +71,16 @@ public struct LegalLimits: Sendable, Equatable {
 
     /// The entry of a policy programme in force on `day` (nil `program`: the general entry).
     public func inForce(_ kind: Kind, on day: Day, program: String?) -> Entry? {
-        entries.filter { $0.kind == kind && $0.program == program && $0.effectiveFrom <= day }.max { $0.effectiveFrom < $1.effectiveFrom }
+        // One pass by index, copying only the entry returned: the cap rules ask this for every
+        // rate table and product.
+        var found: Int?
+        for index in entries.indices {
+            let entry = entries[index]
+            guard entry.kind == kind, entry.effectiveFrom <= day, entry.program == program else { continue }
+            if let best = found, entries[best].effectiveFrom >= entry.effectiveFrom { continue }
+            found = index
+        }
+        return found.map { entries[$0] }
     }
 
     /// Every policy programme that has a limit of its own.
