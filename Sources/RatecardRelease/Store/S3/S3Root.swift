@@ -114,6 +114,7 @@ public final class S3Root: ReleaseStore {
         done = []
         journal.lockTaken()
         journal.fence = { [unowned self] in try self.fence() }
+        journal.refuseIfLost = { [unowned self] in if let lost = self.lost { throw lost } }
         return S3HeldLock(lock, root: self)
     }
 
@@ -528,6 +529,8 @@ final class S3Journal: JournalLog {
     private var listedUnderLock = false
     /// Confirms the lock before an entry is appended (set while a lock is held).
     var fence: (() throws -> Void)?
+    /// Throws when the command already found the lock lost (set while a lock is held).
+    var refuseIfLost: (() throws -> Void)?
     /// The checkpoint as last read or written: rewritten only over that (If-Match on its ETag,
     /// If-None-Match when it was absent), so a stale view never replaces a newer checkpoint.
     private var checkpointRead: S3Client.Condition?
@@ -547,6 +550,7 @@ final class S3Journal: JournalLog {
         lockHeld = false
         listedUnderLock = false
         fence = nil
+        refuseIfLost = nil
     }
 
     static func key(_ number: Int) -> String {
@@ -611,6 +615,18 @@ final class S3Journal: JournalLog {
 
     func append(_ fields: [String: JSON]) throws {
         try fence?()
+        try write(fields)
+    }
+
+    /// The entry of a flip that happened records a fact: the lock is not renewed for it (the
+    /// flip itself was made right after a renewal, over the pointer's ETag), and it is created
+    /// with If-None-Match like every entry, after the newest when another was appended meanwhile.
+    func appendAfterSwap(_ fields: [String: JSON]) throws {
+        try refuseIfLost?()
+        try write(fields)
+    }
+
+    private func write(_ fields: [String: JSON]) throws {
         let bytes = Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8)
         var number = try (lastNumber ?? state().through) + 1
         for _ in 0..<8 {
