@@ -32,8 +32,9 @@ public final class S3Root: ReleaseStore {
     let lockTTL: Int
     private let credentials: AWSCredentials
     private var manifests: [String: [UInt8]] = [:]
-    /// Small objects this command read (or derived and checked against their hash): an object
-    /// never changes, so it is read once per command; forgotten when this command deletes it.
+    /// Small objects this command has without reading them: the live page derived from the
+    /// served index.html and checked against its hash (`servedEntryProblems`), which the rewrite
+    /// after a flip would otherwise download. Forgotten when this command deletes the object.
     private var objects: [String: [UInt8]] = [:]
     /// Objects up to this size are kept in `objects`.
     static let keptObjectSize = 256 * 1024
@@ -256,7 +257,7 @@ public final class S3Root: ReleaseStore {
         return served == expected ? [] : stale
     }
 
-    /// Keeps a small object's bytes (read, or checked against its hash) for the rest of the command.
+    /// Keeps a small object's bytes, checked against its hash, for the rest of the command.
     private func keep(object name: String, _ bytes: [UInt8]) {
         if bytes.count <= Self.keptObjectSize { objects[name] = bytes }
     }
@@ -273,16 +274,15 @@ public final class S3Root: ReleaseStore {
             case .release(let id): if let bytes = read.bytes { manifests[id] = bytes }
             case .pointer: held?.pointer = read
             case .state(let name): held?.states[name] = read
-            case .object(let name): if let bytes = read.bytes { keep(object: name, bytes) }
-            case .entry: break
+            case .object, .entry: break
             }
         }
         let found = Dictionary(zip(missing, fetched.map(\.bytes)), uniquingKeysWith: { first, _ in first })
         return keys.map { key in known(key).map(\.bytes) ?? found[key] ?? nil }
     }
 
-    /// What is known of a key without asking the store: a release's manifest, a small object
-    /// read before, and under the lock the pointer and the served state files.
+    /// What is known of a key without asking the store: a release's manifest, a page kept by
+    /// `servedEntryProblems`, and under the lock the pointer and the served state files.
     private func known(_ key: StoreKey) -> Read? {
         switch key {
         case .release(let id): return manifests[id].map { Read(bytes: $0) }
