@@ -146,7 +146,8 @@ public final class S3Root: ReleaseStore {
 
     /// Confirms the lock (a conditional renewal of the lock object, not a local flag) before a
     /// change that must not be made by a command that lost it: deletes, state files, journal
-    /// entries. Throws (exit 3) when it was lost; nothing is checked when no lock is held.
+    /// entries (but the entry of a flip that happened, `S3Journal.appendAfterSwap`). Throws
+    /// (exit 3) when it was lost; nothing is checked when no lock is held.
     func fence() throws {
         if let lost { throw lost }
         guard let lease else { return }
