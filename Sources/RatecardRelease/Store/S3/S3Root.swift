@@ -35,8 +35,8 @@ public final class S3Root: ReleaseStore {
     /// Small objects this command has without reading them: the live page derived from the
     /// served index.html and checked against its hash (`servedEntryProblems`), which the rewrite
     /// after a flip would otherwise download. Forgotten when this command deletes the object.
-    private var objects: [String: [UInt8]] = [:]
-    /// Objects up to this size are kept in `objects`.
+    private var keptObjects: [String: [UInt8]] = [:]
+    /// Objects up to this size are kept in `keptObjects`.
     static let keptObjectSize = 256 * 1024
     /// What this process read of the keys that change, while it holds the lock (nil otherwise).
     private var held: Held?
@@ -260,7 +260,7 @@ public final class S3Root: ReleaseStore {
 
     /// Keeps a small object's bytes, checked against its hash, for the rest of the command.
     private func keep(object name: String, _ bytes: [UInt8]) {
-        if bytes.count <= Self.keptObjectSize { objects[name] = bytes }
+        if bytes.count <= Self.keptObjectSize { keptObjects[name] = bytes }
     }
 
     public func read(_ keys: [StoreKey]) throws -> [[UInt8]?] {
@@ -287,7 +287,7 @@ public final class S3Root: ReleaseStore {
     private func known(_ key: StoreKey) -> Read? {
         switch key {
         case .release(let id): return manifests[id].map { Read(bytes: $0) }
-        case .object(let name): return objects[name].map { Read(bytes: $0) }
+        case .object(let name): return keptObjects[name].map { Read(bytes: $0) }
         case .pointer: return held?.pointer
         case .state(let name): return held?.states[name]
         case .entry: return nil
@@ -323,8 +323,11 @@ public final class S3Root: ReleaseStore {
             if let releases = held?.releases, !releases.contains(where: { $0.name == id }) {
                 held?.releases = (releases + [StoreListing(name: id, size: -1)]).sorted { $0.name < $1.name }
             }
-            let info = try item.info ?? ReleaseInfo.parse(bytes, source: location(of: item.key))
-            held?.entries?[id] = info.files.filter { S3Store.inEntryFolder($0.path, format: info.format) }.map { S3Store.entryKey(release: id, path: $0.path) }
+            if let info = item.info ?? (try? ReleaseInfo.parse(bytes, source: location(of: item.key))) {
+                held?.entries?[id] = info.files.filter { S3Store.inEntryFolder($0.path, format: info.format) }.map { S3Store.entryKey(release: id, path: $0.path) }
+            } else {
+                held?.entries = nil
+            }
         }
         return written
     }
@@ -339,7 +342,7 @@ public final class S3Root: ReleaseStore {
                 manifests[id] = nil
                 held?.releases = nil
             case .state(let name): held?.states[name] = nil
-            case .object(let name): objects[name] = nil
+            case .object(let name): keptObjects[name] = nil
             case .entry, .pointer: break
             }
         }
