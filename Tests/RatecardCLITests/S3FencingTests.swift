@@ -26,9 +26,10 @@ import Testing
         }
     }
 
-    /// Runs `arguments` as A through a proxy that holds A from its first listing of
-    /// `trigger` (below production's prefix) while B publishes; returns A's run and B's release.
-    private func held(_ s3: S3Environments, _ arguments: [String], trigger: String = "prefix=app/r/") throws -> (a: Execution, b: String) {
+    /// Runs `arguments` as A through a proxy that holds A from its first request that `trigger`
+    /// matches (by default recover's listing of the entry folders and manifests, `prefix=app/r`
+    /// at the end of the query) while B publishes; returns A's run and B's release.
+    private func held(_ s3: S3Environments, _ arguments: [String], trigger: String = "prefix=app/r$") throws -> (a: Execution, b: String) {
         let folder = s3.fixture.repo + "/../hold-\(UInt32.random(in: 0...UInt32.max))"
         try FileSystem.makeDirectories(folder)
         let proxy = try FaultyProxy(upstream: s3.server.port, mode: "hold", failures: 0, hold: (trigger, folder))

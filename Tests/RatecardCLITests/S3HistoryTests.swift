@@ -43,7 +43,9 @@ import Testing
                 #expect(count("PUT app/current") == 1, "\(command): \(locked)")
                 #expect(count("GET app/bridge-lines.json") == 1, "\(command): \(locked)")
                 #expect(count("GET app/index.html") == 1, "\(command): \(locked)")
-                #expect(count("GET ?list-type=2&max-keys=1000&prefix=app%2Freleases%2F") == 1, "\(command): \(locked)")
+                // The entry folders and the manifests: one listing of the keys beginning with "r".
+                #expect(count("GET ?list-type=2&max-keys=1000&prefix=app%2Fr") == 1, "\(command): \(locked)")
+                #expect(count("GET ?list-type=2&max-keys=1000&prefix=app%2Freleases%2F") == 0, "\(command): \(locked)")
                 #expect(count("GET ?list-type=2&max-keys=1000&prefix=app%2F.ratecard%2Fjournal%2F") == 1, "\(command): \(locked)")
             }
             // What was read under the lock followed the command's own writes.
@@ -51,6 +53,75 @@ import Testing
             try s3.servedStateIsConsistent("after the rollback", staleAllowed: false)
             #expect(try s3.run(["status", "--env", "production"]).status == 0)
         }
+    }
+
+    /// The requests of a one-table publish that follows a one-table publish (the everyday rate
+    /// update; `make bench` holds it to at most 60 on the generated content), one by one in the
+    /// order sent, keys generalised: the build's reads of the live bundle, the lock, recovery's
+    /// reads (one each: the listing of entry folders and manifests, the journal, the pointer, the
+    /// served files), the number claimed, the new objects, the release, the flip and what follows
+    /// the pointer, each state file after a renewal of the lock, the unlock. A request sent
+    /// twice, or one that a conditional write makes unnecessary, fails it. How many objects and
+    /// entry files are put depends on the content: they are counted from the releases'
+    /// version.json; the build's reads of the live bundle may only get fewer.
+    @Test(arguments: TestTier.isFull ? S3Engine.allCases : [.moto]) func aOneTablePublishSendsOnlyTheRequestsItNeeds(_ engine: S3Engine) throws {
+        try withTemporaryDirectory { directory in
+            let s3 = try S3Environments(in: directory, engine: engine, commits: 3, bridge: true)
+            defer { s3.stop() }
+            for commit in s3.fixture.commits.prefix(2) { try #require(try s3.run(s3.publish(commit)).status == 0) }
+            let before = try #require(try s3.liveIsComplete("before"))
+            let result = try s3.run(s3.publish(s3.fixture.commits[2]) + ["--format", "json"], environment: ["RATECARD_TRACE": "1"])
+            try #require(result.status == 0, "\(result.err.suffix(2000))")
+            let after = try #require(try s3.liveIsComplete("after"))
+            try #require(after != before)
+            let sent = result.err.split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("trace: s3: "), let colon = line.range(of: ": ", options: .backwards),
+                    ["GET ", "PUT ", "HEAD ", "DELETE ", "POST "].contains(where: { line.dropFirst("trace: s3: ".count).hasPrefix($0) })
+                else { return nil }
+                return Self.generalised(
+                    String(line[line.index(line.startIndex, offsetBy: "trace: s3: ".count)..<colon.lowerBound])
+                        .replacingOccurrences(of: s3.server.endpoint + "/rc-production/", with: "").replacingOccurrences(of: s3.server.endpoint + "/rc-production", with: ""))
+            }
+            // ratecard's own count (`storage` in --format json) is the trace's.
+            let storage = try JSONReader.parse(Array(result.out.utf8))["storage"]
+            #expect(storage?["requests"]?.intValue == sent.count, "\(sent)")
+
+            // The objects the new release names that the one before does not, and its entry files.
+            let client = s3.client()
+            func files(_ id: String) throws -> [JSON] { try JSONReader.parse(try #require(try client.get("releases/\(id).json")).bytes)["files"]?.arrayValue ?? [] }
+            func object(_ file: JSON) -> String { ObjectLayout.objectName(sha256: file["sha256"]?.stringValue ?? "", path: file["path"]?.stringValue ?? "") }
+            let old = Set(try files(before).map(object))
+            let new = Set(try files(after).map(object)).subtracting(old).count
+            let entries = try files(after).filter { ObjectLayout.inBucketEntryFolder($0["path"]?.stringValue ?? "", format: 3) }.count
+            let reads = sent.prefix { !$0.hasPrefix("PUT app/.ratecard/lock") }.filter { $0 == "GET app/o/*" }.count
+            #expect(reads <= 6, "the build read \(reads) objects of the live bundle: \(sent)")
+            let expected =
+                ["GET app/current", "GET app/releases/<id>.json"] + Array(repeating: "GET app/o/*", count: reads) + [
+                    "PUT app/.ratecard/lock", "LIST r", "GET app/.ratecard/journal-state.json", "LIST .ratecard/journal/ after <n>", "GET app/current", "GET app/index.html",
+                    "GET app/bridge-lines.json", "GET app/live.json", "PUT app/.ratecard/numbers/<n>",
+                ] + Array(repeating: "PUT app/o/*", count: new) + ["PUT app/.ratecard/lock"] + Array(repeating: "PUT app/r/<id>/*", count: entries) + [
+                    "PUT app/releases/<id>.json", "PUT app/.ratecard/lock", "PUT app/current", "PUT app/.ratecard/lock", "PUT app/index.html",
+                    "PUT app/.ratecard/journal/<n>.json", "PUT app/.ratecard/journal-state.json", "PUT app/.ratecard/lock", "PUT app/bridge-lines.json", "PUT app/o/*",
+                    "PUT app/.ratecard/lock", "PUT app/live.json", "GET app/.ratecard/lock", "DELETE app/.ratecard/lock",
+                ]
+            #expect(sent == expected, "sent \(sent.count), expected \(expected.count):\n\(sent.joined(separator: "\n"))")
+            #expect(sent.count == 26 + reads + new + entries)
+        }
+    }
+
+    /// A request as `METHOD key` with the parts that vary generalised: object names, release ids,
+    /// numbers; a listing as `LIST <what>`.
+    static func generalised(_ request: String) -> String {
+        var text = request
+        for (pattern, replacement) in [
+            (#"/o/[0-9a-f]{64}(\.[a-z0-9]+)?$"#, "/o/*"), (#"/r/[0-9]{6}-[0-9a-f]{12}/.*$"#, "/r/<id>/*"), (#"/releases/[0-9]{6}-[0-9a-f]{12}\.json$"#, "/releases/<id>.json"),
+            (#"/journal/[0-9]{10}\.json$"#, "/journal/<n>.json"), (#"/numbers/[0-9]{6}$"#, "/numbers/<n>"),
+            (#"^GET \?list-type=2&max-keys=1000&prefix=app%2Fr$"#, "LIST r"),
+            (#"^GET \?list-type=2&max-keys=1000&prefix=app%2F\.ratecard%2Fjournal%2F&start-after=.*$"#, "LIST .ratecard/journal/ after <n>"),
+        ] {
+            text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+        }
+        return text
     }
 
     @Test func publishRollbackStatusAndVerifyCostTheSameAfter5And500JournalEntries() throws {

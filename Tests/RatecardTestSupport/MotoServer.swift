@@ -123,7 +123,7 @@ public final class MotoServer {
 /// fault: otherwise parallel workers can line a retried request up with every failure); or every request is refused as S3 refuses a request signed
 /// by a clock too far off (`"skew"`: 403 RequestTimeTooSkewed); or every request is forwarded
 /// `failures` milliseconds late (`"delay"`); or, from the first request whose path (decoded)
-/// contains `hold.trigger`, every request is held until the file `go` appears in `hold.folder`
+/// contains `hold.trigger` (ends with it, less its last character, when that is `$`), every request is held until the file `go` appears in `hold.folder`
 /// (`"hold"`: a paused or partitioned client), the file `held` there saying that it began.
 /// Python's standard library, no packages.
 public final class FaultyProxy {
@@ -151,7 +151,9 @@ public final class FaultyProxy {
                     body = self.rfile.read(length) if length else None
                     if mode == "hold":
                         with lock:
-                            if not state["holding"] and trigger in urllib.parse.unquote(self.path):
+                            path = urllib.parse.unquote(self.path)
+                            hit = path.endswith(trigger[:-1]) if trigger.endswith("$") else trigger in path
+                            if not state["holding"] and hit:
                                 state["holding"] = True
                                 open(os.path.join(folder, "held"), "w").close()
                         while state["holding"] and not os.path.exists(os.path.join(folder, "go")):

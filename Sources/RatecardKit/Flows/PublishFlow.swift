@@ -166,12 +166,17 @@ public struct PublishFlow {
         }
         Trace.mark("publish: records checked against live")
         // The same bundle as a release a rollback marked bad here: not shipped again unnoticed.
-        let forced = try options.change.refuseBadBundle(bundle.output.manifest.bundleID, in: [store], verb: ("publish", "게시를")) { liveInfo?.bundleID }
+        // Judged under the lock, on the journal read there (which a check before the lock would
+        // read once more); a dry run, which takes no lock, judges it here.
+        let (bundleID, change) = (bundle.output.manifest.bundleID, options.change)
+        let refuseBad = { (liveBundle: String?) throws -> [String: JSON] in try change.refuseBadBundle(bundleID, in: [store], verb: ("publish", "게시를")) { liveBundle } }
+        let forced = change.dryRun ? try refuseBad(liveInfo?.bundleID) : [:]
         let expectLive = try options.destination.expectedLive(options.change, live: .some(live))
         result.approval = try approvalGate(bundle, events: events)
         var request = makeRequest(bundle, web: web, expectLive: expectLive, approval: result.approval, liveInfo: liveInfo)
         request.bridge = bridge.requirement?.json
         request.extra.merge(forced) { $1 }
+        if !change.dryRun { request.checkUnderLock = { _, info in try refuseBad(info?.bundleID) } }
         request.haltRollout = result.haltedRollout?.rolloutID
         let publisher = Publisher(root: store)
         let staged = try publisher.stage(request)

@@ -13,9 +13,15 @@ public protocol JournalLog {
     func state() throws -> JournalState
     /// Appends one entry; returns once it is durable.
     func append(_ fields: [String: JSON]) throws
+    /// Appends the entry of a flip that has happened (`journalAfterSwap`): it records a fact,
+    /// so a store whose lock can be lost does not renew it first (the entry is still refused
+    /// once the command knows it lost the lock, and written only where no entry is).
+    func appendAfterSwap(_ fields: [String: JSON]) throws
 }
 
 extension JournalLog {
+    public func appendAfterSwap(_ fields: [String: JSON]) throws { try append(fields) }
+
     /// Every entry that could be read, oldest first (`read()` also says which lines could not).
     public func entries() throws -> [Journal.Entry] { try read().entries }
 

@@ -158,11 +158,7 @@ public enum LiveStatements {
             fields["live_sequence"] = .int(sequence)
             try root.journalLog.append(fields)
         }
-        // A file list is derived from its release: one changed in the store is replaced, not kept.
-        let present = try root.read(expected.lists.map { .object($0.0 + ".json") })
-        let changed = zip(expected.lists, present).compactMap { list, bytes in bytes != nil && bytes! != list.1 ? StoreKey.object(list.0 + ".json") : nil }
-        if !changed.isEmpty { try root.delete(changed) }
-        try root.put(expected.lists.map { StoreItem(key: .object($0.0 + ".json"), sha256: $0.0, size: $0.1.count, bytes: $0.1) })
+        try putFileLists(expected.lists, root: root)
         let delivery = root.delivery
         let expires = delivery?.signing.map { Timestamp.format(seconds: now + $0.expiresAfterDays * 86400) }
         let statement = LiveStatement(
@@ -181,6 +177,28 @@ public enum LiveStatements {
         try root.write(state: fileName, encode(SignedLiveStatement(payload: payload, signatures: signatures)) + [0x0A])
         CrashPoint.hit("live-written")
         return sequence
+    }
+
+    /// Puts the file lists a statement names. A file list is derived from its release: one
+    /// changed in the store is replaced, not kept. A store whose put reads and checks a present
+    /// object is not asked first (a new list is one conditional create); only when that put
+    /// fails are the lists read, the changed ones deleted and all put again.
+    static func putFileLists(_ lists: [(String, [UInt8])], root: any ReleaseStore) throws {
+        let items = lists.map { StoreItem(key: .object($0.0 + ".json"), sha256: $0.0, size: $0.1.count, bytes: $0.1) }
+        if root.putReadsPresentObjects {
+            do {
+                try root.put(items)
+                return
+            } catch let error as ConflictError {
+                throw error
+            } catch {
+                Trace.mark("live.json: a file list was not put (\(error)); the lists are read and put again")
+            }
+        }
+        let present = try root.read(lists.map { .object($0.0 + ".json") })
+        let changed = zip(lists, present).compactMap { list, bytes in bytes != nil && bytes! != list.1 ? StoreKey.object(list.0 + ".json") : nil }
+        if !changed.isEmpty { try root.delete(changed) }
+        try root.put(items)
     }
 
     /// After the live release or a bad mark changed (under the same lock): live.json rewritten.

@@ -48,6 +48,10 @@ public struct Publisher {
         /// `publish --if-stale` while a rollout is open and something is stale: the id of the
         /// rollout to halt (kept good) under the lock before live is refreshed.
         public var haltRollout: String? = nil
+        /// Judged under the lock, after recovery, on what was read there (the journal among it):
+        /// given what is live and its version.json, throws to refuse the release, or returns
+        /// more journal fields (`--force` over a bundle marked bad). Nil: nothing to judge.
+        public var checkUnderLock: ((_ live: String?, _ liveInfo: ReleaseInfo?) throws -> [String: JSON])? = nil
 
         public init(bundle: BundleBuilder.Output, webFolder: String?, author: String, message: String) {
             self.bundle = bundle
@@ -114,6 +118,8 @@ public struct Publisher {
         var staged = staged
         try readLive(change.live, for: request, into: &staged)
         Trace.mark("publish: locked and recovered")
+        var request = request
+        if let check = request.checkUnderLock { request.extra.merge(try check(change.live, staged.liveInfo)) { $1 } }
         // A scheduled refresh during a rollout: the rollout is halted first (kept good), even
         // when the refresh itself finds live as it would build it.
         if let id = request.haltRollout, let halted = try Rollouts.haltForRefresh(root: target, live: change.live, id: id, message: request.message) {

@@ -154,7 +154,7 @@ extension ReleaseStore {
     /// run's `recover()` records it.
     public func journalAfterSwap(_ fields: [String: JSON]) -> Message? {
         do {
-            try journalLog.append(fields)
+            try journalLog.appendAfterSwap(fields)
             return nil
         } catch {
             let why = Message.of(error)

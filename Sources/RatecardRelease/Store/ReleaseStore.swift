@@ -122,6 +122,9 @@ public protocol ReleaseStore {
     /// Whether the store serves the live release's `index.html` beside the pointer (a bucket's
     /// prefix does), so that one missing there is stale.
     var servesEntryDocument: Bool { get }
+    /// Whether `put` reads an object that is already there and compares its bytes with its hash
+    /// (a bucket's conditional create does), so that a caller need not read it first.
+    var putReadsPresentObjects: Bool { get }
     /// The environment's name, its `signing:` and the keys given, for `live.json`
     /// (`LiveStatements`); nil for a serve root named by path alone (unsigned, named after it).
     var delivery: LiveDelivery? { get set }
@@ -132,6 +135,7 @@ extension ReleaseStore {
     public func restoreEntries(of release: String) throws -> [String] { [] }
     public func inEntryFolder(_ path: String, format: Int) -> Bool { ObjectLayout.inEntryFolder(path) }
     public var servesEntryDocument: Bool { false }
+    public var putReadsPresentObjects: Bool { false }
 }
 
 /// Thrown by `flip` when the pointer did flip but what the store keeps in step with it (a

@@ -24,4 +24,13 @@ extension ObjectLayout {
         }
         return base + page
     }
+
+    /// The page a served entry document was made from by `servedEntry(_:release:)`: the document
+    /// less the first `<base href="r/<id>/">` in it (nil when it has none). Only a candidate: the
+    /// caller checks it against the page's hash, and the document against `servedEntry` of it.
+    public static func page(ofServedEntry served: [UInt8], release: String) -> [UInt8]? {
+        let base = Array("<base href=\"r/\(release)/\">".utf8)
+        guard let start = Bytes.find(base, in: served, from: 0) else { return nil }
+        return Array(served[..<start]) + Array(served[(start + base.count)...])
+    }
 }

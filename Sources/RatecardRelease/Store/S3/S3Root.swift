@@ -32,6 +32,12 @@ public final class S3Root: ReleaseStore {
     let lockTTL: Int
     private let credentials: AWSCredentials
     private var manifests: [String: [UInt8]] = [:]
+    /// Small objects this command has without reading them: the live page derived from the
+    /// served index.html and checked against its hash (`servedEntryProblems`), which the rewrite
+    /// after a flip would otherwise download. Forgotten when this command deletes the object.
+    private var keptObjects: [String: [UInt8]] = [:]
+    /// Objects up to this size are kept in `keptObjects`.
+    static let keptObjectSize = 256 * 1024
     /// What this process read of the keys that change, while it holds the lock (nil otherwise).
     private var held: Held?
     /// The lock this process holds (nil otherwise): confirmed before every destructive batch and
@@ -58,6 +64,9 @@ public final class S3Root: ReleaseStore {
     private struct Held {
         var pointer: Read?
         var releases: [StoreListing]?
+        /// The keys of each entry folder `r/<id>/`, from the listing `recover` makes (nil: not
+        /// known; this command's own deletes and restores forget them, its puts add to them).
+        var entries: [String: [String]]?
         var states: [String: Read] = [:]
     }
 
@@ -106,6 +115,7 @@ public final class S3Root: ReleaseStore {
         done = []
         journal.lockTaken()
         journal.fence = { [unowned self] in try self.fence() }
+        journal.refuseIfLost = { [unowned self] in if let lost = self.lost { throw lost } }
         return S3HeldLock(lock, root: self)
     }
 
@@ -136,7 +146,8 @@ public final class S3Root: ReleaseStore {
 
     /// Confirms the lock (a conditional renewal of the lock object, not a local flag) before a
     /// change that must not be made by a command that lost it: deletes, state files, journal
-    /// entries. Throws (exit 3) when it was lost; nothing is checked when no lock is held.
+    /// entries (but the entry of a flip that happened, `S3Journal.appendAfterSwap`). Throws
+    /// (exit 3) when it was lost; nothing is checked when no lock is held.
     func fence() throws {
         if let lost { throw lost }
         guard let lease else { return }
@@ -160,16 +171,15 @@ public final class S3Root: ReleaseStore {
     /// are removed, and the journal is caught up.
     @discardableResult
     public func recover() throws -> [String] {
-        // The entry folders are listed first, the manifests after (fresh, not what was read
-        // before), so a release someone made in between is seen with its manifest.
-        var listed: [StoreListing]?
-        let swept = try store.sweepEntries(
-            releases: {
-                listed = try store.list(.releases)
-                return Set(listed?.map(\.name) ?? [])
-            }, minimumAge: sweepAge, fence: fence)
+        // The entry folders and the manifests in one listing, the manifests read after the entry
+        // keys (fresh, not what was read before), so a release someone made in between is seen
+        // with its manifest.
+        let (swept, listed, entries) = try store.sweepEntries(minimumAge: sweepAge, fence: fence)
         // That listing is the one the rest of the command reads under the lock.
-        if held != nil, let listed { held?.releases = listed }
+        if held != nil {
+            held?.releases = listed
+            held?.entries = entries
+        }
         if !swept.isEmpty {
             did(Message("removed the entry folders of \(swept.count) unfinished releases", ko: "끝나지 않은 릴리스 \(swept.count)개의 엔트리 폴더를 지웠습니다"))
         }
@@ -230,11 +240,27 @@ public final class S3Root: ReleaseStore {
         }
     }
 
-    /// What is wrong with the served entry document for `live` (empty when it serves it).
+    /// What is wrong with the served entry document for `live` (empty when it serves it). The
+    /// page it is made from is not downloaded when the served one holds it: the served document
+    /// less its `<base>` that hashes to the page's sha256 in version.json is that page (and is
+    /// kept as its object's bytes, for the flip's rewrite).
     func servedEntryProblems(live: String) throws -> [String] {
-        guard let expected = try servedEntry(of: live) else { return [] }
+        guard try manifest(of: live) != nil else { return [] }
+        let info = try self.info(of: live)
+        guard let file = info.files.first(where: { $0.path == Self.servedEntry }) else { return [] }
         guard let served = try read(.state(Self.servedEntry)) else { return ["stale: \(Self.servedEntry) is missing (the app's stable URL serves nothing)"] }
-        return served == expected ? [] : ["stale: \(Self.servedEntry) does not serve the live release \(live)"]
+        let stale = ["stale: \(Self.servedEntry) does not serve the live release \(live)"]
+        if let page = ObjectLayout.page(ofServedEntry: served, release: live), page.count == file.size, SHA256.hex(page) == file.sha256 {
+            if info.format >= ObjectLayout.objectsSince { keep(object: ObjectLayout.objectName(file), page) }
+            return ObjectLayout.servedEntry(page, release: live) == served ? [] : stale
+        }
+        guard let expected = try servedEntry(of: live) else { return [] }
+        return served == expected ? [] : stale
+    }
+
+    /// Keeps a small object's bytes, checked against its hash, for the rest of the command.
+    private func keep(object name: String, _ bytes: [UInt8]) {
+        if bytes.count <= Self.keptObjectSize { keptObjects[name] = bytes }
     }
 
     public func read(_ keys: [StoreKey]) throws -> [[UInt8]?] {
@@ -256,14 +282,15 @@ public final class S3Root: ReleaseStore {
         return keys.map { key in known(key).map(\.bytes) ?? found[key] ?? nil }
     }
 
-    /// What is known of a key without asking the store: a release's manifest, and under the
-    /// lock the pointer and the served state files.
+    /// What is known of a key without asking the store: a release's manifest, a page kept by
+    /// `servedEntryProblems`, and under the lock the pointer and the served state files.
     private func known(_ key: StoreKey) -> Read? {
         switch key {
         case .release(let id): return manifests[id].map { Read(bytes: $0) }
+        case .object(let name): return keptObjects[name].map { Read(bytes: $0) }
         case .pointer: return held?.pointer
         case .state(let name): return held?.states[name]
-        case .object, .entry: return nil
+        case .entry: return nil
         }
     }
 
@@ -277,12 +304,29 @@ public final class S3Root: ReleaseStore {
 
     @discardableResult
     public func put(_ items: [StoreItem]) throws -> Int {
-        let written = try store.put(items)
+        // Under the lock a release is put on what recover listed: whether it exists, and what its
+        // entry folder holds.
+        let known = held.flatMap { held in
+            held.releases.flatMap { releases in held.entries.map { S3Store.Known(releases: Set(releases.map(\.name)), entries: $0) } }
+        }
+        let written: Int
+        do {
+            written = try store.put(items, known: known)
+        } catch {
+            // A release put part of the way: its entry folder is no longer known.
+            if items.contains(where: { if case .release = $0.key { return true } else { return false } }) { held?.entries = nil }
+            throw error
+        }
         for item in items {
             guard case .release(let id) = item.key, let bytes = item.bytes else { continue }
             manifests[id] = bytes
             if let releases = held?.releases, !releases.contains(where: { $0.name == id }) {
                 held?.releases = (releases + [StoreListing(name: id, size: -1)]).sorted { $0.name < $1.name }
+            }
+            if let info = item.info ?? (try? ReleaseInfo.parse(bytes, source: location(of: item.key))) {
+                held?.entries?[id] = info.files.filter { S3Store.inEntryFolder($0.path, format: info.format) }.map { S3Store.entryKey(release: id, path: $0.path) }
+            } else {
+                held?.entries = nil
             }
         }
         return written
@@ -291,13 +335,15 @@ public final class S3Root: ReleaseStore {
     public func delete(_ keys: [StoreKey]) throws {
         guard !keys.isEmpty else { return }
         try fence()
+        held?.entries = nil
         for key in keys {
             switch key {
             case .release(let id):
                 manifests[id] = nil
                 held?.releases = nil
             case .state(let name): held?.states[name] = nil
-            case .object, .entry, .pointer: break
+            case .object(let name): keptObjects[name] = nil
+            case .entry, .pointer: break
             }
         }
         try store.delete(keys)
@@ -375,9 +421,12 @@ public final class S3Root: ReleaseStore {
 
     /// `.ratecard/numbers/<number>`, created with If-None-Match and naming the release: the
     /// manifest's key holds the bundle id too, so two releases of one number would not collide
-    /// there (a command that lost the lock between its check and its manifest).
+    /// there (a command that lost the lock between its check and its manifest). The claim is
+    /// not preceded by a lock check: it is a create that cannot overwrite, so a command that
+    /// lost the lock can only skip a number with it, and the lock is confirmed after the objects
+    /// are put, before anything is written into the release's folder.
     public func claimReleaseNumber(_ number: Int, for id: String) throws -> Bool {
-        try fence()
+        if let lost { throw lost }
         let key = Self.numbersPrefix + Self.releaseNumber(number)
         let bytes = Array((id + "\n").utf8)
         if case .written = try client.put(key, bytes, contentType: "text/plain; charset=utf-8", cacheControl: "no-cache", condition: .absent) { return true }
@@ -390,6 +439,9 @@ public final class S3Root: ReleaseStore {
     public func inEntryFolder(_ path: String, format: Int) -> Bool { S3Store.inEntryFolder(path, format: format) }
 
     public var servesEntryDocument: Bool { true }
+
+    /// A present object is read back and hashed by the put (`S3Store.check`).
+    public var putReadsPresentObjects: Bool { true }
 
     public func restoreEntries(of release: String) throws -> [String] {
         let info = try self.info(of: release)
@@ -405,6 +457,7 @@ public final class S3Root: ReleaseStore {
         let lost = missing.filter { objects[ObjectLayout.objectName($0)] != $0.size }.map(\.path)
         if !restorable.isEmpty {
             try fence()
+            held?.entries = nil
             try store.pool.each(restorable) { client, file in
                 try client.copy(
                     from: S3Store.objectsPrefix + ObjectLayout.objectName(file), to: S3Store.entryKey(release: release, path: file.path),
@@ -480,6 +533,8 @@ final class S3Journal: JournalLog {
     private var listedUnderLock = false
     /// Confirms the lock before an entry is appended (set while a lock is held).
     var fence: (() throws -> Void)?
+    /// Throws when the command already found the lock lost (set while a lock is held).
+    var refuseIfLost: (() throws -> Void)?
     /// The checkpoint as last read or written: rewritten only over that (If-Match on its ETag,
     /// If-None-Match when it was absent), so a stale view never replaces a newer checkpoint.
     private var checkpointRead: S3Client.Condition?
@@ -499,6 +554,7 @@ final class S3Journal: JournalLog {
         lockHeld = false
         listedUnderLock = false
         fence = nil
+        refuseIfLost = nil
     }
 
     static func key(_ number: Int) -> String {
@@ -563,6 +619,18 @@ final class S3Journal: JournalLog {
 
     func append(_ fields: [String: JSON]) throws {
         try fence?()
+        try write(fields)
+    }
+
+    /// The entry of a flip that happened records a fact: the lock is not renewed for it (the
+    /// flip itself was made right after a renewal, over the pointer's ETag), and it is created
+    /// with If-None-Match like every entry, after the newest when another was appended meanwhile.
+    func appendAfterSwap(_ fields: [String: JSON]) throws {
+        try refuseIfLost?()
+        try write(fields)
+    }
+
+    private func write(_ fields: [String: JSON]) throws {
         let bytes = Array((JSON.object(fields).serialized(pretty: false) + "\n").utf8)
         var number = try (lastNumber ?? state().through) + 1
         for _ in 0..<8 {

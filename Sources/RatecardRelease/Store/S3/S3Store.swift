@@ -47,11 +47,19 @@ struct S3Store: Sendable {
 
     // MARK: put
 
+    /// What the caller read under the lock, so that putting a release does not ask again: the
+    /// complete releases and the keys of each entry folder (`listEntriesAndReleases`, kept
+    /// current with the command's own writes). Nobody else writes them while the lock is held.
+    struct Known: Sendable {
+        var releases: Set<String>
+        var entries: [String: [String]]
+    }
+
     @discardableResult
-    func put(_ items: [StoreItem]) throws -> Int {
+    func put(_ items: [StoreItem], known: Known? = nil) throws -> Int {
         let (objects, releases) = try StoreItem.partition(items)
         var written = try putObjects(objects)
-        for release in releases { written += try putRelease(release) }
+        for release in releases { written += try putRelease(release, known: known) }
         return written
     }
 
@@ -135,12 +143,14 @@ struct S3Store: Sendable {
     }
 
     /// A release: its entry files copied from its objects inside the bucket (no bytes sent),
-    /// then its manifest, created once. A manifest already there must be these bytes.
-    private func putRelease(_ item: StoreItem) throws -> Int {
+    /// then its manifest, created once. A manifest already there must be these bytes. With
+    /// `known` (read under the lock), a release it does not list is known to be absent and its
+    /// entry folder holds the keys it lists: neither is asked for again.
+    private func putRelease(_ item: StoreItem, known: Known?) throws -> Int {
         guard case .release(let id) = item.key, let manifest = item.bytes else { throw OperationalError("a release is put with its manifest", ko: "릴리스는 매니페스트와 함께 올립니다") }
         guard manifest.count == item.size, SHA256.hex(manifest) == item.sha256 else { throw OperationalError("the manifest of \(id) does not match its hash", ko: "\(id)의 매니페스트가 자기 해시와 맞지 않습니다") }
         let key = Self.key(item.key)
-        if let existing = try client.get(key) {
+        if known.map({ $0.releases.contains(id) }) ?? true, let existing = try client.get(key) {
             guard SHA256.hex(existing.bytes) == item.sha256 else {
                 throw OperationalError("release \(id) already exists in the bucket (\(key)) with another version.json", ko: "릴리스 \(id)이(가) 이미 버킷(\(key))에 다른 version.json으로 있습니다")
             }
@@ -152,7 +162,7 @@ struct S3Store: Sendable {
         // the manifest's entry files, so anything else in it goes first.
         let folder = Self.entriesPrefix + id + "/"
         let wanted = Set(entries.map { folder + $0.path })
-        let strays = try client.list(prefix: folder).filter { !wanted.contains($0) }
+        let strays = try (known.map { $0.entries[id] ?? [] } ?? client.list(prefix: folder)).filter { !wanted.contains($0) }
         try pool.each(strays) { client, key in try client.delete(key) }
         try pool.each(entries) { client, file in
             try client.copy(
@@ -182,11 +192,8 @@ struct S3Store: Sendable {
                 return ObjectLayout.isObjectName(name) ? StoreListing(name: name, size: listed.size) : nil
             }.sorted { $0.name < $1.name }
         case .releases:
-            return try client.list(prefix: Self.releasesPrefix).compactMap { key -> StoreListing? in
-                guard key.hasSuffix(".json") else { return nil }
-                let id = key.dropFirst(Self.releasesPrefix.count).dropLast(".json".count)
-                return id.isEmpty || id.contains("/") ? nil : StoreListing(name: String(id), size: -1)
-            }.sorted { $0.name < $1.name }
+            return try client.list(prefix: Self.releasesPrefix).compactMap { key in Self.releaseID(manifestKey: key).map { StoreListing(name: $0, size: -1) } }
+                .sorted { $0.name < $1.name }
         }
     }
 
@@ -215,20 +222,47 @@ struct S3Store: Sendable {
         try pool.each(keys) { client, key in try client.delete(key) }
     }
 
+    /// The entry folders' keys and the complete releases, in one listing: below the prefix only
+    /// `r/` and `releases/` begin with `r`, and a listing returns its keys in order, `r/` before
+    /// `releases/` (`/` sorts before `e`), so every manifest in it was read no earlier than every
+    /// entry key (as when the two are listed one after the other). A request per 1,000 keys of both.
+    func listEntriesAndReleases() throws -> (entries: [S3Client.Listed], releases: [StoreListing], listedAt: Int?) {
+        let listed = try client.listObjects(prefix: "r")
+        let now = client.listedAt
+        var entries: [S3Client.Listed] = []
+        var releases: [StoreListing] = []
+        for item in listed {
+            if item.key.hasPrefix(Self.entriesPrefix) {
+                entries.append(item)
+            } else if let id = Self.releaseID(manifestKey: item.key) {
+                releases.append(StoreListing(name: id, size: -1))
+            }
+        }
+        return (entries, releases.sorted { $0.name < $1.name }, now)
+    }
+
+    /// The release a key of `releases/` is the manifest of (nil: not a manifest).
+    static func releaseID(manifestKey key: String) -> String? {
+        guard key.hasPrefix(releasesPrefix), key.hasSuffix(".json") else { return nil }
+        let id = key.dropFirst(releasesPrefix.count).dropLast(".json".count)
+        return id.isEmpty || id.contains("/") ? nil : String(id)
+    }
+
     /// Removes the entry files of releases that have no manifest (a publish killed before its
-    /// manifest, a prune killed after one); runs under the lock. The entry folders are listed
-    /// first and the manifests (`releases`) after, so a release made by anyone in between counts
-    /// as one; a folder with a key younger than `minimumAge` seconds (by the storage's clock: its
-    /// Last-Modified against the listing's Date) is left alone, as a writer that is still alive
-    /// may own it (a later command removes it). `fence` is called before anything is deleted
-    /// and throws when the lock was lost. The entry folders are read from their keys (SeaweedFS
-    /// lists a folder after its last key is gone). Returns the ids swept.
+    /// manifest, a prune killed after one); runs under the lock. The entry folders and the
+    /// manifests are read by one listing (`listEntriesAndReleases`: the manifests after the
+    /// entry keys), so a release made by anyone meanwhile counts as one; a folder with a key
+    /// younger than `minimumAge` seconds (by the storage's clock: its Last-Modified against the
+    /// listing's Date) is left alone, as a writer that is still alive may own it (a later command
+    /// removes it). `fence` is called before anything is deleted and throws when the lock was
+    /// lost. The entry folders are read from their keys (SeaweedFS lists a folder after its last
+    /// key is gone). Returns the ids swept, the releases listed and the keys of the entry folders
+    /// left.
     @discardableResult
-    func sweepEntries(releases: () throws -> Set<String>, minimumAge: Int, fence: () throws -> Void) throws -> [String] {
+    func sweepEntries(minimumAge: Int, fence: () throws -> Void) throws -> (swept: [String], releases: [StoreListing], entries: [String: [String]]) {
         var folders: [String: [String]] = [:]
         var young: Set<String> = []
-        let listed = try client.listObjects(prefix: Self.entriesPrefix)
-        let now = client.listedAt
+        let (listed, releases, now) = try listEntriesAndReleases()
         for entry in listed {
             let rest = entry.key.dropFirst(Self.entriesPrefix.count)
             guard let slash = rest.firstIndex(of: "/") else { continue }
@@ -238,13 +272,12 @@ struct S3Store: Sendable {
             let age = now.flatMap { now in entry.lastModified.map { now - $0 } }
             if (age ?? 0) <= minimumAge { young.insert(id) }
         }
-        guard !folders.isEmpty else { return [] }
-        let manifests = try releases()
+        let manifests = Set(releases.map(\.name))
         let orphans = folders.filter { !manifests.contains($0.key) && !young.contains($0.key) }
-        guard !orphans.isEmpty else { return [] }
+        guard !orphans.isEmpty else { return ([], releases, folders) }
         try fence()
         try pool.each(orphans.values.flatMap { $0 }) { client, key in try client.delete(key) }
-        return orphans.keys.sorted()
+        return (orphans.keys.sorted(), releases, folders.filter { orphans[$0.key] == nil })
     }
 
     /// Compare-and-swap on the pointer: it must name `expected` now, and the write is
