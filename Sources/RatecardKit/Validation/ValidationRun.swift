@@ -147,8 +147,10 @@ public final class ValidationRun {
     /// Loads and validates the work tree (`revision == nil`) or one commit.
     public func snapshot(revision: String?) throws -> Snapshot {
         guard let revision else {
-            let source = try location.workingTree()
+            var source = try location.workingTree()
+            source.stamps = WorkTreeStamps(root: source.root, cache: loader.caches.build)
             let content = try loader.load(source)
+            source.stamps?.save()
             let hashed = loader.hashedIDs
             let listed = loader.walked
             var base: Content?
