@@ -32,6 +32,14 @@ public enum DurableFiles {
         try syncDirectory(parent(of: path))
     }
 
+    /// fsyncs a file written earlier (without `sync`).
+    public static func syncFile(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystem.failure("open", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileSystem.failure("fsync", path) }
+    }
+
     /// fsyncs a folder, making the names in it (creations, renames) durable.
     public static func syncDirectory(_ path: String) throws {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -77,9 +77,14 @@ public enum BundleWriter {
             // The earlier tree's folders that are folders (not links), for the files a record vouches for.
             let folders = earlier.map { earlier in record == nil ? [] : realFolders(in: earlier, of: paths.map { moved[$0] ?? $0 }) } ?? []
             Trace.mark("write: the earlier build (\(record == nil ? "no record" : "recorded"), \(claimed ? "its spare" : "no spare"))")
-            if claimed, let manifest { renameDataFolder(in: staging, to: BundleLayout.dataFolder(manifest.bundleID)) }
-            let present = claimed ? try prune(staging, keeping: Set(paths)) : []
-            try ParallelWrite.makeFolders(for: paths, in: staging, existing: present)
+            // The folders whose names change, and the files written: flushed one by one when few.
+            let touched = Touched()
+            if claimed, let manifest, renameDataFolder(in: staging, to: BundleLayout.dataFolder(manifest.bundleID)) { touched.folder("data") }
+            let present = claimed ? try prune(staging, keeping: Set(paths), touched: touched) : []
+            for folder in try ParallelWrite.makeFolders(for: paths, in: staging, existing: present) {
+                touched.folder(folder)
+                touched.folder(DurableFiles.parent(of: folder))
+            }
             Trace.mark("write: folders")
             let counts = Counts()
             // Creating thousands of files is mostly kernel time; two threads, each its own files.
@@ -108,6 +113,7 @@ public enum BundleWriter {
                                 return stamps.set(path, here)
                             }
                             if there { unlink(target) }
+                            touched.folder(DurableFiles.parent(of: path))
                             if link(source, target) == 0 {
                                 counts.linked()
                                 return stamps.stamp(path, target)
@@ -122,10 +128,19 @@ public enum BundleWriter {
                     try DurableFiles.create(target, files[path]!, sync: false)
                 }
                 counts.written()
+                touched.file(path)
                 stamps.stamp(path, target)
             }
             Trace.mark("write: files (\(counts.summary) of \(paths.count))")
-            try DurableFiles.syncFilesystem(of: staging)
+            if claimed, let (files, folders) = touched.few(DurableFiles.fewFiles * 4) {
+                // Each new file and each folder whose names changed (all else is the earlier
+                // build's, flushed then): a file system's sync would flush every process's writes.
+                try ParallelWrite.each(files + folders.map { $0 + "/" }) { path in
+                    if path.hasSuffix("/") { try DurableFiles.syncDirectory(staging + "/" + String(path.dropLast())) } else { try DurableFiles.syncFile(staging + "/" + path) }
+                }
+            } else {
+                try DurableFiles.syncFilesystem(of: staging)
+            }
             Trace.mark("write: synced")
             if FileSystem.exists(destination) {
                 if keepsSpare && DurableFiles.exchange(staging, destination) {
@@ -184,16 +199,18 @@ public enum BundleWriter {
 
     /// Renames the spare's data folder (`data/<bundle id>/` of the build before the last) to the
     /// new one's, so its files are at the paths the new build names them by.
-    static func renameDataFolder(in root: String, to folder: String) {
+    @discardableResult
+    static func renameDataFolder(in root: String, to folder: String) -> Bool {
         let target = root + "/" + (folder.hasSuffix("/") ? String(folder.dropLast()) : folder)
         let data = DurableFiles.parent(of: target)
-        guard !FileSystem.exists(target), let names = try? WorkingTreeSource.list(data) else { return }
-        if let old = names.first(where: { $0.kind == .directory }) { rename(data + "/" + old.name, target) }
+        guard !FileSystem.exists(target), let names = try? WorkingTreeSource.list(data) else { return false }
+        guard let old = names.first(where: { $0.kind == .directory }) else { return false }
+        return rename(data + "/" + old.name, target) == 0
     }
 
     /// Removes from the tree at `root` every name that is not a plain file of `keeping` or a
     /// folder above one (links, other files, other folders); returns the files and folders left.
-    static func prune(_ root: String, keeping files: Set<String>) throws -> Set<String> {
+    static func prune(_ root: String, keeping files: Set<String>, touched: Touched) throws -> Set<String> {
         var folders: Set<String> = []
         for path in files {
             var folder = DurableFiles.parent(of: path)
@@ -211,13 +228,33 @@ public enum BundleWriter {
                     left.insert(path)
                 } else if kind == .directory {
                     try removeTree(folder + "/" + name)
+                    touched.folder(relative.isEmpty ? "." : relative)
                 } else if unlink(folder + "/" + name) != 0 && errno != ENOENT {
                     throw FileSystem.failure("unlink", folder + "/" + name)
+                } else {
+                    touched.folder(relative.isEmpty ? "." : relative)
                 }
             }
         }
         try walk("")
         return left
+    }
+
+    /// The folders (relative, `.` for the top) whose names a build changed, and the files it wrote.
+    final class Touched: Sendable {
+        private let state = Mutex<(folders: Set<String>, files: [String])>(([], []))
+        func folder(_ path: String) { state.withLock { _ = $0.folders.insert(path) } }
+        func file(_ path: String) {
+            state.withLock {
+                $0.files.append(path)
+                $0.folders.insert(DurableFiles.parent(of: path))
+            }
+        }
+
+        /// The files and folders, when there are at most `most` of them.
+        func few(_ most: Int) -> (files: [String], folders: [String])? {
+            state.withLock { $0.files.count + $0.folders.count <= most ? ($0.files, $0.folders.sorted()) : nil }
+        }
     }
 
     /// Counts the files kept, linked and written.
