@@ -157,7 +157,8 @@ public final class ValidationRun {
             var head: ObjectID?
             var dirty = true
             if let repository = location.repository, let commit = try repository.headCommit(),
-                let root = location.contentRoot, let entries = try repository.treeEntries(commit: commit, under: root.treePath)
+                let root = location.contentRoot,
+                let entries = try TreeListing.entries(repository, commit: commit, under: root.treePath, cache: loader.caches.build)
             {
                 head = commit
                 let baseSource = CommitSource(repository: repository, commit: commit, contentRoot: root)
