@@ -60,6 +60,7 @@ public enum BundleWriter {
         let sums = manifest.map { Dictionary($0.files.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first }) } ?? [:]
         let paths = files.keys.sorted()
         let stamps = Stamps(count: paths.count)
+        var earlierRecord: OutputRecord?
         do {
             // The spare, claimed by a rename (of two processes, one gets it), and only a folder.
             var claimed = false
@@ -73,6 +74,7 @@ public enum BundleWriter {
             // The earlier tree as the kernel resolves it: a file is taken only from inside it.
             let earlier = earlier.flatMap { try? FileSystem.realPath($0) }
             let record = earlier.flatMap { earlier in cache.flatMap { OutputRecord.read(earlier, from: $0) } }
+            earlierRecord = record
             let moved = earlier.map { movedFiles(from: $0, to: files, sums: sums, record: record) } ?? [:]
             // The earlier tree's folders that are folders (not links), for the files a record vouches for.
             let folders = earlier.map { earlier in record == nil ? [] : realFolders(in: earlier, of: paths.map { moved[$0] ?? $0 }) } ?? []
@@ -175,7 +177,8 @@ public enum BundleWriter {
                 guard let info = stamps.info(path), let stamp = OutputRecord.Stamp(info, sha256: sums[path] ?? SHA256.hex(files[path]!)) else { continue }
                 record.files[path] = stamp
             }
-            record.write(real, to: cache)
+            // The same record (a build that changed nothing in the folder) is not kept again.
+            if record != earlierRecord { record.write(real, to: cache) }
             Trace.mark("write: recorded")
         }
     }
