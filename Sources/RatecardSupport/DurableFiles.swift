@@ -12,6 +12,12 @@ public enum DurableFiles {
         if sync, fsync(fd) != 0 { throw FileSystem.failure("fsync", path) }
     }
 
+    /// Swaps two existing paths in one step (`renameat2` with `RENAME_EXCHANGE`); false (errno
+    /// set) when the file system cannot.
+    public static func exchange(_ first: String, _ second: String) -> Bool {
+        cshims_exchange_paths(first, second) == 0
+    }
+
     /// Replaces `path` atomically: write a temp file beside it, fsync, rename over, fsync the folder.
     public static func replace(_ path: String, _ bytes: [UInt8]) throws {
         let temporary = path + ".tmp-\(getpid())"
@@ -24,6 +30,14 @@ public enum DurableFiles {
             throw error
         }
         try syncDirectory(parent(of: path))
+    }
+
+    /// fsyncs a file written earlier (without `sync`).
+    public static func syncFile(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystem.failure("open", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileSystem.failure("fsync", path) }
     }
 
     /// fsyncs a folder, making the names in it (creations, renames) durable.

@@ -14,6 +14,14 @@ public indirect enum JSON: Sendable, Equatable {
         String(decoding: bytes(pretty: pretty), as: UTF8.self)
     }
 
+    /// The pretty form of this value as it is written nested `indent` levels deep (its first
+    /// line not indented): a part of a larger document made on its own and kept.
+    package func bytes(indent: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        write(into: &out, indent: indent)
+        return out
+    }
+
     /// `serialized(pretty:)` as UTF-8 bytes, with `terminator` appended (files end in "\n").
     public func bytes(pretty: Bool = true, terminator: String = "") -> [UInt8] {
         var out: [UInt8] = []

@@ -4,6 +4,8 @@ import RatecardKit
 import Synchronization
 import Testing
 
+@testable import RatecardCore
+
 /// A warning no test expects: recorded as an issue.
 let unexpectedWarning: @Sendable (Message) -> Void = { Issue.record("unexpected warning: \($0)") }
 
@@ -289,6 +291,9 @@ final class Warnings: Sendable {
             }
             let cold = try build(Caches())
             #expect(!FileSystem.exists(directory + "/cache"))
+            // Past the moment in which the work tree's files are too new to be recorded
+            // (`WorkTreeStamps.settle`), so the first run records them all.
+            usleep(useconds_t(WorkTreeStamps.settle / 1000 * 2))
             #expect(try build(Caches(build: BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning))) == cold)
             let packs = directory + "/cache/v1/packs"
             func listing() throws -> [String: Int] {
@@ -303,6 +308,26 @@ final class Warnings: Sendable {
             #expect(written.count == 1)
             #expect(try build(Caches(build: BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning))) == cold)
             #expect(try listing() == written)
+        }
+    }
+
+    /// A commit's listing kept in the cache is the listing, also for a folder it does not have.
+    @Test func aKeptTreeListingIsTheListing() throws {
+        try withTemporaryDirectory { directory in
+            let content = directory + "/content"
+            try Fixtures.makeBaseRepository(at: content)
+            let repository = try Repository.discover(from: content)
+            let head = try #require(try repository.headCommit())
+            let listed = try repository.treeEntries(commit: head, under: "")
+            #expect((listed?.count ?? 0) > 10)
+            let cache = BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning)
+            for _ in 0..<2 {
+                #expect(try TreeListing.entries(repository, commit: head, under: "", cache: cache) == listed)
+                #expect(try TreeListing.entries(repository, commit: head, under: "no-such-folder", cache: cache) == nil)
+            }
+            #expect(TreeListing.decode(TreeListing.encode(listed)) == .some(listed))
+            #expect(TreeListing.decode(TreeListing.encode(nil)) == .some(nil))
+            #expect(TreeListing.decode(Array(TreeListing.encode(listed).dropLast())) == nil)
         }
     }
 }

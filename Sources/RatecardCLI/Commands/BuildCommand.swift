@@ -30,7 +30,7 @@ enum BuildCommand {
         case .built(let output, let snapshot):
             for product in snapshot.content.reviewsExpired(on: run.asOf) { invocation.warning(ProductDisclosureRules.leftOut(product, on: run.asOf)) }
             let destination = RatecardCLI.resolve(out, against: invocation.directory)
-            try BundleWriter.write(output.files, to: destination)
+            try BundleWriter.write(output.files, to: destination, manifest: output.manifest, cache: invocation.caches.build)
             let bytes = output.files.values.reduce(0) { $0 + $1.count }
             if arguments.value("--format") == "json" {
                 invocation.console.out(

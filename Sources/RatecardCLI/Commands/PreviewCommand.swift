@@ -53,7 +53,7 @@ enum PreviewCommand {
             let out =
                 arguments.value("--out").map { RatecardCLI.resolve($0, against: invocation.directory) }
                 ?? (location.contentDir ?? invocation.directory) + "/.preview"
-            try BundleWriter.write(output.files, to: out, extraTrees: [web])
+            try BundleWriter.write(output.files, to: out, extraTrees: [web], manifest: output.manifest, cache: invocation.caches.build)
             let id = output.manifest.bundleID
             let folder = CommandName.shellWord(out)
             let name = CommandName.current(environment: invocation.environment).typed

@@ -160,6 +160,14 @@ public final class ContentLoader {
         let id: ObjectID
         if let known = entry.id {
             id = known
+        } else if let tree = source as? WorkingTreeSource {
+            // A work-tree file the stamps vouch for is not read here (its parsed record may be kept).
+            let (read, size, known) = try tree.readIdentified(entry, limit: SourceText.maxBytes)
+            guard let known else {
+                return (ParsedFile(role: FileRole(entry.path), model: .none, diagnostics: [tooLarge(path, size: size)]), nil)
+            }
+            bytes = read
+            id = known
         } else {
             let (read, size) = try source.read(entry, limit: SourceText.maxBytes)
             guard let read else {

@@ -19,8 +19,8 @@ extension CommitSource: ConcurrentlyReadable {
 
 extension WorkingTreeSource: ConcurrentlyReadable {
     package func readerOpener() -> @Sendable () throws -> any ContentSource {
-        let (root, contentRoot) = (root, contentRoot)
-        return { WorkingTreeSource(root: root, contentRoot: contentRoot) }
+        let (root, contentRoot, stamps) = (root, contentRoot, stamps)
+        return { WorkingTreeSource(root: root, contentRoot: contentRoot, stamps: stamps) }
     }
 }
 

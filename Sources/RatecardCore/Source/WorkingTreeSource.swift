@@ -9,10 +9,14 @@ public struct WorkingTreeSource: ContentSource {
     /// The content folder on disk.
     public var root: String
     public var contentRoot: ContentRoot
+    /// The blob ids an earlier run recorded for unchanged files (`WorkTreeStamps`); nil reads
+    /// and hashes every file.
+    public var stamps: WorkTreeStamps?
 
-    public init(root: String, contentRoot: ContentRoot) {
+    public init(root: String, contentRoot: ContentRoot, stamps: WorkTreeStamps? = nil) {
         self.root = root
         self.contentRoot = contentRoot
+        self.stamps = stamps
     }
 
     public func entries() throws -> [TreeEntry] {
@@ -41,6 +45,25 @@ public struct WorkingTreeSource: ContentSource {
         guard Int(info.st_size) <= limit else { return (nil, Int(info.st_size)) }
         let bytes = try FileSystem.readAll(fd, path: path)
         return (bytes, bytes.count)
+    }
+
+    /// A file's blob id, and its bytes when they had to be read for it: a file the stamps
+    /// vouch for is not read (nil bytes); any other is read (as `read(_:limit:)`) and hashed,
+    /// and noted for the next run. Nil bytes and id: the file is over `limit`.
+    package func readIdentified(_ entry: TreeEntry, limit: Int) throws -> (bytes: [UInt8]?, size: Int, id: ObjectID?) {
+        let path = root + "/" + entry.path
+        if let stamps, let id = stamps.id(of: entry.path, at: path) { return (nil, 0, id) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystem.failure("open", path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileSystem.failure("fstat", path) }
+        guard Int(info.st_size) <= limit else { return (nil, Int(info.st_size), nil) }
+        let bytes = try FileSystem.readAll(fd, path: path)
+        let id = Repository.blobID(of: bytes)
+        // Only a file that was not changed while it was read (its size is what was read).
+        if let stamps, bytes.count == Int(info.st_size) { stamps.note(entry.path, info, id: id) }
+        return (bytes, bytes.count, id)
     }
 
     /// Lists one folder and what is below it. The kind of each name comes from the folder's

@@ -147,15 +147,18 @@ public final class ValidationRun {
     /// Loads and validates the work tree (`revision == nil`) or one commit.
     public func snapshot(revision: String?) throws -> Snapshot {
         guard let revision else {
-            let source = try location.workingTree()
+            var source = try location.workingTree()
+            source.stamps = WorkTreeStamps(root: source.root, cache: loader.caches.build)
             let content = try loader.load(source)
+            source.stamps?.save()
             let hashed = loader.hashedIDs
             let listed = loader.walked
             var base: Content?
             var head: ObjectID?
             var dirty = true
             if let repository = location.repository, let commit = try repository.headCommit(),
-                let root = location.contentRoot, let entries = try repository.treeEntries(commit: commit, under: root.treePath)
+                let root = location.contentRoot,
+                let entries = try TreeListing.entries(repository, commit: commit, under: root.treePath, cache: loader.caches.build)
             {
                 head = commit
                 let baseSource = CommitSource(repository: repository, commit: commit, contentRoot: root)

@@ -56,7 +56,11 @@ public struct BundleBuilder {
         Trace.mark("build: terms pages")
         var data: [String: [UInt8]] = [
             "service.json": Self.json(documents.service()),
-            "terms.json": memo.page(documents.termsIndexKey(pageHashes: termsHashes)) { Self.json(documents.terms(pageHashes: pageHashes)) },
+            // Each document's entry by the key of what it lists: a terms edit writes one again.
+            "terms.json": DataDocuments.termsIndexBytes(
+                ParallelMap.map(content.documentIDs) { document in
+                    memo.page(documents.termsDocumentKey(document, pageHashes: pageHashes)) { documents.termsDocument(document, pageHashes: pageHashes).bytes(indent: 2) }
+                }),
             "limits.json": Self.json(documents.limits()),
             "phrases.json": Self.json(documents.phrases()),
         ]

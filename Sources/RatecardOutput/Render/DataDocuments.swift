@@ -260,33 +260,49 @@ package struct DataDocuments {
     /// The terms index; `pageHashes`: each version's page (`terms/<doc>/<version>.html`) by its
     /// sha256, so that a reader finds the page as an object (a bucket serves it only so).
     func terms(pageHashes: [String: String]) -> JSON {
-        .object([
-            "documents": .array(
-                content.documentIDs.map { document in
-                    let versions = self.versions(of: document)
-                    let current = currentVersion(of: document)
-                    let head = current ?? versions.first
-                    return .object([
-                        "id": .string(document),
-                        "title": .string(head?.title.value ?? document),
-                        "consent": .string(head?.consent.value.rawValue ?? "none"),
-                        "current": current.map { .string($0.fileVersion) } ?? .null,
-                        "versions": .array(
-                            versions.map { version in
-                                .object([
-                                    "version": .string(version.fileVersion),
-                                    "title": .string(version.title.value),
-                                    "effective_from": .string(version.effectiveFrom.value.description),
-                                    "consent": .string(version.consent.value.rawValue),
-                                    "requires_reconsent": .bool(version.requiresReconsent.value),
-                                    "summary": .string(version.summary.value),
-                                    "url": .string(BundleLayout.termsPage(document, version.fileVersion)),
-                                    "sha256": pageHashes[BundleLayout.termsPage(document, version.fileVersion)].map(JSON.string) ?? .null,
-                                ])
-                            }),
+        .object(["documents": .array(content.documentIDs.map { termsDocument($0, pageHashes: pageHashes) })])
+    }
+
+    /// One document's entry in the terms index.
+    func termsDocument(_ document: String, pageHashes: [String: String]) -> JSON {
+        let versions = self.versions(of: document)
+        let current = currentVersion(of: document)
+        let head = current ?? versions.first
+        return .object([
+            "id": .string(document),
+            "title": .string(head?.title.value ?? document),
+            "consent": .string(head?.consent.value.rawValue ?? "none"),
+            "current": current.map { .string($0.fileVersion) } ?? .null,
+            "versions": .array(
+                versions.map { version in
+                    .object([
+                        "version": .string(version.fileVersion),
+                        "title": .string(version.title.value),
+                        "effective_from": .string(version.effectiveFrom.value.description),
+                        "consent": .string(version.consent.value.rawValue),
+                        "requires_reconsent": .bool(version.requiresReconsent.value),
+                        "summary": .string(version.summary.value),
+                        "url": .string(BundleLayout.termsPage(document, version.fileVersion)),
+                        "sha256": pageHashes[BundleLayout.termsPage(document, version.fileVersion)].map(JSON.string) ?? .null,
                     ])
-                })
+                }),
         ])
+    }
+
+    /// `terms.json`'s bytes (`terms(pageHashes:)` as written, with a final newline) from each
+    /// document's entry written where it lands (`termsDocument(...).bytes(indent: 2)`, in
+    /// `documentIDs`' order): an edit to one terms version writes one entry again.
+    static func termsIndexBytes(_ entries: [[UInt8]]) -> [UInt8] {
+        guard !entries.isEmpty else { return JSON.object(["documents": .array([])]).bytes(terminator: "\n") }
+        var out = Array("{\n  \"documents\": [".utf8)
+        out.reserveCapacity(entries.reduce(64) { $0 + $1.count + 8 })
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: "\n    ".utf8)
+            out.append(contentsOf: entry)
+        }
+        out.append(contentsOf: "\n  ]\n}\n".utf8)
+        return out
     }
 
     func limits() -> JSON {

@@ -224,24 +224,23 @@ extension DataDocuments {
         return key.key
     }
 
-    /// What `terms.json` is made of: every version's fields it lists (not the bodies), the
-    /// sha256 of each version's page, the as-of date (which decides the current versions) and
-    /// the shared files. So an edit to anything but terms reuses it.
-    func termsIndexKey(pageHashes: [String]) -> BuildCache.Key? {
-        guard var key = content.keyBuilder("terms-index") else { return nil }
+    /// What one document's entry in `terms.json` is made of: its versions' fields it lists (not
+    /// the bodies), the sha256 of each version's page, the as-of date (which decides the current
+    /// version) and the shared files.
+    func termsDocumentKey(_ document: String, pageHashes: [String: String]) -> BuildCache.Key? {
+        guard var key = content.keyBuilder("terms-document") else { return nil }
         key.append(asOf.description)
-        // By position, reading stored fields: a loop over the versions copies each whole.
+        key.append(document)
         let terms = content.terms
-        for index in terms.indices {
-            key.append(terms[index].documentID)
+        for index in versionsByDocument[document] ?? [] {
             key.append(terms[index].fileVersion)
             key.append(terms[index].title.value)
             key.append(terms[index].effectiveFrom.value.description)
             key.append(terms[index].consent.value.rawValue)
             key.append(terms[index].requiresReconsent.value ? "1" : "0")
             key.append(terms[index].summary.value)
+            key.append(pageHashes[BundleLayout.termsPage(document, terms[index].fileVersion)] ?? "-")
         }
-        for hash in pageHashes { key.append(hash) }
         return key.key
     }
 
