@@ -105,10 +105,10 @@ public enum BundleWriter {
                         let stamp = record?.files[relative]
                         let sum = stamp.map { _ in sums[path] ?? SHA256.hex(files[path]!) }
                         let vouched =
-                            stamp != nil && stamp!.sha256 == sum && Int(info.st_nlink) == names && folders.contains(DurableFiles.parent(of: relative))
-                            && stamp!.matches(info)
+                            stamp != nil && stamp!.content == sum && Int(info.st_nlink) == names && folders.contains(DurableFiles.parent(of: relative))
+                            && OutputRecord.stamp(info, sha256: stamp!.content) == stamp
                         // A recorded file whose bytes differ is not read: it is written anew.
-                        let differs = stamp != nil && stamp!.sha256 != sum
+                        let differs = stamp != nil && stamp!.content != sum
                         if vouched || (!differs && unchanged(source, files[path]!, inside: earlier, names: names)) {
                             if shared {
                                 counts.kept()
@@ -174,7 +174,7 @@ public enum BundleWriter {
             var record = OutputRecord()
             record.files.reserveCapacity(paths.count)
             for path in paths {
-                guard let info = stamps.info(path), let stamp = OutputRecord.Stamp(info, sha256: sums[path] ?? SHA256.hex(files[path]!)) else { continue }
+                guard let info = stamps.info(path), let stamp = OutputRecord.stamp(info, sha256: sums[path] ?? SHA256.hex(files[path]!)) else { continue }
                 record.files[path] = stamp
             }
             // The same record (a build that changed nothing in the folder) is not kept again.
@@ -332,7 +332,7 @@ public enum BundleWriter {
     static func movedFiles(from earlier: String, to files: [String: [UInt8]], sums: [String: String] = [:], record: OutputRecord? = nil) -> [String: String] {
         var before: [(path: String, sha256: String)]
         if let record {
-            before = record.files.map { ($0.key, $0.value.sha256) }.sorted { $0.path < $1.path }
+            before = record.files.map { ($0.key, $0.value.content) }.sorted { $0.path < $1.path }
         } else {
             guard let old = try? FileSystem.readFile(earlier + "/" + BundleLayout.manifest), let (_, listed) = try? JSONReader.parseListingFiles(old) else { return [:] }
             before = listed.map { ($0.path, $0.sha256) }
