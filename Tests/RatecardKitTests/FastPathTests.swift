@@ -159,6 +159,47 @@ import Testing
         #expect(StaticPages.droppingTitleHeading(body, title: "제목") == Self.referenceDropping(body, title: "제목"))
     }
 
+    /// Bodies whose article is not plain text: links safe and unsafe, raw HTML, a table, a
+    /// title heading with markup or a closing sequence, a setext line after the title, an
+    /// indented line after it, a reference definition before it.
+    static let articleBodies: [String] = [
+        "# 제목\n\n[안내](https://example.com) [위험](javascript:alert(1)) ![그림](data:x)\n\n<b>굵게</b> <!-- 주석 -->\n",
+        "# 제목\n| 구분 | 금리 |\n|---|---|\n| 신용 | 5.0% |\n",
+        "# 제목\n===\n본문\n", "# 제목\n    들여쓴 줄\n", "[x]: https://example.com\n# 제목\n[링크][x]\n",
+        "# **제목**\n본문\n", "  # 제목\n본문\n", "# 제목\n> 인용\n\n1. 하나\n2. 둘\n",
+    ]
+
+    /// The article the load makes from its parse of a body is the one the page would render
+    /// from the body without its title line, and asking for it changes nothing else the read gives.
+    @Test(arguments: bodies + articleBodies) func articleFromTheLoadsParseIsThePagesArticle(body: String) {
+        for title in ["제목", "**제목**"] {
+            let expected = CommonMark.html(TitleHeading.dropping(from: body, title: title))
+            guard let request = TitleHeading.article(of: body, title: title) else {
+                #expect(body.utf8.contains(0x0D))
+                continue
+            }
+            let read = CommonMark.read(body, dropped: true, article: request)
+            // A line of U+3000 is blank to the title's search but a paragraph to cmark: then
+            // the title is not the first block, and the page renders the article itself.
+            let firstBlockIsText = body.hasPrefix("\u{3000}") && request != .whole
+            #expect(read.article == (firstBlockIsText ? nil : expected), "\(body.debugDescription)")
+            let plain = CommonMark.read(body, dropped: true)
+            #expect(read.text == plain.text)
+            #expect(read.dropped == plain.dropped)
+        }
+    }
+
+    /// An article is taken once, and only by a page of the same body and title.
+    @Test func anArticleIsTakenOnceBySameBodyAndTitle() {
+        let articles = PageArticles()
+        articles.keep(path: "terms/a/1.0.0.md", body: "본문", title: "제목", article: "<p>본문</p>\n")
+        articles.keep(path: "terms/a/1.0.0.md", body: "다른 본문", title: "제목", article: "<p>다른 본문</p>\n")
+        #expect(articles.take(path: "terms/a/1.0.0.md", body: "본문", title: "제목") == "<p>본문</p>\n")
+        #expect(articles.take(path: "terms/a/1.0.0.md", body: "본문", title: "제목") == nil)
+        articles.keep(path: "terms/b/1.0.0.md", body: "본문", title: "제목", article: "<p>본문</p>\n")
+        #expect(articles.take(path: "terms/b/1.0.0.md", body: "본문", title: "다른 제목") == nil)
+    }
+
     /// `Percent.parse` and `Day.init` as they were, on Characters.
     static func referencePercent(_ text: String) -> (Int, Int)? {
         var body = Substring(text)

@@ -10,11 +10,14 @@ public struct Caches: Sendable {
     /// Parsed files by path and blob id, shared by every load of the run (a publish loads the
     /// content, the live release's commit and the changed files of an incremental build).
     package let parse: ParseCache
+    /// Terms page articles the load renders for the build of this run (`PageArticles`).
+    package let articles: PageArticles
 
     /// `build` (none by default) and an empty parse cache.
     public init(build: BuildCache? = nil) {
         self.build = build
         parse = ParseCache()
+        articles = PageArticles()
     }
 
     /// The build cache the environment asks for (none when `RATECARD_CACHE=off` or no folder

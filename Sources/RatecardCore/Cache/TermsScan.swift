@@ -19,8 +19,14 @@ package enum TermsScan {
 
     /// The scan itself: the one implementation, cached or not.
     package static func scan(body: String, firstLine: Int) -> Result {
-        let read = CommonMark.read(body, dropped: true)
-        return Result(wording: AdWording.hits(in: CopyText(markdown: body, firstLine: firstLine, rendered: read.text)), dropped: read.dropped)
+        scan(body: body, firstLine: firstLine, article: nil).result
+    }
+
+    /// The scan, and the page's `article` from the same parse when one is asked for
+    /// (`CommonMark.read`).
+    package static func scan(body: String, firstLine: Int, article: CommonMark.Article?) -> (result: Result, article: String?) {
+        let read = CommonMark.read(body, dropped: true, article: article)
+        return (Result(wording: AdWording.hits(in: CopyText(markdown: body, firstLine: firstLine, rendered: read.text)), dropped: read.dropped), read.article)
     }
 
     /// The kind of the scan's cache keys. "-5": hits carry their kind, their quotation (which
@@ -28,14 +34,15 @@ package enum TermsScan {
     /// follows them.
     package static let keyKind = "terms-scan-5"
 
-    /// The scan's result, from `cache` when this blob was scanned before by this build.
-    package static func scanned(body: String, firstLine: Int, blob: ObjectID?, cache: BuildCache?) -> Result {
-        guard let blob, let cache else { return scan(body: body, firstLine: firstLine) }
+    /// The scan's result, from `cache` when this blob was scanned before by this build; a scan
+    /// made now gives the page's `article` too when one is asked for (a kept one does not).
+    package static func scanned(body: String, firstLine: Int, blob: ObjectID?, cache: BuildCache?, article: CommonMark.Article? = nil) -> (result: Result, article: String?) {
+        guard let blob, let cache else { return scan(body: body, firstLine: firstLine, article: article) }
         let key = BuildCache.Key(keyKind, [blob.hex])
-        if let bytes = cache.read(key), let result = decode(bytes) { return result }
-        let result = scan(body: body, firstLine: firstLine)
-        cache.write(key, encode(result))
-        return result
+        if let bytes = cache.read(key), let result = decode(bytes) { return (result, nil) }
+        let scanned = scan(body: body, firstLine: firstLine, article: article)
+        cache.write(key, encode(scanned.result))
+        return scanned
     }
 
     package static func encode(_ result: Result) -> [UInt8] {

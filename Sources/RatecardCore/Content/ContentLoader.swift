@@ -138,7 +138,7 @@ public final class ContentLoader {
         if let id = entry.id {
             let key = key(path, id)
             if let cached = caches.parse.file(key) { return LoadedFile(file: cached, key: key) }
-            let parsed = try parse(entry, path: path, source: source, bytes: nil, id: id, cache: caches.build)
+            let parsed = try parse(entry, path: path, source: source, bytes: nil, id: id, cache: caches.build, articles: caches.articles)
             caches.parse.store(parsed, for: key)
             return LoadedFile(file: parsed, key: key)
         }
@@ -179,7 +179,7 @@ public final class ContentLoader {
         let hashed = entry.id == nil ? id : nil
         let key = key(path, id)
         if let cached = caches.parse.file(key) { return (cached, hashed) }
-        let parsed = try parse(entry, path: path, source: source, bytes: bytes, id: id, cache: caches.build)
+        let parsed = try parse(entry, path: path, source: source, bytes: bytes, id: id, cache: caches.build, articles: caches.articles)
         caches.parse.store(parsed, for: key)
         return (parsed, hashed)
     }
@@ -205,7 +205,10 @@ public final class ContentLoader {
     }
 
     /// Parses one file; `id` is its blob id (the key of what the persistent `cache` holds for it).
-    private static func parse(_ entry: TreeEntry, path: String, source: any ContentSource, bytes read: [UInt8]?, id: ObjectID?, cache: BuildCache?) throws -> ParsedFile {
+    /// A terms body's page article is kept in `articles` when they are collected.
+    private static func parse(
+        _ entry: TreeEntry, path: String, source: any ContentSource, bytes read: [UInt8]?, id: ObjectID?, cache: BuildCache?, articles: PageArticles? = nil
+    ) throws -> ParsedFile {
         let role = FileRole(entry.path)
         if case .asset = role {
             let size = try read?.count ?? source.size(entry)
@@ -231,7 +234,7 @@ public final class ContentLoader {
         let bytes = try read ?? source.read(entry)
         var model: ParsedFile.Model
         do {
-            model = try parseModel(role, bytes: bytes, path: path, id: id, cache: cache, diagnostics: diagnostics)
+            model = try parseModel(role, bytes: bytes, path: path, id: id, cache: cache, articles: articles, diagnostics: diagnostics)
         } catch let error as YAMLError {
             diagnostics.report(FileRules.rule(for: error), path, error.mark, FileRules.message(for: error, in: bytes))
             model = .none
@@ -259,7 +262,9 @@ public final class ContentLoader {
                 ko: "파일 크기가 \(size)바이트로 한도 1 MiB(\(SourceText.maxBytes)바이트)를 넘습니다; 여러 파일로 나누세요"))
     }
 
-    private static func parseModel(_ role: FileRole, bytes: [UInt8], path: String, id: ObjectID?, cache: BuildCache?, diagnostics: Diagnostics) throws -> ParsedFile.Model {
+    private static func parseModel(
+        _ role: FileRole, bytes: [UInt8], path: String, id: ObjectID?, cache: BuildCache?, articles: PageArticles?, diagnostics: Diagnostics
+    ) throws -> ParsedFile.Model {
         if case .terms(let document, let version) = role {
             let text = try SourceText.decode(bytes)
             let parts = try FrontMatter.split(text)
@@ -272,7 +277,12 @@ public final class ContentLoader {
             }
             let terms = TermsVersion.read(
                 node, path: path, documentID: document, fileVersion: version, body: parts.body, bodyLine: parts.bodyLine, diagnostics: diagnostics,
-                scan: { TermsScan.scanned(body: $0, firstLine: $1, blob: id, cache: cache) })
+                scan: { body, line, title in
+                    guard let articles, articles.isCollecting else { return TermsScan.scanned(body: body, firstLine: line, blob: id, cache: cache).result }
+                    let scanned = TermsScan.scanned(body: body, firstLine: line, blob: id, cache: cache, article: TitleHeading.article(of: body, title: title))
+                    if let article = scanned.article { articles.keep(path: path, body: body, title: title, article: article) }
+                    return scanned.result
+                })
             return .terms(terms, text: text)
         }
         try SourceText.check(bytes)

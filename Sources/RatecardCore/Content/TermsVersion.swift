@@ -53,10 +53,11 @@ public struct TermsVersion: Sendable, Equatable {
         return numbers
     }
 
-    /// `scan` reads the body's rendered text once (`TermsScan`, through the build cache).
+    /// `scan` reads the body's rendered text once (`TermsScan`, through the build cache); it is
+    /// given the body, the line it starts on and the title.
     package static func read(
         _ node: YAMLNode, path: String, documentID: String, fileVersion: String, body: String, bodyLine: Int, diagnostics: Diagnostics,
-        scan: (String, Int) -> TermsScan.Result = { TermsScan.scan(body: $0, firstLine: $1) }
+        scan: (String, Int, String) -> TermsScan.Result = { body, line, _ in TermsScan.scan(body: body, firstLine: line) }
     ) -> TermsVersion? {
         guard let fields = MappingReader(node, path: path, what: Message("terms front matter", ko: "약관 머리말"), diagnostics: diagnostics, table: FieldTables.termsFrontMatter) else { return nil }
         defer { fields.finish() }
@@ -78,7 +79,7 @@ public struct TermsVersion: Sendable, Equatable {
             }
         }
         guard let title, let version, let from, let consent, let reconsent, let summary else { return nil }
-        let found = scan(body, bodyLine)
+        let found = scan(body, bodyLine, title.value)
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: node.mark, title: title, version: version,
             effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, body: body, bodyLine: bodyLine,

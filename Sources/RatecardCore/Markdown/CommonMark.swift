@@ -106,14 +106,42 @@ public enum CommonMark {
     /// leaves out (`dropped(_:)`), from one parse: a terms body is parsed once when it is read,
     /// not once per thing asked of it.
     package static func read(_ markdown: String, dropped: Bool) -> (text: RenderedText, dropped: [Dropped]) {
+        let read = read(markdown, dropped: dropped, article: nil)
+        return (read.text, read.dropped)
+    }
+
+    /// What a terms page's article is, for `read`: the whole body's HTML, or the HTML of the
+    /// body without the level-1 heading on a line (its title line, `TitleHeading`).
+    package enum Article: Sendable, Equatable {
+        case whole
+        case droppingHeading(line: Int)
+    }
+
+    /// `read`, and, when `article` is given, that article from the same parse: what `html(_:)`
+    /// gives for the body (without the title line `TitleHeading.dropping` removes). Removing that
+    /// line, the document's first line that is not blank, removes the first block and changes no
+    /// other: the article drops that block from the tree instead, then the unsafe link targets,
+    /// as `html(_:)` does. Nil when the first block is not that heading (the page renders it).
+    package static func read(_ markdown: String, dropped: Bool, article: Article?) -> (text: RenderedText, dropped: [Dropped], article: String?) {
         let options = CMARK_OPT_DEFAULT | CMARK_OPT_SOURCEPOS
-        return withDocument(markdown, options) { document, extensions -> (RenderedText, [Dropped]) in
+        return withDocument(markdown, options) { document, extensions -> (RenderedText, [Dropped], String?) in
             let found = dropped ? droppedNodes(in: document, of: markdown) : []
-            guard let rendered = cmark_render_html(document, options, extensions) else { return (RenderedText(), found) }
-            defer { free(rendered) }
+            guard let rendered = cmark_render_html(document, options, extensions) else { return (RenderedText(), found, nil) }
             let text = textOfHTML(UnsafeBufferPointer(start: UnsafeRawPointer(rendered).assumingMemoryBound(to: UInt8.self), count: strlen(rendered)))
-            return (text, found)
-        } ?? (RenderedText(), [])
+            free(rendered)
+            guard let article else { return (text, found, nil) }
+            if case .droppingHeading(let line) = article {
+                guard let first = cmark_node_first_child(document), cmark_node_get_type(first) == CMARK_NODE_HEADING,
+                    cmark_node_get_heading_level(first) == 1, Int(cmark_node_get_start_line(first)) == line
+                else { return (text, found, nil) }
+                cmark_node_unlink(first)
+                cmark_node_free(first)
+            }
+            sanitizeLinks(in: document)
+            guard let page = cmark_render_html(document, CMARK_OPT_DEFAULT, extensions) else { return (text, found, nil) }
+            defer { free(page) }
+            return (text, found, String(cString: page))
+        } ?? (RenderedText(), [], nil)
     }
 
     /// The text of cmark's HTML output (the only HTML this reads: valid UTF-8, tags well formed,

@@ -80,7 +80,15 @@ public struct BundleRun {
     /// skipping them was not asked for (`allowShallow`).
     public func render(revision: String?) throws -> Outcome {
         let run = ValidationRun(location: location, context: ValidationContext(asOf: asOf), caches: caches, allowShallow: allowShallow)
-        let snapshot = try run.snapshot(revision: revision)
+        // The load renders each terms page's article from the parse it makes anyway; the pages
+        // take them (what none took is dropped when the build ends).
+        caches.articles.collect(true)
+        defer { caches.articles.clear() }
+        let snapshot: ValidationRun.Snapshot
+        do {
+            defer { caches.articles.collect(false) }
+            snapshot = try run.snapshot(revision: revision)
+        }
         Trace.mark("build: validated")
         if let refusal = snapshot.report.refusal { throw OperationalError(refusal) }
         if snapshot.report.hasErrors { return .invalid(snapshot.report) }
@@ -89,6 +97,7 @@ public struct BundleRun {
         // With a build cache, the units an earlier run rendered (product documents, partners'
         // rates pages and their sections) are taken from it by the keys the watch rebuild uses.
         if let cache = caches.build { builder.memo = RenderMemo(store: cache) }
+        builder.articles = caches.articles
         let source = snapshot.source
         // Blob ids of a commit's files, listed once (not once per asset).
         let blobs = (source as? CommitSource).flatMap { try? $0.entries() }.map { entries in

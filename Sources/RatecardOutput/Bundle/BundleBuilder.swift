@@ -15,6 +15,8 @@ public struct BundleBuilder {
     public var memo: RenderMemo?
     /// Terms pages kept between runs (the run's `Caches.build`); nil renders them.
     public var cache: BuildCache?
+    /// The terms articles the load of this content rendered (the run's `Caches.articles`), if any.
+    package var articles: PageArticles?
 
     public init(asOf: Day, sourceCommit: ObjectID?, sourceDirty: Bool, sourceRoot: String? = nil, cache: BuildCache?) {
         self.asOf = asOf
@@ -48,7 +50,7 @@ public struct BundleBuilder {
         Trace.mark("build: indexes")
         let memo = self.memo
         // Terms pages first (they name no bundle id): the terms index gives each page's hash.
-        let termsPageMaker = StaticPages(documents: documents, bundleID: "", cache: cache, memo: memo)
+        let termsPageMaker = StaticPages(documents: documents, bundleID: "", cache: cache, memo: memo, articles: articles)
         let termsPages = ParallelMap.map(content.terms) { termsPageMaker.termsPageBytes($0) }
         let termsPaths = content.terms.map { BundleLayout.termsPage($0.documentID, $0.fileVersion) }
         let termsHashes = ParallelMap.map(termsPages) { memo.sha256($0) }

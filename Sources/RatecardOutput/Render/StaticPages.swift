@@ -17,9 +17,12 @@ package final class StaticPages: Sendable {
     let keyParts = KeyParts()
     /// Each product's key (`DataDocuments.productKey`) when the builder computed them already.
     let productKeys: [String: BuildCache.Key]
+    /// The terms articles the load rendered, if it did.
+    let articles: PageArticles?
 
-    package init(documents: DataDocuments, bundleID: String, cache: BuildCache?, memo: RenderMemo? = nil, productKeys: [String: BuildCache.Key] = [:]) {
+    package init(documents: DataDocuments, bundleID: String, cache: BuildCache?, memo: RenderMemo? = nil, productKeys: [String: BuildCache.Key] = [:], articles: PageArticles? = nil) {
         self.documents = documents
+        self.articles = articles
         self.bundleID = bundleID
         self.cache = cache
         self.memo = memo
@@ -79,7 +82,10 @@ package final class StaticPages: Sendable {
             body += HTML.element("p", [("class", "notice")], text: "\(when) 버전입니다. 현재 시행 중인 버전은 \(current.fileVersion)입니다.")
         }
         body += HTML.element("p", [("class", "meta")], text: "변경 요약: \(version.summary.value)")
-        let article = CommonMark.html(StaticPages.droppingTitleHeading(version.body, title: version.title.value))
+        // The article the load made from its parse of the body, else rendered here: the same HTML.
+        let article =
+            articles?.take(path: version.path, body: version.body, title: version.title.value)
+            ?? CommonMark.html(TitleHeading.dropping(from: version.body, title: version.title.value))
         body += HTML.element("article", [], HTML(raw: article))
         if versions.count > 1 {
             let items = versions.map { other -> HTML in
@@ -96,41 +102,7 @@ package final class StaticPages: Sendable {
 
     /// The body without its opening `# <title>` line, which the page already shows as its heading.
     package static func droppingTitleHeading(_ body: String, title: String) -> String {
-        if let dropped = droppingTitleHeadingWithoutCR(body, title: title) { return dropped ?? body }
-        var lines = body.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let first = lines.firstIndex(where: { !$0.allSatisfy(\.isWhitespace) }),
-            lines[first].hasPrefix("# "),
-            String(lines[first].dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t")
-        else { return body }
-        lines.remove(at: first)
-        return lines.joined(separator: "\n")
-    }
-
-    /// The same over the body's UTF-8 view when it has no CR (then lines are exactly the
-    /// LF-separated runs): only the lines up to the first non-blank one are looked at, and the
-    /// result is the body's two slices joined, with no decoding of the body (about 8 KB per
-    /// terms version). Nil when the body has a CR. `.some(nil)` when there is no title line.
-    private static func droppingTitleHeadingWithoutCR(_ body: String, title: String) -> String?? {
-        let utf8 = body.utf8
-        guard !utf8.contains(0x0D) else { return nil }
-        var start = utf8.startIndex
-        while true {
-            let end = utf8[start...].firstIndex(of: 0x0A) ?? utf8.endIndex
-            let line = Substring(utf8[start..<end])
-            if !line.allSatisfy(\.isWhitespace) {
-                guard line.hasPrefix("# "),
-                    String(line.dropFirst(2)).trimmingCharacters(in: " \t#") == title.trimmingCharacters(in: " \t")
-                else {
-                    return .some(nil)
-                }
-                if end < utf8.endIndex {
-                    return String(Substring(utf8[..<start])) + String(Substring(utf8[utf8.index(after: end)...]))
-                }
-                return start == utf8.startIndex ? "" : String(Substring(utf8[..<utf8.index(before: start)]))
-            }
-            guard end < utf8.endIndex else { return .some(nil) }
-            start = utf8.index(after: end)
-        }
+        TitleHeading.dropping(from: body, title: title)
     }
 
     /// The table the rates pages show for a product, or nil when they leave it out
