@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RatecardGenerate
+import RatecardLoader
 import Testing
 
 @testable import RatecardCore
@@ -198,6 +199,22 @@ import Testing
         #expect(articles.take(path: "terms/a/1.0.0.md", body: "본문", title: "제목") == nil)
         articles.keep(path: "terms/b/1.0.0.md", body: "본문", title: "제목", article: "<p>본문</p>\n")
         #expect(articles.take(path: "terms/b/1.0.0.md", body: "본문", title: "다른 제목") == nil)
+    }
+
+    /// A release's file list written directly is JSONEncoder's bytes for it, for the plain
+    /// strings it is written for and, through JSONEncoder, for any other.
+    @Test(arguments: ["", "terms/a b/1.0.0.html", "data/\"quoted\".json", "back\\slash", "약관/1.html", "tab\there", "del\u{7F}", "a/b//c~!@#$%^&*()"])
+    func aFileListWrittenDirectlyIsJSONEncodersBytes(odd: String) {
+        var files: [ReleaseFileList.File] = (0..<300).map { index in
+            let sha = SHA256.hex(Array("file \(index)".utf8))
+            let path = index % 3 == 0 ? "terms/doc-\(index)/1.\(index).0.html" : "data/b\(index % 7)/products/p-\(index).json"
+            return .init(path: path, sha256: sha, size: index * 977, object: sha + (path.hasSuffix(".html") ? ".html" : ".json"))
+        }
+        let plain = ReleaseFileList(environment: "production", release: "000012-0123456789ab", files: files)
+        #expect(LiveStatements.bytes(of: plain) == LiveStatements.encode(plain))
+        files.append(.init(path: odd, sha256: odd, size: 0, object: odd))
+        let other = ReleaseFileList(environment: odd, release: odd, files: files)
+        #expect(LiveStatements.bytes(of: other) == LiveStatements.encode(other))
     }
 
     /// `Percent.parse` and `Day.init` as they were, on Characters.
