@@ -259,7 +259,7 @@ public enum CapRules {
     /// product's table must also respect its programme's caps.
     private static func checkTables(_ content: Content, _ limits: LegalLimits, into diagnostics: Diagnostics) {
         let caps = limits.entries.filter { $0.kind == .maxAPR && $0.program == nil }.sorted { $0.effectiveFrom < $1.effectiveFrom }
-        let tablesByProduct = Dictionary(grouping: content.rateTables, by: \.productKey)
+        let tablesByProduct = content.rateTablesByProduct
         var programs: [String: String] = [:]
         for product in content.products { programs[product.key] = product.policyProgram?.value }
         for (key, tables) in tablesByProduct {

@@ -35,7 +35,7 @@ public enum DateRules {
                     Message("effective_to \(to.value) is before effective_from \(table.effectiveFrom.value)", ko: "effective_to \(to.value)이(가) effective_from \(table.effectiveFrom.value)보다 앞섭니다"))
             }
         }
-        for (_, tables) in Dictionary(grouping: content.rateTables, by: \.productKey) {
+        for (_, tables) in content.rateTablesByProduct {
             let ordered = tables.sorted { $0.effectiveFrom.value < $1.effectiveFrom.value }
             for (earlier, later) in zip(ordered, ordered.dropFirst()) {
                 if let to = earlier.effectiveTo, to.value >= later.effectiveFrom.value {

@@ -74,9 +74,12 @@ public enum HistoryRules {
             }
         }
         let threshold = content.config?.rateMoveWarn ?? ServiceConfig.defaultRateMoveWarn
-        let baseTables = Dictionary(grouping: base.rateTables, by: \.productKey)
-        let baseByPath = Dictionary(base.rateTables.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        // Made only when a table is not its base's file (each copies every base table).
+        lazy var baseTables = Dictionary(grouping: base.rateTables, by: \.productKey)
+        lazy var baseByPath = Dictionary(base.rateTables.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         for table in content.rateTables {
+            // The same blob at the same path is the same table: nothing moved.
+            if let id = content.fileIDs[table.path], id == base.fileIDs[table.path] { continue }
             let previous: RateTable?
             if let same = baseByPath[table.path] {
                 previous = same

@@ -51,7 +51,7 @@ public enum ReferenceRules {
         checkPartners(content, into: diagnostics)
         checkBroker(content, into: diagnostics)
         let phraseIDs = Set(content.phrases?.map(\.id.value) ?? [])
-        let tablesByProduct = Dictionary(grouping: content.rateTables, by: \.productKey)
+        let tablesByProduct = content.rateTablesByProduct
         let partnersByID = content.partnersByID
         let pending = content.partnersGoingLive(after: context.asOf)
         for product in content.products {
