@@ -102,18 +102,27 @@ public struct BundleBuilder {
             hashes["products/\(names[index]).json"] = hash
             documentHashes[names[index]] = hash
         }
-        // The comparison index, and each shard's list of product documents.
-        let shards = documents.compareShards(logoHashes: hashes, item: memo.map { memo in { index in memo.compareItem(keys[names[index]]) { documents.compareItem(all[index]) } } })
-        var lists: [(shard: String, sha256: String)] = []
-        let keysByPartner = Dictionary(grouping: order.map { names[$0] }, by: { String($0.prefix { $0 != "/" }) })
-        for shard in shards {
-            data[CompareIndex.Shard.path(shard.name)] = memo.shardBytes(shard)
-            let keys = shard.partners.flatMap { keysByPartner[$0.id] ?? [] }
-            let list = memo.listBytes(shard.name, keys: keys, hashes: keys.map { documentHashes[$0]! })
-            data[DocumentLists.path(shard.name)] = list
-            lists.append((shard.name, memo.sha256(list)))
+        // The comparison index, and each shard's list of product documents: all of it the last
+        // build's when every product's key, every logo and the as-of date are as they were (a
+        // watching process's terms edit).
+        let comparison = memo.comparison(memo == nil ? nil : Self.comparisonKey(order.map { names[$0] }, keys: keys, logoHashes: logoHashes)) {
+            let shards = documents.compareShards(
+                logoHashes: hashes, item: memo.map { memo in { index in memo.compareItem(keys[names[index]]) { documents.compareItem(all[index]) } } })
+            var files: [(path: String, bytes: [UInt8])] = []
+            var lists: [(shard: String, sha256: String)] = []
+            let keysByPartner = Dictionary(grouping: order.map { names[$0] }, by: { String($0.prefix { $0 != "/" }) })
+            for shard in shards {
+                files.append((CompareIndex.Shard.path(shard.name), memo.shardBytes(shard)))
+                let keys = shard.partners.flatMap { keysByPartner[$0.id] ?? [] }
+                let list = memo.listBytes(shard.name, keys: keys, hashes: keys.map { documentHashes[$0]! })
+                files.append((DocumentLists.path(shard.name), list))
+                lists.append((shard.name, memo.sha256(list)))
+            }
+            files.append((DocumentLists.index, DocumentLists.index(lists)))
+            return RenderMemo.Comparison(shards: shards, files: files)
         }
-        data[DocumentLists.index] = DocumentLists.index(lists)
+        for (path, bytes) in comparison.files { data[path] = bytes }
+        let shards = comparison.shards
         Trace.mark("build: comparison shards and document lists")
         // The bundle id hashes the data folder's listing: "<sha256> <size> <path>" per file, sorted.
         var listing: [UInt8] = []
@@ -151,6 +160,7 @@ public struct BundleBuilder {
         let pageFiles = files
         let pagePaths = files.keys.filter { !$0.hasPrefix(folder) }.sorted()
         let pageListing = ParallelMap.map(pagePaths) { path in BundleManifest.File(path: path, sha256: memo.sha256(pageFiles[path]!), size: pageFiles[path]!.count) }
+        Trace.mark("build: pages hashed")
         let dataListing = zip(dataPaths, dataHashes).map { path, hash in BundleManifest.File(path: folder + path, sha256: hash, size: dataFiles[path]!.count) }
         var listed: [BundleManifest.File] = []
         listed.reserveCapacity(pageListing.count + dataListing.count)
@@ -169,8 +179,26 @@ public struct BundleBuilder {
             generator: BundleBuilder.generator, files: listed, sourceRoot: sourceRoot)
         files[BundleLayout.manifest] = manifest.bytes()
         files[BundleLayout.entry] = EntryDocument.bytes(manifest, objects: nil)
+        Trace.mark("build: manifest and entry document")
         return Output(files: files, manifest: manifest)
     }
 
     private static func json(_ value: JSON) -> [UInt8] { value.bytes(terminator: "\n") }
+
+    /// What the comparison index and its document lists are made from: each product's key (its
+    /// files, its partner's, its tables and the as-of date) in the build's order, and the logos'
+    /// hashes. Nil when a product has no key.
+    static func comparisonKey(_ products: [String], keys: [String: BuildCache.Key], logoHashes: [String: String]) -> BuildCache.Key? {
+        var builder = BuildCache.Key.Builder("comparison")
+        for name in products {
+            guard let key = keys[name] else { return nil }
+            builder.append(name)
+            builder.append(key: key)
+        }
+        for (path, hash) in logoHashes.sorted(by: { $0.key < $1.key }) {
+            builder.append(path)
+            builder.append(hash)
+        }
+        return builder.key
+    }
 }

@@ -58,6 +58,7 @@ public final class RenderMemo: Sendable {
     private let shards = Table<String, (shard: CompareIndex.Shard, bytes: [UInt8])>()
     private let lists = Table<String, (keys: [String], hashes: [String], bytes: [UInt8])>()
     private let hashes = Table<Int, (bytes: [UInt8], hex: String)>()
+    private let comparisons = Table<String, (key: BuildCache.Key, comparison: Comparison)>()
     private let generation = Atomic<Int>(0)
     private let renderedCount = Atomic<Int>(0)
 
@@ -89,6 +90,7 @@ public final class RenderMemo: Sendable {
         shards.compact(generation: generation)
         lists.compact(generation: generation)
         hashes.compact(generation: generation)
+        comparisons.compact(generation: generation)
     }
 
     /// What `table` keeps under `key`, when `matches` accepts it (it is then used by this build);
@@ -137,6 +139,21 @@ public final class RenderMemo: Sendable {
         reused(shards, shard.name, matches: { $0.shard == shard }, make: { (shard, shard.bytes()) }).bytes
     }
 
+    /// The comparison index's shards and the data files made from them (the shards, their
+    /// document lists and the lists' index).
+    package struct Comparison: Sendable {
+        var shards: [CompareIndex.Shard]
+        var files: [(path: String, bytes: [UInt8])]
+    }
+
+    /// The comparison index and its files: the last build's when `key`
+    /// (`BundleBuilder.comparisonKey`) is the same, else made (its shards and lists through
+    /// the memo, so an unchanged shard is still the same bytes).
+    func comparison(_ key: BuildCache.Key?, _ make: () -> Comparison) -> Comparison {
+        guard let key else { return make() }
+        return reused(comparisons, "comparison", counted: false, matches: { $0.key == key }, make: { (key, make()) }).comparison
+    }
+
     /// A shard's list of product documents (`DocumentLists.list`): the earlier build's bytes
     /// when it names the same documents with the same hashes.
     func listBytes(_ name: String, keys: [String], hashes: [String]) -> [UInt8] {
@@ -179,6 +196,11 @@ extension RenderMemo? {
     }
 
     func sha256(_ bytes: [UInt8]) -> String { self?.sha256(bytes) ?? SHA256.hex(bytes) }
+
+    func comparison(_ key: @autoclosure () -> BuildCache.Key?, _ make: () -> RenderMemo.Comparison) -> RenderMemo.Comparison {
+        guard let memo = self else { return make() }
+        return memo.comparison(key(), make)
+    }
 }
 
 extension Content {
