@@ -250,6 +250,14 @@ extension LiveBuildTests {
             try expectSameAsCold(live, location: location, step: "draft's text edited")
             // The draft's own page, and terms.json (which names each page by its hash); no other page.
             #expect(live.memo.rendered == 2, "\(live.memo.rendered) rendered")
+            // Those rebuilds took the comparison index whole; a table edited after them makes
+            // its own product's comparison entry again, not every product's: what the index
+            // was made from was kept.
+            let table = try #require(try files(in: directory, under: "products").filter { $0.contains("/rates/") }.sorted().last)
+            try write(LargeContentGenerator.nudgedRate(try String(contentsOfFile: directory + "/" + table, encoding: .utf8)), to: directory + "/" + table)
+            _ = try live.update(changed: [table])
+            try expectSameAsCold(live, location: location, step: "table edited after terms edits")
+            #expect(live.memo.itemsMade == 1, "\(live.memo.itemsMade) comparison entries made")
         }
     }
 }

@@ -59,8 +59,12 @@ public final class RenderMemo: Sendable {
     private let lists = Table<String, (keys: [String], hashes: [String], bytes: [UInt8])>()
     private let hashes = Table<Int, (bytes: [UInt8], hex: String)>()
     private let comparisons = Table<String, (key: BuildCache.Key, comparison: Comparison)>()
+    /// The generation of the last build that took the comparison index whole: it asked for none
+    /// of the entries, shards and lists it was made from, which are kept for the next.
+    private let comparisonTakenIn = Atomic<Int>(-1)
     private let generation = Atomic<Int>(0)
     private let renderedCount = Atomic<Int>(0)
+    private let itemsMadeCount = Atomic<Int>(0)
 
     /// Where pages and sections are also kept between runs (a CLI build's memo: the run's build
     /// cache), under the same keys; nil for a memo of one process (`preview --watch`).
@@ -73,10 +77,14 @@ public final class RenderMemo: Sendable {
     public func beginBuild() {
         generation.add(1, ordering: .sequentiallyConsistent)
         renderedCount.store(0, ordering: .sequentiallyConsistent)
+        itemsMadeCount.store(0, ordering: .sequentiallyConsistent)
     }
 
     /// How many units the current build rendered (not found in the memo).
     public var rendered: Int { renderedCount.load(ordering: .sequentiallyConsistent) }
+
+    /// How many comparison entries the current build made (not found in the memo).
+    package var itemsMade: Int { itemsMadeCount.load(ordering: .sequentiallyConsistent) }
 
     /// Ends a build. Units it did not use are dropped once they are more than an eighth of a
     /// table (so the memo holds at most about one build and an eighth): rebuilding a table of
@@ -86,9 +94,11 @@ public final class RenderMemo: Sendable {
         let generation = generation.load(ordering: .sequentiallyConsistent)
         pages.compact(generation: generation)
         sections.compact(generation: generation)
-        items.compact(generation: generation)
-        shards.compact(generation: generation)
-        lists.compact(generation: generation)
+        if comparisonTakenIn.load(ordering: .relaxed) != generation {
+            items.compact(generation: generation)
+            shards.compact(generation: generation)
+            lists.compact(generation: generation)
+        }
         hashes.compact(generation: generation)
         comparisons.compact(generation: generation)
     }
@@ -130,7 +140,10 @@ public final class RenderMemo: Sendable {
     /// entry's too. Not counted as rendered: the shard that holds it is.
     func compareItem(_ key: BuildCache.Key?, _ make: () -> CompareIndex.Item?) -> CompareIndex.Item? {
         guard let key else { return make() }
-        return reused(items, key, counted: false, make: make)
+        return reused(items, key, counted: false) {
+            itemsMadeCount.add(1, ordering: .relaxed)
+            return make()
+        }
     }
 
     /// A comparison shard's bytes: the earlier build's when the shard is equal to its (the
@@ -151,7 +164,14 @@ public final class RenderMemo: Sendable {
     /// the memo, so an unchanged shard is still the same bytes).
     func comparison(_ key: BuildCache.Key?, _ make: () -> Comparison) -> Comparison {
         guard let key else { return make() }
-        return reused(comparisons, "comparison", counted: false, matches: { $0.key == key }, make: { (key, make()) }).comparison
+        let generation = generation.load(ordering: .relaxed)
+        if let hit = comparisons.hit("comparison", generation: generation, matches: { $0.key == key }) {
+            comparisonTakenIn.store(generation, ordering: .relaxed)
+            return hit.comparison
+        }
+        let made = make()
+        comparisons.keep("comparison", (key, made), generation: generation)
+        return made
     }
 
     /// A shard's list of product documents (`DocumentLists.list`): the earlier build's bytes
