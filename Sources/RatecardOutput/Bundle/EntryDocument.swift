@@ -16,13 +16,22 @@ public enum EntryDocument {
         let folder = BundleLayout.dataFolder(manifest.bundleID)
         var named: [String: JSON] = [:]
         var shards: [JSON] = []
-        let wanted = Set(documents.map { $0 + ".json" })
-        for file in manifest.files where file.path.hasPrefix(folder) {
-            let path = String(file.path.dropFirst(folder.count))
-            if wanted.contains(path) {
+        // Matched on the paths' bytes, a String made only for a match: the manifest lists
+        // thousands of files, a few dozen of which are named here.
+        let wanted = documents.map { Array(($0 + ".json").utf8) }
+        let (compare, json) = (Array("compare/".utf8), Array(".json".utf8))
+        let prefix = Array(folder.utf8)
+        for file in manifest.files {
+            let utf8 = file.path.utf8
+            guard utf8.starts(with: prefix) else { continue }
+            let rest = utf8.dropFirst(prefix.count)
+            if let name = wanted.first(where: { rest.elementsEqual($0) }) {
+                let path = String(decoding: name, as: UTF8.self)
                 named[String(path.dropLast(".json".count))] = DocumentLists.reference(path, file.sha256)
-            } else if path.hasPrefix("compare/"), path.hasSuffix(".json"), !path.dropFirst("compare/".count).contains("/") {
-                shards.append(DocumentLists.reference(path, file.sha256))
+            } else if rest.starts(with: compare), rest.count > json.count, rest.reversed().starts(with: json.reversed()),
+                !rest.dropFirst(compare.count).contains(UInt8(ascii: "/"))
+            {
+                shards.append(DocumentLists.reference(String(decoding: rest, as: UTF8.self), file.sha256))
             }
         }
         var fields: [String: JSON] = [
