@@ -28,9 +28,7 @@ public enum EntryDocument {
             if let name = wanted.first(where: { rest.elementsEqual($0) }) {
                 let path = String(decoding: name, as: UTF8.self)
                 named[String(path.dropLast(".json".count))] = DocumentLists.reference(path, file.sha256)
-            } else if rest.starts(with: compare), rest.count > json.count, rest.reversed().starts(with: json.reversed()),
-                !rest.dropFirst(compare.count).contains(UInt8(ascii: "/"))
-            {
+            } else if rest.starts(with: compare), rest.suffix(json.count).elementsEqual(json), !rest.dropFirst(compare.count).contains(UInt8(ascii: "/")) {
                 shards.append(DocumentLists.reference(String(decoding: rest, as: UTF8.self), file.sha256))
             }
         }
