@@ -209,4 +209,48 @@ import Testing
             #expect(try signed.statement().sequence == 11)
         }
     }
+
+    /// A change names the file list each release was journaled with when it was made live, and
+    /// makes a list only for the release it publishes, or for one whose list object is gone
+    /// (then put back): the statements are those `statement()` checks against lists made anew.
+    @Test func aChangeTakesTheJournaledFileListsAndMakesOnlyWhatIsMissing() throws {
+        try withTemporaryDirectory { directory in
+            let signed = try Signed(in: directory)
+            let trace = ["RATECARD_TRACE": "1"]
+            func made(_ run: Execution) -> [String] {
+                run.err.split(separator: "\n").filter { $0.contains("live.json: the file list of") && $0.contains(" made") }.map(String.init)
+            }
+            try #require(try signed.publish(0, key: signed.key).status == 0)
+            let second = try signed.publish(1, key: signed.key, environment: trace)
+            try #require(second.status == 0, "\(second.err)")
+            let ids = try signed.root.releaseIDs()
+            // The publish made its own release's list once; the live one's came from the journal.
+            #expect(made(second).count == 1 && made(second).first?.contains(ids[1]) == true, "\(second.err)")
+            #expect(second.err.contains("the file list of \(ids[0]) taken from the journal"), "\(second.err)")
+            let statement = try signed.statement()
+            let journal = String(decoding: try FileSystem.readFile(signed.fixture.root + "/.ratecard/journal.jsonl"), as: UTF8.self)
+            let entry = try #require(journal.split(separator: "\n").last { $0.contains(#""action":"publish""#) })
+            let record = try #require(JournalState.FileListRecord(json: try JSONReader.parse(Array(entry.utf8))["file_list"]))
+            let manifest = try FileSystem.readFile(signed.fixture.root + "/releases/\(ids[1])/version.json")
+            #expect(record == .init(sha256: statement.live.files, size: record.size, environment: "signed", format: 1, version: SHA256.hex(manifest)))
+            #expect(try FileSystem.readFile(signed.fixture.root + "/objects/\(record.sha256).json").count == record.size)
+
+            // A rollback and a roll forward make no list.
+            for (target, message) in [(ids[0], "back"), (ids[1], "forward")] {
+                let run = try signed.run(["rollback", "--env", "signed", "--to", target, "-m", message], key: signed.key, environment: trace)
+                try #require(run.status == 0, "\(run.err)")
+                #expect(made(run).isEmpty, "\(run.err)")
+                #expect(try signed.statement().live.release == target)
+            }
+            // A list object that is gone is made again and put back (`sign` rewrites live.json).
+            let gone = try signed.statement()
+            try FileSystem.removeTree(signed.fixture.root + "/objects/\(gone.live.files).json")
+            let again = try signed.run(["sign", "--env", "signed"], key: signed.key, environment: trace)
+            try #require(again.status == 0, "\(again.err)")
+            #expect(made(again).count == 1 && made(again).first?.contains(gone.live.release) == true, "\(again.err)")
+            #expect(try signed.statement().live.files == gone.live.files)
+            let verified = try signed.run(["verify", "--env", "signed"])
+            #expect(verified.status == 0, "\(verified.out)\(verified.err)")
+        }
+    }
 }

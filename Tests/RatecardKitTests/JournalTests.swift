@@ -50,6 +50,34 @@ import Testing
         }
     }
 
+    /// The file list an entry that made a release live journaled (`file_list`) is kept for that
+    /// release, replaced by a later one, dropped when the release is pruned, and kept by a
+    /// checkpoint; an entry that made nothing live, or a partial record, keeps nothing.
+    @Test func eachReleaseKeepsTheFileListItWasLastMadeLiveWith() throws {
+        func entry(_ json: String) throws -> Journal.Entry { try Journal.Entry.read(Array(json.utf8)) }
+        func list(_ sha: String) -> String { #""file_list":{"environment":"prod","format":1,"sha256":"\#(sha)","size":10,"version_sha256":"v\#(sha)"}"# }
+        let time = "2026-12-05T01:00:00Z"
+        var state = JournalState()
+        state.apply(try entry(#"{"action":"publish","time":"\#(time)","release":"000001-aaaa",\#(list("a1"))}"#))
+        state.apply(try entry(#"{"action":"publish","time":"\#(time)","release":"000002-bbbb",\#(list("b1"))}"#))
+        state.apply(try entry(#"{"action":"rollback","time":"\#(time)","from":"000002-bbbb","to":"000001-aaaa",\#(list("a2"))}"#))
+        state.apply(try entry(#"{"action":"sign","time":"\#(time)",\#(list("x"))}"#))
+        state.apply(try entry(#"{"action":"recover","time":"\#(time)","release":"000002-bbbb","file_list":{"sha256":"b2"}}"#))
+        #expect(
+            state.fileLists == [
+                "000001-aaaa": .init(sha256: "a2", size: 10, environment: "prod", format: 1, version: "va2"),
+                "000002-bbbb": .init(sha256: "b1", size: 10, environment: "prod", format: 1, version: "vb1"),
+            ])
+        let checkpoint = try #require(JournalState(json: state.json))
+        #expect(checkpoint == state && checkpoint.fileLists == state.fileLists)
+        state.apply(try entry(#"{"action":"prune","time":"\#(time)","removed":["000002-bbbb"]}"#))
+        #expect(state.fileLists.keys.sorted() == ["000001-aaaa"])
+        // A checkpoint from before file lists were journaled has none (each is made again).
+        guard case .object(var fields) = state.json else { return #expect(Bool(false)) }
+        fields["file_lists"] = nil
+        #expect(JournalState(json: .object(fields))?.fileLists == [:])
+    }
+
     @Test func whatAppendWritesReadsBack() throws {
         try withTemporaryDirectory { directory in
             let journal = Journal(path: directory + "/journal.jsonl")

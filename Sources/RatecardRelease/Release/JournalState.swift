@@ -58,6 +58,40 @@ public struct JournalState: Sendable, Equatable {
         public var bridgeRequires: Int? = nil
     }
 
+    /// The public file list a release had when an entry made it live (`file_list`): its sha256
+    /// and size, for the environment and list format named, made from the version.json whose
+    /// sha256 is `version`. A statement names it without making the list again while all three
+    /// still hold (`LiveStatements.FileLists`).
+    public struct FileListRecord: Sendable, Equatable {
+        public var sha256: String
+        public var size: Int
+        public var environment: String
+        public var format: Int
+        public var version: String
+
+        public init(sha256: String, size: Int, environment: String, format: Int, version: String) {
+            self.sha256 = sha256
+            self.size = size
+            self.environment = environment
+            self.format = format
+            self.version = version
+        }
+
+        /// Nil for anything but a whole record.
+        public init?(json: JSON?) {
+            guard let json, let sha256 = json["sha256"]?.stringValue, let size = json["size"]?.intValue, let environment = json["environment"]?.stringValue,
+                let format = json["format"]?.intValue, let version = json["version_sha256"]?.stringValue
+            else { return nil }
+            self.init(sha256: sha256, size: size, environment: environment, format: format, version: version)
+        }
+
+        public var json: JSON {
+            .object([
+                "sha256": .string(sha256), "size": .int(size), "environment": .string(environment), "format": .int(format), "version_sha256": .string(version),
+            ])
+        }
+    }
+
     /// A staged rollout in progress (`publish --rollout`), or one event of its history.
     public struct Rollout: Sendable, Equatable {
         public var release: String
@@ -87,6 +121,8 @@ public struct JournalState: Sendable, Equatable {
     /// The sha256 of each release's version.json as published or promoted (the seal).
     public var seals: [String: String] = [:]
     public var publications: [String: Publication] = [:]
+    /// The file list each release had when it was last made live, as journaled.
+    public var fileLists: [String: FileListRecord] = [:]
     /// The newest activations, oldest first (at most `keptActivations`).
     public var activations: [Activation] = []
     /// The highest release sequence number the journal ever named.
@@ -115,7 +151,7 @@ public struct JournalState: Sendable, Equatable {
 
     public static func == (lhs: JournalState, rhs: JournalState) -> Bool {
         lhs.through == rhs.through && lhs.bad == rhs.bad && lhs.pending == rhs.pending
-            && lhs.seals == rhs.seals && lhs.publications == rhs.publications && lhs.activations == rhs.activations
+            && lhs.seals == rhs.seals && lhs.publications == rhs.publications && lhs.fileLists == rhs.fileLists && lhs.activations == rhs.activations
             && lhs.highestRelease == rhs.highestRelease && lhs.damage == rhs.damage && lhs.torn == rhs.torn && lhs.clearances == rhs.clearances
             && lhs.activationsRecorded == rhs.activationsRecorded && lhs.highestLiveSequence == rhs.highestLiveSequence
             && lhs.rollout == rhs.rollout && lhs.rolloutHistory == rhs.rolloutHistory
@@ -175,6 +211,7 @@ public struct JournalState: Sendable, Equatable {
             for case .string(let removed) in entry.fields["removed"]?.arrayValue ?? [] {
                 seals[removed] = nil
                 publications[removed] = nil
+                fileLists[removed] = nil
                 bad.remove(removed)
                 clearances.removeAll { $0.release == removed }
             }
@@ -188,6 +225,7 @@ public struct JournalState: Sendable, Equatable {
         if let approval = entry.approval, approval.scheduled?.isEmpty == false {
             scheduledApprovals.append((entry.release, approval))
         }
+        if let release = entry.activated, let record = FileListRecord(json: entry.fields["file_list"]) { fileLists[release] = record }
         if let activation {
             activationsRecorded += 1
             activations.append(activation)
@@ -301,6 +339,7 @@ extension JournalState {
                 .object(["from": .string($0.from), "to": .string($0.to), "marks_bad": .bool($0.marksBad), "user": optional($0.user), "message": optional($0.message)])
             } ?? .null,
             "seals": .object(seals.mapValues(JSON.string)),
+            "file_lists": .object(fileLists.mapValues(\.json)),
             "publications": .object(
                 publications.mapValues { p in
                     .object([
@@ -359,6 +398,13 @@ extension JournalState {
         for (release, seal) in seals {
             guard let seal = seal.stringValue else { return nil }
             self.seals[release] = seal
+        }
+        // A checkpoint written before file lists were journaled has none: each is made again.
+        if case .object(let lists)? = json["file_lists"] {
+            for (release, value) in lists {
+                guard let record = FileListRecord(json: value) else { return nil }
+                fileLists[release] = record
+            }
         }
         for (release, value) in publications {
             guard let action = value["action"]?.stringValue.flatMap(Journal.Action.init(rawValue:)), let time = value["time"]?.stringValue else { return nil }

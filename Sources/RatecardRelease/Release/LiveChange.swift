@@ -12,6 +12,8 @@ struct LiveChange {
     let lease: any ReleaseLease
     /// The release the pointer names under the lock (nil: nothing published yet).
     let live: String?
+    /// The file lists of the releases this change's statements name, each made at most once.
+    let lists: LiveStatements.FileLists
 
     /// Takes the lock for `command`, recovers the store and repairs the bridge lines (skipped for a
     /// dry run, which changes nothing), then checks `expectLive` (`"none"`: nothing is live).
@@ -24,15 +26,16 @@ struct LiveChange {
         // A signed environment without a usable key: refused before anything is written.
         if recover { try LiveStatements.requireSigner(root) }
         let lease = try root.acquireLock(command: command, wait: wait, onWait: onWait)
+        let lists = LiveStatements.FileLists()
         do {
             if let locked = crashPoints.locked { CrashPoint.hit(locked) }
             if recover {
                 try root.recover()
                 try BridgeLines.repair(root: root)
-                try LiveStatements.repair(root: root)
+                try LiveStatements.repair(root: root, lists: lists)
             }
             if let recovered = crashPoints.recovered { CrashPoint.hit(recovered) }
-            let change = LiveChange(root: root, lease: lease, live: try pointerOnly ? root.pointer() : root.live())
+            let change = LiveChange(root: root, lease: lease, live: try pointerOnly ? root.pointer() : root.live(), lists: lists)
             try change.expect(expectLive)
             return change
         } catch {
@@ -80,11 +83,14 @@ struct LiveChange {
         let sequence = try? LiveStatements.nextSequence(root: root)
         var fields = fields
         if let sequence { fields["live_sequence"] = .int(sequence) }
+        // The list the statement will name, journaled with the swap: the next change takes it
+        // from there instead of making it again.
+        if let record = try? lists.record(id, root: root) { fields["file_list"] = record.json }
         if let warning = root.journalAfterSwap(fields) { warn(warning) }
         CrashPoint.hit("journaled")
         try BridgeLines.updateAfterChange(root: root, live: id, known: bridgeRequires.map { [id: $0] } ?? [:])
         CrashPoint.hit("lines-written")
-        try LiveStatements.writeAfterChange(root: root, live: id, sequence: sequence)
+        try LiveStatements.writeAfterChange(root: root, live: id, sequence: sequence, lists: lists)
         if let afterFlip { throw OperationalError(afterFlip.text) }
     }
 }

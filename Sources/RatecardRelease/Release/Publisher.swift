@@ -152,6 +152,7 @@ public struct Publisher {
             let linked = staged.files.filter { target.inEntryFolder($0.path, format: info.format) }.count
             return .published(id: info.id, previous: change.live, plan: Self.plan(staged, request), bytesWritten: written, filesLinked: linked)
         }
+        change.lists.keep(info.id, manifest: manifest, info: info, environment: LiveStatements.environment(of: target))
         try change.makeLive(info.id, journal: Self.journalFields(info, seal: SHA256.hex(manifest), previous: change.live, request), bridgeRequires: requires, failed: failed, warn: onWarning)
         let linked = staged.files.filter { target.inEntryFolder($0.path, format: info.format) }.count
         return .published(id: info.id, previous: change.live, plan: Self.plan(staged, request), bytesWritten: written, filesLinked: linked)
