@@ -185,7 +185,11 @@ import Testing
             redirector.standardOutput = pipe
             redirector.standardError = FileHandle.nullDevice
             try redirector.run()
-            defer { redirector.terminate() }
+            // SIGKILL: a child of Foundation's Process inherits a mask that blocks SIGTERM.
+            defer {
+                kill(redirector.processIdentifier, SIGKILL)
+                redirector.waitUntilExit()
+            }
             let port = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             let redirected = try fetch(trust: [nextFile], url: "http://127.0.0.1:\(port)")
             expectRefused("a redirect to another host", "live.json redirects to another host (http://127.0.0.2:\(server.port)/live.json)", keeps: first, redirected)

@@ -109,6 +109,14 @@ public enum LiveStatements {
         }
 
         private var known: [String: Listed] = [:]
+        /// The journal as first read by this change (a bucket's journal is listed again on every
+        /// read without the lock: one request per release named otherwise).
+        private var journaled: [String: JournalState.FileListRecord]?
+
+        /// Takes the journal's records from a state the caller read, unless one was read before.
+        func read(_ state: JournalState) {
+            if journaled == nil { journaled = state.fileLists }
+        }
 
         /// Keeps a release whose version.json and parse the caller has (a publish, which just put it).
         func keep(_ release: String, manifest: [UInt8], info: ReleaseInfo, environment: String) {
@@ -125,7 +133,8 @@ public enum LiveStatements {
             let version = SHA256.hex(manifest)
             let environment = LiveStatements.environment(of: root)
             var listed: Listed
-            if let record = try root.journalLog.state().fileLists[release], record.version == version, record.environment == environment,
+            if journaled == nil { journaled = try root.journalLog.state().fileLists }
+            if let record = journaled?[release], record.version == version, record.environment == environment,
                 record.format == ReleaseFileList.currentFormat
             {
                 listed = Listed(sha256: record.sha256, size: record.size, manifest: manifest, version: version, bytes: nil)
@@ -236,7 +245,9 @@ public enum LiveStatements {
         if requires[live] == nil { named[0] = live }
         // A staged rollout rides on every line whose apps can run its release (the bridge gate), and
         // on `live` when its release needs nothing of the app; it ends once its release is live.
-        let rollout = try root.journalLog.state().rollout.flatMap { $0.release == live ? nil : $0 }
+        let state = try root.journalLog.state()
+        lists.read(state)
+        let rollout = state.rollout.flatMap { $0.release == live ? nil : $0 }
         let releases = Set(named.values).union([live]).union(rollout.map { [$0.release] } ?? []).sorted()
         var files: [String: String] = [:]
         for id in releases { files[id] = try lists.listed(id, root: root).sha256 }
