@@ -150,6 +150,7 @@ public enum RatecardCLI {
             console.err((console.decoratesErr ? "\u{1B}[1;31m\(label)\u{1B}[0m" : label) + ": " + messages(text) + "\n")
         }
         do {
+            Trace.mark("\(command.name): started")
             let parsed = try ParsedArguments.parse(rest, options: command.options, positionals: command.positionals)
             if let dir = parsed.value("-C") { directory = resolve(dir, against: directory) }
             // The run's caches, made once; new build cache entries are written when it ends.

@@ -649,6 +649,46 @@ import Testing
 }
 
 extension FastPathTests {
+    /// The grouped tables and terms a build reads as positions are `rateTablesByProduct` and
+    /// `versionsByDocument` in their order (ties in date kept in the content's order), and stay
+    /// so after either list changes (each list's groups are kept apart, and made again only
+    /// when that list changes).
+    @Test func groupedPositionsAreTheGroupsAfterEitherListChanges() throws {
+        try withTemporaryDirectory { directory in
+            let parameters = LargeContentGenerator.Parameters(partners: 3, products: 6, rateTables: 12, termsVersions: 12, history: 0, seed: 5)
+            _ = try LargeContentGenerator(parameters).generate(into: directory)
+            _ = try Repository.create(at: directory)
+            var content = try ContentLoader(caches: Caches()).load(try ContentLocation.find(from: directory).workingTree())
+            // Two tables of one product on one date: the content's order decides.
+            let first = try #require(content.rateTables.indices.first { index in content.rateTables.filter { $0.productKey == content.rateTables[index].productKey }.count > 1 })
+            let twin = try #require(content.rateTables.indices.first { $0 != first && content.rateTables[$0].productKey == content.rateTables[first].productKey })
+            content.rateTables[twin].effectiveFrom = content.rateTables[first].effectiveFrom
+
+            func expectPositionsMatch(_ content: Content, sourceLocation: SourceLocation = #_sourceLocation) {
+                let tables = content.rateTablePositions
+                #expect(tables.paths == content.rateTables.map(\.path), sourceLocation: sourceLocation)
+                #expect(tables.byProduct.mapValues { $0.map { content.rateTables[$0].path } } == content.rateTablesByProduct.mapValues { $0.map(\.path) }, sourceLocation: sourceLocation)
+                #expect(content.termsPositions.mapValues { $0.map { content.terms[$0].path } } == content.versionsByDocument.mapValues { $0.map(\.path) }, sourceLocation: sourceLocation)
+            }
+            expectPositionsMatch(content)
+            #expect(content.rateTablePositions.byProduct.values.contains { $0.count > 1 })
+
+            // A terms edit: the tables' groups are the same, the terms' follow the edit.
+            let tablesBefore = content.rateTablePositions.byProduct
+            var edited = content
+            edited.terms.removeLast()
+            expectPositionsMatch(edited)
+            #expect(edited.termsPositions.values.reduce(0) { $0 + $1.count } == content.terms.count - 1)
+            #expect(edited.rateTablePositions.byProduct == tablesBefore)
+            // A table edit: the other way round.
+            var retabled = content
+            retabled.rateTables.removeLast()
+            expectPositionsMatch(retabled)
+            #expect(retabled.rateTablePositions.paths.count == content.rateTables.count - 1)
+            #expect(retabled.termsPositions == content.termsPositions)
+        }
+    }
+
     /// The work tree is listed from each folder's own listing (`d_type`), not an `lstat` per
     /// name: the entries are what `lstat` says of every path, on a tree with files, folders,
     /// symlinks to files and to folders, folders holding a `.git` file or folder (submodules),

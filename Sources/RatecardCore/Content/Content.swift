@@ -14,8 +14,8 @@ public struct Content: Sendable {
     public var signoffs: [Signoff] = []
     public var partners: [Partner] = []
     public var products: [Product] = []
-    public var rateTables: [RateTable] = [] { didSet { groups = Groups() } }
-    public var terms: [TermsVersion] = [] { didSet { groups = Groups() } }
+    public var rateTables: [RateTable] = [] { didSet { tableGroups = TableGroups() } }
+    public var terms: [TermsVersion] = [] { didSet { termGroups = TermGroups() } }
     /// Content-relative paths of asset files.
     public var assets: Set<String> = []
     /// Partner ids that have a file, parsed or not (so one broken file does not cascade).
@@ -33,13 +33,29 @@ public struct Content: Sendable {
     /// True when `fileIDs` holds every file this content was read from (a loader assembled it
     /// from a whole tree): only then does a missing id mean a missing file.
     package var identified = false
-    /// `rateTablesByProduct` and `versionsByDocument`, made once for the tables and terms they
-    /// group (a dozen rules ask for them; a change to either list starts afresh).
-    private var groups = Groups()
+    /// `rateTablesByProduct` and `versionsByDocument` and their positions, made once for the
+    /// tables and terms they group (a dozen rules and every build ask for them): a change to
+    /// the tables starts their groups afresh and keeps the terms', and the other way round, so a
+    /// watch rebuild after a terms edit groups no table again.
+    private var tableGroups = TableGroups()
+    private var termGroups = TermGroups()
 
-    private final class Groups: Sendable {
+    private final class TableGroups: Sendable {
         let tables = Mutex<[String: [RateTable]]?>(nil)
+        let positions = Mutex<TablePositions?>(nil)
+    }
+
+    private final class TermGroups: Sendable {
         let versions = Mutex<[String: [TermsVersion]]?>(nil)
+        let positions = Mutex<[String: [Int]]?>(nil)
+    }
+
+    /// Each product's tables, oldest first, as positions in `rateTables` (a table is a large
+    /// value: grouping copies of 6,000 of them costs more than grouping their positions), and
+    /// each table's path by position.
+    package struct TablePositions: Sendable {
+        package var byProduct: [String: [Int]]
+        package var paths: [String]
     }
 
     public init(root: ContentRoot) { self.root = root }
@@ -130,17 +146,53 @@ public struct Content: Sendable {
 
     /// `rateTables(of:)` for every product at once (one pass instead of one per product).
     public var rateTablesByProduct: [String: [RateTable]] {
-        if let made = groups.tables.withLock({ $0 }) { return made }
+        if let made = tableGroups.tables.withLock({ $0 }) { return made }
         let made = Dictionary(grouping: rateTables, by: \.productKey).mapValues(Content.oldestFirst)
-        groups.tables.withLock { $0 = made }
+        tableGroups.tables.withLock { $0 = made }
         return made
     }
 
     /// `versions(of:)` for every document at once.
     public var versionsByDocument: [String: [TermsVersion]] {
-        if let made = groups.versions.withLock({ $0 }) { return made }
+        if let made = termGroups.versions.withLock({ $0 }) { return made }
         let made = Dictionary(grouping: terms, by: \.documentID).mapValues(Content.oldestFirst)
-        groups.versions.withLock { $0 = made }
+        termGroups.versions.withLock { $0 = made }
+        return made
+    }
+
+    /// `rateTablesByProduct` as positions in `rateTables`, with each table's path.
+    package var rateTablePositions: TablePositions {
+        if let made = tableGroups.positions.withLock({ $0 }) { return made }
+        // Fields read through buffer pointers: indexing the array would copy each large value whole.
+        let made = rateTables.withUnsafeBufferPointer { tables in
+            var positions: [String: [Int]] = [:]
+            positions.reserveCapacity(tables.count)
+            for index in tables.indices { positions[tables[index].productKey, default: []].append(index) }
+            for (key, list) in positions where list.count > 1 {
+                // `oldestFirst`'s order; equal dates keep the content's order, as a stable sort does.
+                let dates = list.map { tables[$0].effectiveFrom.value }
+                positions[key] = list.indices.sorted { (dates[$0], list[$0]) < (dates[$1], list[$1]) }.map { list[$0] }
+            }
+            return TablePositions(byProduct: positions, paths: tables.indices.map { tables[$0].path })
+        }
+        tableGroups.positions.withLock { $0 = made }
+        return made
+    }
+
+    /// `versionsByDocument` as positions in `terms`.
+    package var termsPositions: [String: [Int]] {
+        if let made = termGroups.positions.withLock({ $0 }) { return made }
+        let made = terms.withUnsafeBufferPointer { terms in
+            var versions: [String: [Int]] = [:]
+            for index in terms.indices { versions[terms[index].documentID, default: []].append(index) }
+            for (document, list) in versions where list.count > 1 {
+                // `oldestFirst`'s order.
+                let semvers = list.map { TermsVersion.semver(terms[$0].fileVersion) ?? [] }
+                versions[document] = list.indices.sorted { semvers[$0].lexicographicallyPrecedes(semvers[$1]) }.map { list[$0] }
+            }
+            return versions
+        }
+        termGroups.positions.withLock { $0 = made }
         return made
     }
 

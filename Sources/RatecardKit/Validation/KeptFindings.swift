@@ -20,9 +20,11 @@ package enum IncrementalCheck {
         if !products.isEmpty {
             var paths = Set(products.map { content.root.path("products/\($0)/product.yaml") })
             let wanted = FewKeys(products)
-            for index in content.rateTables.indices where wanted.contains(content.rateTables[index].productKey) { paths.insert(content.rateTables[index].path) }
-            if let base {
-                for index in base.rateTables.indices where wanted.contains(base.rateTables[index].productKey) { paths.insert(base.rateTables[index].path) }
+            // Fields read through buffer pointers: indexing the array would copy each table whole.
+            for tables in [content.rateTables] + (base.map { [$0.rateTables] } ?? []) {
+                tables.withUnsafeBufferPointer { tables in
+                    for index in tables.indices where wanted.contains(tables[index].productKey) { paths.insert(tables[index].path) }
+                }
             }
             let after = IncrementalRange.cut(content, to: products, paths: paths)
             let before = base.map { IncrementalRange.cut($0, to: products, paths: paths) }

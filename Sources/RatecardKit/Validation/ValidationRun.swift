@@ -149,6 +149,7 @@ public final class ValidationRun {
         guard let revision else {
             var source = try location.workingTree()
             source.stamps = WorkTreeStamps(root: source.root, cache: loader.caches.build)
+            Trace.mark("load: work tree and its stamps opened")
             let content = try loader.load(source)
             source.stamps?.save()
             let hashed = loader.hashedIDs

@@ -95,13 +95,13 @@ public struct BundleBuilder {
             let bytes = memo.page(keys[names[index]]) { documents.product(all[index]).bytes(terminator: "\n") }
             return (bytes, memo.sha256(bytes))
         }
-        Trace.mark("build: product documents")
         var documentHashes: [String: String] = [:]
         for (index, (bytes, hash)) in zip(order, rendered) {
             data["products/\(names[index]).json"] = bytes
             hashes["products/\(names[index]).json"] = hash
             documentHashes[names[index]] = hash
         }
+        Trace.mark("build: product documents")
         // The comparison index, and each shard's list of product documents: all of it the last
         // build's when every product's key, every logo and the as-of date are as they were (a
         // watching process's terms edit).

@@ -20,6 +20,12 @@ package struct DataDocuments {
     /// Each product's name (`Product.key`: `partner/id`; not its cache key) and its partner folder, by position in `content.products`.
     let productNames: [String]
     let productPartners: [String]
+    /// Each product's file and the partner it names, by position in `content.products` (read
+    /// for its key: indexing the array would copy each large value whole).
+    let productPaths: [String]
+    let productPartnerIDs: [String]
+    /// `asOf` as keys write it.
+    let asOfText: String
 
     package init(content: Content, asOf: Day) {
         self.content = content
@@ -27,30 +33,15 @@ package struct DataDocuments {
         (productNames, productPartners) = content.products.withUnsafeBufferPointer { products in
             (products.indices.map { "\(products[$0].folderPartner)/\(products[$0].folderID)" }, products.indices.map { products[$0].folderPartner })
         }
-        tablePaths = content.rateTables.withUnsafeBufferPointer { tables in tables.indices.map { tables[$0].path } }
+        (productPaths, productPartnerIDs) = content.products.withUnsafeBufferPointer { products in
+            (products.indices.map { products[$0].path }, products.indices.map { products[$0].partner.value })
+        }
+        asOfText = asOf.description
+        let tables = content.rateTablePositions
+        tablePaths = tables.paths
         fileIDs = content.fileIDs
-        // Fields read through buffer pointers: indexing the arrays would copy each large value whole.
-        tablesByProduct = content.rateTables.withUnsafeBufferPointer { tables in
-            var positions: [String: [Int]] = [:]
-            positions.reserveCapacity(tables.count)
-            for index in tables.indices { positions[tables[index].productKey, default: []].append(index) }
-            for (key, list) in positions where list.count > 1 {
-                // `Content.oldestFirst`'s order; equal dates keep the content's order, as a stable sort does.
-                let dates = list.map { tables[$0].effectiveFrom.value }
-                positions[key] = list.indices.sorted { (dates[$0], list[$0]) < (dates[$1], list[$1]) }.map { list[$0] }
-            }
-            return positions
-        }
-        versionsByDocument = content.terms.withUnsafeBufferPointer { terms in
-            var versions: [String: [Int]] = [:]
-            for index in terms.indices { versions[terms[index].documentID, default: []].append(index) }
-            for (document, list) in versions where list.count > 1 {
-                // `Content.oldestFirst`'s order.
-                let semvers = list.map { TermsVersion.semver(terms[$0].fileVersion) ?? [] }
-                versions[document] = list.indices.sorted { semvers[$0].lexicographicallyPrecedes(semvers[$1]) }.map { list[$0] }
-            }
-            return versions
-        }
+        tablesByProduct = tables.byProduct
+        versionsByDocument = content.termsPositions
         partnersByID = content.partnersByID
         let partners = content.partners
         partnerPaths = Dictionary(partners.indices.map { (partners[$0].id.value, partners[$0].path) }, uniquingKeysWith: { first, _ in first })

@@ -297,8 +297,7 @@ extension DataDocuments {
     /// `productKey(_:shared:)` of the product at `index` in the content, reading its stored
     /// fields only (a `Product` is a large value: 3,000 copies of it cost more than their keys).
     func productKey(at index: Int, shared: BuildCache.Key.Builder?) -> BuildCache.Key? {
-        let products = content.products
-        return productKey(path: products[index].path, partner: products[index].partner.value, key: productNames[index], shared: shared)
+        productKey(path: productPaths[index], partner: productPartnerIDs[index], key: productNames[index], shared: shared)
     }
 
     private func productKey(path: String, partner: String, key productKey: String, shared: BuildCache.Key.Builder?) -> BuildCache.Key? {
@@ -307,7 +306,7 @@ extension DataDocuments {
         // value along, retaining each of its fields.
         guard var key = shared ?? content.keyBuilder("product-document"), let id = fileIDs[path] else { return nil }
         key.append(file: path, id: id)
-        key.append(asOf.description)
+        key.append(asOfText)
         if let partnerPath = partnerPaths[partner] {
             guard let id = fileIDs[partnerPath] else { return nil }
             key.append(file: partnerPath, id: id)
