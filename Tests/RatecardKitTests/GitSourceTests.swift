@@ -250,9 +250,68 @@ import Testing
             let table = directory + "/products/acme-bank/credit/rates/2026-01-15.yaml"
             let original = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
             try write(original.replacingOccurrences(of: "limit_max_krw: 100000000", with: "limit_max_krw: 99990000"), to: table)
-            let assets = entries.filter { $0.path.hasPrefix("assets/") }.count
             let dirty = try ValidationRun(location: location, context: context, caches: Caches()).validateWorkingTree()
-            #expect(dirty.filesParsed == entries.count + 1 + assets)
+            #expect(dirty.filesParsed == entries.count + 1)
+        }
+    }
+
+    /// HEAD's content derived from the work tree's (HEAD's copies of the edited tables and
+    /// terms read in, the files only the work tree holds taken out) is HEAD's content loaded:
+    /// the same lists in the same order, and the same findings against it. An edit of any
+    /// other file, or a file HEAD holds and the work tree does not, is not derived.
+    @Test func theBaseDerivedFromTheWorkTreeIsHeadLoaded() throws {
+        try withTemporaryDirectory { directory in
+            let repository = try Fixtures.makeBaseRepository(at: directory)
+            let head = try #require(try repository.headCommit())
+            let location = try ContentLocation.find(from: directory)
+            let table = directory + "/products/acme-bank/credit/rates/2026-01-15.yaml"
+            let text = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
+            // A band's limit and an APR over the cap (a finding HEAD does not have), a terms body
+            // edited, a new table, a new terms version (effective before the latest: HIS-11),
+            // and a terms file that does not parse.
+            try write(text.replacingOccurrences(of: "apr_max_pct: 5.6", with: "apr_max_pct: 20.5"), to: table)
+            let terms = directory + "/terms/service-terms/1.1.0.md"
+            try write(String(decoding: try FileSystem.readFile(terms), as: UTF8.self) + "\n추가된 문장입니다.\n", to: terms)
+            try write(text.replacingOccurrences(of: "2026-01-15", with: "2026-02-01"), to: directory + "/products/acme-bank/credit/rates/2026-02-01.yaml")
+            let older = String(decoding: try FileSystem.readFile(directory + "/terms/service-terms/1.0.0.md"), as: UTF8.self)
+            try write(older.replacingOccurrences(of: "version: 1.0.0", with: "version: 1.0.1"), to: directory + "/terms/service-terms/1.0.1.md")
+            try write("---\ntitle: [\n---\n본문\n", to: directory + "/terms/broker-notice/1.5.0.md")
+
+            let source = try location.workingTree()
+            let loader = ContentLoader(caches: Caches())
+            let content = try loader.load(source)
+            let root = try #require(location.contentRoot)
+            let entries = try #require(try repository.treeEntries(commit: head, under: root.treePath))
+            let committed = CommitSource(repository: repository, commit: head, contentRoot: root)
+            let changes = try #require(try ValidationRun.changes(source, listed: loader.walked, from: committed.filtered(entries), hashed: loader.hashedIDs))
+            #expect(changes.files.map(\.path).sorted() == [
+                "products/acme-bank/credit/rates/2026-01-15.yaml", "products/acme-bank/credit/rates/2026-02-01.yaml",
+                "terms/broker-notice/1.5.0.md", "terms/service-terms/1.0.1.md", "terms/service-terms/1.1.0.md",
+            ])
+            var derived = try #require(try loader.derive(content, changes: changes.files, from: committed))
+            for (path, id) in changes.hashedHere { derived.fileIDs[root.path(path)] = id }
+            let loaded = try ContentLoader(caches: Caches()).load(committed)
+            #expect(derived.rateTables == loaded.rateTables)
+            #expect(derived.terms == loaded.terms)
+            #expect(derived.termsText == loaded.termsText)
+            #expect(derived.fileIDs == loaded.fileIDs)
+            #expect(Set(derived.fileDiagnostics) == Set(loaded.fileDiagnostics))
+            let validator = Validator(context: context)
+            let found = validator.check(content, base: derived)
+            #expect(found == validator.check(content, base: loaded))
+            #expect(found.contains { $0.rule == "CAP-01" } && found.contains { $0.rule == "HIS-11" })
+            #expect(try ValidationRun(location: location, context: context, caches: Caches()).validateWorkingTree().diagnostics == found)
+
+            // A product file edited: HEAD is loaded, not derived.
+            let product = directory + "/products/acme-bank/credit/product.yaml"
+            try write(String(decoding: try FileSystem.readFile(product), as: UTF8.self) + "\n", to: product)
+            let edited = try loader.load(source)
+            let more = try #require(try ValidationRun.changes(source, listed: loader.walked, from: committed.filtered(entries), hashed: loader.hashedIDs))
+            #expect(try loader.derive(edited, changes: more.files, from: committed) == nil)
+            // A file HEAD holds and the work tree does not: no changes to derive from.
+            #expect(unlink(directory + "/terms/broker-notice/1.0.0.md") == 0)
+            _ = try loader.load(source)
+            #expect(try ValidationRun.changes(source, listed: loader.walked, from: committed.filtered(entries), hashed: loader.hashedIDs) == nil)
         }
     }
 

@@ -189,19 +189,82 @@ public final class ContentLoader {
     /// the table parsed both before and after, so the content lists the same files in the same
     /// order as `load(source)` would.
     package func replaceRateTable(in content: inout Content, with entry: TreeEntry, from source: any ContentSource) throws -> Bool {
+        guard case .rateTable = FileRole(entry.path) else { return false }
+        return try replace(in: &content, with: entry, from: source)
+    }
+
+    /// The content of another snapshot of the same tree, derived from `content` where the two
+    /// differ only in rate tables and terms versions (a work tree after an edit, against HEAD):
+    /// `changes` names each file that differs (content-relative) with its blob id in the other
+    /// snapshot, nil when the other snapshot does not hold it; `source` reads the other
+    /// snapshot. Nil when anything else differs, or a changed file parses on one side only:
+    /// then the other snapshot is loaded in full. The result lists the same files in the same
+    /// order as `load(source)` would (`theBaseDerivedFromTheWorkTreeIsHeadLoaded` checks it).
+    package func derive(_ content: Content, changes: [(path: String, id: ObjectID?)], from source: any ContentSource) throws -> Content? {
+        guard content.root == source.contentRoot else { return nil }
+        var derived = content
+        for change in changes {
+            guard !change.path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { return nil }
+            switch FileRole(change.path) {
+            case .rateTable, .terms: break
+            default: return nil
+            }
+            if let id = change.id {
+                guard try replace(in: &derived, with: TreeEntry(path: change.path, kind: .file, id: id), from: source) else { return nil }
+            } else {
+                Self.remove(change.path, from: &derived)
+            }
+        }
+        return derived
+    }
+
+    /// Re-reads one rate table or terms version of `content` from `source` in place; false,
+    /// leaving `content` as it was, unless the file parses on both sides or (a terms version) on
+    /// neither, so no file changes its place in the lists.
+    private func replace(in content: inout Content, with entry: TreeEntry, from source: any ContentSource) throws -> Bool {
         let path = source.contentRoot.path(entry.path)
-        guard entry.kind == .file, case .rateTable = FileRole(entry.path),
-            let index = content.rateTables.indices.first(where: { content.rateTables[$0].path == path })
-        else { return false }
+        guard entry.kind == .file else { return false }
+        let role = FileRole(entry.path)
+        let index: Int?
+        switch role {
+        case .rateTable: index = content.rateTables.indices.first { content.rateTables[$0].path == path }
+        case .terms: index = content.terms.indices.first { content.terms[$0].path == path }
+        default: return false
+        }
         let loaded = try Self.loadFile(entry, path: path, source: source, caches: caches)
-        count(loaded)
         let parsed = loaded.file
-        guard case .rateTable(let table?) = parsed.model else { return false }
-        content.rateTables[index] = table
+        switch parsed.model {
+        case .rateTable(let table?):
+            guard let index else { return false }
+            content.rateTables[index] = table
+        case .terms(let version, let text):
+            guard (index == nil) == (version == nil) else { return false }
+            if let index, let version { content.terms[index] = version }
+            content.termsText[path] = text
+        default:
+            return false
+        }
+        count(loaded)
         content.fileIDs[path] = entry.id
         content.fileDiagnostics.removeAll { $0.path == path }
         content.fileDiagnostics.append(contentsOf: parsed.diagnostics)
         return true
+    }
+
+    /// Takes a rate table or terms version out of `content`, as if it had never been listed.
+    private static func remove(_ relative: String, from content: inout Content) {
+        let path = content.root.path(relative)
+        switch FileRole(relative) {
+        case .rateTable:
+            if let index = content.rateTables.indices.first(where: { content.rateTables[$0].path == path }) { content.rateTables.remove(at: index) }
+        case .terms:
+            if let index = content.terms.indices.first(where: { content.terms[$0].path == path }) { content.terms.remove(at: index) }
+            content.termsText[path] = nil
+        default:
+            return
+        }
+        content.fileIDs[path] = nil
+        content.fileDiagnostics.removeAll { $0.path == path }
     }
 
     /// Parses one file; `id` is its blob id (the key of what the persistent `cache` holds for it).

@@ -163,11 +163,24 @@ public final class ValidationRun {
             {
                 head = commit
                 let baseSource = CommitSource(repository: repository, commit: commit, contentRoot: root)
-                dirty = try !Self.same(source, listed: listed, as: baseSource.filtered(entries), hashed: hashed)
+                let committed = baseSource.filtered(entries)
+                let changes = try Self.changes(source, listed: listed, from: committed, hashed: hashed)
+                dirty = changes?.files.isEmpty != true
                 // A work tree that is HEAD byte for byte is HEAD's content: what was just loaded
-                // is the base. Else HEAD is loaded from the entries already listed (its files the
-                // work tree shares come from the parse cache).
-                base = dirty ? try loader.load(baseSource, listed: baseSource.filtered(entries)) : content
+                // is the base. One that differs from HEAD only in rate tables and terms versions
+                // (an edit) gives HEAD's content with those files read from HEAD. Else HEAD is
+                // loaded from the entries already listed (its files the work tree shares come
+                // from the parse cache).
+                if !dirty {
+                    base = content
+                } else if let changes, var derived = try loader.derive(content, changes: changes.files, from: baseSource) {
+                    // HEAD's ids of the files a work tree's load does not hash (its assets).
+                    for (path, id) in changes.hashedHere { derived.fileIDs[root.path(path)] = id }
+                    base = derived
+                    Trace.note("validate: HEAD derived from the work tree (\(changes.files.count) files differ)")
+                } else {
+                    base = try loader.load(baseSource, listed: committed)
+                }
                 Trace.mark("validate: HEAD compared")
             }
             let report = ValidationReport(
@@ -325,20 +338,51 @@ public final class ValidationRun {
         try Self.resolve(revision, in: try location.requireRepository(), alsoAccepted: alsoAccepted)
     }
 
-    /// Whether the work tree's files are byte-for-byte those of a commit's tree.
-    /// `hashed` holds ids already computed for work-tree files (by the load that validated them).
+    /// How the work tree's files differ from a commit's tree.
+    package struct Changes {
+        /// Each file whose bytes differ or that only the work tree holds, with the commit's blob
+        /// id (nil for a file the commit does not hold); empty when the work tree is the
+        /// commit's tree byte for byte.
+        package var files: [(path: String, id: ObjectID?)] = []
+        /// The files read and hashed here to be compared (the load does not hash assets): the
+        /// same in both, with their blob id.
+        package var hashedHere: [(path: String, id: ObjectID)] = []
+    }
+
+    /// How the work tree's files differ from a commit's tree (`committed`, its entries); nil when
+    /// the commit holds an entry the work tree does not, or an entry of another kind. `hashed`
+    /// holds ids already computed for work-tree files (by the load that validated them);
     /// `listed` holds the work tree's entries when a load has just listed them.
-    package static func same(_ workTree: WorkingTreeSource, listed: [TreeEntry]? = nil, as committed: [TreeEntry], hashed: [String: ObjectID] = [:]) throws -> Bool {
+    package static func changes(_ workTree: WorkingTreeSource, listed: [TreeEntry]? = nil, from committed: [TreeEntry], hashed: [String: ObjectID] = [:]) throws -> Changes? {
         let files = try listed ?? workTree.entries()
-        guard files.count == committed.count else { return false }
-        for (file, entry) in zip(files, committed) {
-            guard file.path == entry.path, file.kind == entry.kind, let id = entry.id else { return false }
+        var byPath: [String: (kind: TreeEntry.Kind, id: ObjectID?)] = [:]
+        byPath.reserveCapacity(committed.count)
+        for entry in committed { byPath[entry.path] = (entry.kind, entry.id) }
+        var changes = Changes()
+        var matched = 0
+        for file in files {
+            guard let entry = byPath[file.path] else {
+                guard file.kind == .file else { return nil }
+                changes.files.append((file.path, nil))
+                continue
+            }
+            matched += 1
+            guard file.kind == entry.kind, let id = entry.id else { return nil }
             guard file.kind == .file else { continue }
+            if let known = hashed[file.path] {
+                if known != id { changes.files.append((file.path, id)) }
+                continue
+            }
             // A file over every size limit differs from any committed (valid) one: never read it.
-            if hashed[file.path] == nil, try workTree.size(file) > max(SourceText.maxBytes, AssetRules.maxBytes) { return false }
-            if try hashed[file.path] ?? Repository.blobID(of: workTree.read(file)) != id { return false }
+            if try workTree.size(file) > max(SourceText.maxBytes, AssetRules.maxBytes) {
+                changes.files.append((file.path, id))
+            } else if try Repository.blobID(of: workTree.read(file)) != id {
+                changes.files.append((file.path, id))
+            } else {
+                changes.hashedHere.append((file.path, id))
+            }
         }
-        return true
+        return matched == committed.count ? changes : nil
     }
 
     /// Every commit in `A..B`, oldest first; each problem is reported once, stamped with the
