@@ -51,20 +51,36 @@ public final class BuildCache: Sendable {
     private struct State {
         /// The folders once opened: nil before, `.some(nil)` when unusable.
         var store: CacheFolder??
-        var opened = false
-        var packs: [Pack] = []
-        var index: [Key: (pack: Int, entry: Int)] = [:]
         var pending: [(Key, [UInt8])] = []
         var pendingKeys: [Key: Int] = [:]
         var wrote = false
         /// The packs this process wrote: newer than any other, whatever their times say.
         var own: Set<String> = []
-        var hits = 0
+    }
+
+    /// The packs as they were mapped on first use, and where each key's newest entry is: never
+    /// changed once made, so reads look it up without a lock (thousands of reads on two
+    /// threads at once).
+    private final class Packed: Sendable {
+        let packs: [Pack]
+        let index: [Key: (pack: Int, entry: Int)]
+
+        init(packs: [Pack], index: [Key: (pack: Int, entry: Int)]) {
+            self.packs = packs
+            self.index = index
+        }
     }
 
     private let state = Mutex(State())
     /// Held while the packs are mapped, so that threads reading at once map them once.
-    private let opening = Mutex(())
+    private let opening = Mutex<Packed?>(nil)
+    /// Set (with release ordering) once `packed` holds the mapped packs.
+    private let opened = Atomic<Bool>(false)
+    /// Written once, under `opening`, before `opened` is set; read only after `opened` is seen set.
+    private nonisolated(unsafe) var packed: Packed?
+    /// Entries written by this process and not yet in a pack: a read takes the lock only when there are some.
+    private let pendingCount = Atomic<Int>(0)
+    private let hits = Atomic<Int>(0)
 
     /// A cache in `root` (opened, and created when missing, on first use); `warn` is told once
     /// why it is not used when it is not.
@@ -173,26 +189,18 @@ public final class BuildCache: Sendable {
 
     /// The payload stored under `key`, if there is a whole one.
     public func read(_ key: Key) -> [UInt8]? {
-        openPacks()
-        let found = state.withLock { state -> Either? in
-            if let pending = state.pendingKeys[key] { return .pending(state.pending[pending].1) }
-            guard let place = state.index[key] else { return nil }
-            return .packed(state.packs[place.pack], place.entry)
-        }
-        switch found {
-        case nil: return nil
-        case .pending(let payload): return payload
-        case .packed(let pack, let entry):
-            guard let payload = pack.payload(entry), pack.key(entry) == key else { return nil }
-            pack.touch()
-            state.withLock { $0.hits += 1 }
+        let packed = openPacks()
+        if pendingCount.load(ordering: .acquiring) > 0,
+            let payload = state.withLock({ state in state.pendingKeys[key].map { state.pending[$0].1 } })
+        {
             return payload
         }
-    }
-
-    private enum Either {
-        case pending([UInt8])
-        case packed(Pack, Int)
+        guard let place = packed.index[key] else { return nil }
+        let pack = packed.packs[place.pack]
+        guard let payload = pack.payload(place.entry), pack.key(place.entry) == key else { return nil }
+        pack.touch()
+        hits.add(1, ordering: .relaxed)
+        return payload
     }
 
     /// Keeps `payload` under `key`; it is written with the process's other new entries.
@@ -201,6 +209,7 @@ public final class BuildCache: Sendable {
             guard state.pendingKeys[key] == nil else { return }
             state.pendingKeys[key] = state.pending.count
             state.pending.append((key, payload))
+            pendingCount.store(state.pending.count, ordering: .releasing)
         }
     }
 
@@ -219,6 +228,7 @@ public final class BuildCache: Sendable {
             defer {
                 state.pending = []
                 state.pendingKeys = [:]
+                pendingCount.store(0, ordering: .releasing)
             }
             if !state.pending.isEmpty { state.wrote = true }
             return state.pending
@@ -270,7 +280,7 @@ public final class BuildCache: Sendable {
     /// `mergeAbove`, keeping the most recently used entries up to three quarters of the limit,
     /// and removes temporary files a killed process left (older than an hour).
     public func finish() {
-        let (hits, new) = state.withLock { ($0.hits, $0.pending.count) }
+        let (hits, new) = (hits.load(ordering: .relaxed), state.withLock { $0.pending.count })
         Trace.mark("cache: \(hits) entries read, \(new) new")
         flush()
         guard state.withLock({ $0.wrote }), let store = store() else { return }
@@ -309,11 +319,11 @@ public final class BuildCache: Sendable {
         for pack in packs where pack.name != merged { unlinkat(store.packs, pack.name, 0) }
     }
 
-    /// Maps every pack once, on first use.
-    private func openPacks() {
-        if state.withLock({ $0.opened }) { return }
-        opening.withLock { _ in
-            if state.withLock({ $0.opened }) { return }
+    /// Maps every pack once, on first use; the packs and their index.
+    private func openPacks() -> Packed {
+        if opened.load(ordering: .acquiring), let packed { return packed }
+        return opening.withLock { made in
+            if let made { return made }
             var packs: [Pack] = []
             if let store = store() {
                 // Newest first: of two entries under one key (the findings `KeptFindings` keeps
@@ -326,15 +336,18 @@ public final class BuildCache: Sendable {
                 }
                 packs = found.sorted { $0.time > $1.time }.map(\.pack)
             }
-            state.withLock { state in
-                state.opened = true
-                state.packs = packs
-                for (number, pack) in packs.enumerated() {
-                    for entry in 0..<pack.count where state.index[pack.key(entry)] == nil {
-                        state.index[pack.key(entry)] = (number, entry)
-                    }
+            var index: [Key: (pack: Int, entry: Int)] = [:]
+            index.reserveCapacity(packs.reduce(0) { $0 + $1.count })
+            for (number, pack) in packs.enumerated() {
+                for entry in 0..<pack.count where index[pack.key(entry)] == nil {
+                    index[pack.key(entry)] = (number, entry)
                 }
             }
+            let opened = Packed(packs: packs, index: index)
+            made = opened
+            packed = opened
+            self.opened.store(true, ordering: .releasing)
+            return opened
         }
     }
 }

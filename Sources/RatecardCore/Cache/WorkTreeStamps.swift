@@ -23,9 +23,15 @@ public final class WorkTreeStamps: Sendable {
 
     private let cache: BuildCache
     private let key: BuildCache.Key
-    private let recorded: [String: Stamp]
+    /// The recorded stamps, and the slot of each path among them.
+    private let recorded: [Stamp]
+    private let slots: [String: Int]
     private let started: Int
-    private let seen = Mutex<[String: Stamp]>([:])
+    /// One flag per recorded stamp, set when that file was found as recorded: each slot is
+    /// written by the one thread that checked its file, so the two loading threads share no lock.
+    private nonisolated(unsafe) let vouchedSlots: UnsafeMutableBufferPointer<Bool>
+    /// Files read and hashed this run (few after an edit).
+    private let noted = Mutex<[String: Stamp]>([:])
     private let vouched = Atomic<Int>(0)
 
     /// The stamps kept for the folder `root` (any form of its path), or nil when `cache` is nil.
@@ -36,17 +42,35 @@ public final class WorkTreeStamps: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         started = now.tv_sec * 1_000_000_000 + now.tv_nsec
-        recorded = cache.read(key).flatMap(FileStamp.decode) ?? [:]
+        let stamps = cache.read(key).flatMap(FileStamp.decode) ?? [:]
+        var recorded: [Stamp] = []
+        var slots: [String: Int] = [:]
+        recorded.reserveCapacity(stamps.count)
+        slots.reserveCapacity(stamps.count)
+        for (path, stamp) in stamps {
+            slots[path] = recorded.count
+            recorded.append(stamp)
+        }
+        self.recorded = recorded
+        self.slots = slots
+        vouchedSlots = .allocate(capacity: recorded.count)
+        vouchedSlots.initialize(repeating: false)
     }
+
+    deinit { vouchedSlots.deallocate() }
 
     /// The recorded blob id of the file at `path` (`relative` in the tree) when the file is
     /// still the one recorded; nil when it must be read.
     func id(of relative: String, at path: String) -> ObjectID? {
-        guard let stamp = recorded[relative] else { return nil }
+        guard let slot = slots[relative] else { return nil }
+        let stamp = recorded[slot]
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, stamp.matches(info) else { return nil }
-        seen.withLock { $0[relative] = stamp }
-        vouched.add(1, ordering: .relaxed)
+        // Counted once however often the file is asked about.
+        if !vouchedSlots[slot] {
+            vouchedSlots[slot] = true
+            vouched.add(1, ordering: .relaxed)
+        }
         return ObjectID(hex: stamp.content)
     }
 
@@ -54,15 +78,21 @@ public final class WorkTreeStamps: Sendable {
     func note(_ relative: String, _ info: stat, id: ObjectID) {
         let stamp = Stamp(info, content: id.hex)
         guard stamp.modified < started - Self.settle, stamp.changed < started - Self.settle else { return }
-        seen.withLock { $0[relative] = stamp }
+        noted.withLock { $0[relative] = stamp }
     }
 
     /// Keeps what this run read for the next (with the run's other new cache entries), when it
-    /// differs from what was recorded.
+    /// differs from what was recorded: the stamps of the files found as recorded, and of those
+    /// read and hashed.
     public func save() {
-        let stamps = seen.withLock { $0 }
-        Trace.note("load: \(vouched.load(ordering: .relaxed)) files taken by their stamps, \(stamps.count) recorded")
-        guard stamps != recorded else { return }
+        let noted = noted.withLock { $0 }
+        let vouched = vouched.load(ordering: .relaxed)
+        Trace.note("load: \(vouched) files taken by their stamps, \(vouched + noted.count) recorded")
+        // Every recorded file found as recorded, none read anew: the record holds.
+        guard vouched != recorded.count || !noted.isEmpty else { return }
+        var stamps = noted
+        stamps.reserveCapacity(vouched + noted.count)
+        for (path, slot) in slots where vouchedSlots[slot] { stamps[path] = recorded[slot] }
         cache.write(key, FileStamp.encode(stamps))
     }
 }

@@ -70,9 +70,10 @@ public struct WorkingTreeSource: ContentSource {
     /// own listing (`d_type`), so the walk costs one `opendir` per folder and no `lstat` per
     /// file; a file system that does not fill it in (`DT_UNKNOWN`) is asked with `lstat`. A
     /// folder holding `.git` is listed as a submodule and not entered.
-    private func walk(relative: String, into result: inout [TreeEntry]) throws {
+    /// `listed`: the folder's names, when the caller has listed them (each folder is listed once).
+    private func walk(relative: String, listed: [(name: String, kind: FileSystem.Kind)]? = nil, into result: inout [TreeEntry]) throws {
         let folder = relative.isEmpty ? root : root + "/" + relative
-        for (name, kind) in try Self.list(folder) where !name.hasPrefix(".") {
+        for (name, kind) in try listed ?? Self.list(folder) where !name.hasPrefix(".") {
             let path = relative.isEmpty ? name : relative + "/" + name
             switch kind {
             case .symlink:
@@ -82,7 +83,7 @@ public struct WorkingTreeSource: ContentSource {
                 if inner.contains(where: { $0.name == ".git" }) {
                     result.append(TreeEntry(path: path, kind: .submodule, id: nil))
                 } else {
-                    try walk(relative: path, into: &result)
+                    try walk(relative: path, listed: inner, into: &result)
                 }
             case .file:
                 result.append(TreeEntry(path: path, kind: .file, id: nil))
