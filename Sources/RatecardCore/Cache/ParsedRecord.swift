@@ -18,10 +18,11 @@ package enum ParsedRecord {
         return builder.key
     }
 
-    /// Whether files of `role` are kept (the large, numerous kinds).
+    /// Whether files of `role` are kept (the large, numerous kinds, and assets: an asset kept
+    /// is one whose check found nothing, so a run does not read and check it again).
     package static func kept(_ role: FileRole) -> Bool {
         switch role {
-        case .rateTable, .product, .terms: return true
+        case .rateTable, .product, .terms, .asset: return true
         default: return false
         }
     }
@@ -42,6 +43,8 @@ package enum ParsedRecord {
             record.append(version)
             record.append(body.lowerBound)
             record.append(body.upperBound)
+        case .asset:
+            record.append(4)
         default:
             return nil
         }
@@ -72,8 +75,12 @@ package enum ParsedRecord {
             guard var version = reader.termsVersion(), let start = reader.int(), let end = reader.int(), 0 <= start, start <= end, end <= utf8.count else {
                 return nil
             }
-            version.body = String(decoding: utf8[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)], as: UTF8.self)
+            // A slice of text already checked: copied, not decoded again (nil unless both ends
+            // fall between characters' scalars, as a body's do).
+            guard let body = String(utf8[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)]) else { return nil }
+            version.body = body
             model = .terms(version, text: text)
+        case 4: model = .asset
         default: model = nil
         }
         guard let model, reader.atEnd else { return nil }

@@ -131,9 +131,9 @@ public final class ContentLoader {
         package var key: ParseKey?
     }
 
-    /// Loads one file: from the cache, or read and parsed. A work-tree asset or unexpected file
-    /// is not read (nothing in it is checked). Touches no loader state, so two threads may run
-    /// it with a source each.
+    /// Loads one file: from the cache, or read and parsed. A work-tree file that is not content
+    /// is not read (nothing in it is checked); an asset is hashed like content, so its check is
+    /// kept by its blob id. Touches no loader state, so two threads may run it with a source each.
     package static func loadFile(_ entry: TreeEntry, path: String, source: any ContentSource, caches: Caches) throws -> LoadedFile {
         if let id = entry.id {
             let key = key(path, id)
@@ -143,7 +143,7 @@ public final class ContentLoader {
             return LoadedFile(file: parsed, key: key)
         }
         switch FileRole(entry.path) {
-        case .asset, .unexpected:
+        case .unexpected:
             return LoadedFile(file: try parse(entry, path: path, source: source, bytes: nil, id: nil, cache: nil))
         default:
             let (file, hashed) = try readAndParse(entry, path: path, source: source, caches: caches)
@@ -162,9 +162,12 @@ public final class ContentLoader {
             id = known
         } else if let tree = source as? WorkingTreeSource {
             // A work-tree file the stamps vouch for is not read here (its parsed record may be kept).
-            let (read, size, known) = try tree.readIdentified(entry, limit: SourceText.maxBytes)
+            let role = FileRole(entry.path)
+            let (read, size, known) = try tree.readIdentified(entry, limit: role == .asset ? AssetRules.maxBytes : SourceText.maxBytes)
             guard let known else {
-                return (ParsedFile(role: FileRole(entry.path), model: .none, diagnostics: [tooLarge(path, size: size)]), nil)
+                // An asset over its limit is refused by its check, from its size.
+                if role == .asset { return (try parse(entry, path: path, source: source, bytes: nil, id: nil, cache: nil), nil) }
+                return (ParsedFile(role: role, model: .none, diagnostics: [tooLarge(path, size: size)]), nil)
             }
             bytes = read
             id = known
@@ -274,8 +277,14 @@ public final class ContentLoader {
     ) throws -> ParsedFile {
         let role = FileRole(entry.path)
         if case .asset = role {
+            // An asset checked before by this build, with nothing found, is not read again.
+            let recordKey = id.flatMap { id in cache != nil ? ParsedRecord.key(path: path, id: id) : nil }
+            if let recordKey, let payload = cache?.read(recordKey), case .asset? = ParsedRecord.decode(payload) {
+                return ParsedFile(role: role, model: .asset, diagnostics: [])
+            }
             let size = try read?.count ?? source.size(entry)
             let problems = try AssetRules.fileDiagnostics(path: path, size: size) { try read ?? source.read(entry) }
+            if let recordKey, problems.isEmpty, let payload = ParsedRecord.encode(.asset) { cache?.write(recordKey, payload) }
             return ParsedFile(role: role, model: .asset, diagnostics: problems)
         }
         if case .unexpected(let hint) = role {

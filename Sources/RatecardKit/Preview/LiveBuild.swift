@@ -171,9 +171,13 @@ public final class LiveBuild {
             items[entry.path] = Item(kind: entry.kind, id: file?.key?.id ?? file?.hashed, isContent: true, parsed: file?.file)
         }
         failed = [:]
-        for entry in entries where items[entry.path] == nil || (entry.kind == .file && items[entry.path]?.id == nil) {
-            // The web build inside the content folder, assets and unexpected files: hashed here
-            // (git compares them), assets kept for the build.
+        func isAsset(_ item: Item?) -> Bool {
+            if case .asset? = item?.parsed?.model { return true }
+            return false
+        }
+        for entry in entries where items[entry.path] == nil || (entry.kind == .file && (items[entry.path]?.id == nil || isAsset(items[entry.path]))) {
+            // The web build inside the content folder and unexpected files: hashed here (git
+            // compares them). Assets: read here, kept for the build.
             var item = items[entry.path] ?? Item(kind: entry.kind, id: nil, isContent: false, parsed: nil)
             if entry.kind == .file {
                 do {
