@@ -211,4 +211,41 @@ import Testing
             }
         }
     }
+    /// An asset whose check found nothing is kept by its blob id and not checked again; one with
+    /// findings is checked on every run, and an asset edited to be unsafe is found on the next.
+    @Test func assetChecksAreKeptOnlyWhenTheyFoundNothing() throws {
+        try withTemporaryDirectory { directory in
+            let repo = directory + "/repo"
+            try LargeContentGenerator(Self.parameters).generate(into: repo)
+            let location = try ContentLocation.find(from: repo)
+            let root = try #require(location.contentRoot)
+            let logos = try FileSystem.listDirectory(repo + "/assets/partners").sorted()
+            let (safe, unsafe) = ("assets/partners/" + logos[0], "assets/partners/" + logos[1])
+            try write(#"<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>"#, to: repo + "/" + unsafe)
+            let cache = directory + "/cache"
+            let cold = try contents(location, Caches()).0
+            #expect(cold.fileDiagnostics.contains { $0.path == root.path(unsafe) && $0.rule == AssetRules.safeImage.id })
+            for _ in 0..<2 {
+                let warm = caches(cache)
+                #expect(try contents(location, warm).0.fileDiagnostics == cold.fileDiagnostics)
+                warm.finish()
+            }
+            let kept = caches(cache)
+            func record(_ relative: String) throws -> [UInt8]? {
+                kept.build?.read(ParsedRecord.key(path: root.path(relative), id: Repository.blobID(of: try FileSystem.readFile(repo + "/" + relative))))
+            }
+            let model = try record(safe).flatMap { ParsedRecord.decode($0) }
+            guard case .asset? = model else {
+                Issue.record("the safe asset's check was not kept")
+                return
+            }
+            #expect(try record(unsafe) == nil)
+            // The kept one made unsafe: its new bytes are checked.
+            try write(#"<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>"#, to: repo + "/" + safe)
+            let edited = caches(cache)
+            let found = try contents(location, edited).0.fileDiagnostics
+            #expect(found.contains { $0.path == root.path(safe) && $0.rule == AssetRules.safeImage.id })
+            #expect(found == (try contents(location, Caches()).0.fileDiagnostics))
+        }
+    }
 }
