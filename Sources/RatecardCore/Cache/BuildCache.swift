@@ -189,18 +189,24 @@ public final class BuildCache: Sendable {
 
     /// The payload stored under `key`, if there is a whole one.
     public func read(_ key: Key) -> [UInt8]? {
+        readChecked(key)?.payload
+    }
+
+    /// The payload stored under `key`, with its sha256 (checked as it was read: a caller that
+    /// needs the hash of what it read does not hash it again).
+    package func readChecked(_ key: Key) -> (payload: [UInt8], sha256: [UInt8])? {
         let packed = openPacks()
         if pendingCount.load(ordering: .acquiring) > 0,
             let payload = state.withLock({ state in state.pendingKeys[key].map { state.pending[$0].1 } })
         {
-            return payload
+            return (payload, SHA256.digest(payload))
         }
         guard let place = packed.index[key] else { return nil }
         let pack = packed.packs[place.pack]
-        guard let payload = pack.payload(place.entry), pack.key(place.entry) == key else { return nil }
+        guard let (payload, sha256) = pack.checkedPayload(place.entry), pack.key(place.entry) == key else { return nil }
         pack.touch()
         hits.add(1, ordering: .relaxed)
-        return payload
+        return (payload, sha256)
     }
 
     /// Keeps `payload` under `key`; it is written with the process's other new entries.
@@ -426,13 +432,19 @@ package final class Pack: Sendable {
 
     /// The payload of entry `number` when it lies within the file and matches its sha256.
     package func payload(_ number: Int) -> [UInt8]? {
+        checkedPayload(number)?.payload
+    }
+
+    /// The payload of entry `number` and its sha256, when it lies within the file and matches it.
+    package func checkedPayload(_ number: Int) -> (payload: [UInt8], sha256: [UInt8])? {
         let entry = entry(number)
         let offset = Int(Int64(littleEndian: entry.loadUnaligned(fromByteOffset: 32, as: Int64.self)))
         let length = Int(Int64(littleEndian: entry.loadUnaligned(fromByteOffset: 40, as: Int64.self)))
         guard offset >= 0, length >= 0, offset <= size, length <= size - offset else { return nil }
         let payload = UnsafeRawBufferPointer(start: base + offset, count: length)
-        guard SHA256.digest(payload).elementsEqual(entry[48..<80]) else { return nil }
-        return Array(payload)
+        let digest = SHA256.digest(payload)
+        guard digest.elementsEqual(entry[48..<80]) else { return nil }
+        return (Array(payload), digest)
     }
 
     /// Marks the pack as used now (once an hour at most): the least recently used go first.

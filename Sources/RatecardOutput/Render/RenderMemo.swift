@@ -120,7 +120,19 @@ public final class RenderMemo: Sendable {
     /// `terms.json`, `partners.json`), by the key of its inputs.
     func page(_ key: BuildCache.Key?, _ make: () -> [UInt8]) -> [UInt8] {
         guard let key else { return make() }
-        return reused(pages, key) { store?.value(key, make) ?? make() }
+        return reused(pages, key) {
+            guard let store else { return make() }
+            if let (bytes, digest) = store.readChecked(key) {
+                // Its sha256 was computed to check it: remembered, not computed again.
+                if let address = Self.address(of: bytes) {
+                    hashes.keep(address, (bytes, SHA256.hex(digest: digest)), generation: generation.load(ordering: .relaxed))
+                }
+                return bytes
+            }
+            let made = make()
+            store.write(key, made)
+            return made
+        }
     }
 
     /// A product's section of its partner's rates page, by the key of its inputs.
