@@ -262,7 +262,12 @@ import Testing
     @Test func theBaseDerivedFromTheWorkTreeIsHeadLoaded() throws {
         try withTemporaryDirectory { directory in
             let repository = try Fixtures.makeBaseRepository(at: directory)
-            let head = try #require(try repository.headCommit())
+            // A web build inside the content folder (as `ratecard init` lays it out): hashed to
+            // be compared, never content, so neither side has ids of its files.
+            let config = String(decoding: try FileSystem.readFile(directory + "/ratecard.yaml"), as: UTF8.self)
+            try write(config + "web: site\n", to: directory + "/ratecard.yaml")
+            try write("<!doctype html><title>app</title>\n", to: directory + "/site/index.html")
+            let head = try repository.commitAll(message: "The web app inside the content", author: Fixtures.testAuthor)
             let location = try ContentLocation.find(from: directory)
             let table = directory + "/products/acme-bank/credit/rates/2026-01-15.yaml"
             let text = String(decoding: try FileSystem.readFile(table), as: UTF8.self)
@@ -289,13 +294,13 @@ import Testing
                     "products/acme-bank/credit/rates/2026-01-15.yaml", "products/acme-bank/credit/rates/2026-02-01.yaml",
                     "terms/broker-notice/1.5.0.md", "terms/service-terms/1.0.1.md", "terms/service-terms/1.1.0.md",
                 ])
-            var derived = try #require(try loader.derive(content, changes: changes.files, from: committed))
-            for (path, id) in changes.hashedHere { derived.fileIDs[root.path(path)] = id }
+            let derived = try #require(try ValidationRun.derivedBase(content, changes, committed: committed.filtered(entries), loader: loader, from: committed))
             let loaded = try ContentLoader(caches: Caches()).load(committed)
             #expect(derived.rateTables == loaded.rateTables)
             #expect(derived.terms == loaded.terms)
             #expect(derived.termsText == loaded.termsText)
             #expect(derived.fileIDs == loaded.fileIDs)
+            #expect(changes.hashedHere.map(\.path) == ["site/index.html"] && loaded.fileIDs["site/index.html"] == nil)
             #expect(Set(derived.fileDiagnostics) == Set(loaded.fileDiagnostics))
             let validator = Validator(context: context)
             let found = validator.check(content, base: derived)

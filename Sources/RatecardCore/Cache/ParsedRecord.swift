@@ -18,11 +18,11 @@ package enum ParsedRecord {
         return builder.key
     }
 
-    /// Whether files of `role` are kept (the large, numerous kinds, and assets: an asset kept
-    /// is one whose check found nothing, so a run does not read and check it again).
+    /// Whether files of `role` are kept (the large, numerous kinds). An asset whose check found
+    /// nothing is kept too, as `.asset` (`ContentLoader.parse` looks it up before reading it).
     package static func kept(_ role: FileRole) -> Bool {
         switch role {
-        case .rateTable, .product, .terms, .asset: return true
+        case .rateTable, .product, .terms: return true
         default: return false
         }
     }

@@ -173,9 +173,7 @@ public final class ValidationRun {
                 // from the parse cache).
                 if !dirty {
                     base = content
-                } else if let changes, var derived = try loader.derive(content, changes: changes.files, from: baseSource) {
-                    // HEAD's ids of the files a work tree's load does not hash (its assets).
-                    for (path, id) in changes.hashedHere { derived.fileIDs[root.path(path)] = id }
+                } else if let changes, let derived = try Self.derivedBase(content, changes, committed: committed, loader: loader, from: baseSource) {
                     base = derived
                     Trace.note("validate: HEAD derived from the work tree (\(changes.files.count) files differ)")
                 } else {
@@ -344,9 +342,25 @@ public final class ValidationRun {
         /// id (nil for a file the commit does not hold); empty when the work tree is the
         /// commit's tree byte for byte.
         package var files: [(path: String, id: ObjectID?)] = []
-        /// The files read and hashed here to be compared (the load does not hash assets): the
-        /// same in both, with their blob id.
+        /// The files read and hashed here to be compared, the same in both, with their blob id:
+        /// those the load does not hash (files that are not content, the web build inside the
+        /// content folder).
         package var hashedHere: [(path: String, id: ObjectID)] = []
+    }
+
+    /// The commit's content derived from the work tree's `content` (`ContentLoader.derive`),
+    /// with the commit's ids of the unchanged content files the work tree's load did not hash;
+    /// nil when it cannot be derived (then the commit is loaded).
+    package static func derivedBase(_ content: Content, _ changes: Changes, committed: [TreeEntry], loader: ContentLoader, from source: CommitSource) throws -> Content? {
+        guard var derived = try loader.derive(content, changes: changes.files, from: source) else { return nil }
+        if !changes.hashedHere.isEmpty {
+            // The web build inside the content folder is not content: a load of the commit has no ids of its files.
+            let web = ContentLoader.webBuildPrefix(committed, source: source)
+            for (path, id) in changes.hashedHere where !(web.map { path.hasPrefix($0) } ?? false) {
+                derived.fileIDs[source.contentRoot.path(path)] = id
+            }
+        }
+        return derived
     }
 
     /// How the work tree's files differ from a commit's tree (`committed`, its entries); nil when
