@@ -114,6 +114,9 @@ mkdir -p "$WORK/t"
 measure() {
     local name=$1; shift
     local t0 t1
+    # Each measure starts with the page cache clean: the writeback of what the last command
+    # wrote (hugo and cp do not flush) is not charged to the next one's fsync or syncfs.
+    sync
     t0=$(date +%s%N)
     local status=0
     /usr/bin/time -f %M -o "$WORK/t/$name.rss1" "$@" >"$WORK/t/$name.out" 2>"$WORK/t/$name.err" || status=$?
