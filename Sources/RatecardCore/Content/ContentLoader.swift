@@ -464,15 +464,18 @@ package enum FileRole: Sendable, Equatable {
 
 /// One parsed file: its model and the problems found reading it.
 package struct ParsedFile: Sendable {
+    /// The large models are boxed (`indirect`): a product is about 1 KB inline, and a parsed
+    /// file is copied and stored whole for each of the 11,600 files of a load (the parse cache,
+    /// the loaded list), which at 1 KB each was some 25 MB of fresh pages per run.
     package enum Model: Sendable {
-        case config(ServiceConfig?)
-        case limits(LegalLimits?)
+        indirect case config(ServiceConfig?)
+        indirect case limits(LegalLimits?)
         case phrases([Phrase]?, quotationWarnings: [Located<String>])
         case signoffs([Signoff]?)
-        case partner(Partner?)
-        case product(Product?)
-        case rateTable(RateTable?)
-        case terms(TermsVersion?, text: String)
+        indirect case partner(Partner?)
+        indirect case product(Product?)
+        indirect case rateTable(RateTable?)
+        indirect case terms(TermsVersion?, text: String)
         case asset
         case none
     }
