@@ -19,8 +19,9 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // SVG logos are parsed as XML to check them against an allow-list.
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
-        // HTTP for object storage (S3-compatible), with its AWS SigV4 signing.
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // HTTP for object storage (S3-compatible), with its AWS SigV4 signing. Not linked: its
+        // header loads libcurl on the first request (shim.h says why), so no pkg-config here.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Linux calls that Glibc does not export to Swift (renameat2, flock constants).
         .target(name: "CShims"),
 

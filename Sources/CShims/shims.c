@@ -84,3 +84,46 @@ int cshims_build_id(unsigned char *out, int capacity) {
     dl_iterate_phdr(find_build_id, &search);
     return search.length;
 }
+
+/* libcurl, loaded on first use (see CCurl/shim.h). */
+#include <dlfcn.h>
+#include <pthread.h>
+#include "../CCurl/shim.h"
+
+struct ccurl_api ccurl_loaded;
+static pthread_once_t ccurl_once = PTHREAD_ONCE_INIT;
+
+static void ccurl_load_once(void) {
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *why = dlerror();
+        ccurl_loaded.failure = why != NULL ? why : "libcurl.so.4 could not be loaded";
+        return;
+    }
+    struct ccurl_api api = {0};
+    api.global_init = (CURLcode(*)(long))dlsym(library, "curl_global_init");
+    api.easy_init = (CURL * (*)(void)) dlsym(library, "curl_easy_init");
+    api.easy_cleanup = (void (*)(CURL *))dlsym(library, "curl_easy_cleanup");
+    api.easy_reset = (void (*)(CURL *))dlsym(library, "curl_easy_reset");
+    api.easy_perform = (CURLcode(*)(CURL *))dlsym(library, "curl_easy_perform");
+    api.easy_strerror = (const char *(*)(CURLcode))dlsym(library, "curl_easy_strerror");
+    api.slist_append = (struct curl_slist * (*)(struct curl_slist *, const char *)) dlsym(library, "curl_slist_append");
+    api.slist_free_all = (void (*)(struct curl_slist *))dlsym(library, "curl_slist_free_all");
+    api.easy_setopt = (CURLcode(*)(CURL *, CURLoption, ...))dlsym(library, "curl_easy_setopt");
+    api.easy_getinfo = (CURLcode(*)(CURL *, CURLINFO, ...))dlsym(library, "curl_easy_getinfo");
+    if (!api.global_init || !api.easy_init || !api.easy_cleanup || !api.easy_reset || !api.easy_perform || !api.easy_strerror || !api.slist_append
+        || !api.slist_free_all || !api.easy_setopt || !api.easy_getinfo) {
+        ccurl_loaded.failure = "libcurl.so.4 lacks a function ratecard calls";
+        return;
+    }
+    if (api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        ccurl_loaded.failure = "curl_global_init failed";
+        return;
+    }
+    ccurl_loaded = api;
+}
+
+const char *ccurl_load(void) {
+    pthread_once(&ccurl_once, ccurl_load_once);
+    return ccurl_loaded.easy_init != NULL ? NULL : ccurl_loaded.failure;
+}

@@ -28,29 +28,32 @@ final class HTTPTransport {
         var text: Message { Message("\(message)", ko: "오브젝트 스토리지와 통신하지 못했습니다: \(message)") }
     }
 
-    private let handle: UnsafeMutableRawPointer
+    /// Nil when libcurl could not be loaded (`loadFailure` says why): every send then fails.
+    private let handle: UnsafeMutableRawPointer?
     let connectTimeoutMilliseconds: Int
     let timeoutMilliseconds: Int
 
     init(connectTimeoutMilliseconds: Int = 5_000, timeoutMilliseconds: Int = 60_000) {
-        _ = Self.initialized
-        handle = curl_easy_init()!
+        handle = Self.loadFailure == nil ? ccurl_easy_init() : nil
         self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
         self.timeoutMilliseconds = timeoutMilliseconds
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit { if let handle { ccurl_easy_cleanup(handle) } }
 
     /// Sends `request` and returns the response of whatever status, or throws `Failure`.
     func send(_ request: Request, timeoutMilliseconds timeout: Int? = nil) throws(Failure) -> Response {
         let timeoutMilliseconds = timeout ?? self.timeoutMilliseconds
-        curl_easy_reset(handle)
+        guard let handle else {
+            throw Failure(code: -1, message: "\(request.method) \(request.url): \(Self.loadFailure ?? "libcurl could not start a request")", maybeSent: false)
+        }
+        ccurl_easy_reset(handle)
         let sink = Sink()
         let box = Unmanaged.passRetained(sink)
         defer { box.release() }
         var headerList: UnsafeMutablePointer<curl_slist>?
-        for (name, value) in request.headers { headerList = curl_slist_append(headerList, "\(name): \(value)") }
-        defer { curl_slist_free_all(headerList) }
+        for (name, value) in request.headers { headerList = ccurl_slist_append(headerList, "\(name): \(value)") }
+        defer { ccurl_slist_free_all(headerList) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let code: CURLcode = request.url.withCString { url in
             request.method.withCString { method in
@@ -75,22 +78,22 @@ final class HTTPTransport {
                             if body.isEmpty {
                                 return "".withCString { empty in
                                     _ = ccurl_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: empty))
-                                    return curl_easy_perform(handle)
+                                    return ccurl_easy_perform(handle)
                                 }
                             }
                             return body.withUnsafeBufferPointer { bytes in
                                 _ = ccurl_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress!))
-                                return curl_easy_perform(handle)
+                                return ccurl_easy_perform(handle)
                             }
                         }
-                        return curl_easy_perform(handle)
+                        return ccurl_easy_perform(handle)
                     }
                 }
             }
         }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            let message = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
             // Before a connection there was nothing sent; after, a write may have landed.
             let unsent = code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST || code == CURLE_COULDNT_RESOLVE_PROXY
             throw Failure(code: Int(code.rawValue), message: "\(request.method) \(request.url): \(message)", maybeSent: !unsent)
@@ -100,10 +103,9 @@ final class HTTPTransport {
         return Response(status: status, headers: sink.headers, body: sink.body)
     }
 
-    private static let initialized: Bool = {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        return true
-    }()
+    /// libcurl loaded (and `curl_global_init` run) once, at the first transport: nil when it is
+    /// ready, else why it is not (the library missing or too old).
+    private static let loadFailure: String? = ccurl_load().map { String(cString: $0) }
 
     /// Collects a response's body and headers from libcurl's callbacks.
     private final class Sink {
