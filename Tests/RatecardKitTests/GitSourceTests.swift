@@ -59,6 +59,41 @@ import Testing
         }
     }
 
+    /// The dirty check looks each tracked file up by name in its folder, opened once for a run
+    /// of the index's entries: a run ends where the folder changes, so a folder whose files sort
+    /// around a subfolder's (`a/b-x` before `a/b/c`) makes two runs. A tracked file whose folder
+    /// is gone, or a changed file in the top folder, is not clean.
+    @Test func theDirtyCheckLooksFilesUpFolderByFolder() throws {
+        let paths = ["ratecard.yaml", "terms.md", "a/b-x", "a/b/c", "a/b/d", "a/c", "e"]
+        let copies = paths.map { strdup($0)! }
+        defer { for copy in copies { free(copy) } }
+        let runs = Repository.folderRuns(copies.map { UnsafePointer($0) })
+        #expect(runs.map(\.range) == [0..<2, 2..<3, 3..<5, 5..<6, 6..<7])
+        #expect(runs.map(\.folderLength) == [0, 1, 3, 1, 0])
+        try withTemporaryDirectory { directory in
+            let work = directory + "/work"
+            let repository = try Fixtures.makeBaseRepository(at: work)
+            let files = try ReleaseFiles.list(work).filter { !$0.hasPrefix(".git/") }
+            for file in files { try Self.dateBack(work + "/" + file, seconds: 60) }
+            #expect(try repository.uncommittedPaths(under: "") == [])
+            #expect(try repository.cleanByStat(under: ""))
+            // A file of the top folder, one byte changed with its times kept: its ctime moved.
+            try Self.changeOneByteKeepingTimes(work + "/ratecard.yaml")
+            #expect(try repository.cleanByStat(under: "") == false)
+            #expect(try repository.uncommittedPaths(under: "") == ["ratecard.yaml"])
+            try repository.commitAll(message: "Edit", author: Fixtures.testAuthor)
+            for file in files { try Self.dateBack(work + "/" + file, seconds: 60) }
+            #expect(try repository.cleanByStat(under: ""))
+            // A product's rates folder removed with its tables.
+            let table = try #require(files.first { $0.contains("/rates/") && $0.hasSuffix(".yaml") })
+            let rates = String(table[..<table.range(of: "/rates/")!.upperBound].dropLast())
+            let removed = files.filter { $0.hasPrefix(rates + "/") }.sorted()
+            try FileSystem.removeTree(work + "/" + rates)
+            #expect(try repository.cleanByStat(under: "") == false)
+            #expect(try repository.uncommittedPaths(under: "").sorted() == removed)
+        }
+    }
+
     /// The index is compared with HEAD through the tree it would commit: a change staged but
     /// not committed is found, a staged change undone again is clean, and neither check writes
     /// an object to the repository (trees the index's cache lacks are computed in memory).
