@@ -311,6 +311,50 @@ final class Warnings: Sendable {
         }
     }
 
+    /// The work tree's stamps are checked when its folders are listed: an unchanged file is
+    /// taken by its recorded blob id without being read, in the top folder and five folders
+    /// down; a file whose bytes changed with its size and times kept (its change time moved) is
+    /// read and hashed, and so is a file replaced by another with the same bytes (another inode).
+    @Test func theListingTakesUnchangedFilesByTheirStampsAndReadsChangedOnes() throws {
+        try withTemporaryDirectory { directory in
+            let root = directory + "/tree"
+            let files = ["top.md": "top\n", "a/b/c/d/deep.yaml": "deep: 1\n", "a/b/c/d/other.yaml": "other: 1\n", "a/near.yaml": "near: 1\n"]
+            for (path, text) in files {
+                try FileSystem.makeDirectories(DurableFiles.parent(of: root + "/" + path))
+                try FileSystem.writeFile(root + "/" + path, Array(text.utf8))
+            }
+            usleep(useconds_t(WorkTreeStamps.settle / 1000 * 2))
+            /// Each file's id, and whether it was read for it (not taken by its stamp), in a run of its own.
+            func load() throws -> [String: (id: ObjectID, read: Bool)] {
+                let cache = BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning)
+                let stamps = try #require(WorkTreeStamps(root: root, cache: cache))
+                let source = WorkingTreeSource(root: root, contentRoot: .repositoryRoot, stamps: stamps)
+                var found: [String: (id: ObjectID, read: Bool)] = [:]
+                for entry in try source.entries() {
+                    let (bytes, _, id) = try source.readIdentified(entry, limit: 1 << 20)
+                    found[entry.path] = (try #require(id), bytes != nil)
+                }
+                stamps.save()
+                cache.finish()
+                return found
+            }
+            let first = try load()
+            #expect(first.values.allSatisfy { $0.read })
+            #expect(Set(first.keys) == Set(files.keys))
+            let second = try load()
+            #expect(second.values.allSatisfy { !$0.read })
+            #expect(second.mapValues { $0.id } == first.mapValues { $0.id })
+            try GitSourceTests.changeOneByteKeepingTimes(root + "/a/b/c/d/deep.yaml")
+            try FileSystem.writeFile(root + "/a/near.copy", try FileSystem.readFile(root + "/a/near.yaml"))
+            #expect(rename(root + "/a/near.copy", root + "/a/near.yaml") == 0)
+            let third = try load()
+            #expect(third.filter { $0.value.read }.keys.sorted() == ["a/b/c/d/deep.yaml", "a/near.yaml"])
+            #expect(third["a/b/c/d/deep.yaml"]?.id == Repository.blobID(of: try FileSystem.readFile(root + "/a/b/c/d/deep.yaml")))
+            #expect(third["a/b/c/d/deep.yaml"]?.id != first["a/b/c/d/deep.yaml"]?.id)
+            #expect(third["a/near.yaml"]?.id == first["a/near.yaml"]?.id)
+        }
+    }
+
     /// A commit's listing kept in the cache is the listing, also for a folder it does not have.
     @Test func aKeptTreeListingIsTheListing() throws {
         try withTemporaryDirectory { directory in

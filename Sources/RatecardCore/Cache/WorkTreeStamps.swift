@@ -60,18 +60,33 @@ public final class WorkTreeStamps: Sendable {
     deinit { vouchedSlots.deallocate() }
 
     /// The recorded blob id of the file at `path` (`relative` in the tree) when the file is
-    /// still the one recorded; nil when it must be read.
+    /// still the one recorded (found so by the listing, `vouch`, or by its `lstat` now); nil
+    /// when it must be read.
     func id(of relative: String, at path: String) -> ObjectID? {
         guard let slot = slots[relative] else { return nil }
         let stamp = recorded[slot]
+        if vouchedSlots[slot] { return ObjectID(hex: stamp.content) }
         var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, stamp.matches(info) else { return nil }
-        // Counted once however often the file is asked about.
+        guard lstat(path, &info) == 0, stamp.matches(info) else { return nil }
+        return mark(slot, info)
+    }
+
+    /// Checks the file `relative` against its stamp with `info`, its stat data as the folder's
+    /// listing found it (the tree is walked before its files are loaded, on the thread that
+    /// lists the file's folder).
+    func vouch(_ relative: String, _ info: stat) {
+        guard let slot = slots[relative], recorded[slot].matches(info) else { return }
+        _ = mark(slot, info)
+    }
+
+    /// Counted once however often the file is asked about.
+    private func mark(_ slot: Int, _ info: stat) -> ObjectID? {
+        guard info.st_mode & S_IFMT == S_IFREG else { return nil }
         if !vouchedSlots[slot] {
             vouchedSlots[slot] = true
             vouched.add(1, ordering: .relaxed)
         }
-        return ObjectID(hex: stamp.content)
+        return ObjectID(hex: recorded[slot].content)
     }
 
     /// Notes that the file `relative`, as `info` describes it, was read and hashed to `id`.
