@@ -350,6 +350,7 @@ public final class BuildCache: Sendable {
                 }
             }
             let opened = Packed(packs: packs, index: index)
+            Trace.mark("cache: \(packs.count) packs opened, \(index.count) entries")
             made = opened
             packed = opened
             self.opened.store(true, ordering: .releasing)
