@@ -136,8 +136,9 @@ package struct KeptFindings {
         builder.append(content.root.treePath)
         var units: [Unit] = []
         units.reserveCapacity(tables.count + documents.count)
-        for path in content.fileIDs.keys.sorted() {
-            let id = content.fileIDs[path]!
+        // Sorted as pairs: no lookup of each path's id afterwards.
+        let files = content.fileIDs.sorted { $0.key < $1.key }
+        for (path, id) in files {
             if tables[path] != nil || documents[path] != nil {
                 builder.append("unit")
                 builder.append(path)
@@ -152,7 +153,13 @@ package struct KeptFindings {
         for diagnostic in content.fileDiagnostics where content.fileIDs[diagnostic.path] == nil { builder.append(diagnostic.key) }
         if let base {
             builder.append("base " + base.root.treePath)
-            for path in base.fileIDs.keys.sorted() { builder.append(file: path, id: base.fileIDs[path]!) }
+            // A work tree's base (HEAD) mostly has the same paths (a new draft aside): taken in
+            // the content's order when every one of them is among the content's (one lookup
+            // each instead of sorting 11,600 paths again).
+            var shared: [(key: String, value: ObjectID)] = []
+            shared.reserveCapacity(base.fileIDs.count)
+            for (path, _) in files { if let id = base.fileIDs[path] { shared.append((path, id)) } }
+            for (path, id) in shared.count == base.fileIDs.count ? shared : base.fileIDs.sorted(by: { $0.key < $1.key }) { builder.append(file: path, id: id) }
             for asset in base.assets.sorted() { builder.append("asset " + asset) }
             for diagnostic in base.fileDiagnostics { builder.append(diagnostic.key) }
         } else {
