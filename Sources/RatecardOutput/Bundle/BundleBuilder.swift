@@ -106,17 +106,24 @@ public struct BundleBuilder {
         // build's when every product's key, every logo and the as-of date are as they were (a
         // watching process's terms edit).
         let comparison = memo.comparison(memo == nil ? nil : Self.comparisonKey(order.map { names[$0] }, keys: keys, logoHashes: logoHashes)) {
-            let shards = documents.compareShards(
-                logoHashes: hashes, item: memo.map { memo in { index in memo.compareItem(keys[names[index]]) { documents.compareItem(all[index]) } } })
+            let item: (@Sendable (Int) -> CompareIndex.Item?)? = memo.map { memo in
+                { @Sendable index in memo.compareItem(keys[names[index]]) { documents.compareItem(all[index]) } }
+            }
+            let shards = documents.compareShards(logoHashes: hashes, item: item)
             var files: [(path: String, bytes: [UInt8])] = []
             var lists: [(shard: String, sha256: String)] = []
             let keysByPartner = Dictionary(grouping: order.map { names[$0] }, by: { String($0.prefix { $0 != "/" }) })
-            for shard in shards {
-                files.append((CompareIndex.Shard.path(shard.name), memo.shardBytes(shard)))
+            let hashesByKey = documentHashes
+            // Each shard's bytes and its list, on two threads (a cold build writes all of them).
+            let made = ParallelMap.map(shards, threshold: 4) { shard -> (bytes: [UInt8], list: [UInt8], listSHA256: String) in
                 let keys = shard.partners.flatMap { keysByPartner[$0.id] ?? [] }
-                let list = memo.listBytes(shard.name, keys: keys, hashes: keys.map { documentHashes[$0]! })
-                files.append((DocumentLists.path(shard.name), list))
-                lists.append((shard.name, memo.sha256(list)))
+                let list = memo.listBytes(shard.name, keys: keys, hashes: keys.map { hashesByKey[$0]! })
+                return (memo.shardBytes(shard), list, memo.sha256(list))
+            }
+            for (shard, made) in zip(shards, made) {
+                files.append((CompareIndex.Shard.path(shard.name), made.bytes))
+                files.append((DocumentLists.path(shard.name), made.list))
+                lists.append((shard.name, made.listSHA256))
             }
             files.append((DocumentLists.index, DocumentLists.index(lists)))
             return RenderMemo.Comparison(shards: shards, files: files)

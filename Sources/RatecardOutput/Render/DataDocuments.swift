@@ -133,7 +133,7 @@ package struct DataDocuments {
     /// The comparison index: the partners cut into shards, each with its comparable products.
     /// `logoHashes` (asset path -> sha256) names each partner's logo object. `item` gives the
     /// entry of the product at a position in the content (`compareItem`, or the memo's copy).
-    func compareShards(logoHashes: [String: String] = [:], item: ((Int) -> CompareIndex.Item?)? = nil) -> [CompareIndex.Shard] {
+    func compareShards(logoHashes: [String: String] = [:], item: (@Sendable (Int) -> CompareIndex.Item?)? = nil) -> [CompareIndex.Shard] {
         let counts = productCounts
         let names = CompareIndex.boundaries(counts)
         var partners: [String: [CompareIndex.Partner]] = [:]
@@ -146,8 +146,9 @@ package struct DataDocuments {
                     logo: logoHashes[logo] == nil ? "" : logo, logoSHA256: logoHashes[logo] ?? ""))
         }
         var items: [String: [CompareIndex.Item]] = [:]
-        for index in content.products.indices {
-            guard let item = item.map({ $0(index) }) ?? compareItem(content.products[index]) else { continue }
+        // Made on two threads (each product's on its own), then put in their shards in order.
+        let made = ParallelMap.map(Array(content.products.indices)) { index in item.map { $0(index) } ?? compareItem(content.products[index]) }
+        for case let item? in made {
             items[CompareIndex.shard(of: item.partner, in: names)!, default: []].append(item)
         }
         return names.map { name in
