@@ -53,17 +53,27 @@ package struct FileStamp: Equatable, Sendable {
 
     /// The stamps a record holds, or nil when it is not a whole one.
     package static func decode(_ payload: [UInt8]) -> [String: FileStamp]? {
+        decodeList(payload).map { Dictionary($0, uniquingKeysWith: { _, last in last }) }
+    }
+
+    /// `decode` as the record lists them, by path (for a caller that indexes them its own way:
+    /// no dictionary of 11,600 paths made only to be read through once).
+    package static func decodeList(_ payload: [UInt8]) -> [(path: String, stamp: FileStamp)]? {
         var reader = CacheRecord.Reader(payload)
         guard let count = reader.int(), count >= 0, count <= payload.count / 56 else { return nil }
-        var stamps: [String: FileStamp] = [:]
+        var stamps: [(path: String, stamp: FileStamp)] = []
         stamps.reserveCapacity(count)
         for _ in 0..<count {
             guard let path = reader.string(), let content = reader.string(), let size = reader.int(), let device = reader.int(), let inode = reader.int(),
                 let modified = reader.int(), let changed = reader.int()
             else { return nil }
-            stamps[path] = FileStamp(
-                content: content, size: size, device: UInt64(bitPattern: Int64(device)), inode: UInt64(bitPattern: Int64(inode)), modified: modified,
-                changed: changed)
+            stamps.append(
+                (
+                    path,
+                    FileStamp(
+                        content: content, size: size, device: UInt64(bitPattern: Int64(device)), inode: UInt64(bitPattern: Int64(inode)), modified: modified,
+                        changed: changed)
+                ))
         }
         return reader.atEnd ? stamps : nil
     }

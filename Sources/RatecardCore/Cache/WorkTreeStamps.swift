@@ -42,13 +42,18 @@ public final class WorkTreeStamps: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         started = now.tv_sec * 1_000_000_000 + now.tv_nsec
-        let stamps = cache.read(key).flatMap(FileStamp.decode) ?? [:]
+        let stamps = cache.read(key).flatMap(FileStamp.decodeList) ?? []
         var recorded: [Stamp] = []
         var slots: [String: Int] = [:]
         recorded.reserveCapacity(stamps.count)
         slots.reserveCapacity(stamps.count)
         for (path, stamp) in stamps {
-            slots[path] = recorded.count
+            // A path listed twice (a record is written from a dictionary: never) keeps its last.
+            if let slot = slots.updateValue(recorded.count, forKey: path) {
+                slots[path] = slot
+                recorded[slot] = stamp
+                continue
+            }
             recorded.append(stamp)
         }
         self.recorded = recorded
