@@ -545,8 +545,6 @@ public final class Repository {
         return git_oid_equal(&tree, git_object_id(head)) != 0
     }
 
-    /// What the dirty check compares of an index entry with the file on disk. (`path` points
-    /// into the open index, which outlives every use, and is only read: shared by two threads.)
     /// Runs of consecutive paths in one folder: each run's positions in `paths` and the length
     /// of its folder's name (0 for the top; else the bytes before the last `/`).
     package static func folderRuns(_ paths: [UnsafePointer<CChar>]) -> [(range: Range<Int>, folderLength: Int)] {
@@ -563,6 +561,8 @@ public final class Repository {
         return runs
     }
 
+    /// What the dirty check compares of an index entry with the file on disk. (`path` points
+    /// into the open index, which outlives every use, and is only read: shared by two threads.)
     private struct IndexEntry: @unchecked Sendable {
         var path: UnsafePointer<CChar>
         var mode: UInt32

@@ -79,17 +79,17 @@ public struct WorkingTreeSource: ContentSource, Sendable {
         return (bytes, bytes.count, id)
     }
 
-    /// Lists one folder and what is below it. The kind of each name comes from the folder's
-    /// own listing (`d_type`), so the walk costs one `opendir` per folder and no `lstat` per
-    /// file; a file system that does not fill it in (`DT_UNKNOWN`) is asked with `lstat`. A
-    /// folder holding `.git` is listed as a submodule and not entered.
-    /// `listed`: the folder's names, when the caller has listed them (each folder is listed once).
     /// A folder listed, not yet walked.
     private struct Listed: Sendable {
         var relative: String
         var names: [(name: String, kind: FileSystem.Kind)]
     }
 
+    /// Lists one folder and what is below it. The kind of each name comes from the folder's
+    /// own listing (`d_type`), so the walk costs one `opendir` per folder and no `lstat` per
+    /// file; a file system that does not fill it in (`DT_UNKNOWN`) is asked with `lstat`. A
+    /// folder holding `.git` is listed as a submodule and not entered.
+    /// `listed`: the folder's names, when the caller has listed them (each folder is listed once).
     /// `levels`: how many levels of folders to enter here; the folders past them are put in
     /// `below` with their names, for the caller to walk.
     private func walk(
