@@ -10,13 +10,7 @@ import Testing
     /// it is unsure of goes to git's status, which finds the change.
     @Test func uncommittedChangesAreFoundWithOrWithoutTheStatShortcut() throws {
         try withTemporaryDirectory { directory in
-            let work = directory + "/work"
-            let repository = try Fixtures.makeBaseRepository(at: work)
-            // Date the files back, let status refresh the index (as `git status` does): certain.
-            let files = try ReleaseFiles.list(work).filter { !$0.hasPrefix(".git/") }
-            for file in files { try Self.dateBack(work + "/" + file, seconds: 60) }
-            #expect(try repository.uncommittedPaths(under: "") == [])
-            #expect(try repository.cleanByStat(under: ""))
+            let (work, repository, files) = try Self.settledRepository(in: directory)
             // Files not older than the index are racily clean (they may have changed after
             // their stat was recorded, in the same clock tick): their contents are compared with
             // the blobs the index names, as git does, and they are clean.
@@ -71,12 +65,7 @@ import Testing
         #expect(runs.map(\.range) == [0..<2, 2..<3, 3..<5, 5..<6, 6..<7])
         #expect(runs.map(\.folderLength) == [0, 1, 3, 1, 0])
         try withTemporaryDirectory { directory in
-            let work = directory + "/work"
-            let repository = try Fixtures.makeBaseRepository(at: work)
-            let files = try ReleaseFiles.list(work).filter { !$0.hasPrefix(".git/") }
-            for file in files { try Self.dateBack(work + "/" + file, seconds: 60) }
-            #expect(try repository.uncommittedPaths(under: "") == [])
-            #expect(try repository.cleanByStat(under: ""))
+            let (work, repository, files) = try Self.settledRepository(in: directory)
             // A file of the top folder, one byte changed with its times kept: its ctime moved.
             try Self.changeOneByteKeepingTimes(work + "/ratecard.yaml")
             #expect(try repository.cleanByStat(under: "") == false)
@@ -208,6 +197,18 @@ import Testing
 
     /// Changes one byte near the end of the file (same size) and puts its access and
     /// modification times back: only the ctime (and the contents) tell.
+    /// The base fixture as a repository in `directory/work`, its files dated back a minute and
+    /// the index refreshed by a status (as `git status` does): both checks find it clean.
+    static func settledRepository(in directory: String) throws -> (work: String, repository: Repository, files: [String]) {
+        let work = directory + "/work"
+        let repository = try Fixtures.makeBaseRepository(at: work)
+        let files = try ReleaseFiles.list(work).filter { !$0.hasPrefix(".git/") }
+        for file in files { try dateBack(work + "/" + file, seconds: 60) }
+        #expect(try repository.uncommittedPaths(under: "") == [])
+        #expect(try repository.cleanByStat(under: ""))
+        return (work, repository, files)
+    }
+
     static func changeOneByteKeepingTimes(_ path: String) throws {
         var bytes = try FileSystem.readFile(path)
         bytes[bytes.count - 2] = bytes[bytes.count - 2] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
