@@ -21,13 +21,15 @@ package enum ParallelMap {
         guard items.count >= threshold else { return items.map(transform) }
         let slots = ResultSlots<Result>(count: items.count)
         defer { slots.free() }
-        // Worker k fills the slots k, k + n, k + 2n...; concurrentPerform returns when all are done.
-        let workers = Workers.count
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var index = worker
-            while index < items.count {
+        // Each worker takes the next item not yet taken, so a worker that drew long items (or
+        // lost its core for a while) does not leave the other waiting at the end; every slot is
+        // filled once concurrentPerform returns.
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: Workers.count) { _ in
+            while true {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < items.count else { return }
                 slots.set(index, transform(items[index]))
-                index += workers
             }
         }
         return slots.values()

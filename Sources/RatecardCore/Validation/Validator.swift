@@ -9,30 +9,33 @@ public struct Validator: Sendable {
     /// Every problem in `content`, sorted by path and position.
     public func check(_ content: Content, base: Content? = nil) -> [Diagnostic] {
         // The rule groups only read the content, and the result is a sorted set: on a large
-        // content the two halves run on two threads. The halves are about equal work on the
-        // generated bench content (perf samples per rule group; the disclosure and statistic
-        // checks, which read every terms body, are the largest and sit in different halves).
+        // content they run on two threads, each taking the next group when it is done with
+        // one. Largest first (their time on the generated bench content, 11,600 files: the
+        // statistics 117 ms, the disclosures 88, the products' disclosures 53, history 33, the
+        // caps 22, dates 20, references 17, the rest under 10), so the last to finish is short.
         let context = self.context
         let large = content.rateTables.count + content.terms.count >= 1000
-        let halves = ParallelMap.map([0, 1], threshold: large ? 2 : 3) { half -> [Diagnostic] in
+        var groups: [@Sendable (Diagnostics) -> Void] = [
+            { StatisticRules.check(content, context, into: $0) },
+            { DisclosureRules.check(content, context, into: $0) },
+            { ProductDisclosureRules.check(content, context, into: $0) },
+        ]
+        if let base { groups.append { HistoryRules.check(content, base: base, context: context, into: $0) } }
+        groups += [
+            { CapRules.check(content, context, into: $0) },
+            { DateRules.check(content, into: $0) },
+            { ReferenceRules.check(content, context, into: $0) },
+            { RangeRules.check(content, into: $0) },
+            { SchemaRules.check(content, into: $0) },
+            { BandRules.check(content, into: $0) },
+            { AssetRules.check(content, into: $0) },
+            { $0.append(contentsOf: content.fileDiagnostics) },
+        ]
+        let found = ParallelMap.map(groups, threshold: large ? 2 : groups.count + 1) { group -> [Diagnostic] in
             let diagnostics = Diagnostics()
-            if half == 0 {
-                diagnostics.append(contentsOf: content.fileDiagnostics)
-                SchemaRules.check(content, into: diagnostics)
-                ReferenceRules.check(content, context, into: diagnostics)
-                AssetRules.check(content, into: diagnostics)
-                CapRules.check(content, context, into: diagnostics)
-                RangeRules.check(content, into: diagnostics)
-                BandRules.check(content, into: diagnostics)
-                StatisticRules.check(content, context, into: diagnostics)
-                if let base { HistoryRules.check(content, base: base, context: context, into: diagnostics) }
-            } else {
-                DateRules.check(content, into: diagnostics)
-                DisclosureRules.check(content, context, into: diagnostics)
-                ProductDisclosureRules.check(content, context, into: diagnostics)
-            }
+            group(diagnostics)
             return diagnostics.items
         }
-        return Array(Set(halves.joined())).sorted()
+        return Array(Set(found.joined())).sorted()
     }
 }
