@@ -29,6 +29,9 @@ import Testing
         "a long run of plain ASCII text before 업계 최저\u{302E} and after it, 무조건 승인",
         "ASCII only, longer than a word or two: 100% 승인 is not here but 100% is",
         "무\u{200B}조건 승\u{00AD}인 １００％ 승인\u{3000}ｕｐ 가\u{11A8} \u{FEFF}끝 \u{3164}",
+        // Ligatures that fold to many scalars each (U+FDFA to 18 with its spaces, U+3300 to 4):
+        // far more than the text's own length, so the normalization runs out of room and starts again.
+        String(repeating: "\u{FDFA}", count: 12) + " 업계 최저 " + String(repeating: "\u{3300}", count: 40) + " 무조건 승인",
     ]
 
     /// `containsBytes` finds what a byte-for-byte search finds, at the start, the middle and the
@@ -50,6 +53,23 @@ import Testing
     @Test(arguments: texts) func copyTextIsWholeTextNFKC(text: String) {
         let expected = String(String.UnicodeScalarView(text.precomposedStringWithCompatibilityMapping.unicodeScalars.filter { !CopyText.isInvisible($0) }))
         #expect(CopyText(plain: text, at: SourceMark(line: 1, column: 1)).text == expected)
+    }
+
+    /// Each scalar of the normalized text points at the scalar of the text it came from: a plain
+    /// one at itself, a folded one at the start of the cluster it was folded from, in order.
+    @Test(arguments: texts) func normalizedScalarsPointAtWhereTheyCameFrom(text: String) {
+        let written = Array(text.unicodeScalars)
+        let (scalars, origins) = CopyText.normalized(written)
+        #expect(scalars.count == origins.count)
+        #expect(origins.indices.dropFirst().allSatisfy { origins[$0 - 1] <= origins[$0] }, "\(origins)")
+        for (scalar, origin) in zip(scalars, origins.map(Int.init)) {
+            if CopyText.isPlain(written[origin]) && (origin + 1 == written.count || !CopyText.extendsCluster(written[origin + 1])) {
+                #expect(scalar == written[origin])
+            } else {
+                let cluster = String(String.UnicodeScalarView(written[origin..<min(origin + 8, written.count)]))
+                #expect(cluster.precomposedStringWithCompatibilityMapping.unicodeScalars.contains(scalar), "\(scalar) from \(cluster)")
+            }
+        }
     }
 
     /// Documents and how they split (yaml, body, body line), or nil when they have no closed

@@ -25,12 +25,9 @@ package struct CopyText: Sendable {
 
     /// A YAML value: every finding points at the value.
     package init(plain: String, at mark: SourceMark) {
-        var scalars: [Unicode.Scalar] = []
-        var origins: [Int32] = []
-        CopyText.appendNormalized(Array(plain.unicodeScalars), to: &scalars, origins: &origins)
-        self.scalars = scalars
-        self.origins = origins
-        source = .value(mark, plain: Array(plain.unicodeScalars))
+        let written = Array(plain.unicodeScalars)
+        (scalars, origins) = CopyText.normalized(written)
+        source = .value(mark, plain: written)
     }
 
     /// The rendered text of a Markdown body whose first line is `firstLine` of its file.
@@ -40,13 +37,7 @@ package struct CopyText: Sendable {
 
     /// The same, from the body's rendered text (`CommonMark.read`).
     package init(markdown body: String, firstLine: Int, rendered: CommonMark.RenderedText) {
-        var scalars: [Unicode.Scalar] = []
-        var origins: [Int32] = []
-        scalars.reserveCapacity(rendered.scalars.count)
-        origins.reserveCapacity(rendered.scalars.count)
-        CopyText.appendNormalized(rendered.scalars, to: &scalars, origins: &origins)
-        self.scalars = scalars
-        self.origins = origins
+        (scalars, origins) = CopyText.normalized(rendered.scalars)
         source = .markdown(body: body, firstLine: firstLine, rendered: rendered)
     }
 
@@ -107,10 +98,7 @@ package struct CopyText: Sendable {
             while end < lineEnd && !".。!?".unicodeScalars.contains(scalars[end]) { end += 1 }
             context = Array(scalars[(closing + 1)..<end])
         }
-        var normalized: [Unicode.Scalar] = []
-        var ignored: [Int32] = []
-        Self.appendNormalized(context, to: &normalized, origins: &ignored)
-        return Self.string(normalized)
+        return Self.string(Self.normalized(context).scalars)
     }
 
     /// The words as the user wrote them for the scalars `range` of `text` (spaces, full-width
@@ -155,40 +143,97 @@ package struct CopyText: Sendable {
         }
     }
 
-    /// Appends the NFKC form of `scalars` without whitespace or invisible characters, and for
-    /// each scalar appended the index of the one it came from. ASCII and precomposed Hangul (the
-    /// usual case) are already normalized and are copied as they are; anything else is folded a
+    /// The NFKC form of `scalars` without whitespace or invisible characters, and for each
+    /// scalar of it the index of the one it came from. ASCII and precomposed Hangul (the usual
+    /// case) are already normalized and are copied as they are; anything else is folded a
     /// cluster at a time through Foundation.
-    package static func appendNormalized(_ scalars: [Unicode.Scalar], to output: inout [Unicode.Scalar], origins: inout [Int32]) {
-        var index = 0
-        while index < scalars.count {
-            let scalar = scalars[index]
-            var end = index + 1
-            while end < scalars.count && extendsCluster(scalars[end]) { end += 1 }
-            if end == index + 1 && isPlain(scalar) {
-                output.append(scalar)
-                origins.append(Int32(index))
-            } else if end == index + 1 && (scalar.value < 0x80 || scalar.properties.isWhitespace) {
-                // ASCII space and control characters, and other whitespace: dropped.
-            } else {
-                var cluster = String.UnicodeScalarView()
-                cluster.append(contentsOf: scalars[index..<end])
-                for folded in String(cluster).precomposedStringWithCompatibilityMapping.unicodeScalars where !isInvisible(folded) {
-                    output.append(folded)
-                    origins.append(Int32(index))
-                }
-            }
-            index = end
+    package static func normalized(_ scalars: [Unicode.Scalar]) -> (scalars: [Unicode.Scalar], origins: [Int32]) {
+        // Written straight into the storage of the two arrays (appending a scalar at a time to
+        // each was most of the time of normalizing a terms body). Text mostly folds to at most
+        // its own length; compatibility forms that expand past the room given (a ligature
+        // folds to as many as 18 scalars) start it again with twice the room.
+        var room = scalars.count + 64
+        while true {
+            if let made = normalized(scalars, room: room) { return made }
+            room *= 2
         }
     }
 
-    /// A String of `scalars`, encoded once as UTF-8 (appending to a String's scalar view one
-    /// scalar at a time cost more than the normalisation itself).
+    /// `normalized(_:)` within `room` scalars; nil when the text folds to more.
+    private static func normalized(_ scalars: [Unicode.Scalar], room: Int) -> (scalars: [Unicode.Scalar], origins: [Int32])? {
+        var written = 0
+        var origins: [Int32] = []
+        let output = [Unicode.Scalar](unsafeUninitializedCapacity: room) { output, outputCount in
+            origins = [Int32](unsafeUninitializedCapacity: room) { origins, originsCount in
+                written = scalars.withUnsafeBufferPointer { input in
+                    var count = 0
+                    var index = 0
+                    while index < input.count {
+                        let scalar = input[index]
+                        var end = index + 1
+                        while end < input.count {
+                            // (Below U+0300, and a Hangul syllable, nothing extends: the usual case.)
+                            let next = input[end].value
+                            guard next >= 0x300, !(0xAC00...0xD7A3).contains(next), extendsCluster(input[end]) else { break }
+                            end += 1
+                        }
+                        if end == index + 1 && isPlain(scalar) {
+                            guard count < room else { return -1 }
+                            output[count] = scalar
+                            origins[count] = Int32(index)
+                            count += 1
+                        } else if end == index + 1 && (scalar.value < 0x80 || scalar.properties.isWhitespace) {
+                            // ASCII space and control characters, and other whitespace: dropped.
+                        } else {
+                            var cluster = String.UnicodeScalarView()
+                            cluster.append(contentsOf: input[index..<end])
+                            for folded in String(cluster).precomposedStringWithCompatibilityMapping.unicodeScalars where !isInvisible(folded) {
+                                guard count < room else { return -1 }
+                                output[count] = folded
+                                origins[count] = Int32(index)
+                                count += 1
+                            }
+                        }
+                        index = end
+                    }
+                    return count
+                }
+                originsCount = max(written, 0)
+            }
+            outputCount = max(written, 0)
+        }
+        return written < 0 ? nil : (output, origins)
+    }
+
+    /// A String of `scalars`, encoded once as UTF-8 into the string's own storage (appending to
+    /// a String's scalar view one scalar at a time cost more than the normalisation itself).
     package static func string(_ scalars: [Unicode.Scalar]) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(scalars.count * 3)
-        for scalar in scalars { UTF8.encode(scalar) { bytes.append($0) } }
-        return String(decoding: bytes, as: UTF8.self)
+        String(unsafeUninitializedCapacity: scalars.count * 4) { bytes in
+            var count = 0
+            for scalar in scalars {
+                let value = scalar.value
+                if value < 0x80 {
+                    bytes[count] = UInt8(value)
+                    count += 1
+                } else if value < 0x800 {
+                    bytes[count] = UInt8(0xC0 | value >> 6)
+                    bytes[count + 1] = UInt8(0x80 | value & 0x3F)
+                    count += 2
+                } else if value < 0x10000 {
+                    bytes[count] = UInt8(0xE0 | value >> 12)
+                    bytes[count + 1] = UInt8(0x80 | value >> 6 & 0x3F)
+                    bytes[count + 2] = UInt8(0x80 | value & 0x3F)
+                    count += 3
+                } else {
+                    bytes[count] = UInt8(0xF0 | value >> 18)
+                    bytes[count + 1] = UInt8(0x80 | value >> 12 & 0x3F)
+                    bytes[count + 2] = UInt8(0x80 | value >> 6 & 0x3F)
+                    bytes[count + 3] = UInt8(0x80 | value & 0x3F)
+                    count += 4
+                }
+            }
+            return count
+        }
     }
 
     /// ASCII letters, digits and punctuation, and precomposed Hangul syllables: NFKC leaves them

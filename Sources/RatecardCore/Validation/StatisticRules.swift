@@ -122,16 +122,19 @@ public enum StatisticRules {
         guard !statistics.isEmpty else { return }
         let whole = NSRange(text.startIndex..<text.endIndex, in: text)
         // Each reference date with where it stands (in scalars) and the last day it describes.
+        // The matches come in order: each offset is counted on from the one before.
+        var datesAt = ScalarOffsets(text)
         let dates: [(offset: Int, day: Day)] = referenceDate.matches(in: text, range: whole).compactMap { match in
             func number(_ group: Int) -> Int? { Range(match.range(at: group), in: text).flatMap { Int(text[$0]) } }
             guard let range = Range(match.range, in: text), let year = number(1), let month = number(2), (1...12).contains(month) else { return nil }
             let day = number(3) ?? Day.daysIn(month: month, year: year)
             guard (1...Day.daysIn(month: month, year: year)).contains(day) else { return nil }
-            return (text.unicodeScalars.distance(from: text.startIndex, to: range.lowerBound), Day(year: year, month: month, day: day))
+            return (datesAt.offset(of: range.lowerBound), Day(year: year, month: month, day: day))
         }
+        var statisticsAt = ScalarOffsets(text)
         for match in statistics {
             guard let range = Range(match.range, in: text) else { continue }
-            let offset = text.unicodeScalars.distance(from: text.startIndex, to: range.lowerBound)
+            let offset = statisticsAt.offset(of: range.lowerBound)
             let figure = String(text[range])
             let near = dates.filter { abs($0.offset - offset) <= reach }.min { abs($0.offset - offset) < abs($1.offset - offset) }
             guard let date = near else {
@@ -150,5 +153,29 @@ public enum StatisticRules {
                         ko: "\(what)의 통계('\(figure)')는 \(date.day) 기준으로, \(asOf)보다 \(months)개월 넘게 오래되었습니다; 수치와 기준일을 새로 고치거나 빼세요"))
             }
         }
+    }
+}
+
+/// The scalar offsets of positions in one text, asked for in order: each is counted on from the
+/// last one asked for (counting each from the start made a body with many matches quadratic).
+struct ScalarOffsets {
+    private let scalars: String.UnicodeScalarView
+    private var index: String.Index
+    private var offset = 0
+
+    init(_ text: String) {
+        scalars = text.unicodeScalars
+        index = scalars.startIndex
+    }
+
+    /// The offset in scalars of `position` (a scalar boundary of the text).
+    mutating func offset(of position: String.Index) -> Int {
+        if position < index {
+            index = scalars.startIndex
+            offset = 0
+        }
+        offset += scalars.distance(from: index, to: position)
+        index = position
+        return offset
     }
 }
