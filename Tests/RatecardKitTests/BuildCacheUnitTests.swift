@@ -355,6 +355,75 @@ final class Warnings: Sendable {
         }
     }
 
+    /// A folder still as the last run listed it is not listed again: its recorded names are
+    /// the walk's. A file added, removed or renamed, a subfolder made, a file replaced by a
+    /// folder of its name: each changes the folder's times, and the walk lists it again and
+    /// finds what a walk without stamps finds.
+    @Test func aFolderListedBeforeIsTakenByItsStampUntilItChanges() throws {
+        try withTemporaryDirectory { directory in
+            let root = directory + "/tree"
+            for (path, text) in ["top.md": "top\n", "a/b/c/deep.yaml": "deep: 1\n", "a/b/c/other.yaml": "other: 1\n", "a/near.yaml": "near: 1\n", ".hidden/x": "x\n"] {
+                try FileSystem.makeDirectories(DurableFiles.parent(of: root + "/" + path))
+                try FileSystem.writeFile(root + "/" + path, Array(text.utf8))
+            }
+            try FileSystem.makeDirectories(root + "/empty")
+            #expect(symlink("top.md", root + "/a/link") == 0)
+            /// The walk with the stamps of the last run, and how many folders it took by them.
+            func walk() throws -> (entries: [TreeEntry], folders: Int) {
+                let cache = BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning)
+                let stamps = try #require(WorkTreeStamps(root: root, cache: cache))
+                let entries = try WorkingTreeSource(root: root, contentRoot: .repositoryRoot, stamps: stamps).entries()
+                let taken = stamps.foldersTaken
+                stamps.save()
+                cache.finish()
+                return (entries, taken)
+            }
+            func unstamped() throws -> [TreeEntry] { try WorkingTreeSource(root: root, contentRoot: .repositoryRoot).entries() }
+            /// Past the moment in which a folder changed is too new to be recorded.
+            func settle() { usleep(useconds_t(WorkTreeStamps.settle / 1000 * 2)) }
+            settle()
+            let first = try walk()
+            #expect(first.entries == (try unstamped()) && first.folders == 0)
+            // The top folder, a, a/b, a/b/c, empty (the hidden folder is not walked).
+            let second = try walk()
+            #expect(second.entries == first.entries && second.folders == 5)
+            let changes: [(String, () throws -> Void)] = [
+                ("a file added", { try FileSystem.writeFile(root + "/a/b/c/new.yaml", Array("new: 1\n".utf8)) }),
+                ("a file removed", { #expect(unlink(root + "/a/near.yaml") == 0) }),
+                ("a file renamed", { #expect(rename(root + "/a/b/c/other.yaml", root + "/a/b/c/renamed.yaml") == 0) }),
+                ("a folder made", { try FileSystem.makeDirectories(root + "/empty/inner") }),
+                (
+                    "a file replaced by a folder",
+                    {
+                        #expect(unlink(root + "/top.md") == 0)
+                        try FileSystem.makeDirectories(root + "/top.md")
+                        try FileSystem.writeFile(root + "/top.md/inside.md", Array("inside\n".utf8))
+                    }
+                ),
+            ]
+            for (change, make) in changes {
+                try make()
+                let walked = try walk()
+                #expect(walked.entries == (try unstamped()), "\(change)")
+                settle()
+                _ = try walk()
+                let again = try walk()
+                #expect(again.entries == (try unstamped()) && again.folders > 0, "\(change)")
+            }
+        }
+    }
+
+    /// A folder's recorded listing reads back as it was written; a damaged one is no listing.
+    @Test func aFolderListingReadsBackAsWritten() {
+        let names: [(name: String, kind: FileSystem.Kind)] = [("a.yaml", .file), ("rates", .directory), ("link", .symlink), ("fifo", .other), ("이름 with space", .file)]
+        let decoded = WorkTreeStamps.names(WorkTreeStamps.content(names))
+        #expect(decoded?.map(\.name) == names.map(\.name) && decoded?.map(\.kind) == names.map(\.kind))
+        #expect(WorkTreeStamps.names(WorkTreeStamps.content([]))?.isEmpty == true)
+        #expect(WorkTreeStamps.names("fa") == nil)
+        #expect(WorkTreeStamps.names("xa\0") == nil)
+        #expect(WorkTreeStamps.names("f\0") == nil)
+    }
+
     /// A commit's listing kept in the cache is the listing, also for a folder it does not have.
     @Test func aKeptTreeListingIsTheListing() throws {
         try withTemporaryDirectory { directory in

@@ -13,6 +13,11 @@ import Synchronization
 /// case git knows): a write in the same clock tick after the read could leave every field equal.
 /// Only a file whose times are older than the run's start by more than a tick is recorded, so
 /// a change after the read always shows.
+///
+/// Each folder's listing is kept the same way, under its path and a slash (the top folder's
+/// is "/"), its names and their kinds as the stamp's content: a folder still exactly as
+/// stamped holds the same names (adding, removing or renaming an entry changes the folder's
+/// modification and change times), so it is not listed again (what git's untracked cache does).
 public final class WorkTreeStamps: Sendable {
     /// A file's stamp; its content is the file's blob id.
     typealias Stamp = FileStamp
@@ -32,7 +37,9 @@ public final class WorkTreeStamps: Sendable {
     private nonisolated(unsafe) let vouchedSlots: UnsafeMutableBufferPointer<Bool>
     /// Files read and hashed this run (few after an edit).
     private let noted = Mutex<[String: Stamp]>([:])
+    /// The recorded files and folders found as recorded.
     private let vouched = Atomic<Int>(0)
+    private let vouchedFolders = Atomic<Int>(0)
 
     /// The stamps kept for the folder `root` (any form of its path), or nil when `cache` is nil.
     public init?(root: String, cache: BuildCache?) {
@@ -96,9 +103,72 @@ public final class WorkTreeStamps: Sendable {
 
     /// Notes that the file `relative`, as `info` describes it, was read and hashed to `id`.
     func note(_ relative: String, _ info: stat, id: ObjectID) {
-        let stamp = Stamp(info, content: id.hex)
+        note(relative, Stamp(info, content: id.hex))
+    }
+
+    private func note(_ key: String, _ stamp: Stamp) {
         guard stamp.modified < started - Self.settle, stamp.changed < started - Self.settle else { return }
-        noted.withLock { $0[relative] = stamp }
+        noted.withLock { $0[key] = stamp }
+    }
+
+    /// The names in the folder `relative` (its path in the tree, "" for the top) and their
+    /// kinds, as recorded, when the folder `info` describes is still the one recorded; nil
+    /// when it must be listed.
+    func listing(of relative: String, _ info: stat) -> [(name: String, kind: FileSystem.Kind)]? {
+        guard info.st_mode & S_IFMT == S_IFDIR, let slot = slots[relative + "/"], recorded[slot].matches(info),
+            let names = Self.names(recorded[slot].content)
+        else { return nil }
+        if !vouchedSlots[slot] {
+            vouchedSlots[slot] = true
+            vouched.add(1, ordering: .relaxed)
+            vouchedFolders.add(1, ordering: .relaxed)
+        }
+        return names
+    }
+
+    /// How many folders were taken by their recorded listing so far.
+    package var foldersTaken: Int { vouchedFolders.load(ordering: .relaxed) }
+
+    /// Notes that the folder `relative`, as `info` (taken before it was read) describes it,
+    /// holds `names`.
+    func note(folder relative: String, _ info: stat, names: [(name: String, kind: FileSystem.Kind)]) {
+        note(relative + "/", Stamp(info, content: Self.content(names)))
+    }
+
+    /// A listing as a stamp's content: per name its kind's letter, the name and a NUL (which
+    /// no name holds).
+    static func content(_ names: [(name: String, kind: FileSystem.Kind)]) -> String {
+        var content = ""
+        for (name, kind) in names {
+            switch kind {
+            case .file: content += "f"
+            case .directory: content += "d"
+            case .symlink: content += "l"
+            case .other: content += "o"
+            }
+            content += name
+            content += "\0"
+        }
+        return content
+    }
+
+    /// The listing `content` holds, or nil when it is not one.
+    static func names(_ content: String) -> [(name: String, kind: FileSystem.Kind)]? {
+        var names: [(name: String, kind: FileSystem.Kind)] = []
+        for entry in content.utf8.split(separator: 0, omittingEmptySubsequences: false).dropLast() {
+            guard let letter = entry.first, entry.count > 1 else { return nil }
+            let kind: FileSystem.Kind
+            switch letter {
+            case UInt8(ascii: "f"): kind = .file
+            case UInt8(ascii: "d"): kind = .directory
+            case UInt8(ascii: "l"): kind = .symlink
+            case UInt8(ascii: "o"): kind = .other
+            default: return nil
+            }
+            names.append((String(decoding: entry.dropFirst(), as: UTF8.self), kind))
+        }
+        guard content.utf8.last == 0 || content.isEmpty else { return nil }
+        return names
     }
 
     /// Keeps what this run read for the next (with the run's other new cache entries), when it
@@ -107,7 +177,8 @@ public final class WorkTreeStamps: Sendable {
     public func save() {
         let noted = noted.withLock { $0 }
         let vouched = vouched.load(ordering: .relaxed)
-        Trace.note("load: \(vouched) files taken by their stamps, \(vouched + noted.count) recorded")
+        let folders = vouchedFolders.load(ordering: .relaxed)
+        Trace.note("load: \(vouched - folders) files and \(folders) folders taken by their stamps, \(vouched + noted.count) recorded")
         // Every recorded file found as recorded, none read anew: the record holds.
         guard vouched != recorded.count || !noted.isEmpty else { return }
         var stamps = noted

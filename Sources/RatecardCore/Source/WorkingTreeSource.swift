@@ -25,12 +25,15 @@ public struct WorkingTreeSource: ContentSource, Sendable {
         // (products/<partner>/<product>/rates), and one thread listing them all took 55 ms.
         var result: [TreeEntry] = []
         var below: [Listed] = []
-        try walk(relative: "", into: &result, levels: 2, below: &below)
+        // The top folder, open for the walk: the stamps' checks look paths up from it.
+        let base = stamps == nil ? -1 : open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if base >= 0 { close(base) } }
+        try walk(relative: "", into: &result, levels: 2, below: &below, base: base)
         let walked = ParallelMap.map(below, threshold: 16) { folder in
             Result { () throws -> [TreeEntry] in
                 var entries: [TreeEntry] = []
                 var none: [Listed] = []
-                try walk(relative: folder.relative, listed: folder.names, into: &entries, below: &none)
+                try walk(relative: folder.relative, listed: folder.names, into: &entries, below: &none, base: base)
                 return entries
             }
         }
@@ -93,22 +96,23 @@ public struct WorkingTreeSource: ContentSource, Sendable {
     /// `levels`: how many levels of folders to enter here; the folders past them are put in
     /// `below` with their names, for the caller to walk.
     private func walk(
-        relative: String, listed: [(name: String, kind: FileSystem.Kind)]? = nil, into result: inout [TreeEntry], levels: Int = .max, below: inout [Listed]
+        relative: String, listed: [(name: String, kind: FileSystem.Kind)]? = nil, into result: inout [TreeEntry], levels: Int = .max, below: inout [Listed],
+        base: Int32
     ) throws {
         let folder = relative.isEmpty ? root : root + "/" + relative
-        for (name, kind) in try listed ?? Self.list(folder, stamps: stamps, relative: relative) where !name.hasPrefix(".") {
+        for (name, kind) in try listed ?? Self.list(folder, stamps: stamps, relative: relative, base: base) where !name.hasPrefix(".") {
             let path = relative.isEmpty ? name : relative + "/" + name
             switch kind {
             case .symlink:
                 result.append(TreeEntry(path: path, kind: .symlink, id: nil))
             case .directory:
-                let inner = try Self.list(root + "/" + path, stamps: stamps, relative: path)
+                let inner = try Self.list(root + "/" + path, stamps: stamps, relative: path, base: base)
                 if inner.contains(where: { $0.name == ".git" }) {
                     result.append(TreeEntry(path: path, kind: .submodule, id: nil))
                 } else if levels <= 1 {
                     below.append(Listed(relative: path, names: inner))
                 } else {
-                    try walk(relative: path, listed: inner, into: &result, levels: levels - 1, below: &below)
+                    try walk(relative: path, listed: inner, into: &result, levels: levels - 1, below: &below, base: base)
                 }
             case .file:
                 result.append(TreeEntry(path: path, kind: .file, id: nil))
@@ -122,9 +126,27 @@ public struct WorkingTreeSource: ContentSource, Sendable {
     /// With `stamps`, each file's stat data is checked against them here, by name in the open
     /// folder (`relative`: the folder's path in the tree): one path component to look up, where
     /// the check when the file is loaded walked its whole path again.
-    package static func list(_ folder: String, stamps: WorkTreeStamps? = nil, relative: String = "") throws -> [(name: String, kind: FileSystem.Kind)] {
+    ///
+    /// A folder the stamps hold a listing of, still as recorded, is not read: its names are the
+    /// recorded ones, and its files are checked by their paths. A folder that is read has its
+    /// `stat` taken first (a change while it is read makes the recorded one differ), and is
+    /// noted for the next run.
+    /// `base`: the top folder of the tree, open (`relative` is looked up from it), or -1.
+    package static func list(_ folder: String, stamps: WorkTreeStamps? = nil, relative: String = "", base: Int32 = -1) throws -> [(name: String, kind: FileSystem.Kind)] {
+        var folderInfo = stat()
+        if let stamps, base >= 0, fstatat(base, relative.isEmpty ? "." : relative, &folderInfo, AT_SYMLINK_NOFOLLOW) == 0,
+            let names = stamps.listing(of: relative, folderInfo)
+        {
+            for (name, kind) in names where kind == .file && !name.hasPrefix(".") {
+                let path = relative.isEmpty ? name : relative + "/" + name
+                var info = stat()
+                if fstatat(base, path, &info, AT_SYMLINK_NOFOLLOW) == 0 { stamps.vouch(path, info) }
+            }
+            return names
+        }
         guard let dir = opendir(folder) else { throw FileSystem.failure("opendir", folder) }
         defer { closedir(dir) }
+        let noted = stamps != nil && fstat(dirfd(dir), &folderInfo) == 0
         var names: [(name: String, kind: FileSystem.Kind)] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -146,6 +168,7 @@ public struct WorkingTreeSource: ContentSource, Sendable {
             }
             names.append((name, kind))
         }
+        if noted { stamps?.note(folder: relative, folderInfo, names: names) }
         return names
     }
 }
