@@ -404,30 +404,20 @@ public final class Repository {
             guard start.isEmpty || strncmp(path, startText, start.count) == 0 else { continue }
             entries.append(IndexEntry(path: path, mode: entry.mode, size: entry.file_size, inode: entry.ino, mtime: entry.mtime, ctime: entry.ctime, id: entry.id))
         }
-        // Each folder's files looked up by name in that folder, opened once (a run of entries in
-        // one folder: the index is sorted, so a folder's files mostly come together), on two
-        // threads. A lookup from the work tree walked every component of every path again: with
-        // 11,600 files five folders deep, most of the check's time went to the kernel's path walk.
+        // Each file looked up by its path from the work tree's folder, open for the check, on
+        // two threads: the path the index holds, relative to that folder, is the one looked up
+        // (no string made per file). A lookup by the absolute path walked the folders above the
+        // work tree for every file, and opening each folder to look its files up by name cost
+        // two calls per folder for 1.7 files each: 48 ms for 11,600 files, against 30.
         guard let tree = try? FileSystem.Folder(workdir) else { return false }
         let indexTime = indexStat.st_mtim
-        let runs = Self.folderRuns(entries.map(\.path))
         let listed = entries
-        let unchanged = ParallelMap.map(runs) { run -> [Bool] in
-            let folderLength = run.folderLength
-            var folder = tree.descriptor
-            if folderLength > 0 {
-                let name = UnsafeRawBufferPointer(start: listed[run.range.lowerBound].path, count: folderLength)
-                folder = name.withMemoryRebound(to: CChar.self) { bytes in
-                    var path = Array(bytes)
-                    path.append(0)
-                    return openat(tree.descriptor, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                }
-            }
-            defer { if folderLength > 0 && folder >= 0 { close(folder) } }
-            return run.range.map { index -> Bool in
+        let chunks = stride(from: 0, to: entries.count, by: 512).map { $0..<min($0 + 512, entries.count) }
+        let unchanged = ParallelMap.map(chunks, threshold: 2) { chunk -> [Bool] in
+            chunk.map { index -> Bool in
                 let entry = listed[index]
                 var info = stat()
-                return folder >= 0 && fstatat(folder, entry.path + (folderLength > 0 ? folderLength + 1 : 0), &info, AT_SYMLINK_NOFOLLOW) == 0
+                return fstatat(tree.descriptor, entry.path, &info, AT_SYMLINK_NOFOLLOW) == 0
                     && (info.st_mode & S_IFMT) == S_IFREG
                     && (entry.mode == 0o100644 || entry.mode == 0o100755)
                     && (info.st_mode & 0o100 != 0) == (entry.mode == 0o100755)
@@ -543,22 +533,6 @@ public final class Repository {
         var tree = git_oid()
         guard git_index_write_tree_to(&tree, index, scratch) == 0 else { return false }
         return git_oid_equal(&tree, git_object_id(head)) != 0
-    }
-
-    /// Runs of consecutive paths in one folder: each run's positions in `paths` and the length
-    /// of its folder's name (0 for the top; else the bytes before the last `/`).
-    package static func folderRuns(_ paths: [UnsafePointer<CChar>]) -> [(range: Range<Int>, folderLength: Int)] {
-        var runs: [(range: Range<Int>, folderLength: Int)] = []
-        var start = 0
-        var folderLength = 0
-        for (index, path) in paths.enumerated() {
-            let length = strrchr(path, Int32(UInt8(ascii: "/"))).map { UnsafePointer($0) - path } ?? 0
-            if index > start, length == folderLength, memcmp(paths[start], path, length) == 0 { continue }
-            if index > start { runs.append((start..<index, folderLength)) }
-            (start, folderLength) = (index, length)
-        }
-        if start < paths.count { runs.append((start..<paths.count, folderLength)) }
-        return runs
     }
 
     /// What the dirty check compares of an index entry with the file on disk. (`path` points
