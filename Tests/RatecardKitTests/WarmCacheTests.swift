@@ -194,11 +194,21 @@ import Testing
             }
             for version in cold.terms {
                 let text = try #require(cold.termsText[version.path])
-                guard case .terms(let back?, let backText)? = ParsedRecord.encode(.terms(version, text: text)).flatMap({ ParsedRecord.decode($0, text: text) }) else {
+                let file = Array(text.text.utf8)
+                guard case .terms(let back?, let backText)? = ParsedRecord.encode(.terms(version, text: text)).flatMap({ ParsedRecord.decode($0, file: file) }) else {
                     Issue.record("\(version.path) did not come back")
                     continue
                 }
-                #expect(back == version && backText == text)
+                // The version taken back shares its text with the content, and decodes it when read.
+                #expect(back.text === backText)
+                #expect(back == version && backText == text && back.body == version.body)
+                // A body recorded to end inside a scalar of the file (another file under the
+                // same key) is no record.
+                if let split = file.indices.first(where: { file[$0] & 0xC0 == 0x80 }) {
+                    var shifted = ParsedRecord.encode(.terms(version, text: text))!
+                    shifted.replaceSubrange((shifted.count - 16)..<(shifted.count - 8), with: withUnsafeBytes(of: Int64(split).littleEndian, Array.init))
+                    #expect(ParsedRecord.decode(shifted, file: file) == nil)
+                }
             }
             // Loaded twice through one cache folder: the second load reads them from it.
             let cache = directory + "/cache"

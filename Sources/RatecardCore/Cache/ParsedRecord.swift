@@ -4,7 +4,7 @@ import RatecardSupport
 /// runs: a file is parsed once per blob, and a build after a one-table edit reads the 11,000
 /// others' models from the cache instead of parsing them again. A terms version is kept without
 /// its text (the file is read anyway, for the content's copy of it): its body by where it lies
-/// in the text.
+/// in the file's bytes.
 ///
 /// Only a file that parsed into a model with no findings is kept (nothing to say about it, so no
 /// message to store); every other file is parsed each time. The key names the file's repository
@@ -38,7 +38,7 @@ package enum ParsedRecord {
             record.append(2)
             record.append(product)
         case .terms(let version?, let text):
-            guard let body = bodyRange(version.body, in: text) else { return nil }
+            guard let body = bodyRange(version.body, in: text.text) else { return nil }
             record.append(3)
             record.append(version)
             record.append(body.lowerBound)
@@ -62,23 +62,23 @@ package enum ParsedRecord {
         return nil
     }
 
-    /// The model `bytes` hold, or nil when they are not a whole record of one; `text`: the
-    /// file's text (a terms version's body is read from it).
-    package static func decode(_ bytes: [UInt8], text: String = "") -> ParsedFile.Model? {
+    /// The model `bytes` hold, or nil when they are not a whole record of one; `file`: the
+    /// file's bytes (a terms version's text, decoded when it is first read: `TermsText`).
+    package static func decode(_ bytes: [UInt8], file: [UInt8] = []) -> ParsedFile.Model? {
         var reader = CacheRecord.Reader(bytes)
         let model: ParsedFile.Model?
         switch reader.int() {
         case 1: model = reader.rateTable().map { .rateTable($0) }
         case 2: model = reader.product().map { .product($0) }
         case 3:
-            let utf8 = text.utf8
-            guard var version = reader.termsVersion(), let start = reader.int(), let end = reader.int(), 0 <= start, start <= end, end <= utf8.count else {
-                return nil
-            }
-            // A slice of text already checked: copied, not decoded again (nil unless both ends
-            // fall between characters' scalars, as a body's do).
-            guard let body = String(utf8[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)]) else { return nil }
-            version.body = body
+            // The body's ends within the file and between two scalars (not on a UTF-8
+            // continuation byte), as a body's are.
+            func between(_ offset: Int) -> Bool { offset == file.count || file[offset] & 0xC0 != 0x80 }
+            guard var version = reader.termsVersion(), let start = reader.int(), let end = reader.int(), 0 <= start, start <= end, end <= file.count,
+                between(start), between(end)
+            else { return nil }
+            let text = TermsText(bytes: file, body: start..<end)
+            version.text = text
             model = .terms(version, text: text)
         case 4: model = .asset
         default: model = nil
@@ -292,7 +292,7 @@ extension CacheRecord.Reader {
         else { return nil }
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: mark, title: title, version: version, effectiveFrom: from,
-            consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, body: "",
+            consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, text: TermsText(text: "", body: ""),
             bodyLine: bodyLine, prohibitedWording: scan.wording, droppedMarkup: scan.dropped)
     }
 

@@ -23,7 +23,7 @@ public struct Content: Sendable {
     /// `<partner>/<product>` keys that have a product.yaml, parsed or not.
     public var productFiles: Set<String> = []
     /// Raw text of every terms file by repository-relative path (history rules compare it).
-    public var termsText: [String: String] = [:]
+    public var termsText: [String: TermsText] = [:]
     /// Problems found while reading files (syntax, schema, encoding, tree).
     public var fileDiagnostics: [Diagnostic] = []
     /// The git blob id of each file whose bytes were read or whose commit named it, by

@@ -301,9 +301,9 @@ public final class ContentLoader {
         // and blob id (a terms version's text is the file's, read here).
         let recordKey = id.flatMap { id in cache != nil && ParsedRecord.kept(role) ? ParsedRecord.key(path: path, id: id) : nil }
         if let recordKey, let payload = cache?.read(recordKey) {
-            var text = ""
-            if case .terms = role { text = String(decoding: try read ?? source.read(entry), as: UTF8.self) }
-            if let model = ParsedRecord.decode(payload, text: text) { return ParsedFile(role: role, model: model, diagnostics: []) }
+            var file: [UInt8] = []
+            if case .terms = role { file = try read ?? source.read(entry) }
+            if let model = ParsedRecord.decode(payload, file: file) { return ParsedFile(role: role, model: model, diagnostics: []) }
         }
         let diagnostics = Diagnostics()
         if read == nil, let tooLarge = try oversized(entry, path: path, source: source) {
@@ -317,7 +317,7 @@ public final class ContentLoader {
             diagnostics.report(FileRules.rule(for: error), path, error.mark, FileRules.message(for: error, in: bytes))
             model = .none
             // A terms file that no longer parses still exists: history rules compare its text.
-            if case .terms = role { model = .terms(nil, text: String(decoding: bytes, as: UTF8.self)) }
+            if case .terms = role { model = .terms(nil, text: TermsText(text: String(decoding: bytes, as: UTF8.self), body: "")) }
         }
         let found = diagnostics.items
         if let recordKey, found.isEmpty, let payload = ParsedRecord.encode(model) { cache?.write(recordKey, payload) }
@@ -353,15 +353,16 @@ public final class ContentLoader {
                         "the front matter is empty; it needs title, version, effective_from, consent, requires_reconsent and summary",
                         ko: "머리말이 비어 있습니다; title, version, effective_from, consent, requires_reconsent, summary를 써야 합니다"))
             }
+            let shared = TermsText(text: text, body: parts.body)
             let terms = TermsVersion.read(
-                node, path: path, documentID: document, fileVersion: version, body: parts.body, bodyLine: parts.bodyLine, diagnostics: diagnostics,
+                node, path: path, documentID: document, fileVersion: version, text: shared, bodyLine: parts.bodyLine, diagnostics: diagnostics,
                 scan: { body, line, title in
                     guard let articles, articles.isCollecting else { return TermsScan.scanned(body: body, firstLine: line, blob: id, cache: cache).result }
                     let scanned = TermsScan.scanned(body: body, firstLine: line, blob: id, cache: cache, article: TitleHeading.article(of: body, title: title))
                     if let article = scanned.article { articles.keep(path: path, body: body, title: title, article: article) }
                     return scanned.result
                 })
-            return .terms(terms, text: text)
+            return .terms(terms, text: shared)
         }
         try SourceText.check(bytes)
         guard let node = try YAMLParser.parse(bytes) else {
@@ -481,7 +482,7 @@ package struct ParsedFile: Sendable {
         indirect case partner(Partner?)
         indirect case product(Product?)
         indirect case rateTable(RateTable?)
-        indirect case terms(TermsVersion?, text: String)
+        indirect case terms(TermsVersion?, text: TermsText)
         case asset
         case none
     }

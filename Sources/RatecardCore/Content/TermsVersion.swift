@@ -25,7 +25,9 @@ public struct TermsVersion: Sendable, Equatable {
     /// partner that is not terminated (DSC-16).
     public var namesPartners: Located<Bool>?
     /// The Markdown body below the front matter.
-    public var body: String
+    public var body: String { text.body }
+    /// The file's text and body, decoded when first read (`TermsText`).
+    public var text: TermsText
     /// The 1-based line the body starts on.
     public var bodyLine: Int
     /// Prohibited advertising wording in the rendered body (DSC-06), found once when the file is
@@ -56,7 +58,7 @@ public struct TermsVersion: Sendable, Equatable {
     /// `scan` reads the body's rendered text once (`TermsScan`, through the build cache); it is
     /// given the body, the line it starts on and the title.
     package static func read(
-        _ node: YAMLNode, path: String, documentID: String, fileVersion: String, body: String, bodyLine: Int, diagnostics: Diagnostics,
+        _ node: YAMLNode, path: String, documentID: String, fileVersion: String, text: TermsText, bodyLine: Int, diagnostics: Diagnostics,
         scan: (String, Int, String) -> TermsScan.Result = { body, line, _ in TermsScan.scan(body: body, firstLine: line) }
     ) -> TermsVersion? {
         guard let fields = MappingReader(node, path: path, what: Message("terms front matter", ko: "약관 머리말"), diagnostics: diagnostics, table: FieldTables.termsFrontMatter) else { return nil }
@@ -79,10 +81,10 @@ public struct TermsVersion: Sendable, Equatable {
             }
         }
         guard let title, let version, let from, let consent, let reconsent, let summary else { return nil }
-        let found = scan(body, bodyLine, title.value)
+        let found = scan(text.body, bodyLine, title.value)
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: node.mark, title: title, version: version,
-            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, body: body, bodyLine: bodyLine,
+            effectiveFrom: from, consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, text: text, bodyLine: bodyLine,
             prohibitedWording: found.wording, droppedMarkup: found.dropped)
     }
 }

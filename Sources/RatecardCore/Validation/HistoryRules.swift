@@ -55,13 +55,15 @@ public enum HistoryRules {
     package static func check(_ content: Content, base: Content, context: ValidationContext, into diagnostics: Diagnostics) {
         checkRegulatory(content, base: base, into: diagnostics)
         checkRecords(content, base: base, context: context, into: diagnostics)
-        for (path, old) in base.termsText.sorted(by: { $0.key < $1.key }) {
-            guard let new = content.termsText[path] else {
+        for (path, committed) in base.termsText.sorted(by: { $0.key < $1.key }) {
+            guard let now = content.termsText[path] else {
                 diagnostics.report(
                     deletedVersion, path, .start, Message("this committed terms version was deleted; restore it (old versions stay published)", ko: "커밋된 약관 버전이 지워졌습니다; 되살리세요 (옛 버전도 계속 게시됩니다)"))
                 continue
             }
-            guard new != old else { continue }
+            // Compared by their bytes first: an unchanged file is not decoded.
+            guard now != committed else { continue }
+            let (old, new) = (committed.text, now.text)
             let oldBody = try? FrontMatter.split(old)
             let newBody = try? FrontMatter.split(new)
             let mark = SourceMark(line: firstDifferingLine(old, new), column: 1)
