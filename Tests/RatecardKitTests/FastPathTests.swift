@@ -72,6 +72,19 @@ import Testing
         }
     }
 
+    /// A recorded output path leaves the tree exactly when it is absolute or one of its
+    /// components is `..` (what splitting it at every slash finds).
+    @Test func aRecordedPathLeavesTheTreeWhenAComponentIsDotDot() {
+        let paths = [
+            "a/b.json", "..", "../a", "a/..", "a/../b", "a//../b", "/a", "a/..b", "..a/b", "a/b../c", "a/.../b", "a/./b", "", "a/", "./..", "a/b/..",
+            "데이터/../약관",
+        ]
+        for path in paths {
+            let split = path.hasPrefix("/") || path.split(separator: "/").contains("..")
+            #expect(BundleWriter.leavesTree(path) == split, "\(path)")
+        }
+    }
+
     /// Documents and how they split (yaml, body, body line), or nil when they have no closed
     /// front matter. A CRLF document has no front matter: "\r\n" is one Character, not "\n".
     static let documents: [(String, FrontMatter.Parts?)] = [

@@ -345,12 +345,18 @@ public enum BundleWriter {
             listed = files.map { ($0.path, $0.sha256) }
         }
         var bySum: [String: String] = [:]
-        for file in before where !file.path.hasPrefix("/") && !file.path.split(separator: "/").contains("..") { bySum[file.sha256] = file.path }
+        for file in before where !Self.leavesTree(file.path) { bySum[file.sha256] = file.path }
         var moved: [String: String] = [:]
         for file in listed {
             if let path = bySum[file.sha256], path != file.path { moved[file.path] = path }
         }
         return moved
+    }
+
+    /// Whether a recorded path is absolute or has a `..` component (looked for in the bytes: no
+    /// array of components made for each of thousands of paths).
+    static func leavesTree(_ path: String) -> Bool {
+        path.hasPrefix("/") || path == ".." || path.hasPrefix("../") || path.hasSuffix("/..") || path.containsBytes("/../")
     }
 
     /// Whether `path` is a plain file of the earlier build at `root` (mode 0644, not a link, no
