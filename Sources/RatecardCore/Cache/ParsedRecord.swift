@@ -292,7 +292,7 @@ extension CacheRecord.Reader {
         else { return nil }
         return TermsVersion(
             path: path, documentID: documentID, fileVersion: fileVersion, mark: mark, title: title, version: version, effectiveFrom: from,
-            consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, text: TermsText(text: "", body: ""),
+            consent: consent, requiresReconsent: reconsent, summary: summary, announcedOn: announced, namesPartners: namesPartners, text: .unread,
             bodyLine: bodyLine, prohibitedWording: scan.wording, droppedMarkup: scan.dropped)
     }
 

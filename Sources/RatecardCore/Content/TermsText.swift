@@ -14,6 +14,10 @@ public final class TermsText: Sendable, Equatable {
 
     private let state: Mutex<State>
 
+    /// No text: what a version read back from its record holds until the file's bytes are
+    /// given to it (one value shared, not one made per record).
+    package static let unread = TermsText(text: "", body: "")
+
     /// A text already decoded, and its body.
     package init(text: String, body: String) {
         state = Mutex(.decoded(text: text, body: body))
