@@ -719,6 +719,24 @@ extension FastPathTests {
             expectPositionsMatch(retabled)
             #expect(retabled.rateTablePositions.paths.count == content.rateTables.count - 1)
             #expect(retabled.termsPositions == content.termsPositions)
+
+            // A table or version put in place of another: the groups kept when it takes the
+            // same place (its rates or text edited), made again when its date or number moves it.
+            for shift in [0, 4000] {
+                var replaced = content
+                _ = replaced.rateTablePositions
+                _ = replaced.termsPositions
+                var table = content.rateTables[first]
+                table.effectiveFrom.value = table.effectiveFrom.value.adding(days: shift)
+                replaced.replaceRateTable(at: first, with: table)
+                var version = content.terms[0]
+                version.fileVersion = shift == 0 ? version.fileVersion : "0.0.1"
+                replaced.replaceTermsVersion(at: 0, with: version)
+                expectPositionsMatch(replaced)
+                #expect((replaced.rateTablePositions.byProduct == tablesBefore) == (shift == 0))
+                #expect(replaced.rateTableIndex(path: table.path) == first && replaced.termsIndex(path: version.path) == 0)
+            }
+            #expect(content.rateTableIndex(path: "no/such/table.yaml") == nil && content.termsIndex(path: "terms/none/1.0.0.md") == nil)
         }
     }
 

@@ -196,6 +196,38 @@ public struct Content: Sendable {
         return made
     }
 
+    /// The position of the rate table read from `path` (fields read through a buffer pointer:
+    /// a search over the array would copy each large value whole).
+    package func rateTableIndex(path: String) -> Int? {
+        rateTables.withUnsafeBufferPointer { tables in tables.indices.first { tables[$0].path == path } }
+    }
+
+    /// The position of the terms version read from `path`.
+    package func termsIndex(path: String) -> Int? {
+        terms.withUnsafeBufferPointer { terms in terms.indices.first { terms[$0].path == path } }
+    }
+
+    /// Puts `table` in place of the rate table at `index`. The tables' positions by product are
+    /// kept when it has the replaced table's product, date and path (an edit of its rates): a
+    /// watch rebuild after one does not group 6,000 tables again.
+    package mutating func replaceRateTable(at index: Int, with table: RateTable) {
+        let samePlace = rateTables.withUnsafeBufferPointer {
+            $0[index].productKey == table.productKey && $0[index].effectiveFrom.value == table.effectiveFrom.value && $0[index].path == table.path
+        }
+        let positions = samePlace ? tableGroups.positions.withLock { $0 } : nil
+        rateTables[index] = table
+        if let positions { tableGroups.positions.withLock { $0 = positions } }
+    }
+
+    /// Puts `version` in place of the terms version at `index`, keeping the versions' positions
+    /// by document when it has the replaced version's document and number (an edit of its text).
+    package mutating func replaceTermsVersion(at index: Int, with version: TermsVersion) {
+        let samePlace = terms.withUnsafeBufferPointer { $0[index].documentID == version.documentID && $0[index].fileVersion == version.fileVersion }
+        let positions = samePlace ? termGroups.positions.withLock { $0 } : nil
+        terms[index] = version
+        if let positions { termGroups.positions.withLock { $0 = positions } }
+    }
+
     /// `partner(_:)` for every partner id at once (the first partner with an id wins, as there).
     public var partnersByID: [String: Partner] {
         Dictionary(partners.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })

@@ -235,8 +235,8 @@ public final class ContentLoader {
         let role = FileRole(entry.path)
         let index: Int?
         switch role {
-        case .rateTable: index = content.rateTables.indices.first { content.rateTables[$0].path == path }
-        case .terms: index = content.terms.indices.first { content.terms[$0].path == path }
+        case .rateTable: index = content.rateTableIndex(path: path)
+        case .terms: index = content.termsIndex(path: path)
         default: return false
         }
         let loaded = try Self.loadFile(entry, path: path, source: source, caches: caches)
@@ -244,10 +244,10 @@ public final class ContentLoader {
         switch parsed.model {
         case .rateTable(let table?):
             guard let index else { return false }
-            content.rateTables[index] = table
+            content.replaceRateTable(at: index, with: table)
         case .terms(let version, let text):
             guard (index == nil) == (version == nil) else { return false }
-            if let index, let version { content.terms[index] = version }
+            if let index, let version { content.replaceTermsVersion(at: index, with: version) }
             content.termsText[path] = text
         default:
             return false

@@ -480,10 +480,10 @@ public final class LiveBuild {
             content.fileIDs[path] = items[relative]?.id
             switch file.model {
             case .rateTable(let table?):
-                if let index = content.rateTables.firstIndex(where: { $0.path == path }) { content.rateTables[index] = table }
+                if let index = content.rateTableIndex(path: path) { content.replaceRateTable(at: index, with: table) }
                 products.insert(table.productKey)
             case .terms(let version?, let text):
-                if let index = content.terms.firstIndex(where: { $0.path == path }) { content.terms[index] = version }
+                if let index = content.termsIndex(path: path) { content.replaceTermsVersion(at: index, with: version) }
                 content.termsText[path] = text
                 documents.insert(version.documentID)
             default:

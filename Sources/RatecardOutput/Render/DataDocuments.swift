@@ -2,7 +2,7 @@ import RatecardCore
 import RatecardSupport
 
 /// The JSON documents of a bundle's data folder (see docs/bundle-format.md).
-package struct DataDocuments {
+package final class DataDocuments: Sendable {
     let content: Content
     let asOf: Day
     /// Lookups built once per bundle (each page and product would otherwise scan every list).
