@@ -355,6 +355,59 @@ final class Warnings: Sendable {
         }
     }
 
+    /// A stamp record after a few changes is its base and the changes since, read back as the
+    /// stamps the last run kept; the changes build up over runs, and past an eighth of the base
+    /// a new base is written whole (the changes of the old one are not applied to it).
+    @Test func aStampRecordKeepsFewChangesBesideItsBase() throws {
+        try withTemporaryDirectory { directory in
+            let key = BuildCache.Key("stamp-record-test", [directory])
+            func stamp(_ n: Int) -> FileStamp { FileStamp(content: "id-\(n)", size: n, device: 1, inode: UInt64(n), modified: n, changed: n) }
+            /// What a run reads: the base with the changes applied, the number of base stamps, and the record.
+            func read() -> (stamps: [String: FileStamp], base: Int, record: StampRecord) {
+                let cache = BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning)
+                let (record, base) = StampRecord.read(key, from: cache)
+                var stamps = Dictionary(base ?? [], uniquingKeysWith: { _, last in last })
+                for (path, stamp) in record.changed { stamps[path] = stamp }
+                for path in record.removed { stamps[path] = nil }
+                return (stamps, base?.count ?? 0, record)
+            }
+            /// A run that changes `changed` and drops `removed` from what it read.
+            func run(changed: [String: FileStamp], removed: [String]) -> [String: FileStamp] {
+                let cache = BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning)
+                var (stamps, _, record) = read()
+                for (path, value) in changed { stamps[path] = value }
+                for path in removed { stamps[path] = nil }
+                let whole = stamps
+                record.keep(changed: changed, removed: removed, to: cache) { whole }
+                cache.finish()
+                return whole
+            }
+            #expect(read().stamps.isEmpty && read().base == 0)
+            var expected = run(changed: Dictionary(uniqueKeysWithValues: (0..<1000).map { ("f\($0)", stamp($0)) }), removed: [])
+            #expect(read().stamps == expected && read().base == 1000 && read().record.changed.isEmpty)
+            // A few changes: the base stays, the changes build up (a path changed again, a new
+            // path, paths dropped, a dropped path written again).
+            expected = run(changed: ["f1": stamp(5001), "new": stamp(5002)], removed: ["f2", "f3"])
+            #expect(read().stamps == expected && read().base == 1000)
+            expected = run(changed: ["f1": stamp(5003), "f2": stamp(5004)], removed: ["new", "f4"])
+            let kept = read()
+            #expect(kept.stamps == expected && kept.base == 1000)
+            #expect(kept.record.changed.keys.sorted() == ["f1", "f2"] && kept.record.removed == ["new", "f3", "f4"])
+            // Past an eighth of the base: a new base, whole, and no changes.
+            expected = run(changed: Dictionary(uniqueKeysWithValues: (0..<200).map { ("g\($0)", stamp($0)) }), removed: [])
+            #expect(read().stamps == expected && read().base == expected.count && read().record.changed.isEmpty && read().record.removed.isEmpty)
+            // Changes made against another base are not applied.
+            expected = run(changed: ["h": stamp(7)], removed: [])
+            #expect(read().stamps == expected && !read().record.changed.isEmpty)
+            let cache = BuildCache(folder: directory + "/cache", limit: 1 << 30, warn: unexpectedWarning)
+            var stale = StampRecord(key: key)
+            stale.keep(changed: [:], removed: [], to: cache) { ["only": stamp(1)] }
+            cache.finish()
+            #expect(read().stamps == ["only": stamp(1)])
+            #expect(StampRecord.decodeChanges(Array("x".utf8), base: Array(repeating: 0, count: 32)) == nil)
+        }
+    }
+
     /// A folder still as the last run listed it is not listed again: its recorded names are
     /// the walk's. A file added, removed or renamed, a subfolder made, a file replaced by a
     /// folder of its name: each changes the folder's times, and the walk lists it again and

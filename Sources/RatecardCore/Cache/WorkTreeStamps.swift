@@ -28,6 +28,8 @@ public final class WorkTreeStamps: Sendable {
 
     private let cache: BuildCache
     private let key: BuildCache.Key
+    /// The record read, kept again by `save` with this run's changes.
+    private let record: Mutex<StampRecord>
     /// The recorded stamps, and the slot of each path among them.
     private let recorded: [Stamp]
     private let slots: [String: Int]
@@ -49,20 +51,26 @@ public final class WorkTreeStamps: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         started = now.tv_sec * 1_000_000_000 + now.tv_nsec
-        let stamps = cache.read(key).flatMap(FileStamp.decodeList) ?? []
+        let (record, base) = StampRecord.read(key, from: cache)
+        let stamps = base ?? []
         var recorded: [Stamp] = []
         var slots: [String: Int] = [:]
-        recorded.reserveCapacity(stamps.count)
-        slots.reserveCapacity(stamps.count)
-        for (path, stamp) in stamps {
+        recorded.reserveCapacity(stamps.count + record.changed.count)
+        slots.reserveCapacity(stamps.count + record.changed.count)
+        func put(_ path: String, _ stamp: Stamp) {
             // A path listed twice (a record is written from a dictionary: never) keeps its last.
             if let slot = slots.updateValue(recorded.count, forKey: path) {
                 slots[path] = slot
                 recorded[slot] = stamp
-                continue
+                return
             }
             recorded.append(stamp)
         }
+        for (path, stamp) in stamps { put(path, stamp) }
+        for (path, stamp) in record.changed { put(path, stamp) }
+        // A dropped path's stamp stays in `recorded`, in no slot: nothing finds it.
+        for path in record.removed { slots[path] = nil }
+        self.record = Mutex(record)
         self.recorded = recorded
         self.slots = slots
         vouchedSlots = .allocate(capacity: recorded.count)
@@ -180,10 +188,19 @@ public final class WorkTreeStamps: Sendable {
         let folders = vouchedFolders.load(ordering: .relaxed)
         Trace.note("load: \(vouched - folders) files and \(folders) folders taken by their stamps, \(vouched + noted.count) recorded")
         // Every recorded file found as recorded, none read anew: the record holds.
-        guard vouched != recorded.count || !noted.isEmpty else { return }
-        var stamps = noted
-        stamps.reserveCapacity(vouched + noted.count)
-        for (path, slot) in slots where vouchedSlots[slot] { stamps[path] = recorded[slot] }
-        cache.write(key, FileStamp.encode(stamps))
+        guard vouched != slots.count || !noted.isEmpty else { return }
+        // What changed: the files read anew, and the recorded ones neither found nor read.
+        let slots = slots
+        let vouchedSlots = vouchedSlots
+        let recorded = recorded
+        let removed = slots.lazy.filter { !vouchedSlots[$0.value] && noted[$0.key] == nil }.map(\.key)
+        record.withLock { record in
+            record.keep(changed: noted, removed: removed, to: cache) {
+                var stamps = noted
+                stamps.reserveCapacity(vouched + noted.count)
+                for (path, slot) in slots where vouchedSlots[slot] { stamps[path] = recorded[slot] }
+                return stamps
+            }
+        }
     }
 }
