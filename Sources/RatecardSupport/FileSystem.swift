@@ -87,23 +87,38 @@ public enum FileSystem {
     /// Reads an open file from its current offset to the end.
     public static func readAll(_ fd: Int32, path: String) throws -> [UInt8] {
         // Read straight into a buffer of the file's size (one more byte, so the read that
-        // returns 0 needs no growth); it grows if the file does. Allocating and zeroing a 64 KiB
-        // chunk per file cost more than the reads for 11,600 small files.
+        // returns 0 needs no growth), left unfilled until read into; it grows if the file does.
+        // Allocating and zeroing a 64 KiB chunk per file cost more than the reads for 11,600
+        // small files, and zeroing the buffer first was a tenth of reading 2,000 terms files.
         var info = stat()
         let size = fstat(fd, &info) == 0 ? max(Int(info.st_size), 0) : 0
-        var bytes = [UInt8](repeating: 0, count: size + 1)
-        var count = 0
-        while true {
-            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(bytes.count, 4096))) }
-            let received = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if received < 0 {
-                if errno == EINTR { continue }
-                throw failure("read", path)
+        /// Reads into `buffer` until it is full or the file ends; how much was read.
+        func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>) throws -> Int {
+            var count = 0
+            while count < buffer.count {
+                let received = read(fd, buffer.baseAddress! + count, buffer.count - count)
+                if received < 0 {
+                    if errno == EINTR { continue }
+                    throw failure("read", path)
+                }
+                if received == 0 { break }
+                count += received
             }
-            if received == 0 { break }
-            count += received
+            return count
         }
-        bytes.removeSubrange(count...)
+        var full = false
+        var bytes = try [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, initialized in
+            initialized = try fill(buffer)
+            full = initialized == buffer.count
+        }
+        // The file grew while it was read: on in chunks as large as what was read so far.
+        while full {
+            let more = try [UInt8](unsafeUninitializedCapacity: max(bytes.count, 4096)) { buffer, initialized in
+                initialized = try fill(buffer)
+                full = initialized == buffer.count
+            }
+            bytes += more
+        }
         return bytes
     }
 

@@ -740,6 +740,28 @@ extension FastPathTests {
         }
     }
 
+    /// A file is read whole whatever its size says: files of every size around the reader's
+    /// growth steps, a file the kernel gives a size of 0 (what `/proc` shows), and a pipe
+    /// holding more than the first read's room, which grows it more than once.
+    @Test func aFileIsReadWholeWhateverItsSizeSays() throws {
+        try withTemporaryDirectory { directory in
+            for size in [0, 1, 4095, 4096, 4097, 100_000] {
+                let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+                try FileSystem.writeFile(directory + "/f", bytes)
+                #expect(try FileSystem.readFile(directory + "/f") == bytes, "\(size) bytes")
+            }
+            let status = try FileSystem.readFile("/proc/self/status")
+            #expect(String(decoding: status, as: UTF8.self).hasPrefix("Name:") && status.last == UInt8(ascii: "\n"))
+            var fds: [Int32] = [0, 0]
+            #expect(pipe(&fds) == 0)
+            let sent = (0..<60_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            #expect(sent.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) } == sent.count)
+            close(fds[1])
+            defer { close(fds[0]) }
+            #expect(try FileSystem.readAll(fds[0], path: "pipe") == sent)
+        }
+    }
+
     /// The work tree is listed from each folder's own listing (`d_type`), not an `lstat` per
     /// name: the entries are what `lstat` says of every path, on a tree with files, folders,
     /// symlinks to files and to folders, folders holding a `.git` file or folder (submodules),
