@@ -213,33 +213,48 @@ public enum BundleWriter {
 
     /// Removes from the tree at `root` every name that is not a plain file of `keeping` or a
     /// folder above one (links, other files, other folders); returns the files and folders left.
+    /// The folders of one depth are listed on two threads (hundreds of partners' folders).
     static func prune(_ root: String, keeping files: Set<String>, touched: Touched) throws -> Set<String> {
-        var folders: Set<String> = []
+        var wanted: Set<String> = []
         for path in files {
             var folder = DurableFiles.parent(of: path)
-            while folder != "." && folders.insert(folder).inserted { folder = DurableFiles.parent(of: folder) }
+            while folder != "." && wanted.insert(folder).inserted { folder = DurableFiles.parent(of: folder) }
         }
+        let folders = wanted
         var left: Set<String> = []
-        func walk(_ relative: String) throws {
-            let folder = relative.isEmpty ? root : root + "/" + relative
-            for (name, kind) in try WorkingTreeSource.list(folder) {
-                let path = relative.isEmpty ? name : relative + "/" + name
-                if kind == .directory && folders.contains(path) {
-                    left.insert(path)
-                    try walk(path)
-                } else if kind == .file && files.contains(path) {
-                    left.insert(path)
-                } else if kind == .directory {
-                    try removeTree(folder + "/" + name)
-                    touched.folder(relative.isEmpty ? "." : relative)
-                } else if unlink(folder + "/" + name) != 0 && errno != ENOENT {
-                    throw FileSystem.failure("unlink", folder + "/" + name)
-                } else {
-                    touched.folder(relative.isEmpty ? "." : relative)
+        var level = [""]
+        while !level.isEmpty {
+            let pruned = ParallelMap.map(level, threshold: 16) { relative in
+                Result { () throws -> (kept: [String], below: [String]) in
+                    var kept: [String] = []
+                    var below: [String] = []
+                    let folder = relative.isEmpty ? root : root + "/" + relative
+                    for (name, kind) in try WorkingTreeSource.list(folder) {
+                        let path = relative.isEmpty ? name : relative + "/" + name
+                        if kind == .directory && folders.contains(path) {
+                            kept.append(path)
+                            below.append(path)
+                        } else if kind == .file && files.contains(path) {
+                            kept.append(path)
+                        } else if kind == .directory {
+                            try removeTree(folder + "/" + name)
+                            touched.folder(relative.isEmpty ? "." : relative)
+                        } else if unlink(folder + "/" + name) != 0 && errno != ENOENT {
+                            throw FileSystem.failure("unlink", folder + "/" + name)
+                        } else {
+                            touched.folder(relative.isEmpty ? "." : relative)
+                        }
+                    }
+                    return (kept, below)
                 }
             }
+            level = []
+            for result in pruned {
+                let (kept, below) = try result.get()
+                left.formUnion(kept)
+                level += below
+            }
         }
-        try walk("")
         return left
     }
 
@@ -332,7 +347,7 @@ public enum BundleWriter {
     static func movedFiles(from earlier: String, to files: [String: [UInt8]], sums: [String: String] = [:], record: OutputRecord? = nil) -> [String: String] {
         var before: [(path: String, sha256: String)]
         if let record {
-            before = record.files.map { ($0.key, $0.value.content) }.sorted { $0.path < $1.path }
+            before = record.files.map { ($0.key, $0.value.content) }
         } else {
             guard let old = try? FileSystem.readFile(earlier + "/" + BundleLayout.manifest), let (_, listed) = try? JSONReader.parseListingFiles(old) else { return [:] }
             before = listed.map { ($0.path, $0.sha256) }
@@ -344,8 +359,13 @@ public enum BundleWriter {
             guard let new = files[BundleLayout.manifest], let (_, files) = try? JSONReader.parseListingFiles(new) else { return [:] }
             listed = files.map { ($0.path, $0.sha256) }
         }
+        // Of two earlier files with the same bytes, the one whose path sorts last (in any order
+        // they are listed in).
         var bySum: [String: String] = [:]
-        for file in before where !Self.leavesTree(file.path) { bySum[file.sha256] = file.path }
+        for file in before where !Self.leavesTree(file.path) {
+            if let taken = bySum[file.sha256], taken > file.path { continue }
+            bySum[file.sha256] = file.path
+        }
         var moved: [String: String] = [:]
         for file in listed {
             if let path = bySum[file.sha256], path != file.path { moved[file.path] = path }
