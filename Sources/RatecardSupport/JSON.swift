@@ -30,6 +30,33 @@ public indirect enum JSON: Sendable, Equatable {
         return out
     }
 
+    /// Appends `files` as `listingBytes` lists them, each entry after a comma but the list's first.
+    private static func appendEntries(_ files: ArraySlice<ListingFile>, into out: inout [UInt8]) {
+        // Each entry is a few copies of fixed byte runs (the indentation of `newline`
+        // included) and its three values: a manifest lists thousands.
+        let open = Array("\n    {\n      \"path\": ".utf8)
+        let sha256 = Array(",\n      \"sha256\": \"".utf8)
+        let size = Array("\",\n      \"size\": ".utf8)
+        let close = Array("\n    }".utf8)
+        for (position, file) in zip(files.indices, files) {
+            if position > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: open)
+            escape(file.path, into: &out)
+            if needsEscaping(file.sha256) {
+                out.append(contentsOf: sha256.dropLast())
+                escape(file.sha256, into: &out)
+                out.append(contentsOf: size.dropFirst())
+            } else {
+                out.append(contentsOf: sha256)
+                var hash = file.sha256
+                hash.withUTF8 { out.append(contentsOf: $0) }
+                out.append(contentsOf: size)
+            }
+            Bytes.appendDecimal(file.size, to: &out)
+            out.append(contentsOf: close)
+        }
+    }
+
     /// What `JSON.object(fields + ["files": <the list as objects>]).bytes(terminator: "\n")`
     /// gives, with the file list (thousands of entries in a manifest or version.json) written
     /// straight from the structs instead of a dictionary each.
@@ -50,29 +77,19 @@ public indirect enum JSON: Sendable, Equatable {
                 out.append(contentsOf: "[]".utf8)
                 continue
             }
-            // Each entry is a few copies of fixed byte runs (the indentation of `newline`
-            // included) and its three values: a manifest lists thousands.
-            let open = Array("\n    {\n      \"path\": ".utf8)
-            let sha256 = Array(",\n      \"sha256\": \"".utf8)
-            let size = Array("\",\n      \"size\": ".utf8)
-            let close = Array("\n    }".utf8)
             out.append(UInt8(ascii: "["))
-            for (position, file) in files.enumerated() {
-                if position > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: open)
-                escape(file.path, into: &out)
-                if needsEscaping(file.sha256) {
-                    out.append(contentsOf: sha256.dropLast())
-                    escape(file.sha256, into: &out)
-                    out.append(contentsOf: size.dropFirst())
-                } else {
-                    out.append(contentsOf: sha256)
-                    var hash = file.sha256
-                    hash.withUTF8 { out.append(contentsOf: $0) }
-                    out.append(contentsOf: size)
+            // A manifest's thousands of entries in two halves, on two threads.
+            if files.count >= 2048 {
+                let half = files.count / 2
+                let parts = ParallelMap.map([0..<half, half..<files.count], threshold: 2) { range -> [UInt8] in
+                    var bytes: [UInt8] = []
+                    bytes.reserveCapacity(range.count * 160)
+                    appendEntries(files[range], into: &bytes)
+                    return bytes
                 }
-                Bytes.appendDecimal(file.size, to: &out)
-                out.append(contentsOf: close)
+                for part in parts { out += part }
+            } else {
+                appendEntries(files[...], into: &out)
             }
             newline(&out, 1)
             out.append(UInt8(ascii: "]"))

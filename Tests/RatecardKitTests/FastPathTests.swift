@@ -740,6 +740,42 @@ extension FastPathTests {
         }
     }
 
+    /// A watching process serves the products the last build served when it reads the same
+    /// products on the same day: what `served(on:)` gives, the products whose review ended
+    /// withdrawn, on the day it ends, after an edit to a table, on the next day and after the
+    /// products change.
+    @Test func theProductsServedAreTakenFromTheLastBuildOnlyWhenTheSame() throws {
+        try withTemporaryDirectory { directory in
+            let parameters = LargeContentGenerator.Parameters(partners: 3, products: 6, rateTables: 12, termsVersions: 4, history: 0, seed: 11)
+            _ = try LargeContentGenerator(parameters).generate(into: directory)
+            _ = try Repository.create(at: directory)
+            var content = try ContentLoader(caches: Caches()).load(try ContentLocation.find(from: directory).workingTree())
+            let day = try #require(Day("2026-11-29"))
+            content.products[1].status.value = .active
+            content.products[1].disclosure.reviewValidUntil.value = day.adding(days: -1)
+            content.products[2].status.value = .active
+            content.products[2].disclosure.reviewValidUntil.value = day
+            let memo = RenderMemo()
+            func expectServed(_ content: Content, on day: Day, sourceLocation: SourceLocation = #_sourceLocation) {
+                let statuses = { (content: Content) in content.products.map { "\($0.key) \($0.status.value)" } }
+                #expect(statuses(memo.served(content, on: day)) == statuses(content.served(on: day)), sourceLocation: sourceLocation)
+            }
+            #expect(content.served(on: day).products[1].status.value == .withdrawn)
+            #expect(content.served(on: day).products[2].status.value == .active)
+            expectServed(content, on: day)
+            expectServed(content, on: day)
+            var retabled = content
+            retabled.rateTables.removeLast()
+            expectServed(retabled, on: day)
+            expectServed(retabled, on: day.adding(days: 1))
+            #expect(memo.served(retabled, on: day.adding(days: 1)).products[2].status.value == .withdrawn)
+            var edited = retabled
+            edited.products[1].disclosure.reviewValidUntil.value = day.adding(days: 30)
+            expectServed(edited, on: day)
+            #expect(memo.served(edited, on: day).products[1].status.value == .active)
+        }
+    }
+
     /// A file is read whole whatever its size says: files of every size around the reader's
     /// growth steps, a file the kernel gives a size of 0 (what `/proc` shows), and a pipe
     /// holding more than the first read's room, which grows it more than once.

@@ -100,12 +100,24 @@ public struct Content: Sendable {
     /// What a release built as of `day` shows: the content without the partners that go live
     /// after it, their products, their rate tables and the logos only they use; an active
     /// product whose compliance review has ended is shown as a withdrawn one is.
-    public func served(on day: Day) -> Content {
+    public func served(on day: Day) -> Content { served(on: day, products: productsServed(on: day)) }
+
+    /// `served(on:)` with `products` as `productsServed(on: day)` gave them (a watch rebuild
+    /// after an edit that left the products alone takes them from the last build).
+    package func served(on day: Day, products: [Product]) -> Content {
         var content = self
-        for index in products.indices where products[index].status.value == .active && products[index].disclosure.reviewValidUntil.value < day {
-            content.products[index].status.value = .withdrawn
-        }
+        content.products = products
         return content.withoutPending(on: day)
+    }
+
+    /// The products with those whose compliance review ended by `day` withdrawn (all of them,
+    /// as they are, when none did: no copy is made).
+    package func productsServed(on day: Day) -> [Product] {
+        var served = products
+        for index in products.indices where products[index].status.value == .active && products[index].disclosure.reviewValidUntil.value < day {
+            served[index].status.value = .withdrawn
+        }
+        return served
     }
 
     private func withoutPending(on day: Day) -> Content {

@@ -45,7 +45,7 @@ public struct BundleBuilder {
     /// Renders `content` as shown on the as-of date (a partner that goes live later is left out
     /// with its products and logo); `readAsset` supplies the bytes of a content-relative asset path.
     public func build(_ content: Content, readAsset: (String) throws -> [UInt8]) throws -> Output {
-        let content = content.served(on: asOf)
+        let content = memo.map { $0.served(content, on: asOf) } ?? content.served(on: asOf)
         let documents = DataDocuments(content: content, asOf: asOf)
         Trace.mark("build: indexes")
         let memo = self.memo
