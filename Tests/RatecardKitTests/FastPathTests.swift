@@ -343,6 +343,21 @@ import Testing
         }
     }
 
+    /// A listing (a manifest, version.json) written straight from its files is the document
+    /// written whole, for lists short and long (the long ones written in two halves), with
+    /// paths and a hash that need escaping.
+    @Test(arguments: [0, 1, 2, 2047, 2048, 2049, 5001]) func aListingIsTheDocumentWrittenWhole(count: Int) throws {
+        let files = (0..<count).map { index in
+            ListingFile(
+                path: index % 997 == 5 ? "data/\"quoted\" \\ \(index).json" : "data/x/products/p-\(index).json", sha256: index == 7 ? "a\"b" : SHA256.hex("\(index)"),
+                size: index * 37)
+        }
+        let fields: [String: JSON] = ["bundle_id": .string("b1"), "format": .int(1), "zeta": .null]
+        var whole = fields
+        whole["files"] = .array(files.map { .object(["path": .string($0.path), "sha256": .string($0.sha256), "size": .int($0.size)]) })
+        #expect(JSON.listingBytes(fields, files: files) == JSON.object(whole).bytes(terminator: "\n"))
+    }
+
     @Test func jsonReadsBackWhatJSONWrites() throws {
         let value = JSON.object([
             "text": .string("따옴표 \" 역슬래시 \\ <태그> & 줄\n바꿈\t탭 \u{2028} \u{1} 😀"),
