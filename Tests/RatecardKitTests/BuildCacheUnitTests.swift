@@ -78,6 +78,47 @@ final class Warnings: Sendable {
         }
     }
 
+    /// A large pack (a cold build's) is not copied again to merge the small ones written after
+    /// it: they are merged into one, newer than it, and every entry reads back as last written,
+    /// those the small ones wrote again over the large one's included. Once the small ones are
+    /// not small beside it, all are merged into one.
+    @Test func smallPacksAreMergedWithoutTheLargeOne() throws {
+        try withTemporaryDirectory { directory in
+            let packs = directory + "/v1/packs"
+            let first = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
+            for number in 0..<200 { first.write(BuildCache.Key("test", ["\(number)"]), payload(number, size: 4096)) }
+            first.finish()
+            let large = try #require(try FileSystem.listDirectory(packs).first)
+            var expected = Dictionary(uniqueKeysWithValues: (0..<200).map { ($0, payload($0, size: 4096)) })
+            for process in 1...BuildCache.mergeAbove {
+                let cache = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
+                // An entry of the large pack written again, and a new one.
+                cache.write(BuildCache.Key("test", ["\(process)"]), payload(1000 + process, size: 512))
+                cache.write(BuildCache.Key("test", ["\(500 + process)"]), payload(500 + process, size: 512))
+                expected[process] = payload(1000 + process, size: 512)
+                expected[500 + process] = payload(500 + process, size: 512)
+                cache.finish()
+            }
+            let merged = try FileSystem.listDirectory(packs)
+            #expect(merged.count == 2 && merged.contains(large), "\(merged)")
+            let reader = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
+            #expect(expected.allSatisfy { reader.read(BuildCache.Key("test", ["\($0.key)"])) == $0.value })
+            // Newer packs as large as half the large one: everything merged into one.
+            for process in 0..<BuildCache.mergeAbove - 1 {
+                let cache = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
+                for number in 0..<8 {
+                    let key = BuildCache.Key("test", ["big", "\(process)", "\(number)"])
+                    cache.write(key, payload(process * 10 + number, size: 8192))
+                }
+                cache.finish()
+            }
+            let whole = try FileSystem.listDirectory(packs)
+            #expect(whole.count == 1 && !whole.contains(large), "\(whole)")
+            let last = BuildCache(folder: directory, limit: 1 << 30, warn: unexpectedWarning)
+            #expect(expected.allSatisfy { last.read(BuildCache.Key("test", ["\($0.key)"])) == $0.value })
+        }
+    }
+
     /// A process reads (which lists the packs) before it writes and ends (which lists them
     /// again to merge): the second listing sees every pack too.
     @Test func processesThatReadBeforeTheyWriteStillMergeThePacks() throws {
