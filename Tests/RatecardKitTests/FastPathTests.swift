@@ -697,16 +697,20 @@ import Testing
 }
 
 extension FastPathTests {
+    /// Generated content of `parameters` in a git repository at `directory`, loaded from its work tree.
+    static func generatedContent(in directory: String, _ parameters: LargeContentGenerator.Parameters) throws -> Content {
+        _ = try LargeContentGenerator(parameters).generate(into: directory)
+        _ = try Repository.create(at: directory)
+        return try ContentLoader(caches: Caches()).load(try ContentLocation.find(from: directory).workingTree())
+    }
+
     /// The grouped tables and terms a build reads as positions are `rateTablesByProduct` and
     /// `versionsByDocument` in their order (ties in date kept in the content's order), and stay
     /// so after either list changes (each list's groups are kept apart, and made again only
     /// when that list changes).
     @Test func groupedPositionsAreTheGroupsAfterEitherListChanges() throws {
         try withTemporaryDirectory { directory in
-            let parameters = LargeContentGenerator.Parameters(partners: 3, products: 6, rateTables: 12, termsVersions: 12, history: 0, seed: 5)
-            _ = try LargeContentGenerator(parameters).generate(into: directory)
-            _ = try Repository.create(at: directory)
-            var content = try ContentLoader(caches: Caches()).load(try ContentLocation.find(from: directory).workingTree())
+            var content = try Self.generatedContent(in: directory, .init(partners: 3, products: 6, rateTables: 12, termsVersions: 12, history: 0, seed: 5))
             // Two tables of one product on one date: the content's order decides.
             let first = try #require(content.rateTables.indices.first { index in content.rateTables.filter { $0.productKey == content.rateTables[index].productKey }.count > 1 })
             let twin = try #require(content.rateTables.indices.first { $0 != first && content.rateTables[$0].productKey == content.rateTables[first].productKey })
@@ -761,10 +765,7 @@ extension FastPathTests {
     /// products change.
     @Test func theProductsServedAreTakenFromTheLastBuildOnlyWhenTheSame() throws {
         try withTemporaryDirectory { directory in
-            let parameters = LargeContentGenerator.Parameters(partners: 3, products: 6, rateTables: 12, termsVersions: 4, history: 0, seed: 11)
-            _ = try LargeContentGenerator(parameters).generate(into: directory)
-            _ = try Repository.create(at: directory)
-            var content = try ContentLoader(caches: Caches()).load(try ContentLocation.find(from: directory).workingTree())
+            var content = try Self.generatedContent(in: directory, .init(partners: 3, products: 6, rateTables: 12, termsVersions: 4, history: 0, seed: 11))
             let day = try #require(Day("2026-11-29"))
             content.products[1].status.value = .active
             content.products[1].disclosure.reviewValidUntil.value = day.adding(days: -1)
