@@ -106,10 +106,8 @@ public struct BundleBuilder {
         // build's when every product's key, every logo and the as-of date are as they were (a
         // watching process's terms edit).
         let comparison = memo.comparison(memo == nil ? nil : Self.comparisonKey(order.map { names[$0] }, keys: keys, logoHashes: logoHashes)) {
-            let item: (@Sendable (Int) -> CompareIndex.Item?)? = memo.map { memo in
-                { @Sendable index in memo.compareItem(keys[names[index]]) { documents.compareItem(all[index]) } }
-            }
-            let shards = documents.compareShards(logoHashes: hashes, item: item)
+            let items = memo.map { memo in memo.compareItems(all.indices.map { keys[names[$0]] }) { documents.compareItem(all[$0]) } }
+            let shards = documents.compareShards(logoHashes: hashes, items: items)
             var files: [(path: String, bytes: [UInt8])] = []
             var lists: [(shard: String, sha256: String)] = []
             let keysByPartner = Dictionary(grouping: order.map { names[$0] }, by: { String($0.prefix { $0 != "/" }) })

@@ -131,9 +131,10 @@ package final class DataDocuments: Sendable {
     }
 
     /// The comparison index: the partners cut into shards, each with its comparable products.
-    /// `logoHashes` (asset path -> sha256) names each partner's logo object. `item` gives the
-    /// entry of the product at a position in the content (`compareItem`, or the memo's copy).
-    func compareShards(logoHashes: [String: String] = [:], item: (@Sendable (Int) -> CompareIndex.Item?)? = nil) -> [CompareIndex.Shard] {
+    /// `logoHashes` (asset path -> sha256) names each partner's logo object. `items`: each
+    /// product's entry by its position in the content, when the caller has them (a memo's);
+    /// else they are made here (`compareItem`).
+    func compareShards(logoHashes: [String: String] = [:], items made: [CompareIndex.Item?]? = nil) -> [CompareIndex.Shard] {
         let counts = productCounts
         let names = CompareIndex.boundaries(counts)
         var partners: [String: [CompareIndex.Partner]] = [:]
@@ -147,7 +148,7 @@ package final class DataDocuments: Sendable {
         }
         var items: [String: [CompareIndex.Item]] = [:]
         // Made on two threads (each product's on its own), then put in their shards in order.
-        let made = ParallelMap.map(Array(content.products.indices)) { index in item.map { $0(index) } ?? compareItem(content.products[index]) }
+        let made = made ?? ParallelMap.map(Array(content.products.indices)) { index in compareItem(content.products[index]) }
         for case let item? in made {
             items[CompareIndex.shard(of: item.partner, in: names)!, default: []].append(item)
         }
