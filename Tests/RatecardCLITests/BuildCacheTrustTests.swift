@@ -180,6 +180,38 @@ import Testing
         }
     }
 
+    /// A build names the terms pages its cache holds by their entries and reads one only to
+    /// write it. A page's bytes damaged on disk under a whole, signed index (what the writer then
+    /// finds) make the build start again reading every page: a fresh folder gets what a cold
+    /// build writes, and the damaged entry is a miss, rendered anew.
+    @Test func aPageDamagedUnderItsSignedIndexIsRenderedAgain() throws {
+        try withTemporaryDirectory { directory in
+            let repo = try generate(directory)
+            let cache = directory + "/cache"
+            _ = try expectSameAsCold(repo, cache: cache, "warm")
+            let packs = cache + "/v1/packs"
+            var damaged = 0
+            for name in try FileSystem.listDirectory(packs) {
+                var pack = try FileSystem.readFile(packs + "/" + name)
+                func int(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(pack[at + $1]) << (8 * $1) } }
+                // The last byte of every page (its final newline) changed; the index as signed.
+                for number in 0..<int(4) {
+                    let entry = 12 + number * 80
+                    let (offset, length) = (int(entry + 32), int(entry + 40))
+                    guard length > 2, pack[offset] == UInt8(ascii: "<"), pack[offset + 1] == UInt8(ascii: "!") else { continue }
+                    pack[offset + length - 1] ^= 0x20
+                    damaged += 1
+                }
+                try FileSystem.writeFile(packs + "/" + name, pack, mode: 0o600)
+            }
+            #expect(damaged >= 3)
+            let run = try expectSameAsCold(repo, cache: cache, "damaged pages")
+            #expect(run.status == 0 && run.err.contains("build: terms pages"), "\(run.err)")
+            // Built twice: first naming the cached pages, then reading them (each a miss).
+            #expect(run.err.components(separatedBy: "build: terms pages").count == 3, "\(run.err)")
+        }
+    }
+
     /// The suite's own cache folder (`testEnvironment`) is one ratecard uses: every CLI test
     /// runs with the cache, and none of them is told it is not used.
     @Test func theSuitesCacheFolderIsUsed() throws {

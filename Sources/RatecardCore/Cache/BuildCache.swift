@@ -209,6 +209,23 @@ public final class BuildCache: Sendable {
         return (payload, sha256)
     }
 
+    /// What is stored under `key` as its pack's signed index names it, the payload not read:
+    /// its sha256 and size (for a caller that finds those bytes already where they go, and
+    /// reads them only if they are not; `read` checks them then).
+    package func stored(_ key: Key) -> (sha256: [UInt8], size: Int)? {
+        let packed = openPacks()
+        if pendingCount.load(ordering: .acquiring) > 0,
+            let payload = state.withLock({ state in state.pendingKeys[key].map { state.pending[$0].1 } })
+        {
+            return (SHA256.digest(payload), payload.count)
+        }
+        guard let place = packed.index[key] else { return nil }
+        let pack = packed.packs[place.pack]
+        guard pack.key(place.entry) == key, let stored = pack.stored(place.entry) else { return nil }
+        pack.touch()
+        return stored
+    }
+
     /// Keeps `payload` under `key`; it is written with the process's other new entries.
     public func write(_ key: Key, _ payload: [UInt8]) {
         state.withLock { state in
@@ -446,6 +463,16 @@ package final class Pack: Sendable {
     /// The payload of entry `number` when it lies within the file and matches its sha256.
     package func payload(_ number: Int) -> [UInt8]? {
         checkedPayload(number)?.payload
+    }
+
+    /// The sha256 and size the index gives entry `number`, when its payload lies within the
+    /// file (not read: `checkedPayload` checks it).
+    package func stored(_ number: Int) -> (sha256: [UInt8], size: Int)? {
+        let entry = entry(number)
+        let offset = Int(Int64(littleEndian: entry.loadUnaligned(fromByteOffset: 32, as: Int64.self)))
+        let length = Int(Int64(littleEndian: entry.loadUnaligned(fromByteOffset: 40, as: Int64.self)))
+        guard offset >= 0, length >= 0, offset <= size, length <= size - offset else { return nil }
+        return (Array(entry[48..<80]), length)
     }
 
     /// The payload of entry `number` and its sha256, when it lies within the file and matches it.

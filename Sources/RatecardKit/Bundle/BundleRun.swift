@@ -12,6 +12,9 @@ public struct BundleRun {
     /// Build a commit whose parent is not in this shallow clone, its history rules skipped;
     /// without it such a build is refused (a check that cannot run is never a pass).
     public var allowShallow: Bool
+    /// Terms pages the build cache holds are named by their entry, not read
+    /// (`BundleBuilder.namesCachedPages`): for `build --out`, whose writer reads only those it writes.
+    public var namesCachedPages = false
 
     public init(location: ContentLocation, asOf: Day, caches: Caches, allowShallow: Bool = false) {
         self.location = location
@@ -98,6 +101,7 @@ public struct BundleRun {
         // rates pages and their sections) are taken from it by the keys the watch rebuild uses.
         if let cache = caches.build { builder.memo = RenderMemo(store: cache) }
         builder.articles = caches.articles
+        builder.namesCachedPages = namesCachedPages
         let source = snapshot.source
         // Blob ids of a commit's files, listed once (not once per asset).
         let blobs = (source as? CommitSource).flatMap { try? $0.entries() }.map { entries in

@@ -17,6 +17,10 @@ public struct BundleBuilder {
     public var cache: BuildCache?
     /// The terms articles the load of this content rendered (the run's `Caches.articles`), if any.
     package var articles: PageArticles?
+    /// Terms pages the build cache holds are named by their entry (`Output.cached`), not read:
+    /// for a writer that finds most of them already on disk (`build --out`) and reads only
+    /// those it writes.
+    public var namesCachedPages = false
 
     public init(asOf: Day, sourceCommit: ObjectID?, sourceDirty: Bool, sourceRoot: String? = nil, cache: BuildCache?) {
         self.asOf = asOf
@@ -34,12 +38,29 @@ public struct BundleBuilder {
         /// identical one (an incremental build reuses them): bundle path -> that file's path in
         /// the live release. Their hashes and sizes are in `manifest`.
         public var reused: [String: String] = [:]
+        /// Files of the bundle whose bytes are not in `files` because the build cache holds
+        /// them (`namesCachedPages`): bundle path -> the entry. Their hashes and sizes are in
+        /// `manifest` too.
+        public var cached: [String: CachedFile] = [:]
 
         package init(files: [String: [UInt8]], manifest: BundleManifest, reused: [String: String] = [:]) {
             self.files = files
             self.manifest = manifest
             self.reused = reused
         }
+
+        /// How many files the bundle has, and their bytes.
+        public var size: (files: Int, bytes: Int) {
+            (files.count + cached.count, files.values.reduce(0) { $0 + $1.count } + cached.values.reduce(0) { $0 + $1.size })
+        }
+    }
+
+    /// A file the build cache holds: its entry's key, and the sha256 (hex) and size its signed
+    /// index gives.
+    public struct CachedFile: Sendable {
+        public var key: BuildCache.Key
+        public var sha256: String
+        public var size: Int
     }
 
     /// Renders `content` as shown on the as-of date (a partner that goes live later is left out
@@ -51,9 +72,13 @@ public struct BundleBuilder {
         let memo = self.memo
         // Terms pages first (they name no bundle id): the terms index gives each page's hash.
         let termsPageMaker = StaticPages(documents: documents, bundleID: "", cache: cache, memo: memo, articles: articles)
-        let termsPages = ParallelMap.map(content.terms) { termsPageMaker.termsPageBytes($0) }
+        let namesCached = namesCachedPages && cache != nil
+        let termsPages = ParallelMap.map(content.terms) { version -> (bytes: [UInt8]?, cached: CachedFile?) in
+            if namesCached, let cached = termsPageMaker.storedTermsPage(version) { return (nil, cached) }
+            return (termsPageMaker.termsPageBytes(version), nil)
+        }
         let termsPaths = content.terms.map { BundleLayout.termsPage($0.documentID, $0.fileVersion) }
-        let termsHashes = ParallelMap.map(termsPages) { memo.sha256($0) }
+        let termsHashes = ParallelMap.map(termsPages) { $0.cached?.sha256 ?? memo.sha256($0.bytes!) }
         let pageHashes = Dictionary(zip(termsPaths, termsHashes), uniquingKeysWith: { first, _ in first })
         Trace.mark("build: terms pages")
         var data: [String: [UInt8]] = [
@@ -151,7 +176,10 @@ public struct BundleBuilder {
         var files: [String: [UInt8]] = [:]
         files.reserveCapacity(data.count + content.terms.count + content.partners.count + 8)
         for (path, bytes) in data { files[folder + path] = bytes }
-        for (path, page) in zip(termsPaths, termsPages) { files[path] = page }
+        var cached: [String: CachedFile] = [:]
+        for (path, page) in zip(termsPaths, termsPages) {
+            if let bytes = page.bytes { files[path] = bytes } else { cached[path] = page.cached }
+        }
         let pages = StaticPages(documents: documents, bundleID: bundleID, cache: cache, memo: memo, productKeys: productKeys)
         files["rates.html"] = Array(pages.ratesIndex(items: Dictionary(grouping: shards.flatMap(\.items), by: \.partner)).utf8)
         Trace.mark("build: rates.html")
@@ -162,9 +190,12 @@ public struct BundleBuilder {
         Trace.mark("build: rates and partners pages")
         // The listing: the data folder's files as hashed above (in their sorted order, under one
         // folder) merged with the pages, hashed now.
-        let pageFiles = files
-        let pagePaths = files.keys.filter { !$0.hasPrefix(folder) }.sorted()
-        let pageListing = ParallelMap.map(pagePaths) { path in BundleManifest.File(path: path, sha256: memo.sha256(pageFiles[path]!), size: pageFiles[path]!.count) }
+        let (pageFiles, cachedPages) = (files, cached)
+        let pagePaths = (files.keys.filter { !$0.hasPrefix(folder) } + cached.keys).sorted()
+        let pageListing = ParallelMap.map(pagePaths) { path in
+            if let page = cachedPages[path] { return BundleManifest.File(path: path, sha256: page.sha256, size: page.size) }
+            return BundleManifest.File(path: path, sha256: memo.sha256(pageFiles[path]!), size: pageFiles[path]!.count)
+        }
         Trace.mark("build: pages hashed")
         let dataListing = zip(dataPaths, dataHashes).map { path, hash in BundleManifest.File(path: folder + path, sha256: hash, size: dataFiles[path]!.count) }
         var listed: [BundleManifest.File] = []
@@ -185,7 +216,9 @@ public struct BundleBuilder {
         files[BundleLayout.manifest] = manifest.bytes()
         files[BundleLayout.entry] = EntryDocument.bytes(manifest, objects: nil)
         Trace.mark("build: manifest and entry document")
-        return Output(files: files, manifest: manifest)
+        var output = Output(files: files, manifest: manifest)
+        output.cached = cached
+        return output
     }
 
     private static func json(_ value: JSON) -> [UInt8] { value.bytes(terminator: "\n") }

@@ -28,8 +28,13 @@ public enum BundleWriter {
     /// exactly as recorded, in a real folder of the earlier tree, is taken without being read;
     /// any other is read and compared (or written anew). `manifest` gives the new files' sha256.
     /// `extraTrees` (a web build) are copied in first, and no spare is kept.
+    ///
+    /// `cached`: files whose bytes the build cache holds (`BundleBuilder.Output.cached`), read
+    /// from it only when written or compared; one that does not read back whole throws
+    /// `CachedFileUnreadable` (build it again without naming cached files).
     public static func write(
-        _ files: [String: [UInt8]], to destination: String, extraTrees: [String] = [], manifest: BundleManifest? = nil, cache: BuildCache? = nil
+        _ files: [String: [UInt8]], to destination: String, extraTrees: [String] = [], manifest: BundleManifest? = nil, cache: BuildCache? = nil,
+        cached: [String: BuildCache.Key] = [:]
     ) throws {
         let parent = DurableFiles.parent(of: destination)
         let name = DurableFiles.name(of: destination)
@@ -58,7 +63,13 @@ public enum BundleWriter {
         try? FileSystem.removeTree(staging)
         // The new files' sha256: the manifest lists all but itself and the entry document.
         let sums = manifest.map { Dictionary($0.files.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first }) } ?? [:]
-        let paths = files.keys.sorted()
+        let paths = (Array(files.keys) + Array(cached.keys)).sorted()
+        /// A file's bytes: given, or read from the build cache (checked as it is read).
+        let bytes = { @Sendable (path: String) throws -> [UInt8] in
+            if let given = files[path] { return given }
+            guard let key = cached[path], let read = cache?.read(key) else { throw CachedFileUnreadable(path: path) }
+            return read
+        }
         let stamps = Stamps(count: paths.count)
         var earlierRecord: OutputRecord?
         do {
@@ -103,13 +114,13 @@ public enum BundleWriter {
                         let shared = there && here.st_ino == info.st_ino && here.st_dev == info.st_dev
                         let names = shared ? 2 : 1
                         let stamp = record?.files[relative]
-                        let sum = stamp.map { _ in sums[path] ?? SHA256.hex(files[path]!) }
+                        let sum = try stamp.map { _ in try sums[path] ?? SHA256.hex(bytes(path)) }
                         let vouched =
                             stamp != nil && stamp!.content == sum && Int(info.st_nlink) == names && folders.contains(DurableFiles.parent(of: relative))
                             && OutputRecord.stamp(info, sha256: stamp!.content) == stamp
                         // A recorded file whose bytes differ is not read: it is written anew.
                         let differs = stamp != nil && stamp!.content != sum
-                        if vouched || (!differs && unchanged(source, files[path]!, inside: earlier, names: names)) {
+                        if try vouched || (!differs && unchanged(source, bytes(path), inside: earlier, names: names)) {
                             if shared {
                                 counts.kept()
                                 return stamps.set(path, here)
@@ -125,9 +136,10 @@ public enum BundleWriter {
                 }
                 if there { unlink(target) }
                 // A bundle file replaces a web build file of the same path.
-                if (try? DurableFiles.create(target, files[path]!, sync: false)) == nil {
+                let content = try bytes(path)
+                if (try? DurableFiles.create(target, content, sync: false)) == nil {
                     try? FileSystem.removeTree(target)
-                    try DurableFiles.create(target, files[path]!, sync: false)
+                    try DurableFiles.create(target, content, sync: false)
                 }
                 counts.written()
                 touched.file(path)
@@ -174,13 +186,19 @@ public enum BundleWriter {
             var record = OutputRecord()
             record.files.reserveCapacity(paths.count)
             for path in paths {
-                guard let info = stamps.info(path), let stamp = OutputRecord.stamp(info, sha256: sums[path] ?? SHA256.hex(files[path]!)) else { continue }
+                guard let info = stamps.info(path), let sum = sums[path] ?? files[path].map({ SHA256.hex($0) }), let stamp = OutputRecord.stamp(info, sha256: sum) else { continue }
                 record.files[path] = stamp
             }
             // The same record (a build that changed nothing in the folder) is not kept again.
             if record != earlierRecord { record.write(real, to: cache) }
             Trace.mark("write: recorded")
         }
+    }
+
+    /// A file named by its build cache entry did not read back whole (the cache was damaged
+    /// since the build looked it up): nothing was replaced.
+    public struct CachedFileUnreadable: Error {
+        public var path: String
     }
 
     /// The new tree's files as they were left (their `stat`), by path.

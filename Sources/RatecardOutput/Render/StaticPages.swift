@@ -43,6 +43,13 @@ package final class StaticPages: Sendable {
         return memo.page(key, cached)
     }
 
+    /// The build cache's entry of a terms page, its bytes not read: the key, the sha256 (hex)
+    /// and size the cache's signed index gives them. Nil when the cache has none.
+    func storedTermsPage(_ version: TermsVersion) -> BundleBuilder.CachedFile? {
+        guard let cache, let key = termsPageKey(version), let (sha256, size) = cache.stored(key) else { return nil }
+        return BundleBuilder.CachedFile(key: key, sha256: SHA256.hex(digest: sha256), size: size)
+    }
+
     /// What a terms page is rendered from: its own file, the version number and date of every
     /// version of its document (the page lists them), the shared files, and the two things the
     /// as-of date decides for it: which version is in force and whether this one is still ahead.
