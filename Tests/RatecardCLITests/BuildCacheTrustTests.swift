@@ -180,10 +180,10 @@ import Testing
         }
     }
 
-    /// A build names the terms pages its cache holds by their entries and reads one only to
-    /// write it. A page's bytes damaged on disk under a whole, signed index (what the writer then
-    /// finds) make the build start again reading every page: a fresh folder gets what a cold
-    /// build writes, and the damaged entry is a miss, rendered anew.
+    /// A build names the terms pages and product documents its cache holds by their entries
+    /// and reads one only to write it. Their bytes damaged on disk under a whole, signed index
+    /// (what the writer then finds) make the build start again reading every one: a fresh
+    /// folder gets what a cold build writes, and each damaged entry is a miss, rendered anew.
     @Test func aPageDamagedUnderItsSignedIndexIsRenderedAgain() throws {
         try withTemporaryDirectory { directory in
             let repo = try generate(directory)
@@ -194,11 +194,12 @@ import Testing
             for name in try FileSystem.listDirectory(packs) {
                 var pack = try FileSystem.readFile(packs + "/" + name)
                 func int(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(pack[at + $1]) << (8 * $1) } }
-                // The last byte of every page (its final newline) changed; the index as signed.
+                // The last byte of every page and JSON document (its final newline) changed; the
+                // index as signed.
                 for number in 0..<int(4) {
                     let entry = 12 + number * 80
                     let (offset, length) = (int(entry + 32), int(entry + 40))
-                    guard length > 2, pack[offset] == UInt8(ascii: "<"), pack[offset + 1] == UInt8(ascii: "!") else { continue }
+                    guard length > 2, [Array("<!".utf8), Array("{\n".utf8)].contains(Array(pack[offset..<offset + 2])) else { continue }
                     pack[offset + length - 1] ^= 0x20
                     damaged += 1
                 }

@@ -17,9 +17,9 @@ public struct BundleBuilder {
     public var cache: BuildCache?
     /// The terms articles the load of this content rendered (the run's `Caches.articles`), if any.
     package var articles: PageArticles?
-    /// Terms pages the build cache holds are named by their entry (`Output.cached`), not read:
-    /// for a writer that finds most of them already on disk (`build --out`) and reads only
-    /// those it writes.
+    /// Terms pages and product documents the build cache holds are named by their entry
+    /// (`Output.cached`), not read: for a writer that finds most of them already on disk
+    /// (`build --out`) and reads only those it writes.
     public var namesCachedPages = false
 
     public init(asOf: Day, sourceCommit: ObjectID?, sourceDirty: Bool, sourceRoot: String? = nil, cache: BuildCache?) {
@@ -116,15 +116,23 @@ public struct BundleBuilder {
         }
         let keys = productKeys
         // Each product's document and its hash once, on two threads.
-        let rendered = ParallelMap.map(order) { index -> ([UInt8], String) in
+        // With `namesCachedPages`, a document the build cache holds is named by its entry.
+        let store = namesCached ? cache : nil
+        let rendered = ParallelMap.map(order) { index -> (bytes: [UInt8]?, cached: CachedFile?, hash: String) in
+            if let store, let key = keys[names[index]], let (sha256, size) = store.stored(key) {
+                let hash = SHA256.hex(digest: sha256)
+                return (nil, CachedFile(key: key, sha256: hash, size: size), hash)
+            }
             let bytes = memo.page(keys[names[index]]) { documents.product(all[index]).bytes(terminator: "\n") }
-            return (bytes, memo.sha256(bytes))
+            return (bytes, nil, memo.sha256(bytes))
         }
         var documentHashes: [String: String] = [:]
-        for (index, (bytes, hash)) in zip(order, rendered) {
-            data["products/\(names[index]).json"] = bytes
-            hashes["products/\(names[index]).json"] = hash
-            documentHashes[names[index]] = hash
+        var cachedData: [String: CachedFile] = [:]
+        for (index, made) in zip(order, rendered) {
+            let path = "products/\(names[index]).json"
+            if let bytes = made.bytes { data[path] = bytes } else { cachedData[path] = made.cached }
+            hashes[path] = made.hash
+            documentHashes[names[index]] = made.hash
         }
         Trace.mark("build: product documents")
         // The comparison index, and each shard's list of product documents: all of it the last
@@ -156,15 +164,16 @@ public struct BundleBuilder {
         Trace.mark("build: comparison shards and document lists")
         // The bundle id hashes the data folder's listing: "<sha256> <size> <path>" per file, sorted.
         var listing: [UInt8] = []
-        let dataPaths = data.keys.sorted()
+        let dataPaths = (Array(data.keys) + Array(cachedData.keys)).sorted()
         listing.reserveCapacity(dataPaths.count * 120)
         let dataFiles = data
         let known = hashes
         let dataHashes = ParallelMap.map(dataPaths) { known[$0] ?? memo.sha256(dataFiles[$0]!) }
+        let dataSize = { (path: String) in dataFiles[path]?.count ?? cachedData[path]!.size }
         for (path, hash) in zip(dataPaths, dataHashes) {
             listing.append(contentsOf: hash.utf8)
             listing.append(UInt8(ascii: " "))
-            Bytes.appendDecimal(dataFiles[path]!.count, to: &listing)
+            Bytes.appendDecimal(dataSize(path), to: &listing)
             listing.append(UInt8(ascii: " "))
             listing.append(contentsOf: path.utf8)
             listing.append(UInt8(ascii: "\n"))
@@ -177,6 +186,7 @@ public struct BundleBuilder {
         files.reserveCapacity(data.count + content.terms.count + content.partners.count + 8)
         for (path, bytes) in data { files[folder + path] = bytes }
         var cached: [String: CachedFile] = [:]
+        for (path, file) in cachedData { cached[folder + path] = file }
         for (path, page) in zip(termsPaths, termsPages) {
             if let bytes = page.bytes { files[path] = bytes } else { cached[path] = page.cached }
         }
@@ -191,13 +201,13 @@ public struct BundleBuilder {
         // The listing: the data folder's files as hashed above (in their sorted order, under one
         // folder) merged with the pages, hashed now.
         let (pageFiles, cachedPages) = (files, cached)
-        let pagePaths = (files.keys.filter { !$0.hasPrefix(folder) } + cached.keys).sorted()
+        let pagePaths = (files.keys.filter { !$0.hasPrefix(folder) } + cached.keys.filter { !$0.hasPrefix(folder) }).sorted()
         let pageListing = ParallelMap.map(pagePaths) { path in
             if let page = cachedPages[path] { return BundleManifest.File(path: path, sha256: page.sha256, size: page.size) }
             return BundleManifest.File(path: path, sha256: memo.sha256(pageFiles[path]!), size: pageFiles[path]!.count)
         }
         Trace.mark("build: pages hashed")
-        let dataListing = zip(dataPaths, dataHashes).map { path, hash in BundleManifest.File(path: folder + path, sha256: hash, size: dataFiles[path]!.count) }
+        let dataListing = zip(dataPaths, dataHashes).map { path, hash in BundleManifest.File(path: folder + path, sha256: hash, size: dataSize(path)) }
         var listed: [BundleManifest.File] = []
         listed.reserveCapacity(pageListing.count + dataListing.count)
         var (page, dataFile) = (0, 0)
