@@ -35,6 +35,15 @@ import Testing
         return cached
     }
 
+    /// A generated repository in `directory`, built once with the cache in `directory/cache`
+    /// (and checked against a cold build): the repository, the cache and its packs' folder.
+    func warmCache(_ directory: String) throws -> (repo: String, cache: String, packs: String) {
+        let repo = try generate(directory)
+        let cache = directory + "/cache"
+        _ = try expectSameAsCold(repo, cache: cache, "warm")
+        return (repo, cache, cache + "/v1/packs")
+    }
+
     /// Sets a file's times to `seconds` ago, without following a symlink.
     func age(_ path: String, seconds: Int) {
         var now = timespec()
@@ -126,11 +135,8 @@ import Testing
 
     @Test func aForgedScanEntryIsAMiss() throws {
         try withTemporaryDirectory { directory in
-            let repo = try generate(directory)
-            let cache = directory + "/cache"
             // The cache in use, with a pack of its own (the forger copies its format).
-            _ = try expectSameAsCold(repo, cache: cache, "warm")
-            let packs = cache + "/v1/packs"
+            let (repo, cache, packs) = try warmCache(directory)
             let written = try FileSystem.readFile(packs + "/" + (try #require(try FileSystem.listDirectory(packs).first)))
 
             let terms = try treeListing(repo + "/terms/broker-notice").keys.filter { $0.hasSuffix(".md") }.sorted()
@@ -156,11 +162,8 @@ import Testing
 
     @Test func swappedPageEntriesAreMisses() throws {
         try withTemporaryDirectory { directory in
-            let repo = try generate(directory)
-            let cache = directory + "/cache"
-            _ = try expectSameAsCold(repo, cache: cache, "warm")
+            let (repo, cache, packs) = try warmCache(directory)
             // Every pack rewritten with its pages' payloads moved one entry on, sums recomputed.
-            let packs = cache + "/v1/packs"
             var swapped = 0
             for name in try FileSystem.listDirectory(packs) {
                 let pack = try FileSystem.readFile(packs + "/" + name)
@@ -186,10 +189,7 @@ import Testing
     /// folder gets what a cold build writes, and each damaged entry is a miss, rendered anew.
     @Test func aPageDamagedUnderItsSignedIndexIsRenderedAgain() throws {
         try withTemporaryDirectory { directory in
-            let repo = try generate(directory)
-            let cache = directory + "/cache"
-            _ = try expectSameAsCold(repo, cache: cache, "warm")
-            let packs = cache + "/v1/packs"
+            let (repo, cache, packs) = try warmCache(directory)
             var damaged = 0
             for name in try FileSystem.listDirectory(packs) {
                 var pack = try FileSystem.readFile(packs + "/" + name)
