@@ -22,9 +22,9 @@ enum BuildCommand {
         var run = BundleRun(
             location: try ContentLocation.find(from: invocation.directory), asOf: try invocation.asOf(arguments), caches: invocation.caches,
             allowShallow: arguments.has("--allow-shallow"))
-        // Terms pages the build cache holds are read only when the writer writes them (most are
-        // on disk already after an edit); a cache damaged since it was looked up builds again,
-        // reading every page.
+        // Terms pages and product documents the build cache holds are read only when the writer
+        // writes them (most are on disk already after an edit); one damaged since it was looked
+        // up makes the command build again, reading every one.
         run.namesCachedPages = true
         let destination = RatecardCLI.resolve(out, against: invocation.directory)
         var warned = false

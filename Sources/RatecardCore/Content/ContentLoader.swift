@@ -264,9 +264,9 @@ public final class ContentLoader {
         let path = content.root.path(relative)
         switch FileRole(relative) {
         case .rateTable:
-            if let index = content.rateTables.indices.first(where: { content.rateTables[$0].path == path }) { content.rateTables.remove(at: index) }
+            if let index = content.rateTableIndex(path: path) { content.rateTables.remove(at: index) }
         case .terms:
-            if let index = content.terms.indices.first(where: { content.terms[$0].path == path }) { content.terms.remove(at: index) }
+            if let index = content.termsIndex(path: path) { content.terms.remove(at: index) }
             content.termsText[path] = nil
         default:
             return

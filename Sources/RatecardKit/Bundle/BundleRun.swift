@@ -12,8 +12,9 @@ public struct BundleRun {
     /// Build a commit whose parent is not in this shallow clone, its history rules skipped;
     /// without it such a build is refused (a check that cannot run is never a pass).
     public var allowShallow: Bool
-    /// Terms pages the build cache holds are named by their entry, not read
-    /// (`BundleBuilder.namesCachedPages`): for `build --out`, whose writer reads only those it writes.
+    /// Terms pages and product documents the build cache holds are named by their entry, not
+    /// read (`BundleBuilder.namesCachedPages`): for `build --out`, whose writer reads only those
+    /// it writes.
     public var namesCachedPages = false
 
     public init(location: ContentLocation, asOf: Day, caches: Caches, allowShallow: Bool = false) {

@@ -61,6 +61,11 @@ public struct BundleBuilder {
         public var key: BuildCache.Key
         public var sha256: String
         public var size: Int
+
+        /// The entry under `key`, as `cache`'s index names it (its bytes not read); nil when none.
+        static func stored(_ key: BuildCache.Key, in cache: BuildCache) -> CachedFile? {
+            cache.stored(key).map { CachedFile(key: key, sha256: SHA256.hex(digest: $0.sha256), size: $0.size) }
+        }
     }
 
     /// Renders `content` as shown on the as-of date (a partner that goes live later is left out
@@ -119,10 +124,7 @@ public struct BundleBuilder {
         // With `namesCachedPages`, a document the build cache holds is named by its entry.
         let store = namesCached ? cache : nil
         let rendered = ParallelMap.map(order) { index -> (bytes: [UInt8]?, cached: CachedFile?, hash: String) in
-            if let store, let key = keys[names[index]], let (sha256, size) = store.stored(key) {
-                let hash = SHA256.hex(digest: sha256)
-                return (nil, CachedFile(key: key, sha256: hash, size: size), hash)
-            }
+            if let store, let key = keys[names[index]], let cached = CachedFile.stored(key, in: store) { return (nil, cached, cached.sha256) }
             let bytes = memo.page(keys[names[index]]) { documents.product(all[index]).bytes(terminator: "\n") }
             return (bytes, nil, memo.sha256(bytes))
         }

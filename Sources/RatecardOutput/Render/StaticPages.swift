@@ -43,11 +43,10 @@ package final class StaticPages: Sendable {
         return memo.page(key, cached)
     }
 
-    /// The build cache's entry of a terms page, its bytes not read: the key, the sha256 (hex)
-    /// and size the cache's signed index gives them. Nil when the cache has none.
+    /// The build cache's entry of a terms page, its bytes not read; nil when the cache has none.
     func storedTermsPage(_ version: TermsVersion) -> BundleBuilder.CachedFile? {
-        guard let cache, let key = termsPageKey(version), let (sha256, size) = cache.stored(key) else { return nil }
-        return BundleBuilder.CachedFile(key: key, sha256: SHA256.hex(digest: sha256), size: size)
+        guard let cache, let key = termsPageKey(version) else { return nil }
+        return BundleBuilder.CachedFile.stored(key, in: cache)
     }
 
     /// What a terms page is rendered from: its own file, the version number and date of every
